@@ -1,0 +1,17 @@
+import { escapeMarkdown, pathEscape } from '../escape.ts';
+import { formatRfc3339 } from '../time.ts';
+
+export type VersionLine = { version: number; modified: Date };
+
+/**
+ * The VERSIONS body, newest first. Links use url.PathEscape of the whole path,
+ * so `/` comes out as `%2F` exactly as the Go server writes it.
+ */
+export function renderVersions(path: string, versions: readonly VersionLine[]): string {
+  let body = `\n# Version History: ${escapeMarkdown(path)}\n\n`;
+  const newestFirst = [...versions].sort((a, b) => b.version - a.version);
+  for (const { version, modified } of newestFirst) {
+    body += `- [v${version}](${pathEscape(path)}/v${version}) - ${formatRfc3339(modified)}\n`;
+  }
+  return body;
+}
