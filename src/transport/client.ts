@@ -1,0 +1,159 @@
+/**
+ * The Mark transport client: pooled QUIC connections, one stream per request,
+ * and the Go client's delivery rules (`client/fetch`, Mark §1.1):
+ * - idempotent requests (reads) are retried on connection/stream errors and
+ *   timeouts, up to 5 attempts 100 ms apart, each on a fresh connection;
+ * - other requests (writes) are sent at most once; a failure after the first
+ *   byte left is OutcomeUnknownError, and the caller reconciles by reading;
+ * - failures before any byte left (dial, stream credit) are retried for both.
+ */
+import { maxResponseBytes as protocolMaxResponseBytes } from '../protocol/limits.ts';
+import { sleep } from './abortable.ts';
+import { ConnectionPool } from './connection-pool.ts';
+import {
+  ClientClosedError,
+  ConnectionLostError,
+  MarkTransportError,
+  OutcomeUnknownError,
+  RequestAbortedError,
+  ResponseTooLargeError,
+  TimeoutError,
+} from './errors.ts';
+import { exchange } from './exchange.ts';
+import type { ExchangeProgress } from './exchange.ts';
+import type { PooledConnection } from './pooled-connection.ts';
+import { dialTargetOf } from './authority.ts';
+import type { MarkAuthority } from './authority.ts';
+
+export interface MarkTransportClientOptions {
+  /** PEM CA bundle to verify servers against; default the system store. */
+  ca?: string;
+  /** Accept any server certificate. Explicit opt-in only (Go `Options.Insecure`). */
+  insecureSkipVerify?: boolean;
+  /** Default 10 s. */
+  dialTimeoutMs?: number;
+  /** Per attempt, from asking for a stream to the response's FIN; default 10 s. */
+  requestTimeoutMs?: number;
+  /** Attempts in total for a retryable failure; default 5. */
+  maxAttempts?: number;
+  /** Pause between attempts; default 100 ms. */
+  retryDelayMs?: number;
+  /** Response read cap; default 4 MiB (Mark `MaxResponseLength`). */
+  maxResponseBytes?: number;
+  /** Streams open at once per connection; default 8, below the Go server's 10. */
+  maxConcurrentStreams?: number;
+  /** QUIC max_idle_timeout offered by the client; default 30 s. */
+  idleTimeoutMs?: number;
+  /** Keep-alive ping period; default 25 s (Go client `KeepAlivePeriod`). */
+  keepAliveIntervalMs?: number;
+}
+
+export interface MarkRequestOptions {
+  /** True for reads (FETCH, LIST, VERSIONS, LOOKUP): safe to send again. */
+  idempotent: boolean;
+  /** Overrides the client's per-attempt request timeout. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export class MarkTransportClient {
+  readonly #pool: ConnectionPool;
+  readonly #requestTimeoutMs: number;
+  readonly #maxAttempts: number;
+  readonly #retryDelayMs: number;
+  readonly #maxResponseBytes: number;
+  #closed = false;
+
+  constructor(options: MarkTransportClientOptions = {}) {
+    if (options.ca !== undefined && typeof options.ca !== 'string') throw new TypeError('ca must be PEM text');
+    this.#requestTimeoutMs = positive('requestTimeoutMs', options.requestTimeoutMs ?? 10_000);
+    this.#maxAttempts = Math.floor(positive('maxAttempts', options.maxAttempts ?? 5));
+    this.#retryDelayMs = positive('retryDelayMs', options.retryDelayMs ?? 100, true);
+    this.#maxResponseBytes = positive('maxResponseBytes', options.maxResponseBytes ?? protocolMaxResponseBytes);
+    this.#pool = new ConnectionPool({
+      ca: options.ca,
+      insecureSkipVerify: options.insecureSkipVerify === true,
+      dialTimeoutMs: positive('dialTimeoutMs', options.dialTimeoutMs ?? 10_000),
+      idleTimeoutMs: positive('idleTimeoutMs', options.idleTimeoutMs ?? 30_000),
+      keepAliveIntervalMs: positive('keepAliveIntervalMs', options.keepAliveIntervalMs ?? 25_000),
+      maxConcurrentStreams: positive('maxConcurrentStreams', options.maxConcurrentStreams ?? 8),
+    });
+  }
+
+  /** Sends `request` on its own stream and returns the complete response bytes. */
+  async request(authority: MarkAuthority, request: Uint8Array, options: MarkRequestOptions): Promise<Uint8Array> {
+    if (!(request instanceof Uint8Array)) throw new TypeError('request must be a Uint8Array');
+    const target = dialTargetOf(authority);
+    let lastError: MarkTransportError = new ConnectionLostError();
+    for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
+      if (this.#closed) throw new ClientClosedError();
+      if (attempt > 1) await this.#pause(options.signal);
+      const progress: ExchangeProgress = { sent: false };
+      try {
+        return await this.#attempt(target, request, options, progress);
+      } catch (error) {
+        const failure = error as MarkTransportError;
+        if (!options.idempotent && progress.sent && !(failure instanceof ResponseTooLargeError)) {
+          throw new OutcomeUnknownError({ cause: failure });
+        }
+        if (!isRetryable(failure)) throw failure;
+        lastError = failure;
+      }
+    }
+    throw lastError;
+  }
+
+  /** Closes every pooled connection; later requests fail with ClientClosedError. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#pool.close();
+  }
+
+  async #attempt(
+    target: ReturnType<typeof dialTargetOf>,
+    request: Uint8Array,
+    options: MarkRequestOptions,
+    progress: ExchangeProgress,
+  ): Promise<Uint8Array> {
+    const timeoutMs = options.timeoutMs ?? this.#requestTimeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let connection: PooledConnection | undefined;
+    try {
+      connection = await this.#pool.acquire(target, options.signal);
+      return await exchange(connection, request, { maxResponseBytes: this.#maxResponseBytes, signal }, progress);
+    } catch (error) {
+      const failure = classify(error, options.signal, timeout, timeoutMs);
+      // Go client: a retry goes out on a fresh connection.
+      if (connection && isRetryable(failure)) this.#pool.retire(connection);
+      throw failure;
+    }
+  }
+
+  async #pause(signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await sleep(this.#retryDelayMs, signal);
+    } catch (cause) {
+      throw new RequestAbortedError({ cause });
+    }
+  }
+}
+
+/** Turns whatever an attempt threw into one of our errors, keeping the original as cause. */
+function classify(error: unknown, caller: AbortSignal | undefined, timeout: AbortSignal, timeoutMs: number): MarkTransportError {
+  if (error instanceof MarkTransportError) return error;
+  if (caller?.aborted) return new RequestAbortedError({ cause: caller.reason });
+  if (timeout.aborted) return new TimeoutError(timeoutMs, { cause: error });
+  return new ConnectionLostError({ cause: error });
+}
+
+function isRetryable(error: MarkTransportError): boolean {
+  return error.code === 'ERR_DIAL_FAILED' || error.code === 'ERR_CONNECTION_LOST' || error.code === 'ERR_TIMEOUT';
+}
+
+function positive(name: string, value: number, zeroAllowed = false): number {
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) {
+    throw new RangeError(`${name} must be a positive number, got ${value}`);
+  }
+  return value;
+}

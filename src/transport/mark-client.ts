@@ -1,0 +1,43 @@
+/**
+ * Mark requests as values: encodes a request, sends it through the pooled
+ * transport (reads may be retried, writes go at most once) and parses the
+ * answer. The CLI, the broker and the tests all speak to worlds through this.
+ */
+import { encodeRequest, type MarkRequest } from '../protocol/request.ts';
+import { parseResponse, type MarkResponse } from '../protocol/response.ts';
+import { isReadVerb, type Verb } from '../protocol/verbs.ts';
+import type { Metadata } from '../protocol/metadata.ts';
+import { MarkTransportClient, type MarkTransportClientOptions } from './client.ts';
+import type { MarkAuthority } from './authority.ts';
+
+export type MarkCall = {
+  verb: Verb;
+  path: string;
+  metadata?: Metadata;
+  body?: Uint8Array | string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+};
+
+export class MarkClient {
+  readonly transport: MarkTransportClient;
+
+  constructor(options: MarkTransportClientOptions | MarkTransportClient = {}) {
+    this.transport = options instanceof MarkTransportClient ? options : new MarkTransportClient(options);
+  }
+
+  async call(authority: MarkAuthority, call: MarkCall): Promise<MarkResponse> {
+    const body = typeof call.body === 'string' ? Buffer.from(call.body) : (call.body ?? new Uint8Array(0));
+    const request: MarkRequest = { verb: call.verb, path: call.path, metadata: call.metadata ?? {}, body };
+    const bytes = await this.transport.request(authority, encodeRequest(request), {
+      idempotent: isReadVerb(call.verb),
+      ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
+      ...(call.signal === undefined ? {} : { signal: call.signal }),
+    });
+    return parseResponse(bytes);
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * One request on one client-opened bidirectional stream (Mark §1.1): admit it
+ * under the peer's rate budget, read it to FIN within the size bound, let the
+ * handler answer, write the answer and FIN. Anything that goes wrong resets the
+ * stream; nothing here throws into the listener.
+ */
+import type { QUICStream } from '@matrixai/quic';
+import { sleep, untilAborted } from './abortable.ts';
+import { internalErrorResponse } from './fallback-responses.ts';
+import type { MarkPeer } from './peer.ts';
+import type { PerIpRateLimiter } from './rate-limit.ts';
+import { readBounded, writeAndFinish } from './stream-io.ts';
+
+export interface IncomingMarkRequest {
+  /** The request as read, at most `maxRequestBytes` bytes. */
+  bytes: Uint8Array;
+  /**
+   * True when the client sent more than `maxRequestBytes`: reading stopped there.
+   * Mark §1.2: a request over its limits is answered `server-error` with
+   * "could not read request".
+   */
+  truncated: boolean;
+  /** Aborts when the request timeout passes or the listener closes. */
+  signal: AbortSignal;
+}
+
+/** Produces the complete response bytes for one request. */
+export type MarkRequestHandler = (request: IncomingMarkRequest, peer: MarkPeer) => Promise<Uint8Array>;
+
+/** The listener logs through this when given one; it never logs request contents. */
+export interface TransportLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface StreamServing {
+  handler: MarkRequestHandler;
+  maxRequestBytes: number;
+  requestTimeoutMs: number;
+  limiter: PerIpRateLimiter;
+  rateLimited: (peer: MarkPeer) => Uint8Array;
+  onError: (error: unknown, peer: MarkPeer) => Uint8Array;
+  logger: TransportLogger | undefined;
+  /** Aborts when the listener closes. */
+  closing: AbortSignal;
+}
+
+export async function serveStream(stream: QUICStream, peer: MarkPeer, serving: StreamServing): Promise<void> {
+  try {
+    if (await admitted(peer, serving)) await answer(stream, peer, serving);
+    else await refuse(stream, peer, serving);
+  } catch (error) {
+    // A reset, not a FIN: the client must not take a cut-off answer for a whole one.
+    stream.cancel(error);
+  }
+}
+
+/**
+ * Go's worldruntime waits for the peer's token up to one request timeout and
+ * refuses at once when the token would come later.
+ */
+async function admitted(peer: MarkPeer, serving: StreamServing): Promise<boolean> {
+  const waitMs = serving.limiter.reserve(peer.host, serving.requestTimeoutMs);
+  if (waitMs === null) return false;
+  if (waitMs > 0) await sleep(waitMs, serving.closing);
+  return true;
+}
+
+async function refuse(stream: QUICStream, peer: MarkPeer, serving: StreamServing): Promise<void> {
+  serving.logger?.warn({ ip: peer.host }, 'mark request rate limited');
+  // The request is not read: stop the client sending it, then answer.
+  stream.readable.cancel('rate limited').catch(() => {});
+  const signal = requestSignal(serving);
+  await untilAborted(writeAndFinish(stream.writable, serving.rateLimited(peer)), signal);
+}
+
+async function answer(stream: QUICStream, peer: MarkPeer, serving: StreamServing): Promise<void> {
+  const signal = requestSignal(serving);
+  const { bytes, truncated } = await readBounded(stream.readable, serving.maxRequestBytes, signal);
+  const response = await respond({ bytes, truncated, signal }, peer, serving);
+  await untilAborted(writeAndFinish(stream.writable, response), signal);
+}
+
+function requestSignal(serving: StreamServing): AbortSignal {
+  return AbortSignal.any([AbortSignal.timeout(serving.requestTimeoutMs), serving.closing]);
+}
+
+/** The handler's answer, or the onError answer when it fails before the deadline. */
+async function respond(request: IncomingMarkRequest, peer: MarkPeer, serving: StreamServing): Promise<Uint8Array> {
+  try {
+    const response = await untilAborted(Promise.resolve().then(() => serving.handler(request, peer)), request.signal);
+    if (!(response instanceof Uint8Array)) throw new TypeError('mark request handler must return a Uint8Array');
+    return response;
+  } catch (error) {
+    if (request.signal.aborted) throw error;
+    serving.logger?.warn({ ip: peer.host, error: describe(error) }, 'mark request handler failed');
+    return errorAnswer(error, peer, serving);
+  }
+}
+
+function errorAnswer(error: unknown, peer: MarkPeer, serving: StreamServing): Uint8Array {
+  try {
+    const response = serving.onError(error, peer);
+    if (response instanceof Uint8Array) return response;
+  } catch (nested) {
+    serving.logger?.warn({ ip: peer.host, error: describe(nested) }, 'mark onError callback failed');
+  }
+  return internalErrorResponse();
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

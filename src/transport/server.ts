@@ -1,0 +1,152 @@
+/**
+ * The Mark listener: QUIC on UDP with ALPN `mark`, one request per client-opened
+ * bidirectional stream, no unidirectional streams (Mark §1.1). Defaults are the Go
+ * server's (`config.go`): 10 streams per connection, 30 s idle timeout, 10 s per
+ * request, 50 requests/s per IP with a burst of 100.
+ */
+import { QUICServer, events } from '@matrixai/quic';
+import type { QUICConnection, QUICStream } from '@matrixai/quic';
+import { alpn, defaultPort, maxRequestLineBytes, maxRequestPayloadBytes } from '../protocol/limits.ts';
+import { ListenFailedError } from './errors.ts';
+import { internalErrorResponse, rateLimitedResponse } from './fallback-responses.ts';
+import { peerOf } from './peer.ts';
+import type { MarkPeer } from './peer.ts';
+import { serverCrypto, silentQuicLogger } from './quic-support.ts';
+import { PerIpRateLimiter } from './rate-limit.ts';
+import { serveStream } from './serve-stream.ts';
+import type { MarkRequestHandler, StreamServing, TransportLogger } from './serve-stream.ts';
+import { checkKeyPair } from './tls.ts';
+import type { TlsKeyPair } from './tls.ts';
+
+export interface MarkListenerLimits {
+  /** Bytes read per request before it counts as oversized: request line + LF + payload bound. */
+  maxRequestBytes: number;
+  /** From the stream's arrival to the response's FIN; 0 is not allowed. */
+  requestTimeoutMs: number;
+  /** Concurrent client streams per connection (QUIC initial_max_streams_bidi). */
+  maxStreamsPerConnection: number;
+  /** QUIC max_idle_timeout. */
+  idleTimeoutMs: number;
+  /** Per-IP token bucket refill rate; 0 turns rate limiting off. */
+  ratePerSecond: number;
+  rateBurst: number;
+}
+
+export const defaultListenerLimits: Readonly<MarkListenerLimits> = Object.freeze({
+  maxRequestBytes: maxRequestLineBytes + 1 + maxRequestPayloadBytes,
+  requestTimeoutMs: 10_000,
+  maxStreamsPerConnection: 10,
+  idleTimeoutMs: 30_000,
+  ratePerSecond: 50,
+  rateBurst: 100,
+});
+
+export interface MarkListenerOptions {
+  /** Default `::` (all interfaces, dual-stack). */
+  host?: string;
+  /** Default 6309; 0 picks a free port. */
+  port?: number;
+  tls: TlsKeyPair;
+  handler: MarkRequestHandler;
+  limits?: Partial<MarkListenerLimits>;
+  /** Bytes for a request over its rate budget; default a `rate-limited` error response. */
+  rateLimited?: (peer: MarkPeer) => Uint8Array;
+  /** Bytes for a request whose handler threw; default `server-error` "internal error". */
+  onError?: (error: unknown, peer: MarkPeer) => Uint8Array;
+  logger?: TransportLogger;
+}
+
+export interface MarkListener {
+  /** The bound address and port (the real port when 0 was asked for). */
+  readonly host: string;
+  readonly port: number;
+  /** Stops accepting, aborts in-flight requests and closes every connection. */
+  close(): Promise<void>;
+}
+
+export async function startMarkListener(options: MarkListenerOptions): Promise<MarkListener> {
+  const limits = resolveLimits(options.limits);
+  checkKeyPair(options.tls);
+  const host = options.host ?? '::';
+  const port = options.port ?? defaultPort;
+  const closing = new AbortController();
+  const serving: StreamServing = {
+    handler: options.handler,
+    maxRequestBytes: limits.maxRequestBytes,
+    requestTimeoutMs: limits.requestTimeoutMs,
+    limiter: new PerIpRateLimiter({ ratePerSecond: limits.ratePerSecond, burst: limits.rateBurst }),
+    rateLimited: options.rateLimited ?? rateLimitedResponse,
+    onError: options.onError ?? internalErrorResponse,
+    logger: options.logger,
+    closing: closing.signal,
+  };
+  const server = createQuicServer(options.tls, limits);
+  server.addEventListener(events.EventQUICServerConnection.name, (event: Event) => {
+    acceptConnection((event as events.EventQUICServerConnection).detail, serving);
+  });
+  try {
+    await server.start({ host, port });
+  } catch (cause) {
+    throw new ListenFailedError(`${host}:${port}`, { cause });
+  }
+  return listenerHandle(server, closing);
+}
+
+function createQuicServer(tls: TlsKeyPair, limits: MarkListenerLimits): QUICServer {
+  return new QUICServer({
+    crypto: serverCrypto(),
+    logger: silentQuicLogger(),
+    config: {
+      key: tls.key,
+      cert: tls.cert,
+      applicationProtos: [alpn],
+      verifyPeer: false,
+      maxIdleTimeout: limits.idleTimeoutMs,
+      initialMaxStreamsBidi: limits.maxStreamsPerConnection,
+      initialMaxStreamsUni: 0,
+    },
+  });
+}
+
+function acceptConnection(connection: QUICConnection, serving: StreamServing): void {
+  connection.addEventListener(events.EventQUICConnectionStream.name, (event: Event) => {
+    const stream: QUICStream = (event as events.EventQUICConnectionStream).detail;
+    // Mark §1.1: requests travel on client bidirectional streams only.
+    if (stream.type !== 'bidi') {
+      stream.cancel(new Error('unidirectional streams are not accepted'));
+      return;
+    }
+    void serveStream(stream, peerOf(connection), serving);
+  });
+}
+
+function listenerHandle(server: QUICServer, closing: AbortController): MarkListener {
+  let closed: Promise<void> | undefined;
+  return {
+    host: server.host,
+    port: server.port,
+    close(): Promise<void> {
+      closed ??= (async () => {
+        closing.abort(new Error('listener closed'));
+        await server.stop({ force: true });
+      })();
+      return closed;
+    },
+  };
+}
+
+function resolveLimits(given: Partial<MarkListenerLimits> | undefined): MarkListenerLimits {
+  const limits: MarkListenerLimits = { ...defaultListenerLimits };
+  for (const name of Object.keys(limits) as Array<keyof MarkListenerLimits>) {
+    const value = given?.[name] ?? limits[name];
+    const zeroAllowed = name === 'ratePerSecond';
+    if (!Number.isFinite(value) || value < 0 || (!zeroAllowed && value === 0)) {
+      throw new RangeError(`listener limit ${name} must be a positive number, got ${value}`);
+    }
+    limits[name] = value;
+  }
+  if (!Number.isInteger(limits.maxStreamsPerConnection)) {
+    throw new RangeError(`maxStreamsPerConnection must be an integer, got ${limits.maxStreamsPerConnection}`);
+  }
+  return limits;
+}
