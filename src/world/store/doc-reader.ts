@@ -1,0 +1,115 @@
+/**
+ * Read side of the file store: the current version, a pinned version, and the
+ * version history with its hash-chain verdict (reference §2.1, §2.3, §3.3).
+ * Flat files without history are not documents: every reader answers null.
+ */
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
+import { isStoreError } from './errors.ts';
+import { resolveExisting } from './containment.ts';
+import { effectiveArchived, listVersions, readVersionFile, visibleVersion, type VersionFile } from './doc-files.ts';
+import { locate, versionFileName, type DocLocation } from './paths.ts';
+import { contentHash, extractBody, extractMetadata, extractPreviousHash, storedEtag } from './stored-format.ts';
+import { inspectStoredVersion } from './strict-reader.ts';
+import type { DocState, History, StoredVersion, VersionInfo } from './types.ts';
+
+export type StoreRoot = { root: string; realRoot: string };
+
+/** An mtime as the protocol reports it: UTC, truncated to the second. */
+export function truncateToSecond(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
+}
+
+export function toStoredVersion(docPath: string, version: number, file: VersionFile): StoredVersion {
+  const body = extractBody(file.raw);
+  return {
+    path: docPath,
+    version,
+    body,
+    metadata: extractMetadata(file.raw),
+    modified: truncateToSecond(file.mtime),
+    etag: storedEtag(file.raw),
+    contentHash: contentHash(body),
+    raw: file.raw,
+  };
+}
+
+/** The document's location when its history lies inside the root, else null. */
+export async function locateDocument(ctx: StoreRoot, reqPath: string): Promise<DocLocation | null> {
+  const loc = locate(ctx.root, reqPath);
+  if (loc === null) return null;
+  return (await resolveExisting(ctx.realRoot, loc.docDir)) === null ? null : loc;
+}
+
+export async function readCurrent(ctx: StoreRoot, reqPath: string): Promise<DocState | null> {
+  const loc = await locateDocument(ctx, reqPath);
+  if (loc === null) return null;
+  const version = await visibleVersion(loc);
+  if (version === 0) return null;
+  const file = await readVersionFile(loc.docDir, version);
+  if (file === null) return null;
+  const archived = await effectiveArchived(loc.docDir, file.raw);
+  return { path: loc.canonical, current: toStoredVersion(loc.canonical, version, file), archived };
+}
+
+/** Version N of a document; no archived check (reference §2.1: pinned versions of archived docs serve). */
+export async function readVersion(ctx: StoreRoot, reqPath: string, version: number): Promise<StoredVersion | null> {
+  if (!Number.isSafeInteger(version) || version < 1) return null;
+  const loc = await locateDocument(ctx, reqPath);
+  if (loc === null) return null;
+  const file = await readVersionFile(loc.docDir, version);
+  return file === null ? null : toStoredVersion(loc.canonical, version, file);
+}
+
+export async function readHistory(ctx: StoreRoot, reqPath: string): Promise<History | null> {
+  const loc = await locateDocument(ctx, reqPath);
+  if (loc === null || (await visibleVersion(loc)) === 0) return null;
+  const numbers = await listVersions(loc.docDir);
+  if (numbers.length === 0) return null;
+  const infos: VersionInfo[] = [];
+  for (const version of numbers) {
+    const info = await lstat(path.join(loc.docDir, versionFileName(version)));
+    infos.push({ version, modified: truncateToSecond(info.mtime) });
+  }
+  const chainError = await verifyChain(loc.docDir, numbers);
+  const history: History = { versions: infos.reverse(), chainValid: chainError === null };
+  if (chainError !== null) history.chainError = chainError;
+  return history;
+}
+
+/**
+ * Go `VerifyChain`: oldest retained version first; every later one must record
+ * `sha256-<hex of the previous file's bytes>`, and every one must pass the strict
+ * reader and declare its own number. The oldest retained version is the root: its
+ * own `previous-hash` is not checked. Returns the first problem, or null.
+ */
+export async function verifyChain(docDir: string, numbers: number[]): Promise<string | null> {
+  let previous: Buffer | null = null;
+  let chainError: string | null = null;
+  let formatError: string | null = null;
+  for (const version of numbers) {
+    const file = await readVersionFile(docDir, version);
+    if (file === null) throw new Error(`read v${version}: version disappeared during verification`);
+    if (previous !== null && chainError === null) chainError = checkLink(version, previous, file.raw);
+    if (formatError === null) formatError = checkFormat(version, file.raw);
+    previous = file.raw;
+  }
+  return chainError ?? formatError;
+}
+
+function checkLink(version: number, previous: Buffer, raw: Buffer): string | null {
+  const recorded = extractPreviousHash(raw);
+  if (recorded === '') return `v${version} missing previous-hash`;
+  const expected = `sha256-${storedEtag(previous)}`;
+  return recorded === expected ? null : `v${version} chain broken: previous-hash mismatch (want ${expected}, got ${recorded})`;
+}
+
+function checkFormat(version: number, raw: Buffer): string | null {
+  try {
+    const header = inspectStoredVersion(raw);
+    return header.version === version ? null : `v${version} stored version is ${header.version}`;
+  } catch (err) {
+    if (isStoreError(err, 'ERR_INTEGRITY')) return `v${version}: ${err.message}`;
+    throw err;
+  }
+}

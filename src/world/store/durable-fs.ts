@@ -1,0 +1,119 @@
+/**
+ * The durability steps of a write (reference §3.1). Each step is ordered so a
+ * crash at any instant leaves either the old state or a complete new file:
+ *
+ * 1. the version is written to a dot-named temp file, its mtime set, fsynced;
+ * 2. `link(temp, vN)` publishes it: atomic, and EEXIST if vN already exists, so
+ *    a version file is never overwritten and never seen half-written;
+ * 3. the per-document directory is fsynced, so the new name survives a crash;
+ * 4. the current pointer moves: a temp symlink renamed over it, then its
+ *    directory fsynced. Only then is the write acknowledged.
+ */
+import { randomBytes } from 'node:crypto';
+import { link, lstat, mkdir, open, rename, rm, symlink, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { fsCode, isMissing } from './errors.ts';
+import { archiveStateName, tempLinkPath, versionFileName } from './paths.ts';
+
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * `mkdirAllDurable`: create `dir` and its missing ancestors, fsyncing each parent
+ * that gained an entry, so a crash cannot drop the tree while a pointer survives.
+ */
+export async function mkdirDurable(dir: string): Promise<void> {
+  const created: string[] = [];
+  for (let p = dir; ; p = path.dirname(p)) {
+    if (await exists(p)) break;
+    created.push(p);
+    if (path.dirname(p) === p) break;
+  }
+  if (created.length === 0) return;
+  await mkdir(dir, { recursive: true });
+  for (const p of created.reverse()) await syncDir(path.dirname(p));
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await lstat(p);
+    return true;
+  } catch (err) {
+    if (isMissing(err)) return false;
+    throw err;
+  }
+}
+
+function tempName(prefix: string): string {
+  return `${prefix}${process.pid}-${randomBytes(6).toString('hex')}`;
+}
+
+async function writeSyncedTemp(tempPath: string, bytes: Uint8Array, mtime: Date | null): Promise<void> {
+  const handle = await open(tempPath, 'wx', 0o644);
+  try {
+    await handle.writeFile(bytes);
+    if (mtime !== null) await handle.utimes(mtime, mtime);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Steps 1-3: publish `v<version>` in `docDir` with `bytes`. Returns false when
+ * that version already exists (a lost race, or a crash left it: never overwrite).
+ */
+export async function createVersionFile(docDir: string, version: number, bytes: Uint8Array, mtime: Date): Promise<boolean> {
+  const tempPath = path.join(docDir, tempName(`.v${version}.tmp-`));
+  try {
+    await writeSyncedTemp(tempPath, bytes, mtime);
+    await link(tempPath, path.join(docDir, versionFileName(version)));
+  } catch (err) {
+    if (fsCode(err) === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await rm(tempPath, { force: true });
+  }
+  await syncDir(docDir);
+  return true;
+}
+
+/** Step 4 (`swapCurrent`): point `currentAbs` at `target` without it ever being missing. */
+export async function swapSymlink(currentAbs: string, target: string): Promise<void> {
+  const tempLink = tempLinkPath(currentAbs);
+  await removeIfPresent(tempLink);
+  await symlink(target, tempLink);
+  try {
+    await rename(tempLink, currentAbs);
+  } catch (err) {
+    await removeIfPresent(tempLink);
+    throw err;
+  }
+  await syncDir(path.dirname(currentAbs));
+}
+
+export async function removeIfPresent(p: string): Promise<void> {
+  try {
+    await unlink(p);
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+  }
+}
+
+/** `writeArchiveState`: `true\n` or `false\n` through a synced temp file and a rename. */
+export async function writeArchiveState(docDir: string, archived: boolean): Promise<void> {
+  const tempPath = path.join(docDir, tempName('.archive-state-'));
+  try {
+    await writeSyncedTemp(tempPath, Buffer.from(`${archived}\n`), null);
+    await rename(tempPath, path.join(docDir, archiveStateName));
+  } finally {
+    await rm(tempPath, { force: true });
+  }
+  await syncDir(docDir);
+}

@@ -1,0 +1,100 @@
+/**
+ * LIST's view of a directory (reference §2.2; Go `listDir`, `dirHasDocument`):
+ * immediate children in byte order, without dot-files, the `versions` directory
+ * and non-documents (files without history). Archived documents, and
+ * directories with no live document beneath them, appear only when asked for.
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { isDirectory, resolveExisting } from './containment.ts';
+import { highestVersion, readArchiveState, readVersionFile, visibleVersion } from './doc-files.ts';
+import type { StoreRoot } from './doc-reader.ts';
+import { isMissing, notFound } from './errors.ts';
+import { absolutePath, compareBytes, isHiddenEntry, versionsDirName, type DocLocation } from './paths.ts';
+import { legacyArchivedFlag } from './stored-format.ts';
+import type { DirEntry } from './types.ts';
+
+type Child = { name: string; isDir: boolean };
+
+/** Whether the request path is a directory inside the root (Go `IsDir`). */
+export async function isDirectoryPath(ctx: StoreRoot, reqPath: string): Promise<boolean> {
+  const abs = absolutePath(ctx.root, reqPath);
+  if (abs === null) return false;
+  const real = await resolveExisting(ctx.realRoot, abs);
+  return real !== null && (await isDirectory(real));
+}
+
+/** The listing of a directory; ERR_NOT_FOUND when the path is not a directory (Go `ListEntries`). */
+export async function listDirectory(ctx: StoreRoot, reqPath: string, includeArchived: boolean): Promise<DirEntry[]> {
+  const abs = absolutePath(ctx.root, reqPath);
+  const real = abs === null ? null : await resolveExisting(ctx.realRoot, abs);
+  if (real === null || !(await isDirectory(real))) throw notFound(reqPath);
+  const out: DirEntry[] = [];
+  for (const child of await readChildren(real)) {
+    const entry = child.isDir ? await directoryEntry(real, child.name, includeArchived) : await documentEntry(real, child.name);
+    if (entry !== null && (includeArchived || !entry.archived)) out.push(entry);
+  }
+  return out;
+}
+
+async function readChildren(dirAbs: string): Promise<Child[]> {
+  let entries;
+  try {
+    entries = await readdir(dirAbs, { withFileTypes: true });
+  } catch (err) {
+    if (isMissing(err)) return [];
+    throw err;
+  }
+  return entries
+    .filter((entry) => !isHiddenEntry(entry.name))
+    .map((entry) => ({ name: entry.name, isDir: entry.isDirectory() }))
+    .sort((a, b) => compareBytes(a.name, b.name));
+}
+
+async function directoryEntry(parentAbs: string, name: string, includeArchived: boolean): Promise<DirEntry | null> {
+  const childAbs = path.join(parentAbs, name);
+  const live = await dirHasDocument(childAbs, false);
+  if (live) return { name, kind: 'directory', archived: false };
+  if (includeArchived && (await dirHasDocument(childAbs, true))) return { name, kind: 'directory', archived: true };
+  return null;
+}
+
+async function documentEntry(dirAbs: string, name: string): Promise<DirEntry | null> {
+  if (!(await isDocument(dirAbs, name))) return null;
+  return { name, kind: 'document', archived: await isArchivedDocument(dirAbs, name) };
+}
+
+/** Go `docCandidates.isDocument`: a per-document history with at least one version. */
+async function isDocument(dirAbs: string, name: string): Promise<boolean> {
+  return (await highestVersion(path.join(dirAbs, versionsDirName, name))) > 0;
+}
+
+async function isArchivedDocument(dirAbs: string, name: string): Promise<boolean> {
+  const loc = siblingLocation(dirAbs, name);
+  const state = await readArchiveState(loc.docDir);
+  if (state !== null) return state;
+  const version = await visibleVersion(loc);
+  const tip = version === 0 ? null : await readVersionFile(loc.docDir, version);
+  return tip !== null && legacyArchivedFlag(tip.raw);
+}
+
+function siblingLocation(dirAbs: string, name: string): DocLocation {
+  const versionsDir = path.join(dirAbs, versionsDirName);
+  return { canonical: '', dirAbs, base: name, currentAbs: path.join(dirAbs, name), versionsDir, docDir: path.join(versionsDir, name) };
+}
+
+/**
+ * Go `dirHasDocument`: whether the subtree holds a document a listing would
+ * show. Files first, so a qualifying file answers before any recursion.
+ */
+export async function dirHasDocument(dirAbs: string, includeArchived: boolean): Promise<boolean> {
+  const children = await readChildren(dirAbs);
+  for (const child of children) {
+    if (child.isDir || !(await isDocument(dirAbs, child.name))) continue;
+    if (includeArchived || !(await isArchivedDocument(dirAbs, child.name))) return true;
+  }
+  for (const child of children) {
+    if (child.isDir && (await dirHasDocument(path.join(dirAbs, child.name), includeArchived))) return true;
+  }
+  return false;
+}

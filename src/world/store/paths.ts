@@ -1,0 +1,119 @@
+/**
+ * Where a document lives on disk (reference §3.1; Go `store/paths.go`).
+ *
+ * The history sits in a `versions/` directory beside the document, one
+ * sub-directory per document, and the document itself is a relative symlink
+ * resolved from its own directory:
+ *
+ *   root/docs/a.md                   → symlink "versions/a.md/v3"
+ *   root/docs/versions/a.md/v1 v2 v3
+ *   root/docs/versions/a.md/archive-state
+ *
+ * Request paths are slash paths; the store works on canonical ones
+ * (`path.Clean("/" + p)`), and a `..` segment never reaches the disk.
+ */
+import path from 'node:path';
+import posix from 'node:path/posix';
+import { canonicalPath, hasDotDotSegment } from '../../protocol/paths.ts';
+
+export const versionsDirName = 'versions';
+export const archiveStateName = 'archive-state';
+
+export type DocLocation = {
+  /** Canonical request path, e.g. `/docs/a.md`. */
+  canonical: string;
+  /** Directory holding the document, absolute. */
+  dirAbs: string;
+  /** The document's file name, e.g. `a.md`. */
+  base: string;
+  /** The current pointer (symlink), absolute. */
+  currentAbs: string;
+  /** `<dirAbs>/versions`. */
+  versionsDir: string;
+  /** `<versionsDir>/<base>`: the per-document history. */
+  docDir: string;
+};
+
+/** `storefmt.ContainsDotDot`: any segment equal to `..`. */
+export const containsDotDot = hasDotDotSegment;
+
+export { canonicalPath };
+
+/** The root-relative form, `''` for the root; null for a path with `..`. */
+export function relativePath(reqPath: string): string | null {
+  if (containsDotDot(reqPath)) return null;
+  return canonicalPath(reqPath).slice(1);
+}
+
+/** The on-disk location of a document; null for `..` paths and for the root itself. */
+export function locate(root: string, reqPath: string): DocLocation | null {
+  const rel = relativePath(reqPath);
+  if (rel === null || rel === '') return null;
+  const dirAbs = path.join(root, posix.dirname(rel));
+  const base = posix.basename(rel);
+  const versionsDir = path.join(dirAbs, versionsDirName);
+  return {
+    canonical: `/${rel}`,
+    dirAbs,
+    base,
+    currentAbs: path.join(dirAbs, base),
+    versionsDir,
+    docDir: path.join(versionsDir, base),
+  };
+}
+
+/** The absolute path of a request path (a document or directory), or null for `..`. */
+export function absolutePath(root: string, reqPath: string): string | null {
+  const rel = relativePath(reqPath);
+  return rel === null ? null : path.join(root, rel);
+}
+
+/** `newVersionSymlinkTarget`: the relative target of the current pointer. */
+export function symlinkTarget(base: string, version: number): string {
+  return posix.join(versionsDirName, base, versionFileName(version));
+}
+
+export function versionFileName(version: number): string {
+  return `v${version}`;
+}
+
+/**
+ * A per-document version file name `v<N>`, N ≥ 1, in canonical decimal; 0 for
+ * anything else (temp files, `archive-state`, stray names).
+ */
+export function parseVersionFileName(name: string): number {
+  if (!/^v[1-9][0-9]*$/.test(name)) return 0;
+  const n = Number(name.slice(1));
+  return Number.isSafeInteger(n) ? n : 0;
+}
+
+/** The version a canonical symlink target names (`versions/<base>/v<N>`), or 0. */
+export function parseSymlinkTarget(base: string, target: string): number {
+  const prefix = `${versionsDirName}/${base}/`;
+  return target.startsWith(prefix) ? parseVersionFileName(target.slice(prefix.length)) : 0;
+}
+
+/** Temp files this store (or the Go store) leaves only when interrupted. */
+export function isVersionTempName(name: string): boolean {
+  return /^\.v[0-9]+\.tmp-/.test(name) || name.startsWith('.archive-state-');
+}
+
+/** The Go store's temp link beside a document: `<current>.tmp`. */
+export function tempLinkPath(currentAbs: string): string {
+  return `${currentAbs}.tmp`;
+}
+
+/** `isHiddenEntry`: dot-files and the versions directory never appear in a listing. */
+export function isHiddenEntry(name: string): boolean {
+  return name.startsWith('.') || name === versionsDirName;
+}
+
+/** `a` before `b` in byte order (Go string order), for listings. */
+export function compareBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** True when `abs` is `root` or beneath it (both already resolved). */
+export function isContained(abs: string, root: string): boolean {
+  return abs === root || abs.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
