@@ -1,0 +1,20 @@
+/**
+ * src/search: the pure lexical ranker (tokenizer with CJK unigrams, light stemming,
+ * markdown sections, fielded BM25 over postings, snippets, nearest titles).
+ * Imports nothing of ours; see search-index.ts for the entry point.
+ */
+export { SearchIndex, defaultSearchLimit } from './search-index.ts';
+export type { IndexStats, SearchIndexOptions, ZeroResultHelp } from './search-index.ts';
+export type { CorpusTotals, MatchMode, QueryStats, SearchDoc, SearchOptions, SearchRow } from './types.ts';
+export { mergeQueryStats, fieldAverages } from './stats.ts';
+export type { FieldAverages } from './stats.ts';
+export { parseQuery, maxQueryTerms } from './query-terms.ts';
+export type { QueryTerm } from './query-terms.ts';
+export { stem, stopwords } from './stem.ts';
+export { fieldTokens, wordRuns, isCjkChar, utf8Length, maxTokenBytes } from './tokenize.ts';
+export { splitSections } from './sections.ts';
+export type { MarkdownSection } from './sections.ts';
+export { githubSlug, AnchorAllocator } from './slug.ts';
+export { cutSnippet, maxSnippetBytes } from './snippet.ts';
+export { editDistance, wordSimilarity } from './nearest-titles.ts';
+export type { NearTitle } from './nearest-titles.ts';

@@ -1,0 +1,147 @@
+/**
+ * The search index: built once, updated per document, queried through postings.
+ * Pure and synchronous; the world server (LOOKUP `match: body`) and the broker
+ * (cross-world search) both drive it.
+ */
+import type { DocRecord } from './doc-record.ts';
+import { documentFrequencies, evaluate } from './evaluate.ts';
+import { IndexState } from './index-state.ts';
+import { nearestTitles } from './nearest-titles.ts';
+import type { NearTitle } from './nearest-titles.ts';
+import { parseQuery } from './query-terms.ts';
+import type { QueryTerm } from './query-terms.ts';
+import { QueryScratch } from './scratch.ts';
+import { snippetFor } from './snippet.ts';
+import { TopRows } from './top-rows.ts';
+import type { Candidate } from './top-rows.ts';
+import { fieldAverages } from './stats.ts';
+import type { FieldAverages } from './stats.ts';
+import type { CorpusTotals, QueryStats, SearchDoc, SearchOptions, SearchRow } from './types.ts';
+
+export const defaultSearchLimit = 10;
+
+export interface IndexStats extends CorpusTotals {
+  avgFieldLengths: FieldAverages;
+  /** Live documents holding exactly this token in any field. */
+  df(token: string): number;
+  /** Distinct tokens with at least one live document. */
+  vocabularySize: number;
+  /** Postings of removed or replaced documents awaiting compaction. */
+  deadPostings: number;
+}
+
+export interface ZeroResultHelp {
+  nearest: NearTitle[];
+  /** Set when the query's script is rare in the corpus (another language?). */
+  languageHint?: string;
+}
+
+export interface SearchIndexOptions {
+  /**
+   * Removal leaves postings behind; they are dropped once they outnumber live ones
+   * and exceed this count (default 4096).
+   */
+  compactAfterDeadPostings?: number;
+}
+
+export class SearchIndex {
+  readonly #state: IndexState;
+  #scratch = new QueryScratch(0, 0);
+
+  constructor(options: SearchIndexOptions = {}) {
+    this.#state = new IndexState(options.compactAfterDeadPostings);
+  }
+
+  get size(): number {
+    return this.#state.byId.size;
+  }
+
+  has(id: string): boolean {
+    return this.#state.byId.has(id);
+  }
+
+  /** Adds or replaces one document; corpus statistics follow at once. */
+  upsert(doc: SearchDoc): void {
+    this.#state.remove(doc.id);
+    this.#state.add(doc);
+  }
+
+  /** Drops one document; false if it was not indexed. */
+  remove(id: string): boolean {
+    return this.#state.remove(id);
+  }
+
+  /** Drops dead postings now instead of when they outnumber live ones. */
+  compact(): void {
+    this.#state.compact();
+  }
+
+  stats(): IndexStats {
+    const totals = { ...this.#state.totals };
+    let vocabularySize = 0;
+    for (const entry of this.#state.vocab.entries()) if (entry.df > 0) vocabularySize++;
+    return {
+      ...totals,
+      avgFieldLengths: fieldAverages(totals),
+      df: (token) => Math.max(0, this.#state.vocab.get(token)?.df ?? 0),
+      vocabularySize,
+      deadPostings: this.#state.deadPostings,
+    };
+  }
+
+  /** Phase one of a cross-world merge: this corpus's totals and per-term df. */
+  queryStats(query: string): QueryStats {
+    const terms = parseQuery(query);
+    return { totals: { ...this.#state.totals }, df: documentFrequencies(this.#state, this.#scratchFor(), terms) };
+  }
+
+  search(query: string, options: SearchOptions = {}): SearchRow[] {
+    const terms = parseQuery(query);
+    const limit = Math.max(0, Math.floor(options.limit ?? defaultSearchLimit));
+    // Mark SPEC §2.7: read-auth filters rows before the limit, so hidden documents
+    // neither displace nor reveal visible ones (TopRows asks `allow` before admitting).
+    const top = new TopRows(limit, options.allow);
+    const input = {
+      terms,
+      mode: options.mode ?? 'all',
+      ...(options.scope && { scope: options.scope }),
+      ...(options.globalStats && { globalStats: options.globalStats }),
+    };
+    evaluate(this.#state, this.#scratchFor(), input, (doc, section, score) => top.offer(doc, section, score));
+    return top.rows().map((candidate) => toRow(candidate, terms));
+  }
+
+  zeroResultHelp(query: string, limit = 3): ZeroResultHelp {
+    const nearest = nearestTitles(query, this.#liveDocs(), limit);
+    const hint = this.#state.scripts.hintFor(parseQuery(query).map((t) => t.text));
+    return hint === undefined ? { nearest } : { nearest, languageHint: hint };
+  }
+
+  *#liveDocs(): Generator<DocRecord> {
+    for (const doc of this.#state.docs) if (doc !== undefined) yield doc;
+  }
+
+  #scratchFor(): QueryScratch {
+    const docs = this.#state.docs.length;
+    const sections = this.#state.sectionCapacity;
+    if (!this.#scratch.fits(docs, sections)) this.#scratch = new QueryScratch(Math.max(docs * 2, 64), sections);
+    return this.#scratch;
+  }
+}
+
+function toRow(candidate: Candidate, terms: QueryTerm[]): SearchRow {
+  const { doc, section } = candidate;
+  const own = doc.sections[section];
+  const base = { id: doc.id, docTitle: doc.title, score: candidate.score };
+  if (own === undefined) return { ...base, anchor: '', snippet: snippetFor(bareLines(doc), terms) };
+  const row: SearchRow = { ...base, anchor: own.anchor, snippet: snippetFor(own.text.split('\n'), terms) };
+  if (own.heading !== '' || own.anchor !== '') row.heading = own.heading;
+  return row;
+}
+
+/** A bare-path row's snippet comes from the description and then the whole body. */
+function bareLines(doc: DocRecord): string[] {
+  const lines = doc.description === '' ? [] : [doc.description];
+  for (const s of doc.sections) lines.push(...s.text.split('\n'));
+  return lines;
+}
