@@ -1,0 +1,59 @@
+
+import { runWorldCommand } from './world-command.ts';
+import { runWorldTokenCommand } from './world-token-command.ts';
+import { runMarkCommand } from './mark-command.ts';
+import { runDevCommand } from './dev-command.ts';
+import { UsageError } from './usage-error.ts';
+
+const usage = `demarkus-broker <command> [options]
+
+Commands:
+  dev                      run the local stack (worlds under ./data) — what npm start runs
+  world                    run a Mark Protocol world server
+  world token              mint a world token and print its tokens.toml entry
+  mark <verb> <mark-url>   send one Mark request and print the answer
+
+Run "demarkus-broker <command> --help" for a command's options.`;
+
+type Command = (args: string[]) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  dev: runDevCommand,
+  world: (args) => (args[0] === 'token' ? runWorldTokenCommand(args.slice(1)) : runWorldCommand(args)),
+  mark: runMarkCommand,
+};
+
+/** The CLI entry: returns the process exit code (0 ok, 1 failure, 2 usage). */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage);
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands[name];
+  if (command === undefined) {
+    console.error(`demarkus-broker: unknown command "${name}"\n\n${usage}`);
+    return 2;
+  }
+  try {
+    return await command(rest);
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      console.error(`demarkus-broker ${name}: ${(error as Error).message}`);
+      return 2;
+    }
+    console.error(`demarkus-broker ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+/** node:util parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for bad flags. */
+function isParseArgsError(error: unknown): boolean {
+  const code: unknown = (error as { code?: unknown } | null)?.code;
+  return error instanceof TypeError && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}
+
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,124 @@
+import { parseArgs } from 'node:util';
+import { readFile } from 'node:fs/promises';
+import { MarkClient } from '../transport/mark-client.ts';
+import { parseMarkUrl, bareHost } from '../protocol/mark-url.ts';
+import { sectionByAnchor } from '../protocol/outline.ts';
+import { encodeResponse, type MarkResponse } from '../protocol/response.ts';
+import { Status } from '../protocol/status.ts';
+import type { Verb } from '../protocol/verbs.ts';
+import { UsageError } from './usage-error.ts';
+
+const help = `demarkus-broker mark <verb> mark://host[:port]/path [options]
+
+Sends one Mark Protocol request and prints the answer (status and metadata, a
+blank line, then the body). Verbs: fetch list versions lookup publish append archive.
+
+Connection:
+  --ca FILE               trust this PEM certificate (bundle) for the server
+  --insecure              do not verify the server certificate (development only)
+  --server-name NAME      TLS server name, when it differs from the host
+  --timeout MS            per-request timeout (default 10000)
+Auth and metadata:
+  --token TOKEN           sent as "auth" (env DEMARKUS_TOKEN)
+  --meta KEY=VALUE        extra metadata, repeatable
+Per verb:
+  fetch     --if-none-match ETAG  --if-modified-since RFC3339   (a #anchor selects a section)
+  list      --page-size N  --cursor C  --include-archived
+  lookup    --query Q  --limit N  --filter F  --match catalog|body
+  publish   --body TEXT | --body-file FILE|-   --expected-version N
+  append    --body TEXT | --body-file FILE|-   --expected-version N
+Output:
+  --raw                   print the response bytes exactly as received
+
+Exit status: 0 for ok/created/not-modified, 3 for any other status, 1 when no answer came, 2 for usage.`;
+
+const verbs: Record<string, Verb> = {
+  fetch: 'FETCH', list: 'LIST', versions: 'VERSIONS', lookup: 'LOOKUP', publish: 'PUBLISH', append: 'APPEND', archive: 'ARCHIVE',
+};
+
+const metaFlags = {
+  'if-none-match': 'if-none-match', 'if-modified-since': 'if-modified-since', 'page-size': 'page-size', cursor: 'cursor',
+  query: 'query', limit: 'limit', filter: 'filter', match: 'match', 'expected-version': 'expected-version',
+} as const;
+
+export async function runMarkCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      ca: { type: 'string' }, insecure: { type: 'boolean' }, 'server-name': { type: 'string' }, timeout: { type: 'string' },
+      token: { type: 'string' }, meta: { type: 'string', multiple: true }, body: { type: 'string' }, 'body-file': { type: 'string' },
+      'include-archived': { type: 'boolean' }, raw: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      ...Object.fromEntries(Object.keys(metaFlags).map((flag) => [flag, { type: 'string' as const }])),
+    },
+  });
+  if (values.help) {
+    console.log(help);
+    return 0;
+  }
+  const [verbName, urlText] = positionals;
+  const verb = verbName === undefined ? undefined : verbs[verbName.toLowerCase()];
+  if (verb === undefined || urlText === undefined || positionals.length > 2) throw new UsageError(`expected <verb> <mark-url>; verbs: ${Object.keys(verbs).join(', ')}`);
+  const url = parseMarkUrl(urlText);
+  const metadata = buildMetadata(values as Record<string, unknown>);
+  const body = await readBody(values.body, values['body-file']);
+  const client = new MarkClient({
+    ...(values.ca ? { ca: await readFile(values.ca, 'utf8') } : {}),
+    insecureSkipVerify: values.insecure ?? false,
+    maxAttempts: 2,
+  });
+  try {
+    const response = await client.call(
+      { host: bareHost(url.host), port: url.port, ...(values['server-name'] ? { serverName: values['server-name'] } : {}) },
+      { verb, path: url.path, metadata, body, ...(values.timeout ? { timeoutMs: Number(values.timeout) } : {}) },
+    );
+    const shown = verb === 'FETCH' && url.fragment ? selectSection(response, url.fragment) : response;
+    process.stdout.write(values.raw ? encodeResponse(shown) : readable(shown));
+    return [Status.Ok, Status.Created, Status.NotModified].includes(shown.status as never) ? 0 : 3;
+  } finally {
+    await client.close();
+  }
+}
+
+function buildMetadata(values: Record<string, unknown>): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  for (const pair of (values['meta'] as string[] | undefined) ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--meta expects KEY=VALUE, got "${pair}"`);
+    metadata[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  for (const [flag, key] of Object.entries(metaFlags)) {
+    const value = values[flag];
+    if (typeof value === 'string') metadata[key] = value;
+  }
+  if (values['include-archived']) metadata['include-archived'] = 'true';
+  const token = (values['token'] as string | undefined) ?? process.env['DEMARKUS_TOKEN'];
+  if (token) metadata['auth'] = token;
+  return metadata;
+}
+
+async function readBody(text: string | undefined, file: string | undefined): Promise<Uint8Array> {
+  if (text !== undefined && file !== undefined) throw new UsageError('use either --body or --body-file');
+  if (text !== undefined) return Buffer.from(text);
+  if (file === undefined) return new Uint8Array(0);
+  if (file !== '-') return readFile(file);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** A `#anchor` selects one section client-side; it is never sent on the wire. */
+function selectSection(response: MarkResponse, anchor: string): MarkResponse {
+  if (response.status !== Status.Ok) return response;
+  const section = sectionByAnchor(Buffer.from(response.body).toString(), anchor);
+  if (section === null) throw new UsageError(`no section with anchor #${anchor} in this document`);
+  return { ...response, body: Buffer.from(section.markdown) };
+}
+
+function readable(response: MarkResponse): string {
+  const lines = [`status: ${response.status || '(none)'}`];
+  for (const key of Object.keys(response.metadata).sort()) lines.push(`${key}: ${response.metadata[key]}`);
+  const body = Buffer.from(response.body).toString();
+  return lines.join('\n') + '\n' + (body === '' ? '' : `\n${body.replace(/^\n/, '')}${body.endsWith('\n') ? '' : '\n'}`);
+}

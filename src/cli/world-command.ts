@@ -1,0 +1,89 @@
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { defaultPort } from '../protocol/limits.ts';
+import { startWorldServer } from '../world/world-server.ts';
+import { jsonLogger } from './json-logger.ts';
+import { parseHostPort, UsageError } from './usage-error.ts';
+
+const help = `demarkus-broker world --root DIR [options]
+
+Runs a Mark Protocol world server over QUIC (ALPN "mark").
+
+  --root DIR            content directory (env DEMARKUS_ROOT); created if missing
+  --tokens FILE         tokens.toml (env DEMARKUS_TOKENS); without it writes are refused
+  --listen HOST:PORT    listen address (default [::]:${defaultPort}; env DEMARKUS_PORT sets the port)
+  --tls-cert FILE       PEM certificate chain (with --tls-key)
+  --tls-key FILE        PEM private key; without both, a self-signed dev certificate is made
+  --name NAME           world name shown in the generated agent manifest
+  --read-only           refuse every write
+  --rate-limit N        requests per second per IP (default 50; 0 = off; env DEMARKUS_RATE_LIMIT)
+  --rate-burst N        burst per IP (default 100; env DEMARKUS_RATE_BURST)`;
+
+export async function runWorldCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      root: { type: 'string' },
+      tokens: { type: 'string' },
+      listen: { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      name: { type: 'string' },
+      'read-only': { type: 'boolean' },
+      'rate-limit': { type: 'string' },
+      'rate-burst': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(help);
+    return 0;
+  }
+  const root = values.root ?? process.env['DEMARKUS_ROOT'];
+  if (root === undefined || root === '') throw new UsageError('--root is required (or set DEMARKUS_ROOT)');
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  const portFromEnv = process.env['DEMARKUS_PORT'] ? Number(process.env['DEMARKUS_PORT']) : defaultPort;
+  const listen = parseHostPort(values.listen ?? `[::]:${portFromEnv}`, portFromEnv);
+  const log = jsonLogger('world');
+  const server = await startWorldServer({
+    root: resolve(root),
+    tokensFile: values.tokens ?? process.env['DEMARKUS_TOKENS'] ?? undefined,
+    name: values.name,
+    readOnly: values['read-only'] ?? false,
+    listen,
+    tls: values['tls-cert'] ? { certFile: values['tls-cert'], keyFile: values['tls-key']! } : 'dev',
+    rateLimit: {
+      perSecond: numberOption('--rate-limit', values['rate-limit'] ?? process.env['DEMARKUS_RATE_LIMIT'], 50),
+      burst: numberOption('--rate-burst', values['rate-burst'] ?? process.env['DEMARKUS_RATE_BURST'], 100),
+    },
+    log,
+  });
+  if (server.devCertificate) {
+    log.warn({ sans: server.devCertificate.names }, 'no --tls-cert/--tls-key given: serving a self-signed development certificate (clients need --insecure or this certificate as CA)');
+  }
+  log.info({ listen: `${server.host}:${server.port}`, root: resolve(root), tokens: Boolean(values.tokens ?? process.env['DEMARKUS_TOKENS']), documents: server.world.context.catalog.size }, 'world listening');
+  await waitForSignal();
+  log.info({}, 'shutting down');
+  await server.close();
+  return 0;
+}
+
+function numberOption(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} must be a non-negative number, got "${text}"`);
+  return n;
+}
+
+export function waitForSignal(): Promise<void> {
+  return new Promise((resolvePromise) => {
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolvePromise();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+}

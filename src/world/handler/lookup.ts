@@ -1,0 +1,51 @@
+import { renderLookup, type LookupRow } from '../../protocol/render/lookup.ts';
+import type { MarkResponse } from '../../protocol/response.ts';
+import { FilterError, parseFilter, queryTerms } from '../catalog/index.ts';
+import type { RequestScope, WorldContext } from './context.ts';
+import { parseLookupOptions, type LookupOptions } from './lookup-options.ts';
+import { canRead } from './read-auth.ts';
+import { badRequest, notFound, ok } from './respond.ts';
+
+/**
+ * LOOKUP (Mark SPEC §6.7). Rows a caller may not read are removed before the
+ * limit, so hidden documents neither show (no path, no title, no count) nor
+ * displace visible ones. The scope itself is not read-checked.
+ */
+export async function handleLookup(ctx: WorldContext, scope: RequestScope): Promise<MarkResponse> {
+  const options = parseLookupOptions(scope.request.metadata);
+  if (typeof options === 'string') return badRequest(options);
+  let filter;
+  try {
+    filter = parseFilter(options.filterText);
+  } catch (error) {
+    if (error instanceof FilterError) return badRequest(error.message);
+    throw error;
+  }
+  if (scope.path !== '/' && !(await ctx.store.isDirectory(scope.path))) return notFound(`${scope.path} not found`);
+  const allow = (path: string) => canRead(scope.tokens, scope.token, path);
+  const mode = options.mode === 'body' && ctx.bodyIndex !== null ? 'body' : 'catalog';
+  const rows = mode === 'body'
+    ? ctx.bodyIndex!.search(options.query, { scope: scope.path, filter, allow, limit: options.limit })
+    : catalogRows(ctx, options, scope.path, filter, allow);
+  const metadata: Record<string, string> = { matches: String(rows.length) };
+  if (options.echoMatch) metadata['match'] = mode;
+  return ok(metadata, renderLookup(options.query, scope.path, mode, rows));
+}
+
+function catalogRows(
+  ctx: WorldContext,
+  options: LookupOptions,
+  scopePath: string,
+  filter: ReturnType<typeof parseFilter>,
+  allow: (path: string) => boolean,
+): LookupRow[] {
+  const entries = ctx.catalog.lookup({
+    terms: options.matchAll ? [] : queryTerms(options.query),
+    matchAll: options.matchAll,
+    scope: scopePath,
+    filter,
+    allow,
+    limit: options.limit,
+  });
+  return entries.map((entry) => ({ path: entry.path, importance: entry.importance, title: entry.title, tags: entry.tags }));
+}

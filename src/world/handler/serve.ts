@@ -1,0 +1,68 @@
+import { canonicalPath, hasDotDotSegment } from '../../protocol/paths.ts';
+import { encodeResponse, type MarkResponse } from '../../protocol/response.ts';
+import { parseRequest, RequestParseError, type MarkRequest } from '../../protocol/request.ts';
+import { Verb } from '../../protocol/verbs.ts';
+import type { RequestScope, WorldContext } from './context.ts';
+import { handleFetch } from './fetch.ts';
+import { handleList } from './list.ts';
+import { handleVersions } from './versions.ts';
+import { handlePublish } from './publish.ts';
+import { handleAppend } from './append.ts';
+import { handleArchive } from './archive.ts';
+import { handleLookup } from './lookup.ts';
+import { badRequest, internalError, notFound, ok, serverError } from './respond.ts';
+
+type VerbHandler = (ctx: WorldContext, scope: RequestScope) => Promise<MarkResponse>;
+
+const handlers: Record<Exclude<Verb, 'WATCH'>, VerbHandler> = {
+  FETCH: handleFetch,
+  LIST: handleList,
+  VERSIONS: handleVersions,
+  PUBLISH: handlePublish,
+  APPEND: handleAppend,
+  ARCHIVE: handleArchive,
+  LOOKUP: handleLookup,
+};
+
+const healthBody = '# Health Check\n\nServer is healthy.\n';
+
+export type IncomingRequest = { bytes: Uint8Array; truncated?: boolean };
+
+/**
+ * The world's request pipeline, in the Go handler's order (reference §2.0):
+ * parse, refuse `..` before any auth, canonicalise once, pin one token snapshot,
+ * then dispatch by verb. Never throws: unexpected failures are logged and
+ * answered `internal error`.
+ */
+export function createWorldHandler(ctx: WorldContext): (incoming: IncomingRequest) => Promise<Uint8Array> {
+  return async (incoming) => encodeResponse(await respond(ctx, incoming));
+}
+
+export async function respond(ctx: WorldContext, incoming: IncomingRequest): Promise<MarkResponse> {
+  // Mark SPEC §7: a request past the size limits is a read failure, not a grammar error.
+  if (incoming.truncated) return serverError('could not read request');
+  let request: MarkRequest;
+  try {
+    request = parseRequest(incoming.bytes);
+  } catch (error) {
+    if (!(error instanceof RequestParseError)) throw error;
+    return error.kind === 'malformed' ? badRequest('bad request') : serverError('could not read request');
+  }
+  if (hasDotDotSegment(request.path)) return notFound(`${request.path} not found`);
+  if (request.verb === Verb.Watch) return badRequest('unsupported verb: WATCH');
+  const scope: RequestScope = {
+    request,
+    rawPath: request.path,
+    path: canonicalPath(request.path),
+    trailingSlash: request.path.endsWith('/'),
+    tokens: ctx.tokens(),
+    token: request.metadata['auth'],
+  };
+  if (request.verb === Verb.Fetch && scope.path === '/health') return ok({}, healthBody);
+  try {
+    return await handlers[request.verb](ctx, scope);
+  } catch (error) {
+    ctx.log.error({ verb: request.verb, path: scope.path, err: error instanceof Error ? error.stack : String(error) }, 'request failed');
+    return internalError();
+  }
+}

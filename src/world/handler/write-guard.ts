@@ -1,0 +1,36 @@
+import { maxBodyBytes } from '../../protocol/limits.ts';
+import { isHashPath } from '../../protocol/paths.ts';
+import type { MarkResponse } from '../../protocol/response.ts';
+import type { RequestScope, WorldContext } from './context.ts';
+import { deniedResponse } from './read-auth.ts';
+import { badRequest, notPermitted, serverError } from './respond.ts';
+
+export type WriteAction = 'publishing' | 'archiving' | 'appending';
+
+/**
+ * The checks every write verb runs first, in the Go handler's order
+ * (reference §2.0 step 8): read-only, reserved hash path (before auth), size,
+ * auth configured, token valid, token covers the path with `publish`.
+ * Returns null when the write may proceed.
+ */
+export function guardWrite(ctx: WorldContext, scope: RequestScope, action: WriteAction): MarkResponse | null {
+  if (ctx.readOnly) return notPermitted('server is read-only');
+  if (isHashPath(scope.path)) return badRequest('paths matching /sha256-<hash> are reserved');
+  if (scope.request.body.length > maxBodyBytes) return serverError('content exceeds size limit');
+  if (scope.tokens === null) return notPermitted(`${action} requires auth configuration`);
+  const outcome = scope.tokens.authorize(scope.token, scope.path, 'publish');
+  return outcome === 'ok' ? null : deniedResponse(outcome);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The document contract of PUBLISH and APPEND: a `.md` path and a UTF-8 body. */
+export function checkDocumentContract(scope: RequestScope): MarkResponse | null {
+  if (!scope.path.endsWith('.md')) return badRequest('publish path must end in .md');
+  try {
+    utf8.decode(scope.request.body);
+  } catch {
+    return badRequest('document body must be valid UTF-8 text');
+  }
+  return null;
+}

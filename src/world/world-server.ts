@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises';
+import { startMarkListener, generateDevCertificate, rateLimitedResponse, internalErrorResponse, type TlsKeyPair } from '../transport/index.ts';
+import { openWorld, type World, type WorldOptions } from './world.ts';
+
+export type WorldServerOptions = WorldOptions & {
+  listen: { host: string; port: number };
+  /** PEM files, a key pair, or 'dev' for a self-signed development certificate. */
+  tls: { certFile: string; keyFile: string } | TlsKeyPair | 'dev';
+  rateLimit?: { perSecond: number; burst: number };
+  requestTimeoutMs?: number;
+};
+
+export type WorldServer = {
+  readonly world: World;
+  readonly host: string;
+  readonly port: number;
+  /** Set when the server made its own certificate; clients can trust `certPem`. */
+  readonly devCertificate: { certPem: string; names: string[] } | null;
+  close(): Promise<void>;
+};
+
+const devNames = ['localhost', '127.0.0.1', '::1'];
+
+/** A world behind a QUIC listener: what `demarkus-broker world` and the dev stack run. */
+export async function startWorldServer(options: WorldServerOptions): Promise<WorldServer> {
+  const { tls, dev } = await resolveTls(options.tls);
+  const world = await openWorld(options);
+  try {
+    const listener = await startMarkListener({
+      host: options.listen.host,
+      port: options.listen.port,
+      tls,
+      handler: (incoming) => world.handle(incoming),
+      limits: {
+        ...(options.rateLimit ? { ratePerSecond: options.rateLimit.perSecond, rateBurst: options.rateLimit.burst } : {}),
+        ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+      },
+      rateLimited: rateLimitedResponse,
+      onError: (error) => {
+        world.context.log.error({ err: error instanceof Error ? error.message : String(error) }, 'handler failed');
+        return internalErrorResponse();
+      },
+      logger: world.context.log,
+    });
+    return {
+      world,
+      host: listener.host,
+      port: listener.port,
+      devCertificate: dev ? { certPem: tls.cert, names: devNames } : null,
+      async close() {
+        await listener.close();
+        await world.close();
+      },
+    };
+  } catch (error) {
+    await world.close();
+    throw error;
+  }
+}
+
+async function resolveTls(option: WorldServerOptions['tls']): Promise<{ tls: TlsKeyPair; dev: boolean }> {
+  if (option === 'dev') return { tls: await generateDevCertificate({ hostNames: devNames }), dev: true };
+  if ('certFile' in option) {
+    const [cert, key] = await Promise.all([readFile(option.certFile, 'utf8'), readFile(option.keyFile, 'utf8')]);
+    return { tls: { cert, key }, dev: false };
+  }
+  return { tls: option, dev: false };
+}

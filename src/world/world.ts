@@ -1,0 +1,88 @@
+import { createWorldHandler, respond, type IncomingRequest } from './handler/serve.ts';
+import { silentLogger, type WorldContext, type WorldLogger } from './handler/context.ts';
+import { FileStore, type ChangeEvent, type DocState, type WriteCheck, type ArchiveCheck } from './store/index.ts';
+import { Catalog, entryFromDocument } from './catalog/index.ts';
+import { HashIndex } from './hash-index.ts';
+import { TokenSource } from './auth/index.ts';
+import { BodyIndex } from './body-index.ts';
+import type { MarkResponse } from '../protocol/response.ts';
+
+export type WorldOptions = {
+  /** The content directory (Go layout). Created when missing. */
+  root: string;
+  /** A tokens.toml; without one every write is refused and every read is public. */
+  tokensFile?: string;
+  /** Shown in the generated agent manifest. */
+  name?: string;
+  readOnly?: boolean;
+  /** The clock for new versions (tests pin it). */
+  now?: () => Date;
+  log?: WorldLogger;
+  /** Full-text LOOKUP (`match: body`); on by default. Off, body queries are answered from the catalog. */
+  bodySearch?: boolean;
+  /** Policy and quota hooks run by the store before it writes (Go knowledge backends). */
+  writeCheck?: WriteCheck;
+  archiveCheck?: ArchiveCheck;
+};
+
+export type World = {
+  readonly context: WorldContext;
+  /** Wire bytes in, wire bytes out; never throws. */
+  readonly handle: (incoming: IncomingRequest) => Promise<Uint8Array>;
+  /** The same pipeline, answering the parsed response (for in-process tests and tools). */
+  readonly respond: (incoming: IncomingRequest) => Promise<MarkResponse>;
+  close(): Promise<void>;
+};
+
+/**
+ * Opens a world: the store, its derived state (catalog, hash index, optional
+ * body index) rebuilt from the current documents, and the token source. The
+ * derived state follows every durable change through the store's change feed.
+ */
+export async function openWorld(options: WorldOptions): Promise<World> {
+  const log = options.log ?? silentLogger;
+  const store = await FileStore.open(options.root, {
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.readOnly ? { readOnly: true } : {}),
+    ...(options.writeCheck ? { writeCheck: options.writeCheck } : {}),
+    ...(options.archiveCheck ? { archiveCheck: options.archiveCheck } : {}),
+  });
+  const tokens = options.tokensFile === undefined
+    ? null
+    : await TokenSource.open(options.tokensFile, { onReloadError: (error) => log.warn({ err: String(error) }, 'tokens file reload failed; keeping the previous tokens') });
+  const catalog = new Catalog();
+  const hashIndex = new HashIndex();
+  const bodyIndex = options.bodySearch === false ? null : new BodyIndex(catalog);
+  const track = (doc: DocState) => {
+    if (doc.archived) return forget(doc.path);
+    catalog.upsert(entryFromDocument({ path: doc.path, body: Buffer.from(doc.current.body).toString(), metadata: doc.current.metadata, modified: doc.current.modified }));
+    hashIndex.set(doc.path, doc.current.contentHash);
+    bodyIndex?.upsert(doc);
+  };
+  const forget = (path: string) => {
+    catalog.remove(path);
+    hashIndex.remove(path);
+    bodyIndex?.remove(path);
+  };
+  for await (const doc of store.documents()) track(doc);
+  store.onChange((event: ChangeEvent) => track(event.doc));
+  const context: WorldContext = {
+    name: options.name ?? 'world',
+    store,
+    catalog,
+    hashIndex,
+    bodyIndex,
+    tokens: () => tokens?.snapshot() ?? null,
+    readOnly: options.readOnly ?? false,
+    log,
+  };
+  return {
+    context,
+    handle: createWorldHandler(context),
+    respond: (incoming) => respond(context, incoming),
+    async close() {
+      await tokens?.close();
+      await store.close();
+    },
+  };
+}
