@@ -50,6 +50,8 @@ export interface LookupBenchRow {
 export interface LookupBenchResult {
   readonly rows: LookupBenchRow[];
   readonly buildMs: { documents: number; medianMs: number }[];
+  /** Mean cost of one upsert (a re-publish) and one remove plus re-add (archive, unarchive). */
+  readonly updateMicros: { documents: number; upsert: number; removeAndAdd: number }[];
 }
 
 type Lookup = (query: LookupQuery, scope: string, filter: readonly Predicate[], limit: number, allow: (path: string) => boolean) => LookupHit[];
@@ -117,10 +119,24 @@ function medianBuildMs(entries: readonly CatalogEntry[], runs: number): number {
   return samples.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
 }
 
+function updateMicros(catalog: Catalog, entries: readonly CatalogEntry[]): { upsert: number; removeAndAdd: number } {
+  const sample = entries.slice(0, 2000);
+  let start = performance.now();
+  for (const entry of sample) catalog.upsert({ ...entry, importance: 1 - entry.importance });
+  const upsert = ((performance.now() - start) * 1000) / sample.length;
+  start = performance.now();
+  for (const entry of sample) {
+    catalog.remove(entry.path);
+    catalog.upsert(entry);
+  }
+  return { upsert, removeAndAdd: ((performance.now() - start) * 1000) / sample.length };
+}
+
 export function runLookupBenchmark(options: { sizes?: readonly number[]; seed?: number } = {}): LookupBenchResult {
   const sizes = options.sizes ?? [1_000, 10_000, 100_000];
   const rows: LookupBenchRow[] = [];
   const buildMs: LookupBenchResult['buildMs'] = [];
+  const updates: LookupBenchResult['updateMicros'] = [];
   for (const documents of sizes) {
     const entries = generateCorpus(documents, { seed: options.seed ?? 42 }).documents.map(entryFromDocument);
     if (documents >= 10_000) buildMs.push({ documents, medianMs: medianBuildMs(entries, 5) });
@@ -140,8 +156,9 @@ export function runLookupBenchmark(options: { sizes?: readonly number[]; seed?: 
         linear: time(() => handleLookup(linear, c), linearIterations),
       });
     }
+    updates.push({ documents, ...updateMicros(catalog, entries) });
   }
-  return { rows, buildMs };
+  return { rows, buildMs, updateMicros: updates };
 }
 
 export function printLookupBenchmark(result: LookupBenchResult): void {
@@ -154,6 +171,7 @@ export function printLookupBenchmark(result: LookupBenchResult): void {
     console.log(`${String(row.documents).padEnd(8)} ${row.name.padEnd(15)} ${String(row.rows).padStart(4)}  ${ms(row.indexed.p50Ms)} ${ms(row.indexed.p99Ms)}  ${ms(row.linear.p50Ms)} ${ms(row.linear.p99Ms)}  ${ratio.toFixed(0).padStart(7)}x${flag}`);
   }
   for (const build of result.buildMs) console.log(`catalog build from ${build.documents} in-memory entries: ${build.medianMs.toFixed(0)} ms (median of 5)`);
+  for (const u of result.updateMicros) console.log(`updates at ${u.documents} documents: upsert ${u.upsert.toFixed(1)} µs, remove + re-add ${u.removeAndAdd.toFixed(1)} µs (mean of 2000)`);
 }
 
 if (import.meta.main) {

@@ -43,10 +43,6 @@ export class DocPostings {
   keys(): IterableIterator<string> {
     return this.#lists.keys();
   }
-
-  get keyCount(): number {
-    return this.#lists.size;
-  }
 }
 
 export class PostingList {

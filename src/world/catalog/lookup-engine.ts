@@ -1,25 +1,30 @@
+/**
+ * Produces LOOKUP matches into a sink in final order (score, importance,
+ * modified, path), reading as little of the catalog as the query allows.
+ * Every choice below is about cost only; the rows reaching the sink are the
+ * ones a linear scan of the spec would give (see the property test).
+ *
+ * - A score level is produced by enumerating its candidates into a heap, or
+ *   by walking the rank order from the top and skipping non-members, which
+ *   wins when members are dense and few rows are wanted.
+ * - The densest term is not materialised when the walk wins: a document only
+ *   it matches scores 1 and is recognised during the walk of level 1.
+ * - With several terms that look dense together, the top level is walked
+ *   first, scoring documents one by one, under a small budget.
+ * - A scope subtree or `tag=` list smaller than all that is scored document
+ *   by document instead.
+ */
 import type { CatalogIndex } from './catalog-index.ts';
 import { compareRank } from './doc.ts';
 import type { CatalogDoc } from './doc.ts';
 import { acceptor, narrowestSource, preferEnumerate, walkSteps } from './lookup-sources.ts';
-import type { LookupPlan } from './lookup-sources.ts';
+import type { LookupPlan, Source } from './lookup-sources.ts';
 import { drainInOrder } from './ordered-drain.ts';
 import type { ResultSink } from './result-sink.ts';
 import type { ScoreBoard } from './score-board.ts';
 import { TermMatcher, scoreDoc } from './term-matcher.ts';
 
-/**
- * Produces LOOKUP matches into a sink in final order (score, importance,
- * modified, path), reading as little of the catalog as the query allows.
- *
- * Rows of one score are produced either by enumerating their candidates into
- * a heap, or by walking the rank order from the top and skipping non-members,
- * which wins when members are dense and few rows are wanted. The densest
- * term is never materialised when walking: documents it alone matches have
- * score 1 and are recognised during the walk. A small scope subtree or
- * `tag=` list can be scored document by document instead. Every choice is
- * only about cost; the rows reaching the sink are the same.
- */
+/** `*` (Mark SPEC §6.2): every accepted document, score 0, in rank order. */
 export function produceMatchAll(index: CatalogIndex, plan: LookupPlan, sink: ResultSink): void {
   const accepts = acceptor(plan);
   const source = narrowestSource(index, plan);
@@ -32,6 +37,7 @@ export function produceMatchAll(index: CatalogIndex, plan: LookupPlan, sink: Res
   index.order.forEachFrom(null, (doc) => !accepts(doc) || sink.offer(doc, 0));
 }
 
+/** Terms (Mark SPEC §6.2): documents matching at least one, by score, then rank. */
 export function produceTermMatches(index: CatalogIndex, board: ScoreBoard, terms: readonly string[], plan: LookupPlan, sink: ResultSink): void {
   const matchers = terms.map((term) => new TermMatcher(index, term)).sort((a, b) => a.size - b.size);
   const largest = matchers[matchers.length - 1]!;
@@ -43,18 +49,23 @@ export function produceTermMatches(index: CatalogIndex, board: ScoreBoard, terms
   const boarded = lazyLargest ? matchers.slice(0, -1) : matchers;
   const boardSteps = boarded.reduce((sum, m) => sum + m.size, 0) + (lazyLargest ? walkSteps(largest.size * selectivity, sink.wanted, index.size) : 0);
   if (source !== null && source.size * matchers.length < boardSteps) {
-    const rows: { doc: CatalogDoc; score: number }[] = [];
-    source.forEach((doc) => {
-      const score = accepts(doc) ? scoreDoc(doc, matchers) : 0;
-      if (score > 0) rows.push({ doc, score });
-    });
-    drainInOrder(rows, (a, b) => b.score - a.score || compareRank(a.doc, b.doc), (row) => sink.offer(row.doc, row.score));
+    scoreSource(source, matchers, accepts, sink);
     return;
   }
   const producedTop = matchers.length > 1 ? walkTopLevelFirst(index, matchers, accepts, sink, selectivity, boardSteps) : 0;
   if (sink.done) return;
   scoreOnBoard(index, board, boarded, lazyLargest ? largest : null);
   produceLevels(index, board, matchers.length, accepts, sink, lazyLargest ? largest : null, producedTop);
+}
+
+/** Scores each document of a small source directly: no postings are read. */
+function scoreSource(source: Source, matchers: readonly TermMatcher[], accepts: (doc: CatalogDoc) => boolean, sink: ResultSink): void {
+  const rows: { doc: CatalogDoc; score: number }[] = [];
+  source.forEach((doc) => {
+    const score = accepts(doc) ? scoreDoc(doc, matchers) : 0;
+    if (score > 0) rows.push({ doc, score });
+  });
+  drainInOrder(rows, (a, b) => b.score - a.score || compareRank(a.doc, b.doc), (row) => sink.offer(row.doc, row.score));
 }
 
 /**

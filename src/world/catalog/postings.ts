@@ -27,12 +27,4 @@ export class Postings<M> {
   get(key: string): ReadonlySet<M> | undefined {
     return this.#sets.get(key);
   }
-
-  keys(): IterableIterator<string> {
-    return this.#sets.keys();
-  }
-
-  get keyCount(): number {
-    return this.#sets.size;
-  }
 }

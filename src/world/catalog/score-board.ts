@@ -2,13 +2,14 @@
  * Per-lookup scores by document id, in typed arrays reused across lookups.
  * Epoch stamps stand in for clearing: a slot counts only if it was written in
  * the current lookup, and a term counts once per document however many of
- * its words or tags matched.
+ * its words or tags matched. Stamps are doubles, exact up to 2^53, so they
+ * never wrap in practice.
  */
 export class ScoreBoard {
   readonly touched: number[] = [];
   #scores = new Uint8Array(1024);
-  #epochs = new Uint32Array(1024);
-  #termStamps = new Uint32Array(1024);
+  #epochs = new Float64Array(1024);
+  #termStamps = new Float64Array(1024);
   #epoch = 0;
   #termStamp = 0;
 
@@ -16,19 +17,11 @@ export class ScoreBoard {
   begin(capacity: number): void {
     if (capacity > this.#scores.length) this.#grow(capacity);
     this.touched.length = 0;
-    if (this.#epoch === 0xffff_ffff) {
-      this.#epochs.fill(0);
-      this.#epoch = 0;
-    }
     this.#epoch++;
   }
 
   /** Starts the next distinct term of the current lookup. */
   nextTerm(): void {
-    if (this.#termStamp === 0xffff_ffff) {
-      this.#termStamps.fill(0);
-      this.#termStamp = 0;
-    }
     this.#termStamp++;
   }
 
@@ -56,12 +49,12 @@ export class ScoreBoard {
   #grow(capacity: number): void {
     let size = this.#scores.length;
     while (size < capacity) size *= 2;
-    const grow = <A extends Uint8Array | Uint32Array>(old: A, fresh: A): A => {
+    const grow = <A extends Uint8Array | Float64Array>(old: A, fresh: A): A => {
       fresh.set(old);
       return fresh;
     };
     this.#scores = grow(this.#scores, new Uint8Array(size));
-    this.#epochs = grow(this.#epochs, new Uint32Array(size));
-    this.#termStamps = grow(this.#termStamps, new Uint32Array(size));
+    this.#epochs = grow(this.#epochs, new Float64Array(size));
+    this.#termStamps = grow(this.#termStamps, new Float64Array(size));
   }
 }

@@ -35,10 +35,6 @@ export class TitleIndex {
     }
   }
 
-  get vocabularySize(): number {
-    return this.#documents.keyCount;
-  }
-
   /** Calls `visit` with the documents of every vocabulary word that contains `term`. */
   forEachMatch(term: string, visit: (documents: PostingList) => void): void {
     for (const word of this.#wordsContaining(term)) {

@@ -1,6 +1,6 @@
 import { renderLookup, type LookupRow } from '../../protocol/render/lookup.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
-import { FilterError, parseFilter, queryTerms } from '../catalog/index.ts';
+import { FilterError, parseFilter } from '../catalog/index.ts';
 import type { RequestScope, WorldContext } from './context.ts';
 import { parseLookupOptions, type LookupOptions } from './lookup-options.ts';
 import { canRead } from './read-auth.ts';
@@ -25,11 +25,11 @@ export async function handleLookup(ctx: WorldContext, scope: RequestScope): Prom
   const allow = (path: string) => canRead(scope.tokens, scope.token, path);
   const mode = options.mode === 'body' && ctx.bodyIndex !== null ? 'body' : 'catalog';
   const rows = mode === 'body'
-    ? ctx.bodyIndex!.search(options.query, { scope: scope.path, filter, allow, limit: options.limit })
+    ? ctx.bodyIndex!.search(options.text, { scope: scope.path, filter, allow, limit: options.limit })
     : catalogRows(ctx, options, scope.path, filter, allow);
   const metadata: Record<string, string> = { matches: String(rows.length) };
   if (options.echoMatch) metadata['match'] = mode;
-  return ok(metadata, renderLookup(options.query, scope.path, mode, rows));
+  return ok(metadata, renderLookup(options.text, scope.path, mode, rows));
 }
 
 function catalogRows(
@@ -40,7 +40,7 @@ function catalogRows(
   allow: (path: string) => boolean,
 ): LookupRow[] {
   const entries = ctx.catalog.lookup({
-    terms: options.matchAll ? [] : queryTerms(options.query),
+    terms: options.terms,
     matchAll: options.matchAll,
     scope: scopePath,
     filter,

@@ -109,6 +109,7 @@ describe('indexed lookup equals the linear scan of the spec', () => {
     const catalog = new Catalog(entries);
     const model = new Map(entries.map((entry) => [entry.path, entry]));
     const vocabulary = [...corpus.tags.slice(0, 30), ...corpus.words.slice(0, 60), 'ka', 'ren', 'o', 'de', 'topic-3'];
+    const dense = [...corpus.tags.slice(0, 4), ...corpus.words.slice(0, 4)];
     const scopes = ['/', '/area-1', '/area-2/sub-3', '/area-5/sub-0/', '/area-9'];
     const filters = ['', 'tag=go', 'tag=auth', 'project=broker', 'type=ADR', 'modified-after=2025-01-01', 'tag=topic-7,modified-before=2025-06-01'];
     for (let step = 0; step < 400; step++) {
@@ -123,7 +124,7 @@ describe('indexed lookup equals the linear scan of the spec', () => {
       const denied = new Set([...model.keys()].filter(() => random() < 0.1));
       const request: LookupRequest = {
         matchAll: random() < 0.15,
-        terms: Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, vocabulary)),
+        terms: Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, random() < 0.5 ? dense : vocabulary)),
         scope: pick(random, scopes),
         filter: parseFilter(pick(random, filters)),
         limit: pick(random, [1, 10, 50, 1000]),

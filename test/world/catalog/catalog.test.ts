@@ -95,6 +95,30 @@ describe('ordering and limit (cases 44 and 47)', () => {
   });
 });
 
+describe('plans that change strategy mid-way', () => {
+  // Tags A and B each cover half the catalog, so documents with both look dense and the
+  // catalog first walks the rank order for them; but only 3 of them rank early, so the
+  // walk runs out of budget and bulk scoring takes over for the rest of that level.
+  const entries = Array.from({ length: 2000 }, (_, i) => {
+    const both = i === 10 || i === 50 || i === 100 || (i >= 1500 && i < 1520);
+    const tags = both ? 'alpha, beta' : i < 1000 ? 'alpha' : 'beta';
+    return doc(`/d/${String(i).padStart(4, '0')}.md`, { tags, importance: String(1 - i / 2000) });
+  });
+  const catalog = new Catalog(entries);
+
+  it('returns each full-score row once, in rank order, before any partial match', () => {
+    const hits = lookup(catalog, 'alpha beta', { limit: 10 });
+    assert.deepEqual(paths(hits), ['/d/0010.md', '/d/0050.md', '/d/0100.md', ...Array.from({ length: 7 }, (_, i) => `/d/${1500 + i}.md`)]);
+    assert.ok(hits.every((hit) => hit.score === 2));
+  });
+
+  it('continues into score 1 after the last full-score row', () => {
+    const hits = lookup(catalog, 'alpha beta', { limit: 25 });
+    assert.deepEqual(hits.map((hit) => hit.score), [...new Array(23).fill(2), 1, 1]);
+    assert.deepEqual(paths(hits).slice(23), ['/d/0000.md', '/d/0001.md']);
+  });
+});
+
 describe('scope (Mark SPEC §6.2)', () => {
   const catalog = new Catalog([doc('/docs/a.md', { tags: 'go' }), doc('/docs/sub/b.md', { tags: 'go' }), doc('/other/c.md', { tags: 'go' }), doc('/docs2/d.md', { tags: 'go' })]);
 
@@ -186,6 +210,13 @@ describe('catalog sync (case 46)', () => {
     assert.equal(catalog.get('/docs/a.md')?.path, '/docs/a.md');
     assert.deepEqual(paths(lookup(catalog, 'go')), ['/docs/a.md']);
     assert.equal(catalog.remove('/docs/./a.md'), true);
+  });
+
+  it('lists its entries and answers get for a catalogued path only', () => {
+    const catalog = new Catalog([doc('/a.md', { tags: 'go' }), doc('/b.md')]);
+    assert.deepEqual([...catalog.entries()].map((entry) => entry.path).sort(), ['/a.md', '/b.md']);
+    assert.equal(catalog.get('/a.md')?.tags[0], 'go');
+    assert.equal(catalog.get('/missing.md'), undefined);
   });
 
   it('lets the last duplicate path win when built in bulk', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LookupRequestError } from '../../../src/world/catalog/errors.ts';
+import { FilterError, LookupRequestError, isLookupRequestError } from '../../../src/world/catalog/errors.ts';
 import { countQueryTerms, parseLookupLimit, parseLookupQuery, queryTerms } from '../../../src/world/catalog/query.ts';
 
 function assertRefused(run: () => unknown, code: string, message: string): void {
@@ -51,6 +51,16 @@ describe('parseLookupQuery (handler.handleLookup steps 1 and 2)', () => {
   it('accepts 32 distinct terms, also with every term repeated', () => {
     assert.equal(parseLookupQuery(distinctTerms(32)).terms.length, 32);
     assert.equal(parseLookupQuery(`${distinctTerms(32)} ${distinctTerms(32).toUpperCase()}`).terms.length, 32);
+  });
+});
+
+describe('LookupRequestError', () => {
+  it('is recognised by code, filter errors included, and nothing else is', () => {
+    const tooShort = new LookupRequestError('ERR_LOOKUP_QUERY_TOO_SHORT', 'query must be at least 2 characters');
+    assert.equal(isLookupRequestError(tooShort), true);
+    assert.equal(isLookupRequestError(tooShort, 'ERR_LOOKUP_INVALID_LIMIT'), false);
+    assert.equal(isLookupRequestError(new FilterError('ERR_LOOKUP_MALFORMED_FILTER', 'malformed filter clause "x"', 'x')), true);
+    assert.equal(isLookupRequestError(new Error('query must be at least 2 characters')), false);
   });
 });
 
