@@ -36,7 +36,7 @@ export async function runDevCommand(args: string[]): Promise<number> {
 }
 
 function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir: string): void {
-  const mark = 'node bin/demarkus-broker.js mark';
+  const mark = 'npx demarkus-broker mark';
   const ca = `--ca ${stack.certFile}`;
   const first = stack.worlds[0]!;
   const lines = [

@@ -1,0 +1,32 @@
+/**
+ * `npm run bench`: every benchmark in one run, each printing its own baseline
+ * and ratio. Sizes are the ones docs/benchmarks.md reports; pass `--quick` for
+ * a smaller smoke run.
+ */
+import { runBareEcho, runTransportEcho } from './quic-echo.ts';
+import { runWorldFetchBench } from './world-fetch.ts';
+import { runPublishBench, runStartupBench } from './world-store.ts';
+import { runLookupBenchmark, printLookupBenchmark } from './lookup.ts';
+import { formatProfile } from './lib/cpu-profile.ts';
+
+const quick = process.argv.includes('--quick');
+const section = (title: string) => console.log(`\n=== ${title} ===`);
+
+section('QUIC echo: our transport vs bare @matrixai/quic');
+const bare = await runBareEcho({ requests: quick ? 200 : 1000, payloadBytes: 100 });
+const ours = await runTransportEcho({ requests: quick ? 200 : 1000, payloadBytes: 100 });
+console.log(`bare ${bare.roundTripsPerSecond.toFixed(0)}/s p50 ${bare.p50Ms.toFixed(2)} ms; ours ${ours.roundTripsPerSecond.toFixed(0)}/s p50 ${ours.p50Ms.toFixed(2)} ms; ratio ${(ours.roundTripsPerSecond / bare.roundTripsPerSecond).toFixed(3)}`);
+
+section('FETCH through client and world server');
+const fetch = await runWorldFetchBench(quick ? 200 : 1000);
+console.log(fetch.lines.join('\n'));
+console.log(formatProfile(fetch.profile));
+
+section('LOOKUP catalog (handler level)');
+printLookupBenchmark(await runLookupBenchmark(quick ? { sizes: [1000, 10_000] } : {}));
+
+section('PUBLISH and start-up');
+console.log((await runPublishBench(quick ? 100 : 300)).join('\n'));
+console.log((await runStartupBench(quick ? [2000] : [10_000, 100_000])).join('\n'));
+
+console.log('\nSearch: node bench/search-eval.ts and node --expose-gc bench/search-latency.ts');
