@@ -1,6 +1,5 @@
 import { controlKeys, isValidMetaKey, isValidMetaValue, reservedMetaKeys, type Metadata } from '../../protocol/metadata.ts';
 import { parseRfc3339, formatRfc3339 } from '../../protocol/time.ts';
-import { prefixedSha256 } from '../../protocol/token.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { StoredVersion } from '../store/index.ts';
 import { notModified, ok } from './respond.ts';
@@ -43,7 +42,7 @@ export function documentResponse(request: Metadata, version: StoredVersion, extr
       modified: formatRfc3339(version.modified),
       etag: version.etag,
       version: String(version.version),
-      'content-hash': prefixedSha256(version.body),
+      'content-hash': version.contentHash,
       ...extra,
     },
     version.body,

@@ -33,6 +33,7 @@ import type {
   WriteOutcome,
 } from './types.ts';
 import { walkDocuments } from './walk.ts';
+import { CurrentCache } from './current-cache.ts';
 
 export class FileStore {
   readonly root: string;
@@ -42,6 +43,7 @@ export class FileStore {
   readonly #readOnly: boolean;
   readonly #locks = new PathLocks();
   readonly #listeners = new Set<ChangeListener>();
+  readonly #cache = new CurrentCache();
 
   private constructor(ctx: WriterContext & ArchiveContext, readOnly: boolean, recovery: RecoveryReport) {
     this.root = ctx.root;
@@ -71,8 +73,14 @@ export class FileStore {
     return this.#readOnly;
   }
 
-  current(docPath: string): Promise<DocState | null> {
-    return readCurrent(this.#ctx, docPath);
+  async current(docPath: string): Promise<DocState | null> {
+    const key = containsDotDot(docPath) ? docPath : canonicalPath(docPath);
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) return cached;
+    const generation = this.#cache.generation(key);
+    const doc = await readCurrent(this.#ctx, docPath);
+    if (doc !== null) this.#cache.fill(key, doc, generation);
+    return doc;
   }
 
   version(docPath: string, version: number): Promise<StoredVersion | null> {
@@ -135,9 +143,13 @@ export class FileStore {
 
   async #write(docPath: string, op: ChangeOp, run: () => Promise<WriteOutcome>): Promise<WriteOutcome> {
     const key = this.#checkWritable(docPath);
-    const outcome = await this.#locks.run(key, run);
+    const outcome = await this.#locks.run(key, async () => {
+      this.#cache.invalidate(key);
+      return run();
+    });
     if (outcome.kind === 'created') {
       const { version } = outcome;
+      this.#cache.set(version.path, { path: version.path, current: version, archived: false });
       this.#emit({ op, path: version.path, version: version.version, doc: { path: version.path, current: version, archived: false } });
     }
     return outcome;
@@ -146,9 +158,11 @@ export class FileStore {
   async #transition(docPath: string, archived: boolean): Promise<ArchiveOutcome> {
     const key = this.#checkWritable(docPath);
     return this.#locks.run(key, async () => {
+      this.#cache.invalidate(key);
       const outcome = await setArchived(this.#ctx, docPath, archived);
       if (outcome.changed) {
         const doc = await readCurrent(this.#ctx, docPath);
+        if (doc !== null) this.#cache.set(doc.path, doc);
         const op = archived ? 'archive' : 'unarchive';
         if (doc !== null) this.#emit({ op, path: doc.path, version: outcome.version, doc });
       }

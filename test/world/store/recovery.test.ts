@@ -150,6 +150,8 @@ describe('chain verification (reference §3.3)', () => {
     const { store, root } = await openStore();
     await store.publish('/a.md', bytes('one\n'), {});
     await writeFile(path.join(docDir(root), 'archive-state'), 'yes\n');
-    await assert.rejects(store.current('/a.md'), (err: unknown) => isStoreError(err, 'ERR_INTEGRITY'));
+    // The store caches what it wrote; a fresh reader sees the edit made behind its back.
+    const reader = await FileStore.open(root, { readOnly: true });
+    await assert.rejects(reader.current('/a.md'), (err: unknown) => isStoreError(err, 'ERR_INTEGRITY'));
   });
 });
