@@ -29,8 +29,9 @@ export async function runDevCommand(args: string[]): Promise<number> {
   if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65533) throw new UsageError(`invalid --port "${values.port}"`);
   const dataDir = resolve(values.data ?? 'data');
   const stack = await startDevStack({ dataDir, host: values.host ?? '127.0.0.1', basePort, log: jsonLogger('dev') });
+  const stopped = waitForSignal();
   printWelcome(stack, dataDir);
-  await waitForSignal();
+  await stopped;
   await stack.close();
   return 0;
 }

@@ -59,11 +59,13 @@ export async function runWorldCommand(args: string[]): Promise<number> {
     },
     log,
   });
+  // Handlers first: whoever reads the "listening" line may signal at once.
+  const stopped = waitForSignal();
   if (server.devCertificate) {
     log.warn({ sans: server.devCertificate.names }, 'no --tls-cert/--tls-key given: serving a self-signed development certificate (clients need --insecure or this certificate as CA)');
   }
   log.info({ listen: `${server.host}:${server.port}`, root: resolve(root), tokens: Boolean(values.tokens ?? process.env['DEMARKUS_TOKENS']), documents: server.world.context.catalog.size }, 'world listening');
-  await waitForSignal();
+  await stopped;
   log.info({}, 'shutting down');
   await server.close();
   return 0;
