@@ -1,0 +1,94 @@
+import type { KeyObject } from 'node:crypto';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { Identity } from '../identity.ts';
+import { BearerError } from './bearer-error.ts';
+import { parseBearerHeader } from './bearer-header.ts';
+import { identityFromClaims } from './claims-identity.ts';
+
+/** Tokens the broker signed itself: ES256 only, with its own `iss` and `aud`. */
+export type BrokerTokenTrust = {
+  publicKey: KeyObject;
+  kid: string;
+  issuer: string;
+  /** Accepted `aud` values; normally the MCP resource URL. */
+  audiences: readonly string[];
+};
+
+/** ID tokens of the configured upstream OIDC issuer, for compatibility (inventory §2.7). */
+export type UpstreamTokenTrust = {
+  issuer: string;
+  /** The broker's client id at the IdP: the `aud` of its ID tokens. */
+  clientId: string;
+  /** The IdP's keys, normally `remoteJwks(jwks_uri)`. */
+  jwks: JWTVerifyGetKey;
+  /** Signature algorithms accepted from the IdP; asymmetric only. */
+  algorithms?: readonly string[];
+};
+
+export type BearerVerifierOptions = {
+  broker: BrokerTokenTrust;
+  upstream?: UpstreamTokenTrust;
+  /** Leeway for `exp`/`nbf` in seconds; at most 60 (the Go broker's `jwt.DefaultLeeway`). */
+  clockToleranceSeconds?: number;
+  currentDate?: () => Date;
+};
+
+/** Verifies the `Authorization` header of one request; resolves to the caller or throws BearerError. */
+export type BearerVerifier = (authorization: string | readonly string[] | undefined) => Promise<Identity>;
+
+const maxClockToleranceSeconds = 60;
+// Never HS*: a symmetric algorithm would let anyone holding a public key sign.
+const defaultUpstreamAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/**
+ * The composite verifier of inventory §2.7: a token whose `kid` is the
+ * broker's is verified against the broker key and any failure there is
+ * final; any other token is tried as an upstream ID token. `alg` is pinned
+ * per trust (RFC 8725 §3.1), so `alg: none` and HS256-with-the-public-key fail.
+ */
+export function createBearerVerifier(options: BearerVerifierOptions): BearerVerifier {
+  const tolerance = options.clockToleranceSeconds ?? maxClockToleranceSeconds;
+  if (!(tolerance >= 0 && tolerance <= maxClockToleranceSeconds)) {
+    throw new RangeError(`clockToleranceSeconds must be between 0 and ${maxClockToleranceSeconds}, got ${tolerance}`);
+  }
+  if (options.broker.audiences.length === 0) throw new RangeError('broker token audiences must not be empty');
+  const { broker, upstream } = options;
+  return async (authorization) => {
+    const token = parseBearerHeader(authorization);
+    const common = { clockTolerance: tolerance, ...(options.currentDate ? { currentDate: options.currentDate() } : {}) };
+    if (keyIdOf(token) === broker.kid) {
+      const claims = await verified(token, broker.publicKey, { ...common, algorithms: ['ES256'], issuer: broker.issuer, audience: [...broker.audiences] });
+      return identityFromClaims(claims, 'broker');
+    }
+    if (upstream === undefined) throw new BearerError('ERR_BEARER_INVALID', 'token is not signed by the broker key and no upstream issuer is configured');
+    const algorithms = [...(upstream.algorithms ?? defaultUpstreamAlgorithms)];
+    const claims = await verified(token, upstream.jwks, { ...common, algorithms, issuer: upstream.issuer, audience: upstream.clientId });
+    return identityFromClaims(claims, 'upstream');
+  };
+}
+
+type VerifyOptions = { algorithms: string[]; issuer: string; audience: string | string[]; clockTolerance: number; currentDate?: Date };
+
+async function verified(token: string, key: KeyObject | JWTVerifyGetKey, options: VerifyOptions): Promise<JWTPayload> {
+  try {
+    // Overloads differ only in the key type; the call is the same.
+    const result = typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
+    return result.payload;
+  } catch (cause) {
+    throw bearerErrorFrom(cause);
+  }
+}
+
+function keyIdOf(token: string): string | undefined {
+  try {
+    return decodeProtectedHeader(token).kid;
+  } catch (cause) {
+    throw new BearerError('ERR_BEARER_INVALID', 'token is not a JWS compact serialization', { cause });
+  }
+}
+
+function bearerErrorFrom(cause: unknown): BearerError {
+  if (cause instanceof joseErrors.JWTExpired) return new BearerError('ERR_BEARER_EXPIRED', 'token exp is in the past', { cause });
+  if (cause instanceof joseErrors.JOSEError) return new BearerError('ERR_BEARER_INVALID', `${cause.code}: ${cause.message}`, { cause });
+  return new BearerError('ERR_BEARER_INVALID', 'token verification failed', { cause });
+}

@@ -1,0 +1,65 @@
+/**
+ * DNS-rebinding defence for the MCP listener (MCP transports, Streamable HTTP
+ * "Security Warning": servers MUST validate `Origin`; Host is checked too so a
+ * rebound name pointing at the broker is refused). Pure checks; the hook
+ * lives in the listener.
+ */
+export const loopbackHostnames: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+export type RebindingPolicy = {
+  /** Hostnames (no port) a request's Host may name. */
+  allowedHosts: readonly string[];
+  /** Exact origins (`scheme://host[:port]`) a browser request may come from. */
+  allowedOrigins: readonly string[];
+  /** Also admit any loopback origin, whatever its port (local development UIs). */
+  allowLoopbackOrigins: boolean;
+};
+
+export type RebindingVerdict = { ok: true } | { ok: false; reason: string };
+
+/**
+ * The default policy: loopback names plus the public URL's own host and
+ * origin, so a broker behind its configured name works without more setup.
+ */
+export function defaultRebindingPolicy(publicUrl: string, overrides: { allowedHosts?: readonly string[]; allowedOrigins?: readonly string[] } = {}): RebindingPolicy {
+  const url = new URL(publicUrl);
+  return {
+    allowedHosts: (overrides.allowedHosts ?? [...loopbackHostnames, url.hostname]).map((h) => h.toLowerCase()),
+    allowedOrigins: overrides.allowedOrigins ?? [url.origin],
+    allowLoopbackOrigins: overrides.allowedOrigins === undefined,
+  };
+}
+
+/** RFC 9110 §7.2: Host is `host[:port]`; the hostname is compared case-insensitively, the port ignored. */
+export function checkHost(hostHeader: string | undefined, policy: RebindingPolicy): RebindingVerdict {
+  if (hostHeader === undefined || hostHeader === '') return { ok: false, reason: 'missing Host header' };
+  const hostname = hostnameOf(hostHeader);
+  if (hostname === undefined) return { ok: false, reason: 'invalid Host header' };
+  return policy.allowedHosts.includes(hostname) ? { ok: true } : { ok: false, reason: `Host ${hostname} is not allowed` };
+}
+
+/** A request without Origin is not from a browser and passes; `null` and unparsable origins are refused. */
+export function checkOrigin(originHeader: string | undefined, policy: RebindingPolicy): RebindingVerdict {
+  if (originHeader === undefined) return { ok: true };
+  let origin: URL;
+  try {
+    origin = new URL(originHeader);
+  } catch {
+    return { ok: false, reason: 'invalid Origin header' };
+  }
+  if (origin.origin === 'null') return { ok: false, reason: 'opaque Origin is not allowed' };
+  if (policy.allowedOrigins.includes(origin.origin)) return { ok: true };
+  if (policy.allowLoopbackOrigins && loopbackHostnames.includes(origin.hostname)) return { ok: true };
+  return { ok: false, reason: `Origin ${origin.origin} is not allowed` };
+}
+
+function hostnameOf(hostHeader: string): string | undefined {
+  try {
+    const url = new URL(`http://${hostHeader}`);
+    // A Host with userinfo or a path is not a Host.
+    if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') return undefined;
+    return url.hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}

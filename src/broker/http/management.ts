@@ -1,0 +1,51 @@
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import { notFoundHandler, plainErrorHandler } from './http-errors.ts';
+import { httpMetricsHook } from './http-metrics-hook.ts';
+import type { BrokerMetrics } from './metrics.ts';
+
+/** Named readiness checks; the broker is ready only when every one is true. */
+export type ReadinessChecks = Record<string, boolean>;
+
+export type ManagementAppOptions = {
+  metrics: BrokerMetrics;
+  /** E.g. `{ listeners, signer, worlds }`; a throw counts as not ready. */
+  ready: () => ReadinessChecks | Promise<ReadinessChecks>;
+  /** Encapsulated route plugins mounted on this listener (the sign-in routes of the issuer). */
+  plugins?: readonly FastifyPluginAsync[];
+  logger?: FastifyServerOptions['logger'];
+};
+
+/**
+ * The management/issuer listener: liveness, readiness and metrics now; the
+ * issuer's sign-in and discovery routes register through `plugins` later.
+ */
+export async function createManagementApp(options: ManagementAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: true, exposeHeadRoutes: false });
+  app.setErrorHandler(plainErrorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  app.addHook('onResponse', httpMetricsHook(options.metrics, 'management'));
+  // Liveness: answers while the process can answer at all, whatever its dependencies do.
+  app.get('/healthz', async (_request, reply) => reply.type('text/plain; charset=utf-8').send('ok\n'));
+  app.get('/readyz', async (request, reply) => {
+    const failing = await failingChecks(options.ready, (error) => request.log.warn({ err: error }, 'readiness check threw'));
+    reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store');
+    return failing.length === 0 ? reply.send('ready\n') : reply.code(503).send(`not ready: ${failing.join(', ')}\n`);
+  });
+  app.get('/metrics', async (_request, reply) => {
+    const body = await options.metrics.registry.metrics();
+    return reply.type(options.metrics.registry.contentType).send(body);
+  });
+  for (const plugin of options.plugins ?? []) await app.register(plugin);
+  return app;
+}
+
+async function failingChecks(ready: ManagementAppOptions['ready'], onThrow: (error: unknown) => void): Promise<string[]> {
+  try {
+    const checks = await ready();
+    const failing = Object.entries(checks).filter(([, ok]) => !ok).map(([name]) => name);
+    return Object.keys(checks).length === 0 ? ['no checks'] : failing;
+  } catch (error) {
+    onThrow(error);
+    return ['readiness check failed'];
+  }
+}

@@ -1,0 +1,132 @@
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { maxBodyBytes } from '../../protocol/limits.ts';
+import type { BearerVerifier } from '../auth/verify-bearer.ts';
+import { bearerAuthHook } from './bearer-hook.ts';
+import { rebindingHook } from './rebinding-hook.ts';
+import { mcpErrorHandler, notFoundHandler, plainErrorHandler } from './http-errors.ts';
+import { httpMetricsHook } from './http-metrics-hook.ts';
+import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
+import { serveMcpRequest, type McpEndpoint } from './mcp-endpoint.ts';
+import { createMcpServerFactory, type McpServerSetup } from './mcp-server-factory.ts';
+import type { BrokerMetrics } from './metrics.ts';
+import { mcpPath, protectedResource, type ProtectedResource } from './protected-resource.ts';
+import { ipRateLimitHook } from './rate-limit/ip-rate-limit.ts';
+import { bucketsFor, defaultIpRateLimit, defaultSubjectRateLimit, type RateLimitOptions } from './rate-limit/settings.ts';
+import { subjectRateLimitHook } from './rate-limit/subject-rate-limit.ts';
+import { decorateIdentity, requireIdentity } from './request-identity.ts';
+import { BoundedSessionState } from './session-state.ts';
+import { SessionStore, type SessionStoreOptions } from './session-store.ts';
+import { defaultRebindingPolicy } from './dns-rebinding.ts';
+
+/**
+ * Largest `/mcp` body: a full document (Mark SPEC limit) inside a tools/call,
+ * with room for JSON escaping; also the SDK's own default (4 MiB).
+ */
+export const defaultMcpBodyLimitBytes = 4 * maxBodyBytes;
+export const defaultScopes: readonly string[] = ['mark.read', 'mark.write'];
+
+export type McpListenerOptions = {
+  /** Public URL of this listener (origin, optional path prefix); the resource is `<publicUrl>/mcp`. */
+  publicUrl: string;
+  /** Issuers clients sign in with (RFC 9728 `authorization_servers`). */
+  authorizationServers: readonly string[];
+  scopes?: readonly string[];
+  verifyBearer: BearerVerifier;
+  server: McpServerSetup;
+  /** Host names a request may address; default loopback plus the public URL's host. */
+  allowedHosts?: readonly string[];
+  /** Exact browser origins allowed; default the public URL's origin plus any loopback origin. */
+  allowedOrigins?: readonly string[];
+  bodyLimitBytes?: number;
+  /** `stateful` (default) opens sessions on initialize; `stateless` never does (no sticky routing needed). */
+  sessionMode?: 'stateful' | 'stateless';
+  sessions?: Omit<SessionStoreOptions, 'onSizeChange'>;
+  rateLimit?: RateLimitOptions;
+  metrics?: BrokerMetrics;
+  logger?: FastifyServerOptions['logger'];
+};
+
+export type McpListener = { app: FastifyInstance; sessions: SessionStore; protectedResource: ProtectedResource };
+
+export async function createMcpListener(options: McpListenerOptions): Promise<McpListener> {
+  const resource = protectedResource({ publicUrl: options.publicUrl, authorizationServers: options.authorizationServers, scopes: options.scopes ?? defaultScopes });
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: options.bodyLimitBytes ?? defaultMcpBodyLimitBytes, forceCloseConnections: true, exposeHeadRoutes: false });
+  const metrics = options.metrics;
+  const sessions = new SessionStore({ ...options.sessions, ...(metrics ? { onSizeChange: (n: number) => metrics.setSessionCount(n) } : {}) });
+  decorateIdentity(app);
+  app.setErrorHandler(plainErrorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  // Before anything else, so a rebound name learns nothing, not even the auth challenge.
+  app.addHook('onRequest', rebindingHook(defaultRebindingPolicy(options.publicUrl, { ...pick(options, 'allowedHosts'), ...pick(options, 'allowedOrigins') })));
+  if (metrics) app.addHook('onResponse', httpMetricsHook(metrics, 'mcp'));
+  await app.register(async (scope) => metadataRoutes(scope, resource, options));
+  // Streamable HTTP has POST, GET and DELETE only; say so instead of a bare 404.
+  app.route({ method: ['PUT', 'PATCH'], url: mcpPath, handler: async (_request, reply) => reply.code(405).header('allow', 'GET, POST, DELETE').send(jsonRpcError(JsonRpcCode.ServerError, 'Method not allowed')) });
+  const endpoint = mcpEndpoint(options, sessions, app);
+  await app.register(async (scope) => mcpRoutes(scope, endpoint, resource, options));
+  startSweeping(app, sessions);
+  return { app, sessions, protectedResource: resource };
+}
+
+/** RFC 9728 documents: unauthenticated, so charged to the caller's IP. */
+function metadataRoutes(scope: FastifyInstance, resource: ProtectedResource, options: McpListenerOptions): void {
+  const limits = options.rateLimit ?? {};
+  if (!limits.disabled) {
+    const buckets = bucketsFor(limits.ip ?? defaultIpRateLimit, limits.now);
+    scope.addHook('onRequest', ipRateLimitHook({ buckets, trustForwardedFor: limits.trustForwardedFor ?? false, ...pick(options, 'metrics') }));
+  }
+  for (const path of resource.metadataPaths) {
+    scope.get(path, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(resource.document));
+  }
+}
+
+/** `/mcp`: bearer check, then the subject's budget, then the endpoint; body errors as JSON-RPC. */
+function mcpRoutes(scope: FastifyInstance, endpoint: McpEndpoint, resource: ProtectedResource, options: McpListenerOptions): void {
+  const limits = options.rateLimit ?? {};
+  scope.removeContentTypeParser('text/plain');
+  scope.setErrorHandler(mcpErrorHandler);
+  scope.addHook('onRequest', bearerAuthHook(options.verifyBearer, { resourceMetadataUrl: resource.metadataUrl, scopes: options.scopes ?? defaultScopes }));
+  if (!limits.disabled) {
+    const buckets = bucketsFor(limits.subject ?? defaultSubjectRateLimit, limits.now);
+    scope.addHook('onRequest', subjectRateLimitHook({ buckets, ...pick(options, 'metrics') }));
+  }
+  scope.route({ method: ['GET', 'POST', 'DELETE'], url: mcpPath, handler: async (request, reply) => serveGuarded(endpoint, request, reply) });
+}
+
+function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: FastifyInstance): McpEndpoint {
+  const logError = (error: unknown, message: string) => app.log.error({ err: error }, message);
+  const recordToolCall = options.metrics?.recordToolCall;
+  const newServer = createMcpServerFactory({ logError, ...(recordToolCall ? { recordToolCall } : {}), ...options.server });
+  const modernHandler = createMcpHandler(() => newServer(new BoundedSessionState()), { legacy: 'reject', onerror: (error) => app.log.warn({ err: error }, 'MCP exchange failed') });
+  app.addHook('onClose', async () => {
+    await modernHandler.close();
+    await sessions.closeAll();
+  });
+  return { sessions, mode: options.sessionMode ?? 'stateful', newServer, modern: toNodeHandler(modernHandler) };
+}
+
+/** Once hijacked, fastify no longer answers for us: a failure must still end the response. */
+async function serveGuarded(endpoint: McpEndpoint, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  try {
+    await serveMcpRequest(endpoint, request, reply, requireIdentity(request));
+  } catch (error) {
+    // Not hijacked yet: the scope's error handler answers with a JSON-RPC error.
+    if (!reply.sent) throw error;
+    request.log.error({ err: error }, 'MCP request failed after the reply was hijacked');
+    if (reply.raw.headersSent) return void reply.raw.destroy();
+    reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(jsonRpcError(JsonRpcCode.InternalError, 'Internal error')));
+  }
+}
+
+function startSweeping(app: FastifyInstance, sessions: SessionStore): void {
+  const everyMs = Math.max(1000, Math.min(60_000, sessions.idleTtlMs / 4));
+  const timer = setInterval(() => sessions.sweep(), everyMs);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+}
+
+function pick<T extends object, K extends keyof T>(source: T, key: K): Partial<Pick<T, K>> {
+  return source[key] === undefined ? {} : ({ [key]: source[key] } as Partial<Pick<T, K>>);
+}

@@ -1,0 +1,30 @@
+import { McpServer } from '@modelcontextprotocol/server';
+import type { SessionState } from '../mcp/definitions.ts';
+import type { WorldGateway } from '../worlds/gateway.ts';
+import { registerDefinitions, type McpDefinitions, type RegisterOptions } from './register-definitions.ts';
+
+export type McpServerSetup = {
+  serverInfo: { name: string; version: string };
+  instructions?: string;
+  definitions: McpDefinitions;
+  gateway: WorldGateway;
+  now?: () => Date;
+} & RegisterOptions;
+
+/** One SDK server per stateful session, per stateless request, and per 2026-07-28 exchange. */
+export type McpServerFactory = (session: SessionState) => McpServer;
+
+/**
+ * Binds the definitions to a session: every call on the returned server sees
+ * the same `SessionState`, the gateway, and the identity verified for that
+ * very request (never the one that opened the session).
+ */
+export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory {
+  const now = setup.now ?? (() => new Date());
+  const options = setup.instructions === undefined ? {} : { instructions: setup.instructions };
+  return (session) => {
+    const server = new McpServer(setup.serverInfo, options);
+    registerDefinitions(server, setup.definitions, ({ identity, signal }) => ({ gateway: setup.gateway, identity, session, signal, now }), setup);
+    return server;
+  };
+}

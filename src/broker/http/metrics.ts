@@ -1,0 +1,75 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** What the world gateway reports; structural, so `src/broker/worlds` can declare its own copy. */
+export interface WorldMetrics {
+  recordWorldRequest(world: string, verb: string, seconds: number, ok: boolean): void;
+  setCircuitState(world: string, state: CircuitState): void;
+  setWorldConnections(world: string, open: number): void;
+}
+
+export type CircuitState = 'closed' | 'open' | 'half-open';
+export type ToolOutcome = 'ok' | 'tool_error' | 'exception';
+
+/** Every broker metric on one registry, plus the small recorders the other modules call. */
+export interface BrokerMetrics extends WorldMetrics {
+  readonly registry: Registry;
+  recordToolCall(tool: string, seconds: number, outcome: ToolOutcome): void;
+  recordRateLimitRejection(limiter: 'subject' | 'ip', route: string): void;
+  recordHttpRequest(listener: string, method: string, route: string, status: number, seconds: number): void;
+  setSessionCount(count: number): void;
+}
+
+const circuitStates: readonly CircuitState[] = ['closed', 'open', 'half-open'];
+const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export type BrokerMetricsOptions = { prefix?: string; collectDefaults?: boolean };
+
+export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerMetrics {
+  const prefix = options.prefix ?? 'broker_';
+  const registry = new Registry();
+  if (options.collectDefaults ?? true) collectDefaultMetrics({ register: registry, prefix });
+  const registers = [registry];
+  const toolCalls = new Counter({ name: `${prefix}tool_calls_total`, help: 'MCP tool calls by tool and outcome', labelNames: ['tool', 'outcome'] as const, registers });
+  const toolSeconds = new Histogram({ name: `${prefix}tool_call_duration_seconds`, help: 'MCP tool call latency', labelNames: ['tool'] as const, buckets: latencyBuckets, registers });
+  const worldRequests = new Counter({ name: `${prefix}world_requests_total`, help: 'Mark Protocol requests to worlds by result', labelNames: ['world', 'verb', 'result'] as const, registers });
+  const worldSeconds = new Histogram({ name: `${prefix}world_request_duration_seconds`, help: 'QUIC request latency to worlds', labelNames: ['world', 'verb'] as const, buckets: latencyBuckets, registers });
+  const circuit = new Gauge({ name: `${prefix}world_circuit_state`, help: 'Circuit state per world: 1 for the current state, 0 otherwise', labelNames: ['world', 'state'] as const, registers });
+  const connections = new Gauge({ name: `${prefix}world_connections`, help: 'Open pooled QUIC connections per world', labelNames: ['world'] as const, registers });
+  const rejections = new Counter({ name: `${prefix}rate_limit_rejections_total`, help: 'Requests refused by a rate limiter', labelNames: ['limiter', 'route'] as const, registers });
+  const httpSeconds = new Histogram({ name: `${prefix}http_request_duration_seconds`, help: 'HTTP requests by listener, route and status', labelNames: ['listener', 'method', 'route', 'status'] as const, buckets: latencyBuckets, registers });
+  const sessions = new Gauge({ name: `${prefix}mcp_sessions`, help: 'Open stateful MCP sessions', registers });
+
+  return {
+    registry,
+    recordToolCall(tool, seconds, outcome) {
+      toolCalls.inc({ tool, outcome });
+      toolSeconds.observe({ tool }, seconds);
+    },
+    recordWorldRequest(world, verb, seconds, ok) {
+      worldRequests.inc({ world, verb, result: ok ? 'ok' : 'failure' });
+      worldSeconds.observe({ world, verb }, seconds);
+    },
+    setCircuitState(world, state) {
+      for (const s of circuitStates) circuit.set({ world, state: s }, s === state ? 1 : 0);
+    },
+    setWorldConnections(world, open) {
+      connections.set({ world }, open);
+    },
+    recordRateLimitRejection(limiter, route) {
+      rejections.inc({ limiter, route });
+    },
+    recordHttpRequest(listener, method, route, status, seconds) {
+      httpSeconds.observe({ listener, method, route, status: String(status) }, seconds);
+    },
+    setSessionCount(count) {
+      sessions.set(count);
+    },
+  };
+}
+
+/** For callers without a registry (tests, tools run outside the broker). */
+export const noopWorldMetrics: WorldMetrics = {
+  recordWorldRequest() {},
+  setCircuitState() {},
+  setWorldConnections() {},
+};

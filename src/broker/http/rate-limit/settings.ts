@@ -1,0 +1,25 @@
+import { TokenBuckets } from './token-bucket.ts';
+
+export type RateLimitSettings = { perMinute: number; burst: number };
+
+/**
+ * Per-subject default: the Go deployment's values (inventory §6.1), not its
+ * binary's 10/min burst 5, because an MCP client spends about four requests
+ * on connecting alone.
+ */
+export const defaultSubjectRateLimit: RateLimitSettings = { perMinute: 120, burst: 60 };
+/** Per-IP default for unauthenticated routes: the Go broker's `rateLimit.login`. */
+export const defaultIpRateLimit: RateLimitSettings = { perMinute: 20, burst: 5 };
+
+export type RateLimitOptions = {
+  /** `rateLimit.disabled`: no limits at all. */
+  disabled?: boolean;
+  subject?: RateLimitSettings;
+  ip?: RateLimitSettings;
+  trustForwardedFor?: boolean;
+  now?: () => number;
+};
+
+export function bucketsFor(settings: RateLimitSettings, now: (() => number) | undefined): TokenBuckets {
+  return new TokenBuckets({ ...settings, ...(now ? { now } : {}) });
+}

@@ -1,0 +1,85 @@
+/**
+ * Token buckets per key, the shape of golang.org/x/time/rate as the Go broker
+ * uses it (inventory §6.1): `perMinute / 60` tokens per second refill a bucket
+ * of `burst`. A refused request takes nothing (Go's `Reservation.Cancel()`),
+ * so a client that backs off as told is served when it comes back.
+ */
+export type TokenBucketOptions = {
+  perMinute: number;
+  burst: number;
+  /** Keys remembered at most; a full bucket is forgotten first (it is the same as a new one). */
+  maxKeys?: number;
+  /** Monotonic milliseconds; injectable for tests. */
+  now?: () => number;
+};
+
+export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+type Bucket = { tokens: number; updatedAt: number };
+
+const defaultMaxKeys = 100_000;
+
+export class TokenBuckets {
+  readonly #perMs: number;
+  readonly #burst: number;
+  readonly #maxKeys: number;
+  readonly #now: () => number;
+  readonly #buckets = new Map<string, Bucket>();
+
+  constructor(options: TokenBucketOptions) {
+    if (!(options.perMinute > 0) || !Number.isFinite(options.perMinute)) throw new RangeError(`perMinute must be positive, got ${options.perMinute}`);
+    if (!(options.burst >= 1) || !Number.isInteger(options.burst)) throw new RangeError(`burst must be a positive integer, got ${options.burst}`);
+    this.#perMs = options.perMinute / 60_000;
+    this.#burst = options.burst;
+    this.#maxKeys = options.maxKeys ?? defaultMaxKeys;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  get size(): number {
+    return this.#buckets.size;
+  }
+
+  /** Spends one token of `key`, or says how long until one is there (ceil seconds, at least 1). */
+  take(key: string): TakeResult {
+    const now = this.#now();
+    const bucket = this.#refilled(key, now);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return { ok: true };
+    }
+    const waitMs = (1 - bucket.tokens) / this.#perMs;
+    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+  }
+
+  #refilled(key: string, now: number): Bucket {
+    const existing = this.#buckets.get(key);
+    if (existing !== undefined) {
+      existing.tokens = Math.min(this.#burst, existing.tokens + (now - existing.updatedAt) * this.#perMs);
+      existing.updatedAt = now;
+      // Re-insert: Map order is then least-recently-used first.
+      this.#buckets.delete(key);
+      this.#buckets.set(key, existing);
+      return existing;
+    }
+    if (this.#buckets.size >= this.#maxKeys) this.#evict(now);
+    const fresh = { tokens: this.#burst, updatedAt: now };
+    this.#buckets.set(key, fresh);
+    return fresh;
+  }
+
+  /**
+   * Map order is least recently used first, which is also `updatedAt` order,
+   * so the buckets that have refilled form a prefix: drop that prefix, or the
+   * oldest bucket when none has refilled (amortised O(1) per new key).
+   */
+  #evict(now: number): void {
+    const fullAfterMs = this.#burst / this.#perMs;
+    let dropped = 0;
+    for (const [key, bucket] of this.#buckets) {
+      if (now - bucket.updatedAt < fullAfterMs && dropped > 0) break;
+      this.#buckets.delete(key);
+      dropped += 1;
+      if (now - bucket.updatedAt < fullAfterMs) break;
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { Identity } from '../identity.ts';
+import type { ConcreteResourceDefinition, PromptDefinition, ResourceTemplateDefinition, ToolContext, ToolDefinition, ToolResult } from '../mcp/definitions.ts';
+import { WorldGatewayError } from '../worlds/gateway.ts';
+import { ResourceReadError } from '../mcp/resources.ts';
+import { identityFromAuthInfo } from './auth-info.ts';
+import type { ToolOutcome } from './metrics.ts';
+
+/** Everything the MCP server offers, in SDK-neutral form (src/broker/mcp). */
+export type McpDefinitions = {
+  // Each tool has its own argument shape; the registry only needs the common surface.
+  tools: readonly ToolDefinition<any>[];
+  resourceTemplates: readonly ResourceTemplateDefinition[];
+  /** Concrete resources (one `index.md` per world); a function because worlds come and go. */
+  resources: () => readonly ConcreteResourceDefinition[];
+  prompts: readonly PromptDefinition[];
+};
+
+/** Builds the tools' context for one call from the verified caller and the call's abort signal. */
+export type CallContextFactory = (call: { identity: Identity; signal: AbortSignal }) => ToolContext;
+
+export type RegisterOptions = {
+  recordToolCall?: (tool: string, seconds: number, outcome: ToolOutcome) => void;
+  /** Where unexpected failures go; the client only ever sees "internal error". */
+  logError?: (error: unknown, message: string) => void;
+};
+
+/**
+ * Registers the definitions with one SDK server instance. Arguments are
+ * validated by the SDK against the zod shapes (invalid ones come back as the
+ * SDK's `isError` input-validation result, unknown tools as its protocol
+ * error); a tool's genuine failure is `isError: true`, never a thrown error.
+ */
+export function registerDefinitions(server: McpServer, definitions: McpDefinitions, contextFactory: CallContextFactory, options: RegisterOptions = {}): void {
+  if (definitions.resourceTemplates.length === 0 && definitions.resources().length > 0) {
+    throw new TypeError('registerDefinitions: concrete resources need a resource template to be read through');
+  }
+  const contextOf = (ctx: ServerContext) => contextFactory({ identity: identityFromAuthInfo(ctx.http?.authInfo), signal: ctx.mcpReq.signal });
+  for (const tool of definitions.tools) registerTool(server, tool, contextOf, options);
+  definitions.resourceTemplates.forEach((template, index) => {
+    // The concrete resources are listed through the first template, which also reads them.
+    const list = index === 0 ? definitions.resources : undefined;
+    registerTemplate(server, template, list, contextOf, options);
+  });
+  for (const prompt of definitions.prompts) registerPrompt(server, prompt, contextOf);
+}
+
+type ContextOf = (ctx: ServerContext) => ToolContext;
+
+// A server is built per session and per stateless request: build each tool's schema once.
+const inputSchemas = new WeakMap<ToolDefinition<any>, z.ZodObject>();
+
+function inputSchemaOf(tool: ToolDefinition<any>): z.ZodObject {
+  let schema = inputSchemas.get(tool);
+  if (schema === undefined) {
+    schema = z.object(tool.inputSchema);
+    inputSchemas.set(tool, schema);
+  }
+  return schema;
+}
+
+function registerTool(server: McpServer, tool: ToolDefinition<any>, contextOf: ContextOf, options: RegisterOptions): void {
+  const config = { title: tool.title, description: tool.description, inputSchema: inputSchemaOf(tool), annotations: { readOnlyHint: tool.readOnly } };
+  server.registerTool(tool.name, config, async (args: Record<string, unknown>, ctx: ServerContext) => {
+    const started = performance.now();
+    const record = (outcome: ToolOutcome) => options.recordToolCall?.(tool.name, (performance.now() - started) / 1000, outcome);
+    try {
+      const result: ToolResult = await tool.handler(args, contextOf(ctx));
+      record(result.isError === true ? 'tool_error' : 'ok');
+      return { content: [{ type: 'text' as const, text: result.text }], isError: result.isError === true };
+    } catch (error) {
+      record('exception');
+      return { content: [{ type: 'text' as const, text: toolFailureText(tool.name, error, options) }], isError: true };
+    }
+  });
+}
+
+/** Gateway errors carry texts meant for agents; anything else is logged and reported generically. */
+function toolFailureText(tool: string, error: unknown, options: RegisterOptions): string {
+  if (error instanceof WorldGatewayError) return error.message;
+  options.logError?.(error, `tool ${tool} failed unexpectedly`);
+  return `${tool} failed: internal error`;
+}
+
+function registerTemplate(server: McpServer, template: ResourceTemplateDefinition, list: McpDefinitions['resources'] | undefined, contextOf: ContextOf, options: RegisterOptions): void {
+  const listCallback = list && (() => ({ resources: list().map((r) => ({ uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType })) }));
+  const sdkTemplate = new ResourceTemplate(template.uriTemplate, { list: listCallback });
+  const metadata = { description: template.description, mimeType: template.mimeType };
+  server.registerResource(template.name, sdkTemplate, metadata, async (uri: URL, _variables: unknown, ctx: ServerContext) => {
+    try {
+      return { contents: [await template.read(uri.href, contextOf(ctx))] };
+    } catch (error) {
+      throw resourceError(uri.href, error, options);
+    }
+  });
+}
+
+function resourceError(uri: string, error: unknown, options: RegisterOptions): ProtocolError {
+  if (error instanceof ProtocolError) return error;
+  // The document's own answer (a missing section, a world status): its message is meant for the client.
+  if (error instanceof ResourceReadError) return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+  if (error instanceof WorldGatewayError && error.code === 'ERR_WORLD_NOT_FOUND') return new ResourceNotFoundError(uri);
+  if (error instanceof WorldGatewayError) return new ProtocolError(ProtocolErrorCode.InternalError, error.message);
+  options.logError?.(error, `resource read failed unexpectedly`);
+  return new ProtocolError(ProtocolErrorCode.InternalError, 'internal error');
+}
+
+function registerPrompt(server: McpServer, prompt: PromptDefinition, contextOf: ContextOf): void {
+  const shape: Record<string, z.ZodType<string | undefined>> = {};
+  for (const arg of prompt.arguments) shape[arg.name] = arg.required ? z.string().describe(arg.description) : z.string().optional().describe(arg.description);
+  const config = { title: prompt.title, description: prompt.description, argsSchema: z.object(shape) };
+  server.registerPrompt(prompt.name, config, (args: Record<string, string | undefined>, ctx: ServerContext) => {
+    const toolContext = contextOf(ctx);
+    const worlds = toolContext.gateway.list().map((w) => w.name);
+    const rendered = prompt.render(args, { now: toolContext.now, worlds });
+    return { description: rendered.description, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.text } }] };
+  });
+}

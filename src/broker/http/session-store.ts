@@ -1,0 +1,133 @@
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { BoundedSessionState } from './session-state.ts';
+
+/** What one stateful MCP session holds; `close` frees its transport and server. */
+export type Session = {
+  id: string;
+  /** The subject that opened it: a session is only usable by its owner (MCP security best practices, session hijacking). */
+  subject: string;
+  state: BoundedSessionState;
+  transport: Pick<NodeStreamableHTTPServerTransport, 'handleRequest'>;
+  close: () => Promise<void>;
+};
+
+export type SessionStoreOptions = {
+  /** Sessions kept at most; past it the least recently used one is closed. */
+  maxSessions?: number;
+  /** Sessions one subject may keep; past it that subject's least recently used one is closed. */
+  maxSessionsPerSubject?: number;
+  /** A session unused this long is closed by `sweep()`. */
+  idleTtlMs?: number;
+  now?: () => number;
+  onSizeChange?: (size: number) => void;
+  onEvict?: (session: Session, reason: 'idle' | 'capacity' | 'subject-capacity' | 'shutdown') => void;
+};
+
+export const defaultMaxSessions = 1000;
+export const defaultMaxSessionsPerSubject = 50;
+export const defaultSessionIdleTtlMs = 30 * 60_000;
+
+type Entry = { session: Session; lastUsed: number };
+
+/**
+ * Stateful sessions, bounded three ways: total count, count per subject, and
+ * idle time. Clients that vanish without DELETE (the Go broker's
+ * mcp-go#723 leak) are closed by the idle sweep or pushed out by newer ones.
+ */
+export class SessionStore {
+  readonly #max: number;
+  readonly #maxPerSubject: number;
+  readonly #idleTtlMs: number;
+  readonly #now: () => number;
+  readonly #onSizeChange: (size: number) => void;
+  readonly #onEvict: NonNullable<SessionStoreOptions['onEvict']>;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(options: SessionStoreOptions = {}) {
+    this.#max = positive('maxSessions', options.maxSessions ?? defaultMaxSessions);
+    this.#maxPerSubject = positive('maxSessionsPerSubject', options.maxSessionsPerSubject ?? defaultMaxSessionsPerSubject);
+    this.#idleTtlMs = positive('idleTtlMs', options.idleTtlMs ?? defaultSessionIdleTtlMs);
+    this.#now = options.now ?? (() => performance.now());
+    this.#onSizeChange = options.onSizeChange ?? (() => {});
+    this.#onEvict = options.onEvict ?? (() => {});
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get idleTtlMs(): number {
+    return this.#idleTtlMs;
+  }
+
+  /** The session, if it exists and belongs to `subject`; using it makes it the most recent. */
+  use(id: string, subject: string): Session | undefined {
+    const entry = this.#entries.get(id);
+    if (entry === undefined || entry.session.subject !== subject) return undefined;
+    this.#entries.delete(id);
+    entry.lastUsed = this.#now();
+    this.#entries.set(id, entry);
+    return entry.session;
+  }
+
+  add(session: Session): void {
+    this.#evictForSubject(session.subject);
+    while (this.#entries.size >= this.#max) this.#evictOldest(() => true, 'capacity');
+    this.#entries.set(session.id, { session, lastUsed: this.#now() });
+    this.#onSizeChange(this.#entries.size);
+  }
+
+  /** Forgets a session the client ended (DELETE) or whose transport closed; does not close it again. */
+  forget(id: string): void {
+    if (this.#entries.delete(id)) this.#onSizeChange(this.#entries.size);
+  }
+
+  /** Closes every session idle for longer than the TTL; returns how many. */
+  sweep(): number {
+    const cutoff = this.#now() - this.#idleTtlMs;
+    let closed = 0;
+    // Oldest first: stop at the first session used after the cutoff.
+    for (const [id, entry] of this.#entries) {
+      if (entry.lastUsed > cutoff) break;
+      void this.#close(id, entry, 'idle');
+      closed += 1;
+    }
+    return closed;
+  }
+
+  async closeAll(): Promise<void> {
+    const entries = [...this.#entries];
+    await Promise.all(entries.map(([id, entry]) => this.#close(id, entry, 'shutdown')));
+  }
+
+  #evictForSubject(subject: string): void {
+    let count = 0;
+    for (const entry of this.#entries.values()) if (entry.session.subject === subject) count += 1;
+    while (count >= this.#maxPerSubject) {
+      this.#evictOldest((entry) => entry.session.subject === subject, 'subject-capacity');
+      count -= 1;
+    }
+  }
+
+  #evictOldest(matches: (entry: Entry) => boolean, reason: 'capacity' | 'subject-capacity'): void {
+    for (const [id, entry] of this.#entries) {
+      if (!matches(entry)) continue;
+      void this.#close(id, entry, reason);
+      return;
+    }
+  }
+
+  #close(id: string, entry: Entry, reason: 'idle' | 'capacity' | 'subject-capacity' | 'shutdown'): Promise<void> {
+    this.#entries.delete(id);
+    entry.session.state.clear();
+    this.#onSizeChange(this.#entries.size);
+    this.#onEvict(entry.session, reason);
+    // A transport that fails to close has nothing left to free; never let it crash the sweep.
+    return entry.session.close().catch(() => {});
+  }
+}
+
+function positive(name: string, value: number): number {
+  if (!(value > 0) || !Number.isFinite(value)) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  return value;
+}

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SignJWT } from 'jose';
+import { BearerError, type BearerErrorCode } from '../../../src/broker/auth/bearer-error.ts';
+import { mintBrokerToken } from '../../../src/broker/auth/mint-broker-token.ts';
+import { remoteJwks } from '../../../src/broker/auth/remote-jwks.ts';
+import { generateSigningKeyPem, loadSigningKey } from '../../../src/broker/auth/signing-key.ts';
+import { createBearerVerifier, type BearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
+import { startLocalIdp, unsecuredJwt, type LocalIdp } from './helpers.ts';
+
+const issuer = 'https://broker.example.com';
+const resource = 'https://mcp.example.com/mcp';
+const clientId = 'broker-client';
+const key = loadSigningKey(generateSigningKeyPem());
+const otherKey = loadSigningKey(generateSigningKeyPem());
+const brokerTrust = { publicKey: key.publicKey, kid: key.kid, issuer, audiences: [resource] };
+const mint = (extra: Partial<Parameters<typeof mintBrokerToken>[0]> = {}) => mintBrokerToken({ key, issuer, audience: resource, email: 'Ada@Example.com', ...extra });
+
+async function refusal(verify: BearerVerifier, header: string | undefined): Promise<BearerError> {
+  try {
+    await verify(header);
+  } catch (error) {
+    assert.ok(error instanceof BearerError, `expected BearerError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('the token was accepted');
+}
+
+async function assertRefused(verify: BearerVerifier, header: string | undefined, code: BearerErrorCode): Promise<BearerError> {
+  const error = await refusal(verify, header);
+  assert.equal(error.code, code, `detail: ${error.message}`);
+  return error;
+}
+
+describe('broker tokens (ES256, own key)', () => {
+  const verify = createBearerVerifier({ broker: brokerTrust });
+
+  it('accepts a broker token and yields the lower-cased email as identity', async () => {
+    const identity = await verify(`Bearer ${await mint({ groups: ['Team-A'] })}`);
+    assert.deepEqual(identity, { subject: 'ada@example.com', email: 'ada@example.com', emailVerified: true, groups: ['team-a'], issuedBy: 'broker' });
+  });
+
+  it('accepts the scheme in any case', async () => {
+    assert.equal((await verify(`bEaReR ${await mint()}`)).email, 'ada@example.com');
+  });
+
+  it('refuses a missing header with invalid_request and 401', async () => {
+    const error = await assertRefused(verify, undefined, 'ERR_BEARER_MISSING');
+    assert.equal(error.error, 'invalid_request');
+    assert.equal(error.status, 401);
+  });
+
+  it('refuses a non-Bearer scheme as missing credentials', async () => {
+    await assertRefused(verify, 'Basic YWRhOnB3', 'ERR_BEARER_MISSING');
+  });
+
+  it('refuses a header with more than two fields as malformed (400)', async () => {
+    const error = await assertRefused(verify, `Bearer ${await mint()} extra`, 'ERR_BEARER_MALFORMED');
+    assert.equal(error.status, 400);
+  });
+
+  it('refuses a token that is not a JWS', async () => {
+    const error = await assertRefused(verify, 'Bearer not-a-jwt', 'ERR_BEARER_INVALID');
+    assert.equal(error.error, 'invalid_token');
+    assert.equal(error.description, 'invalid bearer token');
+  });
+
+  it('refuses an expired token with invalid_token', async () => {
+    const error = await assertRefused(verify, `Bearer ${await mint({ ttlSeconds: 60, now: () => new Date(Date.now() - 3600_000) })}`, 'ERR_BEARER_EXPIRED');
+    assert.equal(error.error, 'invalid_token');
+  });
+
+  it('allows up to 60 s of clock skew past exp, and not more', async () => {
+    const issuedAt = new Date('2026-01-01T00:00:00Z');
+    const token = await mint({ ttlSeconds: 60, now: () => issuedAt });
+    const at = (seconds: number) => createBearerVerifier({ broker: brokerTrust, currentDate: () => new Date(issuedAt.getTime() + seconds * 1000) });
+    assert.equal((await at(60 + 59)(`Bearer ${token}`)).email, 'ada@example.com');
+    await assertRefused(at(60 + 61), `Bearer ${token}`, 'ERR_BEARER_EXPIRED');
+  });
+
+  it('refuses a token for another audience', async () => {
+    const error = await assertRefused(verify, `Bearer ${await mint({ audience: 'https://other.example.com/mcp' })}`, 'ERR_BEARER_INVALID');
+    assert.match(error.message, /aud/);
+  });
+
+  it('refuses a token from another issuer', async () => {
+    const token = await mintBrokerToken({ key, issuer: 'https://evil.example.com', audience: resource, email: 'ada@example.com' });
+    const error = await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
+    assert.match(error.message, /iss/);
+  });
+
+  it('treats a bad signature under the broker kid as final, even with an upstream configured', async () => {
+    const forged = await mintBrokerToken({ key: { ...otherKey, kid: key.kid }, issuer, audience: resource, email: 'ada@example.com' });
+    const upstreamCalls: string[] = [];
+    const withUpstream = createBearerVerifier({
+      broker: brokerTrust,
+      upstream: { issuer: 'https://idp.example.com', clientId, jwks: async () => (upstreamCalls.push('called'), otherKey.publicKey) },
+    });
+    const error = await assertRefused(withUpstream, `Bearer ${forged}`, 'ERR_BEARER_INVALID');
+    assert.match(error.message, /signature/);
+    assert.deepEqual(upstreamCalls, []);
+  });
+
+  it('refuses alg none under the broker kid', async () => {
+    const token = unsecuredJwt({ kid: key.kid }, { iss: issuer, aud: resource, sub: 's', email: 'ada@example.com', email_verified: true, exp: Math.floor(Date.now() / 1000) + 600 });
+    await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
+  });
+
+  it('refuses HS256 signed with the public key bytes (algorithm confusion)', async () => {
+    const secret = new TextEncoder().encode(key.publicKey.export({ format: 'pem', type: 'spki' }).toString());
+    const token = await new SignJWT({ email: 'ada@example.com', email_verified: true })
+      .setProtectedHeader({ alg: 'HS256', kid: key.kid })
+      .setIssuer(issuer)
+      .setAudience(resource)
+      .setSubject('s')
+      .setExpirationTime('10m')
+      .sign(secret);
+    const error = await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
+    assert.match(error.message, /ERR_JOSE_ALG_NOT_ALLOWED/);
+  });
+
+  it('refuses a token without the broker kid when no upstream issuer is configured', async () => {
+    const token = await mintBrokerToken({ key: otherKey, issuer, audience: resource, email: 'ada@example.com' });
+    await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
+  });
+
+  it('refuses an unverified email', async () => {
+    const token = await new SignJWT({ email: 'ada@example.com', email_verified: false })
+      .setProtectedHeader({ alg: 'ES256', kid: key.kid })
+      .setIssuer(issuer)
+      .setAudience(resource)
+      .setSubject('s')
+      .setExpirationTime('10m')
+      .sign(key.privateKey);
+    const error = await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_EMAIL_UNVERIFIED');
+    assert.equal(error.description, 'email not verified');
+  });
+
+  it('refuses a token whose email is blank', async () => {
+    const token = await new SignJWT({ email: '  ', email_verified: true })
+      .setProtectedHeader({ alg: 'ES256', kid: key.kid })
+      .setIssuer(issuer)
+      .setAudience(resource)
+      .setSubject('s')
+      .setExpirationTime('10m')
+      .sign(key.privateKey);
+    await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_EMAIL_MISSING');
+  });
+
+  it('refuses a leeway above 60 seconds at construction', () => {
+    assert.throws(() => createBearerVerifier({ broker: brokerTrust, clockToleranceSeconds: 61 }), RangeError);
+  });
+});
+
+describe('upstream ID tokens (remote JWKS)', () => {
+  let idp: LocalIdp;
+  let verify: BearerVerifier;
+  before(async () => {
+    idp = await startLocalIdp(clientId);
+    verify = createBearerVerifier({ broker: brokerTrust, upstream: { issuer: idp.issuer, clientId, jwks: remoteJwks(idp.jwksUri) } });
+  });
+  after(() => idp.close());
+
+  it('accepts an ID token of the configured issuer, fetched keys and all', async () => {
+    const token = await idp.sign({ email: 'Grace@Example.com', email_verified: true, groups: ['Ops'], hd: 'example.com' });
+    const identity = await verify(`Bearer ${token}`);
+    assert.deepEqual(identity, { subject: 'idp-subject-1', email: 'grace@example.com', emailVerified: true, groups: ['ops'], hostedDomain: 'example.com', issuedBy: 'upstream' });
+    assert.ok(idp.fetches() >= 1);
+  });
+
+  it('accepts email_verified sent as the string "true"', async () => {
+    const token = await idp.sign({ email: 'grace@example.com', email_verified: 'true' });
+    assert.equal((await verify(`Bearer ${token}`)).issuedBy, 'upstream');
+  });
+
+  it('refuses an ID token for another client id', async () => {
+    const token = await idp.sign({ email: 'grace@example.com', email_verified: true }, { audience: 'someone-else' });
+    await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
+  });
+
+  it('refuses an ID token of another issuer signed with the same keys', async () => {
+    const token = await idp.sign({ email: 'grace@example.com', email_verified: true }, { issuer: 'https://evil.example.com' });
+    await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
+  });
+
+  it('refuses an ID token with an unverified email', async () => {
+    const token = await idp.sign({ email: 'grace@example.com', email_verified: false });
+    await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_EMAIL_UNVERIFIED');
+  });
+
+  it('refuses an expired ID token', async () => {
+    const token = await idp.sign({ email: 'grace@example.com', email_verified: true }, { expiresIn: '-5m' });
+    await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_EXPIRED');
+  });
+
+  it('refuses a token whose kid the IdP does not publish', async () => {
+    const token = await idp.sign({ email: 'grace@example.com', email_verified: true }, { kid: 'unknown-kid' });
+    await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
+  });
+
+  it('refuses alg none on the upstream path', async () => {
+    const token = unsecuredJwt({ kid: 'idp-key-1' }, { iss: idp.issuer, aud: clientId, sub: 's', email: 'grace@example.com', email_verified: true, exp: Math.floor(Date.now() / 1000) + 600 });
+    await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
+  });
+});

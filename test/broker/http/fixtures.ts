@@ -1,0 +1,136 @@
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { mintBrokerToken } from '../../../src/broker/auth/mint-broker-token.ts';
+import { generateSigningKeyPem, loadSigningKey, type SigningKey } from '../../../src/broker/auth/signing-key.ts';
+import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
+import { createMcpListener, type McpListener, type McpListenerOptions } from '../../../src/broker/http/mcp-listener.ts';
+import type { McpDefinitions } from '../../../src/broker/http/register-definitions.ts';
+import type { ToolDefinition } from '../../../src/broker/mcp/definitions.ts';
+import { WorldGatewayError, type WorldGateway, type WorldInfo } from '../../../src/broker/worlds/gateway.ts';
+
+export const issuer = 'http://127.0.0.1:7000';
+
+const worlds: WorldInfo[] = [
+  { name: 'alpha', address: '127.0.0.1:6309', source: 'config' },
+  { name: 'beta', address: '127.0.0.1:6310', source: 'config' },
+];
+
+/** A gateway that only lists worlds; the listener tests never dial one. */
+export const listingGateway: WorldGateway = {
+  list: () => worlds,
+  get: (name) => worlds.find((w) => w.name === name),
+  canWrite: () => false,
+  read: async () => {
+    throw new Error('not dialled in HTTP tests');
+  },
+  write: async () => {
+    throw new Error('not dialled in HTTP tests');
+  },
+  close: async () => {},
+};
+
+const echo: ToolDefinition<{ text: z.ZodString }> = {
+  name: 'echo',
+  title: 'Echo',
+  description: 'Returns its text argument with the caller and a per-session call count.',
+  inputSchema: { text: z.string() },
+  readOnly: true,
+  handler: async ({ text }, ctx) => {
+    const calls = (ctx.session.get<number>('calls') ?? 0) + 1;
+    ctx.session.set('calls', calls);
+    return { text: `${text} from ${ctx.identity.email} call ${calls} session ${ctx.session.id ?? 'none'}` };
+  },
+};
+
+const refuse: ToolDefinition<{}> = {
+  name: 'refuse',
+  title: 'Refuse',
+  description: 'Always answers with a tool error.',
+  inputSchema: {},
+  readOnly: false,
+  handler: async () => ({ text: 'status: not-permitted', isError: true }),
+};
+
+const explode: ToolDefinition<{}> = {
+  name: 'explode',
+  title: 'Explode',
+  description: 'Throws; the broker must turn that into a tool error.',
+  inputSchema: {},
+  readOnly: true,
+  handler: async () => {
+    throw new Error('secret internal detail');
+  },
+};
+
+const unreachable: ToolDefinition<{}> = {
+  name: 'unreachable',
+  title: 'Unreachable',
+  description: 'Throws a gateway error, whose text is meant for agents.',
+  inputSchema: {},
+  readOnly: true,
+  handler: async () => {
+    throw new WorldGatewayError('ERR_WORLD_UNAVAILABLE', 'alpha', 'world "alpha" is unavailable');
+  },
+};
+
+export const definitions: McpDefinitions = {
+  tools: [echo, refuse, explode, unreachable],
+  resourceTemplates: [
+    {
+      name: 'document',
+      uriTemplate: 'mark://{world}/{+path}',
+      description: 'A document of a world.',
+      mimeType: 'text/markdown',
+      read: async (uri, ctx) => {
+        const world = new URL(uri.replace(/#.*$/, '')).hostname;
+        if (ctx.gateway.get(world) === undefined) throw new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `unknown world "${world}"`);
+        return { uri, mimeType: 'text/markdown', text: `# ${uri} for ${ctx.identity.email}` };
+      },
+    },
+  ],
+  resources: () => worlds.map((w) => ({ name: `${w.name} index`, uri: `mark://${w.name}/index.md`, description: `Index of ${w.name}`, mimeType: 'text/markdown' })),
+  prompts: [
+    {
+      name: 'orient',
+      title: 'Orient',
+      description: 'Where to start.',
+      arguments: [{ name: 'topic', description: 'What you are looking for', required: false }],
+      render: (args, ctx) => ({ description: 'Orientation', text: `worlds: ${ctx.worlds.join(',')}; topic: ${args.topic ?? '-'}` }),
+    },
+  ],
+};
+
+export type Harness = {
+  url: string;
+  resource: string;
+  key: SigningKey;
+  listener: McpListener;
+  token: (email?: string, extra?: { ttlSeconds?: number; audience?: string }) => Promise<string>;
+  close: () => Promise<void>;
+};
+
+/** A real MCP listener on 127.0.0.1 with a fresh broker key; `overrides` adjust any option. */
+export async function startListener(overrides: Partial<McpListenerOptions> = {}): Promise<Harness> {
+  const key = loadSigningKey(generateSigningKeyPem());
+  // The public URL is only known after listen(); loopback hosts are allowed by default anyway.
+  const publicUrl = 'http://127.0.0.1';
+  const resource = `${publicUrl}/mcp`;
+  const verifyBearer = createBearerVerifier({ broker: { publicKey: key.publicKey, kid: key.kid, issuer, audiences: [resource] } });
+  const listener = await createMcpListener({
+    publicUrl,
+    authorizationServers: [issuer],
+    verifyBearer,
+    server: { serverInfo: { name: 'demarkus-broker-test', version: '0.0.0' }, definitions, gateway: listingGateway },
+    ...overrides,
+  });
+  await listener.app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (listener.app.server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    resource,
+    key,
+    listener,
+    token: (email = 'ada@example.com', extra = {}) => mintBrokerToken({ key, issuer, audience: extra.audience ?? resource, email, ...(extra.ttlSeconds ? { ttlSeconds: extra.ttlSeconds } : {}) }),
+    close: () => listener.app.close(),
+  };
+}

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createBrokerMetrics } from '../../../src/broker/http/metrics.ts';
+import { startListener } from './fixtures.ts';
+import { jsonRpcHeaders, rawRequest } from './raw-http.ts';
+
+describe('broker metrics recorders', () => {
+  it('shows one circuit state per world as 1 and the others as 0', async () => {
+    const metrics = createBrokerMetrics({ collectDefaults: false });
+    metrics.setCircuitState('alpha', 'open');
+    metrics.setCircuitState('alpha', 'half-open');
+    const text = await metrics.registry.metrics();
+    assert.match(text, /broker_world_circuit_state\{world="alpha",state="half-open"\} 1/);
+    assert.match(text, /broker_world_circuit_state\{world="alpha",state="open"\} 0/);
+    assert.match(text, /broker_world_circuit_state\{world="alpha",state="closed"\} 0/);
+  });
+
+  it('records world latency and connection gauges', async () => {
+    const metrics = createBrokerMetrics({ collectDefaults: false });
+    metrics.recordWorldRequest('beta', 'LOOKUP', 0.003, true);
+    metrics.setWorldConnections('beta', 2);
+    const text = await metrics.registry.metrics();
+    assert.match(text, /broker_world_request_duration_seconds_count\{world="beta",verb="LOOKUP"\} 1/);
+    assert.match(text, /broker_world_requests_total\{world="beta",verb="LOOKUP",result="ok"\} 1/);
+    assert.match(text, /broker_world_connections\{world="beta"\} 2/);
+  });
+
+  it('keeps registries apart, so two brokers in one process do not collide', async () => {
+    const a = createBrokerMetrics({ collectDefaults: false });
+    const b = createBrokerMetrics({ collectDefaults: false });
+    a.recordToolCall('x', 0.1, 'ok');
+    assert.doesNotMatch(await b.registry.metrics(), /tool="x"/);
+  });
+
+  it('counts tool calls by outcome and HTTP requests of the MCP listener', async () => {
+    const metrics = createBrokerMetrics({ collectDefaults: false });
+    const harness = await startListener({ metrics });
+    try {
+      const token = await harness.token();
+      for (const name of ['echo', 'refuse', 'explode']) {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: name === 'echo' ? { text: 'x' } : {} } });
+        assert.equal((await rawRequest(harness.url, { method: 'POST', headers: jsonRpcHeaders(token), body })).status, 200);
+      }
+      const text = await metrics.registry.metrics();
+      assert.match(text, /broker_tool_calls_total\{tool="echo",outcome="ok"\} 1/);
+      assert.match(text, /broker_tool_calls_total\{tool="refuse",outcome="tool_error"\} 1/);
+      assert.match(text, /broker_tool_calls_total\{tool="explode",outcome="exception"\} 1/);
+      assert.match(text, /broker_tool_call_duration_seconds_count\{tool="echo"\} 1/);
+      assert.match(text, /broker_http_request_duration_seconds_count\{listener="mcp",method="POST",route="\/mcp",status="200"\} 3/);
+    } finally {
+      await harness.close();
+    }
+  });
+});

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BoundedSessionState } from '../../../src/broker/http/session-state.ts';
+import { SessionStore, type Session } from '../../../src/broker/http/session-store.ts';
+
+function clock(): { now: () => number; advance: (ms: number) => void } {
+  let t = 0;
+  return { now: () => t, advance: (ms) => (t += ms) };
+}
+
+type Probe = Session & { closed: () => boolean };
+
+function session(id: string, subject = 'ada'): Probe {
+  let closed = false;
+  const state = new BoundedSessionState(id);
+  state.set('seen', id);
+  return {
+    id,
+    subject,
+    state,
+    transport: { handleRequest: async () => {} },
+    close: async () => {
+      closed = true;
+    },
+    closed: () => closed,
+  };
+}
+
+describe('session store bounds', () => {
+  it('closes the least recently used session when full, freeing its state', () => {
+    const evicted: string[] = [];
+    const store = new SessionStore({ maxSessions: 2, onEvict: (s, reason) => evicted.push(`${s.id}:${reason}`) });
+    const [a, b, c] = [session('a', 'x'), session('b', 'y'), session('c', 'z')];
+    store.add(a);
+    store.add(b);
+    assert.ok(store.use('a', 'x'));
+    store.add(c);
+    assert.deepEqual(evicted, ['b:capacity']);
+    assert.equal(b.closed(), true);
+    assert.equal(b.state.size, 0);
+    assert.equal(store.size, 2);
+    assert.equal(store.use('b', 'y'), undefined);
+    assert.equal(a.closed(), false);
+  });
+
+  it('caps sessions per subject without touching other subjects', () => {
+    const store = new SessionStore({ maxSessions: 10, maxSessionsPerSubject: 2 });
+    const mine = [session('m1'), session('m2'), session('m3')];
+    const theirs = session('t1', 'grace');
+    store.add(theirs);
+    for (const s of mine) store.add(s);
+    assert.deepEqual(mine.map((s) => s.closed()), [true, false, false]);
+    assert.equal(theirs.closed(), false);
+    assert.equal(store.size, 3);
+  });
+
+  it('closes sessions idle past the TTL on sweep, and keeps recently used ones', () => {
+    const c = clock();
+    const store = new SessionStore({ idleTtlMs: 1000, now: c.now });
+    const [idle, busy] = [session('idle'), session('busy')];
+    store.add(idle);
+    store.add(busy);
+    c.advance(600);
+    store.use('busy', 'ada');
+    c.advance(600);
+    assert.equal(store.sweep(), 1);
+    assert.equal(idle.closed(), true);
+    assert.equal(busy.closed(), false);
+    assert.ok(store.use('busy', 'ada'));
+  });
+
+  it('hands a session only to the subject that opened it', () => {
+    const store = new SessionStore();
+    store.add(session('s1', 'ada'));
+    assert.equal(store.use('s1', 'mallory'), undefined);
+    assert.ok(store.use('s1', 'ada'));
+  });
+
+  it('forgets a session the client ended without closing it twice', () => {
+    const sizes: number[] = [];
+    const store = new SessionStore({ onSizeChange: (n) => sizes.push(n) });
+    const s = session('s1');
+    store.add(s);
+    store.forget('s1');
+    assert.equal(s.closed(), false);
+    assert.deepEqual(sizes, [1, 0]);
+  });
+
+  it('closes everything on shutdown', async () => {
+    const store = new SessionStore();
+    const all = [session('a', 'x'), session('b', 'y')];
+    for (const s of all) store.add(s);
+    await store.closeAll();
+    assert.deepEqual(all.map((s) => s.closed()), [true, true]);
+    assert.equal(store.size, 0);
+  });
+
+  it('refuses nonsense bounds', () => {
+    assert.throws(() => new SessionStore({ maxSessions: 0 }), RangeError);
+    assert.throws(() => new SessionStore({ idleTtlMs: -1 }), RangeError);
+  });
+});
+
+describe('bounded session state', () => {
+  it('drops the least recently written key past its bound', () => {
+    const state = new BoundedSessionState('s', 2);
+    state.set('a', 1);
+    state.set('b', 2);
+    state.set('a', 3);
+    state.set('c', 4);
+    assert.equal(state.get('b'), undefined);
+    assert.equal(state.get('a'), 3);
+    assert.equal(state.size, 2);
+  });
+});
