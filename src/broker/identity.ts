@@ -1,0 +1,17 @@
+/**
+ * Who is calling, once a bearer token has been verified at the gateway. Tools
+ * read this; they never see the token itself (no token passthrough).
+ */
+export type Identity = {
+  /** Stable subject of the token (`sub`). Never logged raw: see `subjectLogId`. */
+  subject: string;
+  /** Lower-cased, trimmed email; the identity the broker authorises and records as `agent`. */
+  email: string;
+  emailVerified: boolean;
+  /** Lower-cased group names from the IdP's `groups` claim. */
+  groups: readonly string[];
+  /** The IdP's hosted-domain claim (`hd`), when present. */
+  hostedDomain?: string;
+  /** Which key vouched for the token: the broker's own signing key, or the upstream IdP's JWKS. */
+  issuedBy: 'broker' | 'upstream';
+};

@@ -1,0 +1,77 @@
+import type { z } from 'zod';
+import type { Identity } from '../identity.ts';
+import type { WorldGateway } from '../worlds/gateway.ts';
+
+/**
+ * SDK-neutral definitions of what the MCP server offers. The HTTP layer
+ * registers them with the MCP SDK; tools themselves know nothing of JSON-RPC.
+ */
+
+/** Per-session memory (e.g. mark_fetch "unchanged" notices); bounded by the session store. */
+export interface SessionState {
+  readonly id: string | undefined;
+  get<T>(key: string): T | undefined;
+  set<T>(key: string, value: T): void;
+}
+
+/**
+ * One document linking to another, as the link graph knows it. `annotation` is
+ * the graph's own rendering of the edge (relation, label, anchor, count), e.g.
+ * ` [supersedes]`; the graph module owns that format.
+ */
+export type Backlink = { url: string; title: string; annotation: string };
+
+/** The seam to the broker's link graph (the graph issue provides it). */
+export interface GraphService {
+  /** Documents known to link to `url` (a `mark://{world}/{path}` URL), in the graph's order. */
+  backlinks(url: string, signal: AbortSignal): Promise<readonly Backlink[]>;
+}
+
+export type ToolContext = {
+  gateway: WorldGateway;
+  identity: Identity;
+  session: SessionState;
+  signal: AbortSignal;
+  now: () => Date;
+  /** The link graph, when the broker has one; mark_explore renders "none recorded" without it. */
+  graph?: GraphService;
+};
+
+/** The text result the Go broker's formatToolResult produces; `isError` for genuine failures only. */
+export type ToolResult = { text: string; isError?: boolean };
+
+export type ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> = {
+  name: string;
+  title: string;
+  /** Precise and short: when an agent should use this tool, and what it returns. */
+  description: string;
+  inputSchema: Shape;
+  /** True for tools that change nothing (MCP annotation readOnlyHint). */
+  readOnly: boolean;
+  handler: (args: z.infer<z.ZodObject<Shape>>, ctx: ToolContext) => Promise<ToolResult>;
+};
+
+export type ResourceContents = { uri: string; mimeType: string; text: string };
+
+export type ResourceTemplateDefinition = {
+  name: string;
+  uriTemplate: string;
+  description: string;
+  mimeType: string;
+  read: (uri: string, ctx: ToolContext) => Promise<ResourceContents>;
+};
+
+export type ConcreteResourceDefinition = {
+  name: string;
+  uri: string;
+  description: string;
+  mimeType: string;
+};
+
+export type PromptDefinition = {
+  name: string;
+  title: string;
+  description: string;
+  arguments: Array<{ name: string; description: string; required: boolean }>;
+  render: (args: Record<string, string | undefined>, ctx: { now: () => Date; worlds: readonly string[] }) => { description: string; text: string };
+};

@@ -1,0 +1,87 @@
+/**
+ * Small Go formatting rules the reference broker's texts depend on, so our tool
+ * output stays byte-identical where agents compare it: `%q` quoting, `%v` of a
+ * decoded JSON value, and net/url's path escaping.
+ */
+
+const shortEscapes: Readonly<Record<string, string>> = {
+  '\u0007': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '"': '\\"',
+  '\\': '\\\\',
+};
+
+const graphic = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** Go's `%q` for a string (strconv.Quote): printable runes kept, the rest escaped. */
+export function goQuote(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    const short = shortEscapes[char];
+    if (short !== undefined) out += short;
+    else if (graphic.test(char)) out += char;
+    else if (code < 0x80) out += '\\x' + code.toString(16).padStart(2, '0');
+    else if (code >= 0xd800 && code <= 0xdfff) out += '\\ufffd';
+    else if (code < 0x10000) out += '\\u' + code.toString(16).padStart(4, '0');
+    else out += '\\U' + code.toString(16).padStart(8, '0');
+  }
+  return out + '"';
+}
+
+/**
+ * Go's `fmt.Sprintf("%v", v)` for a value decoded from JSON (string, float64,
+ * bool, nil, []any, map[string]any): the broker stringifies caller metadata
+ * this way before it goes on the wire.
+ */
+export function goValueString(value: unknown): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') return goFloatString(value);
+  if (Array.isArray(value)) return `[${value.map(goValueString).join(' ')}]`;
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `map[${entries.map(([k, v]) => `${k}:${goValueString(v)}`).join(' ')}]`;
+  }
+  return String(value);
+}
+
+/**
+ * `%v` of a float64 is strconv's shortest `%g`: exponent form when the decimal
+ * exponent is below -4 or at least 6 (strconv.FormatFloat, 'g', -1), with at
+ * least two exponent digits; plain digits otherwise.
+ */
+function goFloatString(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : '-Inf';
+  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  const [mantissa = '', exp = '0'] = value.toExponential().split('e');
+  const exponent = Number(exp);
+  // JS prints plain digits for every exponent in [-4, 6), as Go does.
+  if (exponent >= -4 && exponent < 6) return String(value);
+  const sign = exponent < 0 ? '-' : '+';
+  return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
+}
+
+/** net/url's escaping of a URL path (encodePath): `/` and `$&+,:;=@` stay, as do unreserved characters. */
+export function goEscapePath(path: string): string {
+  let out = '';
+  for (const byte of Buffer.from(path)) {
+    const ch = String.fromCharCode(byte);
+    if (/[A-Za-z0-9\-_.~$&+,/:;=@]/.test(ch)) out += ch;
+    else out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+/** `mark://{world}{path}` as Go's url.URL.String() writes it (path escaped). */
+export function qualifiedWorldUrl(world: string, path: string): string {
+  const absolute = path.startsWith('/') ? path : '/' + path;
+  return `mark://${world}${goEscapePath(absolute)}`;
+}

@@ -1,0 +1,117 @@
+import type { PromptDefinition } from './definitions.ts';
+
+/**
+ * Workflows offered as MCP prompts (go-broker-inventory §4.5): orient on one
+ * document, recall a subject across every world, digest recent changes. Each
+ * renders one user message that names the tools to call, in order, and what
+ * to do when a world fails, so the agent never mistakes "could not look" for
+ * "nothing there".
+ */
+
+/** A prompt argument that is missing or unusable; the HTTP layer answers it as invalid params. */
+export class PromptArgumentError extends Error {
+  readonly code = 'ERR_PROMPT_ARGUMENT';
+  override readonly name = 'PromptArgumentError';
+}
+
+/** Arguments arrive as strings and are trimmed; an empty one counts as missing. */
+function requiredArgument(args: Record<string, string | undefined>, name: string): string {
+  const value = (args[name] ?? '').trim();
+  if (value === '') throw new PromptArgumentError(`${name} argument is required`);
+  return value;
+}
+
+export const orientPrompt: PromptDefinition = {
+  name: 'orient',
+  title: 'Orient around a document',
+  description: 'Understand one document and its neighbourhood in a single call, then read only the sections that matter.',
+  arguments: [{ name: 'url', description: 'mark:// URL of the document, e.g. mark://team-a/index.md', required: true }],
+  render(args) {
+    const url = requiredArgument(args, 'url');
+    const text = [
+      `Get oriented around ${url}.`,
+      '',
+      `1. Call mark_explore with url "${url}". It returns the outline (headings with #anchors), the opening paragraph, outbound links, backlinks and sibling documents.`,
+      `2. Pick the one or two sections that bear on the task and read each with mark_fetch, url "${url}#<anchor>". Fetch the whole document (force=true) only if the sections are not enough.`,
+      `3. Answer in three parts: what the document is, in one sentence; how it connects to others (links, backlinks); and what its relevant sections say, citing each as ${url}#<anchor>.`,
+    ].join('\n');
+    return { description: `Orient around ${url}`, text };
+  },
+};
+
+export const recallPrompt: PromptDefinition = {
+  name: 'recall',
+  title: 'Recall a subject',
+  description: 'Find what the knowledge system holds on a subject across every world, then read the best match.',
+  arguments: [{ name: 'subject', description: 'what to recall, e.g. "release checklist"', required: true }],
+  render(args) {
+    const subject = requiredArgument(args, 'subject');
+    const text = [
+      `Find out what this knowledge system records about: ${subject}`,
+      '',
+      `1. Call mark_lookup_all with query ${JSON.stringify(subject)}. Rows are mark://<world>/<path> URLs from every world.`,
+      '   - A tool error means the lookup itself failed: say so and stop; do not report that nothing exists.',
+      '   - status: partial means some worlds did not answer: use the rows you got and name the worlds that failed.',
+      '   - status: ok with no rows: try once more with a broader word or a synonym.',
+      '2. Call mark_explore on the best row to see its outline and neighbourhood; explore a second row only if the first does not cover the subject.',
+      '3. Read the sections that address the subject with mark_fetch on mark://<world>/<path>#<anchor>; avoid the full body of large documents.',
+      '4. Report what is known, citing every statement with its mark://<world>/<path>#<anchor>. Say the system has nothing on the subject only after a complete (status: ok) broader lookup came back empty. Never fill gaps from memory.',
+    ].join('\n');
+    return { description: `Recall: ${subject}`, text };
+  },
+};
+
+const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export const whatsNewPrompt: PromptDefinition = {
+  name: 'whats-new',
+  title: "What's new",
+  description: 'A digest of recently changed documents, across every world or in one, newest first.',
+  arguments: [
+    { name: 'since', description: 'start date as YYYY-MM-DD (default: 7 days ago)', required: false },
+    { name: 'world', description: 'only this world (default: every world)', required: false },
+  ],
+  render(args, ctx) {
+    const since = (args['since'] ?? '').trim();
+    const world = (args['world'] ?? '').trim();
+    if (since !== '' && !isCalendarDate(since)) throw new PromptArgumentError('since argument must be a date as YYYY-MM-DD');
+    if (world !== '' && !ctx.worlds.includes(world)) {
+      throw new PromptArgumentError(`world argument names no world of this knowledge system (worlds: ${ctx.worlds.join(', ')})`);
+    }
+    const date = since !== '' ? since : daysBefore(ctx.now(), 7);
+    const filter = `modified-after=${date}`;
+    const lookup =
+      world === ''
+        ? `Call mark_lookup_all with query "*" and filter "${filter}". A tool error means the lookup failed: say so and stop. status: partial means some worlds did not answer: report what came back and name the worlds that failed.`
+        : `Call mark_lookup with url "mark://${world}/", query "*" and filter "${filter}". A tool error means the lookup failed: say so and stop.`;
+    const text = [
+      `Summarize what changed in this knowledge system since ${date}.`,
+      '',
+      `1. ${lookup} The rows are the changed documents, ranked by relevance and importance.`,
+      '2. For each document you select, call mark_explore to get its outline and modified time; read a section with mark_fetch on its mark://<world>/<path>#<anchor> only when the outline is not enough. Do not fetch full bodies of large documents.',
+      '3. Write a short digest, newest first by modified time: for each document its mark://<world>/<path>, what it covers, and what probably changed. Say that the list is limited, not exhaustive.',
+      world === ''
+        ? 'Only a complete (status: ok) empty lookup shows that nothing changed; an empty partial lookup proves nothing.'
+        : 'Only a successful empty lookup shows that nothing changed.',
+    ].join('\n');
+    let title = "What's new";
+    if (since !== '') title += ` since ${since}`;
+    if (world !== '') title += ` in ${world}`;
+    return { description: title, text };
+  },
+};
+
+export function allPrompts(): PromptDefinition[] {
+  return [orientPrompt, recallPrompt, whatsNewPrompt];
+}
+
+function isCalendarDate(text: string): boolean {
+  const m = datePattern.exec(text);
+  if (m === null) return false;
+  const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return date.toISOString().slice(0, 10) === text;
+}
+
+function daysBefore(now: Date, days: number): string {
+  return new Date(now.getTime() - days * 86_400_000).toISOString().slice(0, 10);
+}

@@ -1,0 +1,64 @@
+import type { WorldInfo } from '../worlds/gateway.ts';
+import { bodyText } from './body-text.ts';
+import type { ConcreteResourceDefinition, ResourceContents, ResourceTemplateDefinition, ToolContext } from './definitions.ts';
+import { goQuote } from './go-format.ts';
+import { findSection, sectionNotFoundText } from './markdown/headings.ts';
+import { agentMessage, toolErrorText } from './tool-result.ts';
+import { cutAnchor, parseToolUrl } from './tool-url.ts';
+
+/**
+ * Documents as MCP resources (go-broker-inventory §4.4): any document through
+ * the `mark://{world}/{+path}` template, `#anchor` for one section, and each
+ * world's index hub listed by name. Attaching is an explicit act, so a read
+ * returns exactly what was asked for: no outline, no "unchanged" notice.
+ */
+export const markdownMimeType = 'text/markdown';
+
+/** A read that cannot be answered; the HTTP layer turns it into a JSON-RPC error with this message. */
+export class ResourceReadError extends Error {
+  readonly code = 'ERR_RESOURCE_READ';
+  override readonly name = 'ResourceReadError';
+}
+
+export const documentTemplate: ResourceTemplateDefinition = {
+  name: 'knowledge-system document',
+  uriTemplate: 'mark://{world}/{+path}',
+  description:
+    'A document of any world, by world name and path; add #<anchor> (a GitHub-style heading slug) to attach one section. The mark_worlds tool lists the worlds.',
+  mimeType: markdownMimeType,
+  read: readDocument,
+};
+
+/** One concrete resource per world: its index hub (concrete resources are read through `documentTemplate.read`). */
+export function worldIndexResources(worlds: readonly WorldInfo[]): ConcreteResourceDefinition[] {
+  return worlds.map((world) => ({
+    name: `${world.name}: index hub`,
+    uri: `mark://${world.name}/index.md`,
+    description: `Entry point of the ${world.name} world: its index document, which links to what the world holds.`,
+    mimeType: markdownMimeType,
+  }));
+}
+
+export async function readDocument(uri: string, ctx: ToolContext): Promise<ResourceContents> {
+  const { url: docUrl, anchor } = cutAnchor(uri);
+  let target;
+  try {
+    target = parseToolUrl(docUrl);
+  } catch (error) {
+    throw new ResourceReadError(`invalid resource URI ${goQuote(uri)}: ${agentMessage(error)}`, { cause: error });
+  }
+  let response;
+  try {
+    response = await ctx.gateway.read(target.world, { verb: 'FETCH', path: target.path, signal: ctx.signal });
+  } catch (error) {
+    throw new ResourceReadError(`fetch ${docUrl}: ${toolErrorText('fetch', target.world, error).replace(/^fetch failed: /, '')}`, { cause: error });
+  }
+  if (response.status !== 'ok') throw new ResourceReadError(`${docUrl}: ${response.status}`);
+  let text = bodyText(response.body);
+  if (anchor !== '') {
+    const section = findSection(text, anchor);
+    if (section === null) throw new ResourceReadError(sectionNotFoundText(anchor, docUrl, text));
+    text = section;
+  }
+  return { uri, mimeType: markdownMimeType, text };
+}

@@ -1,0 +1,37 @@
+import type { MarkResponse } from '../../protocol/response.ts';
+import type { MarkCall } from '../../transport/mark-client.ts';
+import type { ToolContext, ToolResult } from './definitions.ts';
+import { toolError, toolErrorFor } from './tool-result.ts';
+import { parseToolUrl, ToolUrlError, type ToolUrl } from './tool-url.ts';
+
+/**
+ * Steps every world tool shares: read the URL argument (a bad one is the
+ * reference's `invalid URL: <reason>`), then ask the world and turn a failure
+ * to get any answer into the reference's `<verb> failed: ...` tool error.
+ */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ToolResult };
+
+export function urlArgument(raw: string, prefix = 'invalid URL'): Outcome<ToolUrl> {
+  try {
+    return { ok: true, value: parseToolUrl(raw) };
+  } catch (error) {
+    if (!(error instanceof ToolUrlError)) throw error;
+    return { ok: false, error: toolError(`${prefix}: ${error.message}`) };
+  }
+}
+
+export async function readWorld(ctx: ToolContext, verb: string, world: string, call: Omit<MarkCall, 'signal'>): Promise<Outcome<MarkResponse>> {
+  try {
+    return { ok: true, value: await ctx.gateway.read(world, { ...call, signal: ctx.signal }) };
+  } catch (error) {
+    return { ok: false, error: toolErrorFor(verb, world, error) };
+  }
+}
+
+export async function writeWorld(ctx: ToolContext, verb: string, world: string, call: Omit<MarkCall, 'signal'>): Promise<Outcome<MarkResponse>> {
+  try {
+    return { ok: true, value: await ctx.gateway.write(world, ctx.identity, { ...call, signal: ctx.signal }) };
+  } catch (error) {
+    return { ok: false, error: toolErrorFor(verb, world, error) };
+  }
+}

@@ -1,0 +1,60 @@
+import { optionalInteger, requiredString, urlDescription } from '../args.ts';
+import type { ToolContext, ToolResult } from '../definitions.ts';
+import { formatToolResult } from '../format-tool-result.ts';
+import { goQuote } from '../go-format.ts';
+import { defineTool } from '../run-tool.ts';
+import { readWorld, urlArgument, writeWorld, type Outcome } from '../tool-input.ts';
+import { textResult, toolError } from '../tool-result.ts';
+import { gateWrite, writeMetadata } from '../write-gate.ts';
+import { describe, worldUrlHint } from './descriptions.ts';
+
+const inputSchema = {
+  url: requiredString('url', urlDescription),
+  body: requiredString('body', 'markdown to add at the end of the document'),
+  expected_version: optionalInteger('expected_version', 'the version you last read; leave out or 0 to append to whatever the current version is'),
+};
+
+export const markAppend = defineTool({
+  name: 'mark_append',
+  title: 'Append to a document',
+  description: describe(
+    'Add markdown to the end of an existing document, creating a new version that keeps its tags, importance, title and type.',
+    'expected_version is optional: leave it out (or 0) to append to the current version, or pass the version you read to be told when someone changed it first.',
+    'To change metadata or rewrite text, use mark_publish.',
+    worldUrlHint,
+  ),
+  inputSchema,
+  readOnly: false,
+  handler: async (args, ctx) => append(ctx, args.url, args.body, args.expected_version ?? 0),
+});
+
+async function append(ctx: ToolContext, raw: string, body: string, expectedVersion: number): Promise<ToolResult> {
+  const target = urlArgument(raw);
+  if (!target.ok) return target.error;
+  if (expectedVersion < 0) return toolError('expected_version must be >= 0');
+  const { world, path } = target.value;
+  const refused = gateWrite(ctx, world);
+  if (refused) return refused;
+  let version = expectedVersion;
+  if (version === 0) {
+    const resolved = await currentVersion(ctx, world, path);
+    if (!resolved.ok) return resolved.error;
+    version = resolved.value;
+  }
+  const metadata = { ...writeMetadata(ctx.identity), 'expected-version': String(version) };
+  const answer = await writeWorld(ctx, 'append', world, { verb: 'APPEND', path, metadata, body });
+  if (!answer.ok) return answer.error;
+  return textResult(formatToolResult(answer.value, ['version', 'modified', 'server-version']));
+}
+
+/** expected_version 0 means "the current one": VERSIONS tells (reference texts for each way it can fail). */
+async function currentVersion(ctx: ToolContext, world: string, path: string): Promise<Outcome<number>> {
+  const answer = await readWorld(ctx, 'append (auto-resolve)', world, { verb: 'VERSIONS', path });
+  if (!answer.ok) return answer;
+  const response = answer.value;
+  if (response.status !== 'ok') return { ok: false, error: toolError(`could not resolve version: ${response.status}`) };
+  const current = response.metadata['current'];
+  if (current === undefined) return { ok: false, error: toolError('could not resolve version: no current version in response') };
+  if (!/^[+-]?\d+$/.test(current)) return { ok: false, error: toolError(`could not resolve version: invalid current version ${goQuote(current)}`) };
+  return { ok: true, value: Number(current) };
+}

@@ -1,0 +1,29 @@
+import { requiredString, urlDescription } from '../args.ts';
+import { formatToolResult } from '../format-tool-result.ts';
+import { defineTool } from '../run-tool.ts';
+import { urlArgument, writeWorld } from '../tool-input.ts';
+import { textResult } from '../tool-result.ts';
+import { gateWrite } from '../write-gate.ts';
+import { describe, worldUrlHint } from './descriptions.ts';
+
+export const markArchive = defineTool({
+  name: 'mark_archive',
+  title: 'Archive a document',
+  description: describe(
+    'Archive a document: it leaves fetches, listings and lookups, but its version history is kept, and publishing an empty body brings it back.',
+    'Needs write access to the world.',
+    worldUrlHint,
+  ),
+  inputSchema: { url: requiredString('url', urlDescription) },
+  readOnly: false,
+  handler: async (args, ctx) => {
+    const target = urlArgument(args.url);
+    if (!target.ok) return target.error;
+    const { world, path } = target.value;
+    const refused = gateWrite(ctx, world);
+    if (refused) return refused;
+    const answer = await writeWorld(ctx, 'archive', world, { verb: 'ARCHIVE', path });
+    if (!answer.ok) return answer.error;
+    return textResult(formatToolResult(answer.value, ['version']));
+  },
+});

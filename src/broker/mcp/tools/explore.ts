@@ -1,0 +1,91 @@
+import { requiredString, urlDescription } from '../args.ts';
+import { bodyText, isBinaryBody, sizeLine } from '../body-text.ts';
+import type { ToolContext, ToolResult } from '../definitions.ts';
+import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
+import { linkLines } from '../markdown/links.ts';
+import { cappedList, openingParagraph, outlineLines } from '../markdown/outline-body.ts';
+import { parseListingPage } from '../listing/parse-listing.ts';
+import { defineTool } from '../run-tool.ts';
+import { readWorld, urlArgument } from '../tool-input.ts';
+import { textResult } from '../tool-result.ts';
+import { cutAnchor } from '../tool-url.ts';
+import { describe, worldUrlHint } from './descriptions.ts';
+
+/** Each list on the card shows at most this many entries, then "+N more" (reference exploreSectionCap). */
+export const exploreListCap = 10;
+
+const cardKeys = ['version', 'modified', 'etag'] as const;
+
+export const markExplore = defineTool({
+  name: 'mark_explore',
+  title: 'Explore a document',
+  description: describe(
+    'Get a one-call overview of a document before reading it: its heading outline with #anchors, opening paragraph, outbound links, known backlinks, and the other entries of its directory (each list capped at 10).',
+    'Use it to decide which sections to read with mark_fetch url#<anchor>.',
+    worldUrlHint,
+  ),
+  inputSchema: { url: requiredString('url', urlDescription) },
+  readOnly: true,
+  handler: async (args, ctx) => explore(ctx, args.url),
+});
+
+async function explore(ctx: ToolContext, raw: string): Promise<ToolResult> {
+  const { url: docUrl } = cutAnchor(raw);
+  const target = urlArgument(docUrl);
+  if (!target.ok) return target.error;
+  const { world, path } = target.value;
+  const answer = await readWorld(ctx, 'explore', world, { verb: 'FETCH', path });
+  if (!answer.ok) return answer.error;
+  const response = answer.value;
+  if (response.status !== 'ok') return textResult(formatToolResult(response, cardKeys));
+  if (isBinaryBody(response.body)) {
+    const notice = `not a markdown document (${response.body.byteLength} bytes of binary or non-UTF-8 content); no outline or links to show\n`;
+    return textResult(formatToolResultWith(response, notice, { mode: 'binary' }, cardKeys));
+  }
+  const body = bodyText(response.body);
+  const card =
+    outlineSection(body) +
+    linksSection(body) +
+    (await backlinksSection(ctx, docUrl)) +
+    (await siblingsSection(ctx, world, path)) +
+    `\nfetch ${docUrl}#<anchor> for a section; mark_fetch force=true for the full body\n`;
+  return textResult(formatToolResultWith(response, card, { size: sizeLine(response.body) }, cardKeys));
+}
+
+function outlineSection(body: string): string {
+  const headings = outlineLines(body);
+  let out = '## Outline\n' + (headings.length === 0 ? '(no headings)\n' : cappedList(headings, exploreListCap, 'headings'));
+  const opening = openingParagraph(body);
+  if (opening !== '') out += `\n## Opening\n${opening}\n`;
+  return out;
+}
+
+function linksSection(body: string): string {
+  const links = linkLines(body);
+  return `\n## Outbound links (${links.length})\n` + (links.length === 0 ? '(none)\n' : cappedList(links, exploreListCap, 'links'));
+}
+
+/** Backlinks come from the broker's link graph; without one the card says so instead of failing. */
+async function backlinksSection(ctx: ToolContext, docUrl: string): Promise<string> {
+  const backlinks = ctx.graph ? await ctx.graph.backlinks(docUrl, ctx.signal).catch(() => []) : [];
+  let out = `\n## Backlinks (${backlinks.length})\n`;
+  if (backlinks.length === 0) {
+    return out + "(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n";
+  }
+  const lines = backlinks.map((link) => (link.title !== '' ? `- [${link.title}](${link.url})${link.annotation}` : `- ${link.url}${link.annotation}`));
+  return out + cappedList(lines, exploreListCap, 'backlinks');
+}
+
+/** The parent directory's other entries, from one short LIST page; a failed LIST is a note, not an error. */
+async function siblingsSection(ctx: ToolContext, world: string, path: string): Promise<string> {
+  const dir = path.slice(0, path.lastIndexOf('/') + 1);
+  const self = path.slice(path.lastIndexOf('/') + 1);
+  const heading = `\n## Siblings in ${dir}`;
+  const answer = await readWorld(ctx, 'explore', world, { verb: 'LIST', path: dir, metadata: { 'page-size': String(exploreListCap + 2) } });
+  if (!answer.ok || answer.value.status !== 'ok') return heading + '\n(listing unavailable)\n';
+  const page = parseListingPage(dir, answer.value);
+  if (page.invalid.length > 0) return heading + '\n(listing unavailable)\n';
+  const lines = page.entries.map((entry) => (entry.isDir ? entry.name + '/' : entry.name)).filter((name) => name !== self).map((name) => `- ${name}`);
+  const count = page.complete ? `(${lines.length})` : `(${lines.length}+)`;
+  return `${heading} ${count}\n` + (lines.length === 0 ? '(none)\n' : cappedList(lines, exploreListCap, 'siblings'));
+}

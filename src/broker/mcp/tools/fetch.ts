@@ -1,0 +1,78 @@
+import type { Metadata } from '../../../protocol/metadata.ts';
+import type { MarkResponse } from '../../../protocol/response.ts';
+import { optionalBoolean, requiredString, urlDescription } from '../args.ts';
+import { bodyText, sizeLine } from '../body-text.ts';
+import type { ToolContext, ToolResult } from '../definitions.ts';
+import { changedNote, FetchMemory, identified, sameDoc, unchangedNotice, type SeenDoc } from '../fetch-dedup.ts';
+import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
+import { findSection, sectionNotFoundText } from '../markdown/headings.ts';
+import { outlineBody } from '../markdown/outline-body.ts';
+import { defineTool } from '../run-tool.ts';
+import { readWorld, urlArgument } from '../tool-input.ts';
+import { textResult, toolError } from '../tool-result.ts';
+import { cutAnchor } from '../tool-url.ts';
+import { describe, worldUrlHint } from './descriptions.ts';
+
+/** Bodies of this many bytes or more come back as an outline unless forced (go-broker-inventory §4.3). */
+export const outlineThresholdBytes = 8192;
+
+const fetchKeys = ['version', 'modified', 'etag'] as const;
+
+const inputSchema = {
+  url: requiredString('url', `${urlDescription}; add #<anchor> to read one section`),
+  force: optionalBoolean('force', 'return the full body even when the document is large or unchanged since an earlier fetch in this session (default false)'),
+};
+
+export const markFetch = defineTool({
+  name: 'mark_fetch',
+  title: 'Fetch a document',
+  description: describe(
+    'Read one document.',
+    'Documents under 8 KiB come back whole with status, version, modified and etag; larger ones come back as an outline of headings with #anchors and section sizes.',
+    'Append #<anchor> to the URL to read just that section, at any size.',
+    'Fetching a document again in the same session answers "unchanged" when it has not changed; force=true always returns the full body.',
+    worldUrlHint,
+  ),
+  inputSchema,
+  readOnly: true,
+  handler: async (args, ctx) => fetchDocument(ctx, args.url, args.force === true),
+});
+
+async function fetchDocument(ctx: ToolContext, raw: string, force: boolean): Promise<ToolResult> {
+  // The fragment names a section here, so it is cut off before the URL is checked.
+  const { url: docUrl, anchor } = cutAnchor(raw);
+  const target = urlArgument(docUrl);
+  if (!target.ok) return target.error;
+  const { world, path } = target.value;
+  const answer = await readWorld(ctx, 'fetch', world, { verb: 'FETCH', path });
+  if (!answer.ok) return answer.error;
+  const response = answer.value;
+  if (response.status !== 'ok') return textResult(formatToolResult(response, fetchKeys));
+  const body = bodyText(response.body);
+  // A section is content the agent asked for by name: any size, and no dedup.
+  if (anchor !== '') {
+    const section = findSection(body, anchor);
+    if (section === null) return toolError(sectionNotFoundText(anchor, docUrl, body));
+    return textResult(formatToolResultWith(response, section, { section: `#${anchor}` }, fetchKeys));
+  }
+  return wholeDocument(ctx, response, body, docUrl, `${world}${path}`, force);
+}
+
+function wholeDocument(ctx: ToolContext, response: MarkResponse, body: string, docUrl: string, key: string, force: boolean): ToolResult {
+  const memory = new FetchMemory(ctx.session);
+  const current: SeenDoc = { version: response.metadata['version'] ?? '', etag: response.metadata['etag'] ?? '' };
+  const previous = memory.lookup(key);
+  if (previous !== undefined && !force && identified(current) && sameDoc(previous, current)) {
+    return textResult(unchangedNotice(current));
+  }
+  const extra: Metadata = {};
+  if (previous !== undefined && !sameDoc(previous, current)) extra['note'] = changedNote(previous, current);
+  if (!force && response.body.byteLength >= outlineThresholdBytes) {
+    // An outline is not the body: the document is not recorded as seen.
+    extra['mode'] = 'outline';
+    extra['size'] = sizeLine(response.body);
+    return textResult(formatToolResultWith(response, outlineBody(docUrl, body), extra, fetchKeys));
+  }
+  memory.record(key, current);
+  return textResult(formatToolResultWith(response, body, extra, fetchKeys));
+}

@@ -1,0 +1,125 @@
+import { optionalBoolean, optionalInteger, requiredString } from '../args.ts';
+import { bodyText } from '../body-text.ts';
+import type { ToolContext, ToolDefinition, ToolResult } from '../definitions.ts';
+import { formatToolResult } from '../format-tool-result.ts';
+import { crawlBounds, CrawlError, crawlForIndex, type CrawlBounds } from '../hash-index/crawl.ts';
+import { buildIndex, mergeIndex, parseIndex } from '../hash-index/legacy-index.ts';
+import { defineTool } from '../run-tool.ts';
+import { readWorld, urlArgument, writeWorld } from '../tool-input.ts';
+import { textResult, toolError } from '../tool-result.ts';
+import type { ToolUrl } from '../tool-url.ts';
+import { gateWrite, writeMetadata } from '../write-gate.ts';
+import { agentManifestPath } from './discover.ts';
+import { describe, worldUrlHint } from './descriptions.ts';
+
+const inputSchema = {
+  source: requiredString('source', 'world or directory to index, e.g. mark://team-a/'),
+  target: requiredString('target', 'document to publish the index to, e.g. mark://hub/index/team-a.md'),
+  expected_version: optionalInteger('expected_version', "the target's current version to update it (its rows for other servers are kept), or 0 to create it (default 0)"),
+  dry_run: optionalBoolean('dry_run', 'return the index without publishing it (default false)'),
+  force: optionalBoolean('force', 'publish even when the target world has no agent manifest (default false)'),
+};
+
+type IndexArgs = { source: string; target: string; expected_version?: number | undefined; dry_run?: boolean | undefined; force?: boolean | undefined };
+
+/** The tool with its crawl bounds as a parameter, so tests can reach them with small worlds. */
+export function makeIndexTool(bounds: Readonly<CrawlBounds>): ToolDefinition {
+  return defineTool({
+    name: 'mark_index',
+    title: 'Index content hashes',
+    description: describe(
+      'Build a hash index of a world or directory (the content hash and path of every document) and publish it to a target document, usually on a hub world, so mark_resolve can find content by hash.',
+      'dry_run=true returns the index without publishing. The target world must publish an agent manifest unless force=true.',
+      `An index is published only when every document was read; the crawl stops at ${bounds.maxDocuments} documents.`,
+      worldUrlHint,
+    ),
+    inputSchema,
+    readOnly: false,
+    handler: async (args, ctx) => indexWorld(ctx, args, bounds),
+  });
+}
+
+export const markIndex = makeIndexTool(crawlBounds);
+
+async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<CrawlBounds>): Promise<ToolResult> {
+  const source = urlArgument(args.source, 'invalid source URL');
+  if (!source.ok) return source.error;
+  const target = urlArgument(args.target, 'invalid target URL');
+  if (!target.ok) return target.error;
+  const expectedVersion = args.expected_version ?? 0;
+  if (expectedVersion < 0) return toolError('expected_version must be non-negative');
+  const dryRun = args.dry_run === true;
+  if (!dryRun) {
+    const refused = gateWrite(ctx, target.value.world);
+    if (refused) return refused;
+  }
+  const manifests = await checkManifests(ctx, source.value.world, target.value.world, dryRun, args.force === true);
+  if (!manifests.ok) return manifests.error;
+  let crawl;
+  try {
+    crawl = await crawlForIndex(ctx, source.value.world, source.value.path, bounds);
+  } catch (error) {
+    if (error instanceof CrawlError) return toolError(`crawl failed: ${error.message}`);
+    throw error;
+  }
+  const warnings = [...manifests.warnings];
+  if (crawl.truncated) warnings.push('warning: crawl bounds reached, some content may not be indexed');
+  if (crawl.skipped.length > 0) warnings.push(`warning: crawl skipped ${crawl.skipped.length} entries, index is incomplete`);
+  const sourceServer = `mark://${source.value.world}`;
+  const body = buildIndex(sourceServer, ctx.now(), crawl.entries);
+  const preamble = warnings.map((warning) => warning + '\n').join('');
+  if (dryRun) return textResult(`${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer} (dry run, not published)\n\n${body}`);
+  // An index claims to be the whole truth about its source: a partial one must not replace a complete one.
+  if (crawl.truncated || crawl.skipped.length > 0) return toolError('crawl incomplete; refusing to publish an authoritative index');
+  const published = await publishIndex(ctx, target.value, expectedVersion, sourceServer, body, crawl.entries);
+  if (!published.ok) return published.error;
+  return textResult(`${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer}\n${published.text}`);
+}
+
+type Checked = { ok: true; warnings: string[] } | { ok: false; error: ToolResult };
+
+/** A source without a manifest is a warning; a target without one blocks publishing unless forced. */
+async function checkManifests(ctx: ToolContext, sourceWorld: string, targetWorld: string, dryRun: boolean, force: boolean): Promise<Checked> {
+  const warnings: string[] = [];
+  if (!(await hasManifest(ctx, sourceWorld))) warnings.push('warning: source server has no agent manifest');
+  if (dryRun || (await hasManifest(ctx, targetWorld))) return { ok: true, warnings };
+  if (!force) {
+    return {
+      ok: false,
+      error: toolError(
+        'target server has no agent manifest; cannot verify it accepts index publications. ' +
+          `Use force=true to override, or publish a manifest at ${agentManifestPath} on the target.`,
+      ),
+    };
+  }
+  warnings.push('warning: target server has no agent manifest (force=true override)');
+  return { ok: true, warnings };
+}
+
+async function hasManifest(ctx: ToolContext, world: string): Promise<boolean> {
+  const answer = await readWorld(ctx, 'index', world, { verb: 'FETCH', path: agentManifestPath });
+  return answer.ok && answer.value.status === 'ok';
+}
+
+async function publishIndex(
+  ctx: ToolContext,
+  target: ToolUrl,
+  expectedVersion: number,
+  sourceServer: string,
+  body: string,
+  entries: Parameters<typeof mergeIndex>[2],
+): Promise<{ ok: true; text: string } | { ok: false; error: ToolResult }> {
+  let document = body;
+  if (expectedVersion > 0) {
+    // Updating: keep the other servers' rows, replace this source's.
+    const existing = await readWorld(ctx, 'index (fetch existing)', target.world, { verb: 'FETCH', path: target.path });
+    if (!existing.ok) return existing;
+    if (existing.value.status !== 'ok') return { ok: false, error: toolError(`failed to fetch existing index: ${existing.value.status}`) };
+    const merged = mergeIndex(parseIndex(bodyText(existing.value.body)), sourceServer, entries);
+    document = buildIndex(`mark://${target.world}`, ctx.now(), merged);
+  }
+  const metadata = { ...writeMetadata(ctx.identity), 'expected-version': String(expectedVersion) };
+  const answer = await writeWorld(ctx, 'index (publish)', target.world, { verb: 'PUBLISH', path: target.path, metadata, body: document });
+  if (!answer.ok) return answer;
+  return { ok: true, text: formatToolResult(answer.value, ['version', 'modified']) };
+}

@@ -1,0 +1,38 @@
+import type { ToolDefinition } from '../definitions.ts';
+import { markAppend } from './append.ts';
+import { markArchive } from './archive.ts';
+import { markDiscover } from './discover.ts';
+import { markExplore } from './explore.ts';
+import { markFetch } from './fetch.ts';
+import { markIndex } from './index-tool.ts';
+import { markList } from './list.ts';
+import { markLookupAll } from './lookup-all.ts';
+import { markLookup } from './lookup.ts';
+import { markPublish } from './publish.ts';
+import { markResolve } from './resolve.ts';
+import { markVersions } from './versions.ts';
+import { markWorlds } from './worlds.ts';
+
+/**
+ * Every tool, in the reference broker's order (go-broker-inventory §4.3,
+ * `mcpToolNames`). The graph tools (mark_backlinks, mark_graph,
+ * mark_graph_export, mark_graph_publish) come with the graph store and slot in
+ * after mark_index.
+ */
+export function allTools(): ToolDefinition[] {
+  return [
+    markFetch,
+    markExplore,
+    markList,
+    markVersions,
+    markLookup,
+    markLookupAll,
+    markPublish,
+    markAppend,
+    markArchive,
+    markDiscover,
+    markResolve,
+    markIndex,
+    markWorlds,
+  ];
+}

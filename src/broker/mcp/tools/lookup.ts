@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { Metadata } from '../../../protocol/metadata.ts';
+import { optionalInteger, optionalString, requiredString } from '../args.ts';
+import type { ToolContext, ToolResult } from '../definitions.ts';
+import { formatToolResult } from '../format-tool-result.ts';
+import { defineTool } from '../run-tool.ts';
+import { readWorld, urlArgument } from '../tool-input.ts';
+import { textResult } from '../tool-result.ts';
+import { describe, worldUrlHint } from './descriptions.ts';
+
+const inputSchema = {
+  url: requiredString('url', 'scope to search: mark://{world}/ for the whole world, or a directory such as mark://{world}/docs/'),
+  query: requiredString('query', "subject words matched against tags and titles (at least 2 characters), or '*' for every document in the scope"),
+  filter: optionalString('filter', 'comma-separated key=value conditions, e.g. tag=runbook,modified-after=2026-01-01 (also modified-before=)'),
+  limit: optionalInteger('limit', 'most rows to return (world default 10, at most 1000)'),
+  match: z
+    .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
+    .optional()
+    .describe('catalog (default): tags and titles; body: full-text search of document sections, with snippets and #anchors'),
+};
+
+export const markLookup = defineTool({
+  name: 'mark_lookup',
+  title: 'Look up documents in one world',
+  description: describe(
+    "Find documents in one world by subject: the query is matched against the catalog's tags and titles and you get a table of path, importance, title and tags, best first, not bodies.",
+    "Use query '*' with filter modified-after=YYYY-MM-DD to see what changed; match=body searches the text of sections instead.",
+    'When you do not know which world holds something, use mark_lookup_all.',
+    worldUrlHint,
+  ),
+  inputSchema,
+  readOnly: true,
+  handler: async (args, ctx) => lookup(ctx, args),
+});
+
+type LookupArgs = { url: string; query: string; filter?: string | undefined; limit?: number | undefined; match?: 'catalog' | 'body' | undefined };
+
+async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
+  const target = urlArgument(args.url);
+  if (!target.ok) return target.error;
+  // The world validates query, filter and limit and answers bad-request itself.
+  const metadata: Metadata = { query: args.query };
+  if (args.filter !== undefined && args.filter !== '') metadata['filter'] = args.filter;
+  if (args.limit !== undefined && args.limit > 0) metadata['limit'] = String(args.limit);
+  if (args.match !== undefined) metadata['match'] = args.match;
+  const { world, path } = target.value;
+  const answer = await readWorld(ctx, 'lookup', world, { verb: 'LOOKUP', path, metadata });
+  if (!answer.ok) return answer.error;
+  return textResult(formatToolResult(answer.value, ['matches']));
+}

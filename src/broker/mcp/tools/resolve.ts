@@ -1,0 +1,96 @@
+import { parseMarkUrl } from '../../../protocol/mark-url.ts';
+import type { MarkResponse } from '../../../protocol/response.ts';
+import { prefixedSha256 } from '../../../protocol/token.ts';
+import { requiredString } from '../args.ts';
+import { bodyText } from '../body-text.ts';
+import type { ToolContext, ToolResult } from '../definitions.ts';
+import { formatToolResult } from '../format-tool-result.ts';
+import { parseIndex, type IndexEntry } from '../hash-index/legacy-index.ts';
+import { defineTool } from '../run-tool.ts';
+import { readWorld, urlArgument } from '../tool-input.ts';
+import { isUnknownWorld, textResult, toolError, toolErrorText } from '../tool-result.ts';
+import { parseToolUrl, ToolUrlError } from '../tool-url.ts';
+import { describe, worldUrlHint } from './descriptions.ts';
+
+const hashPattern = /^sha256-[0-9a-f]{64}$/;
+
+const inputSchema = {
+  hash: requiredString('hash', 'content hash: sha256- followed by 64 lower-case hex characters'),
+  index: requiredString('index', 'mark:// URL of a hash index document, e.g. mark://hub/index/team-a.md (mark_index writes them)'),
+};
+
+export const markResolve = defineTool({
+  name: 'mark_resolve',
+  title: 'Resolve content by hash',
+  description: describe(
+    'Fetch content by its hash: looks the sha256-<hex> hash up in a hash index document, then fetches it from a world the index names, checking that what comes back really has that hash.',
+    'Use it to follow a content-addressed reference; for a path, use mark_fetch.',
+    worldUrlHint,
+  ),
+  inputSchema,
+  readOnly: true,
+  handler: async (args, ctx) => resolve(ctx, args.hash, args.index),
+});
+
+async function resolve(ctx: ToolContext, hash: string, indexUrl: string): Promise<ToolResult> {
+  if (!hashPattern.test(hash)) return toolError('invalid hash format: expected sha256-<64 lowercase hex characters>');
+  const index = urlArgument(indexUrl, 'invalid index URL');
+  if (!index.ok) return index.error;
+  const answer = await readWorld(ctx, 'resolve (index fetch)', index.value.world, { verb: 'FETCH', path: index.value.path });
+  if (!answer.ok) return answer.error;
+  if (answer.value.status !== 'ok') return toolError(`index fetch returned: ${answer.value.status}`);
+  const candidates = parseIndex(bodyText(answer.value.body)).filter((entry) => entry.hash === hash);
+  if (candidates.length === 0) return toolError(`hash ${hash} not found in index`);
+  let lastProblem = '';
+  for (const candidate of candidates) {
+    const outcome = await tryCandidate(ctx, candidate, hash);
+    if (typeof outcome !== 'string') return textResult(formatToolResult(outcome, ['version', 'modified', 'content-hash']));
+    lastProblem = outcome;
+  }
+  return toolError(`could not resolve hash from any server: ${lastProblem}`);
+}
+
+/** The candidate's answer, or why it was skipped (`<server>: <reason>`, as the reference words it). */
+async function tryCandidate(ctx: ToolContext, entry: IndexEntry, hash: string): Promise<MarkResponse | string> {
+  const world = worldOfServer(ctx, entry.server);
+  if (typeof world !== 'string') return `${entry.server}: invalid server URL: ${world.problem}`;
+  let response: MarkResponse;
+  try {
+    response = await ctx.gateway.read(world, { verb: 'FETCH', path: `/${hash}`, signal: ctx.signal });
+  } catch (error) {
+    if (isUnknownWorld(error)) return `${entry.server}: not a knowledge-system world (broker has no config for this server)`;
+    return `${entry.server}: ${toolErrorText('resolve', world, error).replace(/^resolve failed: /, '')}`;
+  }
+  if (response.status !== 'ok') return `${entry.server}: ${response.status}`;
+  const declared = response.metadata['content-hash'] ?? '';
+  if (declared !== hash) return `${entry.server}: hash mismatch (got ${declared})`;
+  // The world's own claim is checked against the bytes: an index must not make us vouch for other content.
+  const actual = prefixedSha256(response.body);
+  if (actual !== hash) return `${entry.server}: hash mismatch (got ${actual})`;
+  return response;
+}
+
+/**
+ * The world an index row's server names: `mark://{world}` as mark_index writes
+ * it, or a world's dial address (`mark://host:port`), which federation
+ * crawlers write; the reference skips the latter, we map it back to its world.
+ */
+function worldOfServer(ctx: ToolContext, server: string): string | { problem: string } {
+  try {
+    return parseToolUrl(server).world;
+  } catch (error) {
+    if (!(error instanceof ToolUrlError)) throw error;
+    const byAddress = worldByAddress(ctx, server);
+    return byAddress ?? { problem: error.message };
+  }
+}
+
+function worldByAddress(ctx: ToolContext, server: string): string | null {
+  try {
+    const url = parseMarkUrl(server);
+    const address = `${url.host}:${url.port}`;
+    return ctx.gateway.list().find((world) => world.address.toLowerCase() === address)?.name ?? null;
+  } catch {
+    return null;
+  }
+}

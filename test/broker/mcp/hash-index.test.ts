@@ -1,0 +1,159 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { prefixedSha256 } from '../../../src/protocol/token.ts';
+import { buildIndex, mergeIndex, parseIndex } from '../../../src/broker/mcp/hash-index/legacy-index.ts';
+import { runTool } from '../../../src/broker/mcp/run-tool.ts';
+import { makeIndexTool, markIndex } from '../../../src/broker/mcp/tools/index-tool.ts';
+import { markResolve } from '../../../src/broker/mcp/tools/resolve.ts';
+import { testNow, toolContext } from './helpers/context.ts';
+import { startTestStack, type TestStack } from './helpers/fixture-gateway.ts';
+import { MemoryGateway, response } from './helpers/memory-gateway.ts';
+
+const h = (text: string) => prefixedSha256(text);
+
+describe('legacy hash index document (Mark reference §7)', () => {
+  const entries = [
+    { hash: h('a'), server: 'mark://team-a', path: '/a.md' },
+    { hash: h('b'), server: 'mark://team-a', path: '/docs/b.md' },
+  ];
+
+  it('builds the exact document and parses it back to the same rows', () => {
+    const doc = buildIndex('mark://team-a', new Date('2026-01-08T12:00:00.500Z'), entries);
+    assert.equal(
+      doc,
+      '# Content Index\n\n> Source: mark://team-a\n> Indexed: 2026-01-08T12:00:00Z\n> Documents: 2\n\n| Hash | Server | Path |\n|------|--------|------|\n' +
+        `| ${h('a')} | mark://team-a | /a.md |\n| ${h('b')} | mark://team-a | /docs/b.md |\n`,
+    );
+    assert.deepEqual(parseIndex(doc), entries);
+  });
+
+  it('skips header, separator and malformed rows of every table', () => {
+    assert.deepEqual(parseIndex('| H | S | P |\n|---|---|---|\n| only | two |\n| x y | s | /p |\n\ntext\n| a | b | c |\n|-|-|-|\n| 1 | 2 | 3 |\n'), [
+      { hash: '1', server: '2', path: '3' },
+    ]);
+  });
+
+  it('replaces every spelling of the source server and keeps other servers\' rows', () => {
+    const existing = [
+      { hash: h('old'), server: 'mark://TEAM-A:6309', path: '/old.md' },
+      { hash: h('x'), server: 'mark://team-b', path: '/x.md' },
+    ];
+    assert.deepEqual(mergeIndex(existing, 'mark://team-a', entries), [existing[1], ...entries]);
+  });
+});
+
+describe('mark_index and mark_resolve against real worlds', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startTestStack(['team-a', 'hub']);
+    await stack.seed('team-a', '/a.md', '# A\n');
+    await stack.seed('team-a', '/docs/b.md', '# B\n');
+    await stack.seed('team-a', '/docs/deep/c.md', '# C\n');
+  });
+  after(() => stack.close());
+
+  const ctx = () => toolContext(stack.gateway);
+  const expectedRows = () => [
+    { hash: h('# A\n'), server: 'mark://team-a', path: '/a.md' },
+    { hash: h('# B\n'), server: 'mark://team-a', path: '/docs/b.md' },
+    { hash: h('# C\n'), server: 'mark://team-a', path: '/docs/deep/c.md' },
+  ];
+
+  it('returns the whole index on a dry run and publishes nothing', async () => {
+    const sent = stack.gateway.sent.length;
+    const result = await runTool(markIndex, { source: 'mark://team-a/', target: 'mark://hub/index/team-a.md', dry_run: true }, ctx());
+    assert.equal(result.text, `Indexed 3 documents from mark://team-a (dry run, not published)\n\n${buildIndex('mark://team-a', testNow(), expectedRows())}`);
+    assert.ok(stack.gateway.sent.slice(sent).every((call) => call.verb !== 'PUBLISH'));
+  });
+
+  it('publishes the index to the target and a later update keeps other servers\' rows', async () => {
+    const result = await runTool(markIndex, { source: 'mark://team-a', target: 'mark://hub/index/all.md' }, ctx());
+    assert.equal(result.text, 'Indexed 3 documents from mark://team-a\nstatus: created\nversion: 1\nmodified: 2026-01-01T00:00:00Z\n');
+    await stack.seed('hub', '/index/all.md', buildIndex('mark://hub', testNow(), [{ hash: h('x'), server: 'mark://team-b', path: '/x.md' }, ...expectedRows()]));
+    const update = await runTool(markIndex, { source: 'mark://team-a/', target: 'mark://hub/index/all.md', expected_version: 2 }, ctx());
+    assert.match(update.text, /^Indexed 3 documents from mark:\/\/team-a\nstatus: created\nversion: 3\n/);
+    const stored = Buffer.from((await stack.worlds['hub']!.call('FETCH', '/index/all.md')).body).toString();
+    assert.deepEqual(parseIndex(stored), [{ hash: h('x'), server: 'mark://team-b', path: '/x.md' }, ...expectedRows()]);
+    assert.match(stored, /^# Content Index\n\n> Source: mark:\/\/hub\n/);
+  });
+
+  it('indexes only the source directory when given one', async () => {
+    const result = await runTool(markIndex, { source: 'mark://team-a/docs/', target: 'mark://hub/i.md', dry_run: true }, ctx());
+    assert.match(result.text, /^Indexed 2 documents from mark:\/\/team-a \(dry run, not published\)\n/);
+    assert.doesNotMatch(result.text, /\/a\.md/);
+  });
+
+  it('refuses to publish an index cut short by its bounds, and says so on a dry run', async () => {
+    const small = makeIndexTool({ maxDocuments: 2, maxLists: 100, maxDepth: 16 });
+    const refused = await runTool(small, { source: 'mark://team-a/', target: 'mark://hub/index/partial.md' }, ctx());
+    assert.deepEqual(refused, { isError: true, text: 'crawl incomplete; refusing to publish an authoritative index' });
+    assert.equal((await stack.worlds['hub']!.call('FETCH', '/index/partial.md')).status, 'not-found');
+    const dry = await runTool(small, { source: 'mark://team-a/', target: 'mark://hub/index/partial.md', dry_run: true }, ctx());
+    assert.match(dry.text, /^warning: crawl bounds reached, some content may not be indexed\nIndexed 2 documents from mark:\/\/team-a \(dry run/);
+  });
+
+  it('validates its arguments with the reference texts', async () => {
+    assert.deepEqual(await runTool(markIndex, { target: 'mark://hub/i.md' }, ctx()), { isError: true, text: 'source is required' });
+    assert.deepEqual(await runTool(markIndex, { source: 'mark://team-a/', target: 'mark://hub/i.md', expected_version: -1 }, ctx()), {
+      isError: true,
+      text: 'expected_version must be non-negative',
+    });
+    const bad = await runTool(markIndex, { source: 'http://x/', target: 'mark://hub/i.md' }, ctx());
+    assert.deepEqual(bad, { isError: true, text: 'invalid source URL: unsupported scheme "http" (expected mark://)' });
+  });
+
+  it('resolves a hash through the published index, verifying it against the content', async () => {
+    const result = await runTool(markResolve, { hash: h('# B\n'), index: 'mark://hub/index/all.md' }, ctx());
+    assert.match(result.text, new RegExp(`^status: ok\\nversion: 1\\nmodified: \\S+\\ncontent-hash: ${h('# B\n')}\\n`));
+    assert.ok(result.text.endsWith('\n\n# B\n'));
+  });
+
+  it('maps an index row naming a world by its dial address back to that world', async () => {
+    const address = stack.gateway.get('team-a')!.address;
+    await stack.seed('hub', '/index/by-address.md', buildIndex('mark://hub', testNow(), [{ hash: h('# A\n'), server: `mark://${address}`, path: '/a.md' }]));
+    const result = await runTool(markResolve, { hash: h('# A\n'), index: 'mark://hub/index/by-address.md' }, ctx());
+    assert.ok(result.text.endsWith('\n\n# A\n'));
+  });
+
+  it('explains why a hash cannot be resolved', async () => {
+    assert.deepEqual(await runTool(markResolve, { hash: 'sha256-ABC', index: 'mark://hub/index/all.md' }, ctx()), {
+      isError: true,
+      text: 'invalid hash format: expected sha256-<64 lowercase hex characters>',
+    });
+    assert.deepEqual(await runTool(markResolve, { hash: h('nope'), index: 'mark://hub/index/all.md' }, ctx()), {
+      isError: true,
+      text: `hash ${h('nope')} not found in index`,
+    });
+    assert.deepEqual(await runTool(markResolve, { hash: h('x'), index: 'mark://hub/index/all.md' }, ctx()), {
+      isError: true,
+      text: 'could not resolve hash from any server: mark://team-b: not a knowledge-system world (broker has no config for this server)',
+    });
+    assert.deepEqual(await runTool(markResolve, { hash: h('x'), index: 'mark://hub/missing.md' }, ctx()), { isError: true, text: 'index fetch returned: not-found' });
+  });
+});
+
+describe('mark_resolve and mark_index rules no real world exhibits', () => {
+  it('skips a world whose answer does not hash to what it claims', async () => {
+    const claimed = h('genuine');
+    const gateway = new MemoryGateway({
+      hub: () => response('ok', { version: '1' }, buildIndex('mark://hub', testNow(), [{ hash: claimed, server: 'mark://liar', path: '/p.md' }])),
+      liar: () => response('ok', { version: '1', 'content-hash': claimed }, 'forged'),
+    });
+    const result = await runTool(markResolve, { hash: claimed, index: 'mark://hub/index.md' }, toolContext(gateway));
+    assert.deepEqual(result, { isError: true, text: `could not resolve hash from any server: mark://liar: hash mismatch (got ${h('forged')})` });
+  });
+
+  it('refuses to publish to a target without an agent manifest unless forced', async () => {
+    const gateway = new MemoryGateway({
+      src: (call) => (call.verb === 'LIST' ? response('ok', { complete: 'true', entries: '0' }, '\n# Index of /\n\n') : response('ok', { version: '1' }, 'manifest')),
+      dst: (call) => (call.verb === 'PUBLISH' ? response('created', { version: '1' }) : response('not-found', {}, '\n# Not found\n\nnone\n')),
+    });
+    const refused = await runTool(markIndex, { source: 'mark://src/', target: 'mark://dst/i.md' }, toolContext(gateway));
+    assert.deepEqual(refused, {
+      isError: true,
+      text: 'target server has no agent manifest; cannot verify it accepts index publications. Use force=true to override, or publish a manifest at /.well-known/agent-manifest.md on the target.',
+    });
+    const forced = await runTool(markIndex, { source: 'mark://src/', target: 'mark://dst/i.md', force: true }, toolContext(gateway));
+    assert.equal(forced.text, 'warning: target server has no agent manifest (force=true override)\nIndexed 0 documents from mark://src\nstatus: created\nversion: 1\n');
+  });
+});

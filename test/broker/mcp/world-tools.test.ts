@@ -1,0 +1,108 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { runTool } from '../../../src/broker/mcp/run-tool.ts';
+import { markAppend } from '../../../src/broker/mcp/tools/append.ts';
+import { markArchive } from '../../../src/broker/mcp/tools/archive.ts';
+import { markDiscover } from '../../../src/broker/mcp/tools/discover.ts';
+import { markList } from '../../../src/broker/mcp/tools/list.ts';
+import { markLookup } from '../../../src/broker/mcp/tools/lookup.ts';
+import { markVersions } from '../../../src/broker/mcp/tools/versions.ts';
+import { markWorlds } from '../../../src/broker/mcp/tools/worlds.ts';
+import { bob, toolContext } from './helpers/context.ts';
+import { startTestStack, type TestStack } from './helpers/fixture-gateway.ts';
+
+describe('the single-world tools against a real world', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startTestStack(['team-a', 'hub'], { writers: { 'team-a': ['alice@example.com'], hub: ['bob@example.com'] } });
+    await stack.seed('team-a', '/log.md', '# Log\n\nfirst entry\n', { tags: 'journal', title: 'Team log' });
+    await stack.seed('team-a', '/docs/a.md', '# A\n');
+    await stack.seed('team-a', '/docs/b.md', '# B\n');
+    await stack.seed('team-a', '/docs/c.md', '# C\n');
+  });
+  after(() => stack.close());
+
+  const ctx = () => toolContext(stack.gateway);
+  const body = async (path: string) => Buffer.from((await stack.worlds['team-a']!.call('FETCH', path)).body).toString();
+
+  it('mark_append resolves the current version itself when expected_version is left out', async () => {
+    const result = await runTool(markAppend, { url: 'mark://team-a/log.md', body: '\nsecond entry\n' }, ctx());
+    assert.equal(result.text, 'status: created\nversion: 2\nmodified: 2026-01-01T00:00:00Z\n');
+    assert.equal(await body('/log.md'), '# Log\n\nfirst entry\n\nsecond entry\n');
+    const fetched = await stack.worlds['team-a']!.call('FETCH', '/log.md');
+    assert.equal(fetched.metadata['agent'], 'alice@example.com');
+    assert.equal(fetched.metadata['title'], 'Team log');
+  });
+
+  it('mark_append with a stale expected_version returns the world\'s conflict as a normal result', async () => {
+    const result = await runTool(markAppend, { url: 'mark://team-a/log.md', body: 'late\n', expected_version: 1 }, ctx());
+    assert.equal(result.isError, undefined);
+    assert.match(result.text, /^status: conflict\n/);
+  });
+
+  it('mark_append on a missing document cannot resolve a version', async () => {
+    assert.deepEqual(await runTool(markAppend, { url: 'mark://team-a/none.md', body: 'x\n' }, ctx()), {
+      isError: true,
+      text: 'could not resolve version: not-found',
+    });
+    assert.deepEqual(await runTool(markAppend, { url: 'mark://team-a/log.md', body: 'x', expected_version: -2 }, ctx()), {
+      isError: true,
+      text: 'expected_version must be >= 0',
+    });
+  });
+
+  it('mark_versions reports total, current and chain validity first', async () => {
+    const result = await runTool(markVersions, { url: 'mark://team-a/log.md' }, ctx());
+    assert.match(result.text, /^status: ok\ntotal: 2\ncurrent: 2\nchain-valid: true\n\n\n# Version History: \/log\.md\n/);
+  });
+
+  it('mark_list pages with page_size and cursor, and refuses a page_size out of range', async () => {
+    const first = await runTool(markList, { url: 'mark://team-a/docs/', page_size: 2 }, ctx());
+    assert.match(first.text, /^status: ok\ncomplete: false\nentries: 2\nnext-cursor: (\S+)\n/);
+    const cursor = /next-cursor: (\S+)/.exec(first.text)![1]!;
+    const second = await runTool(markList, { url: 'mark://team-a/docs/', page_size: 2, cursor }, ctx());
+    assert.match(second.text, /^status: ok\ncomplete: true\nentries: 1\n\n\n# Index of \/docs\/\n\n- \[c\.md\]\(c\.md\)\n$/);
+    assert.deepEqual(await runTool(markList, { url: 'mark://team-a/docs/', page_size: 0 }, ctx()), {
+      isError: true,
+      text: 'page_size must be between 1 and 1000',
+    });
+  });
+
+  it('mark_archive archives, and mark_list shows the document again only with include_archived', async () => {
+    const archived = await runTool(markArchive, { url: 'mark://team-a/docs/c.md' }, ctx());
+    assert.equal(archived.text, 'status: ok\nversion: 1\narchived: true\n');
+    assert.doesNotMatch((await runTool(markList, { url: 'mark://team-a/docs/' }, ctx())).text, /c\.md/);
+    assert.match((await runTool(markList, { url: 'mark://team-a/docs/', include_archived: true }, ctx())).text, /- \[c\.md\]\(c\.md\)/);
+  });
+
+  it('mark_archive refuses a caller outside the world\'s writers', async () => {
+    assert.deepEqual(await runTool(markArchive, { url: 'mark://team-a/docs/a.md' }, toolContext(stack.gateway, { identity: bob })), {
+      isError: true,
+      text: 'write access denied for world "team-a"',
+    });
+  });
+
+  it('mark_lookup forwards the world\'s table with matches first', async () => {
+    const result = await runTool(markLookup, { url: 'mark://team-a/', query: 'journal' }, ctx());
+    assert.equal(
+      result.text,
+      'status: ok\nmatches: 1\n\n\n# Lookup matches for "journal" in /\n\n| Path | Importance | Title | Tags |\n|------|------------|-------|------|\n| /log.md | 0.50 | Team log | journal |\n',
+    );
+    assert.deepEqual(await runTool(markLookup, { url: 'mark://team-a/' }, ctx()), { isError: true, text: 'query is required' });
+  });
+
+  it('mark_discover reads the agent manifest whatever the path', async () => {
+    const result = await runTool(markDiscover, { url: 'mark://team-a/some/where.md' }, ctx());
+    assert.match(result.text, /^status: ok\n/);
+    assert.equal(stack.gateway.sent.at(-1)?.path, '/.well-known/agent-manifest.md');
+  });
+
+  it('mark_worlds lists every world with its address and whether the caller may write', async () => {
+    const info = stack.gateway.list();
+    const expected = (writableA: string, writableHub: string) =>
+      'status: ok\ncount: 2\n\n| world | url | address | writable |\n|-------|-----|---------|----------|\n' +
+      `| team-a |  | mark://${info[0]!.address} | ${writableA} |\n| hub |  | mark://${info[1]!.address} | ${writableHub} |\n`;
+    assert.equal((await runTool(markWorlds, {}, ctx())).text, expected('yes', 'no'));
+    assert.equal((await runTool(markWorlds, {}, toolContext(stack.gateway, { identity: bob }))).text, expected('no', 'yes'));
+  });
+});
