@@ -1,0 +1,59 @@
+/**
+ * Environment overrides, applied to the decoded YAML before validation so an
+ * overridden value is checked like any other and errors name its key. A
+ * variable set to the empty string counts as unset (Go broker rule: an
+ * accidentally cleared variable must not blank out a file value).
+ *
+ * The Go broker's two secrets keep their names so chart Secrets carry over:
+ *   OIDC_CLIENT_SECRET → oidc.clientSecret
+ *   BROKER_SIGNING_KEY → oidc.brokerSigningKey
+ * and a small DEMARKUS_BROKER_* set covers what differs between environments
+ * running one config file (ports and the URLs behind an ingress):
+ *   DEMARKUS_BROKER_ADDR           → server.addr
+ *   DEMARKUS_BROKER_PUBLIC_URL     → server.publicURL
+ *   DEMARKUS_BROKER_MCP_ADDR       → server.mcp.addr
+ *   DEMARKUS_BROKER_MCP_PUBLIC_URL → server.mcp.publicURL
+ *   DEMARKUS_BROKER_STORAGE_DIR    → storage.dir
+ */
+export const envOverrides: ReadonlyArray<{ variable: string; path: readonly string[] }> = [
+  { variable: 'OIDC_CLIENT_SECRET', path: ['oidc', 'clientSecret'] },
+  { variable: 'BROKER_SIGNING_KEY', path: ['oidc', 'brokerSigningKey'] },
+  { variable: 'DEMARKUS_BROKER_ADDR', path: ['server', 'addr'] },
+  { variable: 'DEMARKUS_BROKER_PUBLIC_URL', path: ['server', 'publicURL'] },
+  { variable: 'DEMARKUS_BROKER_MCP_ADDR', path: ['server', 'mcp', 'addr'] },
+  { variable: 'DEMARKUS_BROKER_MCP_PUBLIC_URL', path: ['server', 'mcp', 'publicURL'] },
+  { variable: 'DEMARKUS_BROKER_STORAGE_DIR', path: ['storage', 'dir'] },
+];
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Writes every set variable into `document` (a plain object tree, modified in
+ * place) and returns which key paths came from which variable, for messages.
+ */
+export function applyEnvOverrides(document: Record<string, unknown>, env: Env): Map<string, string> {
+  const sources = new Map<string, string>();
+  for (const { variable, path } of envOverrides) {
+    const value = env[variable];
+    if (value === undefined || value === '') continue;
+    setPath(document, path, value);
+    sources.set(path.join('.'), variable);
+  }
+  return sources;
+}
+
+function setPath(document: Record<string, unknown>, path: readonly string[], value: string): void {
+  let node = document;
+  for (const key of path.slice(0, -1)) {
+    const child = node[key];
+    // A non-map here is left for the schema to reject with its own message.
+    if (child === undefined) node[key] = {};
+    else if (!isPlainObject(child)) return;
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

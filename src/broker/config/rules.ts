@@ -1,0 +1,139 @@
+/**
+ * Rules that tie several keys together, checked once every key has the right
+ * shape. The first violation wins, in the order below, and is reported on the
+ * key an operator has to change.
+ */
+import { join, resolve } from 'node:path';
+import { formatGoDuration } from './duration.ts';
+import { listenersCollide, parseListenAddress } from './host-port.ts';
+import type { ParsedBrokerConfig } from './schema.ts';
+
+export type RuleViolation = { path: Array<string | number>; message: string };
+
+type Rule = (config: ParsedBrokerConfig) => RuleViolation | null;
+
+const maxSweeperIntervalMs = 24 * 3_600_000;
+
+/** File names of broker state under `storage.dir` (Go file backend layout). */
+export const refreshTokensFileName = 'refresh_tokens.json';
+export const writeTokenFileName = (world: string) => `demarkus-broker-write-token-${world}.json`;
+
+const rules: Rule[] = [
+  listenersDiffer,
+  ({ server }) => shorter(['server', 'idTokenTTL'], server.idTokenTTL, 'server.refreshTokenTTL', server.refreshTokenTTL),
+  ({ server }) => shorter(['server', 'devicePollInterval'], server.devicePollInterval, 'server.deviceCodeTTL', server.deviceCodeTTL),
+  firstMintBackoffs,
+  tlsPair,
+  oidcIssuer,
+  dialerTrust,
+  ({ sweeper }) => (sweeper.interval > maxSweeperIntervalMs ? { path: ['sweeper', 'interval'], message: 'must be at most 24h' } : null),
+  uniqueWorldNames,
+  storageRequirements,
+  fileCollisions,
+  uniqueWebClients,
+];
+
+export function firstRuleViolation(config: ParsedBrokerConfig): RuleViolation | null {
+  for (const rule of rules) {
+    const violation = rule(config);
+    if (violation !== null) return violation;
+  }
+  return null;
+}
+
+function listenersDiffer({ server }: ParsedBrokerConfig): RuleViolation | null {
+  if (!listenersCollide(parseListenAddress(server.mcp.addr), parseListenAddress(server.addr))) return null;
+  const detail = server.mcp.addr === server.addr
+    ? `both are ${JSON.stringify(server.addr)}`
+    : `${JSON.stringify(server.mcp.addr)} and ${JSON.stringify(server.addr)} take the same port`;
+  return { path: ['server', 'mcp', 'addr'], message: `must differ from server.addr (${detail})` };
+}
+
+function shorter(path: string[], value: number, otherKey: string, other: number): RuleViolation | null {
+  if (value < other) return null;
+  return { path, message: `must be shorter than ${otherKey} (${formatGoDuration(value)} is not less than ${formatGoDuration(other)})` };
+}
+
+function firstMintBackoffs({ server: { mcp } }: ParsedBrokerConfig): RuleViolation | null {
+  if (mcp.firstMintInitialBackoff <= mcp.firstMintMaxBackoff) return null;
+  return {
+    path: ['server', 'mcp', 'firstMintInitialBackoff'],
+    message: `must not exceed server.mcp.firstMintMaxBackoff (${formatGoDuration(mcp.firstMintInitialBackoff)} > ${formatGoDuration(mcp.firstMintMaxBackoff)})`,
+  };
+}
+
+function tlsPair({ server: { mcp } }: ParsedBrokerConfig): RuleViolation | null {
+  const { certFile, keyFile } = mcp.tls;
+  if ((certFile === undefined) === (keyFile === undefined)) return null;
+  const missing = certFile === undefined ? 'certFile' : 'keyFile';
+  const present = certFile === undefined ? 'keyFile' : 'certFile';
+  return { path: ['server', 'mcp', 'tls', missing], message: `is required when server.mcp.tls.${present} is set (both or neither)` };
+}
+
+function oidcIssuer({ oidc }: ParsedBrokerConfig): RuleViolation | null {
+  if (oidc.issuer !== undefined && oidc.clientID === undefined) {
+    return { path: ['oidc', 'clientID'], message: 'is required when oidc.issuer is set (it is the audience of the issuer\'s ID tokens)' };
+  }
+  if (oidc.issuer !== undefined) return null;
+  for (const key of ['clientID', 'clientSecret', 'redirectURL'] as const) {
+    if (oidc[key] !== undefined) return { path: ['oidc', key], message: 'needs oidc.issuer' };
+  }
+  return null;
+}
+
+function dialerTrust({ worldDialer }: ParsedBrokerConfig): RuleViolation | null {
+  if (worldDialer.caFile === undefined || !worldDialer.insecureSkipVerify) return null;
+  return { path: ['worldDialer', 'caFile'], message: 'cannot be combined with worldDialer.insecureSkipVerify' };
+}
+
+function uniqueWorldNames({ worlds }: ParsedBrokerConfig): RuleViolation | null {
+  const seen = new Set<string>();
+  for (const [index, world] of worlds.entries()) {
+    if (seen.has(world.name)) return { path: ['worlds', index, 'name'], message: `duplicate world name ${JSON.stringify(world.name)}` };
+    seen.add(world.name);
+  }
+  return null;
+}
+
+/** Reference §6.3 / §3.1: what each storage backend needs to find its documents. */
+function storageRequirements({ storage, server, worlds }: ParsedBrokerConfig): RuleViolation | null {
+  const when = `is required when storage.backend is ${JSON.stringify(storage.backend)}`;
+  if (storage.backend === 'file') {
+    if (storage.dir === undefined) return { path: ['storage', 'dir'], message: when };
+    for (const [index, world] of worlds.entries()) {
+      if (world.tokensFile === undefined) return { path: ['worlds', index, 'tokensFile'], message: when };
+      if (world.internalAddress === undefined) return { path: ['worlds', index, 'internalAddress'], message: when };
+    }
+    return null;
+  }
+  if (server.brokerNamespace === undefined) return { path: ['server', 'brokerNamespace'], message: when };
+  for (const [index, world] of worlds.entries()) {
+    if (world.namespace === undefined) return { path: ['worlds', index, 'namespace'], message: when };
+    if (world.tokensSecret === undefined) return { path: ['worlds', index, 'tokensSecret'], message: when };
+  }
+  return null;
+}
+
+/** Two stores editing one file would corrupt it; only ever a config mistake (Go `validateFilePaths`). */
+function fileCollisions({ storage, worlds }: ParsedBrokerConfig): RuleViolation | null {
+  if (storage.backend !== 'file' || storage.dir === undefined) return null;
+  const owners = new Map<string, string>([[resolve(join(storage.dir, refreshTokensFileName)), 'the broker refresh-token state in storage.dir']]);
+  for (const world of worlds) owners.set(resolve(join(storage.dir, writeTokenFileName(world.name))), `the write-token state of world ${JSON.stringify(world.name)}`);
+  for (const [index, world] of worlds.entries()) {
+    if (world.tokensFile === undefined) continue;
+    const path = resolve(world.tokensFile);
+    const owner = owners.get(path);
+    if (owner !== undefined) return { path: ['worlds', index, 'tokensFile'], message: `collides with ${owner}` };
+    owners.set(path, `the tokensFile of world ${JSON.stringify(world.name)}`);
+  }
+  return null;
+}
+
+function uniqueWebClients({ webClients }: ParsedBrokerConfig): RuleViolation | null {
+  const seen = new Set<string>();
+  for (const [index, client] of webClients.entries()) {
+    if (seen.has(client.clientID)) return { path: ['webClients', index, 'clientID'], message: `duplicate clientID ${JSON.stringify(client.clientID)}` };
+    seen.add(client.clientID);
+  }
+  return null;
+}

@@ -1,0 +1,48 @@
+/**
+ * `server.*`: the two listeners, public URLs, token lifetimes and the MCP
+ * gateway knobs, with the Go broker's keys and defaults (reference §6.3, §9.1).
+ */
+import { z } from 'zod';
+import { cookieKey, countOrDefault, duration, flag, hostHeader, k8sName, listenAddress, origin, text, webUrl } from './fields.ts';
+
+const mcpTlsSchema = z.strictObject({
+  /** PEM certificate chain; both files or neither (checked in rules.ts). */
+  certFile: text().optional(),
+  keyFile: text().optional(),
+});
+
+const mcpSchema = z.strictObject({
+  /** MCP listener; must not collide with `server.addr`. */
+  addr: listenAddress().default(':8081'),
+  /** External base URL of the MCP listener; defaults to `server.publicURL` (resolved at load). */
+  publicURL: webUrl({ trimSlash: true }).optional(),
+  tls: mcpTlsSchema.prefault({}),
+  /** Reference §2.8: the first-mint retry loop that covers a world's tokens reload lag. */
+  firstMintMaxAttempts: countOrDefault(6),
+  firstMintInitialBackoff: duration('250ms'),
+  firstMintMaxBackoff: duration('8s'),
+});
+
+export const serverSchema = z.strictObject({
+  /** Management/issuer listener (`:8080` style). */
+  addr: listenAddress(),
+  /** The broker's external base URL: issuer of its tokens (`iss`, `aud`); trailing `/` trimmed. */
+  publicURL: webUrl({ trimSlash: true }),
+  /** DNS-rebinding guard: accepted `Origin` values; default the origins of both public URLs. */
+  allowedOrigins: z.array(origin()).optional(),
+  /** DNS-rebinding guard: accepted `Host` values; default the hosts of both public URLs. */
+  allowedHosts: z.array(hostHeader()).optional(),
+  /** Namespace of the broker's own Secrets (kubernetes storage). */
+  brokerNamespace: k8sName().optional(),
+  idTokenTTL: duration('15m'),
+  refreshTokenTTL: duration('2160h'),
+  // Sign-in keys of the Go broker: accepted and validated now so a Go config
+  // loads unchanged; the sign-in issue puts them to use.
+  cookieKey: cookieKey().optional(),
+  stateTTL: duration('5m'),
+  insecureCookies: flag(false),
+  deviceCodeTTL: duration('10m'),
+  devicePollInterval: duration('5s'),
+  refreshTokensSecret: k8sName().default('demarkus-broker-refresh-tokens'),
+  mcp: mcpSchema.prefault({}),
+});

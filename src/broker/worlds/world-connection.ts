@@ -1,0 +1,141 @@
+/**
+ * One world's line: its own pooled QUIC client (own connections, own stream
+ * gates), a deadline per call and a circuit breaker, so a dead or slow world
+ * costs only its own callers. Transport failures are translated here, once,
+ * into WorldGatewayErrors; world statuses pass through as answers.
+ */
+import { ResponseParseError, type MarkResponse } from '../../protocol/response.ts';
+import { isWriteVerb, type Verb } from '../../protocol/verbs.ts';
+import { MarkTransportError } from '../../transport/errors.ts';
+import { MarkClient, type MarkCall } from '../../transport/mark-client.ts';
+import type { MarkAuthority } from '../../transport/authority.ts';
+import { parseHostPort } from '../config/index.ts';
+import { CircuitBreaker, type CircuitState, type CircuitTicket } from './circuit-breaker.ts';
+import { WorldGatewayError, WorldUnavailableError } from './gateway.ts';
+import type { WorldGatewayMetrics } from './metrics.ts';
+import type { WorldDefinition } from './world-definition.ts';
+
+export type WorldDialerSettings = {
+  /** PEM CA bundle for world certificates; absent means the system store. */
+  ca?: string;
+  insecureSkipVerify: boolean;
+  dialTimeoutMs: number;
+  /** Budget of one call, read retries included. */
+  requestTimeoutMs: number;
+  failureThreshold: number;
+  cooldownMs: number;
+};
+
+type Outcome = { kind: 'failure' | 'neutral' | 'answered'; error: Error };
+
+export class WorldConnection {
+  readonly world: WorldDefinition;
+  readonly #client: MarkClient;
+  readonly #authority: MarkAuthority;
+  readonly #breaker: CircuitBreaker;
+  readonly #settings: WorldDialerSettings;
+  readonly #metrics: WorldGatewayMetrics;
+
+  constructor(world: WorldDefinition, settings: WorldDialerSettings, deps: { metrics: WorldGatewayMetrics; now: () => number }) {
+    this.world = world;
+    this.#settings = settings;
+    this.#metrics = deps.metrics;
+    this.#authority = authorityOf(world);
+    this.#client = new MarkClient({
+      ...(settings.ca === undefined ? {} : { ca: settings.ca }),
+      insecureSkipVerify: settings.insecureSkipVerify,
+      dialTimeoutMs: settings.dialTimeoutMs,
+      requestTimeoutMs: settings.requestTimeoutMs,
+    });
+    this.#breaker = new CircuitBreaker({
+      failureThreshold: settings.failureThreshold,
+      cooldownMs: settings.cooldownMs,
+      now: deps.now,
+      onStateChange: (state) => deps.metrics.circuitStateChanged(world.name, state),
+    });
+  }
+
+  get circuitState(): CircuitState {
+    return this.#breaker.state;
+  }
+
+  async send(call: MarkCall): Promise<MarkResponse> {
+    const ticket = this.#breaker.admit();
+    if (ticket === null) throw this.#failFast(call.verb);
+    const started = performance.now();
+    const deadline = AbortSignal.timeout(this.#settings.requestTimeoutMs);
+    const signal = call.signal === undefined ? deadline : AbortSignal.any([call.signal, deadline]);
+    try {
+      const response = await this.#client.call(this.#authority, { ...call, signal });
+      this.#breaker.recordSuccess(ticket);
+      this.#metrics.requestFinished(this.world.name, call.verb, response.status, performance.now() - started);
+      return response;
+    } catch (error) {
+      throw this.#settle(ticket, call, error, deadline, performance.now() - started);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#client.close();
+  }
+
+  #failFast(verb: Verb): WorldUnavailableError {
+    const retryAfterMs = this.#breaker.retryAfterMs();
+    this.#metrics.requestFailed(this.world.name, verb, 'ERR_WORLD_UNAVAILABLE', 'circuit-open', 0);
+    const message = `world ${JSON.stringify(this.world.name)} is unavailable: failing fast after repeated transport failures (next attempt in ${Math.ceil(retryAfterMs / 1000)}s)`;
+    return new WorldUnavailableError(this.world.name, 'circuit-open', message, { retryAfterMs });
+  }
+
+  #settle(ticket: CircuitTicket, call: MarkCall, error: unknown, deadline: AbortSignal, durationMs: number): Error {
+    const outcome = this.#classify(call, error, deadline);
+    if (outcome.kind === 'failure') this.#breaker.recordFailure(ticket);
+    else if (outcome.kind === 'answered') this.#breaker.recordSuccess(ticket);
+    else this.#breaker.recordNeutral(ticket);
+    if (outcome.error instanceof WorldGatewayError) {
+      const reason = outcome.error instanceof WorldUnavailableError ? outcome.error.reason : 'outcome-unknown';
+      this.#metrics.requestFailed(this.world.name, call.verb, outcome.error.code, reason, durationMs);
+    }
+    return outcome.error;
+  }
+
+  /** Style rule 7: translate at the layer boundary, keep the cause, never leak library text. */
+  #classify(call: MarkCall, error: unknown, deadline: AbortSignal): Outcome {
+    const name = this.world.name;
+    const quoted = JSON.stringify(name);
+    if (error instanceof ResponseParseError) {
+      // The world answered, but not in Mark: for a write we cannot tell what it did.
+      if (isWriteVerb(call.verb)) return { kind: 'failure', error: outcomeUnknown(name, error) };
+      return { kind: 'failure', error: new WorldUnavailableError(name, 'invalid-response', `world ${quoted} sent an invalid response`, { cause: error }) };
+    }
+    if (!(error instanceof MarkTransportError)) return { kind: 'neutral', error: error as Error };
+    switch (error.code) {
+      case 'ERR_OUTCOME_UNKNOWN':
+        return { kind: 'failure', error: outcomeUnknown(name, error) };
+      case 'ERR_ABORTED':
+        // The caller's own signal: theirs to handle, not the world's fault.
+        if (call.signal?.aborted === true || !deadline.aborted) return { kind: 'neutral', error };
+        return { kind: 'failure', error: new WorldUnavailableError(name, 'timeout', `world ${quoted} did not answer within ${this.#settings.requestTimeoutMs} ms`, { cause: error }) };
+      case 'ERR_TIMEOUT':
+        return { kind: 'failure', error: new WorldUnavailableError(name, 'timeout', `world ${quoted} did not answer within ${this.#settings.requestTimeoutMs} ms`, { cause: error }) };
+      case 'ERR_RESPONSE_TOO_LARGE':
+        return { kind: 'answered', error: new WorldUnavailableError(name, 'invalid-response', `world ${quoted} sent a response larger than the broker accepts`, { cause: error }) };
+      case 'ERR_CLIENT_CLOSED':
+        return { kind: 'neutral', error: new WorldUnavailableError(name, 'closed', `world ${quoted} is no longer routed by this broker`, { cause: error }) };
+      default:
+        return { kind: 'failure', error: new WorldUnavailableError(name, 'transport', `world ${quoted} is unavailable: ${error.message}`, { cause: error }) };
+    }
+  }
+}
+
+function outcomeUnknown(world: string, cause: unknown): WorldGatewayError {
+  // Mark client rule (Go fetch.ErrOutcomeUnknown): reconcile by reading, never resend blindly.
+  return new WorldGatewayError('ERR_OUTCOME_UNKNOWN', world, `world ${JSON.stringify(world)}: request sent but outcome unknown (read the document before retrying)`, { cause });
+}
+
+/** Dial the address; present and verify `serverName` (quiche checks DNS SANs only, so IP addresses need one). */
+function authorityOf(world: WorldDefinition): MarkAuthority {
+  const { host, port } = parseHostPort(world.address);
+  const dialHost = host ?? '';
+  if (world.serverName === undefined || world.serverName === dialHost) return { host: dialHost, port };
+  return { host: world.serverName, port, dialHost };
+}

@@ -1,0 +1,59 @@
+/**
+ * Tool URLs: only `mark://{world}/{path}` (reference §4.2, Go `parseToolURL`).
+ * The world name is the whole authority: a port or userinfo is refused, never
+ * dropped (credentials in a URL must not pass silently, and the broker resolves
+ * world names itself); a query is refused; a fragment is refused unless the
+ * caller allows one (`mark_fetch`, `mark_explore` and resources cut the
+ * `#anchor` off before parsing). World names are compared lower-case.
+ *
+ * Messages are the reference's `parseToolURL` texts; tools wrap them as
+ * `invalid URL: <message>` and resources as `invalid resource URI "<raw>": <message>`.
+ */
+import { goHostname, goParseUrl, goPort, GoUrlError } from './go-url.ts';
+import { goQuote } from './go-quote.ts';
+
+export type WorldUrl = {
+  world: string;
+  /** Percent-decoded; `/` when the URL has none. */
+  path: string;
+  /** The raw text after the first `#` (allowFragment only); null when absent or empty. */
+  fragment: string | null;
+};
+
+export class WorldUrlError extends Error {
+  readonly code = 'ERR_INVALID_WORLD_URL';
+  readonly input: string;
+  constructor(input: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'WorldUrlError';
+    this.input = input;
+  }
+}
+
+export function parseWorldUrl(text: string, options: { allowFragment?: boolean } = {}): WorldUrl {
+  let raw = text;
+  let fragment: string | null = null;
+  if (options.allowFragment === true) {
+    const hashAt = text.indexOf('#');
+    if (hashAt >= 0) [raw, fragment] = [text.slice(0, hashAt), text.slice(hashAt + 1) || null];
+  }
+  let url;
+  try {
+    url = goParseUrl(raw);
+  } catch (error) {
+    if (!(error instanceof GoUrlError)) throw error;
+    throw new WorldUrlError(text, `invalid URL: ${error.message}`, { cause: error });
+  }
+  const quoted = goQuote(raw);
+  if (url.scheme !== 'mark') throw new WorldUrlError(text, `unsupported scheme ${goQuote(url.scheme)} (expected mark://)`);
+  const world = goHostname(url.host).toLowerCase();
+  if (world === '') throw new WorldUrlError(text, `missing world name in URL ${quoted} (expected mark://{worldName}/{path})`);
+  // Go accepts an empty port (`mark://team-a:/x`); we refuse it with the port message.
+  if (goPort(url.host) !== '' || url.host.replace(/^\[[^\]]*\]/, '').includes(':')) {
+    throw new WorldUrlError(text, `invalid URL ${quoted}: world host must not carry a port (the broker resolves world names internally)`);
+  }
+  if (url.hasUser) throw new WorldUrlError(text, `invalid URL ${quoted}: world host must not carry userinfo`);
+  if (url.rawQuery !== '') throw new WorldUrlError(text, `invalid URL ${quoted}: query parameters are not supported`);
+  if (url.fragment !== '') throw new WorldUrlError(text, `invalid URL ${quoted}: fragments are not supported`);
+  return { world, path: url.path === '' ? '/' : url.path, fragment };
+}

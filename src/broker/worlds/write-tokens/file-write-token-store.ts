@@ -1,0 +1,90 @@
+/**
+ * File backend of the write-token store: one JSON document per world in
+ * `storage.dir`, named and shaped as the Go broker's file backend writes it
+ * (`demarkus-broker-write-token-<world>.json`, reference §2.8
+ * `{"label","rawToken","entry":{"Hash","Paths","Operations","Expires"}}`), so
+ * a state directory moves between the two. Files are 0600; the version is the
+ * SHA-256 of the file's bytes. Creation is exclusive across processes; a
+ * replacement is checked against the version under an in-process lock (two
+ * processes replacing at once is last-writer-wins, as in the Go backend).
+ */
+import { join } from 'node:path';
+import { sha256Hex } from '../../../protocol/token.ts';
+import { writeTokenFileName } from '../../config/index.ts';
+import { createExclusive, KeyedLock, readIfExists, replaceFile } from './atomic-file.ts';
+import { isWellFormedRecord, writeTokenOperations, type WriteTokenRecord } from './record.ts';
+import { WriteTokenConflictError, WriteTokenStoreError, type StoredWriteToken, type WriteTokenStore } from './store.ts';
+
+const fileMode = 0o600;
+
+export class FileWriteTokenStore implements WriteTokenStore {
+  readonly dir: string;
+  readonly #lock = new KeyedLock();
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  pathOf(world: string): string {
+    return join(this.dir, writeTokenFileName(world));
+  }
+
+  async get(world: string): Promise<StoredWriteToken | null> {
+    const bytes = await this.#read(world);
+    return bytes === null ? null : { record: decode(world, bytes), version: sha256Hex(bytes) };
+  }
+
+  put(world: string, record: WriteTokenRecord, expectedVersion: string | null): Promise<StoredWriteToken> {
+    return this.#lock.run(world, async () => {
+      const bytes = Buffer.from(encode(record));
+      const path = this.pathOf(world);
+      try {
+        if (expectedVersion === null) {
+          if (!(await createExclusive(path, bytes, fileMode))) throw new WriteTokenConflictError(world);
+        } else {
+          const current = await readIfExists(path);
+          if (current === null || sha256Hex(current) !== expectedVersion) throw new WriteTokenConflictError(world);
+          await replaceFile(path, bytes, fileMode);
+        }
+      } catch (error) {
+        if (error instanceof WriteTokenConflictError) throw error;
+        throw new WriteTokenStoreError(world, `cannot write the write-token record of world ${JSON.stringify(world)} in ${this.dir}`, { cause: error });
+      }
+      return { record, version: sha256Hex(bytes) };
+    });
+  }
+
+  async #read(world: string): Promise<Buffer | null> {
+    try {
+      return await readIfExists(this.pathOf(world));
+    } catch (cause) {
+      throw new WriteTokenStoreError(world, `cannot read the write-token record of world ${JSON.stringify(world)} in ${this.dir}`, { cause });
+    }
+  }
+}
+
+/** Go `json.Marshal(writeTokenRecord)`: struct field order, no spaces. */
+function encode(record: WriteTokenRecord): string {
+  return JSON.stringify({
+    label: record.label,
+    rawToken: record.rawToken,
+    entry: { Hash: record.hash, Paths: record.paths, Operations: writeTokenOperations, Expires: '' },
+  });
+}
+
+function decode(world: string, bytes: Buffer): WriteTokenRecord {
+  const bad = () => new WriteTokenStoreError(world, `the write-token record of world ${JSON.stringify(world)} is malformed`);
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  const doc = value as { label?: unknown; rawToken?: unknown; entry?: { Hash?: unknown; Paths?: unknown } };
+  const paths = doc.entry?.Paths;
+  if (typeof doc.label !== 'string' || typeof doc.rawToken !== 'string' || typeof doc.entry?.Hash !== 'string') throw bad();
+  if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) throw bad();
+  const record: WriteTokenRecord = { label: doc.label, rawToken: doc.rawToken, hash: doc.entry.Hash, paths };
+  if (!isWellFormedRecord(record)) throw bad();
+  return record;
+}

@@ -1,0 +1,30 @@
+/**
+ * How a write token reaches a world: its hash must be in the world's
+ * tokens.toml under the record's label. The file backend edits the world's
+ * `tokensFile`; a Kubernetes backend will edit the world's tokens Secret.
+ *
+ * Contract: `ensure` is idempotent and converges (reference §2.8 syncWorldHash):
+ * - label present with the same hash → nothing is written (`unchanged`);
+ * - label present with another hash → that entry is replaced (`replaced`);
+ * - label absent → the entry text is appended byte-exactly (`appended`);
+ * - other entries, comments and layout are kept; a tokens file that does not
+ *   parse is left alone and reported (TokensSinkError), never overwritten.
+ */
+import type { WorldDefinition } from '../world-definition.ts';
+import type { WriteTokenRecord } from './record.ts';
+
+export type EnsureOutcome = 'unchanged' | 'replaced' | 'appended';
+
+export interface WorldTokensSink {
+  ensure(world: WorldDefinition, record: WriteTokenRecord): Promise<EnsureOutcome>;
+}
+
+export class TokensSinkError extends Error {
+  readonly code = 'ERR_TOKENS_SINK';
+  readonly world: string;
+  constructor(world: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TokensSinkError';
+    this.world = world;
+  }
+}

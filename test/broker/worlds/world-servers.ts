@@ -1,0 +1,96 @@
+/**
+ * Real world servers for gateway tests: each on 127.0.0.1 with the shared dev
+ * certificate, its own store and tokens.toml in a temporary directory, and a
+ * stop/restart that keeps the port and the files (to test outages).
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startWorldServer, type WorldServer } from '../../../src/world/world-server.ts';
+import { pinnedNow, testTls } from '../../world/world-fixture.ts';
+import type { Identity } from '../../../src/broker/identity.ts';
+import type { CircuitState, WorldGatewayMetrics } from '../../../src/broker/worlds/index.ts';
+
+export type TestWorld = {
+  name: string;
+  dir: string;
+  tokensFile: string;
+  port: number;
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+};
+
+export async function startTestWorld(name: string, tokensToml = ''): Promise<TestWorld> {
+  const dir = await mkdtemp(join(tmpdir(), `broker-world-${name}-`));
+  const tokensFile = join(dir, 'tokens.toml');
+  await writeFile(tokensFile, tokensToml);
+  const tls = await testTls();
+  const listen = async (port: number) =>
+    startWorldServer({ root: join(dir, 'root'), tokensFile, name, now: pinnedNow, listen: { host: '127.0.0.1', port }, tls, rateLimit: { perSecond: 0, burst: 1 } });
+  let server: WorldServer | null = await listen(0);
+  const port = server.port;
+  return {
+    name,
+    dir,
+    tokensFile,
+    port,
+    async stop() {
+      await server?.close();
+      server = null;
+    },
+    async restart() {
+      server ??= await listen(port);
+    },
+    async close() {
+      await server?.close();
+      server = null;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A PEM file with the dev certificate, for `worldDialer.caFile`. */
+export async function writeCaFile(dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, 'worlds-ca.pem');
+  await writeFile(path, (await testTls()).cert);
+  return path;
+}
+
+/** The world part of a file-storage broker config: dial 127.0.0.1, verify the certificate as `localhost`. */
+export function worldYaml(world: TestWorld, extra = '', tokensFile = world.tokensFile): string {
+  return [
+    `  - name: ${world.name}`,
+    `    internalAddress: "127.0.0.1:${world.port}"`,
+    '    serverName: localhost',
+    `    tokensFile: ${JSON.stringify(tokensFile)}`,
+    '    defaultToken: { paths: ["/**"] }',
+    ...(extra === '' ? [] : [extra]),
+  ].join('\n');
+}
+
+export const person = (email: string, emailVerified = true): Identity => ({
+  subject: `sub-${email}`,
+  email,
+  emailVerified,
+  groups: [],
+  issuedBy: 'broker',
+});
+
+export type MetricEvent =
+  | { kind: 'finished'; world: string; verb: string; status: string }
+  | { kind: 'failed'; world: string; verb: string; code: string; reason: string }
+  | { kind: 'circuit'; world: string; state: CircuitState };
+
+/** Metrics hook that remembers every event. */
+export function recordingMetrics(): WorldGatewayMetrics & { events: MetricEvent[]; of(world: string): MetricEvent[] } {
+  const events: MetricEvent[] = [];
+  return {
+    events,
+    of: (world) => events.filter((e) => e.world === world),
+    requestFinished: (world, verb, status) => events.push({ kind: 'finished', world, verb, status }),
+    requestFailed: (world, verb, code, reason) => events.push({ kind: 'failed', world, verb, code, reason }),
+    circuitStateChanged: (world, state) => events.push({ kind: 'circuit', world, state }),
+  };
+}
