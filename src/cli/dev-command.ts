@@ -5,20 +5,22 @@ import { jsonLogger } from './json-logger.ts';
 import { waitForSignal } from './world-command.ts';
 import { UsageError } from './usage-error.ts';
 
-const help = `demarkus-broker dev [--data DIR] [--host HOST] [--port PORT]
+const help = `demarkus-broker dev [--data DIR] [--host HOST] [--port PORT] [--broker-port PORT]
 
 Runs the local stack: worlds root, team-a and team-b on consecutive ports,
-seeded on first run. Development only: self-signed certificate, one shared
-publisher token.
+seeded on first run, and the broker in front of them. Development only:
+self-signed world certificate, one shared publisher token, a printed MCP token.
 
-  --data DIR     state directory (default ./data)
-  --host HOST    listen address (default 127.0.0.1)
-  --port PORT    first world's port (default 6401; env DEMARKUS_DEV_PORT)`;
+  --data DIR          state directory (default ./data)
+  --host HOST         listen address (default 127.0.0.1)
+  --port PORT         first world's port (default 6401; env DEMARKUS_DEV_PORT)
+  --broker-port PORT  broker management port; MCP is the next one (default 8080; env DEMARKUS_DEV_BROKER_PORT)
+  --email EMAIL       identity of the printed MCP token (default dev@example.com)`;
 
 export async function runDevCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { data: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { data: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, 'broker-port': { type: 'string' }, email: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     strict: true,
   });
   if (values.help) {
@@ -27,8 +29,10 @@ export async function runDevCommand(args: string[]): Promise<number> {
   }
   const basePort = Number(values.port ?? process.env['DEMARKUS_DEV_PORT'] ?? 6401);
   if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65533) throw new UsageError(`invalid --port "${values.port}"`);
+  const brokerPort = Number(values['broker-port'] ?? process.env['DEMARKUS_DEV_BROKER_PORT'] ?? 8080);
+  if (!Number.isInteger(brokerPort) || brokerPort < 1 || brokerPort > 65534) throw new UsageError(`invalid --broker-port "${values['broker-port']}"`);
   const dataDir = resolve(values.data ?? 'data');
-  const stack = await startDevStack({ dataDir, host: values.host ?? '127.0.0.1', basePort, log: jsonLogger('dev') });
+  const stack = await startDevStack({ dataDir, host: values.host ?? '127.0.0.1', basePort, brokerPort, devEmail: values.email ?? 'dev@example.com', log: jsonLogger('dev') });
   const stopped = waitForSignal();
   printWelcome(stack, dataDir);
   await stopped;
@@ -50,7 +54,17 @@ function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir:
     `  TLS certificate: ${stack.certFile} (self-signed; pass it with --ca, or use --insecure)`,
     `  publish token:   ${dataDir}/dev-token`,
     '',
-    'Try:',
+    `  broker MCP:      ${stack.mcpUrl}`,
+    `  broker health:   http://${stack.broker.management.host}:${stack.broker.management.port}/readyz (metrics at /metrics)`,
+    `  broker config:   ${stack.brokerConfigFile}`,
+    '',
+    'Connect an MCP client (development token for dev@example.com, valid 12 hours):',
+    `  claude mcp add --transport http demarkus ${stack.mcpUrl} --header "Authorization: Bearer ${stack.mcpToken}"`,
+    '  or, in a client config file:',
+    `  { "mcpServers": { "demarkus": { "type": "http", "url": "${stack.mcpUrl}", "headers": { "Authorization": "Bearer ${stack.mcpToken}" } } } }`,
+    `  a fresh token: npx demarkus-broker token --config ${stack.brokerConfigFile} --email you@example.com --ttl 12h`,
+    '',
+    'Talk to a world directly:',
     `  ${mark} fetch   mark://${first.address}/index.md ${ca}`,
     `  ${mark} list    mark://${first.address}/adr ${ca}`,
     `  ${mark} lookup  mark://${stack.worlds[1]!.address}/ --query auth ${ca}`,

@@ -3,12 +3,16 @@ import { runWorldCommand } from './world-command.ts';
 import { runWorldTokenCommand } from './world-token-command.ts';
 import { runMarkCommand } from './mark-command.ts';
 import { runDevCommand } from './dev-command.ts';
+import { runBrokerCommand } from './broker-command.ts';
+import { runTokenCommand } from './token-command.ts';
 import { UsageError } from './usage-error.ts';
 
 const usage = `demarkus-broker <command> [options]
 
 Commands:
-  dev                      run the local stack (worlds under ./data) — what npm start runs
+  dev                      run the local stack (worlds and broker under ./data) — what npm start runs
+  broker                   run the broker (MCP gateway and management listener)
+  token --email EMAIL      mint a development broker token with the configured signing key
   world                    run a Mark Protocol world server
   world token              mint a world token and print its tokens.toml entry
   mark <verb> <mark-url>   send one Mark request and print the answer
@@ -19,6 +23,8 @@ type Command = (args: string[]) => Promise<number>;
 
 const commands: Record<string, Command> = {
   dev: runDevCommand,
+  broker: runBrokerCommand,
+  token: runTokenCommand,
   world: (args) => (args[0] === 'token' ? runWorldTokenCommand(args.slice(1)) : runWorldCommand(args)),
   mark: runMarkCommand,
 };

@@ -8,21 +8,34 @@ import type { WorldLogger } from '../world/handler/context.ts';
 import { seedWorlds } from './seed-documents.ts';
 import { seedGraphMarkdown } from './seed-graph.ts';
 import { devPublisherToken, devTokensToml } from './dev-tokens.ts';
+import { devBrokerConfig } from './broker-config.ts';
+import { startBroker, type RunningBroker } from '../broker/broker.ts';
+import { mintBrokerToken } from '../broker/auth/mint-broker-token.ts';
 
 export type DevStackOptions = {
   dataDir: string;
   host: string;
   /** The first world listens here, the next ones on the following ports. */
   basePort: number;
+  /** The broker's management listener; its MCP listener takes the next port. */
+  brokerPort: number;
+  /** Who the printed development MCP token is for. */
+  devEmail: string;
   log: WorldLogger;
 };
 
-export type DevWorld = { name: string; server: WorldServer; address: string; seeded: number };
+export type DevWorld = { name: string; server: WorldServer; address: string; tokensFile: string; seeded: number };
 
 export type DevStack = {
   worlds: DevWorld[];
+  /** The raw world publisher token (data/dev-token). */
   token: string;
   certFile: string;
+  broker: RunningBroker;
+  brokerConfigFile: string;
+  mcpUrl: string;
+  /** A broker access token for `devEmail`, valid for 12 hours. */
+  mcpToken: string;
   close(): Promise<void>;
 };
 
@@ -50,18 +63,35 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
         tls,
         log: options.log,
       });
-      worlds.push({ name: seed.name, server, address: authority(options.host, server.port), seeded: 0 });
+      worlds.push({ name: seed.name, server, address: authority(options.host, server.port), tokensFile, seeded: 0 });
     }
     for (const world of worlds) world.seeded = await seedWorld(world, worlds, token);
   } catch (error) {
     await Promise.all(worlds.map((w) => w.server.close()));
     throw error;
   }
+  const certFile = join(options.dataDir, 'tls', 'cert.pem');
+  let broker: RunningBroker;
+  let brokerConfigFile: string;
+  try {
+    const { config, file } = await devBrokerConfig({ dataDir: options.dataDir, host: options.host, port: options.brokerPort, caFile: certFile, worlds });
+    brokerConfigFile = file;
+    broker = await startBroker(config);
+  } catch (error) {
+    await Promise.all(worlds.map((w) => w.server.close()));
+    throw error;
+  }
+  const mcpToken = await mintBrokerToken({ key: broker.trust.key, issuer: broker.trust.issuer, audience: broker.trust.resource, email: options.devEmail, ttlSeconds: 12 * 3600 });
   return {
     worlds,
     token,
-    certFile: join(options.dataDir, 'tls', 'cert.pem'),
+    certFile,
+    broker,
+    brokerConfigFile,
+    mcpUrl: broker.trust.resource,
+    mcpToken,
     close: async () => {
+      await broker.close();
       await Promise.all(worlds.map((w) => w.server.close()));
     },
   };

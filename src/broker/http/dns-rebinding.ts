@@ -7,7 +7,7 @@
 export const loopbackHostnames: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 export type RebindingPolicy = {
-  /** Hostnames (no port) a request's Host may name. */
+  /** Names a request's Host may carry: a hostname (any port), or `host:port` (that port only). */
   allowedHosts: readonly string[];
   /** Exact origins (`scheme://host[:port]`) a browser request may come from. */
   allowedOrigins: readonly string[];
@@ -30,12 +30,21 @@ export function defaultRebindingPolicy(publicUrl: string, overrides: { allowedHo
   };
 }
 
-/** RFC 9110 §7.2: Host is `host[:port]`; the hostname is compared case-insensitively, the port ignored. */
+/**
+ * RFC 9110 §7.2: Host is `host[:port]`, compared case-insensitively. An allowed
+ * entry without a port admits the name on any port; one with a port admits
+ * exactly that authority (the config derives such entries from public URLs).
+ */
 export function checkHost(hostHeader: string | undefined, policy: RebindingPolicy): RebindingVerdict {
   if (hostHeader === undefined || hostHeader === '') return { ok: false, reason: 'missing Host header' };
-  const hostname = hostnameOf(hostHeader);
-  if (hostname === undefined) return { ok: false, reason: 'invalid Host header' };
-  return policy.allowedHosts.includes(hostname) ? { ok: true } : { ok: false, reason: `Host ${hostname} is not allowed` };
+  const parsed = authorityOf(hostHeader);
+  if (parsed === undefined) return { ok: false, reason: 'invalid Host header' };
+  const allowed = policy.allowedHosts.some((entry) => (hasPort(entry) ? entry === parsed.authority : entry === parsed.hostname));
+  return allowed ? { ok: true } : { ok: false, reason: `Host ${parsed.hostname} is not allowed` };
+}
+
+function hasPort(entry: string): boolean {
+  return /^\[[^\]]*\]:\d+$/.test(entry) || /^[^:[\]]+:\d+$/.test(entry);
 }
 
 /** A request without Origin is not from a browser and passes; `null` and unparsable origins are refused. */
@@ -53,12 +62,13 @@ export function checkOrigin(originHeader: string | undefined, policy: RebindingP
   return { ok: false, reason: `Origin ${origin.origin} is not allowed` };
 }
 
-function hostnameOf(hostHeader: string): string | undefined {
+function authorityOf(hostHeader: string): { hostname: string; authority: string } | undefined {
   try {
     const url = new URL(`http://${hostHeader}`);
     // A Host with userinfo or a path is not a Host.
     if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') return undefined;
-    return url.hostname.toLowerCase();
+    const hostname = url.hostname.toLowerCase();
+    return { hostname, authority: url.port === '' ? hostname : `${hostname}:${url.port}` };
   } catch {
     return undefined;
   }

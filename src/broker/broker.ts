@@ -1,0 +1,105 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { BrokerConfig } from './config/index.ts';
+import { parseListenAddress } from './config/index.ts';
+import { openWorldGateway, type MarkWorldGateway } from './worlds/index.ts';
+import { createBearerVerifier } from './auth/verify-bearer.ts';
+import { createManagementApp } from './http/management.ts';
+import { createMcpListener, type McpListener } from './http/mcp-listener.ts';
+import { createBrokerMetrics, type BrokerMetrics } from './http/metrics.ts';
+import { brokerDefinitions } from './definitions.ts';
+import { tokenTrust, verifierOptions, type TokenTrust } from './trust.ts';
+import { worldMetricsAdapter } from './world-metrics-adapter.ts';
+
+export type BrokerOptions = {
+  logger?: FastifyServerOptions['logger'];
+  version?: string;
+  now?: () => Date;
+};
+
+export type RunningBroker = {
+  management: { host: string; port: number; app: FastifyInstance };
+  mcp: { host: string; port: number; listener: McpListener };
+  gateway: MarkWorldGateway;
+  metrics: BrokerMetrics;
+  trust: TokenTrust;
+  close(): Promise<void>;
+};
+
+const serverInstructions = [
+  'This server is a knowledge system made of worlds (one per team). Address documents as mark://{world}/{path}.',
+  'Start with mark_worlds to see the worlds, mark_lookup or mark_lookup_all to find documents by tag or title,',
+  'then mark_explore for a document card and mark_fetch (with #anchor for one section) to read.',
+  'Write with mark_publish (expected_version from the last fetch) or mark_append.',
+].join(' ');
+
+/**
+ * The broker process: the world gateway, then the MCP listener and the
+ * management listener. Start-up fails fast with a clear reason (bad signing
+ * key, IdP discovery, a listener that cannot bind); once running, `/readyz`
+ * answers only when both listeners, the signer and the world registry are up.
+ */
+export async function startBroker(config: BrokerConfig, options: BrokerOptions = {}): Promise<RunningBroker> {
+  const trust = tokenTrust(config);
+  const metrics = createBrokerMetrics();
+  const verifyBearer = createBearerVerifier(await verifierOptions(config, trust));
+  const gateway = await openWorldGateway(config, { metrics: worldMetricsAdapter(metrics) });
+  let listening = false;
+  const closers: Array<() => Promise<unknown>> = [() => gateway.close()];
+  const close = async () => {
+    listening = false;
+    for (const closer of closers.reverse()) await closer().catch(() => undefined);
+  };
+  try {
+    const listener = await createMcpListener({
+      publicUrl: config.server.mcp.publicURL ?? config.server.publicURL,
+      authorizationServers: [config.server.publicURL],
+      verifyBearer,
+      server: {
+        serverInfo: { name: 'demarkus-broker', version: options.version ?? '0.1.0' },
+        instructions: serverInstructions,
+        definitions: brokerDefinitions(gateway),
+        gateway,
+        ...(options.now ? { now: options.now } : {}),
+      },
+      ...(config.server.allowedHosts ? { allowedHosts: config.server.allowedHosts } : {}),
+      ...(config.server.allowedOrigins ? { allowedOrigins: config.server.allowedOrigins } : {}),
+      rateLimit: {
+        disabled: config.rateLimit.disabled,
+        subject: config.rateLimit.tokens,
+        ip: config.rateLimit.login,
+        trustForwardedFor: config.rateLimit.trustForwardedFor,
+      },
+      metrics,
+      logger: options.logger ?? false,
+    });
+    closers.push(() => listener.app.close());
+    const management = await createManagementApp({
+      metrics,
+      ready: () => ({ listeners: listening, signer: true, worlds: gateway.list().length > 0 }),
+      logger: options.logger ?? false,
+    });
+    closers.push(() => management.close());
+    const mcpAddress = await listen(listener.app, config.server.mcp.addr);
+    const managementAddress = await listen(management, config.server.addr);
+    listening = true;
+    return {
+      management: { ...managementAddress, app: management },
+      mcp: { ...mcpAddress, listener },
+      gateway,
+      metrics,
+      trust,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function listen(app: FastifyInstance, address: string): Promise<{ host: string; port: number }> {
+  const { host, port } = parseListenAddress(address);
+  await app.listen({ host: host ?? '::', port });
+  const bound = app.server.address();
+  if (bound === null || typeof bound === 'string') throw new Error(`listener on ${address} has no TCP address`);
+  return { host: bound.address, port: bound.port };
+}

@@ -1,0 +1,35 @@
+import { parseArgs } from 'node:util';
+import { loadBrokerConfig } from '../broker/config/index.ts';
+import { startBroker } from '../broker/broker.ts';
+import { waitForSignal } from './world-command.ts';
+
+const help = `demarkus-broker broker [--config FILE]
+
+Runs the broker: the MCP listener (server.mcp.addr) and the management
+listener (server.addr: /healthz, /readyz, /metrics). The configuration
+reference is docs/configuration.md.
+
+  --config FILE   YAML configuration (default /etc/demarkus-broker/config.yaml;
+                  env DEMARKUS_BROKER_CONFIG)`;
+
+export const defaultConfigPath = '/etc/demarkus-broker/config.yaml';
+
+export async function runBrokerCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    console.log(help);
+    return 0;
+  }
+  const config = await loadBrokerConfig(values.config ?? process.env['DEMARKUS_BROKER_CONFIG'] ?? defaultConfigPath);
+  const broker = await startBroker(config, { logger: { level: process.env['LOG_LEVEL'] ?? 'info' } });
+  const stopped = waitForSignal();
+  logLine({ msg: 'broker listening', mcp: `${broker.mcp.host}:${broker.mcp.port}`, management: `${broker.management.host}:${broker.management.port}`, worlds: broker.gateway.list().map((w) => w.name) });
+  await stopped;
+  logLine({ msg: 'shutting down' });
+  await broker.close();
+  return 0;
+}
+
+function logLine(fields: Record<string, unknown>): void {
+  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'info', component: 'broker', ...fields }) + '\n');
+}

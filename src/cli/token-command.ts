@@ -1,0 +1,44 @@
+import { parseArgs } from 'node:util';
+import { loadBrokerConfig } from '../broker/config/index.ts';
+import { parseGoDuration } from '../broker/config/index.ts';
+import { mintBrokerToken } from '../broker/auth/mint-broker-token.ts';
+import { tokenTrust } from '../broker/trust.ts';
+import { defaultConfigPath } from './broker-command.ts';
+import { UsageError } from './usage-error.ts';
+
+const help = `demarkus-broker token --email EMAIL [--config FILE] [--ttl DURATION] [--groups G1,G2]
+
+Mints a broker access token for EMAIL with the configured signing key and
+prints it. For development and tests: real users sign in (demarkus-broker login).
+
+  --config FILE    broker configuration (default ${defaultConfigPath}; env DEMARKUS_BROKER_CONFIG)
+  --ttl DURATION   lifetime, Go syntax (default server.idTokenTTL, e.g. 15m)
+  --groups LIST    comma-separated groups claim`;
+
+export async function runTokenCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: { email: { type: 'string' }, config: { type: 'string' }, ttl: { type: 'string' }, groups: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    console.log(help);
+    return 0;
+  }
+  const email = values.email?.trim() ?? '';
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError('--email is required and must look like name@domain');
+  const config = await loadBrokerConfig(values.config ?? process.env['DEMARKUS_BROKER_CONFIG'] ?? defaultConfigPath);
+  let ttlMs = config.server.idTokenTTL;
+  if (values.ttl !== undefined) {
+    try {
+      ttlMs = parseGoDuration(values.ttl);
+    } catch (error) {
+      throw new UsageError(`--ttl: ${(error as Error).message}`);
+    }
+  }
+  const trust = tokenTrust(config);
+  const groups = (values.groups ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
+  const token = await mintBrokerToken({ key: trust.key, issuer: trust.issuer, audience: trust.resource, email, groups, ttlSeconds: Math.max(1, Math.round(ttlMs / 1000)) });
+  process.stdout.write(token + '\n');
+  return 0;
+}

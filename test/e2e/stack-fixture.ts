@@ -1,0 +1,124 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startWorldServer, type WorldServer } from '../../src/world/world-server.ts';
+import { startBroker, type RunningBroker } from '../../src/broker/broker.ts';
+import { parseBrokerConfig } from '../../src/broker/config/index.ts';
+import { generateSigningKeyPem } from '../../src/broker/auth/signing-key.ts';
+import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
+import { pinnedNow, testTls } from '../world/world-fixture.ts';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export type StackWorld = { name: string; server: WorldServer; port: number; root: string; tokensFile: string };
+
+export type Stack = {
+  dir: string;
+  worlds: Map<string, StackWorld>;
+  broker: RunningBroker;
+  mcpUrl: URL;
+  token(email?: string, groups?: string[]): Promise<string>;
+  connect(token?: string): Promise<Client>;
+  stopWorld(name: string): Promise<void>;
+  restartWorld(name: string): Promise<void>;
+  close(): Promise<void>;
+};
+
+/**
+ * The whole stack on loopback: real world servers over real QUIC, the real
+ * broker with both listeners, and the official MCP SDK client over HTTP.
+ */
+export async function startStack(options: { worlds?: string[]; brokerConfig?: Record<string, unknown>; allow?: Record<string, unknown> } = {}): Promise<Stack> {
+  const dir = await mkdtemp(join(tmpdir(), 'demarkus-stack-'));
+  const tls = await testTls();
+  await writeFile(join(dir, 'ca.pem'), tls.cert);
+  const names = options.worlds ?? ['root', 'team-a', 'team-b'];
+  const worlds = new Map<string, StackWorld>();
+  const startWorld = async (name: string, port: number) => {
+    const root = join(dir, name, 'root');
+    const tokensFile = join(dir, name, 'tokens.toml');
+    const server = await startWorldServer({ root, tokensFile, name, now: pinnedNow, listen: { host: '127.0.0.1', port }, tls, rateLimit: { perSecond: 0, burst: 1 } });
+    worlds.set(name, { name, server, port: server.port, root, tokensFile });
+  };
+  for (const name of names) {
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(dir, name), { recursive: true });
+    await writeFile(join(dir, name, 'tokens.toml'), '[tokens]\n');
+    await startWorld(name, 0);
+  }
+  const [managementPort, mcpPort] = [await freePort(), await freePort()];
+  const document = {
+    server: {
+      addr: `127.0.0.1:${managementPort}`,
+      publicURL: `http://127.0.0.1:${managementPort}`,
+      mcp: { addr: `127.0.0.1:${mcpPort}`, publicURL: `http://127.0.0.1:${mcpPort}`, firstMintInitialBackoff: '50ms', firstMintMaxBackoff: '400ms', firstMintMaxAttempts: 10 },
+    },
+    oidc: { brokerSigningKey: generateSigningKeyPem() },
+    storage: { backend: 'file', dir: join(dir, 'broker-state') },
+    worlds: [...worlds.values()].map((w) => ({
+      name: w.name,
+      internalAddress: `localhost:${w.port}`,
+      tokensFile: w.tokensFile,
+      defaultToken: { paths: ['/**'] },
+      ...(options.allow?.[w.name] ? { allow: options.allow[w.name] } : {}),
+    })),
+    worldDialer: { caFile: join(dir, 'ca.pem'), requestTimeout: '3s', failureThreshold: 2, cooldown: '300ms' },
+    ...options.brokerConfig,
+  };
+  const config = parseBrokerConfig(stringify(document), {});
+  const broker = await startBroker(config);
+  const mcpUrl = new URL(broker.trust.resource);
+  const token = (email = 'alice@example.com', groups: string[] = []) =>
+    mintBrokerToken({ key: broker.trust.key, issuer: broker.trust.issuer, audience: broker.trust.resource, email, groups, ttlSeconds: 600 });
+  const clients: Client[] = [];
+  return {
+    dir,
+    worlds,
+    broker,
+    mcpUrl,
+    token,
+    async connect(bearer) {
+      const client = new Client({ name: 'e2e', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${bearer ?? (await token())}` } } });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async stopWorld(name) {
+      await worlds.get(name)!.server.close();
+    },
+    async restartWorld(name) {
+      await startWorld(name, worlds.get(name)!.port);
+    },
+    async close() {
+      for (const client of clients) await client.close().catch(() => undefined);
+      await broker.close();
+      for (const world of worlds.values()) await world.server.close().catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The text of a tool result's first content block. */
+export function resultText(result: unknown): string {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+  return content.map((c) => c.text ?? '').join('');
+}
+
+export function isError(result: unknown): boolean {
+  return (result as { isError?: boolean }).isError === true;
+}
