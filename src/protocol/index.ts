@@ -16,3 +16,4 @@ export * from './outline.ts';
 export * from './render/list.ts';
 export * from './render/versions.ts';
 export * from './render/lookup.ts';
+export * from './go-quote.ts';

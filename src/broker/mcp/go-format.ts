@@ -4,35 +4,7 @@
  * decoded JSON value, and net/url's path escaping.
  */
 
-const shortEscapes: Readonly<Record<string, string>> = {
-  '\u0007': '\\a',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-  '\v': '\\v',
-  '"': '\\"',
-  '\\': '\\\\',
-};
-
-const graphic = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
-/** Go's `%q` for a string (strconv.Quote): printable runes kept, the rest escaped. */
-export function goQuote(text: string): string {
-  let out = '"';
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    const short = shortEscapes[char];
-    if (short !== undefined) out += short;
-    else if (graphic.test(char)) out += char;
-    else if (code < 0x80) out += '\\x' + code.toString(16).padStart(2, '0');
-    else if (code >= 0xd800 && code <= 0xdfff) out += '\\ufffd';
-    else if (code < 0x10000) out += '\\u' + code.toString(16).padStart(4, '0');
-    else out += '\\U' + code.toString(16).padStart(8, '0');
-  }
-  return out + '"';
-}
+export { goQuote } from '../../protocol/go-quote.ts';
 
 /**
  * Go's `fmt.Sprintf("%v", v)` for a value decoded from JSON (string, float64,

@@ -4,7 +4,7 @@
  * accepts and refuses exactly what the Go broker does and its parse errors
  * carry the same text (`parse "<url>": invalid character " " in host name`).
  */
-import { goQuote } from './go-quote.ts';
+import { goQuote } from '../../protocol/go-quote.ts';
 
 export type GoUrl = {
   scheme: string;

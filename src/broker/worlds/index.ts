@@ -21,5 +21,5 @@ export { MarkWorldGateway } from './mark-world-gateway.ts';
 export type { MarkWorldGatewayOptions } from './mark-world-gateway.ts';
 export { openWorldGateway, writeTokenBackendFor, dialerSettingsOf, StorageBackendUnavailableError } from './open-gateway.ts';
 export type { OpenWorldGatewayOptions, WriteTokenBackend } from './open-gateway.ts';
-export { goQuote } from './go-quote.ts';
+export { goQuote } from '../../protocol/go-quote.ts';
 export * from './write-tokens/index.ts';

@@ -10,7 +10,7 @@
  * `invalid URL: <message>` and resources as `invalid resource URI "<raw>": <message>`.
  */
 import { goHostname, goParseUrl, goPort, GoUrlError } from './go-url.ts';
-import { goQuote } from './go-quote.ts';
+import { goQuote } from '../../protocol/go-quote.ts';
 
 export type WorldUrl = {
   world: string;

@@ -109,24 +109,4 @@ function utf8Rank(unit: number): number {
   return unit;
 }
 
-const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-const namedEscapes: Readonly<Record<number, string>> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };
-
-/** `strconv.Quote` (Go's `%q`), so error bodies carry the same text as the Go server's. */
-export function goQuote(text: string): string {
-  let out = '"';
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    if (char === '"' || char === '\\') out += '\\' + char;
-    else if (printable.test(char)) out += char;
-    else if (namedEscapes[code] !== undefined) out += namedEscapes[code];
-    else if (code < 0x20 || code === 0x7f) out += '\\x' + hex(code, 2);
-    else if (code < 0x10000) out += '\\u' + hex(code, 4);
-    else out += '\\U' + hex(code, 8);
-  }
-  return out + '"';
-}
-
-function hex(code: number, width: number): string {
-  return code.toString(16).padStart(width, '0');
-}
+export { goQuote } from '../../protocol/go-quote.ts';

@@ -20,7 +20,7 @@ import {
   type Metadata,
 } from '../../protocol/metadata.ts';
 import { StoreError } from './errors.ts';
-import { goQuote } from './go-quote.ts';
+import { goQuote } from '../../protocol/go-quote.ts';
 
 /** `storefmt.reservedMetaKeys`: fields the store owns inside a stored version. */
 export const storeReservedKeys: ReadonlySet<string> = new Set(['version', 'previous-hash', 'archived']);

@@ -10,7 +10,7 @@
  * rather than shared with the world's minting code: the broker must not import
  * the world.)
  */
-import { goQuote } from '../go-quote.ts';
+import { goQuote } from '../../../protocol/go-quote.ts';
 
 export type TokenEntryFields = {
   hash: string;
