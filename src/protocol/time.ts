@@ -8,15 +8,41 @@ export function truncateToSecond(date: Date): Date {
   return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
 
-const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
-/** Parses RFC 3339 strictly (Go's time.Parse(time.RFC3339, s)); null when it does not parse. */
+/**
+ * Go `time.Parse(time.RFC3339, s)`: `YYYY-MM-DDTHH:MM:SS`, optional fractional
+ * seconds, then `Z` or `±HH:MM`, upper-case `T` and `Z` only; fields range-checked
+ * (no leap second, day valid for its month). Null for anything else.
+ */
 export function parseRfc3339(text: string): Date | null {
   const m = rfc3339.exec(text);
   if (m === null) return null;
-  const [month, day, hour, minute, second] = [m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number];
-  const daysInMonth = new Date(Date.UTC(Number(m[1]), month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return null;
-  const date = new Date(text.toUpperCase());
-  return Number.isNaN(date.getTime()) ? null : date;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  const offsetMinutes = parseOffset(m[8] ?? 'Z');
+  if (offsetMinutes === null) return null;
+  const millis = m[7] === undefined ? 0 : Math.floor(Number(`0${m[7]}`) * 1000);
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millis);
+  return new Date(date.getTime() - offsetMinutes * 60_000);
+}
+
+function parseOffset(zone: string): number | null {
+  if (zone === 'Z') return 0;
+  const hours = Number(zone.slice(1, 3));
+  const minutes = Number(zone.slice(4, 6));
+  if (hours > 23 || minutes > 59) return null;
+  return (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes);
+}
+
+function daysInMonth(year: number, month: number): number {
+  const days = [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  return days[month - 1] ?? 0;
+}
+
+function isLeap(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }

@@ -1,6 +1,6 @@
 export { BadPatternError, pathMatch } from './path-match.ts';
 export { matchPath, matchesAnyPath, PatternError, validatePattern } from './path-pattern.ts';
-export { parseRfc3339 } from './rfc3339.ts';
+export { parseRfc3339 } from '../../protocol/time.ts';
 export { parseTokensFile, TokensFileError, type TokenEntry } from './tokens-file.ts';
 export {
   authorizeRead,

@@ -12,7 +12,7 @@
  */
 import { parse, TomlError } from 'smol-toml';
 import { PatternError, validatePattern } from './path-pattern.ts';
-import { parseRfc3339 } from './rfc3339.ts';
+import { parseRfc3339 } from '../../protocol/time.ts';
 
 export type TokenEntry = {
   label: string;

@@ -6,6 +6,7 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { isStoreError } from './errors.ts';
+import { truncateToSecond } from '../../protocol/time.ts';
 import { resolveExisting } from './containment.ts';
 import { effectiveArchived, listVersions, readVersionFile, visibleVersion, type VersionFile } from './doc-files.ts';
 import { locate, versionFileName, type DocLocation } from './paths.ts';
@@ -15,10 +16,7 @@ import type { DocState, History, StoredVersion, VersionInfo } from './types.ts';
 
 export type StoreRoot = { root: string; realRoot: string };
 
-/** An mtime as the protocol reports it: UTC, truncated to the second. */
-export function truncateToSecond(date: Date): Date {
-  return new Date(Math.floor(date.getTime() / 1000) * 1000);
-}
+export { truncateToSecond };
 
 export function toStoredVersion(docPath: string, version: number, file: VersionFile): StoredVersion {
   const body = extractBody(file.raw);
