@@ -9,6 +9,7 @@ import { createBrokerMetrics, type BrokerMetrics } from './http/metrics.ts';
 import { brokerDefinitions } from './definitions.ts';
 import { tokenTrust, verifierOptions, type TokenTrust } from './trust.ts';
 import { worldMetricsAdapter } from './world-metrics-adapter.ts';
+import { BrokerGraph, backlinkService } from './graph/index.ts';
 
 export type BrokerOptions = {
   logger?: FastifyServerOptions['logger'];
@@ -20,6 +21,7 @@ export type RunningBroker = {
   management: { host: string; port: number; app: FastifyInstance };
   mcp: { host: string; port: number; listener: McpListener };
   gateway: MarkWorldGateway;
+  graph: BrokerGraph;
   metrics: BrokerMetrics;
   trust: TokenTrust;
   close(): Promise<void>;
@@ -43,6 +45,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
   const metrics = createBrokerMetrics();
   const verifyBearer = createBearerVerifier(await verifierOptions(config, trust));
   const gateway = await openWorldGateway(config, { metrics: worldMetricsAdapter(metrics) });
+  const graph = new BrokerGraph({ gateway, ...(options.now ? { now: options.now } : {}) });
   let listening = false;
   const closers: Array<() => Promise<unknown>> = [() => gateway.close()];
   const close = async () => {
@@ -57,8 +60,9 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       server: {
         serverInfo: { name: 'demarkus-broker', version: options.version ?? '0.1.0' },
         instructions: serverInstructions,
-        definitions: brokerDefinitions(gateway),
+        definitions: brokerDefinitions(gateway, graph),
         gateway,
+        graph: backlinkService(graph),
         ...(options.now ? { now: options.now } : {}),
       },
       ...(config.server.allowedHosts ? { allowedHosts: config.server.allowedHosts } : {}),
@@ -86,6 +90,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       management: { ...managementAddress, app: management },
       mcp: { ...mcpAddress, listener },
       gateway,
+      graph,
       metrics,
       trust,
       close,

@@ -5,6 +5,7 @@ import { runMarkCommand } from './mark-command.ts';
 import { runDevCommand } from './dev-command.ts';
 import { runBrokerCommand } from './broker-command.ts';
 import { runTokenCommand } from './token-command.ts';
+import { runCrawlCommand } from './crawl-command.ts';
 import { UsageError } from './usage-error.ts';
 
 const usage = `demarkus-broker <command> [options]
@@ -13,6 +14,7 @@ Commands:
   dev                      run the local stack (worlds and broker under ./data) — what npm start runs
   broker                   run the broker (MCP gateway and management listener)
   token --email EMAIL      mint a development broker token with the configured signing key
+  crawl                    federation crawl: publish /graph.md and hash indexes to the hub, once
   world                    run a Mark Protocol world server
   world token              mint a world token and print its tokens.toml entry
   mark <verb> <mark-url>   send one Mark request and print the answer
@@ -25,6 +27,7 @@ const commands: Record<string, Command> = {
   dev: runDevCommand,
   broker: runBrokerCommand,
   token: runTokenCommand,
+  crawl: runCrawlCommand,
   world: (args) => (args[0] === 'token' ? runWorldTokenCommand(args.slice(1)) : runWorldCommand(args)),
   mark: runMarkCommand,
 };

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startWorldServer, type WorldServer } from '../../src/world/world-server.ts';
 import { startBroker, type RunningBroker } from '../../src/broker/broker.ts';
-import { parseBrokerConfig } from '../../src/broker/config/index.ts';
+import { parseBrokerConfig, type BrokerConfig } from '../../src/broker/config/index.ts';
 import { generateSigningKeyPem } from '../../src/broker/auth/signing-key.ts';
 import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
 import { pinnedNow, testTls } from '../world/world-fixture.ts';
@@ -30,11 +30,14 @@ export type Stack = {
   dir: string;
   worlds: Map<string, StackWorld>;
   broker: RunningBroker;
+  config: BrokerConfig;
   mcpUrl: URL;
   token(email?: string, groups?: string[]): Promise<string>;
   connect(token?: string): Promise<Client>;
   stopWorld(name: string): Promise<void>;
   restartWorld(name: string): Promise<void>;
+  /** A fresh broker process state (empty memory) on the same configuration and ports. */
+  restartBroker(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -80,7 +83,7 @@ export async function startStack(options: { worlds?: string[]; brokerConfig?: Re
     ...options.brokerConfig,
   };
   const config = parseBrokerConfig(stringify(document), {});
-  const broker = await startBroker(config);
+  let broker = await startBroker(config);
   const mcpUrl = new URL(broker.trust.resource);
   const token = (email = 'alice@example.com', groups: string[] = []) =>
     mintBrokerToken({ key: broker.trust.key, issuer: broker.trust.issuer, audience: broker.trust.resource, email, groups, ttlSeconds: 600 });
@@ -88,7 +91,10 @@ export async function startStack(options: { worlds?: string[]; brokerConfig?: Re
   return {
     dir,
     worlds,
-    broker,
+    get broker() {
+      return broker;
+    },
+    config,
     mcpUrl,
     token,
     async connect(bearer) {
@@ -103,6 +109,11 @@ export async function startStack(options: { worlds?: string[]; brokerConfig?: Re
     },
     async restartWorld(name) {
       await startWorld(name, worlds.get(name)!.port);
+    },
+    async restartBroker() {
+      for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+      await broker.close();
+      broker = await startBroker(config);
     },
     async close() {
       for (const client of clients) await client.close().catch(() => undefined);

@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import type { SessionState } from '../mcp/definitions.ts';
+import type { GraphService, SessionState } from '../mcp/definitions.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
 import { registerDefinitions, type McpDefinitions, type RegisterOptions } from './register-definitions.ts';
 
@@ -8,6 +8,8 @@ export type McpServerSetup = {
   instructions?: string;
   definitions: McpDefinitions;
   gateway: WorldGateway;
+  /** The link graph, for mark_explore's backlinks; absent, the card says none are recorded. */
+  graph?: GraphService;
   now?: () => Date;
 } & RegisterOptions;
 
@@ -24,7 +26,7 @@ export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory 
   const options = setup.instructions === undefined ? {} : { instructions: setup.instructions };
   return (session) => {
     const server = new McpServer(setup.serverInfo, options);
-    registerDefinitions(server, setup.definitions, ({ identity, signal }) => ({ gateway: setup.gateway, identity, session, signal, now }), setup);
+    registerDefinitions(server, setup.definitions, ({ identity, signal }) => ({ gateway: setup.gateway, identity, session, signal, now, ...(setup.graph ? { graph: setup.graph } : {}) }), setup);
     return server;
   };
 }

@@ -1,0 +1,81 @@
+import { Status } from '../../protocol/status.ts';
+import type { MarkResponse } from '../../protocol/response.ts';
+import { CrawledGraph } from './crawled-graph.ts';
+import { documentLinks } from './document-links.ts';
+import { isMarkUrl } from './link-url.ts';
+import { UnobservedStatus, type GraphNode } from './model.ts';
+import { runPool } from './work-pool.ts';
+import type { WorldDirectory } from './world-urls.ts';
+
+/**
+ * Breadth-first crawl from one document (client/graph.Crawl and
+ * graphstore.CrawlAndPersist, go-broker-inventory §5.2): a bounded pool of
+ * workers FETCHes documents, each read document adds its body links and
+ * `rel-*` edges, and targets are followed while their depth is below the
+ * limit. Only `mark://{configured world}/...` targets are fetched; any other
+ * target becomes an `external` node and is not followed. At most `maxNodes`
+ * nodes are produced, external and failed ones included.
+ */
+
+export type CrawlLimits = { maxDepth: number; maxNodes: number; workers: number };
+
+/** mark_graph's bounds: depth 2 by default and at most 5, 200 nodes, 5 workers. */
+export const defaultCrawlLimits: CrawlLimits = { maxDepth: 2, maxNodes: 200, workers: 5 };
+export const maxCrawlDepth = 5;
+
+/** A FETCH of `path` in `world`; rejects on transport failure. */
+export type DocumentFetcher = (world: string, path: string, signal: AbortSignal | undefined) => Promise<MarkResponse>;
+
+export type CrawlResult = { graph: CrawledGraph; etags: Map<string, string> };
+
+type QueueItem = { url: string; depth: number };
+
+export async function crawl(startUrl: string, fetcher: DocumentFetcher, worlds: WorldDirectory, limits: CrawlLimits, signal?: AbortSignal): Promise<CrawlResult> {
+  const graph = new CrawledGraph();
+  const etags = new Map<string, string>();
+  const queue: QueueItem[] = [{ url: startUrl, depth: 0 }];
+  const visited = new Set<string>([startUrl]);
+  const enqueue = (url: string, depth: number) => {
+    // Nothing past maxNodes will be processed; queueing it would only cost memory.
+    if (visited.size >= limits.maxNodes || visited.has(url)) return;
+    visited.add(url);
+    queue.push({ url, depth });
+  };
+  const visit = async (item: QueueItem) => {
+    const node = await readNode(item, fetcher, worlds, signal, etags);
+    graph.addNode(node.node);
+    for (const edge of node.edges) {
+      graph.addEdge(edge);
+      if (item.depth < limits.maxDepth) enqueue(edge.to, item.depth + 1);
+    }
+  };
+  await runPool(queue, visit, { workers: limits.workers, maxItems: limits.maxNodes, signal });
+  return { graph, etags };
+}
+
+async function readNode(item: QueueItem, fetcher: DocumentFetcher, worlds: WorldDirectory, signal: AbortSignal | undefined, etags: Map<string, string>) {
+  const blank = { url: item.url, title: '', linkCount: 0 };
+  if (!isMarkUrl(item.url)) return { node: { ...blank, status: UnobservedStatus.External }, edges: [] };
+  const target = worlds.locate(item.url);
+  if (target === null) return { node: { ...blank, status: UnobservedStatus.External }, edges: [] };
+  let response: MarkResponse;
+  try {
+    response = await fetcher(target.world, target.path, signal);
+  } catch {
+    return { node: { ...blank, status: UnobservedStatus.Error }, edges: [] };
+  }
+  const etag = response.metadata['etag'];
+  if (etag) etags.set(item.url, etag);
+  if (response.status !== Status.Ok) return { node: { ...blank, status: response.status || UnobservedStatus.Error }, edges: [] };
+  const body = textBody(response.body);
+  const links = body === null ? { title: '', linkCount: 0, edges: [] } : documentLinks(item.url, body, response.metadata, worlds);
+  const node: GraphNode = { url: item.url, title: links.title, status: Status.Ok, linkCount: links.linkCount };
+  return { node, edges: links.edges };
+}
+
+const utf8 = new TextDecoder('utf-8');
+
+/** The body as text, or null for binary content (a NUL byte), which has no links. */
+export function textBody(bytes: Uint8Array): string | null {
+  return bytes.includes(0) ? null : utf8.decode(bytes);
+}

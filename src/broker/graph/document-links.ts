@@ -1,0 +1,52 @@
+import type { Metadata } from '../../protocol/metadata.ts';
+import { outline } from '../../protocol/outline.ts';
+import { anchoredLinks, documentTitle } from './markdown-links.ts';
+import { resolveLinkTarget } from './link-url.ts';
+import type { GraphEdge } from './model.ts';
+import type { WorldDirectory } from './world-urls.ts';
+
+/**
+ * What one read document contributes to the graph: its title, its body link
+ * count and one edge per link occurrence (body links with label and section
+ * anchor, then typed `rel-<predicate>` edges from its metadata). Targets are
+ * resolved against the document URL (RFC 3986) and known world spellings are
+ * rewritten to `mark://{worldName}`.
+ */
+export type DocumentLinks = { title: string; linkCount: number; edges: GraphEdge[] };
+
+export function documentLinks(docUrl: string, body: string, metadata: Metadata, worlds: WorldDirectory): DocumentLinks {
+  const headings = outline(body);
+  const links = anchoredLinks(body, headings);
+  const edges: GraphEdge[] = links.map((link) => ({
+    from: docUrl,
+    to: worlds.translateCanonical(resolveLinkTarget(docUrl, link.dest)),
+    rel: '',
+    label: link.label,
+    anchor: link.anchor,
+    count: 1,
+  }));
+  for (const ref of relReferences(docUrl, metadata, worlds)) edges.push({ from: docUrl, to: ref.target, rel: ref.rel, label: '', anchor: '', count: 1 });
+  const title = documentTitle(body, headings) || (metadata['title'] ?? '').trim();
+  return { title, linkCount: links.length, edges };
+}
+
+/**
+ * `rel-<predicate>` metadata (Mark reference §4.2, ADR 0004): a comma list of
+ * references resolved against the document URL. Empty references, ones with
+ * inner whitespace and references to the document itself are skipped: bad
+ * metadata never fails a crawl.
+ */
+export function relReferences(docUrl: string, metadata: Metadata, worlds: WorldDirectory): Array<{ rel: string; target: string }> {
+  const refs: Array<{ rel: string; target: string }> = [];
+  for (const key of Object.keys(metadata).sort()) {
+    if (!key.startsWith('rel-') || key.length === 'rel-'.length) continue;
+    const rel = key.slice('rel-'.length);
+    for (const part of (metadata[key] ?? '').split(',')) {
+      const ref = part.trim();
+      if (ref === '' || /\s/u.test(ref)) continue;
+      const target = worlds.translateCanonical(resolveLinkTarget(docUrl, ref));
+      if (target !== docUrl) refs.push({ rel, target });
+    }
+  }
+  return refs;
+}

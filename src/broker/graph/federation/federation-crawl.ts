@@ -1,0 +1,160 @@
+import type { Identity } from '../../identity.ts';
+import type { WorldGateway, WorldInfo } from '../../worlds/gateway.ts';
+import { buildContentIndex, type IndexEntry } from '../content-index.ts';
+import { buildExport, type ExportNode } from '../graph-export.ts';
+import { documentUrl } from '../link-url.ts';
+import { compareUtf8, type GraphEdge } from '../model.ts';
+import { runPool } from '../work-pool.ts';
+import { WorldDirectory } from '../world-urls.ts';
+import { buildCrawlState, crawlStatePath } from './crawl-state.ts';
+import type { FederationCrawlState } from './crawl-record.ts';
+import { graphOutputPath, indexOutputPath, isHubOutput, loadPreviousCrawl } from './hub-outputs.ts';
+import { publishOutput, type HubWriter, type PublishOutcome } from './hub-publish.ts';
+import { crawlWorld, type WorldCrawl } from './world-crawl.ts';
+
+/**
+ * The federation crawl behind `demarkus-broker crawl` (issue "Link graph",
+ * item 5): walk every configured world, then publish `/graph.md`, each
+ * world's content index and the crawl state to the hub, so a cold broker
+ * seeds backlinks at once. Incremental: the previous run (given, or read back
+ * from the hub) supplies an etag per document, unchanged documents answer
+ * `not-modified` and keep their rows, and outputs whose content did not
+ * change are not republished. Runs once and returns a summary; it throws only
+ * when the hub is not a configured world.
+ */
+
+export type FederationLimits = {
+  /** Per world: documents read, LIST requests, directory depth. */
+  maxDocumentsPerWorld: number;
+  maxListsPerWorld: number;
+  maxDepth: number;
+  /** Requests in flight per world, and worlds crawled at once. */
+  fetchWorkers: number;
+  worldWorkers: number;
+};
+
+export const defaultFederationLimits: FederationLimits = { maxDocumentsPerWorld: 10_000, maxListsPerWorld: 4096, maxDepth: 16, fetchWorkers: 8, worldWorkers: 4 };
+
+/** The identity the crawl writes as when none is given; the gateway must allow it to write to the hub. */
+export const crawlerIdentity: Identity = { subject: 'demarkus-broker-crawl', email: 'crawl@demarkus-broker.invalid', emailVerified: true, groups: [], issuedBy: 'broker' };
+
+export type FederationCrawlOptions = {
+  gateway: WorldGateway;
+  /** Name of the hub world that receives the outputs. */
+  hub: string;
+  now: () => Date;
+  /** The previous run's `state`; without it the previous run is read back from the hub. */
+  previous?: FederationCrawlState;
+  identity?: Identity;
+  /** Versions the hub keeps of each output (default 20; 0 keeps all). */
+  retention?: number;
+  limits?: Partial<FederationLimits>;
+  signal?: AbortSignal;
+};
+
+export type WorldSummary = { world: string; address: string; listed: number; fetched: number; skipped: number; skippedByCatalog: number; failed: number; documents: number; complete: boolean; problems: string[] };
+
+export type FederationCrawlSummary = {
+  hub: string;
+  previousFrom: 'argument' | 'hub';
+  worlds: WorldSummary[];
+  documentsFetched: number;
+  documentsSkipped: number;
+  documentsFailed: number;
+  nodes: number;
+  edges: number;
+  published: PublishOutcome[];
+  /** Hand this to the next run as `previous`. */
+  state: FederationCrawlState;
+};
+
+export class FederationCrawlError extends Error {
+  readonly code = 'ERR_HUB_NOT_CONFIGURED';
+}
+
+export async function runFederationCrawl(options: FederationCrawlOptions): Promise<FederationCrawlSummary> {
+  const { gateway, hub } = options;
+  const worlds = gateway.list();
+  if (!worlds.some((w) => w.name === hub)) throw new FederationCrawlError(`hub world "${hub}" is not configured`);
+  const limits = { ...defaultFederationLimits, ...options.limits };
+  const signal = options.signal;
+  const previous = options.previous ?? (await loadPreviousCrawl(gateway, hub, worlds, signal));
+  const crawls = await crawlAllWorlds(gateway, worlds, hub, previous, limits, signal);
+  const crawledAt = options.now();
+  const writer: HubWriter = { gateway, hub, identity: options.identity ?? crawlerIdentity, retention: options.retention ?? 20, outputs: new Map(previous.outputs), ...(signal ? { signal } : {}) };
+  const { body: graphBody, nodes, edges } = graphDocument(crawls, crawledAt);
+  const published: PublishOutcome[] = [];
+  for (const crawl of crawls) published.push(await publishIndex(writer, crawl, crawledAt));
+  const graphOutcome = await publishOutput(writer, graphOutputPath, graphBody);
+  published.push(graphOutcome);
+  // The etags may only move forward together with the graph rows they vouch for.
+  const graphCurrent = graphOutcome.outcome === 'published' || graphOutcome.outcome === 'unchanged';
+  for (const crawl of crawls) {
+    const path = crawlStatePath(crawl.world.name);
+    if (!graphCurrent) published.push({ path, outcome: 'withheld', detail: `${graphOutputPath} was not published` });
+    else published.push(await publishOutput(writer, path, buildCrawlState(crawl.world.name, crawledAt, etagsOf(crawl), crawl.changedAfter)));
+  }
+  return summarize(options, crawls, nodes, edges, published, writer.outputs);
+}
+
+async function crawlAllWorlds(gateway: WorldGateway, worlds: readonly WorldInfo[], hub: string, previous: FederationCrawlState, limits: FederationLimits, signal: AbortSignal | undefined): Promise<WorldCrawl[]> {
+  const directory = new WorldDirectory(worlds);
+  const crawls: WorldCrawl[] = [];
+  const walk = { maxDocuments: limits.maxDocumentsPerWorld, maxLists: limits.maxListsPerWorld, maxDepth: limits.maxDepth, workers: limits.fetchWorkers };
+  await runPool([...worlds], async (world) => {
+    crawls.push(await crawlWorld(gateway, world, {
+      limits: walk,
+      directory,
+      previous: previous.worlds.get(world.name),
+      ...(world.name === hub ? { exclude: isHubOutput } : {}),
+      ...(signal ? { signal } : {}),
+    }));
+  }, { workers: limits.worldWorkers, signal });
+  return crawls.sort((a, b) => compareUtf8(a.world.name, b.world.name));
+}
+
+function graphDocument(crawls: readonly WorldCrawl[], crawledAt: Date): { body: string; nodes: number; edges: number } {
+  const nodes: ExportNode[] = [];
+  const edges: GraphEdge[] = [];
+  for (const crawl of crawls) {
+    for (const [path, record] of crawl.records) {
+      nodes.push({ url: documentUrl(crawl.world.name, path), title: record.title, status: 'ok', linkCount: record.linkCount });
+      edges.push(...record.edges);
+    }
+  }
+  return { body: buildExport(crawledAt, nodes, edges), nodes: nodes.length, edges: edges.length };
+}
+
+/** A world's index is published only when its crawl was complete (as mark_index refuses an incomplete one). */
+function publishIndex(writer: HubWriter, crawl: WorldCrawl, crawledAt: Date): Promise<PublishOutcome> | PublishOutcome {
+  const path = indexOutputPath(crawl.world);
+  if (!crawl.complete) return { path, outcome: 'withheld', detail: 'crawl incomplete; an authoritative index needs every document' };
+  const server = `mark://${crawl.world.name}`;
+  const entries: IndexEntry[] = [...crawl.records].filter(([, r]) => r.contentHash !== '').map(([p, r]) => ({ hash: r.contentHash, server, path: p })).sort((a, b) => compareUtf8(a.path, b.path));
+  return publishOutput(writer, path, buildContentIndex(server, crawledAt, entries));
+}
+
+function etagsOf(crawl: WorldCrawl): Map<string, string> {
+  const etags = new Map<string, string>();
+  for (const [path, record] of crawl.records) if (record.etag !== '') etags.set(path, record.etag);
+  return etags;
+}
+
+function summarize(options: FederationCrawlOptions, crawls: readonly WorldCrawl[], nodes: number, edges: number, published: PublishOutcome[], outputs: Map<string, string>): FederationCrawlSummary {
+  const worlds = crawls.map((c) => ({ world: c.world.name, address: c.world.address, listed: c.listed, fetched: c.fetched, skipped: c.skipped, skippedByCatalog: c.skippedByCatalog, failed: c.failed, documents: c.records.size, complete: c.complete, problems: c.problems }));
+  const total = (key: 'fetched' | 'skipped' | 'failed') => worlds.reduce((sum, w) => sum + w[key], 0);
+  const state: FederationCrawlState = { worlds: new Map(crawls.map((c) => [c.world.name, { records: c.records, changedAfter: c.changedAfter }])), outputs };
+  // Worlds no longer configured drop out of the state, and their rows out of /graph.md.
+  return {
+    hub: options.hub,
+    previousFrom: options.previous ? 'argument' : 'hub',
+    worlds,
+    documentsFetched: total('fetched'),
+    documentsSkipped: total('skipped'),
+    documentsFailed: total('failed'),
+    nodes,
+    edges,
+    published,
+    state,
+  };
+}

@@ -1,0 +1,153 @@
+import { Status } from '../../../protocol/status.ts';
+import { prefixedSha256 } from '../../../protocol/token.ts';
+import { parseRfc3339 } from '../../../protocol/time.ts';
+import type { MarkResponse } from '../../../protocol/response.ts';
+import type { WorldGateway, WorldInfo } from '../../worlds/gateway.ts';
+import { contentHashPattern } from '../content-index.ts';
+import { textBody } from '../crawler.ts';
+import { documentLinks } from '../document-links.ts';
+import { documentUrl, isMarkUrl } from '../link-url.ts';
+import { edgeKey, foldOccurrence, type GraphEdge } from '../model.ts';
+import { readWithBackoff } from '../read-retry.ts';
+import { runPool } from '../work-pool.ts';
+import type { WorldDirectory } from '../world-urls.ts';
+import type { DocumentRecord, WorldCrawlState } from './crawl-record.ts';
+import { changedSince } from './catalog-changes.ts';
+import { walkWorld, type WalkLimits } from './list-walk.ts';
+
+/**
+ * One world's share of a federation crawl: LIST the whole tree, then FETCH
+ * every document, conditionally (`if-none-match`) when the previous crawl has
+ * a record for it, reusing that record on `not-modified`. What cannot be read
+ * this time (a failed FETCH, a path beyond a bound, a directory whose LIST
+ * failed) keeps its previous record: a failed crawl never blanks what was
+ * known. The world is complete when its listing was and every listed document
+ * has a record with a verified content hash; only then is its index
+ * authoritative.
+ *
+ * When the previous crawl left a change cutoff, one catalog LOOKUP names the
+ * documents modified since; the others keep their records without any
+ * request. The next cutoff advances only after a complete crawl (every record
+ * verified by it), to at most the crawl's start in the world's clock: the
+ * newest `modified` it read, minus the crawl's duration and a margin.
+ */
+export type WorldCrawl = {
+  world: WorldInfo;
+  records: Map<string, DocumentRecord>;
+  listed: number;
+  fetched: number;
+  /** Unchanged documents: `not-modified` answers plus those the catalog vouched for. */
+  skipped: number;
+  /** Of `skipped`, those that needed no request at all. */
+  skippedByCatalog: number;
+  failed: number;
+  complete: boolean;
+  problems: string[];
+  changedAfter: Date | null;
+};
+
+/** Slack for second-truncated `modified` times and small clock steps. */
+export const changeCutoffMarginMs = 60_000;
+
+export type WorldCrawlOptions = {
+  limits: WalkLimits;
+  directory: WorldDirectory;
+  previous: WorldCrawlState | undefined;
+  exclude?: (path: string) => boolean;
+  signal?: AbortSignal;
+};
+
+export async function crawlWorld(gateway: WorldGateway, world: WorldInfo, options: WorldCrawlOptions): Promise<WorldCrawl> {
+  const started = performance.now();
+  const listing = await walkWorld(gateway, world.name, options.limits, { ...(options.exclude ? { exclude: options.exclude } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  const previousRecords = options.previous?.records;
+  const cutoff = options.previous?.changedAfter ?? null;
+  const changed = cutoff === null || !listing.complete ? null : await changedSince(gateway, world.name, cutoff, options.signal);
+  const result: WorldCrawl = { world, records: new Map(), listed: listing.documents.length, fetched: 0, skipped: 0, skippedByCatalog: 0, failed: 0, complete: listing.complete, problems: [...listing.problems], changedAfter: null };
+  let newestModified = Number.NEGATIVE_INFINITY;
+  const visit = async (path: string) => {
+    const previous = previousRecords?.get(path);
+    if (previous !== undefined && previous.contentHash !== '' && changed !== null && !changed.has(path)) {
+      result.records.set(path, previous);
+      result.skipped++;
+      result.skippedByCatalog++;
+      return;
+    }
+    const outcome = await readDocument(gateway, world.name, path, previous, options);
+    if (outcome.kind === 'read') {
+      result.fetched++;
+      newestModified = Math.max(newestModified, outcome.modified);
+    }
+    if (outcome.kind === 'unchanged') result.skipped++;
+    if (outcome.kind === 'failed') {
+      result.failed++;
+      result.problems.push(`${path}: ${outcome.reason}`);
+    }
+    const record = outcome.kind === 'gone' ? undefined : (outcome.record ?? previous);
+    if (record !== undefined) result.records.set(path, record);
+    if (outcome.kind !== 'gone' && (record === undefined || record.contentHash === '')) result.complete = false;
+  };
+  await runPool([...listing.documents], visit, { workers: options.limits.workers, ...(options.signal ? { signal: options.signal } : {}) });
+  if (!listing.complete && previousRecords) {
+    for (const [path, record] of previousRecords) if (!result.records.has(path) && !options.exclude?.(path)) result.records.set(path, record);
+  }
+  if (result.failed > 0 || options.signal?.aborted) result.complete = false;
+  result.changedAfter = nextCutoff(cutoff, result.complete, newestModified, performance.now() - started);
+  return result;
+}
+
+/** Never later than this crawl's start in the world's clock; unchanged after an incomplete crawl. */
+function nextCutoff(previous: Date | null, complete: boolean, newestModified: number, durationMs: number): Date | null {
+  if (!complete) return previous;
+  const candidate = Number.isFinite(newestModified) ? newestModified - durationMs - changeCutoffMarginMs : Number.NEGATIVE_INFINITY;
+  const best = Math.max(previous?.getTime() ?? Number.NEGATIVE_INFINITY, candidate);
+  return Number.isFinite(best) ? new Date(best) : null;
+}
+
+type ReadOutcome =
+  | { kind: 'read'; record: DocumentRecord; modified: number }
+  | { kind: 'unchanged'; record: DocumentRecord }
+  | { kind: 'gone'; record?: undefined }
+  | { kind: 'failed'; reason: string; record?: undefined };
+
+async function readDocument(gateway: WorldGateway, world: string, path: string, previous: DocumentRecord | undefined, options: WorldCrawlOptions): Promise<ReadOutcome> {
+  let response: MarkResponse;
+  try {
+    response = await readWithBackoff(gateway, world, {
+      verb: 'FETCH',
+      path,
+      ...(previous && previous.etag !== '' ? { metadata: { 'if-none-match': previous.etag } } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    return { kind: 'failed', reason: error instanceof Error ? error.message : String(error) };
+  }
+  if (response.status === Status.NotModified && previous) return { kind: 'unchanged', record: previous };
+  // Archived or removed between LIST and FETCH: no longer part of the world.
+  if (response.status === Status.NotFound || response.status === Status.Archived) return { kind: 'gone' };
+  if (response.status !== Status.Ok) return { kind: 'failed', reason: `status ${response.status || '(none)'}` };
+  const modified = parseRfc3339(response.metadata['modified'] ?? '')?.getTime() ?? Number.NEGATIVE_INFINITY;
+  return { kind: 'read', record: documentRecord(world, path, response, options.directory), modified };
+}
+
+/** A read document as a record; an unverifiable content hash is left empty (the index will be incomplete). */
+export function documentRecord(world: string, path: string, response: MarkResponse, directory: WorldDirectory): DocumentRecord {
+  const url = documentUrl(world, path);
+  const declared = response.metadata['content-hash'] ?? '';
+  // mark_resolve verifies hashes too; an index row must name the bytes actually served.
+  const contentHash = contentHashPattern.test(declared) && declared === prefixedSha256(response.body) ? declared : '';
+  const body = textBody(response.body);
+  const links = body === null ? { title: '', linkCount: 0, edges: [] } : documentLinks(url, body, response.metadata, directory);
+  return { etag: response.metadata['etag'] ?? '', contentHash, title: links.title, linkCount: links.linkCount, edges: aggregate(links.edges.filter((e) => isMarkUrl(e.to))) };
+}
+
+function aggregate(edges: readonly GraphEdge[]): GraphEdge[] {
+  const byKey = new Map<string, GraphEdge>();
+  for (const edge of edges) {
+    const key = edgeKey(edge);
+    const current = byKey.get(key);
+    if (current === undefined) byKey.set(key, { ...edge });
+    else foldOccurrence(current, edge);
+  }
+  return [...byKey.values()];
+}

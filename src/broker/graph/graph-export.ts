@@ -1,0 +1,127 @@
+import { formatRfc3339 } from '../../protocol/time.ts';
+import { compareEdges, compareUtf8, type GraphEdge, type GraphNode } from './model.ts';
+
+/**
+ * The `/graph.md` document (go-broker-inventory §5.5, graphstore.BuildExport;
+ * Mark reference §7): a header with the export time and counts, a node table
+ * sorted by URL and, when there are edges, a six-column edge table sorted by
+ * (from, to, rel). Produced by mark_graph_export, mark_graph_publish and the
+ * federation crawl; read back by seeding.
+ */
+
+export type ExportNode = Pick<GraphNode, 'url' | 'title' | 'status' | 'linkCount'>;
+export type ExportEdge = GraphEdge;
+
+export function buildExport(exportedAt: Date, nodes: Iterable<ExportNode>, edges: Iterable<ExportEdge>): string {
+  const sortedNodes = [...nodes].sort((a, b) => compareUtf8(a.url, b.url));
+  const sortedEdges = [...edges].sort(compareEdges);
+  const out: string[] = [
+    '# Document Graph\n\n',
+    `> Exported: ${formatRfc3339(exportedAt)}\n`,
+    `> Nodes: ${sortedNodes.length}\n`,
+    `> Edges: ${sortedEdges.length}\n`,
+    '\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n',
+  ];
+  for (const node of sortedNodes) out.push(`| [${node.url}](${node.url}) | ${escapeCell(node.title)} | ${node.status} | ${node.linkCount} |\n`);
+  if (sortedEdges.length > 0) {
+    out.push('\n## Edges\n\n| From | To | Rel | Label | Anchor | Count |\n|------|----|-----|-------|--------|-------|\n');
+    for (const e of sortedEdges) out.push(`| ${e.from} | ${e.to} | ${e.rel} | ${escapeCell(e.label)} | ${e.anchor} | ${Math.max(e.count, 1)} |\n`);
+  }
+  return out.join('');
+}
+
+/** Title and label cells: `\` → `\\`, `|` → `\|`, newline → space. */
+export function escapeCell(text: string): string {
+  return text.replaceAll('\\', '\\\\').replaceAll('|', '\\|').replaceAll('\n', ' ');
+}
+
+export function unescapeCell(text: string): string {
+  return text.replace(/\\(.)/gs, '$1');
+}
+
+export type ParsedExport = { nodes: ExportNode[]; edges: ExportEdge[] };
+
+/**
+ * ParseExport, lenient: `## Nodes` / `## Edges` switch sections, a table is a
+ * run of lines starting with `|` whose first two rows (header, separator) are
+ * skipped, and rows that do not fit are ignored. Edge rows have six columns or
+ * the legacy two (`| From | To |`, count 1). Rows are split into cells by
+ * unescaped pipes in one linear pass; on well-formed rows this accepts exactly
+ * what the reference's row regexes accept.
+ */
+export function parseExport(body: string): ParsedExport {
+  const nodes: ExportNode[] = [];
+  const edges: ExportEdge[] = [];
+  let section: 'nodes' | 'edges' | null = null;
+  let tableRow = 0;
+  for (const raw of body.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('## Nodes') || line.startsWith('## Edges')) {
+      section = line.startsWith('## Nodes') ? 'nodes' : 'edges';
+      tableRow = 0;
+      continue;
+    }
+    if (!line.startsWith('|')) {
+      tableRow = 0;
+      continue;
+    }
+    if (tableRow++ < 2 || section === null) continue;
+    const cells = splitRow(line);
+    if (cells === null) continue;
+    if (section === 'nodes') {
+      const node = nodeRow(cells);
+      if (node) nodes.push(node);
+    } else {
+      const edge = edgeRow(cells);
+      if (edge) edges.push(edge);
+    }
+  }
+  return { nodes, edges };
+}
+
+/** Cells of `| a | b |`, trimmed, or null when the row does not end with an unescaped `|`. */
+function splitRow(line: string): string[] | null {
+  const cells: string[] = [];
+  let start = 1;
+  for (let i = 1; i < line.length; i++) {
+    const c = line[i];
+    if (c === '\\') i++;
+    else if (c === '|') {
+      cells.push(line.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  return start === line.length ? cells : null;
+}
+
+const nodeLink = /^\[[^\]]+\]\(([^)]+)\)$/;
+const nonSpace = /^\S+$/;
+const optionalNonSpace = /^\S*$/;
+const digits = /^\d+$/;
+
+function nodeRow(cells: string[]): ExportNode | null {
+  if (cells.length !== 4) return null;
+  const [link, title, status, links] = cells as [string, string, string, string];
+  const url = nodeLink.exec(link)?.[1];
+  if (url === undefined || !nonSpace.test(url) || !nonSpace.test(status) || !digits.test(links)) return null;
+  // The link destination is the URL: the label may be stale or shortened.
+  return { url, title: unescapeCell(title), status, linkCount: count(links) };
+}
+
+function edgeRow(cells: string[]): ExportEdge | null {
+  if (cells.length === 2) {
+    const [from, to] = cells as [string, string];
+    if (!nonSpace.test(from) || !nonSpace.test(to) || from.includes('\\') || to.includes('\\')) return null;
+    return { from, to, rel: '', label: '', anchor: '', count: 1 };
+  }
+  if (cells.length !== 6) return null;
+  const [from, to, rel, label, anchor, n] = cells as [string, string, string, string, string, string];
+  const simple = [from, to, rel, anchor].every((cell) => !cell.includes('\\'));
+  if (!simple || !nonSpace.test(from) || !nonSpace.test(to) || !optionalNonSpace.test(rel) || !optionalNonSpace.test(anchor) || !digits.test(n)) return null;
+  return { from, to, rel, label: unescapeCell(label), anchor, count: Math.max(count(n), 1) };
+}
+
+function count(text: string): number {
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : Number.MAX_SAFE_INTEGER;
+}

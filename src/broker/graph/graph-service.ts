@@ -1,0 +1,83 @@
+import type { WorldGateway } from '../worlds/gateway.ts';
+import { crawl, defaultCrawlLimits, maxCrawlDepth, type CrawlLimits, type CrawlResult } from './crawler.ts';
+import { GraphStore, type BacklinkEntry } from './graph-store.ts';
+import { canonicalMarkUrl } from './link-url.ts';
+import { readWithBackoff } from './read-retry.ts';
+import { GraphSeeder, type SeedLog } from './seeder.ts';
+import { WorldDirectory } from './world-urls.ts';
+import { renderBacklinksSection } from './backlinks-section.ts';
+
+/**
+ * The broker's graph as one service: the in-memory store, its seeder and the
+ * crawler, all reading worlds through the gateway. One instance per broker
+ * process; the graph tools and mark_explore share it.
+ */
+export type BrokerGraphOptions = {
+  gateway: WorldGateway;
+  now?: () => Date;
+  log?: SeedLog;
+  seedIntervalMs?: number;
+  /** Overrides for mark_graph's node and worker bounds (depth comes from the call). */
+  limits?: Partial<Pick<CrawlLimits, 'maxNodes' | 'workers'>>;
+};
+
+export type GraphCrawl = CrawlResult & { startUrl: string };
+
+export class BrokerGraph {
+  readonly gateway: WorldGateway;
+  readonly store: GraphStore;
+  readonly seeder: GraphSeeder;
+  readonly now: () => Date;
+  readonly #limits: Pick<CrawlLimits, 'maxNodes' | 'workers'>;
+
+  constructor(options: BrokerGraphOptions) {
+    this.gateway = options.gateway;
+    this.now = options.now ?? (() => new Date());
+    this.store = new GraphStore({ now: this.now });
+    this.seeder = new GraphSeeder({
+      gateway: options.gateway,
+      store: this.store,
+      now: this.now,
+      ...(options.seedIntervalMs === undefined ? {} : { intervalMs: options.seedIntervalMs }),
+      ...(options.log ? { log: options.log } : {}),
+    });
+    this.#limits = { maxNodes: options.limits?.maxNodes ?? defaultCrawlLimits.maxNodes, workers: options.limits?.workers ?? defaultCrawlLimits.workers };
+  }
+
+  /** Seeds from every configured world's `/graph.md` (throttled per world). */
+  seed(signal?: AbortSignal): Promise<void> {
+    return this.seeder.seedAll(signal);
+  }
+
+  /** The graph identity of a tool URL: identity form, world spellings translated. */
+  identity(url: string): string {
+    const canonical = canonicalMarkUrl(url);
+    return canonical === null ? url : new WorldDirectory(this.gateway.list()).translate(canonical);
+  }
+
+  /** Crawls from `url` (depth clamped to 1..5) and merges the result into the store. */
+  async crawl(url: string, depth: number = defaultCrawlLimits.maxDepth, signal?: AbortSignal): Promise<GraphCrawl> {
+    const worlds = new WorldDirectory(this.gateway.list());
+    const startUrl = this.identity(url);
+    const limits: CrawlLimits = { ...this.#limits, maxDepth: Math.max(1, Math.min(Math.trunc(depth), maxCrawlDepth)) };
+    const fetcher = (world: string, path: string, s: AbortSignal | undefined) => readWithBackoff(this.gateway, world, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
+    const result = await crawl(startUrl, fetcher, worlds, limits, signal);
+    this.store.merge(result.graph, result.etags);
+    return { ...result, startUrl };
+  }
+
+  /** Backlinks of a document, without seeding. */
+  backlinks(url: string): BacklinkEntry[] {
+    return this.store.backlinks(this.identity(url));
+  }
+
+  /** mark_explore's `## Backlinks (N)` section, after seeding. */
+  async backlinksSection(url: string, signal?: AbortSignal): Promise<string> {
+    await this.seed(signal);
+    return renderBacklinksSection(this.backlinks(url));
+  }
+
+  exportMarkdown(): string {
+    return this.store.exportMarkdown(this.now());
+  }
+}

@@ -1,0 +1,162 @@
+import { buildExport } from './graph-export.ts';
+import { EdgeIndex } from './edge-index.ts';
+import { compareUtf8, isObservedStatus, type GraphEdge, type GraphNode } from './model.ts';
+import type { CrawledGraph } from './crawled-graph.ts';
+
+/**
+ * The broker's link graph (graphstore.Store, go-broker-inventory §5.1-5.3):
+ * nodes by URL and edges by {from, to, rel}, indexed by source and by target
+ * so backlink queries and per-source replacement cost what they return, not
+ * the size of the graph.
+ *
+ * Merge rules ("local crawls take precedence"):
+ * - a crawled node the crawl did not read (`error`, `external`, blank) never
+ *   replaces a stored one; only never-seen nodes are recorded (#222: a failed
+ *   re-crawl must not blank titles);
+ * - a node the crawl read replaces the stored one and becomes authoritative;
+ *   all stored edges from it are dropped and the crawl's edges upserted;
+ * - a seed (`/graph.md`) never touches authoritative nodes or their edges, and
+ *   replaces the edge sets of the sources it covers.
+ */
+
+export type StoredNode = GraphNode & {
+  etag: string;
+  /** Epoch ms of the local crawl that read it; 0 for seeded nodes. */
+  crawledAt: number;
+};
+
+export type StoredEdge = GraphEdge;
+
+export type BacklinkEntry = {
+  url: string;
+  title: string;
+  status: string;
+  rel: string;
+  label: string;
+  anchor: string;
+  count: number;
+};
+
+export class GraphStore {
+  readonly #nodes = new Map<string, StoredNode>();
+  readonly #edges = new EdgeIndex();
+  readonly #seedEtags = new Map<string, string>();
+  readonly #now: () => Date;
+
+  constructor(options: { now?: () => Date } = {}) {
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** Integrates a crawl; returns the number of nodes upserted. */
+  merge(graph: CrawledGraph, etags: ReadonlyMap<string, string> = new Map()): number {
+    const now = this.#now().getTime();
+    let upserted = 0;
+    const refreshed = new Set<string>();
+    for (const node of graph.nodes.values()) {
+      if (!isObservedStatus(node.status)) {
+        if (!this.#nodes.has(node.url)) {
+          this.#nodes.set(node.url, { ...node, etag: '', crawledAt: now });
+          upserted++;
+        }
+        continue;
+      }
+      this.#nodes.set(node.url, { ...node, etag: etags.get(node.url) ?? '', crawledAt: now });
+      refreshed.add(node.url);
+      upserted++;
+    }
+    const bySource = groupBySource(graph.edges);
+    for (const url of refreshed) this.#edges.replaceFrom(url, bySource.get(url) ?? []);
+    // Only read documents have outgoing edges; any other source gains its edges without losing the ones it had.
+    for (const [url, edges] of bySource) if (!refreshed.has(url)) this.#edges.replaceFrom(url, [...this.#edges.from(url), ...edges]);
+    return upserted;
+  }
+
+  /** A node read by a local crawl: observed status and a crawl time (seeds have none). */
+  isAuthoritative(url: string): boolean {
+    const node = this.#nodes.get(url);
+    return node !== undefined && isObservedStatus(node.status) && node.crawledAt !== 0;
+  }
+
+  /** Merges a parsed `/graph.md` (URLs already translated); returns the number of nodes seeded. */
+  seedFromExport(nodes: readonly GraphNode[], edges: readonly GraphEdge[]): number {
+    let seeded = 0;
+    for (const node of nodes) {
+      if (this.isAuthoritative(node.url)) continue;
+      this.#nodes.set(node.url, { url: node.url, title: node.title, status: node.status, linkCount: node.linkCount, etag: '', crawledAt: 0 });
+      seeded++;
+    }
+    // Sources whose edge set the seed replaces: every source it observed
+    // (even one whose set went to zero) and every edge source, never an
+    // authoritative one.
+    const replaced = new Set<string>();
+    for (const node of nodes) if (isObservedStatus(node.status) && !this.isAuthoritative(node.url)) replaced.add(node.url);
+    for (const edge of edges) if (!this.isAuthoritative(edge.from)) replaced.add(edge.from);
+    const bySource = groupBySource(edges);
+    for (const url of replaced) this.#edges.replaceFrom(url, bySource.get(url) ?? []);
+    return seeded;
+  }
+
+  /** One entry per edge into `url`, with the source's title and status; sorted by URL, then rel. */
+  backlinks(url: string): BacklinkEntry[] {
+    const entries: BacklinkEntry[] = [];
+    for (const edge of this.#edges.into(url)) {
+      const source = this.#nodes.get(edge.from);
+      entries.push({ url: edge.from, title: source?.title ?? '', status: source?.status ?? '', rel: edge.rel, label: edge.label, anchor: edge.anchor, count: Math.max(edge.count, 1) });
+    }
+    return entries.sort((a, b) => compareUtf8(a.url, b.url) || compareUtf8(a.rel, b.rel));
+  }
+
+  node(url: string): StoredNode | undefined {
+    const node = this.#nodes.get(url);
+    return node === undefined ? undefined : { ...node };
+  }
+
+  nodes(): IterableIterator<StoredNode> {
+    return this.#nodes.values();
+  }
+
+  /** Every edge, as stored: read, do not modify. */
+  edges(): IterableIterator<StoredEdge> {
+    return this.#edges.all();
+  }
+
+  edgesFrom(url: string): StoredEdge[] {
+    return this.#edges.from(url).map(copyEdge);
+  }
+
+  get nodeCount(): number {
+    return this.#nodes.size;
+  }
+
+  get edgeCount(): number {
+    return this.#edges.size;
+  }
+
+  /** The last `/graph.md` etag seen for a world, "" when none. */
+  seedEtag(world: string): string {
+    return this.#seedEtags.get(world) ?? '';
+  }
+
+  setSeedEtag(world: string, etag: string): void {
+    this.#seedEtags.set(world, etag);
+  }
+
+  /** The whole store as `/graph.md` (an empty store still renders the header). */
+  exportMarkdown(exportedAt: Date = this.#now()): string {
+    return buildExport(exportedAt, this.#nodes.values(), this.#edges.all());
+  }
+}
+
+function groupBySource(edges: Iterable<GraphEdge>): Map<string, GraphEdge[]> {
+  const grouped = new Map<string, GraphEdge[]>();
+  for (const edge of edges) {
+    const list = grouped.get(edge.from);
+    if (list === undefined) grouped.set(edge.from, [edge]);
+    else list.push(edge);
+  }
+  return grouped;
+}
+
+function copyEdge(edge: GraphEdge): GraphEdge {
+  return { from: edge.from, to: edge.to, rel: edge.rel, label: edge.label, anchor: edge.anchor, count: edge.count };
+}

@@ -1,0 +1,34 @@
+/** The broker's link graph: store, crawler, `/graph.md` export and seeding, graph tools, federation crawl. */
+export { BrokerGraph, type BrokerGraphOptions, type GraphCrawl } from './graph-service.ts';
+export { GraphStore, type BacklinkEntry, type StoredNode, type StoredEdge } from './graph-store.ts';
+export { CrawledGraph } from './crawled-graph.ts';
+export { crawl, defaultCrawlLimits, maxCrawlDepth, type CrawlLimits, type CrawlResult, type DocumentFetcher } from './crawler.ts';
+export { GraphSeeder, seedCheckIntervalMs, seedPath, type SeedLog } from './seeder.ts';
+export { buildExport, parseExport, type ExportEdge, type ExportNode, type ParsedExport } from './graph-export.ts';
+export { buildContentIndex, parseContentIndex, mergeContentIndex, canonicalServer, contentHashPattern, type IndexEntry } from './content-index.ts';
+export { anchoredLinks, documentTitle, type AnchoredLink } from './markdown-links.ts';
+export { documentLinks, relReferences } from './document-links.ts';
+export { canonicalMarkUrl, documentUrl, resolveLinkTarget, resolveReference } from './link-url.ts';
+export { WorldDirectory } from './world-urls.ts';
+export { edgeAnnotation, goQuote } from './go-format.ts';
+export type { GraphEdge, GraphNode } from './model.ts';
+export { graphTools } from './tools/graph-tools.ts';
+export { renderBacklinksSection, backlinkLine, exploreSectionCap } from './backlinks-section.ts';
+export { formatGraphSummary } from './tools/mark-graph.ts';
+export { defaultGraphRetention } from './tools/mark-graph-publish.ts';
+export {
+  runFederationCrawl,
+  crawlerIdentity,
+  defaultFederationLimits,
+  FederationCrawlError,
+  type FederationCrawlOptions,
+  type FederationCrawlSummary,
+  type FederationLimits,
+  type WorldSummary,
+} from './federation/federation-crawl.ts';
+export type { FederationCrawlState, WorldCrawlState, DocumentRecord } from './federation/crawl-record.ts';
+export type { PublishOutcome } from './federation/hub-publish.ts';
+export { summaryRecord, summaryText } from './federation/summary-text.ts';
+export { graphOutputPath, indexOutputPath } from './federation/hub-outputs.ts';
+export { crawlStatePath } from './federation/crawl-state.ts';
+export { backlinkService } from './backlink-service.ts';

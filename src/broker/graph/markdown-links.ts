@@ -1,0 +1,112 @@
+import { outline, type Heading } from '../../protocol/outline.ts';
+import { markdownBlocks, type TextBlock } from './markdown-blocks.ts';
+import { BlockScanner, CodeSpanFinder, skipAngle } from './inline-scan.ts';
+import { plainText } from './plain-text.ts';
+
+/**
+ * Links of a markdown body with their provenance (mdoutline.AnchoredLinks):
+ * inline and reference links (CommonMark §6.3), never images, autolinks or
+ * anything inside code. Empty and fragment-only destinations are skipped, a
+ * destination's fragment is cut, the label is the link's plain text, and the
+ * anchor is that of the innermost heading at or above the link.
+ *
+ * One pass per block; openers are deactivated with a watermark and code-span
+ * closers are found through per-length queues, so hostile input (thousands of
+ * `[` or backticks) stays linear.
+ */
+export type AnchoredLink = { dest: string; label: string; anchor: string };
+
+type RawLink = { dest: string; labelSource: string; line: number };
+
+export function anchoredLinks(markdown: string, headings: readonly Heading[] = outline(markdown)): AnchoredLink[] {
+  const { blocks, definitions } = markdownBlocks(markdown);
+  const links: AnchoredLink[] = [];
+  let h = -1;
+  let maxDefinedLabel = 0;
+  for (const label of definitions.keys()) maxDefinedLabel = Math.max(maxDefinedLabel, label.length);
+  for (const block of blocks) {
+    for (const link of blockLinks(block, definitions, maxDefinedLabel)) {
+      while (h + 1 < headings.length && headings[h + 1]!.line <= link.line) h++;
+      const dest = cutFragment(link.dest);
+      if (dest === null) continue;
+      links.push({ dest, label: plainText(link.labelSource), anchor: h < 0 ? '' : headings[h]!.anchor });
+    }
+  }
+  return links;
+}
+
+/** The text of the first level-1 heading (links.ExtractTitle), "" when there is none. */
+export function documentTitle(markdown: string, headings: readonly Heading[] = outline(markdown)): string {
+  const first = headings.find((heading) => heading.level === 1);
+  return first === undefined ? '' : plainText(first.text);
+}
+
+function cutFragment(dest: string): string | null {
+  if (dest === '' || dest.startsWith('#')) return null;
+  const hash = dest.indexOf('#');
+  return hash < 0 ? dest : dest.slice(0, hash);
+}
+
+type Opener = { pos: number; image: boolean };
+
+function blockLinks(block: TextBlock, definitions: ReadonlyMap<string, string>, maxDefinedLabel: number): RawLink[] {
+  const s = block.text;
+  const found: Array<{ dest: string; labelSource: string; pos: number }> = [];
+  const openers: Opener[] = [];
+  const codeSpans = new CodeSpanFinder(s);
+  const scanner = new BlockScanner(s, definitions, maxDefinedLabel);
+  let inactiveBelow = 0;
+  let i = 0;
+  while (i < s.length && !scanner.exhausted) {
+    // Jump over prose to the next character that can matter.
+    special.lastIndex = i;
+    if (special.exec(s) === null) break;
+    i = special.lastIndex - 1;
+    const c = s[i]!;
+    if (c === '\\') i += 2;
+    else if (c === '`') i = codeSpans.skip(i);
+    else if (c === '<') i = skipAngle(s, i);
+    else if (c === '!' && s[i + 1] === '[') {
+      openers.push({ pos: i + 1, image: true });
+      i += 2;
+    } else if (c === '[') {
+      openers.push({ pos: i, image: false });
+      i++;
+    } else if (c === ']') {
+      const inactive = openers.length - 1 < inactiveBelow;
+      const opener = openers.pop();
+      inactiveBelow = Math.min(inactiveBelow, openers.length);
+      const target = opener === undefined || inactive ? null : scanner.target(opener.pos + 1, i);
+      if (opener === undefined || target === null) {
+        i++;
+        continue;
+      }
+      if (!opener.image) {
+        found.push({ dest: target.dest, labelSource: s.slice(opener.pos + 1, Math.min(i, opener.pos + 1 + maxLabelSourceChars)), pos: opener.pos });
+        // CommonMark §6.3: links may not contain other links; earlier openers go inactive.
+        inactiveBelow = openers.length;
+      }
+      i = target.end;
+    } else i++;
+  }
+  return withLines(block, found);
+}
+
+const special = /[\\`<!\[\]]/g;
+
+/** Labels longer than this are cut before conversion to plain text. */
+const maxLabelSourceChars = 2048;
+
+/** Line numbers for links in increasing position order, in one sweep. */
+function withLines(block: TextBlock, found: Array<{ dest: string; labelSource: string; pos: number }>): RawLink[] {
+  let line = block.line;
+  let at = 0;
+  return found.map((link) => {
+    for (let nl = block.text.indexOf('\n', at); nl >= 0 && nl < link.pos; nl = block.text.indexOf('\n', nl + 1)) {
+      line++;
+      at = nl + 1;
+    }
+    return { dest: link.dest, labelSource: link.labelSource, line };
+  });
+}
+

@@ -1,0 +1,117 @@
+import { Status } from '../../protocol/status.ts';
+import type { WorldGateway } from '../worlds/gateway.ts';
+import { parseExport } from './graph-export.ts';
+import type { GraphStore } from './graph-store.ts';
+import { WorldDirectory } from './world-urls.ts';
+
+/**
+ * Seeding from each world's published `/graph.md` (go-broker-inventory §5.4,
+ * #253/#254/#257), so a cold broker answers backlinks before any crawl:
+ * - every configured world is checked, since the broker does not know which
+ *   one is the hub;
+ * - at most once per world per interval (5 minutes); the check time is taken
+ *   before the fetch, so failures are throttled too;
+ * - the FETCH is conditional on the last etag; `not-modified` or any other
+ *   non-ok status keeps the rows already seeded;
+ * - rows keyed by a world's dial address are translated to `mark://{name}`.
+ * Seeding never fails a tool call: errors are logged and the store answers
+ * with what it has. Callers arriving while a world's check is in flight wait
+ * for it instead of answering from a store about to change.
+ */
+
+export const seedPath = '/graph.md';
+export const seedCheckIntervalMs = 5 * 60 * 1000;
+
+export type SeedLog = { warn(fields: Record<string, unknown>, message: string): void };
+
+export type SeederOptions = {
+  gateway: WorldGateway;
+  store: GraphStore;
+  now: () => Date;
+  intervalMs?: number;
+  log?: SeedLog;
+};
+
+export class GraphSeeder {
+  readonly #gateway: WorldGateway;
+  readonly #store: GraphStore;
+  readonly #now: () => Date;
+  readonly #intervalMs: number;
+  readonly #log: SeedLog | undefined;
+  readonly #checkedAt = new Map<string, number>();
+  readonly #inFlight = new Map<string, Promise<void>>();
+
+  constructor(options: SeederOptions) {
+    this.#gateway = options.gateway;
+    this.#store = options.store;
+    this.#now = options.now;
+    this.#intervalMs = options.intervalMs ?? seedCheckIntervalMs;
+    this.#log = options.log;
+  }
+
+  /**
+   * Checks every configured world (in parallel) whose throttle has expired. A
+   * caller's abort only stops its own wait: the checks are shared with other
+   * callers and bounded by the gateway's own timeouts.
+   */
+  async seedAll(signal?: AbortSignal): Promise<void> {
+    await untilAborted(Promise.all(this.#gateway.list().map((world) => this.seedWorld(world.name))), signal);
+  }
+
+  seedWorld(world: string): Promise<void> {
+    const running = this.#inFlight.get(world);
+    if (running !== undefined) return running;
+    const now = this.#now().getTime();
+    const last = this.#checkedAt.get(world);
+    if (last !== undefined && now - last < this.#intervalMs) return Promise.resolve();
+    this.#checkedAt.set(world, now);
+    const check = this.#check(world).finally(() => this.#inFlight.delete(world));
+    this.#inFlight.set(world, check);
+    return check;
+  }
+
+  async #check(world: string): Promise<void> {
+    const etag = this.#store.seedEtag(world);
+    let response;
+    try {
+      response = await this.#gateway.read(world, {
+        verb: 'FETCH',
+        path: seedPath,
+        ...(etag === '' ? {} : { metadata: { 'if-none-match': etag } }),
+      });
+    } catch (error) {
+      this.#log?.warn({ world, err: error instanceof Error ? error.message : String(error) }, 'graph seed fetch failed');
+      return;
+    }
+    // not-modified: the seeded rows are current; anything else non-ok (a world
+    // without /graph.md is normal): nothing to seed.
+    if (response.status !== Status.Ok) return;
+    const parsed = parseExport(Buffer.from(response.body).toString('utf8'));
+    if (parsed.nodes.length === 0 && parsed.edges.length === 0) return;
+    const worlds = new WorldDirectory(this.#gateway.list());
+    const nodes = parsed.nodes.map((node) => ({ ...node, url: worlds.translate(node.url) }));
+    const edges = parsed.edges.map((edge) => ({ ...edge, from: worlds.translate(edge.from), to: worlds.translate(edge.to) }));
+    this.#store.seedFromExport(nodes, edges);
+    const nextEtag = response.metadata['etag'];
+    if (nextEtag) this.#store.setSeedEtag(world, nextEtag);
+  }
+}
+
+function untilAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return work.then(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const stop = () => resolve();
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(
+      () => {
+        signal.removeEventListener('abort', stop);
+        resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', stop);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,48 @@
+import { parseArgs } from 'node:util';
+import { loadBrokerConfig } from '../broker/config/index.ts';
+import { openWorldGateway } from '../broker/worlds/index.ts';
+import { runFederationCrawl, summaryRecord, summaryText, crawlerIdentity } from '../broker/graph/index.ts';
+import { defaultConfigPath } from './broker-command.ts';
+import { UsageError } from './usage-error.ts';
+
+const help = `demarkus-broker crawl [--config FILE] [--hub WORLD] [--retention N] [--as EMAIL] [--json]
+
+Federation crawl, once: walks every configured world, then publishes the link
+graph (/graph.md) and each world's content-hash index (/index/<address>.md) to
+the hub world, so a cold broker answers backlinks at once. Incremental: what
+did not change since the last run (state kept on the hub) is not fetched again.
+Writes go through the broker's write token for the hub; if the hub has a writer
+allowlist, allow the crawl identity (default ${crawlerIdentity.email}).
+
+  --config FILE    broker configuration (default ${defaultConfigPath}; env DEMARKUS_BROKER_CONFIG)
+  --hub WORLD      the hub world (default: root)
+  --retention N    versions the hub keeps of each output (default 20; 0 keeps all)
+  --as EMAIL       identity recorded as the writer (agent)
+  --json           print the summary as JSON
+
+Exit status: 0 when every output is current, 1 when something could not be published.`;
+
+export async function runCrawlCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: { config: { type: 'string' }, hub: { type: 'string' }, retention: { type: 'string' }, as: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    console.log(help);
+    return 0;
+  }
+  const retention = values.retention === undefined ? 20 : Number(values.retention);
+  if (!Number.isInteger(retention) || retention < 0) throw new UsageError(`--retention must be a whole number >= 0, got "${values.retention}"`);
+  const config = await loadBrokerConfig(values.config ?? process.env['DEMARKUS_BROKER_CONFIG'] ?? defaultConfigPath);
+  const gateway = await openWorldGateway(config);
+  try {
+    const identity = values.as ? { ...crawlerIdentity, subject: values.as, email: values.as.toLowerCase() } : crawlerIdentity;
+    const summary = await runFederationCrawl({ gateway, hub: values.hub ?? 'root', now: () => new Date(), retention, identity });
+    process.stdout.write(values.json ? JSON.stringify(summaryRecord(summary), null, 2) + '\n' : summaryText(summary));
+    const failed = summary.published.some((p) => p.outcome === 'failed' || p.outcome === 'too-large' || p.outcome === 'withheld');
+    return failed ? 1 : 0;
+  } finally {
+    await gateway.close();
+  }
+}

@@ -1,0 +1,159 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
+import type { WorldGateway } from '../../../src/broker/worlds/gateway.ts';
+import { TestGateway } from './test-gateway.ts';
+
+/** mark_graph's crawl (go-broker-inventory §5.2) over real world servers. */
+describe('link graph crawl', () => {
+  let gateway: TestGateway;
+  const now = () => new Date('2026-03-01T00:00:00Z');
+
+  before(async () => {
+    gateway = await TestGateway.start([{ name: 'team-a', address: 'team-a.team-a.svc.cluster.local:6309' }, { name: 'team-b' }]);
+    const a = (path: string, body: string, meta: Record<string, string> = {}) => gateway.publish('team-a', path, body, meta);
+    await a('/index.md', '# Team A hub\n\n## Services\n\n- [Applications](docs/a.md)\n- [B twice](docs/b.md) and [again](docs/b.md)\n- [Team B](mark://team-b/notes.md)\n- [External](https://example.com/x)\n- [Unknown world](mark://team-z/x.md)\n');
+    await a('/docs/a.md', '# Applications\n\n## Links\n\n[B doc](b.md) [B doc](b.md#part) and back to [the hub](../index.md)\n');
+    await a('/docs/b.md', '# B doc\n\nNo body links.\n', { 'rel-supersedes': 'a.md', 'rel-cites': ' , has space, /docs/b.md, mark://team-b/notes.md' });
+    for (let i = 1; i <= 7; i++) await a(`/chain/${i}.md`, `# Chain ${i}\n\n[next](${i + 1}.md)\n`);
+    await a('/wide/index.md', '# Wide\n\n' + Array.from({ length: 300 }, (_, i) => `- [n${i}](n${i}.md)\n`).join(''));
+    await a('/binary.md', '# Not text\u0000\n\n[hidden](docs/a.md)\n');
+    const line = '- [Doc](docs/a.md) then [t](t/1.md) [u](t/2.md)\n';
+    await a('/huge.md', '# Huge\n\n' + line.repeat(Math.floor(1_000_000 / line.length)));
+    await gateway.publish('team-b', '/notes.md', '# Team B notes\n\nBack to [team A](mark://team-a/index.md) and [A by address](mark://team-a.team-a.svc.cluster.local:6309/docs/a.md)\n');
+  });
+  after(() => gateway.close());
+
+  it('records nodes and aggregated edges with label, anchor and count', async () => {
+    const graph = new BrokerGraph({ gateway, now });
+    const result = await graph.crawl('mark://team-a/index.md', 1);
+    const statuses = Object.fromEntries([...result.graph.nodes.values()].map((n) => [n.url, n.status]));
+    assert.deepEqual(statuses, {
+      'mark://team-a/index.md': 'ok',
+      'mark://team-a/docs/a.md': 'ok',
+      'mark://team-a/docs/b.md': 'ok',
+      'mark://team-b/notes.md': 'ok',
+      'https://example.com/x': 'external',
+      'mark://team-z/x.md': 'external',
+    });
+    const toB = [...result.graph.edges].find((e) => e.from === 'mark://team-a/index.md' && e.to === 'mark://team-a/docs/b.md');
+    assert.deepEqual(toB, { from: 'mark://team-a/index.md', to: 'mark://team-a/docs/b.md', rel: '', label: 'B twice', anchor: 'services', count: 2 });
+    assert.equal(result.graph.nodes.get('mark://team-a/index.md')?.linkCount, 6);
+    assert.equal(result.graph.nodes.get('mark://team-a/index.md')?.title, 'Team A hub');
+  });
+
+  it('never fetches links outside the configured worlds', async () => {
+    gateway.calls.length = 0;
+    await new BrokerGraph({ gateway, now }).crawl('mark://team-a/index.md', 2);
+    assert.ok(gateway.calls.every((c) => c.world === 'team-a' || c.world === 'team-b'));
+    assert.ok(!gateway.calls.some((c) => c.path === '/x'));
+  });
+
+  it('adds typed edges from rel- metadata, skipping empty, spaced and self references', async () => {
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/docs/b.md', 1);
+    const typed = [...result.graph.edges].filter((e) => e.from === 'mark://team-a/docs/b.md').map((e) => [e.to, e.rel]).sort();
+    assert.deepEqual(typed, [['mark://team-a/docs/a.md', 'supersedes'], ['mark://team-b/notes.md', 'cites']]);
+    assert.equal(result.graph.nodes.get('mark://team-a/docs/b.md')?.linkCount, 0, 'rel- edges are not body links');
+  });
+
+  it('visits each document once on cyclic links', async () => {
+    gateway.calls.length = 0;
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/docs/a.md', 5);
+    const fetched = gateway.callsTo('FETCH').map((c) => `${c.world}${c.path}`);
+    assert.equal(new Set(fetched).size, fetched.length);
+    assert.ok(result.graph.nodes.has('mark://team-a/index.md'));
+  });
+
+  it('stops following at the depth limit but records the last hop', async () => {
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/chain/1.md', 2);
+    assert.deepEqual([...result.graph.nodes.keys()].sort(), ['mark://team-a/chain/1.md', 'mark://team-a/chain/2.md', 'mark://team-a/chain/3.md']);
+    assert.ok([...result.graph.edges].some((e) => e.from === 'mark://team-a/chain/3.md' && e.to === 'mark://team-a/chain/4.md'));
+  });
+
+  it('clamps the depth to 1..5', async () => {
+    const deep = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/chain/1.md', 9);
+    assert.equal(deep.graph.nodes.size, 6);
+    const shallow = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/chain/1.md', 0);
+    assert.equal(shallow.graph.nodes.size, 2);
+  });
+
+  it('produces at most 200 nodes', async () => {
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/wide/index.md', 1);
+    assert.equal(result.graph.nodes.size, 200);
+    assert.equal(result.graph.edgeCount, 300, 'edges beyond the node bound are still recorded');
+  });
+
+  it('keeps at most `workers` fetches in flight', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const counting: WorldGateway = {
+      list: () => gateway.list(),
+      get: (name) => gateway.get(name),
+      canWrite: () => false,
+      write: () => Promise.reject(new Error('read-only')),
+      close: async () => {},
+      read: async (world, call) => {
+        peak = Math.max(peak, ++inFlight);
+        try {
+          return await gateway.read(world, call);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    await new BrokerGraph({ gateway: counting, now, limits: { workers: 3 } }).crawl('mark://team-a/wide/index.md', 1);
+    assert.ok(peak <= 3 && peak >= 1, `peak ${peak}`);
+  });
+
+  it('follows links written with a world dial address under the world name', async () => {
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-b/notes.md', 1);
+    assert.ok([...result.graph.edges].some((e) => e.to === 'mark://team-a/docs/a.md'));
+    assert.equal(result.graph.nodes.get('mark://team-a/docs/a.md')?.status, 'ok');
+  });
+
+  it('marks missing documents with their status and unreachable worlds as error', async () => {
+    gateway.unreachable.add('team-b');
+    try {
+      const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/wide/index.md', 1);
+      assert.equal(result.graph.nodes.get('mark://team-a/wide/n0.md')?.status, 'not-found');
+      const fromB = await new BrokerGraph({ gateway, now }).crawl('mark://team-b/notes.md', 1);
+      assert.deepEqual([...fromB.graph.nodes.values()], [{ url: 'mark://team-b/notes.md', title: '', status: 'error', linkCount: 0 }]);
+    } finally {
+      gateway.unreachable.clear();
+    }
+  });
+
+  it('keeps what it knew when a re-crawl cannot reach the world', async () => {
+    const graph = new BrokerGraph({ gateway, now });
+    await graph.crawl('mark://team-a/index.md', 1);
+    gateway.unreachable.add('team-a');
+    try {
+      await graph.crawl('mark://team-a/index.md', 1);
+    } finally {
+      gateway.unreachable.clear();
+    }
+    assert.equal(graph.store.node('mark://team-a/index.md')?.title, 'Team A hub');
+    assert.deepEqual(graph.backlinks('mark://team-a/docs/a.md').map((b) => b.url), ['mark://team-a/docs/b.md', 'mark://team-a/index.md', 'mark://team-b/notes.md']);
+  });
+
+  it('treats a body with a NUL byte as binary, with no links', async () => {
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/binary.md', 1);
+    assert.deepEqual([...result.graph.nodes.values()], [{ url: 'mark://team-a/binary.md', title: '', status: 'ok', linkCount: 0 }]);
+  });
+
+  it('crawls a 1 MB document with tens of thousands of links', async () => {
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/huge.md', 1);
+    const huge = result.graph.nodes.get('mark://team-a/huge.md');
+    assert.ok(huge !== undefined && huge.linkCount > 60_000, String(huge?.linkCount));
+    const toA = [...result.graph.edges].find((e) => e.to === 'mark://team-a/docs/a.md');
+    assert.equal(toA?.count, huge.linkCount / 3);
+    assert.equal(result.graph.nodes.size, 4);
+  });
+
+  it('answers with an aborted crawl when the caller gives up', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/index.md', 2, controller.signal);
+    assert.equal(result.graph.nodes.size, 0);
+  });
+});

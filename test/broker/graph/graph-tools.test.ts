@@ -1,0 +1,183 @@
+import { after, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
+import { graphTools } from '../../../src/broker/graph/tools/graph-tools.ts';
+import { edgeAnnotation, goQuote } from '../../../src/broker/graph/go-format.ts';
+import { renderBacklinksSection } from '../../../src/broker/graph/backlinks-section.ts';
+import type { ToolContext, ToolDefinition, ToolResult } from '../../../src/broker/mcp/definitions.ts';
+import type { Identity } from '../../../src/broker/identity.ts';
+import { readerIdentity, TestGateway, writerIdentity } from './test-gateway.ts';
+
+const now = () => new Date('2026-03-01T00:00:00Z');
+
+describe('graph tools', () => {
+  let gateway: TestGateway;
+  let graph: BrokerGraph;
+  let tools: Map<string, ToolDefinition>;
+  const call = (name: string, args: Record<string, unknown>, identity: Identity = writerIdentity): Promise<ToolResult> => {
+    const ctx: ToolContext = { gateway, identity, session: { id: undefined, get: () => undefined, set: () => {} }, signal: new AbortController().signal, now };
+    return tools.get(name)!.handler(args as never, ctx);
+  };
+
+  before(async () => {
+    gateway = await TestGateway.start([{ name: 'team-a' }, { name: 'root' }]);
+    gateway.writers.add(writerIdentity.email);
+    await gateway.publish('team-a', '/index.md', '# Team A hub\n\n## Services\n\n- [Applications](docs/a.md) and [again](docs/a.md)\n');
+    await gateway.publish('team-a', '/docs/a.md', '# Applications\n');
+    await gateway.publish('team-a', '/docs/b.md', 'untitled, supersedes a\n', { 'rel-supersedes': 'a.md' });
+  });
+  after(() => gateway.close());
+  beforeEach(() => {
+    graph = new BrokerGraph({ gateway, now });
+    tools = new Map(graphTools(graph).map((tool) => [tool.name, tool]));
+  });
+
+  it('offers the four graph tools with read-only hints', () => {
+    assert.deepEqual([...tools.values()].map((t) => [t.name, t.readOnly]), [
+      ['mark_backlinks', true],
+      ['mark_graph', true],
+      ['mark_graph_export', true],
+      ['mark_graph_publish', false],
+    ]);
+    for (const tool of tools.values()) assert.ok(tool.description.length > 40);
+  });
+
+  describe('mark_backlinks', () => {
+    it('requires a url', async () => {
+      assert.deepEqual(await call('mark_backlinks', { url: '' }), { text: 'url is required', isError: true });
+    });
+
+    it('refuses malformed tool URLs with the reference messages', async () => {
+      const cases: Array<[string, string]> = [
+        ['https://team-a/x.md', 'invalid URL: unsupported scheme "https" (expected mark://)'],
+        ['mark:///x.md', 'invalid URL: missing world name in URL "mark:///x.md" (expected mark://{worldName}/{path})'],
+        ['mark://team-a:6309/x.md', 'invalid URL: invalid URL "mark://team-a:6309/x.md": world host must not carry a port (the broker resolves world names internally)'],
+        ['mark://u@team-a/x.md', 'invalid URL: invalid URL "mark://u@team-a/x.md": world host must not carry userinfo'],
+        ['mark://team-a/x.md?q=1', 'invalid URL: invalid URL "mark://team-a/x.md?q=1": query parameters are not supported'],
+        ['mark://team-a/x.md#s', 'invalid URL: invalid URL "mark://team-a/x.md#s": fragments are not supported'],
+      ];
+      for (const [url, text] of cases) assert.deepEqual(await call('mark_backlinks', { url }), { text, isError: true }, url);
+    });
+
+    it('says how to populate the graph when nothing links to the document', async () => {
+      assert.deepEqual(await call('mark_backlinks', { url: 'mark://team-a/docs/a.md' }), {
+        text: "No backlinks found for mark://team-a/docs/a.md\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)",
+      });
+    });
+
+    it('lists annotated backlinks, titled sources as links', async () => {
+      await graph.crawl('mark://team-a/index.md', 1);
+      await graph.crawl('mark://team-a/docs/b.md', 1);
+      assert.deepEqual(await call('mark_backlinks', { url: 'mark://team-a/docs/a.md' }), {
+        text: 'Backlinks for mark://team-a/docs/a.md (2):\n\n- mark://team-a/docs/b.md [supersedes]\n- [Team A hub](mark://team-a/index.md) ("Applications", #services, x2)\n',
+      });
+    });
+  });
+
+  describe('mark_graph', () => {
+    it('reports the crawl as the reference text', async () => {
+      const result = await call('mark_graph', { url: 'mark://team-a/index.md', depth: 1 });
+      assert.equal(
+        result.text,
+        'Crawled 2 nodes, 1 edges from mark://team-a/index.md\n\nNodes:\n' +
+          '  [ok       ] mark://team-a/docs/a.md                  "Applications"  0 links\n' +
+          '  [ok       ] mark://team-a/index.md                   "Team A hub"  2 links\n' +
+          '\nEdges:\n  mark://team-a/index.md -> mark://team-a/docs/a.md ("Applications", #services, x2)\n',
+      );
+      assert.equal(result.isError, undefined);
+    });
+
+    it('shows (no title) and the rel of typed edges', async () => {
+      const result = await call('mark_graph', { url: 'mark://team-a/docs/b.md' });
+      assert.match(result.text, /\[ok {7}\] mark:\/\/team-a\/docs\/b\.md {18}"\(no title\)"  0 links\n/);
+      assert.match(result.text, /mark:\/\/team-a\/docs\/b\.md -> mark:\/\/team-a\/docs\/a\.md \[supersedes\]\n/);
+    });
+
+    it('refuses an unknown world and a missing url', async () => {
+      assert.deepEqual(await call('mark_graph', { url: 'mark://team-z/index.md' }), { text: 'broker: unknown world "team-z" (not in broker config)', isError: true });
+      assert.deepEqual(await call('mark_graph', { url: '' }), { text: 'url is required', isError: true });
+    });
+  });
+
+  describe('mark_graph_export', () => {
+    it('renders the empty store as a header with zero counts', async () => {
+      assert.equal((await call('mark_graph_export', {})).text, '# Document Graph\n\n> Exported: 2026-03-01T00:00:00Z\n> Nodes: 0\n> Edges: 0\n\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n');
+    });
+
+    it('exports what the crawls recorded', async () => {
+      await call('mark_graph', { url: 'mark://team-a/index.md', depth: 1 });
+      const text = (await call('mark_graph_export', {})).text;
+      assert.ok(text.includes('| mark://team-a/index.md | mark://team-a/docs/a.md |  | Applications | services | 2 |\n'), text);
+    });
+  });
+
+  describe('mark_graph_publish', () => {
+    it('validates arguments before the write gate', async () => {
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md' }), { text: 'expected_version is required', isError: true });
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: -1 }), { text: 'expected_version must be >= 0', isError: true });
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0, retention: -1 }), { text: 'retention must be >= 0 (0 keeps every version)', isError: true });
+    });
+
+    it('refuses non-writers, unverified identities and unknown worlds without sending anything', async () => {
+      gateway.calls.length = 0;
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 }, readerIdentity), { text: 'write access denied for world "root"', isError: true });
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 }, { ...writerIdentity, emailVerified: false }), { text: 'identity email is not verified', isError: true });
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://nowhere/graph.md', expected_version: 0 }), { text: 'world "nowhere" is not configured', isError: true });
+      assert.equal(gateway.calls.length, 0);
+    });
+
+    it('publishes the export with the agent and default retention of 20', async () => {
+      await graph.crawl('mark://team-a/index.md', 1);
+      gateway.calls.length = 0;
+      const result = await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 });
+      assert.match(result.text, /^Published graph \(2 nodes, 1 edges\) to mark:\/\/root\/graph\.md\nstatus: created\nversion: 1\n/);
+      assert.equal(result.isError, undefined);
+      assert.deepEqual(gateway.callsTo('PUBLISH')[0]?.metadata, { agent: writerIdentity.email, retention: '20', 'expected-version': '0' });
+      const stored = await gateway.read('root', { verb: 'FETCH', path: '/graph.md' });
+      assert.equal(Buffer.from(stored.body).toString(), graph.exportMarkdown());
+    });
+
+    it('prunes to the given retention, sends none for 0, and forwards conflicts verbatim', async () => {
+      await call('mark_graph_publish', { url: 'mark://root/pruned.md', expected_version: 0, retention: 2 });
+      await graph.crawl('mark://team-a/index.md', 1);
+      await call('mark_graph_publish', { url: 'mark://root/pruned.md', expected_version: 1, retention: 2 });
+      await graph.crawl('mark://team-a/docs/b.md', 1);
+      await call('mark_graph_publish', { url: 'mark://root/pruned.md', expected_version: 2, retention: 2 });
+      const versions = await gateway.read('root', { verb: 'VERSIONS', path: '/pruned.md' });
+      assert.equal(versions.metadata['total'], '2');
+      gateway.calls.length = 0;
+      const conflict = await call('mark_graph_publish', { url: 'mark://root/pruned.md', expected_version: 1, retention: 0 });
+      assert.equal(gateway.callsTo('PUBLISH')[0]?.metadata['retention'], undefined);
+      assert.match(conflict.text, /\nstatus: conflict\n/);
+      assert.equal(conflict.isError, undefined);
+    });
+  });
+});
+
+describe('edge annotation (graph.EdgeAnnotation)', () => {
+  it('matches the reference format', () => {
+    assert.equal(edgeAnnotation('supersedes', 'ADR 2', 'context', 3), ' [supersedes] ("ADR 2", #context, x3)');
+    assert.equal(edgeAnnotation('', '', '', 1), '');
+    assert.equal(edgeAnnotation('', '', 'intro', 1), ' (#intro)');
+    assert.equal(edgeAnnotation('cites', '', '', 1), ' [cites]');
+  });
+
+  it('quotes labels as Go strconv.Quote does', () => {
+    assert.equal(goQuote('say "hi"\\ é\t\u0001\u00a0😀'), '"say \\"hi\\"\\\\ é\\t\\x01\\u00a0😀"');
+  });
+});
+
+describe('mark_explore backlinks section', () => {
+  const entry = (i: number) => ({ url: `mark://w/s${String(i).padStart(2, '0')}.md`, title: i % 2 ? `S${i}` : '', status: 'ok', rel: '', label: '', anchor: '', count: 1 });
+
+  it('notes when nothing is recorded', () => {
+    assert.equal(renderBacklinksSection([]), "\n## Backlinks (0)\n(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n");
+  });
+
+  it('caps the list at ten lines with an honest remainder', () => {
+    const text = renderBacklinksSection(Array.from({ length: 12 }, (_, i) => entry(i)));
+    assert.ok(text.startsWith('\n## Backlinks (12)\n- mark://w/s00.md\n- [S1](mark://w/s01.md)\n'));
+    assert.ok(text.endsWith('- [S9](mark://w/s09.md)\n+2 more backlinks\n'));
+    assert.equal(text.split('\n').length, 2 + 10 + 2);
+  });
+});

@@ -1,0 +1,151 @@
+import { after, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
+import { TestGateway } from './test-gateway.ts';
+
+/**
+ * Seeding from each world's /graph.md (go-broker-inventory §5.4) against real
+ * world servers: the hub publishes the federation agent's golden, keyed by
+ * team-a's in-cluster dial address.
+ */
+const golden = readFileSync(new URL('./testdata/graph-export-incluster.md', import.meta.url), 'utf8').replace('GOLDEN', '2026-01-01T00:00:00Z');
+const minute = 60_000;
+
+class Clock {
+  ms = Date.parse('2026-03-01T12:00:00Z');
+  now = () => new Date(this.ms);
+  advance(ms: number) {
+    this.ms += ms;
+  }
+}
+
+describe('graph seeding from /graph.md', () => {
+  let gateway: TestGateway;
+  let clock: Clock;
+  let graph: BrokerGraph;
+  const warnings: string[] = [];
+
+  before(async () => {
+    gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-a', address: 'team-a.team-a.svc.cluster.local:6309' }, { name: 'team-b' }]);
+    await gateway.publish('root', '/graph.md', golden);
+  });
+  after(() => gateway.close());
+  beforeEach(() => {
+    gateway.calls.length = 0;
+    gateway.unreachable.clear();
+    warnings.length = 0;
+    clock = new Clock();
+    graph = new BrokerGraph({ gateway, now: clock.now, log: { warn: (_fields, message) => warnings.push(message) } });
+  });
+
+  it('answers backlinks from the seed on a cold graph without crawling', async () => {
+    await graph.seed();
+    assert.deepEqual(graph.backlinks('mark://team-a/docs/a.md'), [
+      { url: 'mark://team-a/docs/b.md', title: 'B doc', status: 'ok', rel: 'supersedes', label: '', anchor: '', count: 1 },
+      { url: 'mark://team-a/index.md', title: 'Team A hub', status: 'ok', rel: '', label: 'Applications', anchor: 'services', count: 1 },
+    ]);
+    assert.deepEqual(gateway.calls.map((c) => `${c.world} ${c.verb} ${c.path}`).sort(), ['root FETCH /graph.md', 'team-a FETCH /graph.md', 'team-b FETCH /graph.md']);
+  });
+
+  it('translates dial-address rows to world names, leaving no in-cluster rows behind', async () => {
+    await graph.seed();
+    const exported = graph.exportMarkdown();
+    assert.ok(!exported.includes('.svc.cluster.local'), exported);
+    assert.ok(exported.includes('| mark://team-a/docs/b.md | mark://team-a/docs/a.md | supersedes |  |  | 1 |'));
+  });
+
+  it('keeps rows of hosts that are not configured worlds', async () => {
+    const other = golden.replaceAll('team-a.team-a.svc.cluster.local', 'elsewhere.example:7000');
+    await gateway.publish('team-b', '/graph.md', other);
+    try {
+      await graph.seed();
+      assert.equal(graph.backlinks('mark://elsewhere.example:7000/docs/a.md').length, 2);
+      assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 2);
+    } finally {
+      await gateway.archive('team-b', '/graph.md');
+    }
+  });
+
+  it('checks each world at most once per five minutes, then again', async () => {
+    await graph.seed();
+    clock.advance(2 * minute);
+    await graph.seed();
+    clock.advance(2 * minute + 59_000);
+    await graph.seed();
+    assert.equal(gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root').length, 1);
+    clock.advance(1000);
+    await graph.seed();
+    assert.equal(gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root').length, 2);
+  });
+
+  it('fetches conditionally on the stored etag and keeps the rows on not-modified', async () => {
+    await graph.seed();
+    clock.advance(5 * minute);
+    await graph.seed();
+    const rootFetches = gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root');
+    assert.equal(rootFetches[0]?.metadata['if-none-match'], undefined, 'the first check has no etag');
+    assert.match(rootFetches[1]?.metadata['if-none-match'] ?? '', /^[0-9a-f]{64}$/);
+    assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 2);
+  });
+
+  it('throttles failed checks too, and still seeds from the worlds that answer', async () => {
+    gateway.unreachable.add('root');
+    await graph.seed();
+    gateway.unreachable.delete('root');
+    await graph.seed();
+    assert.equal(gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root').length, 1);
+    assert.deepEqual(warnings, ['graph seed fetch failed']);
+    assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 0);
+    clock.advance(5 * minute);
+    await graph.seed();
+    assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 2);
+  });
+
+  it('shares one check between concurrent callers', async () => {
+    await Promise.all([graph.seed(), graph.seed(), graph.backlinksSection('mark://team-a/docs/a.md')]);
+    assert.equal(gateway.callsTo('FETCH', '/graph.md').length, 3);
+    assert.match(await graph.backlinksSection('mark://team-a/docs/a.md'), /^\n## Backlinks \(2\)\n/);
+  });
+
+  it('lets a caller give up waiting without cancelling the check other callers share', async () => {
+    const controller = new AbortController();
+    const impatient = graph.seed(controller.signal);
+    controller.abort();
+    await impatient;
+    await graph.seed();
+    assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 2);
+    assert.equal(gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root').length, 1);
+  });
+
+  it('picks up a republished /graph.md once the interval has passed', async () => {
+    await graph.seed();
+    const updated = golden.replace('| mark://team-a.team-a.svc.cluster.local/docs/b.md | mark://team-a.team-a.svc.cluster.local/docs/a.md | supersedes |  |  | 1 |\n', '');
+    await gateway.publish('root', '/graph.md', updated);
+    try {
+      clock.advance(5 * minute);
+      await graph.seed();
+      assert.deepEqual(graph.backlinks('mark://team-a/docs/a.md').map((b) => b.rel), ['']);
+    } finally {
+      await gateway.publish('root', '/graph.md', golden);
+    }
+  });
+
+  it('lets a local crawl take precedence over the seed', async () => {
+    await gateway.publish('team-a', '/docs/b.md', '# B crawled\n\nNo links any more.\n');
+    await gateway.publish('team-a', '/index.md', '# Team A hub\n\n## Services\n\n- [Applications](docs/a.md)\n');
+    await graph.seed();
+    await graph.crawl('mark://team-a/docs/b.md', 1);
+    // A newer export (different etag) still lists b.md's supersedes edge.
+    await gateway.publish('root', '/graph.md', golden.replace('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'));
+    try {
+      clock.advance(5 * minute);
+      await graph.seed();
+      assert.equal(gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root').length, 2);
+      assert.equal(graph.store.node('mark://team-a/docs/b.md')?.title, 'B crawled');
+      assert.deepEqual(graph.backlinks('mark://team-a/docs/a.md').map((b) => b.url), ['mark://team-a/index.md']);
+    } finally {
+      await gateway.publish('root', '/graph.md', golden);
+    }
+  });
+});
