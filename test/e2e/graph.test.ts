@@ -28,7 +28,6 @@ describe('link graph end to end', () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     const graphTools = ['mark_backlinks', 'mark_graph', 'mark_graph_export', 'mark_graph_publish'];
     for (const name of graphTools) assert.ok(names.indexOf(name) > names.indexOf('mark_index'), `${name} listed after mark_index`);
-    assert.equal(names.length, 17);
   });
 
   it('crawls across worlds and answers backlinks with provenance', async () => {
