@@ -7,15 +7,31 @@
  * rank = 1-based position of the first document matching any label among the first
  * 10 documents (lexical-search spec §5 protocol).
  *
- * `runSearchEval(searchFn)` runs the same questions through any search, e.g. a real
- * world server's LOOKUP `match: body` after publishing `spexCorpus()` documents.
+ * Runs, in order:
+ * 1. a real world (in-process handler, real store) holding the corpus, asked through
+ *    LOOKUP `match: body`: the plain §6.4 contract (every term required), then our
+ *    extension `match-terms: any` (the relaxed mode the broker's search uses);
+ * 2. the corpus split over three worlds, merged by the broker's cross-world search
+ *    (src/broker/search): with summed statistics (two phases), with each world's
+ *    own statistics, and interleaved by per-world rank (how a Go world is merged);
+ * 3. src/search directly, both modes.
  *
- *   node bench/search-eval.ts            # both match modes of src/search
+ *   node bench/search-eval.ts
  */
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SearchIndex } from '../src/search/index.ts';
+import { performance } from 'node:perf_hooks';
+import { decodeQueryStats, SearchIndex } from '../src/search/index.ts';
 import type { MatchMode, SearchDoc } from '../src/search/index.ts';
+import { openWorld, type World } from '../src/world/world.ts';
+import { encodeRequest } from '../src/protocol/request.ts';
+import type { Metadata } from '../src/protocol/metadata.ts';
+import type { MarkResponse } from '../src/protocol/response.ts';
+import { generateToken, hashToken } from '../src/protocol/token.ts';
+import { parseLookupRows, phaseTwo, searchWorlds, type LookupFn, type PhaseRequest } from '../src/broker/search/index.ts';
 
 const dataDir = process.env.SPEX_BENCHDATA ?? '/work/shared/benchdata/spex';
 const docsPerQuestion = 10;
@@ -151,7 +167,137 @@ function print(label: string, result: EvalResult): void {
   for (const c of result.checks) console.log(`${c.pass ? 'PASS' : 'FAIL'} ${c.name} (${c.detail || 'none'})`);
 }
 
+/** Worlds on a temporary store, in-process (no QUIC): the handler, store and indexes are the real ones. */
+export class EvalWorlds {
+  readonly #worlds = new Map<string, World>();
+  readonly #dir: string;
+  readonly #token = generateToken();
+
+  private constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  /** The corpus published into `count` worlds, document i going to world i mod count. */
+  static async open(count: number): Promise<EvalWorlds> {
+    const set = new EvalWorlds(await mkdtemp(join(tmpdir(), 'search-eval-')));
+    const tokensFile = join(set.#dir, 'tokens.toml');
+    await writeFile(tokensFile, `[tokens.bench]\nhash = "${hashToken(set.#token)}"\npaths = ["/**"]\noperations = ["publish"]\n`);
+    for (let i = 0; i < count; i++) set.#worlds.set(`w${i}`, await openWorld({ root: join(set.#dir, `w${i}`), tokensFile }));
+    const names = set.names;
+    const { docs } = spexCorpus();
+    for (const [i, doc] of docs.entries()) await set.publish(names[i % names.length]!, doc);
+    return set;
+  }
+
+  get names(): string[] {
+    return [...this.#worlds.keys()];
+  }
+
+  async publish(world: string, doc: SearchDoc): Promise<void> {
+    const metadata: Metadata = { auth: this.#token, title: doc.title, 'expected-version': '0' };
+    if (doc.description) metadata['description'] = doc.description;
+    const response = await this.call(world, 'PUBLISH', doc.id, metadata, doc.body);
+    if (response.status !== 'created') throw new Error(`publish ${doc.id}: ${response.status}`);
+  }
+
+  call(world: string, verb: 'PUBLISH' | 'LOOKUP', path: string, metadata: Metadata, body = ''): Promise<MarkResponse> {
+    const bytes = encodeRequest({ verb, path, metadata, body: Buffer.from(body) });
+    return this.#worlds.get(world)!.respond({ bytes });
+  }
+
+  readonly lookup: LookupFn = (world, call) => this.call(world, 'LOOKUP', call.path, call.metadata);
+
+  async close(): Promise<void> {
+    for (const world of this.#worlds.values()) await world.close();
+    await rm(this.#dir, { recursive: true, force: true });
+  }
+}
+
+/** One world's LOOKUP `match: body`, strict (§6.4) or with `match-terms: any`. */
+function worldLookup(worlds: EvalWorlds, terms: 'all' | 'any'): SearchFn {
+  return async (query, limit) => {
+    const metadata: Metadata = { query, match: 'body', limit: String(limit) };
+    if (terms === 'any') metadata['match-terms'] = 'any';
+    const response = await worlds.call(worlds.names[0]!, 'LOOKUP', '/', metadata);
+    if (response.status !== 'ok') return [];
+    return parseLookupRows(response).map((row) => ({ id: row.path }));
+  };
+}
+
+/** The broker's cross-world search over every world of the set. */
+function crossWorld(worlds: EvalWorlds): SearchFn {
+  return async (query, limit) => {
+    const outcome = await searchWorlds(worlds.lookup, { worlds: worlds.names, query, scope: '/', limit, terms: 'any' });
+    return outcome.rows.map((row) => ({ id: row.path }));
+  };
+}
+
+/** Each world scored with its own statistics, then merged by score: the incomparable baseline. */
+function localScores(worlds: EvalWorlds): SearchFn {
+  return async (query, limit) => {
+    const request: PhaseRequest = { query, scope: '/', limit, terms: 'any' };
+    const rows = [];
+    for (const world of worlds.names) {
+      const own = await worlds.call(world, 'LOOKUP', '/', { query, match: 'body', 'match-terms': 'any', 'corpus-stats': 'only' });
+      const stats = decodeQueryStats(own.metadata['corpus-stats'] ?? '', own.metadata['corpus-df'] ?? '');
+      const answer = await phaseTwo(worlds.lookup, world, request, stats);
+      rows.push(...answer.rows.map((row, i) => ({ id: row.path, score: answer.scores?.[i] ?? 0 })));
+    }
+    return rows.sort((a, b) => b.score - a.score).slice(0, limit);
+  };
+}
+
+/** Each world's own order, interleaved by rank: what a merge can do with worlds that give no scores. */
+function rankInterleave(worlds: EvalWorlds): SearchFn {
+  return async (query, limit) => {
+    const lists = [];
+    for (const world of worlds.names) lists.push(await worldLookupIn(worlds, world, query, limit));
+    const out: { id: string }[] = [];
+    for (let r = 0; out.length < limit && lists.some((l) => r < l.length); r++) for (const l of lists) if (l[r]) out.push(l[r]!);
+    return out.slice(0, limit);
+  };
+}
+
+async function worldLookupIn(worlds: EvalWorlds, world: string, query: string, limit: number): Promise<{ id: string }[]> {
+  const response = await worlds.call(world, 'LOOKUP', '/', { query, match: 'body', 'match-terms': 'any', limit: String(limit) });
+  return response.status === 'ok' ? parseLookupRows(response).map((row) => ({ id: row.path })) : [];
+}
+
+/** Wall time per question through `search` (the 16 questions, `rounds` times over): p50 and p99 in ms. */
+async function latency(search: SearchFn, rounds = 20): Promise<string> {
+  const questions = readJson<{ cases: Question[] }>('questions.json').cases;
+  const times: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const q of questions) {
+      const start = performance.now();
+      await search(q.query, docsPerQuestion);
+      times.push(performance.now() - start);
+    }
+  }
+  times.sort((a, b) => a - b);
+  const at = (p: number): string => (times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? 0).toFixed(2);
+  return `p50 ${at(0.5)} ms, p99 ${at(0.99)} ms over ${times.length} questions (limit ${docsPerQuestion})`;
+}
+
 async function main(): Promise<void> {
+  const one = await EvalWorlds.open(1);
+  try {
+    print('world LOOKUP match: body (Mark SPEC §6.4: every term required)', await runSearchEval(worldLookup(one, 'all')));
+    print('world LOOKUP match: body + match-terms: any (relaxed ranking)', await runSearchEval(worldLookup(one, 'any')));
+    console.log(`\nlatency, world handler, strict:  ${await latency(worldLookup(one, 'all'))}`);
+    console.log(`latency, world handler, relaxed: ${await latency(worldLookup(one, 'any'))}`);
+  } finally {
+    await one.close();
+  }
+  const three = await EvalWorlds.open(3);
+  try {
+    print('3 worlds, broker search: summed statistics, one score scale', await runSearchEval(crossWorld(three)));
+    print('3 worlds, each scored with its own statistics, merged by score', await runSearchEval(localScores(three)));
+    print('3 worlds, interleaved by per-world rank (no scores)', await runSearchEval(rankInterleave(three)));
+    console.log(`\nlatency, two-phase search over 3 in-process worlds: ${await latency(crossWorld(three))}`);
+  } finally {
+    await three.close();
+  }
   print('src/search, mode any (free-text questions)', await runSearchEval(localSearch('any').search));
   print('src/search, mode all (Mark SPEC §6.4 rule)', await runSearchEval(localSearch('all').search));
   const { index } = localSearch('any');

@@ -5,6 +5,9 @@ import { runMarkCommand } from './mark-command.ts';
 import { runDevCommand } from './dev-command.ts';
 import { runBrokerCommand } from './broker-command.ts';
 import { runTokenCommand } from './token-command.ts';
+import { runLoginCommand } from './login-command.ts';
+import { runWhoamiCommand } from './whoami-command.ts';
+import { runSearchCommand } from './search-command.ts';
 import { runCrawlCommand } from './crawl-command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -14,10 +17,13 @@ Commands:
   dev                      run the local stack (worlds and broker under ./data) — what npm start runs
   broker                   run the broker (MCP gateway and management listener)
   token --email EMAIL      mint a development broker token with the configured signing key
+  login                    sign in to a broker with the device flow and keep the tokens
+  whoami                   show who you are signed in as (refreshing the token when due)
   crawl                    federation crawl: publish /graph.md and hash indexes to the hub, once
   world                    run a Mark Protocol world server
   world token              mint a world token and print its tokens.toml entry
   mark <verb> <mark-url>   send one Mark request and print the answer
+  search <query>           full-text search through the broker, or --direct against one world
 
 Run "demarkus-broker <command> --help" for a command's options.`;
 
@@ -27,9 +33,12 @@ const commands: Record<string, Command> = {
   dev: runDevCommand,
   broker: runBrokerCommand,
   token: runTokenCommand,
+  login: (args) => runLoginCommand(args),
+  whoami: (args) => runWhoamiCommand(args),
   crawl: runCrawlCommand,
   world: (args) => (args[0] === 'token' ? runWorldTokenCommand(args.slice(1)) : runWorldCommand(args)),
   mark: runMarkCommand,
+  search: runSearchCommand,
 };
 
 /** The CLI entry: returns the process exit code (0 ok, 1 failure, 2 usage). */

@@ -7,7 +7,7 @@ import { documentPrior } from './scoring.ts';
 import { splitSections } from './sections.ts';
 import { wordRuns } from './tokenize.ts';
 import { FieldBit } from './vocabulary.ts';
-import type { SearchDoc } from './types.ts';
+import type { CorpusTotals, SearchDoc } from './types.ts';
 
 export interface SectionRecord {
   anchor: string;
@@ -94,4 +94,15 @@ export function distinctWords(tokens: DocTokens): Set<string> {
     for (const w of s.trail) all.add(w);
   }
   return all;
+}
+
+/** Adds (sign +1) or takes away (sign -1) one document's share of the corpus totals. */
+export function countRecord(t: CorpusTotals, record: DocRecord, sign: 1 | -1): void {
+  t.docCount += sign;
+  t.sectionCount += sign * record.sections.length;
+  if (record.descriptionLength > 0) t.describedDocs += sign;
+  t.nameTokens += sign * record.nameLength;
+  t.descriptionTokens += sign * record.descriptionLength;
+  t.bodyTokens += sign * record.bodyLength;
+  t.trailTokens += sign * record.trailLength;
 }

@@ -15,7 +15,7 @@ import type { IndexState } from './index-state.ts';
 import type { QueryTerm } from './query-terms.ts';
 import { DocFlag, DocState, QueryScratch } from './scratch.ts';
 import { bm25tf, inverseDocumentFrequency, weights } from './scoring.ts';
-import { fieldAverages } from './stats.ts';
+import { dfOf, fieldAverages } from './stats.ts';
 import type { FieldAverages } from './stats.ts';
 import type { MatchMode, QueryStats } from './types.ts';
 
@@ -37,7 +37,7 @@ export function evaluate(state: IndexState, scratch: QueryScratch, input: Evalua
   try {
     terms.forEach((term, i) => {
       gatherTerm(state, term, scratch.term);
-      const df = globalStats?.df[term.text] ?? scratch.term.docs.length;
+      const df = (globalStats && dfOf(globalStats.df, term.text)) ?? scratch.term.docs.length;
       scoreTerm(state, scratch, averages, inverseDocumentFrequency(totals.docCount, df), 1 << i);
       scratch.term.reset();
     });
@@ -48,11 +48,17 @@ export function evaluate(state: IndexState, scratch: QueryScratch, input: Evalua
 }
 
 /** Local df per term, for the first phase of a cross-world merge. */
-export function documentFrequencies(state: IndexState, scratch: QueryScratch, terms: QueryTerm[]): Record<string, number> {
-  const df: Record<string, number> = {};
+export function documentFrequencies(
+  state: IndexState,
+  scratch: QueryScratch,
+  terms: QueryTerm[],
+  admitted?: (docNum: number) => boolean,
+): Record<string, number> {
+  // No prototype: a term such as `__proto__` is an ordinary key here.
+  const df = Object.create(null) as Record<string, number>;
   for (const term of terms) {
     gatherTerm(state, term, scratch.term);
-    df[term.text] = scratch.term.docs.length;
+    df[term.text] = admitted === undefined ? scratch.term.docs.length : scratch.term.docs.filter(admitted).length;
     scratch.term.reset();
   }
   return df;

@@ -4,7 +4,7 @@
  * section is marked dead); compaction drops them and renumbers densely once dead
  * postings outnumber live ones, so memory stays within twice the live size.
  */
-import { distinctWords, makeRecord, tokensOf } from './doc-record.ts';
+import { countRecord, distinctWords, makeRecord, tokensOf } from './doc-record.ts';
 import type { DocRecord, DocTokens } from './doc-record.ts';
 import { bodySection, rebaseBody, fieldBits, fieldDoc, packBody, packField, Vocabulary } from './vocabulary.ts';
 import { ScriptProfile } from './script-profile.ts';
@@ -116,14 +116,7 @@ export class IndexState {
   }
 
   #count(record: DocRecord, sign: 1 | -1): void {
-    const t = this.totals;
-    t.docCount += sign;
-    t.sectionCount += sign * record.sections.length;
-    if (record.descriptionLength > 0) t.describedDocs += sign;
-    t.nameTokens += sign * record.nameLength;
-    t.descriptionTokens += sign * record.descriptionLength;
-    t.bodyTokens += sign * record.bodyLength;
-    t.trailTokens += sign * record.trailLength;
+    countRecord(this.totals, record, sign);
   }
 
   #ensureSections(needed: number): void {

@@ -4,9 +4,9 @@
  * Imports nothing of ours; see search-index.ts for the entry point.
  */
 export { SearchIndex, defaultSearchLimit } from './search-index.ts';
-export type { IndexStats, SearchIndexOptions, ZeroResultHelp } from './search-index.ts';
+export type { IndexStats, QueryStatsOptions, SearchIndexOptions, ZeroResultHelp, ZeroResultOptions } from './search-index.ts';
 export type { CorpusTotals, MatchMode, QueryStats, SearchDoc, SearchOptions, SearchRow } from './types.ts';
-export { mergeQueryStats, fieldAverages } from './stats.ts';
+export { mergeQueryStats, fieldAverages, dfOf } from './stats.ts';
 export type { FieldAverages } from './stats.ts';
 export { parseQuery, maxQueryTerms } from './query-terms.ts';
 export type { QueryTerm } from './query-terms.ts';
@@ -18,3 +18,17 @@ export { githubSlug, AnchorAllocator } from './slug.ts';
 export { cutSnippet, maxSnippetBytes } from './snippet.ts';
 export { editDistance, wordSimilarity } from './nearest-titles.ts';
 export type { NearTitle } from './nearest-titles.ts';
+export {
+  lookupExtensionKeys,
+  statsOnlyValue,
+  maxNearestTitles,
+  LookupExtensionError,
+  encodeQueryStats,
+  decodeQueryStats,
+  encodeScores,
+  decodeScores,
+  encodeNearest,
+  decodeNearest,
+  parseNearestCount,
+} from './lookup-extension.ts';
+export type { NearestTitleEntry } from './lookup-extension.ts';

@@ -3,6 +3,7 @@
  * Pure and synchronous; the world server (LOOKUP `match: body`) and the broker
  * (cross-world search) both drive it.
  */
+import { countRecord } from './doc-record.ts';
 import type { DocRecord } from './doc-record.ts';
 import { documentFrequencies, evaluate } from './evaluate.ts';
 import { IndexState } from './index-state.ts';
@@ -14,7 +15,7 @@ import { QueryScratch } from './scratch.ts';
 import { snippetFor } from './snippet.ts';
 import { TopRows } from './top-rows.ts';
 import type { Candidate } from './top-rows.ts';
-import { fieldAverages } from './stats.ts';
+import { emptyTotals, fieldAverages } from './stats.ts';
 import type { FieldAverages } from './stats.ts';
 import type { CorpusTotals, QueryStats, SearchDoc, SearchOptions, SearchRow } from './types.ts';
 
@@ -34,6 +35,18 @@ export interface ZeroResultHelp {
   nearest: NearTitle[];
   /** Set when the query's script is rare in the corpus (another language?). */
   languageHint?: string;
+}
+
+export interface QueryStatsOptions {
+  /** Count only documents this admits (by id). */
+  admit?: (id: string) => boolean;
+}
+
+export interface ZeroResultOptions {
+  /** Most titles to suggest (default 3). */
+  limit?: number;
+  /** Suggest only documents this admits (by id). */
+  allow?: (id: string) => boolean;
 }
 
 export interface SearchIndexOptions {
@@ -89,10 +102,25 @@ export class SearchIndex {
     };
   }
 
-  /** Phase one of a cross-world merge: this corpus's totals and per-term df. */
-  queryStats(query: string): QueryStats {
+  /**
+   * Phase one of a cross-world merge: this corpus's totals and per-term df. With
+   * `admit`, both count only the documents it admits (scope, filter, read-auth),
+   * so the numbers say nothing about documents the caller may not see.
+   */
+  queryStats(query: string, options: QueryStatsOptions = {}): QueryStats {
     const terms = parseQuery(query);
-    return { totals: { ...this.#state.totals }, df: documentFrequencies(this.#state, this.#scratchFor(), terms) };
+    const { admit } = options;
+    if (admit === undefined) {
+      return { totals: { ...this.#state.totals }, df: documentFrequencies(this.#state, this.#scratchFor(), terms) };
+    }
+    const admitted = new Uint8Array(this.#state.docs.length);
+    const totals = emptyTotals();
+    for (const doc of this.#liveDocs()) {
+      if (!admit(doc.id)) continue;
+      admitted[doc.num] = 1;
+      countRecord(totals, doc, 1);
+    }
+    return { totals, df: documentFrequencies(this.#state, this.#scratchFor(), terms, (num) => admitted[num] === 1) };
   }
 
   search(query: string, options: SearchOptions = {}): SearchRow[] {
@@ -111,8 +139,14 @@ export class SearchIndex {
     return top.rows().map((candidate) => toRow(candidate, terms));
   }
 
-  zeroResultHelp(query: string, limit = 3): ZeroResultHelp {
-    const nearest = nearestTitles(query, this.#liveDocs(), limit);
+  /**
+   * Help for a query that found nothing: the nearest titles (among documents
+   * `allow` admits, so a hidden title is never suggested) and a language hint.
+   */
+  zeroResultHelp(query: string, options: ZeroResultOptions = {}): ZeroResultHelp {
+    const { limit = 3, allow } = options;
+    const docs = allow === undefined ? this.#liveDocs() : [...this.#liveDocs()].filter((doc) => allow(doc.id));
+    const nearest = nearestTitles(query, docs, limit);
     const hint = this.#state.scripts.hintFor(parseQuery(query).map((t) => t.text));
     return hint === undefined ? { nearest } : { nearest, languageHint: hint };
   }

@@ -44,10 +44,19 @@ export function emptyTotals(): CorpusTotals {
 /** Sums the statistics of disjoint corpora. */
 export function mergeQueryStats(parts: readonly QueryStats[]): QueryStats {
   const totals = emptyTotals();
-  const df: Record<string, number> = {};
+  // No prototype: a term such as `__proto__` is an ordinary key here.
+  const df = Object.create(null) as Record<string, number>;
   for (const part of parts) {
     for (const key of Object.keys(totals) as (keyof CorpusTotals)[]) totals[key] += part.totals[key];
-    for (const [term, n] of Object.entries(part.df)) df[term] = (df[term] ?? 0) + n;
+    for (const [term, n] of Object.entries(part.df)) df[term] = (dfOf(df, term) ?? 0) + n;
   }
   return { totals, df };
+}
+
+/**
+ * A term's df in a statistics record, own properties only: a query term such as
+ * `constructor` must not read Object.prototype.
+ */
+export function dfOf(df: Readonly<Record<string, number>>, term: string): number | undefined {
+  return Object.hasOwn(df, term) ? df[term] : undefined;
 }

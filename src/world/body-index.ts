@@ -1,5 +1,19 @@
-import { SearchIndex, type SearchRow } from '../search/index.ts';
+import {
+  decodeQueryStats,
+  encodeNearest,
+  encodeQueryStats,
+  encodeScores,
+  lookupExtensionKeys as keys,
+  LookupExtensionError,
+  parseNearestCount,
+  SearchIndex,
+  statsOnlyValue,
+  type MatchMode,
+  type QueryStats,
+  type SearchRow,
+} from '../search/index.ts';
 import { baseName } from '../protocol/paths.ts';
+import type { Metadata } from '../protocol/metadata.ts';
 import type { LookupRow } from '../protocol/render/lookup.ts';
 import { isUnderScope, matchesFilter, type Catalog, type Predicate } from './catalog/index.ts';
 import type { DocState } from './store/index.ts';
@@ -12,12 +26,24 @@ export type BodySearchOptions = {
   limit: number;
 };
 
+/** Rows plus the extension keys to add to the response metadata. */
+export type BodyAnswer = { rows: LookupRow[]; metadata: Metadata };
+
+/** What the request asked of our LOOKUP extension (src/search/lookup-extension.ts). */
+type Extension = { mode: MatchMode; echoTerms: boolean; statsOnly: boolean; stats?: QueryStats; nearest?: number };
+
 /**
  * LOOKUP `match: body` (reference §6.4) over the lexical ranker in src/search:
  * section rows `path#anchor` titled `Doc › Heading`, or one bare-path row when
  * tags and title alone carry every term. Titles, tags and filters come from the
  * catalog entry, so both LOOKUP modes agree on what a document is called.
  * Kept current from the same change feed as the catalog.
+ *
+ * Without extension keys the answer is exactly the §6.4 contract: every query
+ * term is found for each row. The optional keys (relaxed `match-terms: any`,
+ * corpus statistics and scores for a cross-world merge, nearest titles) are
+ * answered in `lookup`; every number they reveal is counted over the documents
+ * this caller may read in this scope, never over hidden ones.
  */
 export class BodyIndex {
   readonly #index = new SearchIndex();
@@ -47,12 +73,39 @@ export class BodyIndex {
     this.#index.remove(path);
   }
 
-  search(query: string, options: BodySearchOptions): LookupRow[] {
-    const admitted = (path: string) => {
+  /**
+   * A body LOOKUP: without extension keys, the plain §6.4 match ranked with this
+   * world's statistics; a string is the bad-request message.
+   */
+  lookup(query: string, request: Metadata, options: BodySearchOptions): BodyAnswer | string {
+    let ext: Extension;
+    try {
+      ext = parseExtension(request);
+    } catch (error) {
+      if (error instanceof LookupExtensionError) return error.message;
+      throw error;
+    }
+    const admit = this.#admitter(options);
+    const metadata: Metadata = ext.echoTerms ? { [keys.matchTerms]: ext.mode } : {};
+    if (ext.statsOnly) return { rows: [], metadata: { ...metadata, ...encodeQueryStats(this.#index.queryStats(query, { admit })) } };
+    const found = this.#index.search(query, { limit: options.limit, mode: ext.mode, allow: admit, ...(ext.stats && { globalStats: ext.stats }) });
+    // Scores only under caller-supplied statistics: a score computed with this
+    // world's own df would also count documents the caller cannot read.
+    if (ext.stats) metadata[keys.rowScores] = encodeScores(found.map((row) => row.score));
+    if (found.length === 0 && ext.nearest !== undefined) {
+      const help = this.#index.zeroResultHelp(query, { limit: ext.nearest, allow: admit });
+      metadata[keys.nearestTitles] = encodeNearest(help.nearest.map((n) => ({ path: n.id, title: n.title, similarity: n.similarity })));
+      if (help.languageHint !== undefined) metadata[keys.languageHint] = help.languageHint;
+    }
+    return { rows: found.map((row) => this.#toLookupRow(row)), metadata };
+  }
+
+  /** Scope, filter and read-auth in one test, for rows, statistics and suggestions alike. */
+  #admitter(options: BodySearchOptions): (path: string) => boolean {
+    return (path) => {
       const entry = this.#catalog.get(path);
       return entry !== undefined && isUnderScope(path, options.scope) && matchesFilter(entry, options.filter) && options.allow(path);
     };
-    return this.#index.search(query, { limit: options.limit, mode: 'all', allow: admitted }).map((row) => this.#toLookupRow(row));
   }
 
   #toLookupRow(row: SearchRow): LookupRow {
@@ -66,4 +119,18 @@ export class BodyIndex {
       snippet: row.snippet,
     };
   }
+}
+
+function parseExtension(request: Metadata): Extension {
+  const terms = request[keys.matchTerms];
+  if (terms !== undefined && terms !== 'all' && terms !== 'any') throw new LookupExtensionError(`${keys.matchTerms} must be "all" or "any", got "${terms}"`);
+  const ext: Extension = { mode: terms === 'any' ? 'any' : 'all', echoTerms: terms !== undefined, statsOnly: false };
+  const stats = request[keys.corpusStats];
+  const df = request[keys.corpusDf];
+  if (stats === statsOnlyValue) ext.statsOnly = true;
+  else if (stats !== undefined) ext.stats = decodeQueryStats(stats, df ?? '');
+  else if (df !== undefined) throw new LookupExtensionError(`${keys.corpusDf} needs ${keys.corpusStats}`);
+  const nearest = parseNearestCount(request[keys.nearestTitles]);
+  if (nearest !== undefined) ext.nearest = nearest;
+  return ext;
 }

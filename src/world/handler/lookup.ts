@@ -24,12 +24,14 @@ export async function handleLookup(ctx: WorldContext, scope: RequestScope): Prom
   if (scope.path !== '/' && !(await ctx.store.isDirectory(scope.path))) return notFound(`${scope.path} not found`);
   const allow = (path: string) => canRead(scope.tokens, scope.token, path);
   const mode = options.mode === 'body' && ctx.bodyIndex !== null ? 'body' : 'catalog';
-  const rows = mode === 'body'
-    ? ctx.bodyIndex!.search(options.text, { scope: scope.path, filter, allow, limit: options.limit })
-    : catalogRows(ctx, options, scope.path, filter, allow);
-  const metadata: Record<string, string> = { matches: String(rows.length) };
+  // Body mode also answers our optional extension keys (src/search/lookup-extension.ts).
+  const answer = mode === 'body'
+    ? ctx.bodyIndex!.lookup(options.text, scope.request.metadata, { scope: scope.path, filter, allow, limit: options.limit })
+    : { rows: catalogRows(ctx, options, scope.path, filter, allow), metadata: {} };
+  if (typeof answer === 'string') return badRequest(answer);
+  const metadata: Record<string, string> = { ...answer.metadata, matches: String(answer.rows.length) };
   if (options.echoMatch) metadata['match'] = mode;
-  return ok(metadata, renderLookup(options.text, scope.path, mode, rows));
+  return ok(metadata, renderLookup(options.text, scope.path, mode, answer.rows));
 }
 
 function catalogRows(

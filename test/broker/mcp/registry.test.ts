@@ -24,6 +24,7 @@ describe('the tool registry', () => {
         'mark_resolve',
         'mark_index',
         'mark_worlds',
+        'mark_search',
       ],
     );
   });

@@ -10,6 +10,7 @@ import { markLookupAll } from './lookup-all.ts';
 import { markLookup } from './lookup.ts';
 import { markPublish } from './publish.ts';
 import { markResolve } from './resolve.ts';
+import { markSearch } from './search.ts';
 import { markVersions } from './versions.ts';
 import { markWorlds } from './worlds.ts';
 
@@ -17,7 +18,8 @@ import { markWorlds } from './worlds.ts';
  * Every tool, in the reference broker's order (go-broker-inventory §4.3,
  * `mcpToolNames`). The graph tools (mark_backlinks, mark_graph,
  * mark_graph_export, mark_graph_publish) come with the graph store and slot in
- * after mark_index.
+ * after mark_index. mark_search is ours (cross-world full-text search, not in
+ * the reference) and comes last, so the reference tools keep their positions.
  */
 export function allTools(): ToolDefinition[] {
   return [
@@ -34,5 +36,6 @@ export function allTools(): ToolDefinition[] {
     markResolve,
     markIndex,
     markWorlds,
+    markSearch,
   ];
 }

@@ -1,5 +1,5 @@
-import { isValidRequestPath } from '../../../protocol/paths.ts';
-import { lookupDefaultLimit, lookupMaxLimit, maxRequestPathBytes } from '../../../protocol/limits.ts';
+import { z } from 'zod';
+import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
 import { compareBytes } from '../../../protocol/yaml-map.ts';
 import type { Metadata } from '../../../protocol/metadata.ts';
 import { optionalInteger, optionalString, requiredString } from '../args.ts';
@@ -9,8 +9,10 @@ import { boundedMap } from '../lookup/bounded-map.ts';
 import { parseLookupTable, type LookupTableRow } from '../lookup/parse-lookup-table.ts';
 import { failureDetail, mergeRows, renderLookupAll, type WorldFailure, type WorldRow } from '../lookup/render-lookup-all.ts';
 import { defineTool } from '../run-tool.ts';
-import { textResult, toolError, toolErrorText, ToolStepError } from '../tool-result.ts';
+import { textResult, toolError, ToolStepError } from '../tool-result.ts';
+import { renderBodyLookupAll, searchWorlds } from '../../search/index.ts';
 import { describe } from './descriptions.ts';
+import { failureMessage, gatewayLookup, rowUrl, scopeError } from './search-support.ts';
 
 /** Worlds asked at once; the gateway keeps a slow world from holding up the others. */
 export const lookupAllConcurrency = 8;
@@ -20,6 +22,10 @@ const inputSchema = {
   scope: optionalString('scope', 'path applied in every world, e.g. / or /docs/ (default /)'),
   filter: optionalString('filter', 'comma-separated key=value conditions applied in every world, e.g. modified-after=2026-01-01'),
   limit: optionalInteger('limit', `most rows in the merged table (default ${lookupDefaultLimit}, at most ${lookupMaxLimit})`),
+  match: z
+    .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
+    .optional()
+    .describe('catalog (default): tags and titles; body: full text of sections, every query word required, with #anchors, snippets and one ranking across worlds'),
 };
 
 export const markLookupAll = defineTool({
@@ -28,14 +34,15 @@ export const markLookupAll = defineTool({
   description: describe(
     'Find documents by subject in every world at once: one merged table of mark://{world}/{path} rows (tags and titles, not full text), each world keeping its own ranking.',
     'status is ok, or partial with a table of the worlds that could not answer; rows from the others are still real.',
-    'Start here when you do not know where something lives; use mark_lookup for one known world.',
+    'match=body searches the text of sections instead, every query word required, ranked on one scale across worlds.',
+    'Start here when you do not know where something lives; use mark_lookup for one known world, and mark_search for a question in plain words.',
   ),
   inputSchema,
   readOnly: true,
   handler: async (args, ctx) => lookupAll(ctx, args),
 });
 
-type LookupAllArgs = { query: string; scope?: string | undefined; filter?: string | undefined; limit?: number | undefined };
+type LookupAllArgs = { query: string; scope?: string | undefined; filter?: string | undefined; limit?: number | undefined; match?: 'catalog' | 'body' | undefined };
 
 async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolResult> {
   const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
@@ -44,6 +51,7 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   const requested = args.limit ?? lookupDefaultLimit;
   if (requested < 1) return toolError('limit must be at least 1');
   const limit = Math.min(requested, lookupMaxLimit);
+  if (args.match === 'body') return bodyLookupAll(ctx, args, scope, limit);
   const metadata: Metadata = { query: args.query, limit: String(limit) };
   if (args.filter !== undefined && args.filter !== '') metadata['filter'] = args.filter;
   const worlds = ctx.gateway.list().map((world) => world.name);
@@ -53,7 +61,7 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   answers.forEach((answer, i) => {
     const world = worlds[i]!;
     if (answer.ok) rows.push(...answer.value.map((row) => ({ ...row, world })));
-    else failures.push({ world, message: failureMessage(world, answer.error) });
+    else failures.push({ world, message: failureMessage('lookup', world, answer.error) });
   });
   failures.sort((a, b) => compareBytes(a.world, b.world));
   if (worlds.length > 0 && failures.length === worlds.length) {
@@ -68,16 +76,18 @@ async function lookupIn(ctx: ToolContext, world: string, scope: string, metadata
   return parseLookupTable(response);
 }
 
-/** A world's failure in its own words: the world's status, the table problem, or the gateway's reason. */
-function failureMessage(world: string, error: unknown): string {
-  const text = toolErrorText('lookup', world, error);
-  return text.startsWith('lookup failed: ') ? text.slice('lookup failed: '.length) : text;
-}
-
-/** Mark reference §1.2 path rules, worded for the agent. */
-function scopeError(scope: string): string | null {
-  if (isValidRequestPath(scope)) return null;
-  if (!scope.startsWith('/')) return `path must start with "/": ${scope}`;
-  if (Buffer.byteLength(scope) > maxRequestPathBytes) return `path exceeds ${maxRequestPathBytes} bytes`;
-  return 'path contains control characters';
+/**
+ * `match: body` in every world, merged into one ranking: the two-phase search of
+ * src/broker/search under the Mark SPEC §6.4 rule (every term in every row).
+ * Worlds of ours score on one shared scale; a world that does not (Go) is
+ * interleaved by its own rank, and `ranking:` says which happened.
+ */
+async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: string, limit: number): Promise<ToolResult> {
+  const worlds = ctx.gateway.list().map((world) => world.name);
+  const outcome = await searchWorlds(gatewayLookup(ctx), { worlds, query: args.query, scope, filter: args.filter, limit, terms: 'all' });
+  const failures = outcome.failures.map((f) => ({ world: f.world, message: failureMessage('lookup', f.world, f.error) }));
+  if (worlds.length > 0 && failures.length === worlds.length) {
+    return toolError('lookup failed in all worlds: ' + failures.map((f) => `${f.world}: ${f.message}`).join('; '));
+  }
+  return textResult(renderBodyLookupAll({ query: args.query, worldCount: worlds.length, rows: outcome.rows, ranking: outcome.ranking, url: rowUrl, failures }));
 }

@@ -16,7 +16,7 @@ const inputSchema = {
   match: z
     .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
     .optional()
-    .describe('catalog (default): tags and titles; body: full-text search of document sections, with snippets and #anchors'),
+    .describe('catalog (default): tags and titles; body: full text of document sections, every query word required, with snippets and #anchors'),
 };
 
 export const markLookup = defineTool({
@@ -25,7 +25,7 @@ export const markLookup = defineTool({
   description: describe(
     "Find documents in one world by subject: the query is matched against the catalog's tags and titles and you get a table of path, importance, title and tags, best first, not bodies.",
     "Use query '*' with filter modified-after=YYYY-MM-DD to see what changed; match=body searches the text of sections instead.",
-    'When you do not know which world holds something, use mark_lookup_all.',
+    'When you do not know which world holds something, use mark_lookup_all; for a question in plain words, mark_search.',
     worldUrlHint,
   ),
   inputSchema,

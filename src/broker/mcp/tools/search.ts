@@ -1,0 +1,93 @@
+import { lookupMinQueryRunes } from '../../../protocol/limits.ts';
+import { fitQuery, hitOf, renderSearchText, searchWorlds, type SearchOutcome } from '../../search/index.ts';
+import { optionalInteger, optionalString, requiredString } from '../args.ts';
+import type { ToolContext, ToolResult } from '../definitions.ts';
+import { defineTool } from '../run-tool.ts';
+import { textResult, toolError, unknownWorldText } from '../tool-result.ts';
+import { describe } from './descriptions.ts';
+import { failureMessage, gatewayLookup, rowUrl, scopeError } from './search-support.ts';
+
+/** Documents in one answer, at most; a search is for finding where to read, not for reading. */
+export const searchMaxLimit = 100;
+export const searchDefaultLimit = 10;
+/** Rows asked of each world per wanted document: a document may fill several of its sections. */
+const rowsPerDocument = 5;
+const nearestTitles = 3;
+
+const inputSchema = {
+  query: requiredString('query', 'what you are looking for, in plain words or as a question (at least 2 characters)'),
+  world: optionalString('world', 'search only this world (a name from mark_worlds); default: every world'),
+  scope: optionalString('scope', 'path searched in each world, e.g. / or /docs/ (default /)'),
+  filter: optionalString('filter', 'comma-separated key=value conditions, e.g. tag=runbook,modified-after=2026-01-01'),
+  limit: optionalInteger('limit', `most documents to return (default ${searchDefaultLimit}, at most ${searchMaxLimit})`),
+};
+
+/**
+ * Decision: a separate tool rather than a mode of mark_lookup_all. Agents ask
+ * questions in sentences; LOOKUP `match: body` requires every word to be found,
+ * which answers such questions with nothing (bench/search-eval.ts: recall@3
+ * 0.25 strict against 0.875 relaxed). mark_search always ranks by how much of
+ * the question a section covers, shows one row per document with its best
+ * section and a snippet, and, when nothing matches, names the nearest titles
+ * and where to browse instead of answering an empty table.
+ */
+export const markSearch = defineTool({
+  name: 'mark_search',
+  title: 'Search the text of every world',
+  description: describe(
+    'Full-text search across worlds: ask in plain words or a whole question and get the best-matching documents, one row each, with the section URL (mark://{world}/{path}#anchor), a score on one scale for all worlds, the title and a snippet.',
+    'Not every word has to appear; documents covering more of the question, and rarer words, rank higher.',
+    'Read a hit with mark_fetch on its URL. Use mark_lookup_all instead when you know the tag or title words.',
+  ),
+  inputSchema,
+  readOnly: true,
+  handler: async (args, ctx) => search(ctx, args),
+});
+
+type SearchArgs = { query: string; world?: string | undefined; scope?: string | undefined; filter?: string | undefined; limit?: number | undefined };
+
+async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
+  const query = args.query.trim();
+  if (query === '*') return toolError("query '*' matches no text; use mark_lookup_all with query '*' to list documents");
+  if ([...query].length < lookupMinQueryRunes) return toolError(`query must be at least ${lookupMinQueryRunes} characters`);
+  const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
+  const scopeProblem = scopeError(scope);
+  if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
+  const limit = args.limit ?? searchDefaultLimit;
+  if (limit < 1 || limit > searchMaxLimit) return toolError(`limit must be between 1 and ${searchMaxLimit}`);
+  if (args.world !== undefined && ctx.gateway.get(args.world) === undefined) return toolError(unknownWorldText(args.world));
+  const worlds = args.world !== undefined ? [args.world] : ctx.gateway.list().map((w) => w.name);
+  const outcome = await searchWorlds(gatewayLookup(ctx), {
+    worlds,
+    query: fitQuery(query),
+    scope,
+    filter: args.filter,
+    limit,
+    perWorldLimit: limit * rowsPerDocument,
+    terms: 'any',
+    nearest: nearestTitles,
+    onePerDocument: true,
+  });
+  if (worlds.length > 0 && outcome.failures.length === worlds.length) {
+    return toolError('search failed in all worlds: ' + outcome.failures.map((f) => `${f.world}: ${failureMessage('search', f.world, f.error)}`).join('; '));
+  }
+  return textResult(renderSearchText(query, {
+    status: outcome.failures.length > 0 ? 'partial' : 'ok',
+    worlds: worlds.length,
+    failed: outcome.failures.map((f) => ({ world: f.world, message: failureMessage('search', f.world, f.error) })),
+    ranking: outcome.ranking,
+    hits: outcome.rows.map((row) => hitOf(row, rowUrl)),
+    nearest: outcome.nearest.map((n) => ({ url: rowUrl({ world: n.world, path: n.path, anchor: '' }), title: n.title })),
+    notes: notesFor(outcome),
+  }));
+}
+
+function notesFor(outcome: SearchOutcome): string[] {
+  const notes: string[] = [];
+  if (outcome.strictWorlds.length > 0) {
+    notes.push(`${outcome.strictWorlds.join(', ')}: rows there contain every query word (that world ranks no partial matches), and are placed by that world's own rank`);
+  }
+  if (outcome.catalogWorlds.length > 0) notes.push(`${outcome.catalogWorlds.join(', ')}: no full-text search there; rows match tags and titles only`);
+  if (outcome.rows.length === 0) notes.push(...outcome.languageHints);
+  return notes;
+}

@@ -1,0 +1,19 @@
+/**
+ * src/broker/search: full-text search across worlds (LOOKUP `match: body` in two
+ * phases, one ranking on a shared scale), and the texts mark_search and
+ * mark_lookup_all render from it. The MCP tools and the CLI both drive it.
+ */
+export { searchWorlds, searchConcurrency } from './search-worlds.ts';
+export type { SearchOutcome, SearchWorldsRequest, WorldFailure } from './search-worlds.ts';
+export { phaseOne, phaseTwo, WorldSearchError } from './world-phases.ts';
+export type { LookupFn, PhaseRequest, WorldAnswer } from './world-phases.ts';
+export { mergeWorldRows, bestRowPerDocument } from './merge-rows.ts';
+export type { Ranking, WorldRow } from './merge-rows.ts';
+export { parseLookupRows, LookupAnswerError } from './body-table.ts';
+export type { TableRow } from './body-table.ts';
+export { renderSearchText, parseSearchText, hitOf, browseHint } from './search-text.ts';
+export type { NearHit, SearchHit, SearchText } from './search-text.ts';
+export { renderBodyLookupAll } from './render-body-lookup-all.ts';
+export { callBrokerTool, BrokerCallError } from './broker-tool-client.ts';
+export type { BrokerToolResult } from './broker-tool-client.ts';
+export { fitQuery } from './fit-query.ts';

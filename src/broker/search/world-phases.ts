@@ -1,0 +1,104 @@
+import type { Metadata } from '../../protocol/metadata.ts';
+import type { MarkResponse } from '../../protocol/response.ts';
+import {
+  decodeNearest,
+  decodeQueryStats,
+  decodeScores,
+  encodeQueryStats,
+  lookupExtensionKeys as keys,
+  LookupExtensionError,
+  statsOnlyValue,
+  type NearestTitleEntry,
+  type QueryStats,
+} from '../../search/index.ts';
+import { LookupAnswerError, parseLookupRows, type TableRow } from './body-table.ts';
+
+/**
+ * The two LOOKUP calls of a cross-world body search, for one world.
+ *
+ * Phase one asks for the world's statistics (`corpus-stats: only`). A world of
+ * ours answers them and no rows; a world that does not know the extension (the
+ * Go server) ignores the key and answers an ordinary §6.4 body match, which is
+ * then that world's final answer, ranked by its own order. Phase two sends the
+ * merged statistics back; the world scores with them and returns `row-scores`,
+ * one number per row on a scale shared by every world of the search.
+ */
+export type LookupFn = (world: string, call: { verb: 'LOOKUP'; path: string; metadata: Metadata }) => Promise<MarkResponse>;
+
+export type PhaseRequest = {
+  query: string;
+  scope: string;
+  filter?: string | undefined;
+  /** Rows asked of each world. */
+  limit: number;
+  /** `all`: the §6.4 rule; `any`: the relaxed ranking (worlds of ours only). */
+  terms: 'all' | 'any';
+  /** Ask for this many nearest titles when a world has no row. */
+  nearest?: number | undefined;
+};
+
+/** A world's answer: rows, their scores when comparable, and what the world said about itself. */
+export type WorldAnswer = {
+  rows: TableRow[];
+  /** Scores on the shared scale, one per row; absent when the world did not score. */
+  scores?: number[];
+  /** How the world matched: `any` only when it echoed the relaxed mode; `catalog` for a catalog-only answer. */
+  matched: 'all' | 'any' | 'catalog';
+  nearest: NearestTitleEntry[];
+  languageHint?: string;
+};
+
+export type PhaseOne = { kind: 'stats'; stats: QueryStats } | { kind: 'final'; answer: WorldAnswer };
+
+/** A world answered, but not `ok`; the message is the world's status and its own words. */
+export class WorldSearchError extends Error {
+  readonly code = 'ERR_WORLD_SEARCH';
+}
+
+export async function phaseOne(lookup: LookupFn, world: string, request: PhaseRequest): Promise<PhaseOne> {
+  const response = await ask(lookup, world, request, { [keys.corpusStats]: statsOnlyValue });
+  const totals = response.metadata[keys.corpusStats];
+  if (totals === undefined || totals === statsOnlyValue) return { kind: 'final', answer: answerOf(response, request, false) };
+  try {
+    return { kind: 'stats', stats: decodeQueryStats(totals, response.metadata[keys.corpusDf] ?? '') };
+  } catch (error) {
+    if (error instanceof LookupExtensionError) throw new LookupAnswerError(`malformed LOOKUP response: ${error.message}`);
+    throw error;
+  }
+}
+
+export async function phaseTwo(lookup: LookupFn, world: string, request: PhaseRequest, global: QueryStats): Promise<WorldAnswer> {
+  const extra: Metadata = { ...encodeQueryStats(global) };
+  if (request.nearest !== undefined) extra[keys.nearestTitles] = String(request.nearest);
+  return answerOf(await ask(lookup, world, request, extra), request, true);
+}
+
+async function ask(lookup: LookupFn, world: string, request: PhaseRequest, extra: Metadata): Promise<MarkResponse> {
+  const metadata: Metadata = { query: request.query, match: 'body', limit: String(request.limit), ...extra };
+  if (request.terms === 'any') metadata[keys.matchTerms] = 'any';
+  if (request.filter !== undefined && request.filter !== '') metadata['filter'] = request.filter;
+  const response = await lookup(world, { verb: 'LOOKUP', path: request.scope, metadata });
+  if (response.status !== 'ok') throw new WorldSearchError(`status ${response.status}${detailOf(response.body)}`);
+  return response;
+}
+
+function answerOf(response: MarkResponse, request: PhaseRequest, scored: boolean): WorldAnswer {
+  const rows = parseLookupRows(response);
+  // Mark SPEC §6.4: a reply without the `match: body` echo is a catalog answer.
+  const body = response.metadata['match'] === 'body';
+  const relaxed = body && request.terms === 'any' && response.metadata[keys.matchTerms] === 'any';
+  const answer: WorldAnswer = { rows, matched: !body ? 'catalog' : relaxed ? 'any' : 'all', nearest: decodeNearest(response.metadata[keys.nearestTitles]) };
+  const scores = scored ? decodeScores(response.metadata[keys.rowScores], rows.length) : undefined;
+  if (scores !== undefined) answer.scores = scores;
+  const hint = response.metadata[keys.languageHint];
+  if (hint !== undefined && hint !== '') answer.languageHint = hint;
+  return answer;
+}
+
+/** The world's own explanation, on one line and at most 256 characters. */
+function detailOf(body: Uint8Array): string {
+  const words = new TextDecoder().decode(body).split(/\s+/).filter((w) => w !== '');
+  if (words.length === 0) return '';
+  const runes = [...words.join(' ')];
+  return ': ' + (runes.length > 256 ? runes.slice(0, 256).join('') + '...' : runes.join(''));
+}
