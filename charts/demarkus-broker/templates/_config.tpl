@@ -1,0 +1,69 @@
+{{/*
+The broker's config.yaml (docs/configuration.md; keys of the Go broker where
+they exist). Values are written with toJson, which is valid YAML for any
+string, so no value can break the document. Secrets given by reference are
+left blank here and arrive as OIDC_CLIENT_SECRET / BROKER_SIGNING_KEY.
+*/}}
+{{- define "demarkus-broker.config" -}}
+{{- $v := .Values -}}
+server:
+  addr: {{ printf ":%v" $v.server.port | toJson }}
+  publicURL: {{ $v.server.publicURL | toJson }}
+  brokerNamespace: {{ include "demarkus-broker.brokerNamespace" . | toJson }}
+  cookieKey: {{ include "demarkus-broker.cookieKey" . | toJson }}
+  stateTTL: {{ $v.server.stateTTL | toJson }}
+  insecureCookies: {{ $v.server.insecureCookies }}
+  refreshTokenTTL: {{ $v.server.refreshTokenTTL | toJson }}
+  idTokenTTL: {{ $v.server.idTokenTTL | toJson }}
+  deviceCodeTTL: {{ $v.server.deviceCodeTTL | toJson }}
+  devicePollInterval: {{ $v.server.devicePollInterval | toJson }}
+  refreshTokensSecret: {{ include "demarkus-broker.refreshTokensSecret" . | toJson }}
+  mcp:
+    addr: {{ $v.server.mcp.addr | toJson }}
+    publicURL: {{ default $v.server.publicURL $v.server.mcp.publicURL | toJson }}
+    {{- if $v.server.mcp.tls.existingSecretRef.name }}
+    tls:
+      certFile: /etc/demarkus-broker/tls/mcp/tls.crt
+      keyFile: /etc/demarkus-broker/tls/mcp/tls.key
+    {{- end }}
+    firstMintMaxAttempts: {{ int $v.server.mcp.firstMintMaxAttempts }}
+    firstMintInitialBackoff: {{ $v.server.mcp.firstMintInitialBackoff | toJson }}
+    firstMintMaxBackoff: {{ $v.server.mcp.firstMintMaxBackoff | toJson }}
+oidc:
+  {{- if $v.oidc.issuer }}
+  issuer: {{ $v.oidc.issuer | toJson }}
+  clientID: {{ $v.oidc.clientID | toJson }}
+  clientSecret: {{ $v.oidc.clientSecret | toJson }}
+  redirectURL: {{ $v.oidc.redirectURL | toJson }}
+  {{- end }}
+  allowDomains: {{ default list $v.oidc.allowDomains | toJson }}
+  brokerSigningKey: {{ $v.oidc.brokerSigningKey | toJson }}
+storage:
+  backend: kubernetes
+worlds: {{ include "demarkus-broker.worlds" . }}
+webClients: {{ default list $v.webClients | toJson }}
+sweeper:
+  disabled: {{ $v.sweeper.disabled }}
+  interval: {{ $v.sweeper.interval | toJson }}
+  leaseName: {{ $v.sweeper.leaseName | toJson }}
+rateLimit:
+  disabled: {{ $v.rateLimit.disabled }}
+  tokens: {{ $v.rateLimit.tokens | toJson }}
+  login: {{ $v.rateLimit.login | toJson }}
+  trustForwardedFor: {{ $v.rateLimit.trustForwardedFor }}
+worldDialer:
+  insecureSkipVerify: {{ $v.worldDialer.insecureSkipVerify }}
+  {{- if $v.worldDialer.caSecretRef.name }}
+  caFile: /etc/demarkus-broker/world-ca/ca.crt
+  {{- end }}
+  dialTimeout: {{ $v.worldDialer.dialTimeout | toJson }}
+  requestTimeout: {{ $v.worldDialer.requestTimeout | toJson }}
+{{- if $v.discovery.enabled }}
+discovery:
+  enabled: true
+  namespaces: {{ default list $v.discovery.namespaces | toJson }}
+  clusterDomain: {{ $v.discovery.clusterDomain | toJson }}
+{{- end }}
+metrics:
+  enabled: {{ $v.metrics.enabled }}
+{{- end -}}

@@ -1,0 +1,283 @@
+{{/* Names and labels. */}}
+{{- define "demarkus-broker.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "demarkus-broker.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else if contains (include "demarkus-broker.name" .) .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name (include "demarkus-broker.name" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "demarkus-broker.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "demarkus-broker.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "demarkus-broker.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "demarkus-broker.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/component: broker
+app.kubernetes.io/part-of: demarkus
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "demarkus-broker.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "demarkus-broker.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "demarkus-broker.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{- define "demarkus-broker.brokerNamespace" -}}
+{{- default .Release.Namespace .Values.server.brokerNamespace -}}
+{{- end -}}
+
+{{- define "demarkus-broker.refreshTokensSecret" -}}
+{{- default (printf "%s-refresh-tokens" (include "demarkus-broker.fullname" .)) .Values.server.refreshTokensSecret -}}
+{{- end -}}
+
+{{/* The MCP port, from server.mcp.addr (":8081" or "0.0.0.0:8081"). */}}
+{{- define "demarkus-broker.mcpPort" -}}
+{{- $port := splitList ":" (toString .Values.server.mcp.addr) | last -}}
+{{- if not (regexMatch "^[0-9]{1,5}$" $port) -}}
+{{- fail (printf "server.mcp.addr %q must end in :<port> (as \":8081\")" (toString .Values.server.mcp.addr)) -}}
+{{- end -}}
+{{- if or (lt (atoi $port) 1) (gt (atoi $port) 65535) -}}
+{{- fail (printf "server.mcp.addr port %s must be between 1 and 65535" $port) -}}
+{{- end -}}
+{{- $port -}}
+{{- end -}}
+
+{{/*
+Worlds with the chart's defaults filled in, as a JSON list:
+namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**"].
+*/}}
+{{- define "demarkus-broker.worlds" -}}
+{{- $out := list -}}
+{{- range $i, $w := .Values.worlds -}}
+{{- $allow := default dict $w.allow -}}
+{{- $token := default dict $w.defaultToken -}}
+{{- $world := dict "name" $w.name "namespace" (default $w.name $w.namespace) "tokensSecret" (default (printf "%s-tokens" $w.name) $w.tokensSecret) "publicURL" (default "" $w.publicURL) "internalAddress" (default "" $w.internalAddress) "serverName" (default "" $w.serverName) "allow" (dict "domains" (default list $allow.domains) "groups" (default list $allow.groups) "emails" (default list $allow.emails)) "defaultToken" (dict "paths" (default (list "/**") $token.paths)) -}}
+{{- $out = append $out $world -}}
+{{- end -}}
+{{- toJson $out -}}
+{{- end -}}
+
+{{/* Render-time guards: impossible values stop `helm install` with a message naming the key. */}}
+{{- define "demarkus-broker.validate" -}}
+{{- $v := .Values -}}
+{{- if not $v.server.publicURL -}}
+{{- fail "server.publicURL is required: the broker's external base URL, e.g. https://broker.example.com" -}}
+{{- end -}}
+{{- if not (regexMatch "^https?://[^/?#]+" $v.server.publicURL) -}}
+{{- fail (printf "server.publicURL %q must be an absolute http(s) URL" $v.server.publicURL) -}}
+{{- end -}}
+{{- if or (lt (int $v.server.port) 1) (gt (int $v.server.port) 65535) -}}
+{{- fail (printf "server.port %v must be between 1 and 65535" $v.server.port) -}}
+{{- end -}}
+{{- if eq (include "demarkus-broker.mcpPort" .) (toString $v.server.port) -}}
+{{- fail (printf "server.mcp.addr %q and server.port %v are the same port; the MCP and management listeners need two" $v.server.mcp.addr $v.server.port) -}}
+{{- end -}}
+{{- if and $v.oidc.brokerSigningKey $v.oidc.existingSigningKeyRef.name -}}
+{{- fail "set oidc.brokerSigningKey or oidc.existingSigningKeyRef.name, not both" -}}
+{{- end -}}
+{{- if not (or $v.oidc.brokerSigningKey $v.oidc.existingSigningKeyRef.name) -}}
+{{- fail "a signing key is required: set oidc.existingSigningKeyRef.name (a Secret holding an EC P-256 PEM) or oidc.brokerSigningKey" -}}
+{{- end -}}
+{{- if and $v.oidc.existingSigningKeyRef.name (not $v.oidc.existingSigningKeyRef.key) -}}
+{{- fail "oidc.existingSigningKeyRef.key is required when oidc.existingSigningKeyRef.name is set" -}}
+{{- end -}}
+{{- if and $v.oidc.clientSecret $v.oidc.existingSecretRef.name -}}
+{{- fail "set oidc.clientSecret or oidc.existingSecretRef.name, not both" -}}
+{{- end -}}
+{{- if and $v.oidc.existingSecretRef.name (not $v.oidc.existingSecretRef.key) -}}
+{{- fail "oidc.existingSecretRef.key is required when oidc.existingSecretRef.name is set" -}}
+{{- end -}}
+{{- if and (or $v.oidc.clientID $v.oidc.clientSecret $v.oidc.existingSecretRef.name $v.oidc.redirectURL) (not $v.oidc.issuer) -}}
+{{- fail "oidc.issuer is required when oidc.clientID, a client secret or oidc.redirectURL is set" -}}
+{{- end -}}
+{{- if and $v.oidc.issuer (not $v.oidc.clientID) -}}
+{{- fail "oidc.clientID is required when oidc.issuer is set" -}}
+{{- end -}}
+{{- if and $v.worldDialer.insecureSkipVerify $v.worldDialer.caSecretRef.name -}}
+{{- fail "worldDialer.caSecretRef and worldDialer.insecureSkipVerify contradict each other: verify with the CA, or not at all" -}}
+{{- end -}}
+{{- if and (not $v.worlds) (not $v.discovery.enabled) -}}
+{{- fail "at least one world is required in worlds[] (or enable discovery.enabled)" -}}
+{{- end -}}
+{{- $seen := dict -}}
+{{- range $i, $w := $v.worlds -}}
+{{- if not $w.name -}}
+{{- fail (printf "worlds[%d].name is required" $i) -}}
+{{- end -}}
+{{- if not (regexMatch "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$" $w.name) -}}
+{{- fail (printf "worlds[%d].name %q must be a DNS label (a-z, 0-9, \"-\", at most 63 characters): it is the mark:// authority and part of Secret names" $i $w.name) -}}
+{{- end -}}
+{{- if hasKey $seen $w.name -}}
+{{- fail (printf "worlds[%d].name %q is a duplicate" $i $w.name) -}}
+{{- end -}}
+{{- $_ := set $seen $w.name true -}}
+{{- if and $w.defaultToken (hasKey $w.defaultToken "paths") (not $w.defaultToken.paths) -}}
+{{- fail (printf "worlds[%d].defaultToken.paths must list at least one path pattern (e.g. \"/**\")" $i) -}}
+{{- end -}}
+{{- if and $w.internalAddress (not (regexMatch "^[^:]+:[0-9]{1,5}$|^\\[[0-9a-fA-F:]+\\]:[0-9]{1,5}$" $w.internalAddress)) -}}
+{{- fail (printf "worlds[%d].internalAddress %q must be host:port" $i $w.internalAddress) -}}
+{{- end -}}
+{{- end -}}
+{{- if $v.ingress.enabled -}}
+{{- if not $v.ingress.host -}}
+{{- fail "ingress.host is required when ingress.enabled (the issuer host, e.g. broker.example.com)" -}}
+{{- end -}}
+{{- if eq $v.ingress.host $v.ingress.mcp.host -}}
+{{- fail (printf "ingress.mcp.host must differ from ingress.host (%q): the issuer and the MCP gateway are two hosts" $v.ingress.host) -}}
+{{- end -}}
+{{- if and $v.ingress.tls.existingSecret $v.ingress.tls.certManager.enabled -}}
+{{- fail "ingress.tls: set existingSecret or certManager.enabled, not both" -}}
+{{- end -}}
+{{- if and $v.ingress.mcp.tls.existingSecret $v.ingress.mcp.tls.certManager.enabled -}}
+{{- fail "ingress.mcp.tls: set existingSecret or certManager.enabled, not both" -}}
+{{- end -}}
+{{- end -}}
+{{- if $v.autoscaling.enabled -}}
+{{- if gt (int $v.autoscaling.minReplicas) (int $v.autoscaling.maxReplicas) -}}
+{{- fail (printf "autoscaling.minReplicas (%v) must not exceed autoscaling.maxReplicas (%v)" $v.autoscaling.minReplicas $v.autoscaling.maxReplicas) -}}
+{{- end -}}
+{{- if lt (int $v.autoscaling.minReplicas) 1 -}}
+{{- fail "autoscaling.minReplicas must be at least 1" -}}
+{{- end -}}
+{{- if not (or $v.autoscaling.targetCPUUtilizationPercentage $v.autoscaling.targetMemoryUtilizationPercentage) -}}
+{{- fail "autoscaling needs targetCPUUtilizationPercentage or targetMemoryUtilizationPercentage" -}}
+{{- end -}}
+{{- end -}}
+{{- if $v.podDisruptionBudget.enabled -}}
+{{- $min := toString $v.podDisruptionBudget.minAvailable -}}
+{{- $max := toString $v.podDisruptionBudget.maxUnavailable -}}
+{{- if and $min $max -}}
+{{- fail "podDisruptionBudget: set minAvailable or maxUnavailable, not both" -}}
+{{- end -}}
+{{- if not (or $min $max) -}}
+{{- fail "podDisruptionBudget: set minAvailable or maxUnavailable" -}}
+{{- end -}}
+{{- $floor := ternary (int $v.autoscaling.minReplicas) (int $v.replicaCount) $v.autoscaling.enabled -}}
+{{- if and $min (regexMatch "^[0-9]+$" $min) (ge (atoi $min) $floor) -}}
+{{- fail (printf "podDisruptionBudget.minAvailable (%s) must be below the replica count (%d), or no pod could ever be evicted and node drains would hang" $min $floor) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $v.metrics.serviceMonitor.enabled (not $v.metrics.enabled) -}}
+{{- fail "metrics.serviceMonitor.enabled needs metrics.enabled" -}}
+{{- end -}}
+{{- if and $v.crawl.enabled (not $v.crawl.schedule) -}}
+{{- fail "crawl.schedule is required when crawl.enabled (a cron expression)" -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The cookie key: the value given, else the one stored by an earlier install,
+else a new one. "settle" fixes it once per render (in .Values), so the config
+Secret and the Deployment's checksum see the same key.
+*/}}
+{{- define "demarkus-broker.settle" -}}
+{{- if not .Values.server.cookieKey -}}
+{{- $_ := set .Values.server "cookieKey" (include "demarkus-broker.newOrStoredCookieKey" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "demarkus-broker.cookieKey" -}}
+{{- include "demarkus-broker.settle" . -}}
+{{- .Values.server.cookieKey -}}
+{{- end -}}
+
+{{- define "demarkus-broker.newOrStoredCookieKey" -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (printf "%s-config" (include "demarkus-broker.fullname" .)) -}}
+{{- if and $existing $existing.data (hasKey $existing.data "cookie-key") -}}
+{{- index $existing.data "cookie-key" | b64dec -}}
+{{- else -}}
+{{- randAlphaNum 32 | b64enc -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Pod-spec volumes and mounts shared by the Deployment and the crawl CronJob. */}}
+{{- define "demarkus-broker.volumes" -}}
+- name: config
+  secret:
+    secretName: {{ include "demarkus-broker.fullname" . }}-config
+    items:
+      - key: config.yaml
+        path: config.yaml
+- name: tmp
+  emptyDir:
+    sizeLimit: 64Mi
+{{- if .Values.server.mcp.tls.existingSecretRef.name }}
+- name: mcp-tls
+  secret:
+    secretName: {{ .Values.server.mcp.tls.existingSecretRef.name }}
+{{- end }}
+{{- if .Values.worldDialer.caSecretRef.name }}
+- name: world-ca
+  secret:
+    secretName: {{ .Values.worldDialer.caSecretRef.name }}
+    items:
+      - key: {{ .Values.worldDialer.caSecretRef.key }}
+        path: ca.crt
+{{- end }}
+{{- end -}}
+
+{{- define "demarkus-broker.volumeMounts" -}}
+- name: config
+  mountPath: /etc/demarkus-broker/config.yaml
+  subPath: config.yaml
+  readOnly: true
+- name: tmp
+  mountPath: /tmp
+{{- if .Values.server.mcp.tls.existingSecretRef.name }}
+- name: mcp-tls
+  mountPath: /etc/demarkus-broker/tls/mcp
+  readOnly: true
+{{- end }}
+{{- if .Values.worldDialer.caSecretRef.name }}
+- name: world-ca
+  mountPath: /etc/demarkus-broker/world-ca
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "demarkus-broker.env" -}}
+- name: POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: POD_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+- name: LOG_LEVEL
+  value: {{ .Values.logLevel | quote }}
+{{- if .Values.oidc.existingSecretRef.name }}
+- name: OIDC_CLIENT_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.oidc.existingSecretRef.name }}
+      key: {{ .Values.oidc.existingSecretRef.key }}
+{{- end }}
+{{- if .Values.oidc.existingSigningKeyRef.name }}
+- name: BROKER_SIGNING_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.oidc.existingSigningKeyRef.name }}
+      key: {{ .Values.oidc.existingSigningKeyRef.key }}
+{{- end }}
+{{- with .Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}

@@ -1,0 +1,47 @@
+/**
+ * Failures of the Kubernetes backends. Codes never change once shipped; the
+ * message names the object (`namespace/name`) and the problem, never Secret
+ * data, and the client library's own error is kept as `cause` only (its text
+ * carries response headers and bodies, which must not reach logs verbatim).
+ */
+export type KubernetesBackendErrorCode =
+  /** Optimistic concurrency kept losing: another writer updated the object between our read and write. */
+  | 'ERR_K8S_CONFLICT'
+  /** An object the broker only updates (a world's tokens Secret) does not exist. */
+  | 'ERR_K8S_NOT_FOUND'
+  /** The API server refused or failed the call (403, 5xx, transport). */
+  | 'ERR_K8S_API'
+  /** An object exists but its content cannot be used (bad JSON, bad TOML). */
+  | 'ERR_K8S_INVALID_CONTENT';
+
+export class KubernetesBackendError extends Error {
+  readonly code: KubernetesBackendErrorCode;
+  /** `namespace/name` of the object involved. */
+  readonly object: string;
+  /** HTTP status of the last API answer, when there was one. */
+  readonly status: number | undefined;
+
+  constructor(code: KubernetesBackendErrorCode, object: string, message: string, options?: { status?: number; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'KubernetesBackendError';
+    this.code = code;
+    this.object = object;
+    this.status = options?.status;
+  }
+}
+
+/** The HTTP status of a client-node `ApiException` (or a watch error), if any. */
+export function apiStatus(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
+  if (typeof code === 'number') return code;
+  if (typeof statusCode === 'number') return statusCode;
+  return undefined;
+}
+
+/** Wrap a failed call as ERR_K8S_API without copying the library's message (it embeds bodies and headers). */
+export function apiFailure(object: string, action: string, error: unknown): KubernetesBackendError {
+  const status = apiStatus(error);
+  const reason = status === undefined ? 'no answer from the API server' : `HTTP ${status}`;
+  return new KubernetesBackendError('ERR_K8S_API', object, `kubernetes: ${action} ${object}: ${reason}`, { ...(status === undefined ? {} : { status }), cause: error });
+}

@@ -1,0 +1,98 @@
+/**
+ * Read-modify-write of one key of one Secret with optimistic concurrency
+ * (reference §2.8 `mutateSecret`): GET, compute, then PUT carrying the
+ * resourceVersion that was read, so a concurrent writer makes the API server
+ * answer 409 and we start again from a fresh read. A result identical to the
+ * stored bytes is not written: every update of a Secret mounted into a pod
+ * makes the kubelet re-project the volume, and the world reloads tokens.toml.
+ */
+import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
+import { apiFailure, apiStatus, KubernetesBackendError } from './errors.ts';
+import { secretValue, withSecretValue } from './secret-data.ts';
+
+/** Reference §2.8: the Go broker gives up after five attempts. */
+export const maxSecretWriteAttempts = 5;
+
+export type SecretRef = { namespace: string; name: string; key: string };
+
+/**
+ * Computes the next bytes from the current ones (`null`: the key or the whole
+ * Secret is absent). Return `null` to write nothing. It may run several times
+ * (once per attempt), so it must not have side effects.
+ */
+export type SecretMutation = (current: Buffer | null) => Uint8Array | null;
+
+export type MutateOptions = {
+  /** Create the Secret on 404 (broker-owned Secrets); otherwise a missing Secret is ERR_K8S_NOT_FOUND. */
+  createIfMissing: boolean;
+  /** Labels put on a Secret this call creates. */
+  labels?: Record<string, string>;
+};
+
+export type MutateOutcome = {
+  result: 'created' | 'updated' | 'unchanged';
+  /** What the key holds once the call returns (`null`: still absent). */
+  value: Buffer | null;
+  /** API round trips of GET + write, 1 when nobody raced us. */
+  attempts: number;
+};
+
+export async function mutateSecret(core: CoreV1Api, ref: SecretRef, mutate: SecretMutation, options: MutateOptions): Promise<MutateOutcome> {
+  const object = `${ref.namespace}/${ref.name}`;
+  for (let attempt = 1; attempt <= maxSecretWriteAttempts; attempt++) {
+    const secret = await readSecret(core, ref);
+    const current = secret === null ? null : secretValue(secret, ref.key);
+    const next = mutate(current);
+    if (next === null || (current !== null && current.equals(next))) return { result: 'unchanged', value: current, attempts: attempt };
+    if (secret === null) {
+      // Go mutateSecret: an empty result for an absent Secret is a no-op, not an empty Secret.
+      if (next.length === 0) return { result: 'unchanged', value: null, attempts: attempt };
+      if (!options.createIfMissing) {
+        throw new KubernetesBackendError('ERR_K8S_NOT_FOUND', object, `kubernetes: secret ${object} not found`, { status: 404 });
+      }
+      if (await createSecret(core, ref, next, options.labels ?? {})) return { result: 'created', value: Buffer.from(next), attempts: attempt };
+      continue; // AlreadyExists: another replica created it first; read theirs.
+    }
+    if (await replaceSecret(core, ref, withSecretValue(secret, ref.key, next))) return { result: 'updated', value: Buffer.from(next), attempts: attempt };
+  }
+  throw new KubernetesBackendError('ERR_K8S_CONFLICT', object, `kubernetes: conflict on secret ${object} after ${maxSecretWriteAttempts} retries`, { status: 409 });
+}
+
+/** The Secret, or `null` on 404. */
+export async function readSecret(core: CoreV1Api, ref: { namespace: string; name: string }): Promise<V1Secret | null> {
+  try {
+    return await core.readNamespacedSecret({ namespace: ref.namespace, name: ref.name });
+  } catch (error) {
+    if (apiStatus(error) === 404) return null;
+    throw apiFailure(`${ref.namespace}/${ref.name}`, 'read secret', error);
+  }
+}
+
+/** `false` when the Secret already exists (409 AlreadyExists). */
+async function createSecret(core: CoreV1Api, ref: SecretRef, value: Uint8Array, labels: Record<string, string>): Promise<boolean> {
+  const body: V1Secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: { name: ref.name, namespace: ref.namespace, labels },
+    data: { [ref.key]: Buffer.from(value).toString('base64') },
+  };
+  try {
+    await core.createNamespacedSecret({ namespace: ref.namespace, body });
+    return true;
+  } catch (error) {
+    if (apiStatus(error) === 409) return false;
+    throw apiFailure(`${ref.namespace}/${ref.name}`, 'create secret', error);
+  }
+}
+
+/** `false` on 409 Conflict: the resourceVersion we read is stale. */
+async function replaceSecret(core: CoreV1Api, ref: SecretRef, body: V1Secret): Promise<boolean> {
+  try {
+    await core.replaceNamespacedSecret({ namespace: ref.namespace, name: ref.name, body });
+    return true;
+  } catch (error) {
+    if (apiStatus(error) === 409) return false;
+    throw apiFailure(`${ref.namespace}/${ref.name}`, 'update secret', error);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Broker state that several replicas share (refresh tokens, registered
+ * clients, signing keys), kept as documents in broker-namespace Secrets. One
+ * document is one key of one Secret; updates are read-modify-write with
+ * optimistic concurrency, so two replicas editing the same document never lose
+ * each other's change (the loser of a race recomputes from the winner's bytes).
+ *
+ * A Secret holds at most 1 MiB (the etcd object limit): a document that can
+ * grow without bound must cap itself (reference §2.6: about 5000 refresh-token
+ * records).
+ */
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { signInDocuments, StateStoreError, type DocumentMutation, type StateDocumentStore } from '../state/document-store.ts';
+import { KubernetesBackendError } from './errors.ts';
+import { mutateSecret, readSecret } from './mutate-secret.ts';
+import { secretValue } from './secret-data.ts';
+import { brokerSecretLabels } from './secret-write-token-store.ts';
+
+/** Which Secret and key hold a document. */
+export type DocumentLocation = { secret: string; key: string };
+
+/**
+ * Default placement: the refresh tokens in `server.refreshTokensSecret` under
+ * the Go broker's key (so a Go broker's Secret carries over), any other
+ * document in `demarkus-broker-state-<name>` under its own name.
+ */
+export function defaultDocumentLocation(refreshTokensSecret: string): (document: string) => DocumentLocation {
+  return (document) => {
+    if (document === signInDocuments.refreshTokens) return { secret: refreshTokensSecret, key: document };
+    const slug = document.replace(/\.[a-z]+$/, '').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    return { secret: `demarkus-broker-state-${slug}`, key: document };
+  };
+}
+
+export class SecretStateStore implements StateDocumentStore {
+  readonly #core: CoreV1Api;
+  readonly #namespace: string;
+  readonly #locate: (document: string) => DocumentLocation;
+
+  constructor(options: { core: CoreV1Api; namespace: string; locate: (document: string) => DocumentLocation }) {
+    this.#core = options.core;
+    this.#namespace = options.namespace;
+    this.#locate = options.locate;
+  }
+
+  async read(document: string): Promise<Buffer | null> {
+    const { secret, key } = this.#locate(document);
+    const found = await this.#translate(document, () => readSecret(this.#core, { namespace: this.#namespace, name: secret }));
+    return found === null ? null : secretValue(found, key);
+  }
+
+  async update(document: string, mutate: DocumentMutation): Promise<Buffer | null> {
+    const { secret, key } = this.#locate(document);
+    const outcome = await this.#translate(document, () => mutateSecret(this.#core, { namespace: this.#namespace, name: secret, key }, mutate, {
+      createIfMissing: true,
+      labels: { ...brokerSecretLabels },
+    }));
+    return outcome.value;
+  }
+
+  /** Kubernetes failures become the port's StateStoreError (the cause keeps the detail). */
+  async #translate<T>(document: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof KubernetesBackendError) throw new StateStoreError(document, `state document ${JSON.stringify(document)}: ${error.message}`, { cause: error });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Which Services are worlds, and what a world Service says about its world.
+ *
+ * The discovery label is `demarkus.io/world=<world name>`: its value is the
+ * logical name clients use in `mark://<name>/...`, so it must be a valid world
+ * name (a DNS label). The world chart puts it on its Service. Optional:
+ * annotation `demarkus.io/public-url: mark://host:port` (shown to clients), and
+ * a UDP port named `mark` (else the first UDP port, else 6309). The broker
+ * dials `<service>.<namespace>.svc.<cluster domain>:<port>` and verifies the
+ * world certificate for that name.
+ */
+import type { V1Service } from '@kubernetes/client-node';
+import { isValidWorldName } from '../config/world-name.ts';
+import { defaultPort } from '../../protocol/limits.ts';
+
+export const worldLabel = 'demarkus.io/world';
+export const publicUrlAnnotation = 'demarkus.io/public-url';
+/** The label selector every discovery list and watch sends. */
+export const worldLabelSelector = worldLabel;
+
+export type DiscoveredWorld = {
+  name: string;
+  /** Namespace of the Service (and of the world). */
+  namespace: string;
+  /** `namespace/name` of the Service it came from. */
+  service: string;
+  /** Dial address `host:port`. */
+  address: string;
+  publicUrl?: string;
+};
+
+export type ServiceReading = { world: DiscoveredWorld } | { skipped: string };
+
+export function worldFromService(service: V1Service, clusterDomain: string): ServiceReading {
+  const namespace = service.metadata?.namespace ?? '';
+  const serviceName = service.metadata?.name ?? '';
+  const name = service.metadata?.labels?.[worldLabel] ?? '';
+  if (!isValidWorldName(name)) return { skipped: `label ${worldLabel}=${JSON.stringify(name)} is not a valid world name` };
+  const port = markPort(service);
+  const world: DiscoveredWorld = { name, namespace, service: `${namespace}/${serviceName}`, address: `${serviceName}.${namespace}.svc.${clusterDomain}:${port}` };
+  const publicUrl = service.metadata?.annotations?.[publicUrlAnnotation];
+  if (publicUrl !== undefined && publicUrl !== '') {
+    if (!/^mark:\/\/[^/?#@\s]+\/?$/i.test(publicUrl)) return { skipped: `annotation ${publicUrlAnnotation} must be a mark://host[:port] URL` };
+    world.publicUrl = publicUrl;
+  }
+  return { world };
+}
+
+function markPort(service: V1Service): number {
+  const udp = (service.spec?.ports ?? []).filter((port) => port.protocol === 'UDP');
+  return (udp.find((port) => port.name === 'mark') ?? udp[0])?.port ?? defaultPort;
+}

@@ -1,0 +1,108 @@
+/**
+ * Live world discovery: an informer (list, then watch from the list's
+ * resourceVersion) on Services labelled `demarkus.io/world`, cluster-wide or
+ * in the configured namespaces, feeding a DiscoveryIndex. The library's
+ * informer relists by itself when the watch answers 410 Gone; any other
+ * failure stops it, and we start it again after a backoff (1 s doubling to
+ * 30 s, back to 1 s once events flow). A relist emits deletes for Services
+ * that vanished while we were not watching.
+ */
+import { CoreV1Api, ListWatch, type KubeConfig, type V1Service } from '@kubernetes/client-node';
+import { systemClock, type Clock } from './clock.ts';
+import { BookmarkWatch } from './bookmark-watch.ts';
+import { DiscoveryIndex, type DiscoveredWorldSink, type DiscoveryIssue } from './discovery-index.ts';
+import { worldFromService, worldLabelSelector } from './service-world.ts';
+
+export type WorldDiscoveryOptions = {
+  kubeConfig: KubeConfig;
+  /** `'all'` watches every namespace (needs a ClusterRole); otherwise one informer per namespace (a Role in each). */
+  namespaces: 'all' | readonly string[];
+  sink: DiscoveredWorldSink;
+  /** Names from `worlds[]`: these always come from the config. */
+  configuredWorlds: Iterable<string>;
+  clusterDomain?: string;
+  restartBackoff?: { initialMs: number; maxMs: number };
+  /** Passed to the library informer for its own watch-reconnect pauses. */
+  watchReconnectDelay?: (ms: number) => Promise<void>;
+  clock?: Clock;
+  onIssue?: (issue: DiscoveryIssue) => void;
+  /** A failed list or watch; discovery restarts by itself. */
+  onError?: (scope: string, error: unknown) => void;
+};
+
+export const defaultRestartBackoff = { initialMs: 1_000, maxMs: 30_000 } as const;
+
+/** `starting`: the informer's current start (a list, then opening the watch), awaited by `stop()`. */
+type Scope = { name: string; informer: ListWatch<V1Service>; backoffMs: number; starting: Promise<void> };
+
+export class WorldDiscovery {
+  readonly #options: WorldDiscoveryOptions;
+  readonly #index: DiscoveryIndex;
+  readonly #scopes: Scope[] = [];
+  readonly #stopping = new AbortController();
+  readonly #clock: Clock;
+
+  constructor(options: WorldDiscoveryOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#index = new DiscoveryIndex({ sink: options.sink, configuredWorlds: options.configuredWorlds, ...(options.onIssue ? { onIssue: options.onIssue } : {}) });
+    const core = options.kubeConfig.makeApiClient(CoreV1Api);
+    const namespaces = options.namespaces === 'all' ? [null] : [...new Set(options.namespaces)];
+    for (const namespace of namespaces) this.#scopes.push(this.#makeScope(core, namespace));
+  }
+
+  /** Lists and starts watching in every scope; resolves after the first attempt of each (failures retry in the background). */
+  async start(): Promise<void> {
+    await Promise.all(this.#scopes.map((scope) => (scope.starting = scope.informer.start())));
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping.abort();
+    await Promise.all(this.#scopes.map(async (scope) => {
+      await scope.informer.stop();
+      await scope.starting.catch(() => {});
+    }));
+  }
+
+  /** The worlds discovery contributes now. */
+  worlds() {
+    return this.#index.worlds();
+  }
+
+  #makeScope(core: CoreV1Api, namespace: string | null): Scope {
+    const labelSelector = worldLabelSelector;
+    const path = namespace === null ? '/api/v1/services' : `/api/v1/namespaces/${namespace}/services`;
+    const list = namespace === null ? () => core.listServiceForAllNamespaces({ labelSelector }) : () => core.listNamespacedService({ namespace, labelSelector });
+    const delayFn = this.#options.watchReconnectDelay;
+    const informer = new ListWatch<V1Service>(path, new BookmarkWatch(this.#options.kubeConfig, this.#stopping.signal), list, false, labelSelector, undefined, delayFn ? { delayFn } : undefined);
+    const scope: Scope = { name: namespace ?? '(all namespaces)', informer, backoffMs: 0, starting: Promise.resolve() };
+    const domain = this.#options.clusterDomain ?? 'cluster.local';
+    const onChange = (service: V1Service) => {
+      scope.backoffMs = 0;
+      const key = `${service.metadata?.namespace ?? ''}/${service.metadata?.name ?? ''}`;
+      const reading = worldFromService(service, domain);
+      if ('skipped' in reading) this.#options.onIssue?.({ service: key, problem: reading.skipped });
+      this.#index.put(key, 'world' in reading ? reading.world : null);
+    };
+    informer.on('add', onChange);
+    informer.on('update', onChange);
+    informer.on('delete', (service) => {
+      scope.backoffMs = 0;
+      this.#index.delete(`${service.metadata?.namespace ?? ''}/${service.metadata?.name ?? ''}`);
+    });
+    informer.on('error', (error) => this.#restart(scope, error));
+    return scope;
+  }
+
+  /** The informer stopped itself on this error: start it again after the scope's backoff. */
+  #restart(scope: Scope, error: unknown): void {
+    if (this.#stopping.signal.aborted) return;
+    this.#options.onError?.(scope.name, error);
+    const { initialMs, maxMs } = this.#options.restartBackoff ?? defaultRestartBackoff;
+    scope.backoffMs = scope.backoffMs === 0 ? initialMs : Math.min(scope.backoffMs * 2, maxMs);
+    scope.starting = this.#clock.sleep(scope.backoffMs, this.#stopping.signal).then(
+      () => scope.informer.start(),
+      () => {}, // stopped during the pause
+    );
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Lease leader election between two broker replicas, with the real
+ * client-node against a fake Kubernetes API server. The clock is shared and
+ * moved by the test, so "the lease expired" is an event the test causes, not
+ * a duration it measures; pauses between renewals are real but short.
+ */
+import { after, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { LeaseElector, runLeaderSweeper, systemClock, type Clock } from '../../src/broker/kubernetes/index.ts';
+import { startFakeApiServer, type FakeApiServer } from './fake-api/server.ts';
+import { apis, assertOnlyDeclaredCalls, eventually } from './helpers.ts';
+
+const namespace = 'demarkus';
+let server: FakeApiServer;
+let leaseName: string;
+let counter = 0;
+
+/** Real pauses, and a `now` the test can move forward. */
+function shiftedClock(): Clock & { advance(ms: number): void } {
+  let offset = 0;
+  return { now: () => Date.now() + offset, sleep: systemClock.sleep, advance: (ms) => void (offset += ms) };
+}
+
+function elector(identity: string, clock: Clock, errors: unknown[] = []) {
+  return new LeaseElector({
+    coordination: apis(server, identity).coordination, namespace, name: leaseName, identity,
+    leaseDurationMs: 2_000, renewDeadlineMs: 1_000, retryPeriodMs: 10, clock, onError: (error) => errors.push(error),
+  });
+}
+
+const lease = () => server.store.get('leases', namespace, leaseName);
+const spec = () => (lease()?.['spec'] ?? {}) as { holderIdentity?: string; leaseTransitions?: number; renewTime?: string; acquireTime?: string; leaseDurationSeconds?: number };
+const count = (identity: string, verb: string, status = 200) => server.requests.filter((request) => request.identity === identity && request.verb === verb && request.status === status).length;
+
+before(async () => {
+  server = await startFakeApiServer(['broker-a', 'broker-b']);
+});
+beforeEach(() => {
+  leaseName = `demarkus-broker-sweeper-${++counter}`;
+});
+after(async () => {
+  for (const name of Array.from({ length: counter }, (_, i) => `demarkus-broker-sweeper-${i + 1}`)) {
+    assertOnlyDeclaredCalls(server.requests.filter((request) => request.name === name || request.name === null), { brokerNamespace: namespace, worlds: {}, leaseName: name });
+  }
+  await server.close();
+});
+
+describe('Lease election between two brokers (fake API server, real client-node)', () => {
+  it('lets exactly one of two candidates lead while the leader keeps renewing', async () => {
+    const clock = shiftedClock();
+    const stop = new AbortController();
+    const led: string[] = [];
+    const a = elector('broker-a', clock);
+    const b = elector('broker-b', clock);
+    const runs = [a.run(stop.signal, () => void led.push('broker-a')), b.run(stop.signal, () => void led.push('broker-b'))];
+    await eventually(() => led.length === 1, 'a leader');
+    const leader = led[0]!;
+    const follower = leader === 'broker-a' ? 'broker-b' : 'broker-a';
+    await eventually(() => count(leader, 'update') >= 3 && count(follower, 'get') >= 3, 'three renewals and three polls');
+    assert.deepEqual(led, [leader], 'the follower never led');
+    assert.equal(spec().holderIdentity, leader);
+    assert.equal(spec().leaseTransitions, 0);
+    assert.equal(spec().leaseDurationSeconds, 2);
+    assert.match(spec().renewTime ?? '', /\.\d{6}Z$/, 'MicroTime with six fractional digits');
+    assert.equal(count(follower, 'update'), 0, 'the follower never writes a held lease');
+    stop.abort();
+    await Promise.all(runs);
+  });
+
+  it('hands over at once when the leader stops: it releases the lease on the way out', async () => {
+    const clock = shiftedClock();
+    const stopA = new AbortController();
+    const stopB = new AbortController();
+    const events: string[] = [];
+    const a = elector('broker-a', clock);
+    const runA = a.run(stopA.signal, (leadership) => {
+      events.push('a leads');
+      leadership.addEventListener('abort', () => events.push('a steps down'));
+    });
+    await eventually(() => a.isLeader, 'broker-a leading');
+    const b = elector('broker-b', clock);
+    const runB = b.run(stopB.signal, () => void events.push('b leads'));
+    await eventually(() => count('broker-b', 'get') >= 2, 'broker-b polling');
+    stopA.abort();
+    await runA;
+    assert.equal(spec().holderIdentity, '', 'released');
+    await eventually(() => b.isLeader, 'broker-b leading'); // no clock movement needed
+    assert.deepEqual(events, ['a leads', 'a steps down', 'b leads']);
+    assert.equal(spec().holderIdentity, 'broker-b');
+    assert.equal(spec().leaseTransitions, 1);
+    stopB.abort();
+    await runB;
+  });
+
+  it('takes over from a leader that stopped renewing only after the lease duration has passed', async () => {
+    const clock = shiftedClock();
+    const stop = new AbortController();
+    const events: string[] = [];
+    const errorsA: unknown[] = [];
+    const a = elector('broker-a', clock, errorsA);
+    const runA = a.run(stop.signal, (leadership) => {
+      events.push('a leads');
+      leadership.addEventListener('abort', () => events.push('a steps down'));
+    });
+    await eventually(() => a.isLeader, 'broker-a leading');
+    const b = elector('broker-b', clock);
+    const runB = b.run(stop.signal, () => void events.push('b leads'));
+    await eventually(() => count('broker-b', 'get') >= 2, 'broker-b polling');
+
+    server.cutOff('broker-a'); // its node lost the API server
+    clock.advance(1_500); // past renewDeadline (1 s), inside leaseDuration (2 s)
+    await eventually(() => !a.isLeader, 'broker-a stepping down');
+    const polls = count('broker-b', 'get');
+    await eventually(() => count('broker-b', 'get') >= polls + 3, 'three more polls by broker-b');
+    assert.equal(b.isLeader, false, 'the lease is still within its duration');
+    assert.equal(spec().holderIdentity, 'broker-a');
+
+    clock.advance(1_000); // now past leaseDuration since broker-b last saw a renewal
+    await eventually(() => b.isLeader, 'broker-b leading');
+    assert.deepEqual(events, ['a leads', 'a steps down', 'b leads']);
+    assert.equal(spec().holderIdentity, 'broker-b');
+    assert.equal(spec().leaseTransitions, 1);
+    assert.ok(errorsA.length > 0, 'broker-a reported its failed renewals');
+    stop.abort();
+    await Promise.all([runA, runB]);
+  });
+
+  it('runs the sweeper only on the leader: one pass at once, then every interval', async () => {
+    const clock = shiftedClock();
+    const stop = new AbortController();
+    const passes = { 'broker-a': 0, 'broker-b': 0 };
+    const sweepers = (['broker-a', 'broker-b'] as const).map((identity) =>
+      runLeaderSweeper(stop.signal, { elector: elector(identity, clock), intervalMs: 5, clock, sweep: async () => void passes[identity]++ }));
+    await eventually(() => passes['broker-a'] + passes['broker-b'] >= 5, 'five sweeps');
+    assert.ok(passes['broker-a'] === 0 || passes['broker-b'] === 0, `one replica swept: ${JSON.stringify(passes)}`);
+    stop.abort();
+    await Promise.all(sweepers);
+  });
+
+  it('refuses a renew deadline that is not shorter than the lease duration', () => {
+    assert.throws(() => new LeaseElector({ coordination: apis(server).coordination, namespace, name: 'x', identity: 'i', leaseDurationMs: 1000, renewDeadlineMs: 1000 }), /renewDeadline must be shorter than leaseDuration/);
+  });
+});

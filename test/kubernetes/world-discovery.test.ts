@@ -1,0 +1,224 @@
+/**
+ * Live world discovery from labelled Services: an informer (the real
+ * client-node ListWatch) against a fake Kubernetes API server, covering the
+ * list then watch from its resourceVersion, bookmarks, 410 Gone and relist,
+ * restart with backoff after a failed list, and the merge rules (configured
+ * worlds win; the first Service in namespace/name order serves a name).
+ */
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Service } from '@kubernetes/client-node';
+import { registrySink, systemClock, WorldDiscovery, worldFromService, type DiscoveredWorld, type WorldDiscoveryOptions } from '../../src/broker/kubernetes/index.ts';
+import { openAllowList, worldAllows } from '../../src/broker/worlds/allowlist.ts';
+import { WorldRegistry } from '../../src/broker/worlds/registry.ts';
+import { startFakeApiServer, type FakeApiServer } from './fake-api/server.ts';
+import { assertOnlyDeclaredCalls, eventually } from './helpers.ts';
+
+let server: FakeApiServer;
+let discovery: WorldDiscovery | null = null;
+let log: string[];
+
+const sink = {
+  upsert: (world: DiscoveredWorld) => void log.push(`upsert ${world.name} ${world.address}${world.publicUrl ? ` ${world.publicUrl}` : ''}`),
+  remove: (name: string) => void log.push(`remove ${name}`),
+};
+
+function service(namespace: string, name: string, labels: Record<string, string> = { 'demarkus.io/world': name }, extra: { port?: number; annotations?: Record<string, string> } = {}) {
+  return {
+    metadata: { name, namespace, labels, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
+    spec: { ports: [{ name: 'mark', protocol: 'UDP', port: extra.port ?? 6309, targetPort: 6309 }] },
+  };
+}
+
+function startDiscovery(options: Partial<WorldDiscoveryOptions> = {}) {
+  discovery = new WorldDiscovery({
+    kubeConfig: server.kubeConfig(), namespaces: 'all', sink, configuredWorlds: [], watchReconnectDelay: async () => {},
+    restartBackoff: { initialMs: 1, maxMs: 4 }, ...options,
+  });
+  return discovery.start();
+}
+
+const watches = () => server.requests.filter((request) => request.verb === 'watch');
+const lists = () => server.requests.filter((request) => request.verb === 'list');
+
+before(async () => {
+  server = await startFakeApiServer();
+});
+beforeEach(() => {
+  log = [];
+  for (const object of server.store.list('services', null)) server.store.delete('services', object.metadata.namespace, object.metadata.name);
+  server.requests.length = 0;
+});
+afterEach(async () => {
+  await discovery?.stop();
+  discovery = null;
+  await eventually(() => server.openWatches === 0, 'watches closed');
+});
+after(async () => {
+  await server.close();
+});
+
+describe('world discovery (fake API server, real client-node informer)', () => {
+  it('adds Services from the list, then from the watch started at the list\'s resourceVersion', async () => {
+    server.store.create('services', service('team-a', 'team-a'));
+    server.store.create('services', service('apps', 'web', { app: 'web' }));
+    const listedAt = server.store.revision;
+    await startDiscovery();
+    assert.deepEqual(log, ['upsert team-a team-a.team-a.svc.cluster.local:6309']);
+    await eventually(() => server.openWatches === 1, 'the watch');
+    const watch = watches()[0]!;
+    assert.equal(watch.namespace, null, 'cluster-wide');
+    assert.equal(watch.query.get('resourceVersion'), String(listedAt));
+    assert.equal(watch.query.get('labelSelector'), 'demarkus.io/world');
+    assert.equal(watch.query.get('allowWatchBookmarks'), 'true');
+    assert.equal(lists()[0]!.query.get('labelSelector'), 'demarkus.io/world');
+
+    server.store.create('services', service('team-b', 'team-b', undefined, { port: 7000, annotations: { 'demarkus.io/public-url': 'mark://team-b.example.com:7000' } }));
+    await eventually(() => log.length === 2, 'the watched add');
+    assert.equal(log[1], 'upsert team-b team-b.team-b.svc.cluster.local:7000 mark://team-b.example.com:7000');
+    assertOnlyDeclaredCalls(server.requests, { brokerNamespace: 'demarkus', worlds: {}, discoveryNamespaces: null });
+  });
+
+  it('removes a world when its Service is deleted or loses the label, and updates it on change', async () => {
+    server.store.create('services', service('team-a', 'team-a'));
+    server.store.create('services', service('team-b', 'team-b'));
+    await startDiscovery();
+    await eventually(() => server.openWatches === 1, 'the watch');
+    server.store.delete('services', 'team-a', 'team-a');
+    await eventually(() => log.includes('remove team-a'), 'removal on delete');
+    const b = server.store.get('services', 'team-b', 'team-b')!;
+    server.store.update('services', { ...b, spec: { ports: [{ name: 'mark', protocol: 'UDP', port: 6310 }] } });
+    await eventually(() => log.includes('upsert team-b team-b.team-b.svc.cluster.local:6310'), 'update on change');
+    const changed = server.store.get('services', 'team-b', 'team-b')!;
+    server.store.update('services', { ...changed, metadata: { ...changed.metadata, labels: {} } });
+    await eventually(() => log.includes('remove team-b'), 'removal when the label goes');
+    assert.deepEqual(discovery!.worlds(), []);
+  });
+
+  it('resumes from the last bookmark after the server ends the watch, without relisting', async () => {
+    server.store.create('services', service('team-a', 'team-a'));
+    await startDiscovery();
+    await eventually(() => server.openWatches === 1, 'the watch');
+    for (let i = 0; i < 3; i++) server.store.create('services', service('apps', `web-${i}`, { app: 'web' })); // not worlds: no events reach the watch
+    assert.equal(server.sendBookmarks(), 1);
+    const bookmarked = server.store.revision;
+    await eventually(() => watches().length === 1 && log.length === 1, 'settled');
+    server.store.compact(); // history before the bookmark is gone
+    server.closeWatches();
+    await eventually(() => watches().length === 2 && server.openWatches === 1, 'the resumed watch');
+    assert.equal(watches()[1]!.query.get('resourceVersion'), String(bookmarked));
+    assert.equal(lists().length, 1, 'no relist');
+    server.store.create('services', service('team-c', 'team-c'));
+    await eventually(() => log.includes('upsert team-c team-c.team-c.svc.cluster.local:6309'), 'events after resuming');
+  });
+
+  it('relists after 410 Gone and emits what changed while it was not watching', async () => {
+    server.store.create('services', service('team-a', 'team-a'));
+    server.store.create('services', service('team-b', 'team-b'));
+    await startDiscovery();
+    await eventually(() => server.openWatches === 1, 'the watch');
+    server.holdOpenWatches(); // the watch falls behind...
+    server.store.delete('services', 'team-a', 'team-a');
+    server.store.create('services', service('team-c', 'team-c'));
+    server.store.compact(); // ...and its resourceVersion is compacted away
+    server.closeWatches();
+    await eventually(() => log.includes('remove team-a') && log.some((line) => line.startsWith('upsert team-c')), 'relist results');
+    await eventually(() => watches().length === 3, 'the watch after the relist');
+    assert.equal(lists().length, 2, 'listed again');
+    const resumed = watches();
+    assert.equal(resumed.length, 3, 'watch, 410 watch, watch after relist');
+    assert.ok(Number(resumed[1]!.query.get('resourceVersion')) < server.store.oldestWatchable, 'the second watch asked for a compacted version');
+    assert.deepEqual(discovery!.worlds().map((world) => world.name), ['team-b', 'team-c']);
+  });
+
+  it('restarts with doubling backoff when the list fails, then discovers', async () => {
+    server.store.create('services', service('team-a', 'team-a'));
+    server.fail((request) => request.verb === 'list', 500, 3);
+    const pauses: number[] = [];
+    const errors: string[] = [];
+    await startDiscovery({
+      clock: { now: Date.now, sleep: (ms, signal) => (pauses.push(ms), systemClock.sleep(0, signal)) },
+      onError: (scope) => void errors.push(scope),
+      restartBackoff: { initialMs: 100, maxMs: 250 },
+    });
+    await eventually(() => log.length === 1, 'discovery after failures');
+    assert.deepEqual(pauses, [100, 200, 250]);
+    assert.deepEqual(errors, ['(all namespaces)', '(all namespaces)', '(all namespaces)']);
+    assert.deepEqual(lists().map((request) => request.status), [500, 500, 500, 200]);
+  });
+
+  it('watches only the configured namespaces when given a list', async () => {
+    server.store.create('services', service('team-a', 'team-a'));
+    server.store.create('services', service('elsewhere', 'rogue'));
+    await startDiscovery({ namespaces: ['team-a', 'team-b'] });
+    await eventually(() => server.openWatches === 2, 'two watches');
+    server.store.create('services', service('team-b', 'team-b'));
+    server.store.create('services', service('elsewhere', 'rogue-2'));
+    await eventually(() => log.length === 2, 'team-b');
+    assert.deepEqual(log.sort(), ['upsert team-a team-a.team-a.svc.cluster.local:6309', 'upsert team-b team-b.team-b.svc.cluster.local:6309']);
+    assert.deepEqual([...new Set(server.requests.map((request) => request.namespace))].sort(), ['team-a', 'team-b']);
+    assertOnlyDeclaredCalls(server.requests, { brokerNamespace: 'demarkus', worlds: {}, discoveryNamespaces: ['team-a', 'team-b'] });
+  });
+
+  it('leaves configured worlds to the config and lets the first Service serve a contested name', async () => {
+    const issues: string[] = [];
+    server.store.create('services', service('hub', 'root'));
+    server.store.create('services', service('b-ns', 'shared', { 'demarkus.io/world': 'shared' }));
+    server.store.create('services', service('a-ns', 'shared', { 'demarkus.io/world': 'shared' }));
+    await startDiscovery({ configuredWorlds: ['root'], onIssue: (issue) => void issues.push(`${issue.service}: ${issue.problem}`) });
+    assert.deepEqual(log, ['upsert shared shared.a-ns.svc.cluster.local:6309']);
+    assert.ok(issues.includes('hub/root: world "root" is configured; the configured entry is used'));
+    assert.ok(issues.includes('b-ns/shared: world "shared" is already served by a-ns/shared'));
+    await eventually(() => server.openWatches === 1, 'the watch');
+    server.store.delete('services', 'a-ns', 'shared');
+    await eventually(() => log.length === 2, 'promotion');
+    assert.equal(log[1], 'upsert shared shared.b-ns.svc.cluster.local:6309');
+  });
+});
+
+describe('discovery into the world registry (fake API server)', () => {
+  it('adds and removes discovered worlds in the registry while configured ones stay', async () => {
+    const registry = new WorldRegistry([{ name: 'root', address: 'root.root.svc.cluster.local:6309', source: 'config', allow: openAllowList, writeTokenPaths: ['/**'], tokens: { namespace: 'root', secret: 'root-tokens' } }]);
+    const changes: string[] = [];
+    registry.onChange((change) => void changes.push(`${change.type} ${change.world.name}`));
+    server.store.create('services', service('hub', 'root'));
+    server.store.create('services', service('team-a', 'team-a'));
+    discovery = new WorldDiscovery({ kubeConfig: server.kubeConfig(), namespaces: 'all', sink: registrySink(registry), configuredWorlds: ['root'], watchReconnectDelay: async () => {} });
+    await discovery.start();
+    assert.deepEqual(registry.list().map((world) => `${world.name}:${world.source}:${world.address}`), ['root:config:root.root.svc.cluster.local:6309', 'team-a:discovery:team-a.team-a.svc.cluster.local:6309']);
+    await eventually(() => server.openWatches === 1, 'the watch');
+    server.store.delete('services', 'team-a', 'team-a');
+    await eventually(() => changes.includes('removed team-a'), 'removal');
+    assert.deepEqual(changes, ['added team-a', 'removed team-a']);
+    assert.deepEqual(registry.list().map((world) => world.name), ['root']);
+  });
+
+  it('makes a discovered world readable but writable by nobody until it is configured', async () => {
+    const registry = new WorldRegistry();
+    registrySink(registry).upsert({ name: 'team-x', namespace: 'team-x', service: 'team-x/team-x', address: 'team-x.team-x.svc.cluster.local:6309' });
+    const discovered = registry.get('team-x')!;
+    const identity = { subject: 's', email: 'alice@example.com', emailVerified: true, groups: ['admins'], issuedBy: 'upstream' as const };
+    assert.equal(worldAllows(discovered.allow, identity), false);
+    assert.equal(worldAllows(openAllowList, identity), true, 'whereas an empty configured allowlist lets everyone write');
+    assert.deepEqual([discovered.writeTokenPaths, discovered.tokens.secret], [[], undefined]);
+  });
+});
+
+describe('worldFromService', () => {
+  const svc = (labels: Record<string, string>, annotations: Record<string, string> = {}, ports: V1Service['spec'] = { ports: [] }): V1Service => ({ metadata: { name: 'svc', namespace: 'ns', labels, annotations }, spec: ports });
+
+  it('takes the world name from the demarkus.io/world label and the port named mark', () => {
+    const reading = worldFromService(svc({ 'demarkus.io/world': 'team-a' }, {}, { ports: [{ name: 'metrics', protocol: 'TCP', port: 9090 }, { name: 'other', protocol: 'UDP', port: 7000 }, { name: 'mark', protocol: 'UDP', port: 6310 }] }), 'corp.local');
+    assert.deepEqual(reading, { world: { name: 'team-a', namespace: 'ns', service: 'ns/svc', address: 'svc.ns.svc.corp.local:6310' } });
+  });
+
+  it('defaults to port 6309 when the Service lists no UDP port', () => {
+    assert.deepEqual(worldFromService(svc({ 'demarkus.io/world': 'a' }), 'cluster.local'), { world: { name: 'a', namespace: 'ns', service: 'ns/svc', address: 'svc.ns.svc.cluster.local:6309' } });
+  });
+
+  it('skips a label value that is not a world name, and a public URL that is not mark://', () => {
+    assert.deepEqual(worldFromService(svc({ 'demarkus.io/world': 'Team_A' }), 'cluster.local'), { skipped: 'label demarkus.io/world="Team_A" is not a valid world name' });
+    assert.deepEqual(worldFromService(svc({ 'demarkus.io/world': '' }), 'cluster.local'), { skipped: 'label demarkus.io/world="" is not a valid world name' });
+    assert.deepEqual(worldFromService(svc({ 'demarkus.io/world': 'a' }, { 'demarkus.io/public-url': 'https://a.example.com' }), 'cluster.local'), { skipped: 'annotation demarkus.io/public-url must be a mark://host[:port] URL' });
+  });
+});
