@@ -1,0 +1,35 @@
+/**
+ * Durable broker state (refresh tokens, registered clients, signing keys) as
+ * named documents. The port is two operations, so a file directory, a
+ * Kubernetes Secret (src/broker/kubernetes `SecretStateStore` has this very
+ * shape) or a database can back it:
+ *
+ * - `read` returns the document's bytes, or `null` when it was never written;
+ * - `update` applies `mutate` to the current bytes (`null`: absent) and stores
+ *   the result atomically; `mutate` returns `null` to store nothing and may run
+ *   more than once (an optimistic-concurrency retry), so it must be a pure
+ *   function of its input. It returns the bytes stored when the call ends.
+ */
+export type DocumentMutation = (current: Buffer | null) => Uint8Array | null;
+
+export interface StateDocumentStore {
+  read(document: string): Promise<Buffer | null>;
+  update(document: string, mutate: DocumentMutation): Promise<Buffer | null>;
+}
+
+/** The documents the sign-in service keeps, named as the file backend names its files. */
+export const signInDocuments = {
+  refreshTokens: 'refresh_tokens.json',
+  registeredClients: 'registered_clients.json',
+  signingKeys: 'signing_keys.json',
+} as const;
+
+export class StateStoreError extends Error {
+  readonly code = 'ERR_STATE_STORE';
+  readonly document: string;
+  constructor(document: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StateStoreError';
+    this.document = document;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * File backend of the durable state: one file per document in `storage.dir`,
+ * 0600, replaced atomically (temp file, fsync, rename). Updates of one
+ * document are serialised in this process; like the write-token file backend,
+ * one broker process owns a state directory.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KeyedLock, readIfExists, replaceFile } from '../worlds/write-tokens/atomic-file.ts';
+import { StateStoreError, type DocumentMutation, type StateDocumentStore } from './document-store.ts';
+
+const fileMode = 0o600;
+
+export class FileStateStore implements StateDocumentStore {
+  readonly dir: string;
+  readonly #lock = new KeyedLock();
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  pathOf(document: string): string {
+    if (!/^[a-z0-9_.-]+$/i.test(document) || document.startsWith('.')) throw new RangeError(`invalid state document name ${JSON.stringify(document)}`);
+    return join(this.dir, document);
+  }
+
+  async read(document: string): Promise<Buffer | null> {
+    try {
+      return await readIfExists(this.pathOf(document));
+    } catch (cause) {
+      throw new StateStoreError(document, `cannot read state document ${document} in ${this.dir}`, { cause });
+    }
+  }
+
+  update(document: string, mutate: DocumentMutation): Promise<Buffer | null> {
+    return this.#lock.run(document, async () => {
+      const current = await this.read(document);
+      const next = mutate(current);
+      if (next === null || (current !== null && current.equals(next))) return current;
+      try {
+        await mkdir(this.dir, { recursive: true, mode: 0o700 });
+        await replaceFile(this.pathOf(document), next, fileMode);
+      } catch (cause) {
+        throw new StateStoreError(document, `cannot write state document ${document} in ${this.dir}`, { cause });
+      }
+      return Buffer.from(next);
+    });
+  }
+}

@@ -1,0 +1,10 @@
+/** Where broker state lives: durable documents (file, memory, Kubernetes Secrets) and short-lived entries (memory). */
+export { signInDocuments, StateStoreError } from './document-store.ts';
+export type { DocumentMutation, StateDocumentStore } from './document-store.ts';
+export { FileStateStore } from './file-document-store.ts';
+export { MemoryStateStore } from './memory-document-store.ts';
+export { jsonDocument } from './json-document.ts';
+export type { JsonDocument } from './json-document.ts';
+export type { EphemeralStore, JsonValue } from './ephemeral-store.ts';
+export { MemoryEphemeralStore } from './memory-ephemeral-store.ts';
+export type { MemoryEphemeralStoreOptions } from './memory-ephemeral-store.ts';
