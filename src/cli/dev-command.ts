@@ -15,7 +15,11 @@ self-signed world certificate, one shared publisher token, a printed MCP token.
   --host HOST         listen address (default 127.0.0.1)
   --port PORT         first world's port (default 6401; env DEMARKUS_DEV_PORT)
   --broker-port PORT  broker management port; MCP is the next one (default 8080; env DEMARKUS_DEV_BROKER_PORT)
-  --email EMAIL       identity of the printed MCP token (default dev@example.com)`;
+  --email EMAIL       identity of the printed MCP token (default dev@example.com)
+
+The broker signs people in through an embedded development identity provider
+on the port after the MCP listener (any email address, no password). Sign in
+from a terminal with: demarkus-broker login --issuer http://127.0.0.1:8080`;
 
 export async function runDevCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -44,6 +48,7 @@ function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir:
   const mark = 'npx demarkus-broker mark';
   const ca = `--ca ${stack.certFile}`;
   const first = stack.worlds[0]!;
+  const issuer = stack.broker.trust.issuer;
   const lines = [
     '',
     'demarkus local stack (development only)',
@@ -57,6 +62,13 @@ function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir:
     `  broker MCP:      ${stack.mcpUrl}`,
     `  broker health:   http://${stack.broker.management.host}:${stack.broker.management.port}/readyz (metrics at /metrics)`,
     `  broker config:   ${stack.brokerConfigFile}`,
+    `  sign-in:         ${issuer} (OAuth metadata at ${issuer}/.well-known/oauth-authorization-server)`,
+    `  development IdP: ${stack.idp.issuer}  DEVELOPMENT ONLY: any email address signs in, no password`,
+    '',
+    'Sign in from a terminal (device flow), then check who you are:',
+    `  npx demarkus-broker login --issuer ${issuer}`,
+    `  npx demarkus-broker whoami`,
+    'MCP clients that support OAuth sign in by themselves: give them only the URL below.',
     '',
     'Connect an MCP client (development token for dev@example.com, valid 12 hours):',
     `  claude mcp add --transport http demarkus ${stack.mcpUrl} --header "Authorization: Bearer ${stack.mcpToken}"`,

@@ -11,6 +11,8 @@ import { devPublisherToken, devTokensToml } from './dev-tokens.ts';
 import { devBrokerConfig } from './broker-config.ts';
 import { startBroker, type RunningBroker } from '../broker/broker.ts';
 import { mintBrokerToken } from '../broker/auth/mint-broker-token.ts';
+import { startDevIdp, type DevIdp } from './idp.ts';
+import { randomBytes } from 'node:crypto';
 
 export type DevStackOptions = {
   dataDir: string;
@@ -21,6 +23,8 @@ export type DevStackOptions = {
   brokerPort: number;
   /** Who the printed development MCP token is for. */
   devEmail: string;
+  /** The development IdP's port (default: the MCP port + 1); 0 picks a free one. */
+  idpPort?: number;
   log: WorldLogger;
 };
 
@@ -36,6 +40,8 @@ export type DevStack = {
   mcpUrl: string;
   /** A broker access token for `devEmail`, valid for 12 hours. */
   mcpToken: string;
+  /** The embedded development IdP (any email signs in); the broker's upstream issuer. */
+  idp: DevIdp;
   close(): Promise<void>;
 };
 
@@ -73,14 +79,20 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   const certFile = join(options.dataDir, 'tls', 'cert.pem');
   let broker: RunningBroker;
   let brokerConfigFile: string;
+  let idp: DevIdp | undefined;
   try {
-    const { config, file } = await devBrokerConfig({ dataDir: options.dataDir, host: options.host, port: options.brokerPort, caFile: certFile, worlds });
+    const clientSecret = randomBytes(24).toString('base64url');
+    const callback = `http://${options.host}:${options.brokerPort}/auth/callback`;
+    idp = await startDevIdp({ host: options.host, port: options.idpPort ?? options.brokerPort + 2, clients: [{ clientId: 'demarkus-broker-dev', clientSecret, redirectUris: [callback] }] });
+    const { config, file } = await devBrokerConfig({ dataDir: options.dataDir, host: options.host, port: options.brokerPort, caFile: certFile, worlds, idp: { issuer: idp.issuer, clientId: 'demarkus-broker-dev', clientSecret } });
     brokerConfigFile = file;
     broker = await startBroker(config);
   } catch (error) {
+    await idp?.close();
     await Promise.all(worlds.map((w) => w.server.close()));
     throw error;
   }
+  const devIdp = idp;
   const mcpToken = await mintBrokerToken({ key: broker.trust.key, issuer: broker.trust.issuer, audience: broker.trust.resource, email: options.devEmail, ttlSeconds: 12 * 3600 });
   return {
     worlds,
@@ -90,8 +102,10 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     brokerConfigFile,
     mcpUrl: broker.trust.resource,
     mcpToken,
+    idp: devIdp,
     close: async () => {
       await broker.close();
+      await devIdp.close();
       await Promise.all(worlds.map((w) => w.server.close()));
     },
   };

@@ -10,7 +10,8 @@ export type BearerErrorCode =
   | 'ERR_BEARER_INVALID'
   | 'ERR_BEARER_EXPIRED'
   | 'ERR_BEARER_EMAIL_MISSING'
-  | 'ERR_BEARER_EMAIL_UNVERIFIED';
+  | 'ERR_BEARER_EMAIL_UNVERIFIED'
+  | 'ERR_BEARER_DOMAIN';
 
 type Wire = { error: 'invalid_request' | 'invalid_token'; status: 400 | 401; description: string };
 
@@ -24,6 +25,8 @@ const wireByCode: Record<BearerErrorCode, Wire> = {
   ERR_BEARER_EXPIRED: { error: 'invalid_token', status: 401, description: 'bearer token expired' },
   ERR_BEARER_EMAIL_MISSING: { error: 'invalid_token', status: 401, description: 'email claim missing' },
   ERR_BEARER_EMAIL_UNVERIFIED: { error: 'invalid_token', status: 401, description: 'email not verified' },
+  // Inventory §2.7 era 3: a domain refusal reads as an invalid token (it says nothing about the allowlist).
+  ERR_BEARER_DOMAIN: { error: 'invalid_token', status: 401, description: 'invalid bearer token' },
 };
 
 export class BearerError extends Error {

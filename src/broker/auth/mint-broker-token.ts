@@ -16,6 +16,10 @@ export type MintBrokerTokenOptions = {
   groups?: readonly string[];
   hostedDomain?: string;
   ttlSeconds?: number;
+  /** RFC 9068 §2.2: the OAuth client the token was issued to (sign-in flows). */
+  clientId?: string;
+  /** RFC 9068 §2.2.3: the granted scope, space-separated (advisory at the gateway). */
+  scope?: string;
   now?: () => Date;
 };
 
@@ -34,6 +38,8 @@ export async function mintBrokerToken(options: MintBrokerTokenOptions): Promise<
   const claims: Record<string, unknown> = { email, email_verified: true };
   if (options.groups !== undefined && options.groups.length > 0) claims.groups = [...options.groups];
   if (options.hostedDomain !== undefined && options.hostedDomain !== '') claims.hd = options.hostedDomain;
+  if (options.clientId !== undefined) claims.client_id = options.clientId;
+  if (options.scope !== undefined && options.scope !== '') claims.scope = options.scope;
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid: options.key.kid })
     .setIssuer(options.issuer)

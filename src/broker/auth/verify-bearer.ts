@@ -4,6 +4,7 @@ import type { Identity } from '../identity.ts';
 import { BearerError } from './bearer-error.ts';
 import { parseBearerHeader } from './bearer-header.ts';
 import { identityFromClaims } from './claims-identity.ts';
+import { domainAllowed } from './domain-gate.ts';
 
 /** Tokens the broker signed itself: ES256 only, with its own `iss` and `aud`. */
 export type BrokerTokenTrust = {
@@ -12,6 +13,8 @@ export type BrokerTokenTrust = {
   issuer: string;
   /** Accepted `aud` values; normally the MCP resource URL. */
   audiences: readonly string[];
+  /** More keys of the broker's key ring (the next key, a just-retired one), by `kid`. */
+  additionalKeys?: ReadonlyArray<{ kid: string; publicKey: KeyObject }>;
 };
 
 /** ID tokens of the configured upstream OIDC issuer, for compatibility (inventory §2.7). */
@@ -31,6 +34,8 @@ export type BearerVerifierOptions = {
   /** Leeway for `exp`/`nbf` in seconds; at most 60 (the Go broker's `jwt.DefaultLeeway`). */
   clockToleranceSeconds?: number;
   currentDate?: () => Date;
+  /** `oidc.allowDomains`: when not empty, a token's `hd` must be listed (checked on every bearer). */
+  allowDomains?: readonly string[];
 };
 
 /** Verifies the `Authorization` header of one request; resolves to the caller or throws BearerError. */
@@ -56,15 +61,23 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
   return async (authorization) => {
     const token = parseBearerHeader(authorization);
     const common = { clockTolerance: tolerance, ...(options.currentDate ? { currentDate: options.currentDate() } : {}) };
-    if (keyIdOf(token) === broker.kid) {
-      const claims = await verified(token, broker.publicKey, { ...common, algorithms: ['ES256'], issuer: broker.issuer, audience: [...broker.audiences] });
-      return identityFromClaims(claims, 'broker');
+    const kid = keyIdOf(token);
+    const brokerKey = kid === broker.kid ? broker.publicKey : broker.additionalKeys?.find((k) => k.kid === kid)?.publicKey;
+    if (brokerKey !== undefined) {
+      const claims = await verified(token, brokerKey, { ...common, algorithms: ['ES256'], issuer: broker.issuer, audience: [...broker.audiences] });
+      return gated(identityFromClaims(claims, 'broker'), options.allowDomains);
     }
     if (upstream === undefined) throw new BearerError('ERR_BEARER_INVALID', 'token is not signed by the broker key and no upstream issuer is configured');
     const algorithms = [...(upstream.algorithms ?? defaultUpstreamAlgorithms)];
     const claims = await verified(token, upstream.jwks, { ...common, algorithms, issuer: upstream.issuer, audience: upstream.clientId });
-    return identityFromClaims(claims, 'upstream');
+    return gated(identityFromClaims(claims, 'upstream'), options.allowDomains);
   };
+}
+
+/** The allowDomains gate on every bearer (issue "Sign-in" §1): tokens outlive a change of the list. */
+function gated(identity: Identity, allowDomains: readonly string[] | undefined): Identity {
+  if (!domainAllowed(allowDomains ?? [], identity.hostedDomain)) throw new BearerError('ERR_BEARER_DOMAIN', 'hd claim is not in oidc.allowDomains');
+  return identity;
 }
 
 type VerifyOptions = { algorithms: string[]; issuer: string; audience: string | string[]; clockTolerance: number; currentDate?: Date };

@@ -68,7 +68,7 @@ metrics: { enabled: false }
       firstMintInitialBackoff: 500,
       firstMintMaxBackoff: 15_000,
     });
-    assert.deepEqual(config.rateLimit, { disabled: false, tokens: { perMinute: 120, burst: 60 }, login: { perMinute: 30, burst: 10 }, trustForwardedFor: true });
+    assert.deepEqual(config.rateLimit, { disabled: false, tokens: { perMinute: 120, burst: 60 }, login: { perMinute: 30, burst: 10 }, userCode: { perMinute: 10, burst: 5 }, trustForwardedFor: true });
     assert.deepEqual(config.worldDialer, { insecureSkipVerify: false, caFile: '/tls/worlds-ca.pem', dialTimeout: 2_000, requestTimeout: 4_000, failureThreshold: 5, cooldown: 30_000 });
     assert.equal(config.metrics.enabled, false);
     assert.equal(config.oidc.clientSecret, 's3cret');
@@ -109,7 +109,7 @@ describe('broker config: defaults', () => {
       [config.server.mcp.firstMintMaxAttempts, config.server.mcp.firstMintInitialBackoff, config.server.mcp.firstMintMaxBackoff],
       [6, 250, 8_000],
     );
-    assert.deepEqual(config.rateLimit, { disabled: false, tokens: { perMinute: 120, burst: 60 }, login: { perMinute: 20, burst: 5 }, trustForwardedFor: false });
+    assert.deepEqual(config.rateLimit, { disabled: false, tokens: { perMinute: 120, burst: 60 }, login: { perMinute: 20, burst: 5 }, userCode: { perMinute: 10, burst: 5 }, trustForwardedFor: false });
     assert.deepEqual(config.sweeper, { disabled: false, interval: 300_000, leaseName: 'demarkus-broker-sweeper' });
     assert.deepEqual(config.oidc.allowDomains, []);
     assert.deepEqual(config.webClients, []);

@@ -1,0 +1,111 @@
+/**
+ * The browser side of the authorization code flow: the authorization request,
+ * the consent decision for clients the operator did not configure (MCP
+ * security best practices, "confused deputy": the broker holds one static
+ * client at the IdP, so it asks the user before sending them there), and the
+ * IdP callback shared with the device flow.
+ */
+import type { OAuthClient } from '../clients/client.ts';
+import { OAuthError } from '../oauth-error.ts';
+import type { SignInContext } from '../sign-in-context.ts';
+import { signInIdentityFromClaims, SignInRefused } from '../sign-in-identity.ts';
+import { constantTimeEqual } from '../secrets.ts';
+import { UpstreamSignInError } from '../upstream/upstream-idp.ts';
+import { checkAuthorizationParams, clientRedirect, trustedRedirect, UntrustedRequestError, type AuthorizationRequest } from './authorization-request.ts';
+
+type Params = Readonly<Record<string, string>>;
+
+export type BrowserStep =
+  /** Shown to the user, never redirected (the client or redirect URI is not trusted, or the flow expired). */
+  | { kind: 'page-error'; title: string; message: string; status: number }
+  | { kind: 'client-redirect'; url: string }
+  /** To the IdP; `state` binds the round trip to this browser through a cookie. */
+  | { kind: 'upstream'; url: string; state: string }
+  | { kind: 'consent'; pendingId: string; client: OAuthClient; request: AuthorizationRequest }
+  | { kind: 'device-done'; outcome: 'approved' | 'denied' | 'failed'; message: string };
+
+export async function authorizeEndpoint(context: SignInContext, params: Params): Promise<BrowserStep> {
+  let client: OAuthClient | null;
+  let redirectUri: string;
+  try {
+    client = await context.clients.find(params.client_id ?? '');
+    redirectUri = trustedRedirect(client, params);
+  } catch (error) {
+    if (error instanceof OAuthError) return { kind: 'page-error', title: 'This sign-in link is not valid', message: error.description, status: 400 };
+    throw error;
+  }
+  let request: AuthorizationRequest;
+  try {
+    request = checkAuthorizationParams(client!, redirectUri, params, context.resource);
+  } catch (error) {
+    if (!(error instanceof OAuthError) || error instanceof UntrustedRequestError) throw error;
+    return { kind: 'client-redirect', url: clientRedirect(redirectUri, context.issuer, { error: error.error, error_description: error.description, state: params.state }) };
+  }
+  if (client!.firstParty) return toUpstream(context, request);
+  return { kind: 'consent', pendingId: await context.flows.savePending(request), client: client!, request };
+}
+
+export async function consentEndpoint(context: SignInContext, pendingId: string, decision: 'approve' | 'deny'): Promise<BrowserStep> {
+  const request = await context.flows.takePending(pendingId);
+  if (request === null) return { kind: 'page-error', title: 'This sign-in has expired', message: 'Go back to the application and start signing in again.', status: 400 };
+  if (decision === 'deny') {
+    return { kind: 'client-redirect', url: clientRedirect(request.redirectUri, context.issuer, { error: 'access_denied', error_description: 'the user refused access', state: request.state }) };
+  }
+  return toUpstream(context, request);
+}
+
+async function toUpstream(context: SignInContext, request: AuthorizationRequest): Promise<BrowserStep> {
+  const { url, roundTrip } = await context.upstream.begin();
+  await context.flows.saveRoundTrip({ ...roundTrip, kind: 'authorize', request });
+  return { kind: 'upstream', url, state: roundTrip.state };
+}
+
+/** `GET /auth/callback`: `boundState` is the state cookie this browser was given on the way out. */
+export async function callbackEndpoint(context: SignInContext, callbackUrl: URL, boundState: string | undefined): Promise<BrowserStep> {
+  const state = callbackUrl.searchParams.get('state') ?? '';
+  const expired = { kind: 'page-error', title: 'This sign-in has expired', message: 'Start again from your application or terminal.', status: 400 } as const;
+  if (state === '') return expired;
+  // Login CSRF: the callback must come back to the browser that left.
+  if (boundState === undefined || !constantTimeEqual(boundState, state)) return { kind: 'page-error', title: 'Sign-in was started elsewhere', message: 'Start again in this browser.', status: 400 };
+  const roundTrip = await context.flows.takeRoundTrip(state);
+  if (roundTrip === null) return expired;
+  const result = await signIn(context, callbackUrl, roundTrip);
+  if (roundTrip.kind === 'device') return finishDevice(context, roundTrip.deviceKey, result);
+  const { request } = roundTrip;
+  if (result.ok) {
+    const code = await context.flows.issueCode(request, result.identity, result.authTime);
+    return { kind: 'client-redirect', url: clientRedirect(request.redirectUri, context.issuer, { code, state: request.state }) };
+  }
+  const error = result.failure === 'failed' ? { error: 'server_error', error_description: 'identity provider sign-in failed' } : { error: 'access_denied', error_description: result.description };
+  return { kind: 'client-redirect', url: clientRedirect(request.redirectUri, context.issuer, { ...error, state: request.state }) };
+}
+
+type SignInResult =
+  | { ok: true; identity: ReturnType<typeof signInIdentityFromClaims>; authTime: number }
+  | { ok: false; failure: 'failed' | 'denied'; description: string };
+
+async function signIn(context: SignInContext, callbackUrl: URL, roundTrip: Parameters<SignInContext['upstream']['finish']>[1]): Promise<SignInResult> {
+  try {
+    const claims = await context.upstream.finish(callbackUrl, roundTrip);
+    const identity = signInIdentityFromClaims(claims, context.allowDomains);
+    const authTime = typeof claims.auth_time === 'number' ? claims.auth_time : Math.floor(context.now() / 1000);
+    return { ok: true, identity, authTime };
+  } catch (error) {
+    if (error instanceof SignInRefused) return { ok: false, failure: 'denied', description: error.description };
+    if (error instanceof UpstreamSignInError) return { ok: false, failure: error.kind, description: error.kind === 'denied' ? 'the identity provider refused the sign-in' : 'identity provider sign-in failed' };
+    throw error;
+  }
+}
+
+/** Inventory §2.4: a refusal denies the grant; a transient failure leaves it pending so the user can retry. */
+async function finishDevice(context: SignInContext, deviceKey: string, result: SignInResult): Promise<BrowserStep> {
+  if (result.ok) {
+    const approved = await context.devices.approve(deviceKey, result.identity);
+    return approved
+      ? { kind: 'device-done', outcome: 'approved', message: `Signed in as ${result.identity.email}. You can close this window and return to your terminal.` }
+      : { kind: 'device-done', outcome: 'failed', message: 'This code has expired or was already used. Start again on your device.' };
+  }
+  if (result.failure === 'failed') return { kind: 'device-done', outcome: 'failed', message: 'Sign-in could not be completed. Enter the code again to retry.' };
+  await context.devices.deny(deviceKey);
+  return { kind: 'device-done', outcome: 'denied', message: `Sign-in refused: ${result.description}. The device was not signed in.` };
+}

@@ -1,0 +1,93 @@
+/**
+ * The short-lived records of the browser flows, in the short-lived store:
+ * pending authorization requests (awaiting consent), IdP round trips (from
+ * the redirect to the IdP until its callback) and authorization codes.
+ */
+import { randomSecret, sha256Hex } from '../secrets.ts';
+import type { SignInIdentity } from '../sign-in-identity.ts';
+import type { UpstreamRoundTrip } from '../upstream/upstream-idp.ts';
+import type { EphemeralStore, JsonValue } from '../../state/index.ts';
+import type { AuthorizationRequest } from './authorization-request.ts';
+
+export type RoundTrip = UpstreamRoundTrip & ({ kind: 'device'; deviceKey: string } | { kind: 'authorize'; request: AuthorizationRequest });
+
+export type CodeRecord = {
+  request: AuthorizationRequest;
+  identity: SignInIdentity;
+  authTime: number;
+  issuedAt: number;
+  status: 'issued' | 'redeemed';
+  /** The refresh family the code's redemption created, revoked if the code is replayed (RFC 6749 §4.1.2). */
+  family?: string;
+};
+
+export type RedeemOutcome = { kind: 'redeemed'; record: CodeRecord } | { kind: 'replayed'; record: CodeRecord } | { kind: 'unknown' } | { kind: 'expired' };
+
+export type FlowStateOptions = { pendingTtlMs: number; roundTripTtlMs: number; codeTtlMs: number; now?: () => number };
+
+export class FlowState {
+  readonly #store: EphemeralStore;
+  readonly #options: FlowStateOptions;
+  readonly #now: () => number;
+
+  constructor(store: EphemeralStore, options: FlowStateOptions) {
+    this.#store = store;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async savePending(request: AuthorizationRequest): Promise<string> {
+    const id = randomSecret(24);
+    await this.#store.set(`authz:${id}`, request as unknown as JsonValue, this.#options.pendingTtlMs);
+    return id;
+  }
+
+  /** Single use: consent is given or refused once. */
+  async takePending(id: string): Promise<AuthorizationRequest | null> {
+    return (await this.#store.take(`authz:${id}`)) as AuthorizationRequest | null;
+  }
+
+  async peekPending(id: string): Promise<AuthorizationRequest | null> {
+    return (await this.#store.get(`authz:${id}`)) as AuthorizationRequest | null;
+  }
+
+  async saveRoundTrip(roundTrip: RoundTrip): Promise<void> {
+    await this.#store.set(`round-trip:${sha256Hex(roundTrip.state)}`, roundTrip as unknown as JsonValue, this.#options.roundTripTtlMs);
+  }
+
+  async takeRoundTrip(state: string): Promise<RoundTrip | null> {
+    return (await this.#store.take(`round-trip:${sha256Hex(state)}`)) as RoundTrip | null;
+  }
+
+  async issueCode(request: AuthorizationRequest, identity: SignInIdentity, authTime: number): Promise<string> {
+    const code = randomSecret(32);
+    const record: CodeRecord = { request, identity, authTime, issuedAt: this.#now(), status: 'issued' };
+    // Kept past its validity so a replay is recognised and can revoke what the code issued.
+    await this.#store.set(`code:${sha256Hex(code)}`, record as unknown as JsonValue, 10 * this.#options.codeTtlMs);
+    return code;
+  }
+
+  /** Marks the code redeemed in one atomic step; a second redemption is a replay. */
+  async redeemCode(code: string): Promise<RedeemOutcome> {
+    let outcome: RedeemOutcome = { kind: 'unknown' };
+    const now = this.#now();
+    await this.#store.update(`code:${sha256Hex(code)}`, (value) => {
+      const record = value as unknown as CodeRecord;
+      if (record.status === 'redeemed') {
+        outcome = { kind: 'replayed', record };
+        return undefined;
+      }
+      if (now - record.issuedAt >= this.#options.codeTtlMs) {
+        outcome = { kind: 'expired' };
+        return undefined;
+      }
+      outcome = { kind: 'redeemed', record };
+      return { ...record, status: 'redeemed' } as unknown as JsonValue;
+    });
+    return outcome;
+  }
+
+  async recordCodeFamily(code: string, family: string): Promise<void> {
+    await this.#store.update(`code:${sha256Hex(code)}`, (value) => ({ ...(value as object), family }) as unknown as JsonValue);
+  }
+}

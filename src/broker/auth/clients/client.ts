@@ -1,0 +1,69 @@
+/**
+ * The OAuth clients the broker's authorization server knows, whatever their
+ * source: confidential web clients from config (`webClients[]`), clients
+ * registered at `/register` (RFC 7591), clients whose `client_id` is the URL
+ * of their metadata document (CIMD), and the built-in public client of
+ * `demarkus-broker login`.
+ */
+export type ClientKind = 'web' | 'registered' | 'metadata-document' | 'builtin';
+
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
+
+export type OAuthClient = {
+  clientId: string;
+  kind: ClientKind;
+  name: string;
+  redirectUris: readonly string[];
+  authMethod: TokenEndpointAuthMethod;
+  /** Hex SHA-256 of the client secret; confidential clients only. */
+  secretHash?: string;
+  /** Clients from the operator's config skip the consent page; anyone can register the others. */
+  firstParty: boolean;
+  /** The built-in CLI client accepts any loopback redirect (RFC 8252 §7.3). */
+  anyLoopbackRedirect?: boolean;
+};
+
+/** The public client `demarkus-broker login` uses (device flow; loopback redirects for native apps). */
+export const builtinCliClientId = 'demarkus-cli';
+
+export const builtinCliClient: OAuthClient = {
+  clientId: builtinCliClientId,
+  kind: 'builtin',
+  name: 'demarkus-broker CLI',
+  redirectUris: [],
+  authMethod: 'none',
+  firstParty: false,
+  anyLoopbackRedirect: true,
+};
+
+export function isConfidential(client: OAuthClient): boolean {
+  return client.secretHash !== undefined;
+}
+
+const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** `http://127.0.0.1:PORT/...`, `http://[::1]:PORT/...` or `http://localhost:PORT/...`, without userinfo. */
+export function isLoopbackRedirect(uri: string): boolean {
+  const url = URL.canParse(uri) ? new URL(uri) : null;
+  return url !== null && url.protocol === 'http:' && loopbackHosts.has(url.hostname) && url.username === '' && url.password === '' && url.hash === '';
+}
+
+/**
+ * OAuth 2.1 §2.3.1 / RFC 9700 §4.1.3: redirect URIs are compared as exact
+ * strings. The one exception is RFC 8252 §7.3: for a loopback redirect the
+ * port is chosen at run time, so it is ignored (scheme, host, path and query
+ * must still match exactly).
+ */
+export function redirectUriAllowed(client: OAuthClient, uri: string): boolean {
+  if (client.redirectUris.includes(uri)) return true;
+  if (!isLoopbackRedirect(uri)) return false;
+  if (client.anyLoopbackRedirect === true) return true;
+  if (client.kind === 'web') return false;
+  const withoutPort = (value: string) => {
+    const url = new URL(value);
+    url.port = '';
+    return url.href;
+  };
+  const wanted = withoutPort(uri);
+  return client.redirectUris.some((registered) => isLoopbackRedirect(registered) && withoutPort(registered) === wanted);
+}

@@ -1,0 +1,71 @@
+/**
+ * Errors of the broker's authorization server, one class with the wire code
+ * of the RFC that defines it (RFC 6749 §5.2 and §4.1.2.1, RFC 8628 §3.5,
+ * RFC 7591 §3.2.2, RFC 8707 §2, RFC 7009 §2.2.1). `description` is the public
+ * `error_description`; `message` is the private detail for logs.
+ */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'unsupported_response_type'
+  | 'invalid_scope'
+  | 'invalid_target'
+  | 'access_denied'
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token'
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
+  | 'server_error'
+  | 'temporarily_unavailable';
+
+const statusByCode: Record<OAuthErrorCode, number> = {
+  invalid_request: 400,
+  // RFC 6749 §5.2: 401 when the client tried to authenticate (with a challenge), else 400; we always answer 401.
+  invalid_client: 401,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  unsupported_response_type: 400,
+  invalid_scope: 400,
+  invalid_target: 400,
+  access_denied: 400,
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
+  server_error: 500,
+  temporarily_unavailable: 503,
+};
+
+export class OAuthError extends Error {
+  readonly error: OAuthErrorCode;
+  readonly status: number;
+  readonly description: string;
+  /** Stable code for logs and `switch`: `ERR_OAUTH_<ERROR>`. */
+  readonly code: string;
+
+  constructor(error: OAuthErrorCode, description: string, options?: { detail?: string; cause?: unknown }) {
+    super(options?.detail ?? description, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'OAuthError';
+    this.error = error;
+    this.status = statusByCode[error];
+    this.description = description;
+    this.code = `ERR_OAUTH_${error.toUpperCase()}`;
+  }
+
+  /** RFC 6749 §5.2 body; a 5xx never carries internal text. */
+  toResponseObject(): { error: OAuthErrorCode; error_description: string } {
+    return { error: this.error, error_description: this.status >= 500 ? 'internal error' : this.description };
+  }
+}
+
+/** Anything thrown below the routes becomes an OAuthError here, keeping `cause`. */
+export function asOAuthError(error: unknown): OAuthError {
+  if (error instanceof OAuthError) return error;
+  return new OAuthError('server_error', 'internal error', { detail: error instanceof Error ? error.message : String(error), cause: error });
+}

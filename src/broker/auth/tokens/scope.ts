@@ -1,0 +1,20 @@
+/**
+ * Scopes the broker grants. They are advisory (inventory §2.5: the gateway
+ * authorises by identity and world allowlists, not scope); unknown requested
+ * scopes are dropped rather than refused (RFC 6749 §3.3 lets the server grant
+ * less), and `openid` asks for an ID token.
+ */
+export const resourceScopes: readonly string[] = ['mark.read', 'mark.write'];
+export const identityScopes: readonly string[] = ['openid', 'email', 'profile'];
+export const supportedScopes: readonly string[] = [...identityScopes, ...resourceScopes, 'offline_access'];
+
+export function grantedScope(requested: string | undefined): string {
+  const asked = (requested ?? '').split(' ').filter((s) => s !== '');
+  const known = [...new Set(asked.filter((s) => supportedScopes.includes(s)))];
+  const withResource = known.some((s) => resourceScopes.includes(s)) ? known : [...known, ...resourceScopes];
+  return withResource.join(' ');
+}
+
+export function wantsIdToken(scope: string): boolean {
+  return scope.split(' ').includes('openid');
+}

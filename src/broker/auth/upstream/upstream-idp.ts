@@ -1,0 +1,99 @@
+/**
+ * The broker as relying party of the upstream OIDC issuer, on openid-client:
+ * discovery at start-up, then authorization code + PKCE (S256) + nonce +
+ * state toward the IdP. openid-client checks `iss`, `aud`, `exp`, `iat`,
+ * `azp` and the nonce of the ID token, but verifies its signature only with
+ * `enableNonRepudiationChecks`, which is therefore always on.
+ */
+import * as oidc from 'openid-client';
+
+export type UpstreamIdpOptions = {
+  issuer: string;
+  clientId: string;
+  /** Confidential client at the IdP (client_secret_basic); public when absent. */
+  clientSecret?: string;
+  /** The broker's callback, registered at the IdP (`oidc.redirectURL`). */
+  redirectUri: string;
+  scopes?: readonly string[];
+  /** Per-request timeout toward the IdP, seconds. */
+  timeoutSeconds?: number;
+  fetch?: typeof fetch;
+};
+
+/** What the broker remembers between sending the user to the IdP and the callback. */
+export type UpstreamRoundTrip = { state: string; nonce: string; codeVerifier: string };
+
+export type UpstreamFailureKind =
+  /** The IdP answered the user with an error (`?error=access_denied`, …): a real refusal. */
+  | 'denied'
+  /** Exchange or validation failed (network, token endpoint, ID token): not the user's refusal. */
+  | 'failed';
+
+export class UpstreamSignInError extends Error {
+  readonly code = 'ERR_UPSTREAM_SIGN_IN';
+  readonly kind: UpstreamFailureKind;
+  constructor(kind: UpstreamFailureKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UpstreamSignInError';
+    this.kind = kind;
+  }
+}
+
+export interface UpstreamIdp {
+  readonly issuer: string;
+  /** Origin of the IdP's authorization endpoint: where the sign-in pages' forms lead (CSP `form-action`). */
+  readonly authorizationOrigin: string;
+  /** A fresh round trip and the IdP URL to send the user's browser to. */
+  begin(): Promise<{ url: string; roundTrip: UpstreamRoundTrip }>;
+  /** The callback URL as received → the verified ID token's claims, or UpstreamSignInError. */
+  finish(callbackUrl: URL, roundTrip: UpstreamRoundTrip): Promise<Record<string, unknown>>;
+}
+
+const defaultScopes = ['openid', 'email', 'profile'];
+
+export async function discoverUpstreamIdp(options: UpstreamIdpOptions): Promise<UpstreamIdp> {
+  const auth = options.clientSecret === undefined ? oidc.None() : oidc.ClientSecretBasic(options.clientSecret);
+  const execute = [oidc.enableNonRepudiationChecks];
+  // Config validation admits plain http only for loopback issuers (development and tests).
+  if (new URL(options.issuer).protocol === 'http:') execute.push(oidc.allowInsecureRequests);
+  const config = await oidc.discovery(new URL(options.issuer), options.clientId, { redirect_uris: [options.redirectUri] }, auth, {
+    execute,
+    timeout: options.timeoutSeconds ?? 10,
+    ...(options.fetch ? { [oidc.customFetch]: options.fetch } : {}),
+  });
+  const scope = (options.scopes ?? defaultScopes).join(' ');
+  return {
+    issuer: config.serverMetadata().issuer,
+    authorizationOrigin: new URL(config.serverMetadata().authorization_endpoint ?? options.issuer).origin,
+    async begin() {
+      const roundTrip = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier() };
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: options.redirectUri,
+        scope,
+        state: roundTrip.state,
+        nonce: roundTrip.nonce,
+        code_challenge: await oidc.calculatePKCECodeChallenge(roundTrip.codeVerifier),
+        code_challenge_method: 'S256',
+      });
+      return { url: url.href, roundTrip };
+    },
+    async finish(callbackUrl, roundTrip) {
+      try {
+        const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+          pkceCodeVerifier: roundTrip.codeVerifier,
+          expectedState: roundTrip.state,
+          expectedNonce: roundTrip.nonce,
+          idTokenExpected: true,
+        });
+        const claims = tokens.claims();
+        if (claims === undefined) throw new UpstreamSignInError('failed', 'token response has no ID token');
+        return { ...claims };
+      } catch (error) {
+        if (error instanceof UpstreamSignInError) throw error;
+        const kind: UpstreamFailureKind = error instanceof oidc.AuthorizationResponseError ? 'denied' : 'failed';
+        const code = (error as { code?: unknown; error?: unknown }).error ?? (error as { code?: unknown }).code;
+        throw new UpstreamSignInError(kind, `upstream sign-in ${kind}: ${String(code ?? (error as Error).message)}`, { cause: error });
+      }
+    },
+  };
+}

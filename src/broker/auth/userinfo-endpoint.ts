@@ -1,0 +1,27 @@
+/**
+ * OpenID Connect Core §5.3 userinfo: the claims of the user a broker access
+ * token was issued for, so OIDC relying parties that read userinfo instead of
+ * the ID token work too. The token is checked as the gateway checks it.
+ */
+import { ringVerificationKeys } from './key-ring.ts';
+import type { SignInContext } from './sign-in-context.ts';
+import { createBearerVerifier, type BearerVerifier } from './verify-bearer.ts';
+
+export function userinfoVerifier(context: Pick<SignInContext, 'ring' | 'issuer' | 'resource' | 'allowDomains'>): BearerVerifier {
+  const [current, ...others] = ringVerificationKeys(context.ring);
+  return createBearerVerifier({
+    broker: { publicKey: current!.publicKey, kid: current!.kid, issuer: context.issuer, audiences: [context.resource], additionalKeys: others.map((k) => ({ kid: k.kid, publicKey: k.publicKey })) },
+    allowDomains: context.allowDomains,
+  });
+}
+
+export async function userinfoEndpoint(verify: BearerVerifier, authorization: string | undefined): Promise<Record<string, unknown>> {
+  const identity = await verify(authorization);
+  return {
+    sub: identity.subject,
+    email: identity.email,
+    email_verified: true,
+    ...(identity.groups.length > 0 ? { groups: identity.groups } : {}),
+    ...(identity.hostedDomain === undefined ? {} : { hd: identity.hostedDomain }),
+  };
+}

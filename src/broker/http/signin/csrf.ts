@@ -1,0 +1,38 @@
+/**
+ * CSRF defence of the page forms (verification page, consent page): a random
+ * secret in a SameSite=Strict cookie, and in each form an HMAC of it under
+ * `server.cookieKey` (the signed double-submit pattern), checked in constant
+ * time. Browser requests must also be same-origin when they say where they
+ * come from (`Origin`, `Sec-Fetch-Site`).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { randomSecret } from '../../auth/secrets.ts';
+
+export class CsrfGuard {
+  readonly #key: Buffer;
+  readonly #origin: string;
+
+  constructor(key: Buffer, publicOrigin: string) {
+    if (key.length < 16) throw new RangeError('CSRF key must be at least 16 bytes');
+    this.#key = key;
+    this.#origin = publicOrigin;
+  }
+
+  newSecret(): string {
+    return randomSecret(24);
+  }
+
+  tokenFor(secret: string): string {
+    return createHmac('sha256', this.#key).update(`csrf:${secret}`).digest('base64url');
+  }
+
+  /** True when the form token matches the cookie secret and the request is not cross-origin. */
+  verify(input: { secret: string | undefined; token: string | undefined; origin: string | undefined; fetchSite: string | undefined }): boolean {
+    if (input.fetchSite !== undefined && input.fetchSite !== 'same-origin' && input.fetchSite !== 'none') return false;
+    if (input.origin !== undefined && input.origin !== this.#origin) return false;
+    if (input.secret === undefined || input.token === undefined) return false;
+    const expected = Buffer.from(this.tokenFor(input.secret));
+    const given = Buffer.from(input.token);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The issuer's sign-in routes as one fastify plugin for the management
+ * listener (`createManagementApp({ plugins })`): discovery documents, the
+ * JSON endpoints and the pages, each in its own encapsulated scope. Every
+ * route except discovery and the IdP callback (gated by its state cookie) is
+ * charged to the caller's IP.
+ */
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { SignInContext } from '../../auth/sign-in-context.ts';
+import type { BrokerMetrics } from '../metrics.ts';
+import { ipRateLimitHook } from '../rate-limit/ip-rate-limit.ts';
+import { bucketsFor, type RateLimitSettings } from '../rate-limit/settings.ts';
+import { CsrfGuard } from './csrf.ts';
+import { jsonRoutes } from './json-routes.ts';
+import { metadataRoutes } from './metadata-routes.ts';
+import { pageRoutes } from './page-routes.ts';
+
+export { metadataPaths } from './metadata-routes.ts';
+
+export type SignInRoutesOptions = {
+  context: SignInContext;
+  /** `server.cookieKey`, decoded: the HMAC key of the forms' CSRF tokens. */
+  cookieKey: Buffer;
+  /** `server.insecureCookies`: plain-http development without Secure cookies. */
+  insecureCookies: boolean;
+  roundTripTtlSeconds: number;
+  rateLimit: { disabled: boolean; login: RateLimitSettings; userCode: RateLimitSettings; trustForwardedFor: boolean; now?: () => number };
+  metrics?: BrokerMetrics;
+};
+
+export function signInRoutes(options: SignInRoutesOptions): FastifyPluginAsync {
+  const { context, rateLimit } = options;
+  const cookies = { secure: !options.insecureCookies };
+  const csrf = new CsrfGuard(options.cookieKey, new URL(context.issuer).origin);
+  // One budget for every unauthenticated sign-in route, as the Go broker's `rateLimit.login`.
+  const loginBuckets = rateLimit.disabled ? null : bucketsFor(rateLimit.login, rateLimit.now);
+  const userCodeBuckets = rateLimit.disabled ? null : bucketsFor(rateLimit.userCode, rateLimit.now);
+  const limit = loginBuckets === null ? undefined : ipRateLimitHook({ buckets: loginBuckets, trustForwardedFor: rateLimit.trustForwardedFor, ...(options.metrics ? { metrics: options.metrics } : {}) });
+  return async (app) => {
+    await app.register(async (scope) => metadataRoutes(scope, context));
+    await app.register(async (scope) => {
+      redactQueryInLogs(scope);
+      if (limit !== undefined) scope.addHook('onRequest', limit);
+      jsonRoutes(scope, context);
+    });
+    await app.register(async (scope) => {
+      redactQueryInLogs(scope);
+      pageRoutes(scope, { context, csrf, cookies, userCodeBuckets, trustForwardedFor: rateLimit.trustForwardedFor, roundTripTtlSeconds: options.roundTripTtlSeconds, ...(limit === undefined ? {} : { limit }) });
+    });
+  };
+}
+
+/**
+ * Query strings of sign-in routes carry user codes, authorization codes and
+ * state; request logs keep only the path (style rule: no codes in logs).
+ */
+function redactQueryInLogs(scope: FastifyInstance): void {
+  scope.addHook('onRoute', (route) => {
+    route.logSerializers = { ...route.logSerializers, req: (request: FastifyRequest) => ({ method: request.method, url: request.url.split('?')[0], remoteAddress: request.ip }) };
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * The authorization server's JSON endpoints: device authorization, token,
+ * revocation and registration. Form-encoded in, JSON out, never cached,
+ * readable from any origin (no cookies are involved).
+ */
+import type { FastifyInstance } from 'fastify';
+import { deviceAuthorizationEndpoint } from '../../auth/device/device-endpoints.ts';
+import { registrationEndpoint, revocationEndpoint } from '../../auth/registration-endpoints.ts';
+import { endpointPaths, type SignInContext } from '../../auth/sign-in-context.ts';
+import { tokenEndpoint } from '../../auth/token-endpoint.ts';
+import { BearerError } from '../../auth/bearer-error.ts';
+import { userinfoEndpoint, userinfoVerifier } from '../../auth/userinfo-endpoint.ts';
+import { formOf, registerFormParser } from './form-body.ts';
+import { allowAnyOrigin, noStore, oauthErrorHandler, preflight } from './replies.ts';
+
+const registrationBodyLimitBytes = 64 * 1024;
+
+export function jsonRoutes(scope: FastifyInstance, context: SignInContext): void {
+  registerFormParser(scope);
+  scope.setErrorHandler(oauthErrorHandler);
+  scope.post(endpointPaths.deviceAuthorization, async (request, reply) => {
+    const body = await deviceAuthorizationEndpoint(context, request.headers.authorization, formOf(request.body));
+    return noStore(allowAnyOrigin(reply)).send(body);
+  });
+  for (const path of [endpointPaths.token, endpointPaths.legacyToken]) {
+    scope.post(path, async (request, reply) => {
+      const body = await tokenEndpoint(context, request.headers.authorization, formOf(request.body));
+      return noStore(allowAnyOrigin(reply)).send(body);
+    });
+  }
+  for (const path of [endpointPaths.revocation, endpointPaths.legacyRevocation]) {
+    scope.post(path, async (request, reply) => {
+      await revocationEndpoint(context, request.headers.authorization, formOf(request.body));
+      return noStore(allowAnyOrigin(reply)).send({});
+    });
+  }
+  if (context.registration) {
+    scope.post(endpointPaths.registration, { bodyLimit: registrationBodyLimitBytes }, async (request, reply) => {
+      const body = await registrationEndpoint(context, request.body);
+      return noStore(allowAnyOrigin(reply)).code(201).send(body);
+    });
+  }
+  const verify = userinfoVerifier(context);
+  for (const method of ['GET', 'POST'] as const) {
+    scope.route({ method, url: endpointPaths.userinfo, handler: async (request, reply) => {
+      try {
+        return noStore(allowAnyOrigin(reply)).send(await userinfoEndpoint(verify, request.headers.authorization));
+      } catch (error) {
+        if (!(error instanceof BearerError)) throw error;
+        // RFC 6750 §3: the challenge names the problem; the body stays empty of detail.
+        return noStore(allowAnyOrigin(reply)).code(error.status).header('www-authenticate', `Bearer error="${error.error}"`).send({ error: error.error, error_description: error.description });
+      }
+    } });
+  }
+  const paths = [endpointPaths.userinfo, endpointPaths.deviceAuthorization, endpointPaths.token, endpointPaths.legacyToken, endpointPaths.revocation, endpointPaths.legacyRevocation, ...(context.registration ? [endpointPaths.registration] : [])];
+  for (const path of paths) scope.options(path, preflight);
+}

@@ -1,0 +1,128 @@
+/**
+ * The browser side: the device verification page (`GET/POST /device`), the
+ * authorization endpoint with its consent page (`GET/POST /oauth/authorize`)
+ * and the IdP callback (`GET /auth/callback`). Every form is CSRF-checked;
+ * every IdP round trip is bound to the browser by a cookie.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { authorizeEndpoint, callbackEndpoint, consentEndpoint, type BrowserStep } from '../../auth/authorize/authorize-endpoints.ts';
+import { deviceSubmit } from '../../auth/device/device-endpoints.ts';
+import { endpointPaths, type SignInContext } from '../../auth/sign-in-context.ts';
+import type { TokenBuckets } from '../rate-limit/token-bucket.ts';
+import { clientIp } from '../rate-limit/client-ip.ts';
+import { clearCookie, csrfCookie, readCookie, roundTripCookie, setCookie, type CookiePolicy } from './cookies.ts';
+import type { CsrfGuard } from './csrf.ts';
+import { formOf, queryParams, registerFormParser } from './form-body.ts';
+import { htmlReply, pageErrorHandler } from './replies.ts';
+import { consentPage, devicePage, messagePage } from './pages.ts';
+
+export type PageRoutesOptions = {
+  context: SignInContext;
+  csrf: CsrfGuard;
+  cookies: CookiePolicy;
+  /** RFC 8628 §5.1: user-code guesses per client IP; null when rate limits are off. */
+  userCodeBuckets: TokenBuckets | null;
+  trustForwardedFor: boolean;
+  roundTripTtlSeconds: number;
+  /** The per-IP limit of the pages; the IdP callback is gated by its state cookie instead (inventory §1.2). */
+  limit?: onRequestHookHandler;
+};
+
+const invalidCode = 'Invalid or expired code. Check the code on your device, or start again there.';
+
+export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): void {
+  const { context, csrf, cookies } = options;
+  registerFormParser(scope);
+  scope.setErrorHandler(pageErrorHandler);
+  const idp = [context.upstream.authorizationOrigin];
+  const limited = options.limit === undefined ? {} : { onRequest: options.limit };
+
+  /** The CSRF secret of this browser, set when it has none yet. */
+  const csrfToken = (request: FastifyRequest, reply: FastifyReply): string => {
+    const spec = csrfCookie(cookies);
+    let secret = readCookie(request.headers.cookie, spec.name);
+    if (secret === undefined || !/^[A-Za-z0-9_-]{16,64}$/.test(secret)) {
+      secret = csrf.newSecret();
+      reply.header('set-cookie', setCookie(spec, secret, cookies));
+    }
+    return csrf.tokenFor(secret);
+  };
+  const csrfOk = (request: FastifyRequest, token: string | undefined) =>
+    csrf.verify({
+      secret: readCookie(request.headers.cookie, csrfCookie(cookies).name),
+      token,
+      origin: stringHeader(request.headers.origin),
+      fetchSite: stringHeader(request.headers['sec-fetch-site']),
+    });
+  const forbidden = (reply: FastifyReply) => htmlReply(reply.code(403), messagePage('Request refused', 'This form expired or did not come from this site. Reload the page and try again.', 'alert'), []);
+
+  scope.get(endpointPaths.verification, limited, async (request, reply) => {
+    const prefill = queryParams(request.url).user_code ?? '';
+    return htmlReply(reply, devicePage({ userCode: prefill.slice(0, 12), csrf: csrfToken(request, reply) }), idp);
+  });
+
+  scope.post(endpointPaths.verification, limited, async (request, reply) => {
+    const form = formOf(request.body);
+    if (!csrfOk(request, form.csrf)) return forbidden(reply);
+    const typed = (form.user_code ?? '').slice(0, 32);
+    const verdict = options.userCodeBuckets?.take(clientIp(request, options.trustForwardedFor));
+    if (verdict !== undefined && !verdict.ok) {
+      reply.header('retry-after', String(verdict.retryAfterSeconds));
+      return htmlReply(reply.code(429), devicePage({ userCode: typed, csrf: csrfToken(request, reply), error: `Too many attempts. Wait ${verdict.retryAfterSeconds} seconds and try again.` }), idp);
+    }
+    const result = await deviceSubmit(context, typed, form.action === 'deny' ? 'deny' : 'approve');
+    if (result.kind === 'unknown-code') return htmlReply(reply.code(400), devicePage({ userCode: typed, csrf: csrfToken(request, reply), error: invalidCode }), idp);
+    if (result.kind === 'denied') return htmlReply(reply, messagePage('Request denied', 'The device was not signed in. You can close this window.'), []);
+    return toUpstream(reply, result.url, result.state);
+  });
+
+  const authorize = async (request: FastifyRequest, reply: FastifyReply, params: Record<string, string>) => {
+    if (params.consent_id !== undefined) {
+      if (!csrfOk(request, params.csrf)) return forbidden(reply);
+      return answer(request, reply, await consentEndpoint(context, params.consent_id, params.decision === 'approve' ? 'approve' : 'deny'));
+    }
+    return answer(request, reply, await authorizeEndpoint(context, params));
+  };
+  scope.get(endpointPaths.authorization, limited, async (request, reply) => authorize(request, reply, queryParams(request.url)));
+  scope.post(endpointPaths.authorization, limited, async (request, reply) => authorize(request, reply, { ...formOf(request.body) }));
+
+  scope.get(endpointPaths.callback, async (request, reply) => {
+    const spec = roundTripCookie(cookies, options.roundTripTtlSeconds);
+    const bound = readCookie(request.headers.cookie, spec.name);
+    reply.header('set-cookie', clearCookie(spec, cookies));
+    const url = new URL(request.url, context.issuer);
+    return answer(request, reply, await callbackEndpoint(context, url, bound));
+  });
+
+  const toUpstream = (reply: FastifyReply, url: string, state: string) =>
+    reply.header('set-cookie', setCookie(roundTripCookie(cookies, options.roundTripTtlSeconds), state, cookies)).header('cache-control', 'no-store').redirect(url, 303);
+
+  const answer = (request: FastifyRequest, reply: FastifyReply, step: BrowserStep) => {
+    switch (step.kind) {
+      case 'page-error':
+        return htmlReply(reply.code(step.status), messagePage(step.title, step.message, 'alert'), []);
+      case 'client-redirect':
+        return reply.header('cache-control', 'no-store').redirect(step.url, 303);
+      case 'upstream':
+        return toUpstream(reply, step.url, step.state);
+      case 'consent': {
+        const body = consentPage({ client: step.client, redirectUri: step.request.redirectUri, scope: step.request.scope, consentId: step.pendingId, csrf: csrfToken(request, reply) });
+        return htmlReply(reply, body, [...idp, formTarget(step.request.redirectUri)]);
+      }
+      case 'device-done': {
+        const title = step.outcome === 'approved' ? 'Device signed in' : step.outcome === 'denied' ? 'Sign-in refused' : 'Sign-in not completed';
+        return htmlReply(reply.code(step.outcome === 'approved' ? 200 : 400), messagePage(title, step.message, step.outcome === 'approved' ? 'status' : 'alert'), []);
+      }
+    }
+  };
+}
+
+/** The CSP source that admits a redirect to `uri` (an origin, or a bare private-use scheme). */
+function formTarget(uri: string): string {
+  const url = new URL(uri);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+}
+
+function stringHeader(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

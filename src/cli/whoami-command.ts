@@ -1,0 +1,63 @@
+import { parseArgs } from 'node:util';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import * as oidc from 'openid-client';
+import { discoverBroker, readCredentials, resolveIssuer, saveSignIn, toStoredSignIn, type CliOutput, type StoredSignIn } from './login-command.ts';
+
+const help = `demarkus-broker whoami [--issuer URL] [--access-token]
+
+Says who you are signed in as at the broker, refreshing the access token
+when it is about to expire (the refresh token rotates on every use).
+
+  --issuer URL      which sign-in to show (default: the last one)
+  --access-token    print only a valid access token, e.g. for an MCP client's
+                    Authorization header`;
+
+const refreshMarginMs = 60_000;
+
+export async function runWhoamiCommand(args: string[], io: CliOutput = { out: (line) => console.log(line) }): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { issuer: { type: 'string' }, 'access-token': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    io.out(help);
+    return 0;
+  }
+  const issuer = await resolveIssuer(values.issuer);
+  let signIn = (await readCredentials()).signIns[issuer];
+  if (signIn === undefined) {
+    io.out(`Not signed in to ${issuer}. Run: demarkus-broker login --issuer ${issuer}`);
+    return 1;
+  }
+  if (signIn.expiresAt - Date.now() < refreshMarginMs) signIn = await refreshed(signIn);
+  const claims = await verifiedClaims(signIn);
+  if (values['access-token']) {
+    io.out(signIn.accessToken);
+    return 0;
+  }
+  io.out(`Signed in to ${issuer} as ${String(claims.email)}`);
+  if (Array.isArray(claims.groups) && claims.groups.length > 0) io.out(`  groups: ${claims.groups.join(', ')}`);
+  if (typeof claims.hd === 'string') io.out(`  domain: ${claims.hd}`);
+  io.out(`  access token valid until ${new Date((claims.exp ?? 0) * 1000).toISOString()} (for ${String(claims.aud)})`);
+  return 0;
+}
+
+async function refreshed(signIn: StoredSignIn): Promise<StoredSignIn> {
+  if (signIn.refreshToken === undefined) throw new Error('the access token expired and there is no refresh token; run demarkus-broker login');
+  const config = await discoverBroker(signIn.issuer, signIn.clientId);
+  let tokens: oidc.TokenEndpointResponse;
+  try {
+    tokens = await oidc.refreshTokenGrant(config, signIn.refreshToken);
+  } catch (error) {
+    throw new Error(`the sign-in is no longer valid (${(error as { error?: string }).error ?? (error as Error).message}); run demarkus-broker login`, { cause: error });
+  }
+  const next = toStoredSignIn(signIn.issuer, signIn.clientId, tokens, signIn.refreshToken);
+  await saveSignIn(next);
+  return next;
+}
+
+/** The access token's claims, checked against the broker's published keys (so whoami does not trust a stale file). */
+async function verifiedClaims(signIn: StoredSignIn): Promise<JWTPayload> {
+  const config = await discoverBroker(signIn.issuer, signIn.clientId);
+  const jwksUri = config.serverMetadata().jwks_uri;
+  if (jwksUri === undefined) throw new Error('the broker publishes no jwks_uri');
+  const { payload } = await jwtVerify(signIn.accessToken, createRemoteJWKSet(new URL(jwksUri)), { issuer: signIn.issuer, algorithms: ['ES256'] });
+  return payload;
+}
