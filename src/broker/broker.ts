@@ -9,12 +9,17 @@ import { createBrokerMetrics, type BrokerMetrics } from './http/metrics.ts';
 import { brokerDefinitions } from './definitions.ts';
 import { tokenTrust, verifierOptions, type TokenTrust } from './trust.ts';
 import { worldMetricsAdapter } from './world-metrics-adapter.ts';
+import { setUpBrokerSignIn, withKeyRing, type BrokerSignInOptions } from './http/signin/broker-sign-in.ts';
+import type { SignInContext } from './auth/sign-in-context.ts';
 import { BrokerGraph, backlinkService } from './graph/index.ts';
+import { clusterServices, startDiscovery } from './cluster.ts';
 
 export type BrokerOptions = {
   logger?: FastifyServerOptions['logger'];
   version?: string;
   now?: () => Date;
+  /** Sign-in state and the upstream IdP, when not the defaults (tests, the Kubernetes Secret backend). */
+  signIn?: Omit<BrokerSignInOptions, 'metrics'>;
 };
 
 export type RunningBroker = {
@@ -24,6 +29,8 @@ export type RunningBroker = {
   graph: BrokerGraph;
   metrics: BrokerMetrics;
   trust: TokenTrust;
+  /** The authorization server, when `oidc.issuer` is configured. */
+  signIn: SignInContext | null;
   close(): Promise<void>;
 };
 
@@ -43,16 +50,20 @@ const serverInstructions = [
 export async function startBroker(config: BrokerConfig, options: BrokerOptions = {}): Promise<RunningBroker> {
   const trust = tokenTrust(config);
   const metrics = createBrokerMetrics();
-  const verifyBearer = createBearerVerifier(await verifierOptions(config, trust));
-  const gateway = await openWorldGateway(config, { metrics: worldMetricsAdapter(metrics) });
+  const cluster = clusterServices(config);
+  const signIn = await setUpBrokerSignIn(config, trust.resource, { ...(cluster.state ? { stateStore: cluster.state } : {}), ...options.signIn, metrics });
+  const verifyBearer = createBearerVerifier(withKeyRing(await verifierOptions(config, trust), signIn.ring, config.oidc.allowDomains));
+  const gateway = await openWorldGateway(config, { metrics: worldMetricsAdapter(metrics), ...(cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {}) });
   const graph = new BrokerGraph({ gateway, ...(options.now ? { now: options.now } : {}) });
   let listening = false;
-  const closers: Array<() => Promise<unknown>> = [() => gateway.close()];
+  const closers: Array<() => Promise<unknown>> = [() => signIn.close(), () => gateway.close()];
   const close = async () => {
     listening = false;
     for (const closer of closers.reverse()) await closer().catch(() => undefined);
   };
   try {
+    const stopDiscovery = await startDiscovery(config, cluster, gateway.registry);
+    if (stopDiscovery) closers.push(stopDiscovery);
     const listener = await createMcpListener({
       publicUrl: config.server.mcp.publicURL ?? config.server.publicURL,
       authorizationServers: [config.server.publicURL],
@@ -80,6 +91,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     const management = await createManagementApp({
       metrics,
       ready: () => ({ listeners: listening, signer: true, worlds: gateway.list().length > 0 }),
+      plugins: [signIn.plugin],
       logger: options.logger ?? false,
     });
     closers.push(() => management.close());
@@ -93,6 +105,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       graph,
       metrics,
       trust,
+      signIn: signIn.context,
       close,
     };
   } catch (error) {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadBrokerConfig } from '../broker/config/index.ts';
 import { openWorldGateway } from '../broker/worlds/index.ts';
+import { clusterServices } from '../broker/cluster.ts';
 import { runFederationCrawl, summaryRecord, summaryText, crawlerIdentity } from '../broker/graph/index.ts';
 import { defaultConfigPath } from './broker-command.ts';
 import { UsageError } from './usage-error.ts';
@@ -35,7 +36,8 @@ export async function runCrawlCommand(args: string[]): Promise<number> {
   const retention = values.retention === undefined ? 20 : Number(values.retention);
   if (!Number.isInteger(retention) || retention < 0) throw new UsageError(`--retention must be a whole number >= 0, got "${values.retention}"`);
   const config = await loadBrokerConfig(values.config ?? process.env['DEMARKUS_BROKER_CONFIG'] ?? defaultConfigPath);
-  const gateway = await openWorldGateway(config);
+  const cluster = clusterServices(config);
+  const gateway = await openWorldGateway(config, cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {});
   try {
     const identity = values.as ? { ...crawlerIdentity, subject: values.as, email: values.as.toLowerCase() } : crawlerIdentity;
     const summary = await runFederationCrawl({ gateway, hub: values.hub ?? 'root', now: () => new Date(), retention, identity });

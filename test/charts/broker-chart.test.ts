@@ -8,7 +8,6 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { parseBrokerConfig, type BrokerConfig } from '../../src/broker/config/index.ts';
-import { brokerConfigShape } from '../../src/broker/config/schema.ts';
 import { brokerCases, signingKeyFile, type BrokerCase } from './matrix.ts';
 import { difference, granted, needed } from './rbac.ts';
 import { find, lint, one, template, type KubeObject, type Rendered } from './render.ts';
@@ -16,15 +15,6 @@ import { schemaProblems } from './schema.ts';
 
 type Result = { rendered: Rendered; lint: { code: number; output: string } };
 
-/**
- * The chart renders `discovery:` for the broker when discovery.enabled. Until
- * the config schema (src/broker/config) accepts that key, the two checks that
- * load such a config are reported as todo instead of failing; they become
- * ordinary tests by themselves once the key exists.
- */
-const configKnowsDiscovery = 'discovery' in brokerConfigShape.shape;
-const loadTodo = (testCase: BrokerCase) =>
-  (testCase.values['discovery'] as { enabled?: boolean } | undefined)?.enabled && !configKnowsDiscovery ? 'the broker config schema has no discovery key yet' : false;
 const results = new Map<string, Result>();
 
 const request = (testCase: BrokerCase) => ({
@@ -85,7 +75,7 @@ describe('demarkus-broker chart over the values matrix (real helm)', () => {
         }
       });
 
-      it('renders a config.yaml the broker loads', { todo: loadTodo(testCase) }, () => {
+      it('renders a config.yaml the broker loads', () => {
         const config = loadedConfig(testCase);
         assert.equal(config.server.publicURL, 'https://broker.example.com');
         assert.equal(config.server.brokerNamespace, 'demarkus');

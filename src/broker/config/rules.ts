@@ -27,6 +27,7 @@ const rules: Rule[] = [
   oidcIssuer,
   dialerTrust,
   ({ sweeper }) => (sweeper.interval > maxSweeperIntervalMs ? { path: ['sweeper', 'interval'], message: 'must be at most 24h' } : null),
+  someWorld,
   uniqueWorldNames,
   storageRequirements,
   fileCollisions,
@@ -84,6 +85,12 @@ function oidcIssuer({ oidc }: ParsedBrokerConfig): RuleViolation | null {
 function dialerTrust({ worldDialer }: ParsedBrokerConfig): RuleViolation | null {
   if (worldDialer.caFile === undefined || !worldDialer.insecureSkipVerify) return null;
   return { path: ['worldDialer', 'caFile'], message: 'cannot be combined with worldDialer.insecureSkipVerify' };
+}
+
+/** Reference §6.3: the broker refuses to start without worlds, unless discovery will bring them. */
+function someWorld({ worlds, discovery }: ParsedBrokerConfig): RuleViolation | null {
+  if (worlds.length > 0 || discovery.enabled) return null;
+  return { path: ['worlds'], message: 'is required: at least one world, unless discovery.enabled is true' };
 }
 
 function uniqueWorldNames({ worlds }: ParsedBrokerConfig): RuleViolation | null {

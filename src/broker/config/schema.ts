@@ -21,6 +21,8 @@ const oidcSchema = z.strictObject({
   clientSecret: text().optional(),
   redirectURL: webUrl().optional(),
   brokerSigningKey: signingKeyPem(),
+  /** The key to promote next: published in the JWKS beside the current one; generated into storage when absent. */
+  nextBrokerSigningKey: signingKeyPem().optional(),
   /** `hd` claim allowlist (reference §2.2); lower-cased and trimmed. */
   allowDomains: lowerList(),
 });
@@ -44,6 +46,8 @@ const rateLimitSchema = z.strictObject({
   disabled: flag(false),
   tokens: bucketSchema(120, 60),
   login: bucketSchema(20, 5),
+  /** RFC 8628 §5.1: user-code guesses per IP at the verification page, on top of `login`. */
+  userCode: bucketSchema(10, 5),
   trustForwardedFor: flag(false),
 });
 
@@ -91,12 +95,43 @@ const webClientSchema = z.strictObject({
   name: text().optional(),
 });
 
+/** Our authorization server's own knobs (no Go broker equivalent). */
+const oauthSchema = z.strictObject({
+  /** RFC 7591 dynamic client registration at `/register`. */
+  registration: z.strictObject({ disabled: flag(false), maxClients: count(1000) }).prefault({}),
+  /** Client ID Metadata Documents: https `client_id` URLs fetched by the broker. */
+  clientMetadataDocuments: z
+    .strictObject({
+      disabled: flag(false),
+      /** Development and tests only: also fetch http://localhost documents and dial loopback addresses. */
+      allowLoopback: flag(false),
+    })
+    .prefault({}),
+  /** Refresh-token families kept at most; the oldest unused goes first (a Kubernetes Secret holds about 5000). */
+  maxRefreshTokenFamilies: count(5000),
+});
+
+/**
+ * Live world discovery (new): Services labelled `demarkus.io/world=<name>` are
+ * added to and removed from the registry while the broker runs, beside the
+ * configured worlds (which win on a name clash). Needs the Kubernetes API.
+ */
+const discoverySchema = z.strictObject({
+  enabled: flag(false),
+  /** Namespaces to watch; empty watches every namespace (needs the cluster-wide RBAC). */
+  namespaces: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name')).default([]),
+  clusterDomain: z.string().min(1).default('cluster.local'),
+});
+
 export const brokerConfigShape = z.strictObject({
   server: section(serverSchema),
   oidc: section(oidcSchema),
   storage: storageSchema.prefault({}),
-  worlds: z.array(worldSchema).min(1, 'at least one world is required').prefault([]),
+  // At least one world unless discovery is on (checked in rules.ts, where both are known).
+  worlds: z.array(worldSchema).prefault([]),
+  discovery: discoverySchema.prefault({}),
   webClients: z.array(webClientSchema).default([]),
+  oauth: oauthSchema.prefault({}),
   sweeper: sweeperSchema.prefault({}),
   rateLimit: rateLimitSchema.prefault({}),
   worldDialer: worldDialerSchema.prefault({}),

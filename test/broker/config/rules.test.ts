@@ -30,9 +30,15 @@ describe('broker config: shape errors name the key path', () => {
     refuses(fileConfig.replace(/    defaultToken:\n      paths: \["\/\*\*"\]\n  - name: team-b/, '  - name: team-b'), 'ERR_CONFIG_REQUIRED', 'config: worlds[0].defaultToken: is required');
   });
 
+  it('accepts a config without worlds when discovery will bring them', () => {
+    const config = parseBrokerConfig(`${fileConfig.slice(0, fileConfig.indexOf('worlds:'))}worlds: []\ndiscovery: { enabled: true, namespaces: [team-a] }\n`, env);
+    assert.deepEqual(config.discovery, { enabled: true, namespaces: ['team-a'], clusterDomain: 'cluster.local' });
+    assert.equal(config.worlds.length, 0);
+  });
+
   it('refuses a config without worlds', () => {
-    refuses(fileConfig.slice(0, fileConfig.indexOf('worlds:')), 'ERR_CONFIG_REQUIRED', 'config: worlds: at least one world is required');
-    refuses(`${fileConfig.slice(0, fileConfig.indexOf('worlds:'))}worlds: []\n`, 'ERR_CONFIG_REQUIRED', 'config: worlds: at least one world is required');
+    refuses(fileConfig.slice(0, fileConfig.indexOf('worlds:')), 'ERR_CONFIG_REQUIRED', 'config: worlds: is required: at least one world, unless discovery.enabled is true');
+    refuses(`${fileConfig.slice(0, fileConfig.indexOf('worlds:'))}worlds: []\n`, 'ERR_CONFIG_REQUIRED', 'config: worlds: is required: at least one world, unless discovery.enabled is true');
   });
 
   it('refuses a value of the wrong type', () => {

@@ -1,0 +1,45 @@
+import type { BrokerConfig } from './config/index.ts';
+import type { WriteTokenBackend } from './worlds/open-gateway.ts';
+import type { WorldRegistry } from './worlds/registry.ts';
+import type { StateDocumentStore } from './state/document-store.ts';
+import { kubernetesApis, kubernetesBackends, registrySink, WorldDiscovery, type KubernetesApis } from './kubernetes/index.ts';
+
+/**
+ * Where the broker keeps what must survive it, chosen by `storage.backend`:
+ * with `kubernetes`, write tokens and tokens.toml entries in Secrets and broker
+ * state in broker-namespace Secrets; with `file`, `undefined` lets each part use
+ * its file backend under `storage.dir`. One Kubernetes client serves both this
+ * and discovery.
+ */
+export type ClusterServices = {
+  writeTokens?: WriteTokenBackend;
+  state?: StateDocumentStore;
+  apis?: KubernetesApis;
+};
+
+export function clusterServices(config: BrokerConfig): ClusterServices {
+  const needsApi = config.storage.backend === 'kubernetes' || config.discovery.enabled;
+  if (!needsApi) return {};
+  const apis = kubernetesApis();
+  if (config.storage.backend !== 'kubernetes') return { apis };
+  const backends = kubernetesBackends(config, apis);
+  return { apis, writeTokens: backends.writeTokens, state: backends.state };
+}
+
+/**
+ * Live world discovery (`discovery.enabled`): labelled Services join and leave
+ * the registry while the broker runs; configured worlds always win.
+ * Returns the stop function, or null when discovery is off.
+ */
+export async function startDiscovery(config: BrokerConfig, services: ClusterServices, registry: WorldRegistry): Promise<(() => Promise<void>) | null> {
+  if (!config.discovery.enabled || services.apis === undefined) return null;
+  const discovery = new WorldDiscovery({
+    kubeConfig: services.apis.kubeConfig,
+    namespaces: config.discovery.namespaces.length === 0 ? 'all' : config.discovery.namespaces,
+    sink: registrySink(registry),
+    configuredWorlds: config.worlds.map((w) => w.name),
+    clusterDomain: config.discovery.clusterDomain,
+  });
+  await discovery.start();
+  return () => discovery.stop();
+}
