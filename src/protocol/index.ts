@@ -17,3 +17,4 @@ export * from './render/list.ts';
 export * from './render/versions.ts';
 export * from './render/lookup.ts';
 export * from './go-quote.ts';
+export * from './table-cells.ts';

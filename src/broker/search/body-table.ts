@@ -1,4 +1,5 @@
 import type { MarkResponse } from '../../protocol/response.ts';
+import { isEscapedAt, splitTableRow, unescapeCell } from '../../protocol/table-cells.ts';
 
 /**
  * A world's LOOKUP table read back into rows (Mark reference §2.7 rendering):
@@ -31,16 +32,16 @@ const columns = {
 
 export function parseLookupRows(response: MarkResponse): TableRow[] {
   const lines = new TextDecoder().decode(response.body).replaceAll('\r\n', '\n').split('\n');
-  const headerAt = lines.findIndex((line) => headerWidth(splitRow(line)) > 0);
+  const headerAt = lines.findIndex((line) => headerWidth(splitTableRow(line)) > 0);
   if (headerAt < 0) throw new LookupAnswerError('malformed LOOKUP response: result table missing');
-  const width = headerWidth(splitRow(lines[headerAt]!));
+  const width = headerWidth(splitTableRow(lines[headerAt]!));
   const rows: TableRow[] = [];
   for (const line of lines.slice(headerAt + 1)) {
     if (line.trim() === '') {
       if (rows.length > 0) break;
       continue;
     }
-    const cells = splitRow(line);
+    const cells = splitTableRow(line);
     if (cells === null) break;
     if (cells.every((cell) => /^:?-{3,}:?$/.test(cell))) continue;
     if (cells.length !== width) throw new LookupAnswerError(`malformed LOOKUP response: row has ${cells.length} columns`);
@@ -65,7 +66,7 @@ function rowFrom(cells: string[], rank: number): TableRow {
 /** The renderer appends `#anchor` unescaped after the escaped path; a `#` inside the path is escaped. */
 function splitAnchor(cell: string): { path: string; anchor: string } {
   for (let i = cell.length - 1; i >= 0; i--) {
-    if (cell[i] === '#' && !isEscaped(cell, i)) return { path: unescapeCell(cell.slice(0, i)), anchor: cell.slice(i + 1) };
+    if (cell[i] === '#' && !isEscapedAt(cell, i)) return { path: unescapeCell(cell.slice(0, i)), anchor: cell.slice(i + 1) };
   }
   return { path: unescapeCell(cell), anchor: '' };
 }
@@ -78,29 +79,3 @@ function headerWidth(cells: string[] | null): number {
   return 0;
 }
 
-/** Cells of a `| a | b |` row, split only at unescaped pipes; null for a line that is not a row. */
-export function splitRow(line: string): string[] | null {
-  const row = line.trim();
-  if (row.length < 2 || !row.startsWith('|') || !row.endsWith('|') || isEscaped(row, row.length - 1)) return null;
-  const cells: string[] = [];
-  let start = 1;
-  for (let i = 1; i < row.length - 1; i++) {
-    if (row[i] === '|' && !isEscaped(row, i)) {
-      cells.push(row.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  cells.push(row.slice(start, row.length - 1).trim());
-  return cells;
-}
-
-function isEscaped(text: string, at: number): boolean {
-  let backslashes = 0;
-  for (let i = at - 1; i >= 0 && text[i] === '\\'; i--) backslashes++;
-  return backslashes % 2 === 1;
-}
-
-/** Undoes escapeCell (Mark reference §2.2: a backslash before each markdown special). */
-export function unescapeCell(cell: string): string {
-  return cell.replace(/\\([\\[\]()*_`~#|])/g, '$1');
-}

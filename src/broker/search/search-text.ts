@@ -1,5 +1,5 @@
 import { escapeCell, formatFixed2 } from '../../protocol/escape.ts';
-import { splitRow, unescapeCell } from './body-table.ts';
+import { splitTableRow as splitRow, unescapeCell } from '../../protocol/table-cells.ts';
 import type { Ranking, WorldRow } from './merge-rows.ts';
 
 /**

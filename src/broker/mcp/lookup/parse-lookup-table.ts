@@ -1,6 +1,7 @@
 import type { MarkResponse } from '../../../protocol/response.ts';
 import { bodyText } from '../body-text.ts';
 import { goQuote } from '../go-format.ts';
+import { splitTableRow, unescapeCell } from '../../../protocol/table-cells.ts';
 
 /**
  * A world's catalog LOOKUP table read back into rows (Mark reference §2.7),
@@ -17,7 +18,7 @@ export class LookupTableError extends Error {
 
 export function parseLookupTable(response: MarkResponse): LookupTableRow[] {
   const lines = bodyText(response.body).replaceAll('\r\n', '\n').split('\n');
-  const header = lines.findIndex((line) => isHeader(splitRow(line)));
+  const header = lines.findIndex((line) => isHeader(splitTableRow(line)));
   if (header < 0) throw new LookupTableError('malformed LOOKUP response: result table missing');
   const rows: LookupTableRow[] = [];
   for (const line of lines.slice(header + 1)) {
@@ -25,7 +26,7 @@ export function parseLookupTable(response: MarkResponse): LookupTableRow[] {
       if (rows.length > 0) break;
       continue;
     }
-    const cells = splitRow(line);
+    const cells = splitTableRow(line);
     if (cells === null) break;
     if (isSeparator(cells)) continue;
     rows.push(rowFrom(cells, rows.length));
@@ -49,28 +50,6 @@ function rowFrom(cells: string[], rank: number): LookupTableRow {
   return { path, importance, title: unescapeCell(cells[2]!), tags: unescapeCell(cells[3]!), rank };
 }
 
-/** Cells of a `| a | b |` row, splitting only at unescaped pipes; null for a line that is not a row. */
-function splitRow(line: string): string[] | null {
-  const row = line.trim();
-  if (row.length < 2 || !row.startsWith('|') || !row.endsWith('|')) return null;
-  const cells: string[] = [];
-  let start = 1;
-  for (let i = 1; i < row.length - 1; i++) {
-    if (row[i] === '|' && !isEscaped(row, i)) {
-      cells.push(row.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  cells.push(row.slice(start, row.length - 1).trim());
-  return cells;
-}
-
-function isEscaped(text: string, at: number): boolean {
-  let backslashes = 0;
-  for (let i = at - 1; i >= 0 && text[i] === '\\'; i--) backslashes++;
-  return backslashes % 2 === 1;
-}
-
 function isHeader(cells: string[] | null): boolean {
   const names = ['path', 'importance', 'title', 'tags'];
   return cells !== null && cells.length === 4 && cells.every((cell, i) => cell.toLowerCase() === names[i]);
@@ -80,7 +59,3 @@ function isSeparator(cells: string[]): boolean {
   return cells.length === 4 && cells.every((cell) => /^:?-{3,}:?$/.test(cell.trim()));
 }
 
-/** Undoes the renderer's escaping (Mark reference §2.2: a backslash before each markdown special). */
-function unescapeCell(cell: string): string {
-  return cell.replace(/\\([\\[\]()*_`~#|])/g, '$1');
-}

@@ -5,7 +5,7 @@ import type { Metadata } from '../../../protocol/metadata.ts';
 import { optionalInteger, optionalString, requiredString } from '../args.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
-import { boundedMap } from '../lookup/bounded-map.ts';
+import { boundedMap } from '../../bounded-map.ts';
 import { parseLookupTable, type LookupTableRow } from '../lookup/parse-lookup-table.ts';
 import { failureDetail, mergeRows, renderLookupAll, type WorldFailure, type WorldRow } from '../lookup/render-lookup-all.ts';
 import { defineTool } from '../run-tool.ts';
