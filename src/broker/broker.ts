@@ -12,7 +12,7 @@ import { worldMetricsAdapter } from './world-metrics-adapter.ts';
 import { setUpBrokerSignIn, withKeyRing, type BrokerSignInOptions } from './http/signin/broker-sign-in.ts';
 import type { SignInContext } from './auth/sign-in-context.ts';
 import { BrokerGraph, backlinkService } from './graph/index.ts';
-import { clusterServices, startDiscovery } from './cluster.ts';
+import { clusterServices, startDiscovery, startLeaderSweep, sweepsByLease } from './cluster.ts';
 
 export type BrokerOptions = {
   logger?: FastifyServerOptions['logger'];
@@ -51,7 +51,8 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
   const trust = tokenTrust(config);
   const metrics = createBrokerMetrics();
   const cluster = clusterServices(config);
-  const signIn = await setUpBrokerSignIn(config, trust.resource, { ...(cluster.state ? { stateStore: cluster.state } : {}), ...options.signIn, metrics });
+  const leaderSweeps = sweepsByLease(config, cluster);
+  const signIn = await setUpBrokerSignIn(config, trust.resource, { ...(cluster.state ? { stateStore: cluster.state } : {}), externalRefreshSweep: leaderSweeps, ...options.signIn, metrics });
   const verifyBearer = createBearerVerifier(withKeyRing(await verifierOptions(config, trust), signIn.ring, config.oidc.allowDomains));
   const gateway = await openWorldGateway(config, { metrics: worldMetricsAdapter(metrics), ...(cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {}) });
   const graph = new BrokerGraph({ gateway, ...(options.now ? { now: options.now } : {}) });
@@ -64,6 +65,8 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
   try {
     const stopDiscovery = await startDiscovery(config, cluster, gateway.registry);
     if (stopDiscovery) closers.push(stopDiscovery);
+    const refreshTokens = signIn.context?.refreshTokens;
+    if (leaderSweeps && refreshTokens) closers.push(startLeaderSweep(config, cluster, async () => void (await refreshTokens.sweep()), logSweepFailure));
     const listener = await createMcpListener({
       publicUrl: config.server.mcp.publicURL ?? config.server.publicURL,
       authorizationServers: [config.server.publicURL],
@@ -120,4 +123,9 @@ async function listen(app: FastifyInstance, address: string): Promise<{ host: st
   const bound = app.server.address();
   if (bound === null || typeof bound === 'string') throw new Error(`listener on ${address} has no TCP address`);
   return { host: bound.address, port: bound.port };
+}
+
+function logSweepFailure(error: unknown): void {
+  const detail = error instanceof Error ? error.message : String(error);
+  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'warn', component: 'broker', msg: 'refresh token sweep failed', err: detail }) + '\n');
 }

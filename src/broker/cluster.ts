@@ -2,7 +2,8 @@ import type { BrokerConfig } from './config/index.ts';
 import type { WriteTokenBackend } from './worlds/open-gateway.ts';
 import type { WorldRegistry } from './worlds/registry.ts';
 import type { StateDocumentStore } from './state/document-store.ts';
-import { kubernetesApis, kubernetesBackends, registrySink, WorldDiscovery, type KubernetesApis } from './kubernetes/index.ts';
+import { hostname } from 'node:os';
+import { kubernetesApis, kubernetesBackends, LeaseElector, registrySink, runLeaderSweeper, WorldDiscovery, type KubernetesApis } from './kubernetes/index.ts';
 
 /**
  * Where the broker keeps what must survive it, chosen by `storage.backend`:
@@ -42,4 +43,26 @@ export async function startDiscovery(config: BrokerConfig, services: ClusterServ
   });
   await discovery.start();
   return () => discovery.stop();
+}
+
+/** Whether the refresh-token sweep must be leader-elected: several replicas share Secret-backed state. */
+export function sweepsByLease(config: BrokerConfig, services: ClusterServices): boolean {
+  return config.storage.backend === 'kubernetes' && services.apis !== undefined && !config.sweeper.disabled;
+}
+
+/**
+ * Reference §6.4: only the replica holding the Lease `sweeper.leaseName` sweeps,
+ * once on taking the lead and then every `sweeper.interval`. The Lease names
+ * this replica by `POD_NAME` (the chart sets it), else the host name.
+ */
+export function startLeaderSweep(config: BrokerConfig, services: ClusterServices, sweep: () => Promise<void>, onError: (error: unknown) => void): () => Promise<void> {
+  const namespace = config.server.brokerNamespace;
+  if (services.apis === undefined || namespace === undefined) return async () => {};
+  const elector = new LeaseElector({ coordination: services.apis.coordination, namespace, name: config.sweeper.leaseName, identity: process.env['POD_NAME'] || hostname() || 'broker' });
+  const stop = new AbortController();
+  const running = runLeaderSweeper(stop.signal, { elector, intervalMs: config.sweeper.interval, sweep: () => sweep(), onError });
+  return async () => {
+    stop.abort();
+    await running.catch(() => undefined);
+  };
 }

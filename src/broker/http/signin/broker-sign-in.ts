@@ -25,6 +25,8 @@ export type BrokerSignInOptions = {
   upstreamIdp?: UpstreamIdp;
   metrics?: BrokerMetrics;
   now?: () => number;
+  /** The refresh-token sweep is run by a leader-elected sweeper elsewhere (several replicas share state). */
+  externalRefreshSweep?: boolean;
 };
 
 export type BrokerSignIn = {
@@ -59,7 +61,7 @@ export async function setUpBrokerSignIn(config: BrokerConfig, resource: string, 
     rateLimit: { disabled: config.rateLimit.disabled, login: config.rateLimit.login, userCode: config.rateLimit.userCode, trustForwardedFor: config.rateLimit.trustForwardedFor },
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
-  const timers = startSweepers(config, context, ephemeral);
+  const timers = startSweepers(config, context, ephemeral, options.externalRefreshSweep === true);
   return { ring, context, plugin, close: async () => timers.forEach((t) => clearInterval(t)) };
 }
 
@@ -74,10 +76,10 @@ function defaultStateStore(config: BrokerConfig): StateDocumentStore {
   return new MemoryStateStore();
 }
 
-function startSweepers(config: BrokerConfig, context: SignInContext, ephemeral: EphemeralStore): NodeJS.Timeout[] {
+function startSweepers(config: BrokerConfig, context: SignInContext, ephemeral: EphemeralStore, external: boolean): NodeJS.Timeout[] {
   const timers: NodeJS.Timeout[] = [];
   if (ephemeral instanceof MemoryEphemeralStore) timers.push(setInterval(() => ephemeral.sweep(), 30_000));
-  if (!config.sweeper.disabled) timers.push(setInterval(() => void context.refreshTokens.sweep().catch(() => undefined), config.sweeper.interval));
+  if (!config.sweeper.disabled && !external) timers.push(setInterval(() => void context.refreshTokens.sweep().catch(() => undefined), config.sweeper.interval));
   for (const timer of timers) timer.unref();
   return timers;
 }
