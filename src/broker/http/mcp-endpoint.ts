@@ -60,6 +60,9 @@ async function openSession(endpoint: McpEndpoint, request: FastifyRequest, reply
   const close = () => closeQuietly(transport, server);
   const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
+    // Our tools answer in one message and never stream progress: a JSON body is
+    // cheaper than an SSE stream per call. Server-initiated messages still use the GET stream.
+    enableJsonResponse: true,
     onsessioninitialized: (id) => {
       state.bindId(id);
       endpoint.sessions.add({ id, subject: identity.subject, state, transport, close });
