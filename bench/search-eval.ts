@@ -33,7 +33,8 @@ import type { MarkResponse } from '../src/protocol/response.ts';
 import { generateToken, hashToken } from '../src/protocol/token.ts';
 import { parseLookupRows, phaseTwo, searchWorlds, type LookupFn, type PhaseRequest } from '../src/broker/search/index.ts';
 
-const dataDir = process.env.SPEX_BENCHDATA ?? '/work/shared/benchdata/spex';
+// The public benchmark ships in ../shared/benchdata/spex beside the project (SPEX_BENCHDATA overrides).
+const dataDir = process.env.SPEX_BENCHDATA ?? fileURLToPath(new URL('../../shared/benchdata/spex', import.meta.url));
 const docsPerQuestion = 10;
 const rowsPerQuestion = 200;
 

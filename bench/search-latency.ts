@@ -6,6 +6,7 @@
  *
  *   node --expose-gc bench/search-latency.ts [sections=100000]
  */
+import { prng } from '../test/support/prng.ts';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -15,19 +16,8 @@ import type { MatchMode, SearchDoc } from '../src/search/index.ts';
 import { spexCorpus } from './search-eval.ts';
 
 const sectionsPerDoc = 10;
-const dataDir = process.env.SPEX_BENCHDATA ?? '/work/shared/benchdata/spex';
-
-/** mulberry32: a small seeded PRNG, so every run builds the same corpus. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The public benchmark ships in ../shared/benchdata/spex beside the project (SPEX_BENCHDATA overrides).
+const dataDir = process.env.SPEX_BENCHDATA ?? fileURLToPath(new URL('../../shared/benchdata/spex', import.meta.url));
 
 /** A synthetic vocabulary (pronounceable words) drawn with a Zipf(1.07) law, like prose. */
 class WordSource {

@@ -4,18 +4,7 @@ import { parseResponse } from '../../src/protocol/response.ts';
 import { isKnownStatus } from '../../src/protocol/status.ts';
 import { encodeRequest } from '../../src/protocol/request.ts';
 import { startWorldFixture, type WorldFixture } from './world-fixture.ts';
-
-/** A small seeded PRNG (mulberry32) so a failure replays with the same inputs. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../support/prng.ts';
 
 const verbs = ['FETCH', 'LIST', 'VERSIONS', 'PUBLISH', 'APPEND', 'ARCHIVE', 'LOOKUP', 'WATCH', 'DELETE', 'fetch', ''];
 const paths = ['/', '/docs/a.md', '/docs', '/../etc/passwd', '/a/../../b', '/sha256-' + 'a'.repeat(64), 'relative', '/x\u0000y', '/' + 'p'.repeat(5000), '/docs/a.md/v1', '/docs/a.md/v0', '/ü/ß.md', '/health'];
