@@ -17,7 +17,15 @@ import { testTls } from '../test/world/world-fixture.ts';
 async function seed(stack: Stack): Promise<void> {
   const client = await stack.connect();
   for (const world of stack.worlds.keys()) {
-    await client.callTool({ name: 'mark_publish', arguments: { url: `mark://${world}/docs/small.md`, body: '# Small\n\nA short note about the broker.\n', expected_version: 0, metadata: { tags: 'bench, broker' } } });
+    await client.callTool({
+      name: 'mark_publish',
+      arguments: {
+        url: `mark://${world}/docs/small.md`,
+        body: '# Small\n\nA short note about the broker.\n',
+        expected_version: 0,
+        metadata: { tags: 'bench, broker' },
+      },
+    });
   }
   await client.close();
 }
@@ -31,10 +39,18 @@ export async function runToolOverheadBench(calls = 500): Promise<string[]> {
     const direct = new MarkClient({ ca: tls.cert });
     const world = stack.worlds.get('root')!;
     const authority = { host: 'localhost', port: world.port, dialHost: '127.0.0.1' };
-    const directFetch = await measureSequential('direct FETCH over QUIC (baseline)', calls, () => direct.call(authority, { verb: 'FETCH', path: '/docs/small.md' }));
-    const toolFetch = await measureSequential('mark_fetch through the broker (force)', calls, () => client.callTool({ name: 'mark_fetch', arguments: { url: 'mark://root/docs/small.md', force: true } }));
-    const directLookup = await measureSequential('direct LOOKUP over QUIC (baseline)', calls, () => direct.call(authority, { verb: 'LOOKUP', path: '/', metadata: { query: 'bench' } }));
-    const toolLookup = await measureSequential('mark_lookup through the broker', calls, () => client.callTool({ name: 'mark_lookup', arguments: { url: 'mark://root/', query: 'bench' } }));
+    const directFetch = await measureSequential('direct FETCH over QUIC (baseline)', calls, () =>
+      direct.call(authority, { verb: 'FETCH', path: '/docs/small.md' }),
+    );
+    const toolFetch = await measureSequential('mark_fetch through the broker (force)', calls, () =>
+      client.callTool({ name: 'mark_fetch', arguments: { url: 'mark://root/docs/small.md', force: true } }),
+    );
+    const directLookup = await measureSequential('direct LOOKUP over QUIC (baseline)', calls, () =>
+      direct.call(authority, { verb: 'LOOKUP', path: '/', metadata: { query: 'bench' } }),
+    );
+    const toolLookup = await measureSequential('mark_lookup through the broker', calls, () =>
+      client.callTool({ name: 'mark_lookup', arguments: { url: 'mark://root/', query: 'bench' } }),
+    );
     await direct.close();
     return [
       `Tool call overhead, ${calls} sequential calls, small document, one world`,
@@ -54,18 +70,30 @@ export async function runFanOutBench(calls = 100): Promise<string[]> {
   const lines = [`mark_lookup_all latency, ${calls} sequential calls`];
   let one = 0;
   for (const count of [1, 3, 10]) {
-    const stack = await startStack({ worlds: Array.from({ length: count }, (_, i) => `w${i}`), brokerConfig: { rateLimit: { disabled: true } } });
+    const stack = await startStack({
+      worlds: Array.from({ length: count }, (_, i) => `w${i}`),
+      brokerConfig: { rateLimit: { disabled: true } },
+    });
     try {
       await seed(stack);
       const client = await stack.connect();
       const worlds = [...stack.worlds.keys()];
-      const sequential = await measureSequential(`baseline: mark_lookup on each of ${count}, one after another`, calls, async () => {
-        for (const world of worlds) await client.callTool({ name: 'mark_lookup', arguments: { url: `mark://${world}/`, query: 'bench' } });
-      });
-      const result = await measureSequential(`mark_lookup_all over ${count} world(s)`, calls, () => client.callTool({ name: 'mark_lookup_all', arguments: { query: 'bench' } }));
+      const sequential = await measureSequential(
+        `baseline: mark_lookup on each of ${count}, one after another`,
+        calls,
+        async () => {
+          for (const world of worlds)
+            await client.callTool({ name: 'mark_lookup', arguments: { url: `mark://${world}/`, query: 'bench' } });
+        },
+      );
+      const result = await measureSequential(`mark_lookup_all over ${count} world(s)`, calls, () =>
+        client.callTool({ name: 'mark_lookup_all', arguments: { query: 'bench' } }),
+      );
       if (count === 1) one = result.p50Ms;
       lines.push(formatLatency(sequential));
-      lines.push(`${formatLatency(result)}   p50 vs 1 world: x${(result.p50Ms / one).toFixed(2)}, vs sequential sum: x${(result.p50Ms / sequential.p50Ms).toFixed(2)}`);
+      lines.push(
+        `${formatLatency(result)}   p50 vs 1 world: x${(result.p50Ms / one).toFixed(2)}, vs sequential sum: x${(result.p50Ms / sequential.p50Ms).toFixed(2)}`,
+      );
     } finally {
       await stack.close();
     }
@@ -82,8 +110,17 @@ export async function runSessionMemoryBench(sessions = 1000): Promise<string[]> 
     for (let i = 0; i < sessions; i++) {
       const response = await fetch(stack.mcpUrl, {
         method: 'POST',
-        headers: { authorization: `Bearer ${await stack.token(`user${i % 40}@example.com`)}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } }),
+        headers: {
+          authorization: `Bearer ${await stack.token(`user${i % 40}@example.com`)}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+        }),
       });
       await response.text();
     }

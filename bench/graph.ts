@@ -39,16 +39,25 @@ import { CrawledGraph } from '../src/broker/graph/crawled-graph.ts';
 import { documentLinks } from '../src/broker/graph/document-links.ts';
 import { runFederationCrawl } from '../src/broker/graph/federation/federation-crawl.ts';
 
-export type GraphBenchOptions = { crawlSizes?: readonly number[]; quicCrawlSize?: number; backlinkEdges?: readonly number[]; federationSize?: number; quicFederationSize?: number; queries?: number };
+export type GraphBenchOptions = {
+  crawlSizes?: readonly number[];
+  quicCrawlSize?: number;
+  backlinkEdges?: readonly number[];
+  federationSize?: number;
+  quicFederationSize?: number;
+  queries?: number;
+};
 
 export async function runGraphBenchmark(options: GraphBenchOptions = {}): Promise<string[]> {
   const lines: string[] = [];
   for (const size of options.crawlSizes ?? [1000, 10_000]) lines.push(...(await crawlThroughput(size)));
   if ((options.quicCrawlSize ?? 1000) > 0) lines.push(...(await quicCrawlThroughput(options.quicCrawlSize ?? 1000)));
-  for (const edges of options.backlinkEdges ?? [10_000, 100_000]) lines.push(backlinkLatency(edges, options.queries ?? 2000));
+  for (const edges of options.backlinkEdges ?? [10_000, 100_000])
+    lines.push(backlinkLatency(edges, options.queries ?? 2000));
   if ((options.backlinkEdges ?? [1]).length > 0) lines.push(memoryPer100kEdges());
   lines.push(...(await federationIncremental(options.federationSize ?? 1000)));
-  if ((options.quicFederationSize ?? 1000) > 0) lines.push(...(await federationOverQuic(options.quicFederationSize ?? 1000)));
+  if ((options.quicFederationSize ?? 1000) > 0)
+    lines.push(...(await federationOverQuic(options.quicFederationSize ?? 1000)));
   return lines;
 }
 
@@ -89,11 +98,22 @@ async function generateWorld(root: string, count: number): Promise<void> {
     await utimes(file, modified, modified);
     await symlink(`versions/${name}/v1`, join(dir, name));
   };
-  await write('/index.md', `# Hub\n\n${Array.from({ length: sections }, (_, s) => `- [Section ${s}](s${s}/index.md)\n`).join('')}`);
+  await write(
+    '/index.md',
+    `# Hub\n\n${Array.from({ length: sections }, (_, s) => `- [Section ${s}](s${s}/index.md)\n`).join('')}`,
+  );
   for (let s = 0; s < sections; s++) {
     const docs = Array.from({ length: Math.min(sectionSize, count - s * sectionSize) }, (_, k) => s * sectionSize + k);
     await write(`/s${s}/index.md`, `# Section ${s}\n\n${docs.map((i) => `- [Document ${i}](doc-${i}.md)\n`).join('')}`);
-    await Promise.all(docs.map((i) => write(docPath(i), documentBody(i, count), i % 10 === 0 ? { 'rel-supersedes': relative(i, (i + 1) % count) } : {})));
+    await Promise.all(
+      docs.map((i) =>
+        write(
+          docPath(i),
+          documentBody(i, count),
+          i % 10 === 0 ? { 'rel-supersedes': relative(i, (i + 1) % count) } : {},
+        ),
+      ),
+    );
   }
 }
 
@@ -113,7 +133,11 @@ class QuicGateway implements WorldGateway {
   get = (name: string) => this.#infos.find((w) => w.name === name);
   canWrite = () => true;
   read = (world: string, call: MarkCall) => this.#client.call(this.#worlds.get(world)!.authority, call);
-  write = (world: string, _identity: Identity, call: MarkCall) => this.#client.call(this.#worlds.get(world)!.authority, { ...call, metadata: { ...call.metadata, auth: this.#worlds.get(world)!.token } });
+  write = (world: string, _identity: Identity, call: MarkCall) =>
+    this.#client.call(this.#worlds.get(world)!.authority, {
+      ...call,
+      metadata: { ...call.metadata, auth: this.#worlds.get(world)!.token },
+    });
   close = async () => {};
 }
 
@@ -129,21 +153,30 @@ class InProcessGateway implements WorldGateway {
   get = (name: string) => this.#infos.find((w) => w.name === name);
   canWrite = () => true;
   read = (world: string, call: MarkCall) => this.#send(world, call, {});
-  write = (world: string, _identity: Identity, call: MarkCall) => this.#send(world, call, { auth: this.#worlds.get(world)!.token });
+  write = (world: string, _identity: Identity, call: MarkCall) =>
+    this.#send(world, call, { auth: this.#worlds.get(world)!.token });
   close = async () => {};
   #send(world: string, call: MarkCall, extra: Record<string, string>): Promise<MarkResponse> {
     const entry = this.#worlds.get(world)!;
     const body = typeof call.body === 'string' ? Buffer.from(call.body) : (call.body ?? new Uint8Array(0));
-    return entry.world.respond({ bytes: encodeRequest({ verb: call.verb, path: call.path, metadata: { ...call.metadata, ...extra }, body }) });
+    return entry.world.respond({
+      bytes: encodeRequest({ verb: call.verb, path: call.path, metadata: { ...call.metadata, ...extra }, body }),
+    });
   }
 }
 
-async function withWorld<T>(count: number, work: (root: string, tokensFile: string, token: string) => Promise<T>): Promise<T> {
+async function withWorld<T>(
+  count: number,
+  work: (root: string, tokensFile: string, token: string) => Promise<T>,
+): Promise<T> {
   const dir = await mkdtemp(join(scratchRoot(), 'bench-graph-'));
   try {
     const token = generateToken();
     const tokensFile = join(dir, 'tokens.toml');
-    await writeFile(tokensFile, `[tokens.bench]\nhash = "${hashToken(token)}"\npaths = ["/**"]\noperations = ["publish"]\n`);
+    await writeFile(
+      tokensFile,
+      `[tokens.bench]\nhash = "${hashToken(token)}"\npaths = ["/**"]\noperations = ["publish"]\n`,
+    );
     await generateWorld(join(dir, 'root'), count);
     return await work(join(dir, 'root'), tokensFile, token);
   } finally {
@@ -190,7 +223,14 @@ async function crawlThroughput(count: number): Promise<string[]> {
 async function quicCrawlThroughput(count: number): Promise<string[]> {
   return withWorld(count, async (root, tokensFile) => {
     const tls = await generateDevCertificate();
-    const server = await startWorldServer({ root, tokensFile, listen: { host: '127.0.0.1', port: 0 }, tls, rateLimit: { perSecond: 0, burst: 1 }, bodySearch: false });
+    const server = await startWorldServer({
+      root,
+      tokensFile,
+      listen: { host: '127.0.0.1', port: 0 },
+      tls,
+      rateLimit: { perSecond: 0, burst: 1 },
+      bodySearch: false,
+    });
     const client = new MarkClient({ ca: tls.cert });
     try {
       const authority = { host: 'localhost', port: server.port, dialHost: '127.0.0.1' };
@@ -200,7 +240,9 @@ async function quicCrawlThroughput(count: number): Promise<string[]> {
       const started = performance.now();
       const result = await crawl('mark://bench/index.md', fetcher, directory, crawlLimits(count));
       const ms = performance.now() - started;
-      return [`crawl, ${count}-document world, over QUIC (one pooled connection, 8 workers): ${result.graph.nodes.size} nodes in ${ms.toFixed(0)} ms = ${(result.graph.nodes.size / (ms / 1000)).toFixed(0)} docs/s`];
+      return [
+        `crawl, ${count}-document world, over QUIC (one pooled connection, 8 workers): ${result.graph.nodes.size} nodes in ${ms.toFixed(0)} ms = ${(result.graph.nodes.size / (ms / 1000)).toFixed(0)} docs/s`,
+      ];
     } finally {
       await client.close();
       await server.close();
@@ -225,7 +267,12 @@ function generatedEdges(count: number): GraphEdge[] {
       const i = d * 10 + k;
       return `${k === 5 ? '\n## Background\n\n' : ''}- [Link ${i % 1000}](${url((i * 7919 + 13) % docs)})\n`;
     });
-    const parsed = documentLinks(url(d), `# Document ${d}\n\n## Related\n\n${links.join('')}`, d % 2 === 0 ? { 'rel-supersedes': url((d + 1) % docs) } : {}, directory);
+    const parsed = documentLinks(
+      url(d),
+      `# Document ${d}\n\n## Related\n\n${links.join('')}`,
+      d % 2 === 0 ? { 'rel-supersedes': url((d + 1) % docs) } : {},
+      directory,
+    );
     edges.push(...parsed.edges);
   }
   return edges;
@@ -247,7 +294,11 @@ function backlinkLatency(count: number, queries: number): string {
   const edges = generatedEdges(count);
   const store = storeOf(edges);
   const targets = Array.from({ length: queries }, (_, q) => edges[(q * 104_729) % edges.length]!.to);
-  const linear = (url: string) => edges.filter((e) => e.to === url).map((e) => ({ url: e.from, rel: e.rel })).sort((a, b) => compareUtf8(a.url, b.url) || compareUtf8(a.rel, b.rel));
+  const linear = (url: string) =>
+    edges
+      .filter((e) => e.to === url)
+      .map((e) => ({ url: e.from, rel: e.rel }))
+      .sort((a, b) => compareUtf8(a.url, b.url) || compareUtf8(a.rel, b.rel));
   const time = (query: (url: string) => unknown[]) => {
     const samples: number[] = [];
     let rows = 0;
@@ -295,7 +346,12 @@ type CrawlRun = { ms: number; summary: Awaited<ReturnType<typeof runFederationCr
 async function threeCrawls(gateway: WorldGateway): Promise<[CrawlRun, CrawlRun, CrawlRun]> {
   const run = async (previous?: CrawlRun['summary']['state']): Promise<CrawlRun> => {
     const started = performance.now();
-    const summary = await runFederationCrawl({ gateway, hub: 'root', now: () => new Date(), ...(previous ? { previous } : {}) });
+    const summary = await runFederationCrawl({
+      gateway,
+      hub: 'root',
+      now: () => new Date(),
+      ...(previous ? { previous } : {}),
+    });
     return { ms: performance.now() - started, summary };
   };
   const first = await run();
@@ -319,12 +375,29 @@ async function federationOverQuic(count: number): Promise<string[]> {
   const hubDir = await mkdtemp(join(scratchRoot(), 'bench-hub-'));
   try {
     const hubToken = generateToken();
-    await writeFile(join(hubDir, 'tokens.toml'), `[tokens.bench]\nhash = "${hashToken(hubToken)}"\npaths = ["/**"]\noperations = ["publish"]\n`);
+    await writeFile(
+      join(hubDir, 'tokens.toml'),
+      `[tokens.bench]\nhash = "${hashToken(hubToken)}"\npaths = ["/**"]\noperations = ["publish"]\n`,
+    );
     return await withWorld(count, async (root, tokensFile, token) => {
       const tls = await generateDevCertificate();
       const listen = { host: '127.0.0.1', port: 0 };
-      const hub = await startWorldServer({ root: join(hubDir, 'root'), tokensFile: join(hubDir, 'tokens.toml'), listen, tls, rateLimit: { perSecond: 0, burst: 1 }, bodySearch: false });
-      const world = await startWorldServer({ root, tokensFile, listen, tls, rateLimit: { perSecond: 0, burst: 1 }, bodySearch: false });
+      const hub = await startWorldServer({
+        root: join(hubDir, 'root'),
+        tokensFile: join(hubDir, 'tokens.toml'),
+        listen,
+        tls,
+        rateLimit: { perSecond: 0, burst: 1 },
+        bodySearch: false,
+      });
+      const world = await startWorldServer({
+        root,
+        tokensFile,
+        listen,
+        tls,
+        rateLimit: { perSecond: 0, burst: 1 },
+        bodySearch: false,
+      });
       const client = new MarkClient({ ca: tls.cert });
       try {
         const gateway = new QuicGateway(client);
@@ -346,8 +419,15 @@ async function federationIncremental(count: number): Promise<string[]> {
   const hubDir = await mkdtemp(join(scratchRoot(), 'bench-hub-'));
   try {
     const hubToken = generateToken();
-    await writeFile(join(hubDir, 'tokens.toml'), `[tokens.bench]\nhash = "${hashToken(hubToken)}"\npaths = ["/**"]\noperations = ["publish"]\n`);
-    const hub = await openWorld({ root: join(hubDir, 'root'), tokensFile: join(hubDir, 'tokens.toml'), bodySearch: false });
+    await writeFile(
+      join(hubDir, 'tokens.toml'),
+      `[tokens.bench]\nhash = "${hashToken(hubToken)}"\npaths = ["/**"]\noperations = ["publish"]\n`,
+    );
+    const hub = await openWorld({
+      root: join(hubDir, 'root'),
+      tokensFile: join(hubDir, 'tokens.toml'),
+      bodySearch: false,
+    });
     try {
       return await withWorld(count, async (root, tokensFile, token) => {
         const world = await openWorld({ root, tokensFile, bodySearch: false });
@@ -355,7 +435,10 @@ async function federationIncremental(count: number): Promise<string[]> {
           const gateway = new InProcessGateway();
           gateway.add('root', hub, hubToken);
           gateway.add('team-a', world, token);
-          return describeCrawls(`federation crawl, hub + ${count}-document world, in-process handler`, await threeCrawls(gateway));
+          return describeCrawls(
+            `federation crawl, hub + ${count}-document world, in-process handler`,
+            await threeCrawls(gateway),
+          );
         } finally {
           await world.close();
         }
@@ -370,6 +453,17 @@ async function federationIncremental(count: number): Promise<string[]> {
 
 if (import.meta.main) {
   const quick = process.argv.includes('--quick');
-  const lines = await runGraphBenchmark(quick ? { crawlSizes: [1000], quicCrawlSize: 300, backlinkEdges: [10_000], federationSize: 300, quicFederationSize: 300, queries: 500 } : {});
+  const lines = await runGraphBenchmark(
+    quick
+      ? {
+          crawlSizes: [1000],
+          quicCrawlSize: 300,
+          backlinkEdges: [10_000],
+          federationSize: 300,
+          quicFederationSize: 300,
+          queries: 500,
+        }
+      : {},
+  );
   console.log(lines.join('\n'));
 }

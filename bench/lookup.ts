@@ -9,7 +9,17 @@
  * Run: node bench/lookup.ts [--sizes=1000,10000,100000]
  */
 import { renderLookup } from '../src/protocol/render/lookup.ts';
-import { Catalog, compareCodePoints, entryFromDocument, foldKey, goToLower, matchesFilter, parseFilter, parseLookupLimit, parseLookupQuery } from '../src/world/catalog/index.ts';
+import {
+  Catalog,
+  compareCodePoints,
+  entryFromDocument,
+  foldKey,
+  goToLower,
+  matchesFilter,
+  parseFilter,
+  parseLookupLimit,
+  parseLookupQuery,
+} from '../src/world/catalog/index.ts';
 import type { CatalogEntry, LookupHit, LookupQuery, Predicate } from '../src/world/catalog/index.ts';
 import { generateCorpus } from '../test/world/catalog/corpus.ts';
 
@@ -54,7 +64,13 @@ export interface LookupBenchResult {
   readonly updateMicros: { documents: number; upsert: number; removeAndAdd: number }[];
 }
 
-type Lookup = (query: LookupQuery, scope: string, filter: readonly Predicate[], limit: number, allow: (path: string) => boolean) => LookupHit[];
+type Lookup = (
+  query: LookupQuery,
+  scope: string,
+  filter: readonly Predicate[],
+  limit: number,
+  allow: (path: string) => boolean,
+) => LookupHit[];
 
 /** What the world handler does around the catalog for one LOOKUP, minus the wire. */
 function handleLookup(lookup: Lookup, c: LookupBenchCase): { body: string; hits: LookupHit[] } {
@@ -70,7 +86,10 @@ function handleLookup(lookup: Lookup, c: LookupBenchCase): { body: string; hits:
 type Match = { readonly entry: CatalogEntry; readonly score: number };
 
 const better = (a: Match, b: Match): number =>
-  b.score - a.score || b.entry.importance - a.entry.importance || b.entry.modified.getTime() - a.entry.modified.getTime() || compareCodePoints(a.entry.path, b.entry.path);
+  b.score - a.score ||
+  b.entry.importance - a.entry.importance ||
+  b.entry.modified.getTime() - a.entry.modified.getTime() ||
+  compareCodePoints(a.entry.path, b.entry.path);
 
 /**
  * The baseline, as the Go catalog does it: test every entry, keep only the best
@@ -86,13 +105,17 @@ function linearCatalog(entries: readonly CatalogEntry[]): Lookup {
       if (scope !== '/' && entry.path !== scope && !entry.path.startsWith(scope + '/')) continue;
       if (!matchesFilter(entry, filter)) continue;
       let score = 0;
-      if (!query.matchAll) for (const { term, folded } of terms) if (tags.includes(folded) || title.includes(term)) score++;
+      if (!query.matchAll)
+        for (const { term, folded } of terms) if (tags.includes(folded) || title.includes(term)) score++;
       if (!query.matchAll && score === 0) continue;
       best.push({ entry, score });
       if (best.length >= 2000) best = best.sort(better).slice(0, 1000);
     }
     best = best.sort(better).slice(0, 1000);
-    return best.filter((m) => allow(m.entry.path)).slice(0, limit).map((m) => ({ ...m.entry, score: m.score }));
+    return best
+      .filter((m) => allow(m.entry.path))
+      .slice(0, limit)
+      .map((m) => ({ ...m.entry, score: m.score }));
   };
 }
 
@@ -141,7 +164,8 @@ export function runLookupBenchmark(options: { sizes?: readonly number[]; seed?: 
     const entries = generateCorpus(documents, { seed: options.seed ?? 42 }).documents.map(entryFromDocument);
     if (documents >= 10_000) buildMs.push({ documents, medianMs: medianBuildMs(entries, 5) });
     const catalog = new Catalog(entries);
-    const indexed: Lookup = (query, scope, filter, limit, allow) => catalog.lookup({ ...query, scope, filter, limit, allow });
+    const indexed: Lookup = (query, scope, filter, limit, allow) =>
+      catalog.lookup({ ...query, scope, filter, limit, allow });
     const linear = linearCatalog(entries);
     const linearIterations = Math.max(15, Math.min(300, Math.floor(3_000_000 / documents)));
     for (const c of lookupBenchCases) {
@@ -168,10 +192,18 @@ export function printLookupBenchmark(result: LookupBenchResult): void {
   for (const row of result.rows) {
     const ratio = row.linear.p50Ms / Math.max(row.indexed.p50Ms, 1e-6);
     const flag = row.sameAnswer ? '' : '  (ANSWERS DIFFER)';
-    console.log(`${String(row.documents).padEnd(8)} ${row.name.padEnd(15)} ${String(row.rows).padStart(4)}  ${ms(row.indexed.p50Ms)} ${ms(row.indexed.p99Ms)}  ${ms(row.linear.p50Ms)} ${ms(row.linear.p99Ms)}  ${ratio.toFixed(0).padStart(7)}x${flag}`);
+    console.log(
+      `${String(row.documents).padEnd(8)} ${row.name.padEnd(15)} ${String(row.rows).padStart(4)}  ${ms(row.indexed.p50Ms)} ${ms(row.indexed.p99Ms)}  ${ms(row.linear.p50Ms)} ${ms(row.linear.p99Ms)}  ${ratio.toFixed(0).padStart(7)}x${flag}`,
+    );
   }
-  for (const build of result.buildMs) console.log(`catalog build from ${build.documents} in-memory entries: ${build.medianMs.toFixed(0)} ms (median of 5)`);
-  for (const u of result.updateMicros) console.log(`updates at ${u.documents} documents: upsert ${u.upsert.toFixed(1)} µs, remove + re-add ${u.removeAndAdd.toFixed(1)} µs (mean of 2000)`);
+  for (const build of result.buildMs)
+    console.log(
+      `catalog build from ${build.documents} in-memory entries: ${build.medianMs.toFixed(0)} ms (median of 5)`,
+    );
+  for (const u of result.updateMicros)
+    console.log(
+      `updates at ${u.documents} documents: upsert ${u.upsert.toFixed(1)} µs, remove + re-add ${u.removeAndAdd.toFixed(1)} µs (mean of 2000)`,
+    );
 }
 
 if (import.meta.main) {

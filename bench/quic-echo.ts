@@ -147,7 +147,9 @@ async function main(): Promise<void> {
   console.log(`sequential echo, ${requests} requests of ${payloadBytes} bytes`);
   console.log(describe(bare));
   console.log(describe(transport));
-  console.log(`ratio (transport / bare round trips/s): ${(transport.roundTripsPerSecond / bare.roundTripsPerSecond).toFixed(3)}`);
+  console.log(
+    `ratio (transport / bare round trips/s): ${(transport.roundTripsPerSecond / bare.roundTripsPerSecond).toFixed(3)}`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -15,7 +15,9 @@ const section = (title: string) => console.log(`\n=== ${title} ===`);
 section('QUIC echo: our transport vs bare @matrixai/quic');
 const bare = await runBareEcho({ requests: quick ? 200 : 1000, payloadBytes: 100 });
 const ours = await runTransportEcho({ requests: quick ? 200 : 1000, payloadBytes: 100 });
-console.log(`bare ${bare.roundTripsPerSecond.toFixed(0)}/s p50 ${bare.p50Ms.toFixed(2)} ms; ours ${ours.roundTripsPerSecond.toFixed(0)}/s p50 ${ours.p50Ms.toFixed(2)} ms; ratio ${(ours.roundTripsPerSecond / bare.roundTripsPerSecond).toFixed(3)}`);
+console.log(
+  `bare ${bare.roundTripsPerSecond.toFixed(0)}/s p50 ${bare.p50Ms.toFixed(2)} ms; ours ${ours.roundTripsPerSecond.toFixed(0)}/s p50 ${ours.p50Ms.toFixed(2)} ms; ratio ${(ours.roundTripsPerSecond / bare.roundTripsPerSecond).toFixed(3)}`,
+);
 
 section('FETCH through client and world server');
 const fetch = await runWorldFetchBench(quick ? 200 : 1000);

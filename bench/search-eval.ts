@@ -31,7 +31,13 @@ import { encodeRequest } from '../src/protocol/request.ts';
 import type { Metadata } from '../src/protocol/metadata.ts';
 import type { MarkResponse } from '../src/protocol/response.ts';
 import { generateToken, hashToken } from '../src/protocol/token.ts';
-import { parseLookupRows, phaseTwo, searchWorlds, type LookupFn, type PhaseRequest } from '../src/broker/search/index.ts';
+import {
+  parseLookupRows,
+  phaseTwo,
+  searchWorlds,
+  type LookupFn,
+  type PhaseRequest,
+} from '../src/broker/search/index.ts';
 
 // The public benchmark ships in ../shared/benchdata/spex beside the project (SPEX_BENCHDATA overrides).
 const dataDir = process.env.SPEX_BENCHDATA ?? fileURLToPath(new URL('../../shared/benchdata/spex', import.meta.url));
@@ -79,7 +85,12 @@ function readJson<T>(name: string): T {
 }
 
 function pathSlug(id: string): string {
-  return id.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'node';
+  return (
+    id
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'node'
+  );
 }
 
 /** The corpus as documents a world would hold: `/spex/<slug>.md`, tags none, importance 0.5. */
@@ -91,7 +102,15 @@ export function spexCorpus(): { docs: SearchDoc[]; nodeOfPath: Map<string, strin
     while (nodeOfPath.has(`/spex/${slug}.md`)) slug += '-x';
     const id = `/spex/${slug}.md`;
     nodeOfPath.set(id, node.id);
-    return { id, title: node.title, name: `${slug}.md`, description: node.desc, tags: [], importance: 0.5, body: node.body };
+    return {
+      id,
+      title: node.title,
+      name: `${slug}.md`,
+      description: node.desc,
+      tags: [],
+      importance: 0.5,
+      body: node.body,
+    };
   });
   return { docs, nodeOfPath };
 }
@@ -139,7 +158,12 @@ export async function runSearchEval(searchFn?: SearchFn): Promise<EvalResult> {
     cases.push({ case: q.case, query: q.query, rank, referenceRank, topDocs });
   }
   const checks = await nonRankChecks(search, nodeOfPath);
-  return { cases, ours: summarise(cases.map((c) => c.rank)), reference: summarise(cases.map((c) => c.referenceRank)), checks };
+  return {
+    cases,
+    ours: summarise(cases.map((c) => c.rank)),
+    reference: summarise(cases.map((c) => c.referenceRank)),
+    checks,
+  };
 }
 
 /** Lexical-search spec §5 non-rank checks; zero-result help is checked on src/search only. */
@@ -182,8 +206,12 @@ export class EvalWorlds {
   static async open(count: number): Promise<EvalWorlds> {
     const set = new EvalWorlds(await mkdtemp(join(tmpdir(), 'search-eval-')));
     const tokensFile = join(set.#dir, 'tokens.toml');
-    await writeFile(tokensFile, `[tokens.bench]\nhash = "${hashToken(set.#token)}"\npaths = ["/**"]\noperations = ["publish"]\n`);
-    for (let i = 0; i < count; i++) set.#worlds.set(`w${i}`, await openWorld({ root: join(set.#dir, `w${i}`), tokensFile }));
+    await writeFile(
+      tokensFile,
+      `[tokens.bench]\nhash = "${hashToken(set.#token)}"\npaths = ["/**"]\noperations = ["publish"]\n`,
+    );
+    for (let i = 0; i < count; i++)
+      set.#worlds.set(`w${i}`, await openWorld({ root: join(set.#dir, `w${i}`), tokensFile }));
     const names = set.names;
     const { docs } = spexCorpus();
     for (const [i, doc] of docs.entries()) await set.publish(names[i % names.length]!, doc);
@@ -239,7 +267,12 @@ function localScores(worlds: EvalWorlds): SearchFn {
     const request: PhaseRequest = { query, scope: '/', limit, terms: 'any' };
     const rows = [];
     for (const world of worlds.names) {
-      const own = await worlds.call(world, 'LOOKUP', '/', { query, match: 'body', 'match-terms': 'any', 'corpus-stats': 'only' });
+      const own = await worlds.call(world, 'LOOKUP', '/', {
+        query,
+        match: 'body',
+        'match-terms': 'any',
+        'corpus-stats': 'only',
+      });
       const stats = decodeQueryStats(own.metadata['corpus-stats'] ?? '', own.metadata['corpus-df'] ?? '');
       const answer = await phaseTwo(worlds.lookup, world, request, stats);
       rows.push(...answer.rows.map((row, i) => ({ id: row.path, score: answer.scores?.[i] ?? 0 })));
@@ -254,13 +287,24 @@ function rankInterleave(worlds: EvalWorlds): SearchFn {
     const lists = [];
     for (const world of worlds.names) lists.push(await worldLookupIn(worlds, world, query, limit));
     const out: { id: string }[] = [];
-    for (let r = 0; out.length < limit && lists.some((l) => r < l.length); r++) for (const l of lists) if (l[r]) out.push(l[r]!);
+    for (let r = 0; out.length < limit && lists.some((l) => r < l.length); r++)
+      for (const l of lists) if (l[r]) out.push(l[r]!);
     return out.slice(0, limit);
   };
 }
 
-async function worldLookupIn(worlds: EvalWorlds, world: string, query: string, limit: number): Promise<{ id: string }[]> {
-  const response = await worlds.call(world, 'LOOKUP', '/', { query, match: 'body', 'match-terms': 'any', limit: String(limit) });
+async function worldLookupIn(
+  worlds: EvalWorlds,
+  world: string,
+  query: string,
+  limit: number,
+): Promise<{ id: string }[]> {
+  const response = await worlds.call(world, 'LOOKUP', '/', {
+    query,
+    match: 'body',
+    'match-terms': 'any',
+    limit: String(limit),
+  });
   return response.status === 'ok' ? parseLookupRows(response).map((row) => ({ id: row.path })) : [];
 }
 
@@ -283,8 +327,14 @@ async function latency(search: SearchFn, rounds = 20): Promise<string> {
 async function main(): Promise<void> {
   const one = await EvalWorlds.open(1);
   try {
-    print('world LOOKUP match: body (Mark SPEC §6.4: every term required)', await runSearchEval(worldLookup(one, 'all')));
-    print('world LOOKUP match: body + match-terms: any (relaxed ranking)', await runSearchEval(worldLookup(one, 'any')));
+    print(
+      'world LOOKUP match: body (Mark SPEC §6.4: every term required)',
+      await runSearchEval(worldLookup(one, 'all')),
+    );
+    print(
+      'world LOOKUP match: body + match-terms: any (relaxed ranking)',
+      await runSearchEval(worldLookup(one, 'any')),
+    );
     console.log(`\nlatency, world handler, strict:  ${await latency(worldLookup(one, 'all'))}`);
     console.log(`latency, world handler, relaxed: ${await latency(worldLookup(one, 'any'))}`);
   } finally {
@@ -302,7 +352,8 @@ async function main(): Promise<void> {
   print('src/search, mode any (free-text questions)', await runSearchEval(localSearch('any').search));
   print('src/search, mode all (Mark SPEC §6.4 rule)', await runSearchEval(localSearch('all').search));
   const { index } = localSearch('any');
-  for (const q of ['会话', 'kyeboard']) console.log(`zero-result help for ${q}:`, JSON.stringify(index.zeroResultHelp(q)));
+  for (const q of ['会话', 'kyeboard'])
+    console.log(`zero-result help for ${q}:`, JSON.stringify(index.zeroResultHelp(q)));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -27,7 +27,28 @@ class WordSource {
 
   constructor(random: () => number, size = 40_000) {
     this.#random = random;
-    const onsets = ['b', 'c', 'd', 'f', 'g', 'h', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'w', 'st', 'tr', 'pl', 'gr'];
+    const onsets = [
+      'b',
+      'c',
+      'd',
+      'f',
+      'g',
+      'h',
+      'k',
+      'l',
+      'm',
+      'n',
+      'p',
+      'r',
+      's',
+      't',
+      'v',
+      'w',
+      'st',
+      'tr',
+      'pl',
+      'gr',
+    ];
     const vowels = ['a', 'e', 'i', 'o', 'u', 'ai', 'ea', 'io'];
     const seen = new Set<string>();
     while (this.words.length < size) {
@@ -74,11 +95,20 @@ export function generateCorpus(sections: number, seed = 42): SearchDoc[] {
     for (let s = 1; s < sectionsPerDoc; s++) {
       parts.push(`\n## ${words.phrase(2 + Math.floor(random() * 3))}\n`);
       const lines = 3 + Math.floor(random() * 8);
-      for (let l = 0; l < lines; l++) parts.push(`${random() < 0.3 ? '- ' : ''}${words.phrase(8 + Math.floor(random() * 10))}.`);
+      for (let l = 0; l < lines; l++)
+        parts.push(`${random() < 0.3 ? '- ' : ''}${words.phrase(8 + Math.floor(random() * 10))}.`);
     }
     const tags = random() < 0.5 ? [words.next()] : [];
     const id = `/team-${d % 50}/doc-${d}.md`;
-    docs.push({ id, title, name: `doc-${d}.md`, description: words.phrase(8 + Math.floor(random() * 8)), tags, importance: random(), body: parts.join('\n') });
+    docs.push({
+      id,
+      title,
+      name: `doc-${d}.md`,
+      description: words.phrase(8 + Math.floor(random() * 8)),
+      tags,
+      importance: random(),
+      body: parts.join('\n'),
+    });
   }
   return docs;
 }
@@ -107,19 +137,24 @@ function timeEach<T>(items: T[], run: (item: T) => void): number[] {
 }
 
 function report(label: string, samples: number[]): void {
-  console.log(`${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(3)} ms   p99 ${percentile(samples, 99).toFixed(3)} ms   (n=${samples.length})`);
+  console.log(
+    `${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(3)} ms   p99 ${percentile(samples, 99).toFixed(3)} ms   (n=${samples.length})`,
+  );
 }
 
 function heapUsed(): number {
   const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc) (gc(), gc());
+  if (gc) gc(), gc();
   return v8.getHeapStatistics().used_heap_size;
 }
 
 function queryLatency(label: string, index: SearchIndex, queries: string[]): void {
   for (const mode of ['all', 'any'] as MatchMode[]) {
     timeEach(queries.slice(0, 20), (q) => index.search(q, { limit: 10, mode }));
-    report(`${label}, mode ${mode}`, timeEach(queries, (q) => index.search(q, { limit: 10, mode })));
+    report(
+      `${label}, mode ${mode}`,
+      timeEach(queries, (q) => index.search(q, { limit: 10, mode })),
+    );
   }
 }
 
@@ -140,7 +175,8 @@ function smallCorpus(): void {
   const { docs } = spexCorpus();
   const index = new SearchIndex();
   for (const doc of docs) index.upsert(doc);
-  const questions = (JSON.parse(readFileSync(`${dataDir}/questions.json`, 'utf8')) as { cases: { query: string }[] }).cases;
+  const questions = (JSON.parse(readFileSync(`${dataDir}/questions.json`, 'utf8')) as { cases: { query: string }[] })
+    .cases;
   const queries = Array.from({ length: 20 }, () => questions.map((q) => q.query)).flat();
   const indexed = timeEach(queries, (q) => index.search(q, { limit: 10, mode: 'any' }));
   const baseline = scanBaseline(docs, queries.slice(0, 64));
@@ -158,15 +194,31 @@ function largeCorpus(sections: number): void {
   const buildMs = performance.now() - buildStart;
   const after = heapUsed();
   const stats = index.stats();
-  console.log(`${stats.sectionCount} sections in ${stats.docCount} docs, vocabulary ${stats.vocabularySize}, build ${(buildMs / 1000).toFixed(2)} s`);
-  console.log(`index memory: ${((after - before) / 2 ** 20).toFixed(1)} MiB heap (${(((after - before) / stats.sectionCount) * 100_000 / 2 ** 20).toFixed(1)} MiB per 100k sections)${(globalThis as { gc?: unknown }).gc ? '' : ' — run with --expose-gc for a GC-settled figure'}`);
+  console.log(
+    `${stats.sectionCount} sections in ${stats.docCount} docs, vocabulary ${stats.vocabularySize}, build ${(buildMs / 1000).toFixed(2)} s`,
+  );
+  console.log(
+    `index memory: ${((after - before) / 2 ** 20).toFixed(1)} MiB heap (${((((after - before) / stats.sectionCount) * 100_000) / 2 ** 20).toFixed(1)} MiB per 100k sections)${(globalThis as { gc?: unknown }).gc ? '' : ' — run with --expose-gc for a GC-settled figure'}`,
+  );
   queryLatency(`${stats.sectionCount} sections, generated queries`, index, generateQueries(docs, 300));
   const random = prng(99);
-  const replacements = generateCorpus(2000, 1234).map((d, i) => ({ ...d, id: docs[Math.floor(random() * docs.length)]?.id ?? `/x/${i}.md` }));
-  report('incremental upsert (replace one doc)', timeEach(replacements, (d) => index.upsert(d)));
+  const replacements = generateCorpus(2000, 1234).map((d, i) => ({
+    ...d,
+    id: docs[Math.floor(random() * docs.length)]?.id ?? `/x/${i}.md`,
+  }));
+  report(
+    'incremental upsert (replace one doc)',
+    timeEach(replacements, (d) => index.upsert(d)),
+  );
   const fresh = generateCorpus(500, 777).map((d, i) => ({ ...d, id: `/fresh/${i}.md` }));
-  report('incremental upsert (new doc)', timeEach(fresh, (d) => index.upsert(d)));
-  report('remove (one doc)', timeEach(fresh, (d) => void index.remove(d.id)));
+  report(
+    'incremental upsert (new doc)',
+    timeEach(fresh, (d) => index.upsert(d)),
+  );
+  report(
+    'remove (one doc)',
+    timeEach(fresh, (d) => void index.remove(d.id)),
+  );
 }
 
 export function runSearchLatency(sections = 100_000): void {

@@ -19,10 +19,19 @@ import { encodeRequest } from '../src/protocol/request.ts';
 export async function runWorldFetchBench(requests = 1000): Promise<{ lines: string[]; profile: ProfileSummary }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-fetch-'));
   const tls = await generateDevCertificate();
-  const server = await startWorldServer({ root: join(dir, 'root'), listen: { host: '127.0.0.1', port: 0 }, tls, rateLimit: { perSecond: 0, burst: 1 } });
+  const server = await startWorldServer({
+    root: join(dir, 'root'),
+    listen: { host: '127.0.0.1', port: 0 },
+    tls,
+    rateLimit: { perSecond: 0, burst: 1 },
+  });
   const body = '# Small document\n\n' + 'A line of text about the broker.\n'.repeat(10);
   await server.world.context.store.publish('/doc.md', Buffer.from(body), { tags: 'bench' }, {});
-  const responseBytes = (await server.world.handle({ bytes: encodeRequest({ verb: 'FETCH', path: '/doc.md', metadata: {}, body: new Uint8Array() }) })).length;
+  const responseBytes = (
+    await server.world.handle({
+      bytes: encodeRequest({ verb: 'FETCH', path: '/doc.md', metadata: {}, body: new Uint8Array() }),
+    })
+  ).length;
   const client = new MarkClient({ ca: tls.cert });
   const authority = { host: 'localhost', port: server.port, dialHost: '127.0.0.1' };
   const fetchOnce = async () => {
@@ -32,9 +41,18 @@ export async function runWorldFetchBench(requests = 1000): Promise<{ lines: stri
   try {
     const bare = await runBareEcho({ requests, payloadBytes: responseBytes });
     const inProcess = await measureSequential('world handler in-process (no QUIC)', requests, () =>
-      server.world.handle({ bytes: encodeRequest({ verb: 'FETCH', path: '/doc.md', metadata: {}, body: new Uint8Array() }) }));
+      server.world.handle({
+        bytes: encodeRequest({ verb: 'FETCH', path: '/doc.md', metadata: {}, body: new Uint8Array() }),
+      }),
+    );
     const fetch = await measureSequential('FETCH: MarkClient -> QUIC -> world', requests, fetchOnce);
-    const bareLine = formatLatency({ name: `bare @matrixai/quic echo (${responseBytes} B)`, operations: bare.requests, perSecond: bare.roundTripsPerSecond, p50Ms: bare.p50Ms, p99Ms: bare.p99Ms });
+    const bareLine = formatLatency({
+      name: `bare @matrixai/quic echo (${responseBytes} B)`,
+      operations: bare.requests,
+      perSecond: bare.roundTripsPerSecond,
+      p50Ms: bare.p50Ms,
+      p99Ms: bare.p99Ms,
+    });
     const summary = await profile(async () => {
       for (let i = 0; i < Math.min(requests, 500); i++) await fetchOnce();
     });

@@ -19,14 +19,24 @@ import { MarkClient } from '../src/transport/mark-client.ts';
 import { encodeRequest } from '../src/protocol/request.ts';
 import { generateToken, hashToken } from '../src/protocol/token.ts';
 
-const body = (i: number) => `# Document ${i}\n\nThis note covers topic ${i % 97} and links to [another](doc-${(i * 7) % 1000}.md).\n\n## Details\n\nMore words about item ${i}.\n`;
+const body = (i: number) =>
+  `# Document ${i}\n\nThis note covers topic ${i % 97} and links to [another](doc-${(i * 7) % 1000}.md).\n\n## Details\n\nMore words about item ${i}.\n`;
 
 export async function runPublishBench(count = 300): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-publish-'));
   const token = generateToken();
-  await writeFile(join(dir, 'tokens.toml'), `[tokens.bench]\nhash = "${hashToken(token)}"\npaths = ["/**"]\noperations = ["publish"]\n`);
+  await writeFile(
+    join(dir, 'tokens.toml'),
+    `[tokens.bench]\nhash = "${hashToken(token)}"\npaths = ["/**"]\noperations = ["publish"]\n`,
+  );
   const tls = await generateDevCertificate();
-  const server = await startWorldServer({ root: join(dir, 'root'), tokensFile: join(dir, 'tokens.toml'), listen: { host: '127.0.0.1', port: 0 }, tls, rateLimit: { perSecond: 0, burst: 1 } });
+  const server = await startWorldServer({
+    root: join(dir, 'root'),
+    tokensFile: join(dir, 'tokens.toml'),
+    listen: { host: '127.0.0.1', port: 0 },
+    tls,
+    rateLimit: { perSecond: 0, burst: 1 },
+  });
   const client = new MarkClient({ ca: tls.cert });
   const authority = { host: 'localhost', port: server.port, dialHost: '127.0.0.1' };
   try {
@@ -38,11 +48,21 @@ export async function runPublishBench(count = 300): Promise<string[]> {
       await handle.close();
     });
     const local = await measureSequential('PUBLISH in-process (handler + store)', count, async (i) => {
-      const bytes = encodeRequest({ verb: 'PUBLISH', path: `/local/doc-${i}.md`, metadata: { auth: token, tags: 'bench' }, body: Buffer.from(body(i)) });
+      const bytes = encodeRequest({
+        verb: 'PUBLISH',
+        path: `/local/doc-${i}.md`,
+        metadata: { auth: token, tags: 'bench' },
+        body: Buffer.from(body(i)),
+      });
       await server.world.handle({ bytes });
     });
     const quic = await measureSequential('PUBLISH over QUIC', count, async (i) => {
-      const response = await client.call(authority, { verb: 'PUBLISH', path: `/quic/doc-${i}.md`, metadata: { auth: token, tags: 'bench' }, body: body(i) });
+      const response = await client.call(authority, {
+        verb: 'PUBLISH',
+        path: `/quic/doc-${i}.md`,
+        metadata: { auth: token, tags: 'bench' },
+        body: body(i),
+      });
       if (i >= 0 && response.status !== 'created') throw new Error(`PUBLISH answered ${response.status}`);
     });
     return [
@@ -69,12 +89,18 @@ async function generateStore(root: string, count: number): Promise<void> {
     const writes: Promise<void>[] = [];
     for (let i = d * perDir; i < Math.min(count, (d + 1) * perDir); i++) {
       const name = `doc-${i}.md`;
-      writes.push((async () => {
-        await mkdir(join(dirAbs, 'versions', name));
-        const raw = serializeVersion(1, null, Buffer.from(body(i)), { tags: `topic-${i % 97},bench`, importance: String((i % 10) / 10), type: 'Note' });
-        await writeFile(join(dirAbs, 'versions', name, 'v1'), raw);
-        await symlink(`versions/${name}/v1`, join(dirAbs, name));
-      })());
+      writes.push(
+        (async () => {
+          await mkdir(join(dirAbs, 'versions', name));
+          const raw = serializeVersion(1, null, Buffer.from(body(i)), {
+            tags: `topic-${i % 97},bench`,
+            importance: String((i % 10) / 10),
+            type: 'Note',
+          });
+          await writeFile(join(dirAbs, 'versions', name, 'v1'), raw);
+          await symlink(`versions/${name}/v1`, join(dirAbs, name));
+        })(),
+      );
     }
     await Promise.all(writes);
   }

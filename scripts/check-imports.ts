@@ -29,7 +29,8 @@ function* sourceFiles(dir: string): Generator<string> {
 }
 
 const layerOf = (file: string) => relative(src, file).split('/')[0]!;
-const importPattern = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+const importPattern =
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 
 const problems: string[] = [];
 for (const file of sourceFiles(src)) {
@@ -44,7 +45,9 @@ for (const file of sourceFiles(src)) {
     if (!target.startsWith(src + '/')) continue;
     const targetLayer = layerOf(target);
     if (targetLayer !== layer && !permitted.includes(targetLayer)) {
-      problems.push(`${relative(root, file)} imports ${relative(root, target)}: ${layer} must not depend on ${targetLayer}`);
+      problems.push(
+        `${relative(root, file)} imports ${relative(root, target)}: ${layer} must not depend on ${targetLayer}`,
+      );
     }
   }
 }

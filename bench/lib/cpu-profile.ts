@@ -1,8 +1,16 @@
 import { Session } from 'node:inspector/promises';
 
-export type ProfileSummary = { totalMs: number; byArea: Array<{ area: string; selfMs: number; share: number }>; topFunctions: Array<{ name: string; area: string; selfMs: number }> };
+export type ProfileSummary = {
+  totalMs: number;
+  byArea: Array<{ area: string; selfMs: number; share: number }>;
+  topFunctions: Array<{ name: string; area: string; selfMs: number }>;
+};
 
-type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number };
+type ProfileNode = {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+};
 
 /**
  * Runs `work` under the V8 sampling profiler and attributes self time to areas
@@ -16,7 +24,9 @@ export async function profile(work: () => Promise<void>): Promise<ProfileSummary
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
   await work();
-  const { profile: result } = (await session.post('Profiler.stop')) as { profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] } };
+  const { profile: result } = (await session.post('Profiler.stop')) as {
+    profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  };
   session.disconnect();
   const selfByNode = new Map<number, number>();
   result.samples.forEach((id, i) => selfByNode.set(id, (selfByNode.get(id) ?? 0) + (result.timeDeltas[i] ?? 0) / 1000));
@@ -36,8 +46,13 @@ export async function profile(work: () => Promise<void>): Promise<ProfileSummary
   }
   return {
     totalMs,
-    byArea: [...byArea].map(([area, selfMs]) => ({ area, selfMs, share: selfMs / totalMs })).sort((a, b) => b.selfMs - a.selfMs),
-    topFunctions: [...byFunction].map(([name, v]) => ({ name, ...v })).sort((a, b) => b.selfMs - a.selfMs).slice(0, 12),
+    byArea: [...byArea]
+      .map(([area, selfMs]) => ({ area, selfMs, share: selfMs / totalMs }))
+      .sort((a, b) => b.selfMs - a.selfMs),
+    topFunctions: [...byFunction]
+      .map(([name, v]) => ({ name, ...v }))
+      .sort((a, b) => b.selfMs - a.selfMs)
+      .slice(0, 12),
   };
 }
 
@@ -59,7 +74,8 @@ function shortUrl(url: string): string {
 
 export function formatProfile(summary: ProfileSummary): string {
   const lines = [`CPU profile (${summary.totalMs.toFixed(0)} ms sampled):`];
-  for (const area of summary.byArea) lines.push(`  ${area.area.padEnd(40)} ${(area.share * 100).toFixed(1).padStart(5)}%`);
+  for (const area of summary.byArea)
+    lines.push(`  ${area.area.padEnd(40)} ${(area.share * 100).toFixed(1).padStart(5)}%`);
   lines.push('  top functions by self time:');
   for (const fn of summary.topFunctions) lines.push(`    ${fn.selfMs.toFixed(0).padStart(6)} ms  ${fn.name}`);
   return lines.join('\n');

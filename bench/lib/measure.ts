@@ -14,7 +14,12 @@ export function percentile(sorted: readonly number[], fraction: number): number 
 }
 
 /** Runs `operation` `count` times one after another (after `warmup` runs) and reports rate and latency. */
-export async function measureSequential(name: string, count: number, operation: (i: number) => Promise<unknown>, warmup = 20): Promise<LatencyResult> {
+export async function measureSequential(
+  name: string,
+  count: number,
+  operation: (i: number) => Promise<unknown>,
+  warmup = 20,
+): Promise<LatencyResult> {
   for (let i = 0; i < warmup; i++) await operation(-1 - i);
   const latencies: number[] = [];
   const started = performance.now();
@@ -25,7 +30,13 @@ export async function measureSequential(name: string, count: number, operation: 
   }
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { name, operations: count, perSecond: count / seconds, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99) };
+  return {
+    name,
+    operations: count,
+    perSecond: count / seconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+  };
 }
 
 export function formatLatency(result: LatencyResult): string {

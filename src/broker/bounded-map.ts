@@ -5,7 +5,11 @@
  */
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
-export async function boundedMap<I, T>(items: readonly I[], concurrency: number, fn: (item: I) => Promise<T>): Promise<Settled<T>[]> {
+export async function boundedMap<I, T>(
+  items: readonly I[],
+  concurrency: number,
+  fn: (item: I) => Promise<T>,
+): Promise<Settled<T>[]> {
   const results = new Array<Settled<T>>(items.length);
   let next = 0;
   const worker = async () => {

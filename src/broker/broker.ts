@@ -52,9 +52,19 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
   const metrics = createBrokerMetrics();
   const cluster = clusterServices(config);
   const leaderSweeps = sweepsByLease(config, cluster);
-  const signIn = await setUpBrokerSignIn(config, trust.resource, { ...(cluster.state ? { stateStore: cluster.state } : {}), externalRefreshSweep: leaderSweeps, ...options.signIn, metrics });
-  const verifyBearer = createBearerVerifier(withKeyRing(await verifierOptions(config, trust), signIn.ring, config.oidc.allowDomains));
-  const gateway = await openWorldGateway(config, { metrics: worldMetricsAdapter(metrics), ...(cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {}) });
+  const signIn = await setUpBrokerSignIn(config, trust.resource, {
+    ...(cluster.state ? { stateStore: cluster.state } : {}),
+    externalRefreshSweep: leaderSweeps,
+    ...options.signIn,
+    metrics,
+  });
+  const verifyBearer = createBearerVerifier(
+    withKeyRing(await verifierOptions(config, trust), signIn.ring, config.oidc.allowDomains),
+  );
+  const gateway = await openWorldGateway(config, {
+    metrics: worldMetricsAdapter(metrics),
+    ...(cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {}),
+  });
   const graph = new BrokerGraph({ gateway, ...(options.now ? { now: options.now } : {}) });
   let listening = false;
   const closers: Array<() => Promise<unknown>> = [() => signIn.close(), () => gateway.close()];
@@ -66,7 +76,8 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     const stopDiscovery = await startDiscovery(config, cluster, gateway.registry);
     if (stopDiscovery) closers.push(stopDiscovery);
     const refreshTokens = signIn.context?.refreshTokens;
-    if (leaderSweeps && refreshTokens) closers.push(startLeaderSweep(config, cluster, async () => void (await refreshTokens.sweep()), logSweepFailure));
+    if (leaderSweeps && refreshTokens)
+      closers.push(startLeaderSweep(config, cluster, async () => void (await refreshTokens.sweep()), logSweepFailure));
     const listener = await createMcpListener({
       publicUrl: config.server.mcp.publicURL ?? config.server.publicURL,
       authorizationServers: [config.server.publicURL],
@@ -127,5 +138,13 @@ async function listen(app: FastifyInstance, address: string): Promise<{ host: st
 
 function logSweepFailure(error: unknown): void {
   const detail = error instanceof Error ? error.message : String(error);
-  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'warn', component: 'broker', msg: 'refresh token sweep failed', err: detail }) + '\n');
+  process.stderr.write(
+    JSON.stringify({
+      time: new Date().toISOString(),
+      level: 'warn',
+      component: 'broker',
+      msg: 'refresh token sweep failed',
+      err: detail,
+    }) + '\n',
+  );
 }

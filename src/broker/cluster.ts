@@ -3,7 +3,15 @@ import type { WriteTokenBackend } from './worlds/open-gateway.ts';
 import type { WorldRegistry } from './worlds/registry.ts';
 import type { StateDocumentStore } from './state/document-store.ts';
 import { hostname } from 'node:os';
-import { kubernetesApis, kubernetesBackends, LeaseElector, registrySink, runLeaderSweeper, WorldDiscovery, type KubernetesApis } from './kubernetes/index.ts';
+import {
+  kubernetesApis,
+  kubernetesBackends,
+  LeaseElector,
+  registrySink,
+  runLeaderSweeper,
+  WorldDiscovery,
+  type KubernetesApis,
+} from './kubernetes/index.ts';
 
 /**
  * Where the broker keeps what must survive it, chosen by `storage.backend`:
@@ -32,7 +40,11 @@ export function clusterServices(config: BrokerConfig): ClusterServices {
  * the registry while the broker runs; configured worlds always win.
  * Returns the stop function, or null when discovery is off.
  */
-export async function startDiscovery(config: BrokerConfig, services: ClusterServices, registry: WorldRegistry): Promise<(() => Promise<void>) | null> {
+export async function startDiscovery(
+  config: BrokerConfig,
+  services: ClusterServices,
+  registry: WorldRegistry,
+): Promise<(() => Promise<void>) | null> {
   if (!config.discovery.enabled || services.apis === undefined) return null;
   const discovery = new WorldDiscovery({
     kubeConfig: services.apis.kubeConfig,
@@ -55,12 +67,27 @@ export function sweepsByLease(config: BrokerConfig, services: ClusterServices): 
  * once on taking the lead and then every `sweeper.interval`. The Lease names
  * this replica by `POD_NAME` (the chart sets it), else the host name.
  */
-export function startLeaderSweep(config: BrokerConfig, services: ClusterServices, sweep: () => Promise<void>, onError: (error: unknown) => void): () => Promise<void> {
+export function startLeaderSweep(
+  config: BrokerConfig,
+  services: ClusterServices,
+  sweep: () => Promise<void>,
+  onError: (error: unknown) => void,
+): () => Promise<void> {
   const namespace = config.server.brokerNamespace;
   if (services.apis === undefined || namespace === undefined) return async () => {};
-  const elector = new LeaseElector({ coordination: services.apis.coordination, namespace, name: config.sweeper.leaseName, identity: process.env['POD_NAME'] || hostname() || 'broker' });
+  const elector = new LeaseElector({
+    coordination: services.apis.coordination,
+    namespace,
+    name: config.sweeper.leaseName,
+    identity: process.env['POD_NAME'] || hostname() || 'broker',
+  });
   const stop = new AbortController();
-  const running = runLeaderSweeper(stop.signal, { elector, intervalMs: config.sweeper.interval, sweep: () => sweep(), onError });
+  const running = runLeaderSweeper(stop.signal, {
+    elector,
+    intervalMs: config.sweeper.interval,
+    sweep: () => sweep(),
+    onError,
+  });
   return async () => {
     stop.abort();
     await running.catch(() => undefined);

@@ -18,7 +18,10 @@ export function brokerDefinitions(gateway: WorldGateway, graph?: BrokerGraph): M
 }
 
 /** The reference broker lists the graph tools right after mark_index, before mark_worlds. */
-function withGraphTools(tools: ReturnType<typeof allTools>, graph: BrokerGraph | undefined): ReturnType<typeof allTools> {
+function withGraphTools(
+  tools: ReturnType<typeof allTools>,
+  graph: BrokerGraph | undefined,
+): ReturnType<typeof allTools> {
   if (graph === undefined) return tools;
   const at = tools.findIndex((tool) => tool.name === 'mark_index') + 1;
   return [...tools.slice(0, at), ...graphTools(graph), ...tools.slice(at)];

@@ -30,8 +30,17 @@ export function tokenTrust(config: BrokerConfig): TokenTrust {
  * configured, its JWKS found through OIDC discovery at start-up (a broker that
  * cannot reach its IdP refuses to start rather than reject every user later).
  */
-export async function verifierOptions(config: BrokerConfig, trust: TokenTrust, fetchImpl: typeof fetch = fetch): Promise<BearerVerifierOptions> {
-  const broker = { publicKey: trust.key.publicKey, kid: trust.key.kid, issuer: trust.issuer, audiences: trust.audiences };
+export async function verifierOptions(
+  config: BrokerConfig,
+  trust: TokenTrust,
+  fetchImpl: typeof fetch = fetch,
+): Promise<BearerVerifierOptions> {
+  const broker = {
+    publicKey: trust.key.publicKey,
+    kid: trust.key.kid,
+    issuer: trust.issuer,
+    audiences: trust.audiences,
+  };
   const { issuer, clientID } = config.oidc;
   if (issuer === undefined || clientID === undefined) return { broker };
   const jwksUri = await discoverJwksUri(issuer, fetchImpl);
@@ -46,16 +55,26 @@ async function discoverJwksUri(issuer: string, fetchImpl: typeof fetch): Promise
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
   let document: unknown;
   try {
-    const response = await fetchImpl(url, { signal: AbortSignal.timeout(10_000), headers: { accept: 'application/json' } });
+    const response = await fetchImpl(url, {
+      signal: AbortSignal.timeout(10_000),
+      headers: { accept: 'application/json' },
+    });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     document = await response.json();
   } catch (error) {
-    throw new UpstreamDiscoveryError(`oidc.issuer: discovery at ${url} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new UpstreamDiscoveryError(
+      `oidc.issuer: discovery at ${url} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   const jwksUri = (document as { jwks_uri?: unknown } | null)?.jwks_uri;
   const discoveredIssuer = (document as { issuer?: unknown } | null)?.issuer;
   // OpenID Connect Discovery §4.3: the issuer in the document MUST equal the one it was fetched for.
-  if (discoveredIssuer !== issuer) throw new UpstreamDiscoveryError(`oidc.issuer: discovery document names issuer ${JSON.stringify(discoveredIssuer)}, expected ${JSON.stringify(issuer)}`);
-  if (typeof jwksUri !== 'string') throw new UpstreamDiscoveryError(`oidc.issuer: discovery document at ${url} has no jwks_uri`);
+  if (discoveredIssuer !== issuer)
+    throw new UpstreamDiscoveryError(
+      `oidc.issuer: discovery document names issuer ${JSON.stringify(discoveredIssuer)}, expected ${JSON.stringify(issuer)}`,
+    );
+  if (typeof jwksUri !== 'string')
+    throw new UpstreamDiscoveryError(`oidc.issuer: discovery document at ${url} has no jwks_uri`);
   return jwksUri;
 }

@@ -15,7 +15,11 @@ reference is docs/configuration.md.
 export const defaultConfigPath = '/etc/demarkus-broker/config.yaml';
 
 export async function runBrokerCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, strict: true, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help) {
     console.log(help);
     return 0;
@@ -23,7 +27,12 @@ export async function runBrokerCommand(args: string[]): Promise<number> {
   const config = await loadBrokerConfig(values.config ?? process.env['DEMARKUS_BROKER_CONFIG'] ?? defaultConfigPath);
   const broker = await startBroker(config, { logger: { level: process.env['LOG_LEVEL'] ?? 'info' } });
   const stopped = waitForSignal();
-  logLine({ msg: 'broker listening', mcp: `${broker.mcp.host}:${broker.mcp.port}`, management: `${broker.management.host}:${broker.management.port}`, worlds: broker.gateway.list().map((w) => w.name) });
+  logLine({
+    msg: 'broker listening',
+    mcp: `${broker.mcp.host}:${broker.mcp.port}`,
+    management: `${broker.management.host}:${broker.management.port}`,
+    worlds: broker.gateway.list().map((w) => w.name),
+  });
   await stopped;
   logLine({ msg: 'shutting down' });
   await broker.close();
@@ -31,5 +40,7 @@ export async function runBrokerCommand(args: string[]): Promise<number> {
 }
 
 function logLine(fields: Record<string, unknown>): void {
-  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'info', component: 'broker', ...fields }) + '\n');
+  process.stderr.write(
+    JSON.stringify({ time: new Date().toISOString(), level: 'info', component: 'broker', ...fields }) + '\n',
+  );
 }

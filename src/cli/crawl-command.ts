@@ -27,22 +27,40 @@ export async function runCrawlCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     strict: true,
-    options: { config: { type: 'string' }, hub: { type: 'string' }, retention: { type: 'string' }, as: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      config: { type: 'string' },
+      hub: { type: 'string' },
+      retention: { type: 'string' },
+      as: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     console.log(help);
     return 0;
   }
   const retention = values.retention === undefined ? 20 : Number(values.retention);
-  if (!Number.isInteger(retention) || retention < 0) throw new UsageError(`--retention must be a whole number >= 0, got "${values.retention}"`);
+  if (!Number.isInteger(retention) || retention < 0)
+    throw new UsageError(`--retention must be a whole number >= 0, got "${values.retention}"`);
   const config = await loadBrokerConfig(values.config ?? process.env['DEMARKUS_BROKER_CONFIG'] ?? defaultConfigPath);
   const cluster = clusterServices(config);
   const gateway = await openWorldGateway(config, cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {});
   try {
-    const identity = values.as ? { ...crawlerIdentity, subject: values.as, email: values.as.toLowerCase() } : crawlerIdentity;
-    const summary = await runFederationCrawl({ gateway, hub: values.hub ?? 'root', now: () => new Date(), retention, identity });
+    const identity = values.as
+      ? { ...crawlerIdentity, subject: values.as, email: values.as.toLowerCase() }
+      : crawlerIdentity;
+    const summary = await runFederationCrawl({
+      gateway,
+      hub: values.hub ?? 'root',
+      now: () => new Date(),
+      retention,
+      identity,
+    });
     process.stdout.write(values.json ? JSON.stringify(summaryRecord(summary), null, 2) + '\n' : summaryText(summary));
-    const failed = summary.published.some((p) => p.outcome === 'failed' || p.outcome === 'too-large' || p.outcome === 'withheld');
+    const failed = summary.published.some(
+      (p) => p.outcome === 'failed' || p.outcome === 'too-large' || p.outcome === 'withheld',
+    );
     return failed ? 1 : 0;
   } finally {
     await gateway.close();

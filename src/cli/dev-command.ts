@@ -24,7 +24,14 @@ from a terminal with: demarkus-broker login --issuer http://127.0.0.1:8080`;
 export async function runDevCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { data: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, 'broker-port': { type: 'string' }, email: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      data: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'broker-port': { type: 'string' },
+      email: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
   });
   if (values.help) {
@@ -32,11 +39,20 @@ export async function runDevCommand(args: string[]): Promise<number> {
     return 0;
   }
   const basePort = Number(values.port ?? process.env['DEMARKUS_DEV_PORT'] ?? 6401);
-  if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65533) throw new UsageError(`invalid --port "${values.port}"`);
+  if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65533)
+    throw new UsageError(`invalid --port "${values.port}"`);
   const brokerPort = Number(values['broker-port'] ?? process.env['DEMARKUS_DEV_BROKER_PORT'] ?? 8080);
-  if (!Number.isInteger(brokerPort) || brokerPort < 1 || brokerPort > 65534) throw new UsageError(`invalid --broker-port "${values['broker-port']}"`);
+  if (!Number.isInteger(brokerPort) || brokerPort < 1 || brokerPort > 65534)
+    throw new UsageError(`invalid --broker-port "${values['broker-port']}"`);
   const dataDir = resolve(values.data ?? 'data');
-  const stack = await startDevStack({ dataDir, host: values.host ?? '127.0.0.1', basePort, brokerPort, devEmail: values.email ?? 'dev@example.com', log: jsonLogger('dev') });
+  const stack = await startDevStack({
+    dataDir,
+    host: values.host ?? '127.0.0.1',
+    basePort,
+    brokerPort,
+    devEmail: values.email ?? 'dev@example.com',
+    log: jsonLogger('dev'),
+  });
   const stopped = waitForSignal();
   printWelcome(stack, dataDir);
   await stopped;
@@ -53,7 +69,9 @@ function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir:
     '',
     'demarkus local stack (development only)',
     '',
-    ...stack.worlds.map((w) => `  world ${w.name.padEnd(7)} mark://${w.address}  ${w.seeded > 0 ? `(seeded ${w.seeded} documents)` : ''}`),
+    ...stack.worlds.map(
+      (w) => `  world ${w.name.padEnd(7)} mark://${w.address}  ${w.seeded > 0 ? `(seeded ${w.seeded} documents)` : ''}`,
+    ),
     '',
     `  data:            ${dataDir}`,
     `  TLS certificate: ${stack.certFile} (self-signed; pass it with --ca, or use --insecure)`,

@@ -23,7 +23,14 @@ export type CliOutput = { out: (line: string) => void };
 const consoleOutput: CliOutput = { out: (line) => console.log(line) };
 
 /** What `login` keeps per issuer. Tokens are secrets: the file is 0600 in a 0700 directory. */
-export type StoredSignIn = { issuer: string; clientId: string; accessToken: string; refreshToken?: string; expiresAt: number; email?: string };
+export type StoredSignIn = {
+  issuer: string;
+  clientId: string;
+  accessToken: string;
+  refreshToken?: string;
+  expiresAt: number;
+  email?: string;
+};
 type CredentialsFile = { current?: string; signIns: Record<string, StoredSignIn> };
 
 /** `$DEMARKUS_BROKER_CONFIG_DIR`, else `$XDG_CONFIG_HOME/demarkus-broker`, else `~/.config/demarkus-broker`. */
@@ -69,24 +76,40 @@ export async function resolveIssuer(flag: string | undefined, env: NodeJS.Proces
 export async function discoverBroker(issuer: string, clientId: string): Promise<oidc.Configuration> {
   const url = new URL(issuer);
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  if (url.protocol === 'http:' && !loopback) throw new UsageError('--issuer must use https (plain http only for a local broker)');
-  return oidc.discovery(url, clientId, undefined, oidc.None(), url.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {});
+  if (url.protocol === 'http:' && !loopback)
+    throw new UsageError('--issuer must use https (plain http only for a local broker)');
+  return oidc.discovery(
+    url,
+    clientId,
+    undefined,
+    oidc.None(),
+    url.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {},
+  );
 }
 
-export function toStoredSignIn(issuer: string, clientId: string, tokens: oidc.TokenEndpointResponse, previousRefresh?: string): StoredSignIn {
+export function toStoredSignIn(
+  issuer: string,
+  clientId: string,
+  tokens: oidc.TokenEndpointResponse,
+  previousRefresh?: string,
+): StoredSignIn {
   const claims = decodeJwt(tokens.access_token);
   return {
     issuer,
     clientId,
     accessToken: tokens.access_token,
     expiresAt: typeof claims.exp === 'number' ? claims.exp * 1000 : Date.now() + (tokens.expires_in ?? 900) * 1000,
-    ...(tokens.refresh_token ?? previousRefresh ? { refreshToken: tokens.refresh_token ?? previousRefresh } : {}),
+    ...((tokens.refresh_token ?? previousRefresh) ? { refreshToken: tokens.refresh_token ?? previousRefresh } : {}),
     ...(typeof claims.email === 'string' ? { email: claims.email } : {}),
   };
 }
 
 export async function runLoginCommand(args: string[], io: CliOutput = consoleOutput): Promise<number> {
-  const { values } = parseArgs({ args, strict: true, options: { issuer: { type: 'string' }, 'client-id': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: { issuer: { type: 'string' }, 'client-id': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help) {
     io.out(help);
     return 0;

@@ -1,4 +1,3 @@
-
 import { runWorldCommand } from './world-command.ts';
 import { runWorldTokenCommand } from './world-token-command.ts';
 import { runMarkCommand } from './mark-command.ts';
@@ -70,7 +69,6 @@ function isParseArgsError(error: unknown): boolean {
   const code: unknown = (error as { code?: unknown } | null)?.code;
   return error instanceof TypeError && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
 }
-
 
 if (import.meta.main) {
   process.exitCode = await main(process.argv.slice(2));

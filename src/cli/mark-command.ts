@@ -33,12 +33,25 @@ Output:
 Exit status: 0 for ok/created/not-modified, 3 for any other status, 1 when no answer came, 2 for usage.`;
 
 const verbs: Record<string, Verb> = {
-  fetch: 'FETCH', list: 'LIST', versions: 'VERSIONS', lookup: 'LOOKUP', publish: 'PUBLISH', append: 'APPEND', archive: 'ARCHIVE',
+  fetch: 'FETCH',
+  list: 'LIST',
+  versions: 'VERSIONS',
+  lookup: 'LOOKUP',
+  publish: 'PUBLISH',
+  append: 'APPEND',
+  archive: 'ARCHIVE',
 };
 
 const metaFlags = {
-  'if-none-match': 'if-none-match', 'if-modified-since': 'if-modified-since', 'page-size': 'page-size', cursor: 'cursor',
-  query: 'query', limit: 'limit', filter: 'filter', match: 'match', 'expected-version': 'expected-version',
+  'if-none-match': 'if-none-match',
+  'if-modified-since': 'if-modified-since',
+  'page-size': 'page-size',
+  cursor: 'cursor',
+  query: 'query',
+  limit: 'limit',
+  filter: 'filter',
+  match: 'match',
+  'expected-version': 'expected-version',
 } as const;
 
 export async function runMarkCommand(args: string[]): Promise<number> {
@@ -47,9 +60,17 @@ export async function runMarkCommand(args: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
     options: {
-      ca: { type: 'string' }, insecure: { type: 'boolean' }, 'server-name': { type: 'string' }, timeout: { type: 'string' },
-      token: { type: 'string' }, meta: { type: 'string', multiple: true }, body: { type: 'string' }, 'body-file': { type: 'string' },
-      'include-archived': { type: 'boolean' }, raw: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      ca: { type: 'string' },
+      insecure: { type: 'boolean' },
+      'server-name': { type: 'string' },
+      timeout: { type: 'string' },
+      token: { type: 'string' },
+      meta: { type: 'string', multiple: true },
+      body: { type: 'string' },
+      'body-file': { type: 'string' },
+      'include-archived': { type: 'boolean' },
+      raw: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
       ...Object.fromEntries(Object.keys(metaFlags).map((flag) => [flag, { type: 'string' as const }])),
     },
   });
@@ -59,7 +80,8 @@ export async function runMarkCommand(args: string[]): Promise<number> {
   }
   const [verbName, urlText] = positionals;
   const verb = verbName === undefined ? undefined : verbs[verbName.toLowerCase()];
-  if (verb === undefined || urlText === undefined || positionals.length > 2) throw new UsageError(`expected <verb> <mark-url>; verbs: ${Object.keys(verbs).join(', ')}`);
+  if (verb === undefined || urlText === undefined || positionals.length > 2)
+    throw new UsageError(`expected <verb> <mark-url>; verbs: ${Object.keys(verbs).join(', ')}`);
   const url = parseMarkUrl(urlText);
   const metadata = buildMetadata(values as Record<string, unknown>);
   const body = await readBody(values.body, values['body-file']);
@@ -70,7 +92,11 @@ export async function runMarkCommand(args: string[]): Promise<number> {
   });
   try {
     const response = await client.call(
-      { host: bareHost(url.host), port: url.port, ...(values['server-name'] ? { serverName: values['server-name'] } : {}) },
+      {
+        host: bareHost(url.host),
+        port: url.port,
+        ...(values['server-name'] ? { serverName: values['server-name'] } : {}),
+      },
       { verb, path: url.path, metadata, body, ...(values.timeout ? { timeoutMs: Number(values.timeout) } : {}) },
     );
     const shown = verb === 'FETCH' && url.fragment ? selectSection(response, url.fragment) : response;
@@ -120,5 +146,7 @@ function readable(response: MarkResponse): string {
   const lines = [`status: ${response.status || '(none)'}`];
   for (const key of Object.keys(response.metadata).sort()) lines.push(`${key}: ${response.metadata[key]}`);
   const body = Buffer.from(response.body).toString();
-  return lines.join('\n') + '\n' + (body === '' ? '' : `\n${body.replace(/^\n/, '')}${body.endsWith('\n') ? '' : '\n'}`);
+  return (
+    lines.join('\n') + '\n' + (body === '' ? '' : `\n${body.replace(/^\n/, '')}${body.endsWith('\n') ? '' : '\n'}`)
+  );
 }

@@ -2,7 +2,14 @@ import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { MarkClient } from '../transport/mark-client.ts';
 import { bareHost, identityUrl, parseMarkUrl, type MarkUrl } from '../protocol/mark-url.ts';
-import { callBrokerTool, fitQuery, hitOf, parseSearchText, searchWorlds, type SearchText } from '../broker/search/index.ts';
+import {
+  callBrokerTool,
+  fitQuery,
+  hitOf,
+  parseSearchText,
+  searchWorlds,
+  type SearchText,
+} from '../broker/search/index.ts';
 import { UsageError } from './usage-error.ts';
 
 const help = `demarkus-broker search <query...> [options]
@@ -39,9 +46,18 @@ export async function runSearchCommand(args: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
     options: {
-      url: { type: 'string' }, token: { type: 'string' }, world: { type: 'string' }, direct: { type: 'string' },
-      ca: { type: 'string' }, insecure: { type: 'boolean' }, 'server-name': { type: 'string' },
-      scope: { type: 'string' }, filter: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      url: { type: 'string' },
+      token: { type: 'string' },
+      world: { type: 'string' },
+      direct: { type: 'string' },
+      ca: { type: 'string' },
+      insecure: { type: 'boolean' },
+      'server-name': { type: 'string' },
+      scope: { type: 'string' },
+      filter: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
@@ -51,33 +67,69 @@ export async function runSearchCommand(args: string[]): Promise<number> {
   const query = positionals.join(' ').trim();
   if ([...query].length < 2) throw new UsageError('expected a query of at least 2 characters');
   const limit = values.limit === undefined ? 10 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit must be an integer from 1 to 100');
-  if (values.direct !== undefined && values.world !== undefined) throw new UsageError('--world applies to the broker; --direct already names one world');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new UsageError('--limit must be an integer from 1 to 100');
+  if (values.direct !== undefined && values.world !== undefined)
+    throw new UsageError('--world applies to the broker; --direct already names one world');
   const base = { query, limit, json: values.json ?? false, ...(values.filter ? { filter: values.filter } : {}) };
   if (values.direct !== undefined) {
     const url = parseMarkUrl(values.direct);
     const options = { ...base, scope: values.scope ?? url.path };
-    const answer = await searchDirect(url, options, { ...values, token: values.token ?? process.env['DEMARKUS_TOKEN'] });
+    const answer = await searchDirect(url, options, {
+      ...values,
+      token: values.token ?? process.env['DEMARKUS_TOKEN'],
+    });
     return report(answer, options, `demarkus-broker mark list ${identityUrl({ ...url, path: '/' })}`);
   }
   const options = { ...base, scope: values.scope ?? '/' };
   const token = values.token ?? process.env['DEMARKUS_BROKER_TOKEN'];
   if (!token) throw new UsageError('a broker token is required: --token or DEMARKUS_BROKER_TOKEN');
-  const toolArgs: Record<string, unknown> = { query, limit, scope: options.scope, ...(values.world ? { world: values.world } : {}), ...(values.filter ? { filter: values.filter } : {}) };
-  const result = await callBrokerTool(values.url ?? process.env['DEMARKUS_BROKER_URL'] ?? defaultBrokerUrl(), token, 'mark_search', toolArgs);
+  const toolArgs: Record<string, unknown> = {
+    query,
+    limit,
+    scope: options.scope,
+    ...(values.world ? { world: values.world } : {}),
+    ...(values.filter ? { filter: values.filter } : {}),
+  };
+  const result = await callBrokerTool(
+    values.url ?? process.env['DEMARKUS_BROKER_URL'] ?? defaultBrokerUrl(),
+    token,
+    'mark_search',
+    toolArgs,
+  );
   if (result.isError) throw new Error(result.text);
-  return report(parseSearchText(result.text), options, "mark_lookup_all with query '*' (any MCP client), or demarkus-broker mark list mark://<world address>/");
+  return report(
+    parseSearchText(result.text),
+    options,
+    "mark_lookup_all with query '*' (any MCP client), or demarkus-broker mark list mark://<world address>/",
+  );
 }
 
-type DirectFlags = { token?: string | undefined; ca?: string | undefined; insecure?: boolean | undefined; 'server-name'?: string | undefined };
+type DirectFlags = {
+  token?: string | undefined;
+  ca?: string | undefined;
+  insecure?: boolean | undefined;
+  'server-name'?: string | undefined;
+};
 
 /** One world, no broker: the same two-phase search the broker runs, over a single world. */
 async function searchDirect(url: MarkUrl, options: Options, flags: DirectFlags): Promise<SearchText> {
-  const client = new MarkClient({ ...(flags.ca ? { ca: await readFile(flags.ca, 'utf8') } : {}), insecureSkipVerify: flags.insecure ?? false, maxAttempts: 2 });
-  const authority = { host: bareHost(url.host), port: url.port, ...(flags['server-name'] ? { serverName: flags['server-name'] } : {}) };
+  const client = new MarkClient({
+    ...(flags.ca ? { ca: await readFile(flags.ca, 'utf8') } : {}),
+    insecureSkipVerify: flags.insecure ?? false,
+    maxAttempts: 2,
+  });
+  const authority = {
+    host: bareHost(url.host),
+    port: url.port,
+    ...(flags['server-name'] ? { serverName: flags['server-name'] } : {}),
+  };
   try {
     const lookup = (_world: string, call: Parameters<MarkClient['call']>[1]) =>
-      client.call(authority, { ...call, metadata: { ...call.metadata, ...(flags.token ? { auth: flags.token } : {}) } });
+      client.call(authority, {
+        ...call,
+        metadata: { ...call.metadata, ...(flags.token ? { auth: flags.token } : {}) },
+      });
     const outcome = await searchWorlds(lookup, {
       worlds: ['direct'],
       query: fitQuery(options.query),
@@ -93,10 +145,18 @@ async function searchDirect(url: MarkUrl, options: Options, flags: DirectFlags):
     if (failure !== undefined) throw failure.error;
     const address = (path: string, anchor: string) => identityUrl({ ...url, path }) + (anchor ? `#${anchor}` : '');
     return {
-      status: 'ok', worlds: 1, failed: [], ranking: outcome.ranking,
+      status: 'ok',
+      worlds: 1,
+      failed: [],
+      ranking: outcome.ranking,
       hits: outcome.rows.map((row) => hitOf(row, (r) => address(r.path, r.anchor))),
       nearest: outcome.nearest.map((n) => ({ url: address(n.path, ''), title: n.title })),
-      notes: [...(outcome.strictWorlds.length > 0 ? ['this world requires every query word in a row (no relaxed ranking)'] : []), ...outcome.languageHints],
+      notes: [
+        ...(outcome.strictWorlds.length > 0
+          ? ['this world requires every query word in a row (no relaxed ranking)']
+          : []),
+        ...outcome.languageHints,
+      ],
     };
   } finally {
     await client.close();
@@ -105,16 +165,25 @@ async function searchDirect(url: MarkUrl, options: Options, flags: DirectFlags):
 
 /** Prints the answer: JSON on stdout with everything else on stderr, or a readable list. */
 function report(answer: SearchText, options: Options, browse: string): number {
-  const notes = [...answer.failed.map((f) => `world ${f.world} failed: ${f.message}`), ...answer.notes.map((n) => `note: ${n}`)];
+  const notes = [
+    ...answer.failed.map((f) => `world ${f.world} failed: ${f.message}`),
+    ...answer.notes.map((n) => `note: ${n}`),
+  ];
   if (options.json) {
-    process.stdout.write(JSON.stringify(answer.hits.map((h) => ({ uri: h.url, title: h.title, score: h.score, snippet: h.snippet }))) + '\n');
+    process.stdout.write(
+      JSON.stringify(answer.hits.map((h) => ({ uri: h.url, title: h.title, score: h.score, snippet: h.snippet }))) +
+        '\n',
+    );
     const help = answer.hits.length === 0 ? zeroResultLines(answer, options.query, browse) : [];
     for (const line of [...help, ...notes]) process.stderr.write(line + '\n');
     return 0;
   }
   const out: string[] = [];
   answer.hits.forEach((hit, i) => {
-    out.push(`${String(i + 1).padStart(2)}. ${hit.title}${hit.score === null ? '' : `  ·  score ${hit.score.toFixed(2)}`}`, `    ${hit.url}`);
+    out.push(
+      `${String(i + 1).padStart(2)}. ${hit.title}${hit.score === null ? '' : `  ·  score ${hit.score.toFixed(2)}`}`,
+      `    ${hit.url}`,
+    );
     if (hit.snippet !== '') out.push(`    ${hit.snippet}`);
   });
   if (answer.hits.length === 0) out.push(...zeroResultLines(answer, options.query, browse));

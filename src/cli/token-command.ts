@@ -19,7 +19,13 @@ export async function runTokenCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     strict: true,
-    options: { email: { type: 'string' }, config: { type: 'string' }, ttl: { type: 'string' }, groups: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      email: { type: 'string' },
+      config: { type: 'string' },
+      ttl: { type: 'string' },
+      groups: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     console.log(help);
@@ -37,8 +43,18 @@ export async function runTokenCommand(args: string[]): Promise<number> {
     }
   }
   const trust = tokenTrust(config);
-  const groups = (values.groups ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
-  const token = await mintBrokerToken({ key: trust.key, issuer: trust.issuer, audience: trust.resource, email, groups, ttlSeconds: Math.max(1, Math.round(ttlMs / 1000)) });
+  const groups = (values.groups ?? '')
+    .split(',')
+    .map((g) => g.trim())
+    .filter((g) => g !== '');
+  const token = await mintBrokerToken({
+    key: trust.key,
+    issuer: trust.issuer,
+    audience: trust.resource,
+    email,
+    groups,
+    ttlSeconds: Math.max(1, Math.round(ttlMs / 1000)),
+  });
   process.stdout.write(token + '\n');
   return 0;
 }

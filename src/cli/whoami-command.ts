@@ -1,7 +1,15 @@
 import { parseArgs } from 'node:util';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import * as oidc from 'openid-client';
-import { discoverBroker, readCredentials, resolveIssuer, saveSignIn, toStoredSignIn, type CliOutput, type StoredSignIn } from './login-command.ts';
+import {
+  discoverBroker,
+  readCredentials,
+  resolveIssuer,
+  saveSignIn,
+  toStoredSignIn,
+  type CliOutput,
+  type StoredSignIn,
+} from './login-command.ts';
 
 const help = `demarkus-broker whoami [--issuer URL] [--access-token]
 
@@ -14,8 +22,15 @@ when it is about to expire (the refresh token rotates on every use).
 
 const refreshMarginMs = 60_000;
 
-export async function runWhoamiCommand(args: string[], io: CliOutput = { out: (line) => console.log(line) }): Promise<number> {
-  const { values } = parseArgs({ args, strict: true, options: { issuer: { type: 'string' }, 'access-token': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+export async function runWhoamiCommand(
+  args: string[],
+  io: CliOutput = { out: (line) => console.log(line) },
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: { issuer: { type: 'string' }, 'access-token': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help) {
     io.out(help);
     return 0;
@@ -40,13 +55,17 @@ export async function runWhoamiCommand(args: string[], io: CliOutput = { out: (l
 }
 
 async function refreshed(signIn: StoredSignIn): Promise<StoredSignIn> {
-  if (signIn.refreshToken === undefined) throw new Error('the access token expired and there is no refresh token; run demarkus-broker login');
+  if (signIn.refreshToken === undefined)
+    throw new Error('the access token expired and there is no refresh token; run demarkus-broker login');
   const config = await discoverBroker(signIn.issuer, signIn.clientId);
   let tokens: oidc.TokenEndpointResponse;
   try {
     tokens = await oidc.refreshTokenGrant(config, signIn.refreshToken);
   } catch (error) {
-    throw new Error(`the sign-in is no longer valid (${(error as { error?: string }).error ?? (error as Error).message}); run demarkus-broker login`, { cause: error });
+    throw new Error(
+      `the sign-in is no longer valid (${(error as { error?: string }).error ?? (error as Error).message}); run demarkus-broker login`,
+      { cause: error },
+    );
   }
   const next = toStoredSignIn(signIn.issuer, signIn.clientId, tokens, signIn.refreshToken);
   await saveSignIn(next);
@@ -58,6 +77,9 @@ async function verifiedClaims(signIn: StoredSignIn): Promise<JWTPayload> {
   const config = await discoverBroker(signIn.issuer, signIn.clientId);
   const jwksUri = config.serverMetadata().jwks_uri;
   if (jwksUri === undefined) throw new Error('the broker publishes no jwks_uri');
-  const { payload } = await jwtVerify(signIn.accessToken, createRemoteJWKSet(new URL(jwksUri)), { issuer: signIn.issuer, algorithms: ['ES256'] });
+  const { payload } = await jwtVerify(signIn.accessToken, createRemoteJWKSet(new URL(jwksUri)), {
+    issuer: signIn.issuer,
+    algorithms: ['ES256'],
+  });
   return payload;
 }

@@ -42,7 +42,8 @@ export async function runWorldCommand(args: string[]): Promise<number> {
   }
   const root = values.root ?? process.env['DEMARKUS_ROOT'];
   if (root === undefined || root === '') throw new UsageError('--root is required (or set DEMARKUS_ROOT)');
-  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined))
+    throw new UsageError('--tls-cert and --tls-key go together');
   const portFromEnv = process.env['DEMARKUS_PORT'] ? Number(process.env['DEMARKUS_PORT']) : defaultPort;
   const listen = parseHostPort(values.listen ?? `[::]:${portFromEnv}`, portFromEnv);
   const log = jsonLogger('world');
@@ -62,9 +63,20 @@ export async function runWorldCommand(args: string[]): Promise<number> {
   // Handlers first: whoever reads the "listening" line may signal at once.
   const stopped = waitForSignal();
   if (server.devCertificate) {
-    log.warn({ sans: server.devCertificate.names }, 'no --tls-cert/--tls-key given: serving a self-signed development certificate (clients need --insecure or this certificate as CA)');
+    log.warn(
+      { sans: server.devCertificate.names },
+      'no --tls-cert/--tls-key given: serving a self-signed development certificate (clients need --insecure or this certificate as CA)',
+    );
   }
-  log.info({ listen: `${server.host}:${server.port}`, root: resolve(root), tokens: Boolean(values.tokens ?? process.env['DEMARKUS_TOKENS']), documents: server.world.context.catalog.size }, 'world listening');
+  log.info(
+    {
+      listen: `${server.host}:${server.port}`,
+      root: resolve(root),
+      tokens: Boolean(values.tokens ?? process.env['DEMARKUS_TOKENS']),
+      documents: server.world.context.catalog.size,
+    },
+    'world listening',
+  );
   await stopped;
   log.info({}, 'shutting down');
   await server.close();

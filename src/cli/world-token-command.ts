@@ -18,7 +18,13 @@ export async function runWorldTokenCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     strict: true,
-    options: { label: { type: 'string' }, paths: { type: 'string' }, ops: { type: 'string' }, expires: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      label: { type: 'string' },
+      paths: { type: 'string' },
+      ops: { type: 'string' },
+      expires: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     console.log(help);
@@ -28,8 +34,10 @@ export async function runWorldTokenCommand(args: string[]): Promise<number> {
   if (!/^[A-Za-z0-9_-]+$/.test(label)) throw new UsageError('--label is required: letters, digits, "_" and "-"');
   const paths = splitList(values.paths, '--paths');
   const ops = splitList(values.ops, '--ops');
-  for (const op of ops) if (op !== 'publish' && op !== 'read') throw new UsageError(`unknown operation "${op}": use publish and/or read`);
-  if (values.expires !== undefined && parseRfc3339(values.expires) === null) throw new UsageError(`--expires must be RFC 3339, got "${values.expires}"`);
+  for (const op of ops)
+    if (op !== 'publish' && op !== 'read') throw new UsageError(`unknown operation "${op}": use publish and/or read`);
+  if (values.expires !== undefined && parseRfc3339(values.expires) === null)
+    throw new UsageError(`--expires must be RFC 3339, got "${values.expires}"`);
   let minted;
   try {
     minted = mintTokenEntry({ label, paths, operations: ops, ...(values.expires ? { expires: values.expires } : {}) });
@@ -42,7 +50,10 @@ export async function runWorldTokenCommand(args: string[]): Promise<number> {
 }
 
 function splitList(text: string | undefined, flag: string): string[] {
-  const items = (text ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (items.length === 0) throw new UsageError(`${flag} is required`);
   return items;
 }

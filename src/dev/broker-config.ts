@@ -16,7 +16,14 @@ export type DevIdpSettings = { issuer: string; clientId: string; clientSecret: s
  * people can read it and reuse it (`demarkus-broker token --config ...`). The
  * signing key is kept across restarts so minted tokens stay valid.
  */
-export async function devBrokerConfig(options: { dataDir: string; host: string; port: number; caFile: string; worlds: DevWorldAddress[]; idp?: DevIdpSettings }): Promise<{ config: BrokerConfig; file: string }> {
+export async function devBrokerConfig(options: {
+  dataDir: string;
+  host: string;
+  port: number;
+  caFile: string;
+  worlds: DevWorldAddress[];
+  idp?: DevIdpSettings;
+}): Promise<{ config: BrokerConfig; file: string }> {
   const dir = join(options.dataDir, 'broker');
   await mkdir(join(dir, 'state'), { recursive: true });
   const keyFile = join(dir, 'signing-key.pem');
@@ -37,7 +44,9 @@ export async function devBrokerConfig(options: { dataDir: string; host: string; 
     },
     oidc: {
       brokerSigningKey: signingKey,
-      ...(options.idp ? { issuer: options.idp.issuer, clientID: options.idp.clientId, clientSecret: options.idp.clientSecret } : {}),
+      ...(options.idp
+        ? { issuer: options.idp.issuer, clientID: options.idp.clientId, clientSecret: options.idp.clientSecret }
+        : {}),
     },
     // A local client can publish its metadata document on http://localhost (development only).
     ...(options.idp ? { oauth: { clientMetadataDocuments: { allowLoopback: true } } } : {}),

@@ -50,10 +50,11 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   return {
     issuer,
     port,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -78,7 +79,10 @@ function providerConfiguration(options: DevIdpOptions): Configuration {
     loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
       const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session!.grantIdFor(ctx.oidc.client!.clientId);
       if (grantId) return ctx.oidc.provider.Grant.find(grantId);
-      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId: ctx.oidc.session!.accountId! });
+      const grant = new ctx.oidc.provider.Grant({
+        clientId: ctx.oidc.client!.clientId,
+        accountId: ctx.oidc.session!.accountId!,
+      });
       grant.addOIDCScope('openid email profile');
       grant.addOIDCClaims(['email', 'email_verified', 'groups', 'hd', 'name']);
       await grant.save();
@@ -88,7 +92,10 @@ function providerConfiguration(options: DevIdpOptions): Configuration {
     ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
     renderError: (ctx, out) => {
       ctx.type = 'html';
-      ctx.body = loginLayout('Sign-in error', `<p role="alert">${escape(String(out.error))}: ${escape(String(out.error_description ?? ''))}</p>`);
+      ctx.body = loginLayout(
+        'Sign-in error',
+        `<p role="alert">${escape(String(out.error))}: ${escape(String(out.error_description ?? ''))}</p>`,
+      );
     },
   };
 }
@@ -121,9 +128,16 @@ async function serveLogin(provider: Provider, request: IncomingMessage, response
   const email = (new URLSearchParams(await readBody(request)).get('email') ?? '').trim().toLowerCase();
   if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
     response.writeHead(400, { 'content-type': 'text/html; charset=utf-8' });
-    return void response.end(loginLayout('Development sign-in', `<p role="alert">Enter an email address.</p>${loginForm(details.uid)}`));
+    return void response.end(
+      loginLayout('Development sign-in', `<p role="alert">Enter an email address.</p>${loginForm(details.uid)}`),
+    );
   }
-  await provider.interactionFinished(request, response, { login: { accountId: accountIdOf(email) } }, { mergeWithLastSubmission: false });
+  await provider.interactionFinished(
+    request,
+    response,
+    { login: { accountId: accountIdOf(email) } },
+    { mergeWithLastSubmission: false },
+  );
 }
 
 function loginForm(uid: string): string {
@@ -142,7 +156,10 @@ function loginLayout(title: string, body: string): string {
 }
 
 function escape(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
@@ -160,10 +177,12 @@ async function readBody(request: IncomingMessage): Promise<string> {
 function quietly<T>(verbose: boolean, create: () => T): T {
   if (verbose) return create();
   const { warn, info } = console;
-  const drop = (original: (...args: unknown[]) => void) => (...args: unknown[]) => {
-    if (typeof args[0] === 'string' && args[0].includes('oidc-provider')) return;
-    original(...args);
-  };
+  const drop =
+    (original: (...args: unknown[]) => void) =>
+    (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].includes('oidc-provider')) return;
+      original(...args);
+    };
   console.warn = drop(warn);
   console.info = drop(info);
   try {

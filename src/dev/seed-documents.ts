@@ -35,7 +35,11 @@ Start here. Each team keeps its own world; this hub links them together.
       },
       {
         path: '/guides/onboarding.md',
-        metadata: { tags: 'onboarding, guide', importance: '0.8', description: 'First-week checklist for new engineers' },
+        metadata: {
+          tags: 'onboarding, guide',
+          importance: '0.8',
+          description: 'First-week checklist for new engineers',
+        },
         body: `# Onboarding
 
 Welcome. In your first week:
@@ -78,7 +82,12 @@ Connections are pooled per authority; writes are never retried blindly.
       },
       {
         path: '/adr/0002-world-per-team.md',
-        metadata: { tags: 'adr, tenancy', importance: '0.6', type: 'Decision', 'rel-supersedes': '/adr/0000-single-store.md' },
+        metadata: {
+          tags: 'adr, tenancy',
+          importance: '0.6',
+          type: 'Decision',
+          'rel-supersedes': '/adr/0000-single-store.md',
+        },
         body: `# ADR 0002: One world per team
 
 ## Decision
@@ -108,7 +117,12 @@ We own sign-in, tokens and access reviews.
       },
       {
         path: '/docs/auth-design.md',
-        metadata: { title: 'Auth design', tags: 'auth, oidc, design', importance: '0.85', description: 'How people and agents sign in' },
+        metadata: {
+          title: 'Auth design',
+          tags: 'auth, oidc, design',
+          importance: '0.85',
+          description: 'How people and agents sign in',
+        },
         body: `# Auth design
 
 ## Sign-in
@@ -162,7 +176,12 @@ We own LOOKUP, full-text search and the link graph.
       },
       {
         path: '/docs/search.md',
-        metadata: { title: 'Search notes', tags: 'search, lookup, ranking', importance: '0.8', description: 'How catalog and body lookup rank documents' },
+        metadata: {
+          title: 'Search notes',
+          tags: 'search, lookup, ranking',
+          importance: '0.8',
+          description: 'How catalog and body lookup rank documents',
+        },
         body: `# Search notes
 
 ## Catalog lookup

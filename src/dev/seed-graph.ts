@@ -13,8 +13,13 @@ export function seedGraphMarkdown(addressOf: (world: string) => string, exported
     for (const doc of world.documents) {
       const from = url(world.name, doc.path);
       const links = [...doc.body.matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)];
-      nodes.push({ url: from, title: doc.metadata['title'] ?? doc.body.match(/^# (.+)$/m)?.[1] ?? doc.path, links: links.length });
-      for (const [, label, target] of links) edges.push({ from, to: resolveLink(world.name, doc.path, target!, url), rel: '', label: label!, anchor: '' });
+      nodes.push({
+        url: from,
+        title: doc.metadata['title'] ?? doc.body.match(/^# (.+)$/m)?.[1] ?? doc.path,
+        links: links.length,
+      });
+      for (const [, label, target] of links)
+        edges.push({ from, to: resolveLink(world.name, doc.path, target!, url), rel: '', label: label!, anchor: '' });
       const supersedes = doc.metadata['rel-supersedes'];
       if (supersedes) edges.push({ from, to: url(world.name, supersedes), rel: 'supersedes', label: '', anchor: '' });
     }
@@ -26,11 +31,17 @@ export function seedGraphMarkdown(addressOf: (world: string) => string, exported
   out += '\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n';
   for (const node of nodes) out += `| [${node.url}](${node.url}) | ${cell(node.title)} | ok | ${node.links} |\n`;
   out += '\n## Edges\n\n| From | To | Rel | Label | Anchor | Count |\n|------|----|-----|-------|--------|-------|\n';
-  for (const edge of edges) out += `| ${edge.from} | ${edge.to} | ${edge.rel} | ${cell(edge.label)} | ${edge.anchor} | 1 |\n`;
+  for (const edge of edges)
+    out += `| ${edge.from} | ${edge.to} | ${edge.rel} | ${cell(edge.label)} | ${edge.anchor} | 1 |\n`;
   return out;
 }
 
-function resolveLink(world: string, fromPath: string, target: string, url: (world: string, path: string) => string): string {
+function resolveLink(
+  world: string,
+  fromPath: string,
+  target: string,
+  url: (world: string, path: string) => string,
+): string {
   const cross = /^mark:\/\/([^/]+)(\/.*)$/.exec(target);
   if (cross) return url(cross[1]!, cross[2]!);
   const base = new URL(fromPath, 'http://x');

@@ -83,8 +83,19 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   try {
     const clientSecret = randomBytes(24).toString('base64url');
     const callback = `http://${options.host}:${options.brokerPort}/auth/callback`;
-    idp = await startDevIdp({ host: options.host, port: options.idpPort ?? options.brokerPort + 2, clients: [{ clientId: 'demarkus-broker-dev', clientSecret, redirectUris: [callback] }] });
-    const { config, file } = await devBrokerConfig({ dataDir: options.dataDir, host: options.host, port: options.brokerPort, caFile: certFile, worlds, idp: { issuer: idp.issuer, clientId: 'demarkus-broker-dev', clientSecret } });
+    idp = await startDevIdp({
+      host: options.host,
+      port: options.idpPort ?? options.brokerPort + 2,
+      clients: [{ clientId: 'demarkus-broker-dev', clientSecret, redirectUris: [callback] }],
+    });
+    const { config, file } = await devBrokerConfig({
+      dataDir: options.dataDir,
+      host: options.host,
+      port: options.brokerPort,
+      caFile: certFile,
+      worlds,
+      idp: { issuer: idp.issuer, clientId: 'demarkus-broker-dev', clientSecret },
+    });
     brokerConfigFile = file;
     broker = await startBroker(config);
   } catch (error) {
@@ -93,7 +104,13 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     throw error;
   }
   const devIdp = idp;
-  const mcpToken = await mintBrokerToken({ key: broker.trust.key, issuer: broker.trust.issuer, audience: broker.trust.resource, email: options.devEmail, ttlSeconds: 12 * 3600 });
+  const mcpToken = await mintBrokerToken({
+    key: broker.trust.key,
+    issuer: broker.trust.issuer,
+    audience: broker.trust.resource,
+    email: options.devEmail,
+    ttlSeconds: 12 * 3600,
+  });
   return {
     worlds,
     token,
@@ -141,13 +158,24 @@ async function seedWorld(world: DevWorld, all: DevWorld[], token: string): Promi
   const documents = [...seed.documents];
   if (world.name === 'root') {
     const addressOf = (name: string) => all.find((w) => w.name === name)?.address ?? name;
-    documents.push({ path: '/graph.md', metadata: { title: 'Document Graph', tags: 'graph', importance: '0.4', retention: '20' }, body: seedGraphMarkdown(addressOf, new Date()) });
+    documents.push({
+      path: '/graph.md',
+      metadata: { title: 'Document Graph', tags: 'graph', importance: '0.4', retention: '20' },
+      body: seedGraphMarkdown(addressOf, new Date()),
+    });
   }
   for (const doc of documents) {
-    const bytes = encodeRequest({ verb: 'PUBLISH', path: doc.path, metadata: { ...doc.metadata, auth: token, 'expected-version': '0' }, body: Buffer.from(doc.body) });
+    const bytes = encodeRequest({
+      verb: 'PUBLISH',
+      path: doc.path,
+      metadata: { ...doc.metadata, auth: token, 'expected-version': '0' },
+      body: Buffer.from(doc.body),
+    });
     const response = await world.server.world.respond({ bytes });
     if (response.status !== 'created') {
-      throw new Error(`seeding ${world.name}${doc.path} failed: ${response.status} ${Buffer.from(response.body).toString().trim()}`);
+      throw new Error(
+        `seeding ${world.name}${doc.path} failed: ${response.status} ${Buffer.from(response.body).toString().trim()}`,
+      );
     }
   }
   return documents.length;

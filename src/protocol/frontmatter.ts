@@ -35,7 +35,8 @@ export function splitFrontmatter(payload: Uint8Array): SplitPayload {
   const inner = bytes.subarray(openFence.length);
   const end = inner.indexOf(closeFence);
   if (end >= 0) return { block: inner.subarray(0, end), body: inner.subarray(end + closeFence.length) };
-  if (endsWith(inner, closeAtEof)) return { block: inner.subarray(0, inner.length - closeAtEof.length), body: new Uint8Array(0) };
+  if (endsWith(inner, closeAtEof))
+    return { block: inner.subarray(0, inner.length - closeAtEof.length), body: new Uint8Array(0) };
   throw new UnclosedFrontmatterError();
 }
 

@@ -7,7 +7,15 @@
  * `\xNN`, `\uNNNN` or `\UNNNNNNNN` escapes.
  */
 const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-const namedEscapes: Readonly<Record<number, string>> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };
+const namedEscapes: Readonly<Record<number, string>> = {
+  7: '\\a',
+  8: '\\b',
+  9: '\\t',
+  10: '\\n',
+  11: '\\v',
+  12: '\\f',
+  13: '\\r',
+};
 
 export function goQuote(text: string): string {
   let out = '"';

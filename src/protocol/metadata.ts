@@ -20,7 +20,12 @@ export function isValidMetaValue(value: string): boolean {
 }
 
 /** Keys consumed by the handler and never stored (handler.controlKeys). */
-export const controlKeys: ReadonlySet<string> = new Set(['auth', 'expected-version', 'if-none-match', 'if-modified-since']);
+export const controlKeys: ReadonlySet<string> = new Set([
+  'auth',
+  'expected-version',
+  'if-none-match',
+  'if-modified-since',
+]);
 
 /**
  * Keys a server sets itself: rejected on write and never echoed as publisher

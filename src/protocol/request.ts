@@ -94,7 +94,8 @@ function decodeText(bytes: Uint8Array, what: string): string {
 
 /** Frames a request for the wire. Throws on a path the server would refuse. */
 export function encodeRequest(request: MarkRequest): Uint8Array {
-  if (!isValidRequestPath(request.path)) throw new TypeError(`invalid Mark request path: ${JSON.stringify(request.path)}`);
+  if (!isValidRequestPath(request.path))
+    throw new TypeError(`invalid Mark request path: ${JSON.stringify(request.path)}`);
   const hasMetadata = Object.keys(request.metadata).length > 0;
   const framed = joinFrontmatter(hasMetadata ? encodeYamlMap(request.metadata) : null, request.body);
   return Buffer.concat([Buffer.from(`${request.verb} ${request.path}\n`), framed]);

@@ -13,10 +13,48 @@
 
 export type ScalarStyle = 'plain' | 'single' | 'double';
 
-const oldBools = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF']);
+const oldBools = new Set([
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'on',
+  'On',
+  'ON',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'off',
+  'Off',
+  'OFF',
+]);
 const resolvedWords = new Set([
-  '~', 'null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE',
-  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF', '<<',
+  '~',
+  'null',
+  'Null',
+  'NULL',
+  'true',
+  'True',
+  'TRUE',
+  'false',
+  'False',
+  'FALSE',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  '.inf',
+  '.Inf',
+  '.INF',
+  '+.inf',
+  '+.Inf',
+  '+.INF',
+  '-.inf',
+  '-.Inf',
+  '-.INF',
+  '<<',
 ]);
 const yamlFloat = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const base60Float = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
@@ -54,7 +92,10 @@ function fitsGoInt(s: string): boolean {
 
 /** yaml.v3 parseTimestamp: YYYY-M-D, optionally with a time (T/t with zone, or space without). */
 function isYamlTimestamp(s: string): boolean {
-  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:([Tt])(\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})| (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?)?$/.exec(s);
+  const m =
+    /^(\d{4})-(\d{1,2})-(\d{1,2})(?:([Tt])(\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})| (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?)?$/.exec(
+      s,
+    );
   if (m === null) return false;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return false;
@@ -143,8 +184,21 @@ export function scalarStyle(s: string): ScalarStyle {
 }
 
 const namedEscapes: Record<number, string> = {
-  0x00: '\\0', 0x07: '\\a', 0x08: '\\b', 0x09: '\\t', 0x0a: '\\n', 0x0b: '\\v', 0x0c: '\\f',
-  0x0d: '\\r', 0x1b: '\\e', 0x22: '\\"', 0x5c: '\\\\', 0x85: '\\N', 0xa0: '\\_', 0x2028: '\\L', 0x2029: '\\P',
+  0x00: '\\0',
+  0x07: '\\a',
+  0x08: '\\b',
+  0x09: '\\t',
+  0x0a: '\\n',
+  0x0b: '\\v',
+  0x0c: '\\f',
+  0x0d: '\\r',
+  0x1b: '\\e',
+  0x22: '\\"',
+  0x5c: '\\\\',
+  0x85: '\\N',
+  0xa0: '\\_',
+  0x2028: '\\L',
+  0x2029: '\\P',
 };
 
 function escapeDoubleQuoted(ch: string): string | null {

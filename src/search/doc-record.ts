@@ -47,7 +47,12 @@ export interface DocTokens {
 }
 
 export function makeRecord(doc: SearchDoc, num: number, firstSection: number): DocRecord {
-  const sections = splitSections(doc.body).map((s) => ({ anchor: s.anchor, heading: s.heading, trail: s.trail, text: s.text }));
+  const sections = splitSections(doc.body).map((s) => ({
+    anchor: s.anchor,
+    heading: s.heading,
+    trail: s.trail,
+    text: s.text,
+  }));
   return {
     num,
     id: doc.id,

@@ -71,7 +71,8 @@ function scoreTerm(state: IndexState, q: QueryScratch, avg: FieldAverages, idf: 
     const cover = t.cover[doc] ?? 0;
     const flags = t.flags[doc] ?? 0;
     const nameTier = cover > 0 ? weights.namePrefix * Math.max(weights.nameCoverFloor, cover) : 0;
-    const descTier = flags & DocFlag.description ? weights.description * bm25tf(1, record.descriptionLength, avg.description) : 0;
+    const descTier =
+      flags & DocFlag.description ? weights.description * bm25tf(1, record.descriptionLength, avg.description) : 0;
     const bodyTier = weights.body * bm25tf(t.bodyTf[doc] ?? 0, record.bodyLength, avg.body);
     const tier = Math.max(nameTier, descTier, bodyTier);
     const contribution = Math.min(weights.termCeiling, idf * tier);
@@ -83,8 +84,11 @@ function scoreTerm(state: IndexState, q: QueryScratch, avg: FieldAverages, idf: 
   }
   for (const section of t.sections) {
     const doc = state.sectionDoc[section] ?? 0;
-    const textTier = weights.section * bm25tf(t.sectionTf[section] ?? 0, state.sectionLength[section] ?? 0, avg.section);
-    const trailTier = t.sectionTrail[section] ? weights.trail * bm25tf(1, state.sectionTrailLength[section] ?? 0, avg.trail) : 0;
+    const textTier =
+      weights.section * bm25tf(t.sectionTf[section] ?? 0, state.sectionLength[section] ?? 0, avg.section);
+    const trailTier = t.sectionTrail[section]
+      ? weights.trail * bm25tf(1, state.sectionTrailLength[section] ?? 0, avg.trail)
+      : 0;
     const sectionTier = Math.max(textTier, trailTier);
     const best = Math.min(weights.termCeiling, idf * Math.max(t.tier[doc] ?? 0, sectionTier));
     const focus = weights.sectionFocus * Math.min(weights.termCeiling, idf * sectionTier);
@@ -104,7 +108,8 @@ function scoreTerm(state: IndexState, q: QueryScratch, avg: FieldAverages, idf: 
 function emitRows(state: IndexState, q: QueryScratch, input: EvaluateInput, sink: RowSink): void {
   const full = input.terms.length >= 32 ? 0xffffffff : 2 ** input.terms.length - 1;
   if (input.scope !== undefined) {
-    for (const doc of q.docs) if (!input.scope((state.docs[doc] as DocRecord).id)) q.docState[doc] = DocState.outOfScope;
+    for (const doc of q.docs)
+      if (!input.scope((state.docs[doc] as DocRecord).id)) q.docState[doc] = DocState.outOfScope;
   }
   for (const section of q.sections) {
     const doc = state.sectionDoc[section] ?? 0;

@@ -4,7 +4,13 @@
  * Imports nothing of ours; see search-index.ts for the entry point.
  */
 export { SearchIndex, defaultSearchLimit } from './search-index.ts';
-export type { IndexStats, QueryStatsOptions, SearchIndexOptions, ZeroResultHelp, ZeroResultOptions } from './search-index.ts';
+export type {
+  IndexStats,
+  QueryStatsOptions,
+  SearchIndexOptions,
+  ZeroResultHelp,
+  ZeroResultOptions,
+} from './search-index.ts';
 export type { CorpusTotals, MatchMode, QueryStats, SearchDoc, SearchOptions, SearchRow } from './types.ts';
 export { mergeQueryStats, fieldAverages, dfOf } from './stats.ts';
 export type { FieldAverages } from './stats.ts';

@@ -56,7 +56,9 @@ const totalsFields: readonly [keyof CorpusTotals, string][] = [
 /** The two metadata values that carry query statistics. */
 export function encodeQueryStats(stats: QueryStats): { 'corpus-stats': string; 'corpus-df': string } {
   const totals = totalsFields.map(([field, name]) => `${name}=${stats.totals[field]}`).join(',');
-  const df = Object.entries(stats.df).map(([term, n]) => `${term}=${n}`).join(',');
+  const df = Object.entries(stats.df)
+    .map(([term, n]) => `${term}=${n}`)
+    .join(',');
   return { 'corpus-stats': totals, 'corpus-df': df };
 }
 
@@ -80,7 +82,8 @@ function pairs(text: string, key: string): Map<string, number> {
     const at = part.lastIndexOf('=');
     const name = part.slice(0, at).trim();
     const digits = part.slice(at + 1).trim();
-    if (at <= 0 || !/^\d{1,15}$/.test(digits) || out.has(name)) throw new LookupExtensionError(`invalid ${key} entry "${part}"`);
+    if (at <= 0 || !/^\d{1,15}$/.test(digits) || out.has(name))
+      throw new LookupExtensionError(`invalid ${key} entry "${part}"`);
     out.set(name, Number(digits));
   }
   return out;
@@ -108,7 +111,9 @@ export interface NearestTitleEntry {
 }
 
 export function encodeNearest(entries: readonly NearestTitleEntry[]): string {
-  return JSON.stringify(entries.map((e) => ({ path: e.path, title: e.title, similarity: Math.round(e.similarity * 1000) / 1000 })));
+  return JSON.stringify(
+    entries.map((e) => ({ path: e.path, title: e.title, similarity: Math.round(e.similarity * 1000) / 1000 })),
+  );
 }
 
 /** Nearest titles back; entries without a string path and title, or a numeric similarity, are dropped. */
@@ -126,13 +131,21 @@ export function decodeNearest(text: string | undefined): NearestTitleEntry[] {
 
 function isNearestEntry(value: unknown): value is NearestTitleEntry {
   const e = value as Partial<NearestTitleEntry> | null;
-  return typeof e === 'object' && e !== null && typeof e.path === 'string' && e.path.startsWith('/') && typeof e.title === 'string' && typeof e.similarity === 'number';
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    typeof e.path === 'string' &&
+    e.path.startsWith('/') &&
+    typeof e.title === 'string' &&
+    typeof e.similarity === 'number'
+  );
 }
 
 /** `nearest-titles` request value: 1..10, or undefined when absent; throws when malformed. */
 export function parseNearestCount(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = /^\d{1,2}$/.test(text.trim()) ? Number(text) : NaN;
-  if (!(n >= 1 && n <= maxNearestTitles)) throw new LookupExtensionError(`nearest-titles must be 1 to ${maxNearestTitles}`);
+  if (!(n >= 1 && n <= maxNearestTitles))
+    throw new LookupExtensionError(`nearest-titles must be 1 to ${maxNearestTitles}`);
   return n;
 }

@@ -16,7 +16,10 @@ export interface NearTitle {
 const minWordSimilarity = 0.5;
 
 function words(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 1);
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 1);
 }
 
 /** Levenshtein distance, two rows. */

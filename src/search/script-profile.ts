@@ -5,7 +5,17 @@
  * script as documents come and go, so the hint costs nothing to compute.
  */
 
-export type Script = 'latin' | 'greek' | 'cyrillic' | 'hebrew' | 'arabic' | 'devanagari' | 'thai' | 'cjk' | 'hangul' | 'other';
+export type Script =
+  | 'latin'
+  | 'greek'
+  | 'cyrillic'
+  | 'hebrew'
+  | 'arabic'
+  | 'devanagari'
+  | 'thai'
+  | 'cjk'
+  | 'hangul'
+  | 'other';
 
 const ranges: [number, number, Script][] = [
   [0x0041, 0x024f, 'latin'],

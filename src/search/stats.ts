@@ -38,7 +38,15 @@ export function fieldAverages(t: CorpusTotals): FieldAverages {
 }
 
 export function emptyTotals(): CorpusTotals {
-  return { docCount: 0, sectionCount: 0, describedDocs: 0, nameTokens: 0, descriptionTokens: 0, bodyTokens: 0, trailTokens: 0 };
+  return {
+    docCount: 0,
+    sectionCount: 0,
+    describedDocs: 0,
+    nameTokens: 0,
+    descriptionTokens: 0,
+    bodyTokens: 0,
+    trailTokens: 0,
+  };
 }
 
 /** Sums the statistics of disjoint corpora. */

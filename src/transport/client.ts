@@ -140,7 +140,12 @@ export class MarkTransportClient {
 }
 
 /** Turns whatever an attempt threw into one of our errors, keeping the original as cause. */
-function classify(error: unknown, caller: AbortSignal | undefined, timeout: AbortSignal, timeoutMs: number): MarkTransportError {
+function classify(
+  error: unknown,
+  caller: AbortSignal | undefined,
+  timeout: AbortSignal,
+  timeoutMs: number,
+): MarkTransportError {
   if (error instanceof MarkTransportError) return error;
   if (caller?.aborted) return new RequestAbortedError({ cause: caller.reason });
   if (timeout.aborted) return new TimeoutError(timeoutMs, { cause: error });

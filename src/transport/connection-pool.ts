@@ -44,7 +44,14 @@ export class ConnectionPool {
     this.#closed = true;
     const pending = [...this.#entries.values()];
     this.#entries.clear();
-    await Promise.all(pending.map((entry) => entry.then((connection) => connection.destroy(), () => {})));
+    await Promise.all(
+      pending.map((entry) =>
+        entry.then(
+          (connection) => connection.destroy(),
+          () => {},
+        ),
+      ),
+    );
   }
 
   #dial(target: DialTarget): Promise<PooledConnection> {

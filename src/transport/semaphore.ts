@@ -4,7 +4,8 @@ export class Semaphore {
   readonly #waiters: Array<() => void> = [];
 
   constructor(permits: number) {
-    if (!Number.isInteger(permits) || permits < 1) throw new RangeError(`permits must be a positive integer: ${permits}`);
+    if (!Number.isInteger(permits) || permits < 1)
+      throw new RangeError(`permits must be a positive integer: ${permits}`);
     this.#free = permits;
   }
 

@@ -87,7 +87,10 @@ function requestSignal(serving: StreamServing): AbortSignal {
 /** The handler's answer, or the onError answer when it fails before the deadline. */
 async function respond(request: IncomingMarkRequest, peer: MarkPeer, serving: StreamServing): Promise<Uint8Array> {
   try {
-    const response = await untilAborted(Promise.resolve().then(() => serving.handler(request, peer)), request.signal);
+    const response = await untilAborted(
+      Promise.resolve().then(() => serving.handler(request, peer)),
+      request.signal,
+    );
     if (!(response instanceof Uint8Array)) throw new TypeError('mark request handler must return a Uint8Array');
     return response;
   } catch (error) {

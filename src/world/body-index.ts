@@ -87,14 +87,22 @@ export class BodyIndex {
     }
     const admit = this.#admitter(options);
     const metadata: Metadata = ext.echoTerms ? { [keys.matchTerms]: ext.mode } : {};
-    if (ext.statsOnly) return { rows: [], metadata: { ...metadata, ...encodeQueryStats(this.#index.queryStats(query, { admit })) } };
-    const found = this.#index.search(query, { limit: options.limit, mode: ext.mode, allow: admit, ...(ext.stats && { globalStats: ext.stats }) });
+    if (ext.statsOnly)
+      return { rows: [], metadata: { ...metadata, ...encodeQueryStats(this.#index.queryStats(query, { admit })) } };
+    const found = this.#index.search(query, {
+      limit: options.limit,
+      mode: ext.mode,
+      allow: admit,
+      ...(ext.stats && { globalStats: ext.stats }),
+    });
     // Scores only under caller-supplied statistics: a score computed with this
     // world's own df would also count documents the caller cannot read.
     if (ext.stats) metadata[keys.rowScores] = encodeScores(found.map((row) => row.score));
     if (found.length === 0 && ext.nearest !== undefined) {
       const help = this.#index.zeroResultHelp(query, { limit: ext.nearest, allow: admit });
-      metadata[keys.nearestTitles] = encodeNearest(help.nearest.map((n) => ({ path: n.id, title: n.title, similarity: n.similarity })));
+      metadata[keys.nearestTitles] = encodeNearest(
+        help.nearest.map((n) => ({ path: n.id, title: n.title, similarity: n.similarity })),
+      );
       if (help.languageHint !== undefined) metadata[keys.languageHint] = help.languageHint;
     }
     return { rows: found.map((row) => this.#toLookupRow(row)), metadata };
@@ -104,7 +112,12 @@ export class BodyIndex {
   #admitter(options: BodySearchOptions): (path: string) => boolean {
     return (path) => {
       const entry = this.#catalog.get(path);
-      return entry !== undefined && isUnderScope(path, options.scope) && matchesFilter(entry, options.filter) && options.allow(path);
+      return (
+        entry !== undefined &&
+        isUnderScope(path, options.scope) &&
+        matchesFilter(entry, options.filter) &&
+        options.allow(path)
+      );
     };
   }
 
@@ -123,7 +136,8 @@ export class BodyIndex {
 
 function parseExtension(request: Metadata): Extension {
   const terms = request[keys.matchTerms];
-  if (terms !== undefined && terms !== 'all' && terms !== 'any') throw new LookupExtensionError(`${keys.matchTerms} must be "all" or "any", got "${terms}"`);
+  if (terms !== undefined && terms !== 'all' && terms !== 'any')
+    throw new LookupExtensionError(`${keys.matchTerms} must be "all" or "any", got "${terms}"`);
   const ext: Extension = { mode: terms === 'any' ? 'any' : 'all', echoTerms: terms !== undefined, statsOnly: false };
   const stats = request[keys.corpusStats];
   const df = request[keys.corpusDf];

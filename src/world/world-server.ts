@@ -1,5 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { startMarkListener, generateDevCertificate, rateLimitedResponse, internalErrorResponse, type TlsKeyPair } from '../transport/index.ts';
+import {
+  startMarkListener,
+  generateDevCertificate,
+  rateLimitedResponse,
+  internalErrorResponse,
+  type TlsKeyPair,
+} from '../transport/index.ts';
 import { openWorld, type World, type WorldOptions } from './world.ts';
 
 export type WorldServerOptions = WorldOptions & {
@@ -32,7 +38,9 @@ export async function startWorldServer(options: WorldServerOptions): Promise<Wor
       tls,
       handler: (incoming) => world.handle(incoming),
       limits: {
-        ...(options.rateLimit ? { ratePerSecond: options.rateLimit.perSecond, rateBurst: options.rateLimit.burst } : {}),
+        ...(options.rateLimit
+          ? { ratePerSecond: options.rateLimit.perSecond, rateBurst: options.rateLimit.burst }
+          : {}),
         ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
       },
       rateLimited: rateLimitedResponse,

@@ -47,15 +47,26 @@ export async function openWorld(options: WorldOptions): Promise<World> {
     ...(options.writeCheck ? { writeCheck: options.writeCheck } : {}),
     ...(options.archiveCheck ? { archiveCheck: options.archiveCheck } : {}),
   });
-  const tokens = options.tokensFile === undefined
-    ? null
-    : await TokenSource.open(options.tokensFile, { onReloadError: (error) => log.warn({ err: String(error) }, 'tokens file reload failed; keeping the previous tokens') });
+  const tokens =
+    options.tokensFile === undefined
+      ? null
+      : await TokenSource.open(options.tokensFile, {
+          onReloadError: (error) =>
+            log.warn({ err: String(error) }, 'tokens file reload failed; keeping the previous tokens'),
+        });
   const catalog = new Catalog();
   const hashIndex = new HashIndex();
   const bodyIndex = options.bodySearch === false ? null : new BodyIndex(catalog);
   const track = (doc: DocState) => {
     if (doc.archived) return forget(doc.path);
-    catalog.upsert(entryFromDocument({ path: doc.path, body: Buffer.from(doc.current.body).toString(), metadata: doc.current.metadata, modified: doc.current.modified }));
+    catalog.upsert(
+      entryFromDocument({
+        path: doc.path,
+        body: Buffer.from(doc.current.body).toString(),
+        metadata: doc.current.metadata,
+        modified: doc.current.modified,
+      }),
+    );
     hashIndex.set(doc.path, doc.current.contentHash);
     bodyIndex?.upsert(doc);
   };

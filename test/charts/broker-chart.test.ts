@@ -26,10 +26,12 @@ const request = (testCase: BrokerCase) => ({
 });
 
 before(async () => {
-  await Promise.all(brokerCases.map(async (testCase) => {
-    const [rendered, linted] = await Promise.all([template(request(testCase)), lint(request(testCase))]);
-    results.set(testCase.name, { rendered, lint: linted });
-  }));
+  await Promise.all(
+    brokerCases.map(async (testCase) => {
+      const [rendered, linted] = await Promise.all([template(request(testCase)), lint(request(testCase))]);
+      results.set(testCase.name, { rendered, lint: linted });
+    }),
+  );
 });
 
 const objectsOf = (name: string): KubeObject[] => {
@@ -51,7 +53,10 @@ const renderedConfig = (testCase: BrokerCase): unknown => parse(configText(testC
 
 const container = (objects: KubeObject[], kind = 'Deployment') => {
   const workload = one(objects, kind);
-  const spec = kind === 'CronJob' ? (workload['spec'] as any).jobTemplate.spec.template.spec : (workload['spec'] as any).template.spec;
+  const spec =
+    kind === 'CronJob'
+      ? (workload['spec'] as any).jobTemplate.spec.template.spec
+      : (workload['spec'] as any).template.spec;
   return { pod: spec, main: spec.containers[0] };
 };
 
@@ -70,8 +75,13 @@ describe('demarkus-broker chart over the values matrix (real helm)', () => {
         const problems = (await Promise.all(objects.map(schemaProblems))).flat();
         assert.deepEqual(problems, []);
         for (const object of objects) {
-          assert.equal(object.metadata.labels?.['app.kubernetes.io/name'], 'demarkus-broker', `${object.kind}/${object.metadata.name} is labelled`);
-          if (!object.kind.startsWith('Cluster')) assert.ok(object.metadata.namespace, `${object.kind}/${object.metadata.name} names its namespace`);
+          assert.equal(
+            object.metadata.labels?.['app.kubernetes.io/name'],
+            'demarkus-broker',
+            `${object.kind}/${object.metadata.name} is labelled`,
+          );
+          if (!object.kind.startsWith('Cluster'))
+            assert.ok(object.metadata.namespace, `${object.kind}/${object.metadata.name} names its namespace`);
         }
       });
 
@@ -89,14 +99,25 @@ describe('demarkus-broker chart over the values matrix (real helm)', () => {
         const config = renderedConfig(testCase) as any;
         const want = needed({
           brokerNamespace: config.server.brokerNamespace,
-          worlds: config.worlds.map((world: any) => ({ name: world.name, namespace: world.namespace, tokensSecret: world.tokensSecret })),
+          worlds: config.worlds.map((world: any) => ({
+            name: world.name,
+            namespace: world.namespace,
+            tokensSecret: world.tokensSecret,
+          })),
           refreshTokensSecret: config.server.refreshTokensSecret,
           leaseName: config.sweeper.leaseName,
           sweeper: !config.sweeper.disabled,
-          discovery: config.discovery?.enabled ? (config.discovery.namespaces.length > 0 ? config.discovery.namespaces : 'all') : null,
+          discovery: config.discovery?.enabled
+            ? config.discovery.namespaces.length > 0
+              ? config.discovery.namespaces
+              : 'all'
+            : null,
         });
         const have = granted(objects, { namespace: 'demarkus', name: 'demarkus-broker' });
-        assert.deepEqual({ missing: difference(want, have), extra: difference(have, want) }, { missing: [], extra: [] });
+        assert.deepEqual(
+          { missing: difference(want, have), extra: difference(have, want) },
+          { missing: [], extra: [] },
+        );
       });
 
       it('runs the broker hardened: non-root 65532, read-only root, no privilege, probes on /healthz and /readyz', () => {
@@ -109,8 +130,14 @@ describe('demarkus-broker chart over the values matrix (real helm)', () => {
         assert.equal(main.securityContext.allowPrivilegeEscalation, false);
         assert.deepEqual(main.securityContext.capabilities.drop, ['ALL']);
         assert.ok(main.resources.limits.memory && main.resources.requests.cpu);
-        assert.deepEqual([main.livenessProbe.httpGet.path, main.readinessProbe.httpGet.path, main.startupProbe.httpGet.path], ['/healthz', '/readyz', '/healthz']);
-        assert.ok(pod.volumes.some((volume: any) => volume.name === 'tmp' && volume.emptyDir), '/tmp is an emptyDir');
+        assert.deepEqual(
+          [main.livenessProbe.httpGet.path, main.readinessProbe.httpGet.path, main.startupProbe.httpGet.path],
+          ['/healthz', '/readyz', '/healthz'],
+        );
+        assert.ok(
+          pod.volumes.some((volume: any) => volume.name === 'tmp' && volume.emptyDir),
+          '/tmp is an emptyDir',
+        );
       });
     });
   }
@@ -122,20 +149,34 @@ describe('what each case renders', () => {
     assert.equal((one(objects, 'Deployment')['spec'] as any).replicas, 1);
     assert.equal((one(objects, 'PodDisruptionBudget')['spec'] as any).maxUnavailable, 1);
     const egress = (one(objects, 'NetworkPolicy')['spec'] as any).egress;
-    assert.deepEqual(egress.flatMap((rule: any) => rule.ports.map((port: any) => `${port.protocol}/${port.port}`)), ['UDP/53', 'TCP/53', 'TCP/443', 'TCP/6443', 'UDP/6309']);
-    for (const kind of ['Ingress', 'HorizontalPodAutoscaler', 'ServiceMonitor', 'CronJob', 'ClusterRole']) assert.deepEqual(find(objects, kind), [], kind);
+    assert.deepEqual(
+      egress.flatMap((rule: any) => rule.ports.map((port: any) => `${port.protocol}/${port.port}`)),
+      ['UDP/53', 'TCP/53', 'TCP/443', 'TCP/6443', 'UDP/6309'],
+    );
+    for (const kind of ['Ingress', 'HorizontalPodAutoscaler', 'ServiceMonitor', 'CronJob', 'ClusterRole'])
+      assert.deepEqual(find(objects, kind), [], kind);
   });
 
   it('ingress with TLS: one Ingress per host, each with its cert-manager Certificate', () => {
     const objects = objectsOf('ingress with TLS');
     const issuer = one(objects, 'Ingress', 'demarkus-broker');
     const mcp = one(objects, 'Ingress', 'demarkus-broker-mcp');
-    assert.deepEqual((issuer['spec'] as any).tls, [{ hosts: ['broker.example.com'], secretName: 'demarkus-broker-tls' }]);
-    assert.deepEqual((mcp['spec'] as any).tls, [{ hosts: ['knowledge.example.com'], secretName: 'demarkus-broker-mcp-tls' }]);
+    assert.deepEqual((issuer['spec'] as any).tls, [
+      { hosts: ['broker.example.com'], secretName: 'demarkus-broker-tls' },
+    ]);
+    assert.deepEqual((mcp['spec'] as any).tls, [
+      { hosts: ['knowledge.example.com'], secretName: 'demarkus-broker-mcp-tls' },
+    ]);
     assert.equal((mcp['spec'] as any).rules[0].http.paths[0].backend.service.port.name, 'mcp');
     assert.equal(mcp.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-read-timeout'], '3600');
-    assert.equal(issuer.metadata.annotations, undefined, 'the MCP host\'s annotations stay on its own Ingress');
-    assert.deepEqual(find(objects, 'Certificate').map((cert) => [(cert['spec'] as any).secretName, (cert['spec'] as any).dnsNames[0]]), [['demarkus-broker-tls', 'broker.example.com'], ['demarkus-broker-mcp-tls', 'knowledge.example.com']]);
+    assert.equal(issuer.metadata.annotations, undefined, "the MCP host's annotations stay on its own Ingress");
+    assert.deepEqual(
+      find(objects, 'Certificate').map((cert) => [(cert['spec'] as any).secretName, (cert['spec'] as any).dnsNames[0]]),
+      [
+        ['demarkus-broker-tls', 'broker.example.com'],
+        ['demarkus-broker-mcp-tls', 'knowledge.example.com'],
+      ],
+    );
     const config = loadedConfig(brokerCases.find((c) => c.name === 'ingress with TLS')!);
     assert.equal(config.server.mcp.publicURL, 'https://knowledge.example.com');
     assert.equal(config.oidc.clientSecret, 'inline-secret');
@@ -144,27 +185,46 @@ describe('what each case renders', () => {
   it('existing secrets: the client secret and signing key come from secretKeyRefs and are blank in the config', () => {
     const objects = objectsOf('existing secrets');
     const { main, pod } = container(objects);
-    const env = Object.fromEntries(main.env.filter((entry: any) => entry.valueFrom?.secretKeyRef).map((entry: any) => [entry.name, entry.valueFrom.secretKeyRef]));
-    assert.deepEqual(env, { OIDC_CLIENT_SECRET: { name: 'oidc-client', key: 'client-secret' }, BROKER_SIGNING_KEY: { name: 'jwks-signing-key', key: 'signing-key.pem' } });
+    const env = Object.fromEntries(
+      main.env
+        .filter((entry: any) => entry.valueFrom?.secretKeyRef)
+        .map((entry: any) => [entry.name, entry.valueFrom.secretKeyRef]),
+    );
+    assert.deepEqual(env, {
+      OIDC_CLIENT_SECRET: { name: 'oidc-client', key: 'client-secret' },
+      BROKER_SIGNING_KEY: { name: 'jwks-signing-key', key: 'signing-key.pem' },
+    });
     const secret = one(objects, 'Secret', 'demarkus-broker-config');
     const text = Buffer.from((secret['data'] as Record<string, string>)['config.yaml']!, 'base64').toString('utf8');
     assert.doesNotMatch(text, /BEGIN PRIVATE KEY/);
     assert.match(text, /caFile: \/etc\/demarkus-broker\/world-ca\/ca\.crt/);
     assert.deepEqual(pod.volumes.map((volume: any) => volume.name).sort(), ['config', 'mcp-tls', 'tmp', 'world-ca']);
     assert.deepEqual(find(objects, 'Certificate'), []);
-    assert.deepEqual(find(objects, 'Ingress').map((ingress) => (ingress['spec'] as any).tls[0].secretName), ['broker-tls', 'knowledge-tls']);
+    assert.deepEqual(
+      find(objects, 'Ingress').map((ingress) => (ingress['spec'] as any).tls[0].secretName),
+      ['broker-tls', 'knowledge-tls'],
+    );
   });
 
   it('many worlds: a Role per world namespace for its one tokens Secret, and the extra world port in egress', () => {
     const objects = objectsOf('many worlds');
     const worldRoles = find(objects, 'Role').filter((role) => role.metadata.name.startsWith('demarkus-broker-world-'));
     assert.equal(worldRoles.length, 13);
-    assert.deepEqual(worldRoles.filter((role) => role.metadata.namespace === 'shared').map((role) => (role['rules'] as any)[0].resourceNames).sort(), [['b-tokens'], ['shared-a-tokens']]);
+    assert.deepEqual(
+      worldRoles
+        .filter((role) => role.metadata.namespace === 'shared')
+        .map((role) => (role['rules'] as any)[0].resourceNames)
+        .sort(),
+      [['b-tokens'], ['shared-a-tokens']],
+    );
     const ports = (one(objects, 'NetworkPolicy')['spec'] as any).egress.at(-1).ports.map((port: any) => port.port);
     assert.deepEqual(ports.sort(), [6309, 7000]);
     const config = loadedConfig(brokerCases.find((c) => c.name === 'many worlds')!);
     assert.equal(config.worlds.length, 13);
-    assert.deepEqual(config.worlds.find((world) => world.name === 'shared-b')?.defaultToken.paths, ['/docs/**', '/notes/**']);
+    assert.deepEqual(config.worlds.find((world) => world.name === 'shared-b')?.defaultToken.paths, [
+      '/docs/**',
+      '/notes/**',
+    ]);
   });
 
   it('HA with autoscaling: an HPA owns the replica count, the PDB keeps one pod, metrics are scraped', () => {
@@ -179,18 +239,28 @@ describe('what each case renders', () => {
     const ingress = (one(objects, 'NetworkPolicy')['spec'] as any).ingress;
     assert.equal(ingress[1].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'], 'monitoring');
     const spread = container(objects).pod.topologySpreadConstraints;
-    assert.deepEqual(spread.map((constraint: any) => constraint.labelSelector.matchLabels['app.kubernetes.io/instance']), ['demarkus-broker', 'demarkus-broker']);
+    assert.deepEqual(
+      spread.map((constraint: any) => constraint.labelSelector.matchLabels['app.kubernetes.io/instance']),
+      ['demarkus-broker', 'demarkus-broker'],
+    );
   });
 
   it('discovery: a ClusterRole for all namespaces, or a Role in each listed namespace', () => {
     const all = objectsOf('discovery in all namespaces');
-    assert.deepEqual((one(all, 'ClusterRole')['rules'] as any)[0], { apiGroups: [''], resources: ['services'], verbs: ['list', 'watch'] });
+    assert.deepEqual((one(all, 'ClusterRole')['rules'] as any)[0], {
+      apiGroups: [''],
+      resources: ['services'],
+      verbs: ['list', 'watch'],
+    });
     const listed = objectsOf('discovery in listed namespaces');
     assert.deepEqual(find(listed, 'ClusterRole'), []);
-    assert.deepEqual(find(listed, 'Role', 'demarkus-broker-discovery').map((role) => role.metadata.namespace), ['team-a', 'team-b']);
+    assert.deepEqual(
+      find(listed, 'Role', 'demarkus-broker-discovery').map((role) => role.metadata.namespace),
+      ['team-a', 'team-b'],
+    );
   });
 
-  it('crawl CronJob on: the crawl subcommand with the broker\'s config, hardened like the broker', () => {
+  it("crawl CronJob on: the crawl subcommand with the broker's config, hardened like the broker", () => {
     const objects = objectsOf('crawl CronJob on');
     const cron = one(objects, 'CronJob');
     assert.equal((cron['spec'] as any).schedule, '*/30 * * * *');
@@ -201,11 +271,14 @@ describe('what each case renders', () => {
     assert.deepEqual(find(objectsOf('defaults'), 'CronJob'), [], 'off by default');
   });
 
-  it('keeps the cookie key identical in the config and in the Secret\'s cookie-key, and the checksum in step', () => {
+  it("keeps the cookie key identical in the config and in the Secret's cookie-key, and the checksum in step", () => {
     const objects = objectsOf('defaults');
     const data = one(objects, 'Secret', 'demarkus-broker-config')['data'] as Record<string, string>;
     const cookie = Buffer.from(data['cookie-key']!, 'base64').toString();
     assert.ok(Buffer.from(cookie, 'base64').length >= 16);
-    assert.match(Buffer.from(data['config.yaml']!, 'base64').toString(), new RegExp(`cookieKey: "${cookie.replace(/[+/=]/g, '\\$&')}"`));
+    assert.match(
+      Buffer.from(data['config.yaml']!, 'base64').toString(),
+      new RegExp(`cookieKey: "${cookie.replace(/[+/=]/g, '\\$&')}"`),
+    );
   });
 });

@@ -16,7 +16,8 @@ import { lint, one, template, type KubeObject, type Rendered } from './render.ts
 import { schemaProblems } from './schema.ts';
 
 const deploy = join(import.meta.dirname, '..', '..', 'deploy');
-const valuesFile = (name: string) => parse(readFileSync(join(deploy, 'values', name), 'utf8')) as Record<string, unknown>;
+const valuesFile = (name: string) =>
+  parse(readFileSync(join(deploy, 'values', name), 'utf8')) as Record<string, unknown>;
 const env = { OIDC_CLIENT_SECRET: 'client-secret', BROKER_SIGNING_KEY: signingKeyPem };
 const worldNames = ['root', 'team-a', 'team-b'];
 
@@ -26,10 +27,24 @@ const worlds = new Map<string, Rendered>();
 const lints: Array<{ code: number; output: string }> = [];
 
 before(async () => {
-  const brokerRequest = { chart: 'demarkus-broker' as const, release: 'demarkus-broker', namespace: 'demarkus', values: [valuesFile('broker.yaml')] };
+  const brokerRequest = {
+    chart: 'demarkus-broker' as const,
+    release: 'demarkus-broker',
+    namespace: 'demarkus',
+    values: [valuesFile('broker.yaml')],
+  };
   const dexRequest = { ...brokerRequest, values: [valuesFile('broker.yaml'), valuesFile('broker-dex.yaml')] };
-  const worldRequests = worldNames.map((name) => ({ chart: 'demarkus-world' as const, release: name, namespace: name, values: [valuesFile(`world-${name}.yaml`)] }));
-  const [b, d, ...rest] = await Promise.all([template(brokerRequest), template(dexRequest), ...worldRequests.map(template)]);
+  const worldRequests = worldNames.map((name) => ({
+    chart: 'demarkus-world' as const,
+    release: name,
+    namespace: name,
+    values: [valuesFile(`world-${name}.yaml`)],
+  }));
+  const [b, d, ...rest] = await Promise.all([
+    template(brokerRequest),
+    template(dexRequest),
+    ...worldRequests.map(template),
+  ]);
   broker = b!;
   brokerDex = d!;
   rest.forEach((rendered, index) => worlds.set(worldNames[index]!, rendered));
@@ -49,8 +64,15 @@ describe('deploy/ organisation example (real helm)', () => {
   });
 
   it('renders only objects valid against the Kubernetes API schemas, cluster issuers included', async () => {
-    const issuers = parseAllDocuments(readFileSync(join(deploy, 'manifests', 'cluster-issuers.yaml'), 'utf8')).map((doc) => doc.toJS() as KubeObject);
-    const all = [...broker.objects, ...brokerDex.objects, ...[...worlds.values()].flatMap((rendered) => rendered.objects), ...issuers];
+    const issuers = parseAllDocuments(readFileSync(join(deploy, 'manifests', 'cluster-issuers.yaml'), 'utf8')).map(
+      (doc) => doc.toJS() as KubeObject,
+    );
+    const all = [
+      ...broker.objects,
+      ...brokerDex.objects,
+      ...[...worlds.values()].flatMap((rendered) => rendered.objects),
+      ...issuers,
+    ];
     assert.deepEqual((await Promise.all(all.map(schemaProblems))).flat(), []);
   });
 
@@ -58,7 +80,10 @@ describe('deploy/ organisation example (real helm)', () => {
     const google = config(broker);
     assert.equal(google.oidc.issuer, 'https://accounts.google.com');
     assert.equal(google.oidc.clientSecret, 'client-secret');
-    assert.deepEqual(google.worlds.map((world) => world.name), worldNames);
+    assert.deepEqual(
+      google.worlds.map((world) => world.name),
+      worldNames,
+    );
     assert.equal(google.worldDialer.insecureSkipVerify, false);
     assert.equal(google.worldDialer.caFile, '/etc/demarkus-broker/world-ca/ca.crt');
     const dex = config(brokerDex);
@@ -70,8 +95,15 @@ describe('deploy/ organisation example (real helm)', () => {
     const loaded = config(broker);
     const want = needed({
       brokerNamespace: 'demarkus',
-      worlds: loaded.worlds.map((world) => ({ name: world.name, namespace: world.namespace!, tokensSecret: world.tokensSecret! })),
-      refreshTokensSecret: loaded.server.refreshTokensSecret, leaseName: loaded.sweeper.leaseName, sweeper: true, discovery: null,
+      worlds: loaded.worlds.map((world) => ({
+        name: world.name,
+        namespace: world.namespace!,
+        tokensSecret: world.tokensSecret!,
+      })),
+      refreshTokensSecret: loaded.server.refreshTokensSecret,
+      leaseName: loaded.sweeper.leaseName,
+      sweeper: true,
+      discovery: null,
     });
     const have = granted(broker.objects, { namespace: 'demarkus', name: 'demarkus-broker' });
     assert.deepEqual({ missing: difference(want, have), extra: difference(have, want) }, { missing: [], extra: [] });
@@ -83,18 +115,29 @@ describe('deploy/ organisation example (real helm)', () => {
       const objects = worlds.get(name)!.objects;
       const job = one(objects, 'Job');
       const args = (job['spec'] as any).template.spec.containers[0].args as string[];
-      assert.ok(args.includes(`--tokens-secret=${world.tokensSecret}`), 'the bootstrap creates the Secret the broker updates');
+      assert.ok(
+        args.includes(`--tokens-secret=${world.tokensSecret}`),
+        'the bootstrap creates the Secret the broker updates',
+      );
       assert.equal(job.metadata.namespace, world.namespace);
       const dialHost = `${name}.${world.namespace}.svc.cluster.local`;
       const service = one(objects, 'Service', name);
-      assert.equal(`${service.metadata.name}.${service.metadata.namespace}.svc.cluster.local`, dialHost, 'the default dial address is this Service');
+      assert.equal(
+        `${service.metadata.name}.${service.metadata.namespace}.svc.cluster.local`,
+        dialHost,
+        'the default dial address is this Service',
+      );
       const cert = one(objects, 'Certificate')['spec'] as any;
       assert.ok(cert.dnsNames.includes(dialHost), 'the certificate names the dial host');
       assert.deepEqual(cert.issuerRef, { kind: 'ClusterIssuer', name: 'demarkus-worlds-ca' });
       const policy = one(objects, 'NetworkPolicy')['spec'] as any;
       assert.equal(policy.ingress[0].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'], 'demarkus');
       const image = (one(objects, 'StatefulSet')['spec'] as any).template.spec.containers[0].image;
-      assert.equal(image, (one(broker.objects, 'Deployment')['spec'] as any).template.spec.containers[0].image, 'one image for broker and worlds');
+      assert.equal(
+        image,
+        (one(broker.objects, 'Deployment')['spec'] as any).template.spec.containers[0].image,
+        'one image for broker and worlds',
+      );
     });
   }
 });

@@ -11,67 +11,266 @@ import { chartPath } from './helm.ts';
 import { signingKeyFile } from './matrix.ts';
 import { failMessage, template } from './render.ts';
 
-type Guard = { chart: 'demarkus-broker' | 'demarkus-world'; name: string; values: Record<string, unknown>; inlineKey?: boolean; message: string };
+type Guard = {
+  chart: 'demarkus-broker' | 'demarkus-world';
+  name: string;
+  values: Record<string, unknown>;
+  inlineKey?: boolean;
+  message: string;
+};
 
 const base = { server: { publicURL: 'https://broker.example.com' }, worlds: [{ name: 'root' }] };
-const broker = (name: string, values: Record<string, unknown>, message: string, inlineKey = true): Guard => ({ chart: 'demarkus-broker', name, values: { ...base, ...values }, inlineKey, message });
-const world = (name: string, values: Record<string, unknown>, message: string): Guard => ({ chart: 'demarkus-world', name, values: { fullnameOverride: 'team-a', ...values }, message });
+const broker = (name: string, values: Record<string, unknown>, message: string, inlineKey = true): Guard => ({
+  chart: 'demarkus-broker',
+  name,
+  values: { ...base, ...values },
+  inlineKey,
+  message,
+});
+const world = (name: string, values: Record<string, unknown>, message: string): Guard => ({
+  chart: 'demarkus-world',
+  name,
+  values: { fullnameOverride: 'team-a', ...values },
+  message,
+});
 
 const guards: Guard[] = [
-  broker('no public URL', { server: { publicURL: '' } }, "server.publicURL is required: the broker's external base URL, e.g. https://broker.example.com"),
-  broker('a public URL without scheme', { server: { publicURL: 'broker.example.com' } }, 'server.publicURL "broker.example.com" must be an absolute http(s) URL'),
-  broker('a management port out of range', { server: { publicURL: 'https://b.example.com', port: 0 } }, 'server.port 0 must be between 1 and 65535'),
-  broker('the MCP listener on the management port', { server: { publicURL: 'https://b.example.com', mcp: { addr: ':8080' } } }, 'server.mcp.addr ":8080" and server.port 8080 are the same port; the MCP and management listeners need two'),
-  broker('an MCP address without port', { server: { publicURL: 'https://b.example.com', mcp: { addr: 'localhost' } } }, 'server.mcp.addr "localhost" must end in :<port> (as ":8081")'),
-  broker('an MCP port out of range', { server: { publicURL: 'https://b.example.com', mcp: { addr: ':70000' } } }, 'server.mcp.addr port 70000 must be between 1 and 65535'),
-  broker('both signing key forms', { oidc: { existingSigningKeyRef: { name: 'jwks' } } }, 'set oidc.brokerSigningKey or oidc.existingSigningKeyRef.name, not both'),
-  broker('no signing key', {}, 'a signing key is required: set oidc.existingSigningKeyRef.name (a Secret holding an EC P-256 PEM) or oidc.brokerSigningKey', false),
-  broker('a signing key reference without key', { oidc: { existingSigningKeyRef: { name: 'jwks', key: '' } } }, 'oidc.existingSigningKeyRef.key is required when oidc.existingSigningKeyRef.name is set', false),
-  broker('both client secret forms', { oidc: { issuer: 'https://dex.example.com', clientID: 'c', clientSecret: 's', existingSecretRef: { name: 'oidc' } } }, 'set oidc.clientSecret or oidc.existingSecretRef.name, not both'),
-  broker('a client secret reference without key', { oidc: { issuer: 'https://dex.example.com', clientID: 'c', existingSecretRef: { name: 'oidc', key: '' } } }, 'oidc.existingSecretRef.key is required when oidc.existingSecretRef.name is set'),
-  broker('a client id without issuer', { oidc: { clientID: 'c' } }, 'oidc.issuer is required when oidc.clientID, a client secret or oidc.redirectURL is set'),
-  broker('an issuer without client id', { oidc: { issuer: 'https://accounts.google.com' } }, 'oidc.clientID is required when oidc.issuer is set'),
-  broker('a CA and skip-verify together', { worldDialer: { insecureSkipVerify: true, caSecretRef: { name: 'world-ca' } } }, 'worldDialer.caSecretRef and worldDialer.insecureSkipVerify contradict each other: verify with the CA, or not at all'),
-  broker('no world and no discovery', { worlds: [] }, 'at least one world is required in worlds[] (or enable discovery.enabled)'),
+  broker(
+    'no public URL',
+    { server: { publicURL: '' } },
+    "server.publicURL is required: the broker's external base URL, e.g. https://broker.example.com",
+  ),
+  broker(
+    'a public URL without scheme',
+    { server: { publicURL: 'broker.example.com' } },
+    'server.publicURL "broker.example.com" must be an absolute http(s) URL',
+  ),
+  broker(
+    'a management port out of range',
+    { server: { publicURL: 'https://b.example.com', port: 0 } },
+    'server.port 0 must be between 1 and 65535',
+  ),
+  broker(
+    'the MCP listener on the management port',
+    { server: { publicURL: 'https://b.example.com', mcp: { addr: ':8080' } } },
+    'server.mcp.addr ":8080" and server.port 8080 are the same port; the MCP and management listeners need two',
+  ),
+  broker(
+    'an MCP address without port',
+    { server: { publicURL: 'https://b.example.com', mcp: { addr: 'localhost' } } },
+    'server.mcp.addr "localhost" must end in :<port> (as ":8081")',
+  ),
+  broker(
+    'an MCP port out of range',
+    { server: { publicURL: 'https://b.example.com', mcp: { addr: ':70000' } } },
+    'server.mcp.addr port 70000 must be between 1 and 65535',
+  ),
+  broker(
+    'both signing key forms',
+    { oidc: { existingSigningKeyRef: { name: 'jwks' } } },
+    'set oidc.brokerSigningKey or oidc.existingSigningKeyRef.name, not both',
+  ),
+  broker(
+    'no signing key',
+    {},
+    'a signing key is required: set oidc.existingSigningKeyRef.name (a Secret holding an EC P-256 PEM) or oidc.brokerSigningKey',
+    false,
+  ),
+  broker(
+    'a signing key reference without key',
+    { oidc: { existingSigningKeyRef: { name: 'jwks', key: '' } } },
+    'oidc.existingSigningKeyRef.key is required when oidc.existingSigningKeyRef.name is set',
+    false,
+  ),
+  broker(
+    'both client secret forms',
+    {
+      oidc: {
+        issuer: 'https://dex.example.com',
+        clientID: 'c',
+        clientSecret: 's',
+        existingSecretRef: { name: 'oidc' },
+      },
+    },
+    'set oidc.clientSecret or oidc.existingSecretRef.name, not both',
+  ),
+  broker(
+    'a client secret reference without key',
+    { oidc: { issuer: 'https://dex.example.com', clientID: 'c', existingSecretRef: { name: 'oidc', key: '' } } },
+    'oidc.existingSecretRef.key is required when oidc.existingSecretRef.name is set',
+  ),
+  broker(
+    'a client id without issuer',
+    { oidc: { clientID: 'c' } },
+    'oidc.issuer is required when oidc.clientID, a client secret or oidc.redirectURL is set',
+  ),
+  broker(
+    'an issuer without client id',
+    { oidc: { issuer: 'https://accounts.google.com' } },
+    'oidc.clientID is required when oidc.issuer is set',
+  ),
+  broker(
+    'a CA and skip-verify together',
+    { worldDialer: { insecureSkipVerify: true, caSecretRef: { name: 'world-ca' } } },
+    'worldDialer.caSecretRef and worldDialer.insecureSkipVerify contradict each other: verify with the CA, or not at all',
+  ),
+  broker(
+    'no world and no discovery',
+    { worlds: [] },
+    'at least one world is required in worlds[] (or enable discovery.enabled)',
+  ),
   broker('a world without name', { worlds: [{ namespace: 'x' }] }, 'worlds[0].name is required'),
-  broker('a world name that is not a DNS label', { worlds: [{ name: 'Team_A' }] }, 'worlds[0].name "Team_A" must be a DNS label (a-z, 0-9, "-", at most 63 characters): it is the mark:// authority and part of Secret names'),
+  broker(
+    'a world name that is not a DNS label',
+    { worlds: [{ name: 'Team_A' }] },
+    'worlds[0].name "Team_A" must be a DNS label (a-z, 0-9, "-", at most 63 characters): it is the mark:// authority and part of Secret names',
+  ),
   broker('a duplicate world', { worlds: [{ name: 'root' }, { name: 'root' }] }, 'worlds[1].name "root" is a duplicate'),
-  broker('a write token without paths', { worlds: [{ name: 'root', defaultToken: { paths: [] } }] }, 'worlds[0].defaultToken.paths must list at least one path pattern (e.g. "/**")'),
-  broker('an internal address without port', { worlds: [{ name: 'root', internalAddress: 'root.root.svc' }] }, 'worlds[0].internalAddress "root.root.svc" must be host:port'),
-  broker('an ingress without host', { ingress: { enabled: true } }, 'ingress.host is required when ingress.enabled (the issuer host, e.g. broker.example.com)'),
-  broker('one host for issuer and MCP', { ingress: { enabled: true, host: 'b.example.com', mcp: { host: 'b.example.com' } } }, 'ingress.mcp.host must differ from ingress.host ("b.example.com"): the issuer and the MCP gateway are two hosts'),
-  broker('two TLS sources for the issuer host', { ingress: { enabled: true, host: 'b.example.com', tls: { existingSecret: 's', certManager: { enabled: true } } } }, 'ingress.tls: set existingSecret or certManager.enabled, not both'),
-  broker('two TLS sources for the MCP host', { ingress: { enabled: true, host: 'b.example.com', mcp: { host: 'k.example.com', tls: { existingSecret: 's', certManager: { enabled: true } } } } }, 'ingress.mcp.tls: set existingSecret or certManager.enabled, not both'),
-  broker('autoscaling minimum above maximum', { autoscaling: { enabled: true, minReplicas: 5, maxReplicas: 3 } }, 'autoscaling.minReplicas (5) must not exceed autoscaling.maxReplicas (3)'),
-  broker('autoscaling to zero', { autoscaling: { enabled: true, minReplicas: 0, maxReplicas: 3 } }, 'autoscaling.minReplicas must be at least 1'),
-  broker('autoscaling without a target', { autoscaling: { enabled: true, targetCPUUtilizationPercentage: '' } }, 'autoscaling needs targetCPUUtilizationPercentage or targetMemoryUtilizationPercentage'),
-  broker('both PDB bounds', { podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 }, replicaCount: 3 }, 'podDisruptionBudget: set minAvailable or maxUnavailable, not both'),
-  broker('no PDB bound', { podDisruptionBudget: { minAvailable: '', maxUnavailable: '' } }, 'podDisruptionBudget: set minAvailable or maxUnavailable'),
-  broker('a PDB that blocks every eviction', { podDisruptionBudget: { minAvailable: 1, maxUnavailable: '' } }, 'podDisruptionBudget.minAvailable (1) must be below the replica count (1), or no pod could ever be evicted and node drains would hang'),
-  broker('a ServiceMonitor without metrics', { metrics: { enabled: false, serviceMonitor: { enabled: true } } }, 'metrics.serviceMonitor.enabled needs metrics.enabled'),
-  broker('a crawl without schedule', { crawl: { enabled: true, schedule: '' } }, 'crawl.schedule is required when crawl.enabled (a cron expression)'),
+  broker(
+    'a write token without paths',
+    { worlds: [{ name: 'root', defaultToken: { paths: [] } }] },
+    'worlds[0].defaultToken.paths must list at least one path pattern (e.g. "/**")',
+  ),
+  broker(
+    'an internal address without port',
+    { worlds: [{ name: 'root', internalAddress: 'root.root.svc' }] },
+    'worlds[0].internalAddress "root.root.svc" must be host:port',
+  ),
+  broker(
+    'an ingress without host',
+    { ingress: { enabled: true } },
+    'ingress.host is required when ingress.enabled (the issuer host, e.g. broker.example.com)',
+  ),
+  broker(
+    'one host for issuer and MCP',
+    { ingress: { enabled: true, host: 'b.example.com', mcp: { host: 'b.example.com' } } },
+    'ingress.mcp.host must differ from ingress.host ("b.example.com"): the issuer and the MCP gateway are two hosts',
+  ),
+  broker(
+    'two TLS sources for the issuer host',
+    { ingress: { enabled: true, host: 'b.example.com', tls: { existingSecret: 's', certManager: { enabled: true } } } },
+    'ingress.tls: set existingSecret or certManager.enabled, not both',
+  ),
+  broker(
+    'two TLS sources for the MCP host',
+    {
+      ingress: {
+        enabled: true,
+        host: 'b.example.com',
+        mcp: { host: 'k.example.com', tls: { existingSecret: 's', certManager: { enabled: true } } },
+      },
+    },
+    'ingress.mcp.tls: set existingSecret or certManager.enabled, not both',
+  ),
+  broker(
+    'autoscaling minimum above maximum',
+    { autoscaling: { enabled: true, minReplicas: 5, maxReplicas: 3 } },
+    'autoscaling.minReplicas (5) must not exceed autoscaling.maxReplicas (3)',
+  ),
+  broker(
+    'autoscaling to zero',
+    { autoscaling: { enabled: true, minReplicas: 0, maxReplicas: 3 } },
+    'autoscaling.minReplicas must be at least 1',
+  ),
+  broker(
+    'autoscaling without a target',
+    { autoscaling: { enabled: true, targetCPUUtilizationPercentage: '' } },
+    'autoscaling needs targetCPUUtilizationPercentage or targetMemoryUtilizationPercentage',
+  ),
+  broker(
+    'both PDB bounds',
+    { podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 }, replicaCount: 3 },
+    'podDisruptionBudget: set minAvailable or maxUnavailable, not both',
+  ),
+  broker(
+    'no PDB bound',
+    { podDisruptionBudget: { minAvailable: '', maxUnavailable: '' } },
+    'podDisruptionBudget: set minAvailable or maxUnavailable',
+  ),
+  broker(
+    'a PDB that blocks every eviction',
+    { podDisruptionBudget: { minAvailable: 1, maxUnavailable: '' } },
+    'podDisruptionBudget.minAvailable (1) must be below the replica count (1), or no pod could ever be evicted and node drains would hang',
+  ),
+  broker(
+    'a ServiceMonitor without metrics',
+    { metrics: { enabled: false, serviceMonitor: { enabled: true } } },
+    'metrics.serviceMonitor.enabled needs metrics.enabled',
+  ),
+  broker(
+    'a crawl without schedule',
+    { crawl: { enabled: true, schedule: '' } },
+    'crawl.schedule is required when crawl.enabled (a cron expression)',
+  ),
 
-  world('two replicas', { replicaCount: 2 }, 'replicaCount must be 1, not 2: a world is one writer over one ReadWriteOnce volume'),
-  world('a world name that is not a DNS label', { world: { name: 'Team_A' } }, 'world.name "Team_A" must be a DNS label (a-z, 0-9, "-", at most 63 characters): it is the mark:// authority clients use'),
+  world(
+    'two replicas',
+    { replicaCount: 2 },
+    'replicaCount must be 1, not 2: a world is one writer over one ReadWriteOnce volume',
+  ),
+  world(
+    'a world name that is not a DNS label',
+    { world: { name: 'Team_A' } },
+    'world.name "Team_A" must be a DNS label (a-z, 0-9, "-", at most 63 characters): it is the mark:// authority clients use',
+  ),
   world('a port out of range', { server: { udpPort: 0 } }, 'server.udpPort 0 must be between 1 and 65535'),
-  world('two TLS sources', { tls: { existingSecret: 'cert', certManager: { enabled: true } } }, 'tls: set existingSecret or certManager.enabled, not both'),
-  world('no tokens Secret at all', { tokens: { bootstrap: { enabled: false } } }, 'the world needs a tokens Secret: set tokens.existingSecret, or keep tokens.bootstrap.enabled'),
-  world('an admin label with a space', { tokens: { admin: { label: 'ad min' } } }, 'tokens.admin.label "ad min" must be letters, digits, "_" and "-"'),
-  world('an admin token without paths', { tokens: { admin: { paths: [] } } }, 'tokens.admin.paths must list at least one path pattern (e.g. "/**")'),
-  world('a relative admin path', { tokens: { admin: { paths: ['docs/**'] } } }, 'tokens.admin.paths entry "docs/**" must start with "/"'),
-  world('a read admin token', { tokens: { admin: { operations: ['publish', 'read'] } } }, 'tokens.admin.operations must not include "read": a read token makes every read require a token, and the broker reads without one'),
-  world('a minted admin token kept nowhere', { tokens: { emitRawValues: false } }, 'tokens.emitRawValues: false needs tokens.admin.existingSecretRef: otherwise the admin token would be minted and kept nowhere'),
-  world('a public URL that is not mark://', { world: { publicURL: 'https://team-a.example.com' } }, 'world.publicURL "https://team-a.example.com" must be a mark://host[:port] URL'),
+  world(
+    'two TLS sources',
+    { tls: { existingSecret: 'cert', certManager: { enabled: true } } },
+    'tls: set existingSecret or certManager.enabled, not both',
+  ),
+  world(
+    'no tokens Secret at all',
+    { tokens: { bootstrap: { enabled: false } } },
+    'the world needs a tokens Secret: set tokens.existingSecret, or keep tokens.bootstrap.enabled',
+  ),
+  world(
+    'an admin label with a space',
+    { tokens: { admin: { label: 'ad min' } } },
+    'tokens.admin.label "ad min" must be letters, digits, "_" and "-"',
+  ),
+  world(
+    'an admin token without paths',
+    { tokens: { admin: { paths: [] } } },
+    'tokens.admin.paths must list at least one path pattern (e.g. "/**")',
+  ),
+  world(
+    'a relative admin path',
+    { tokens: { admin: { paths: ['docs/**'] } } },
+    'tokens.admin.paths entry "docs/**" must start with "/"',
+  ),
+  world(
+    'a read admin token',
+    { tokens: { admin: { operations: ['publish', 'read'] } } },
+    'tokens.admin.operations must not include "read": a read token makes every read require a token, and the broker reads without one',
+  ),
+  world(
+    'a minted admin token kept nowhere',
+    { tokens: { emitRawValues: false } },
+    'tokens.emitRawValues: false needs tokens.admin.existingSecretRef: otherwise the admin token would be minted and kept nowhere',
+  ),
+  world(
+    'a public URL that is not mark://',
+    { world: { publicURL: 'https://team-a.example.com' } },
+    'world.publicURL "https://team-a.example.com" must be a mark://host[:port] URL',
+  ),
   world('no storage size', { storage: { size: '' } }, 'storage.size is required (e.g. 5Gi)'),
 ];
 
 const outcomes = new Map<string, { code: number; message: string }>();
 
 before(async () => {
-  await Promise.all(guards.map(async (guard) => {
-    const rendered = await template({ chart: guard.chart, release: guard.chart, values: [guard.values], ...(guard.inlineKey ? { setFiles: { 'oidc.brokerSigningKey': signingKeyFile } } : {}) });
-    outcomes.set(`${guard.chart}: ${guard.name}`, { code: rendered.code, message: failMessage(rendered.stderr) });
-  }));
+  await Promise.all(
+    guards.map(async (guard) => {
+      const rendered = await template({
+        chart: guard.chart,
+        release: guard.chart,
+        values: [guard.values],
+        ...(guard.inlineKey ? { setFiles: { 'oidc.brokerSigningKey': signingKeyFile } } : {}),
+      });
+      outcomes.set(`${guard.chart}: ${guard.name}`, { code: rendered.code, message: failMessage(rendered.stderr) });
+    }),
+  );
 });
 
 describe('render-time guards (real helm)', () => {
@@ -85,10 +284,19 @@ describe('render-time guards (real helm)', () => {
 
   it('renders each chart when the guarded values are fixed (the guards are not always on)', async () => {
     const good = await Promise.all([
-      template({ chart: 'demarkus-broker', release: 'demarkus-broker', values: [base], setFiles: { 'oidc.brokerSigningKey': signingKeyFile } }),
+      template({
+        chart: 'demarkus-broker',
+        release: 'demarkus-broker',
+        values: [base],
+        setFiles: { 'oidc.brokerSigningKey': signingKeyFile },
+      }),
       template({ chart: 'demarkus-world', release: 'team-a', values: [{ fullnameOverride: 'team-a' }] }),
     ]);
-    assert.deepEqual(good.map((rendered) => rendered.code), [0, 0], good.map((rendered) => rendered.stderr).join('\n'));
+    assert.deepEqual(
+      good.map((rendered) => rendered.code),
+      [0, 0],
+      good.map((rendered) => rendered.stderr).join('\n'),
+    );
   });
 
   it('has a case for every fail in the templates', () => {
@@ -99,8 +307,16 @@ describe('render-time guards (real helm)', () => {
         const text = readFileSync(join(dir, file), 'utf8');
         for (const match of text.matchAll(/fail \(?(?:printf )?"((?:[^"\\]|\\.)*)"/g)) {
           const format = JSON.parse(`"${match[1]}"`) as string;
-          const pattern = new RegExp(`^${format.split(/%[qvds]/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+')}$`);
-          assert.ok(messages.some((message) => pattern.test(message)), `${chart}/${file}: no guard case triggers: ${format}`);
+          const pattern = new RegExp(
+            `^${format
+              .split(/%[qvds]/)
+              .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+              .join('.+')}$`,
+          );
+          assert.ok(
+            messages.some((message) => pattern.test(message)),
+            `${chart}/${file}: no guard case triggers: ${format}`,
+          );
         }
       }
     }

@@ -35,10 +35,29 @@ export type HelmResult = { code: number; stdout: string; stderr: string };
 export function helm(args: readonly string[]): Promise<HelmResult> {
   const binary = helmBinary();
   return new Promise((resolve) => {
-    execFile(binary, args, { cwd: repo, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, HELM_CACHE_HOME: join(repo, 'node_modules', '.cache', 'helm'), HELM_CONFIG_HOME: join(repo, 'node_modules', '.cache', 'helm-config'), HELM_DATA_HOME: join(repo, 'node_modules', '.cache', 'helm-data') } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      binary,
+      args,
+      {
+        cwd: repo,
+        maxBuffer: 32 * 1024 * 1024,
+        env: {
+          ...process.env,
+          HELM_CACHE_HOME: join(repo, 'node_modules', '.cache', 'helm'),
+          HELM_CONFIG_HOME: join(repo, 'node_modules', '.cache', 'helm-config'),
+          HELM_DATA_HOME: join(repo, 'node_modules', '.cache', 'helm-data'),
+        },
+      },
+      (error, stdout, stderr) => {
+        const code =
+          error === null
+            ? 0
+            : typeof (error as { code?: unknown }).code === 'number'
+              ? (error as { code: number }).code
+              : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 

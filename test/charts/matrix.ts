@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** A fresh EC P-256 signing key (PKCS#8 PEM), as the broker config requires. */
-export const signingKeyPem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+export const signingKeyPem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
 const keyDir = mkdtempSync(join(tmpdir(), 'demarkus-key-'));
 process.on('exit', () => rmSync(keyDir, { recursive: true, force: true }));
 export const signingKeyFile = join(keyDir, 'signing-key.pem');
@@ -27,9 +29,19 @@ const minimal = { server: { publicURL: 'https://broker.example.com' }, worlds: [
 
 const manyWorlds = [
   { name: 'root', publicURL: 'mark://knowledge.example.com:6309', allow: { emails: ['admin@example.com'] } },
-  ...Array.from({ length: 10 }, (_, i) => ({ name: `team-${i}`, allow: { domains: ['example.com'], groups: [`team-${i}`] } })),
+  ...Array.from({ length: 10 }, (_, i) => ({
+    name: `team-${i}`,
+    allow: { domains: ['example.com'], groups: [`team-${i}`] },
+  })),
   { name: 'shared-a', namespace: 'shared', tokensSecret: 'shared-a-tokens' },
-  { name: 'shared-b', namespace: 'shared', tokensSecret: 'b-tokens', internalAddress: 'shared-b.shared.svc.cluster.local:7000', serverName: 'shared-b.shared.svc', defaultToken: { paths: ['/docs/**', '/notes/**'] } },
+  {
+    name: 'shared-b',
+    namespace: 'shared',
+    tokensSecret: 'b-tokens',
+    internalAddress: 'shared-b.shared.svc.cluster.local:7000',
+    serverName: 'shared-b.shared.svc',
+    defaultToken: { paths: ['/docs/**', '/notes/**'] },
+  },
 ];
 
 export const brokerCases: BrokerCase[] = [
@@ -40,10 +52,22 @@ export const brokerCases: BrokerCase[] = [
     values: {
       ...minimal,
       server: { publicURL: 'https://broker.example.com', mcp: { publicURL: 'https://knowledge.example.com' } },
-      oidc: { issuer: 'https://accounts.google.com', clientID: 'client.apps.googleusercontent.com', clientSecret: 'inline-secret', redirectURL: 'https://broker.example.com/auth/callback', allowDomains: ['example.com'] },
+      oidc: {
+        issuer: 'https://accounts.google.com',
+        clientID: 'client.apps.googleusercontent.com',
+        clientSecret: 'inline-secret',
+        redirectURL: 'https://broker.example.com/auth/callback',
+        allowDomains: ['example.com'],
+      },
       ingress: {
-        enabled: true, host: 'broker.example.com', tls: { certManager: { enabled: true } },
-        mcp: { host: 'knowledge.example.com', annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '3600' }, tls: { certManager: { enabled: true } } },
+        enabled: true,
+        host: 'broker.example.com',
+        tls: { certManager: { enabled: true } },
+        mcp: {
+          host: 'knowledge.example.com',
+          annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '3600' },
+          tls: { certManager: { enabled: true } },
+        },
       },
     },
   },
@@ -53,10 +77,24 @@ export const brokerCases: BrokerCase[] = [
     env: { OIDC_CLIENT_SECRET: 'from-secret', BROKER_SIGNING_KEY: signingKeyPem },
     values: {
       ...minimal,
-      oidc: { issuer: 'https://dex.example.com', clientID: 'demarkus', existingSecretRef: { name: 'oidc-client', key: 'client-secret' }, existingSigningKeyRef: { name: 'jwks-signing-key' }, redirectURL: 'https://broker.example.com/auth/callback' },
-      server: { publicURL: 'https://broker.example.com', mcp: { tls: { existingSecretRef: { name: 'mcp-listener-tls' } } } },
+      oidc: {
+        issuer: 'https://dex.example.com',
+        clientID: 'demarkus',
+        existingSecretRef: { name: 'oidc-client', key: 'client-secret' },
+        existingSigningKeyRef: { name: 'jwks-signing-key' },
+        redirectURL: 'https://broker.example.com/auth/callback',
+      },
+      server: {
+        publicURL: 'https://broker.example.com',
+        mcp: { tls: { existingSecretRef: { name: 'mcp-listener-tls' } } },
+      },
       worldDialer: { caSecretRef: { name: 'world-ca' } },
-      ingress: { enabled: true, host: 'broker.example.com', tls: { existingSecret: 'broker-tls' }, mcp: { host: 'knowledge.example.com', tls: { existingSecret: 'knowledge-tls' } } },
+      ingress: {
+        enabled: true,
+        host: 'broker.example.com',
+        tls: { existingSecret: 'broker-tls' },
+        mcp: { host: 'knowledge.example.com', tls: { existingSecret: 'knowledge-tls' } },
+      },
     },
   },
   { name: 'many worlds', inlineKey: true, values: { ...minimal, worlds: manyWorlds } },
@@ -65,36 +103,93 @@ export const brokerCases: BrokerCase[] = [
     inlineKey: true,
     values: {
       ...minimal,
-      autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 6, targetCPUUtilizationPercentage: 65, targetMemoryUtilizationPercentage: 80 },
+      autoscaling: {
+        enabled: true,
+        minReplicas: 2,
+        maxReplicas: 6,
+        targetCPUUtilizationPercentage: 65,
+        targetMemoryUtilizationPercentage: 80,
+      },
       podDisruptionBudget: { minAvailable: 1, maxUnavailable: '' },
       metrics: { serviceMonitor: { enabled: true, labels: { release: 'kube-prometheus-stack' } } },
       networkPolicy: { metricsFromNamespace: 'monitoring', httpsEgressCIDRs: ['10.0.0.1/32', '0.0.0.0/0'] },
-      ingress: { enabled: true, host: 'broker.example.com', mcp: { host: 'knowledge.example.com', annotations: { 'nginx.ingress.kubernetes.io/upstream-hash-by': '$http_mcp_session_id' } } },
+      ingress: {
+        enabled: true,
+        host: 'broker.example.com',
+        mcp: {
+          host: 'knowledge.example.com',
+          annotations: { 'nginx.ingress.kubernetes.io/upstream-hash-by': '$http_mcp_session_id' },
+        },
+      },
     },
   },
   { name: 'discovery in all namespaces', inlineKey: true, values: { ...minimal, discovery: { enabled: true } } },
-  { name: 'discovery in listed namespaces', inlineKey: true, values: { ...minimal, discovery: { enabled: true, namespaces: ['team-a', 'team-b', 'team-a'] } } },
-  { name: 'crawl CronJob on', inlineKey: true, values: { ...minimal, crawl: { enabled: true, schedule: '*/30 * * * *' } } },
-  { name: 'sweeper off', inlineKey: true, values: { ...minimal, sweeper: { disabled: true }, networkPolicy: { enabled: false }, podDisruptionBudget: { enabled: false } } },
+  {
+    name: 'discovery in listed namespaces',
+    inlineKey: true,
+    values: { ...minimal, discovery: { enabled: true, namespaces: ['team-a', 'team-b', 'team-a'] } },
+  },
+  {
+    name: 'crawl CronJob on',
+    inlineKey: true,
+    values: { ...minimal, crawl: { enabled: true, schedule: '*/30 * * * *' } },
+  },
+  {
+    name: 'sweeper off',
+    inlineKey: true,
+    values: {
+      ...minimal,
+      sweeper: { disabled: true },
+      networkPolicy: { enabled: false },
+      podDisruptionBudget: { enabled: false },
+    },
+  },
 ];
 
 export type WorldCase = { name: string; release: string; namespace: string; values: Record<string, unknown> };
 
 export const worldCases: WorldCase[] = [
-  { name: 'defaults (generated dev certificate)', release: 'team-a', namespace: 'team-a', values: { fullnameOverride: 'team-a' } },
+  {
+    name: 'defaults (generated dev certificate)',
+    release: 'team-a',
+    namespace: 'team-a',
+    values: { fullnameOverride: 'team-a' },
+  },
   {
     name: 'cert-manager TLS and a public LoadBalancer',
-    release: 'root', namespace: 'root',
-    values: { fullnameOverride: 'root', world: { publicURL: 'mark://knowledge.example.com:6309' }, service: { type: 'LoadBalancer', loadBalancerIP: '203.0.113.10' }, tls: { certManager: { enabled: true } }, storage: { size: '20Gi', className: 'premium-rwo' } },
+    release: 'root',
+    namespace: 'root',
+    values: {
+      fullnameOverride: 'root',
+      world: { publicURL: 'mark://knowledge.example.com:6309' },
+      service: { type: 'LoadBalancer', loadBalancerIP: '203.0.113.10' },
+      tls: { certManager: { enabled: true } },
+      storage: { size: '20Gi', className: 'premium-rwo' },
+    },
   },
   {
     name: 'existing TLS and tokens Secrets, no bootstrap',
-    release: 'team-b', namespace: 'team-b',
-    values: { fullnameOverride: 'team-b', tls: { existingSecret: 'team-b-cert' }, tokens: { existingSecret: 'team-b-managed-tokens', bootstrap: { enabled: false } }, discovery: { enabled: false } },
+    release: 'team-b',
+    namespace: 'team-b',
+    values: {
+      fullnameOverride: 'team-b',
+      tls: { existingSecret: 'team-b-cert' },
+      tokens: { existingSecret: 'team-b-managed-tokens', bootstrap: { enabled: false } },
+      discovery: { enabled: false },
+    },
   },
   {
     name: 'admin token from a Secret, no raw values, network policy',
-    release: 'ops', namespace: 'ops',
-    values: { world: { name: 'ops' }, tokens: { emitRawValues: false, admin: { existingSecretRef: { name: 'ops-admin-token', key: 'token' }, paths: ['/ops/**'] } }, networkPolicy: { enabled: true }, server: { readOnly: true, listenHost: '[::]' } },
+    release: 'ops',
+    namespace: 'ops',
+    values: {
+      world: { name: 'ops' },
+      tokens: {
+        emitRawValues: false,
+        admin: { existingSecretRef: { name: 'ops-admin-token', key: 'token' }, paths: ['/ops/**'] },
+      },
+      networkPolicy: { enabled: true },
+      server: { readOnly: true, listenHost: '[::]' },
+    },
   },
 ];

@@ -15,19 +15,38 @@ export function tuple(namespace: string, apiGroup: string, resource: string, ver
 }
 
 /** Everything bound to `serviceAccount` through RoleBindings and ClusterRoleBindings in `objects`. */
-export function granted(objects: readonly KubeObject[], serviceAccount: { namespace: string; name: string }): Set<string> {
+export function granted(
+  objects: readonly KubeObject[],
+  serviceAccount: { namespace: string; name: string },
+): Set<string> {
   const out = new Set<string>();
-  const bindsUs = (binding: KubeObject) => ((binding['subjects'] ?? []) as Subject[]).some((subject) => subject.kind === 'ServiceAccount' && subject.name === serviceAccount.name && subject.namespace === serviceAccount.namespace);
-  for (const binding of objects.filter((object) => (object.kind === 'RoleBinding' || object.kind === 'ClusterRoleBinding') && bindsUs(object))) {
+  const bindsUs = (binding: KubeObject) =>
+    ((binding['subjects'] ?? []) as Subject[]).some(
+      (subject) =>
+        subject.kind === 'ServiceAccount' &&
+        subject.name === serviceAccount.name &&
+        subject.namespace === serviceAccount.namespace,
+    );
+  for (const binding of objects.filter(
+    (object) => (object.kind === 'RoleBinding' || object.kind === 'ClusterRoleBinding') && bindsUs(object),
+  )) {
     const ref = binding['roleRef'] as { kind: string; name: string };
     const cluster = binding.kind === 'ClusterRoleBinding';
     const namespace = cluster ? '*' : binding.metadata.namespace!;
-    const role = objects.find((object) => object.kind === ref.kind && object.metadata.name === ref.name && (ref.kind === 'ClusterRole' || object.metadata.namespace === namespace));
-    if (role === undefined) throw new Error(`${binding.kind} ${binding.metadata.name} refers to a missing ${ref.kind} ${ref.name}`);
+    const role = objects.find(
+      (object) =>
+        object.kind === ref.kind &&
+        object.metadata.name === ref.name &&
+        (ref.kind === 'ClusterRole' || object.metadata.namespace === namespace),
+    );
+    if (role === undefined)
+      throw new Error(`${binding.kind} ${binding.metadata.name} refers to a missing ${ref.kind} ${ref.name}`);
     for (const rule of (role['rules'] ?? []) as Rule[]) {
-      for (const apiGroup of rule.apiGroups ?? []) for (const resource of rule.resources ?? []) for (const verb of rule.verbs ?? []) {
-        for (const name of rule.resourceNames ?? ['*']) out.add(tuple(namespace, apiGroup, resource, verb, name));
-      }
+      for (const apiGroup of rule.apiGroups ?? [])
+        for (const resource of rule.resources ?? [])
+          for (const verb of rule.verbs ?? []) {
+            for (const name of rule.resourceNames ?? ['*']) out.add(tuple(namespace, apiGroup, resource, verb, name));
+          }
     }
   }
   return out;
@@ -50,7 +69,8 @@ export function needed(context: RbacContext): Set<string> {
     if (call.optional === 'discovery' && context.discovery === null) continue;
     if (call.optional === 'sweeper' && !context.sweeper) continue;
     for (const verb of call.verbs) {
-      for (const [namespace, name] of targets(call.scope, call.objects, context)) out.add(tuple(namespace, call.apiGroup, call.resource, verb, name));
+      for (const [namespace, name] of targets(call.scope, call.objects, context))
+        out.add(tuple(namespace, call.apiGroup, call.resource, verb, name));
     }
   }
   return out;
@@ -63,10 +83,13 @@ function targets(scope: string, objects: string, context: RbacContext): Array<[s
     return namespaces.map((namespace) => [namespace, '*']);
   }
   const names =
-    objects === 'write-token-secrets' ? context.worlds.map((world) => writeTokenSecretName(world.name))
-    : objects === 'state-secrets' ? stateSecretNames(context.refreshTokensSecret)
-    : objects === 'sweeper-lease' ? [context.leaseName]
-    : ['*'];
+    objects === 'write-token-secrets'
+      ? context.worlds.map((world) => writeTokenSecretName(world.name))
+      : objects === 'state-secrets'
+        ? stateSecretNames(context.refreshTokensSecret)
+        : objects === 'sweeper-lease'
+          ? [context.leaseName]
+          : ['*'];
   return names.map((name) => [context.brokerNamespace, name]);
 }
 

@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { chartPath, helm } from './helm.ts';
 
-export type KubeObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; [key: string]: unknown };
+export type KubeObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [key: string]: unknown;
+};
 
 export type RenderRequest = {
   chart: 'demarkus-broker' | 'demarkus-world';
@@ -37,14 +42,30 @@ function valueArgs(request: RenderRequest): string[] {
 }
 
 export async function template(request: RenderRequest): Promise<Rendered> {
-  const { code, stdout, stderr } = await helm(['template', request.release ?? 'demo', chartPath(request.chart), '--namespace', request.namespace ?? 'demarkus', ...valueArgs(request)]);
+  const { code, stdout, stderr } = await helm([
+    'template',
+    request.release ?? 'demo',
+    chartPath(request.chart),
+    '--namespace',
+    request.namespace ?? 'demarkus',
+    ...valueArgs(request),
+  ]);
   if (code !== 0) return { code, stderr, objects: [] };
-  const objects = parseAllDocuments(stdout).map((document) => document.toJS() as KubeObject | null).filter((object): object is KubeObject => object !== null);
+  const objects = parseAllDocuments(stdout)
+    .map((document) => document.toJS() as KubeObject | null)
+    .filter((object): object is KubeObject => object !== null);
   return { code, stderr, objects };
 }
 
 export async function lint(request: RenderRequest): Promise<{ code: number; output: string }> {
-  const { code, stdout, stderr } = await helm(['lint', '--strict', chartPath(request.chart), '--namespace', request.namespace ?? 'demarkus', ...valueArgs(request)]);
+  const { code, stdout, stderr } = await helm([
+    'lint',
+    '--strict',
+    chartPath(request.chart),
+    '--namespace',
+    request.namespace ?? 'demarkus',
+    ...valueArgs(request),
+  ]);
   return { code, output: stdout + stderr };
 }
 
@@ -54,7 +75,10 @@ export function find(objects: readonly KubeObject[], kind: string, name?: string
 
 export function one(objects: readonly KubeObject[], kind: string, name?: string): KubeObject {
   const found = find(objects, kind, name);
-  if (found.length !== 1) throw new Error(`expected one ${kind}${name ? ` ${name}` : ''}, found ${found.length}: ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+  if (found.length !== 1)
+    throw new Error(
+      `expected one ${kind}${name ? ` ${name}` : ''}, found ${found.length}: ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`,
+    );
   return found[0]!;
 }
 

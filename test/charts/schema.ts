@@ -21,7 +21,7 @@ const crdPackages: Record<string, string> = {
 };
 
 async function modelClass(apiVersion: string, kind: string): Promise<ModelClass> {
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
+  const [group, version] = apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
   const base = crdPackages[group] ?? 'kubernetes-models';
   const path = group === '' ? `${base}/${version}/${kind}` : `${base}/${group}/${version}/${kind}`;
   const module = (await import(path)) as Record<string, ModelClass>;
@@ -66,12 +66,14 @@ function unknownFields(value: unknown, type: string, path: string, problems: str
   if (value === null || value === undefined) return;
   const array = /^Array<(.+)>$/.exec(type);
   if (array) {
-    if (Array.isArray(value)) value.forEach((item, index) => unknownFields(item, array[1]!, `${path}[${index}]`, problems));
+    if (Array.isArray(value))
+      value.forEach((item, index) => unknownFields(item, array[1]!, `${path}[${index}]`, problems));
     return;
   }
   const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);
   if (map) {
-    if (typeof value === 'object') for (const [key, item] of Object.entries(value)) unknownFields(item, map[1]!, `${path}.${key}`, problems);
+    if (typeof value === 'object')
+      for (const [key, item] of Object.entries(value)) unknownFields(item, map[1]!, `${path}.${key}`, problems);
     return;
   }
   const fields = attributes(type);

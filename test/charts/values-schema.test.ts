@@ -15,34 +15,98 @@ import { failMessage, template, type Rendered } from './render.ts';
 
 type Chart = 'demarkus-broker' | 'demarkus-world';
 type Values = Record<string, unknown>;
-type SchemaNode = { $ref?: string; type?: string | string[]; properties?: Record<string, SchemaNode>; additionalProperties?: boolean | SchemaNode; items?: SchemaNode; definitions?: Record<string, SchemaNode> };
+type SchemaNode = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: boolean | SchemaNode;
+  items?: SchemaNode;
+  definitions?: Record<string, SchemaNode>;
+};
 
 const deploy = join(import.meta.dirname, '..', '..', 'deploy', 'values');
 const deployValues = (name: string) => parse(readFileSync(join(deploy, name), 'utf8')) as Values;
 const chartFile = (chart: Chart, name: string) => readFileSync(join(chartPath(chart), name), 'utf8');
 
-const brokerBase: Values = { server: { publicURL: 'https://broker.example.com' }, oidc: { existingSigningKeyRef: { name: 'broker-signing-key' } }, worlds: [{ name: 'root' }] };
+const brokerBase: Values = {
+  server: { publicURL: 'https://broker.example.com' },
+  oidc: { existingSigningKeyRef: { name: 'broker-signing-key' } },
+  worlds: [{ name: 'root' }],
+};
 const worldBase: Values = { fullnameOverride: 'team-a' };
 
 /** The lines helm prints under "values don't meet the specifications of the schema(s)". */
 function schemaErrors(stderr: string): string[] {
   if (!stderr.includes("values don't meet the specifications of the schema(s)")) return [];
-  return stderr.split('\n').filter((line) => line.startsWith('- at ')).map((line) => line.slice(2).trim());
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith('- at '))
+    .map((line) => line.slice(2).trim());
 }
 
 type Rejection = { chart: Chart; name: string; values: Values; error: string };
 
 const rejections: Rejection[] = [
-  { chart: 'demarkus-broker', name: 'a string replica count', values: { replicaCount: 'two' }, error: "at '/replicaCount': got string, want integer" },
-  { chart: 'demarkus-broker', name: 'an unknown log level', values: { logLevel: 'verbose' }, error: "at '/logLevel': value must be one of 'fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'" },
-  { chart: 'demarkus-broker', name: 'a string first-write retry count', values: { server: { ...(brokerBase['server'] as Values), mcp: { firstMintMaxAttempts: 'ten' } } }, error: "at '/server/mcp/firstMintMaxAttempts': got string, want integer" },
-  { chart: 'demarkus-broker', name: 'an unknown key in a rate bucket (the broker config would refuse it)', values: { rateLimit: { tokens: { perMinute: 120, perHour: 1000 } } }, error: "at '/rateLimit/tokens': additional properties 'perHour' not allowed" },
-  { chart: 'demarkus-broker', name: 'an unquoted number as an ingress annotation', values: { ingress: { mcp: { annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': 3600 } } } }, error: "at '/ingress/mcp/annotations/nginx.ingress.kubernetes.io~1proxy-read-timeout': got number, want string" },
-  { chart: 'demarkus-broker', name: 'an unknown ingress path type', values: { ingress: { pathType: 'Regex' } }, error: "at '/ingress/pathType': value must be one of 'Prefix', 'Exact', 'ImplementationSpecific'" },
-  { chart: 'demarkus-world', name: 'a string replica count', values: { replicaCount: 'one' }, error: "at '/replicaCount': got string, want integer" },
-  { chart: 'demarkus-world', name: 'an unknown Service type', values: { service: { type: 'Public' } }, error: "at '/service/type': value must be one of 'ClusterIP', 'NodePort', 'LoadBalancer'" },
-  { chart: 'demarkus-world', name: 'a Block volume (the data volume is mounted as a directory)', values: { storage: { volumeMode: 'Block' } }, error: "at '/storage/volumeMode': value must be 'Filesystem'" },
-  { chart: 'demarkus-world', name: 'a string for the bootstrap switch', values: { tokens: { bootstrap: { enabled: 'yes' } } }, error: "at '/tokens/bootstrap/enabled': got string, want boolean" },
+  {
+    chart: 'demarkus-broker',
+    name: 'a string replica count',
+    values: { replicaCount: 'two' },
+    error: "at '/replicaCount': got string, want integer",
+  },
+  {
+    chart: 'demarkus-broker',
+    name: 'an unknown log level',
+    values: { logLevel: 'verbose' },
+    error: "at '/logLevel': value must be one of 'fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'",
+  },
+  {
+    chart: 'demarkus-broker',
+    name: 'a string first-write retry count',
+    values: { server: { ...(brokerBase['server'] as Values), mcp: { firstMintMaxAttempts: 'ten' } } },
+    error: "at '/server/mcp/firstMintMaxAttempts': got string, want integer",
+  },
+  {
+    chart: 'demarkus-broker',
+    name: 'an unknown key in a rate bucket (the broker config would refuse it)',
+    values: { rateLimit: { tokens: { perMinute: 120, perHour: 1000 } } },
+    error: "at '/rateLimit/tokens': additional properties 'perHour' not allowed",
+  },
+  {
+    chart: 'demarkus-broker',
+    name: 'an unquoted number as an ingress annotation',
+    values: { ingress: { mcp: { annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': 3600 } } } },
+    error: "at '/ingress/mcp/annotations/nginx.ingress.kubernetes.io~1proxy-read-timeout': got number, want string",
+  },
+  {
+    chart: 'demarkus-broker',
+    name: 'an unknown ingress path type',
+    values: { ingress: { pathType: 'Regex' } },
+    error: "at '/ingress/pathType': value must be one of 'Prefix', 'Exact', 'ImplementationSpecific'",
+  },
+  {
+    chart: 'demarkus-world',
+    name: 'a string replica count',
+    values: { replicaCount: 'one' },
+    error: "at '/replicaCount': got string, want integer",
+  },
+  {
+    chart: 'demarkus-world',
+    name: 'an unknown Service type',
+    values: { service: { type: 'Public' } },
+    error: "at '/service/type': value must be one of 'ClusterIP', 'NodePort', 'LoadBalancer'",
+  },
+  {
+    chart: 'demarkus-world',
+    name: 'a Block volume (the data volume is mounted as a directory)',
+    values: { storage: { volumeMode: 'Block' } },
+    error: "at '/storage/volumeMode': value must be 'Filesystem'",
+  },
+  {
+    chart: 'demarkus-world',
+    name: 'a string for the bootstrap switch',
+    values: { tokens: { bootstrap: { enabled: 'yes' } } },
+    error: "at '/tokens/bootstrap/enabled': got string, want boolean",
+  },
 ];
 
 const base = (chart: Chart) => (chart === 'demarkus-broker' ? brokerBase : worldBase);
@@ -50,13 +114,26 @@ const renders = new Map<string, Rendered>();
 
 before(async () => {
   const requests: Array<[string, Parameters<typeof template>[0]]> = [
-    ...rejections.map((rejection): [string, Parameters<typeof template>[0]] => [`${rejection.chart}: ${rejection.name}`, { chart: rejection.chart, release: rejection.chart, values: [base(rejection.chart), rejection.values] }]),
+    ...rejections.map((rejection): [string, Parameters<typeof template>[0]] => [
+      `${rejection.chart}: ${rejection.name}`,
+      { chart: rejection.chart, release: rejection.chart, values: [base(rejection.chart), rejection.values] },
+    ]),
     ['broker base', { chart: 'demarkus-broker', release: 'demarkus-broker', values: [brokerBase] }],
     ['broker defaults', { chart: 'demarkus-broker', release: 'demarkus-broker', values: [] }],
     ['world defaults', { chart: 'demarkus-world', release: 'team-a', values: [] }],
     ['deploy broker', { chart: 'demarkus-broker', release: 'demarkus-broker', values: [deployValues('broker.yaml')] }],
-    ['deploy broker with Dex', { chart: 'demarkus-broker', release: 'demarkus-broker', values: [deployValues('broker.yaml'), deployValues('broker-dex.yaml')] }],
-    ...['root', 'team-a', 'team-b'].map((name): [string, Parameters<typeof template>[0]] => [`deploy world ${name}`, { chart: 'demarkus-world', release: name, namespace: name, values: [deployValues(`world-${name}.yaml`)] }]),
+    [
+      'deploy broker with Dex',
+      {
+        chart: 'demarkus-broker',
+        release: 'demarkus-broker',
+        values: [deployValues('broker.yaml'), deployValues('broker-dex.yaml')],
+      },
+    ],
+    ...['root', 'team-a', 'team-b'].map((name): [string, Parameters<typeof template>[0]] => [
+      `deploy world ${name}`,
+      { chart: 'demarkus-world', release: name, namespace: name, values: [deployValues(`world-${name}.yaml`)] },
+    ]),
   ];
   await Promise.all(requests.map(async ([key, request]) => renders.set(key, await template(request))));
 });
@@ -72,7 +149,10 @@ function resolve(root: SchemaNode, node: SchemaNode): SchemaNode {
 /** Paths of values.yaml keys the schema has no property for, in objects that list their properties. */
 function undescribed(root: SchemaNode, node: SchemaNode, value: unknown, path: string): string[] {
   const schema = resolve(root, node);
-  if (Array.isArray(value)) return schema.items === undefined ? [] : value.flatMap((item, i) => undescribed(root, schema.items!, item, `${path}[${i}]`));
+  if (Array.isArray(value))
+    return schema.items === undefined
+      ? []
+      : value.flatMap((item, i) => undescribed(root, schema.items!, item, `${path}[${i}]`));
   if (value === null || typeof value !== 'object' || schema.properties === undefined) return [];
   return Object.entries(value as Values).flatMap(([key, child]) => {
     const property = schema.properties![key];
@@ -101,11 +181,20 @@ describe('values.schema.json (real helm)', () => {
     const rendered = renders.get('broker defaults')!;
     assert.notEqual(rendered.code, 0);
     assert.deepEqual(schemaErrors(rendered.stderr), []);
-    assert.equal(failMessage(rendered.stderr), "server.publicURL is required: the broker's external base URL, e.g. https://broker.example.com");
+    assert.equal(
+      failMessage(rendered.stderr),
+      "server.publicURL is required: the broker's external base URL, e.g. https://broker.example.com",
+    );
   });
 
   it('accepts the deploy/ example values of the broker (Google and Dex) and of every world', () => {
-    for (const key of ['deploy broker', 'deploy broker with Dex', 'deploy world root', 'deploy world team-a', 'deploy world team-b']) {
+    for (const key of [
+      'deploy broker',
+      'deploy broker with Dex',
+      'deploy world root',
+      'deploy world team-a',
+      'deploy world team-b',
+    ]) {
       const rendered = renders.get(key)!;
       assert.deepEqual(schemaErrors(rendered.stderr), [], key);
       assert.equal(rendered.code, 0, `${key}: ${rendered.stderr}`);

@@ -26,11 +26,18 @@ const repo = join(import.meta.dirname, '..', '..');
 const results = new Map<string, { rendered: Rendered; lint: { code: number; output: string } }>();
 
 before(async () => {
-  await Promise.all(worldCases.map(async (testCase) => {
-    const request = { chart: 'demarkus-world' as const, release: testCase.release, namespace: testCase.namespace, values: [testCase.values] };
-    const [rendered, linted] = await Promise.all([template(request), lint(request)]);
-    results.set(testCase.name, { rendered, lint: linted });
-  }));
+  await Promise.all(
+    worldCases.map(async (testCase) => {
+      const request = {
+        chart: 'demarkus-world' as const,
+        release: testCase.release,
+        namespace: testCase.namespace,
+        values: [testCase.values],
+      };
+      const [rendered, linted] = await Promise.all([template(request), lint(request)]);
+      results.set(testCase.name, { rendered, lint: linted });
+    }),
+  );
 });
 
 const objectsOf = (name: string): KubeObject[] => {
@@ -38,8 +45,10 @@ const objectsOf = (name: string): KubeObject[] => {
   assert.equal(result.rendered.code, 0, result.rendered.stderr);
   return result.rendered.objects;
 };
-const worldContainer = (objects: KubeObject[]) => (one(objects, 'StatefulSet')['spec'] as any).template.spec.containers[0];
-const fullname = (testCase: WorldCase) => (testCase.values['fullnameOverride'] as string | undefined) ?? `${testCase.release}-demarkus-world`;
+const worldContainer = (objects: KubeObject[]) =>
+  (one(objects, 'StatefulSet')['spec'] as any).template.spec.containers[0];
+const fullname = (testCase: WorldCase) =>
+  (testCase.values['fullnameOverride'] as string | undefined) ?? `${testCase.release}-demarkus-world`;
 
 describe('demarkus-world chart over the values matrix (real helm)', () => {
   for (const testCase of worldCases) {
@@ -52,14 +61,18 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
       it('renders only objects that are valid against the Kubernetes API schemas', async () => {
         const objects = objectsOf(testCase.name);
         assert.deepEqual((await Promise.all(objects.map(schemaProblems))).flat(), []);
-        for (const object of objects) assert.equal(object.metadata.namespace, testCase.namespace, `${object.kind}/${object.metadata.name}`);
+        for (const object of objects)
+          assert.equal(object.metadata.namespace, testCase.namespace, `${object.kind}/${object.metadata.name}`);
       });
 
       it('runs one hardened world pod with its volume, UDP port and CLI probes', () => {
         const objects = objectsOf(testCase.name);
         const set = one(objects, 'StatefulSet')['spec'] as any;
         assert.equal(set.replicas, 1);
-        assert.equal(set.volumeClaimTemplates[0].spec.resources.requests.storage, (testCase.values['storage'] as any)?.size ?? '5Gi');
+        assert.equal(
+          set.volumeClaimTemplates[0].spec.resources.requests.storage,
+          (testCase.values['storage'] as any)?.size ?? '5Gi',
+        );
         assert.equal(set.persistentVolumeClaimRetentionPolicy.whenDeleted, 'Retain');
         const pod = set.template.spec;
         const main = pod.containers[0];
@@ -69,14 +82,28 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
         assert.deepEqual(main.securityContext.capabilities.drop, ['ALL']);
         assert.deepEqual(main.ports, [{ name: 'mark', containerPort: 6309, protocol: 'UDP' }]);
         for (const probe of [main.startupProbe, main.livenessProbe, main.readinessProbe]) {
-          assert.deepEqual(probe.exec.command, ['node', '/app/dist/cli/main.js', 'mark', 'fetch', 'mark://127.0.0.1:6309/health', '--insecure', '--timeout', '3000']);
+          assert.deepEqual(probe.exec.command, [
+            'node',
+            '/app/dist/cli/main.js',
+            'mark',
+            'fetch',
+            'mark://127.0.0.1:6309/health',
+            '--insecure',
+            '--timeout',
+            '3000',
+          ]);
         }
         const tokens = pod.volumes.find((volume: any) => volume.name === 'tokens');
         const mount = main.volumeMounts.find((volume: any) => volume.name === 'tokens');
         assert.equal(mount.subPath, undefined, 'a directory mount, so Secret updates reach the pod');
-        assert.equal(tokens.secret.secretName, (testCase.values['tokens'] as any)?.existingSecret ?? `${fullname(testCase)}-tokens`);
+        assert.equal(
+          tokens.secret.secretName,
+          (testCase.values['tokens'] as any)?.existingSecret ?? `${fullname(testCase)}-tokens`,
+        );
         const service = one(objects, 'Service', fullname(testCase));
-        assert.deepEqual((service['spec'] as any).ports, [{ name: 'mark', port: 6309, targetPort: 'mark', protocol: 'UDP' }]);
+        assert.deepEqual((service['spec'] as any).ports, [
+          { name: 'mark', port: 6309, targetPort: 'mark', protocol: 'UDP' },
+        ]);
       });
     });
   }
@@ -85,8 +112,18 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
     const objects = objectsOf('defaults (generated dev certificate)');
     assert.equal(one(objects, 'Service', 'team-a').metadata.labels?.['demarkus.io/world'], 'team-a');
     assert.equal(one(objects, 'Service', 'team-a-pods').metadata.labels?.['demarkus.io/world'], undefined);
-    assert.equal(one(objectsOf('existing TLS and tokens Secrets, no bootstrap'), 'Service', 'team-b').metadata.labels?.['demarkus.io/world'], undefined, 'discovery.enabled: false');
-    const ops = one(objectsOf('admin token from a Secret, no raw values, network policy'), 'Service', 'ops-demarkus-world');
+    assert.equal(
+      one(objectsOf('existing TLS and tokens Secrets, no bootstrap'), 'Service', 'team-b').metadata.labels?.[
+        'demarkus.io/world'
+      ],
+      undefined,
+      'discovery.enabled: false',
+    );
+    const ops = one(
+      objectsOf('admin token from a Secret, no raw values, network policy'),
+      'Service',
+      'ops-demarkus-world',
+    );
     assert.equal(ops.metadata.labels?.['demarkus.io/world'], 'ops', 'world.name, not the Service name');
   });
 
@@ -98,7 +135,10 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
     assert.deepEqual(find(objects, 'Secret'), [], 'no generated certificate');
     const service = one(objects, 'Service', 'root');
     assert.equal(service.metadata.annotations?.['demarkus.io/public-url'], 'mark://knowledge.example.com:6309');
-    assert.deepEqual([(service['spec'] as any).type, (service['spec'] as any).loadBalancerIP], ['LoadBalancer', '203.0.113.10']);
+    assert.deepEqual(
+      [(service['spec'] as any).type, (service['spec'] as any).loadBalancerIP],
+      ['LoadBalancer', '203.0.113.10'],
+    );
   });
 
   it('uses existing Secrets without a bootstrap Job or a generated certificate', () => {
@@ -115,21 +155,50 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
     assert.equal(job.metadata.annotations?.['helm.sh/hook'], 'pre-install,pre-upgrade');
     const spec = (job['spec'] as any).template.spec;
     assert.equal(spec.containers[0].image, worldContainer(objects).image, 'the world image, no third-party image');
-    assert.deepEqual(spec.containers[0].command, ['node', '/app/dist/broker/kubernetes/world-tokens-bootstrap-main.js']);
-    assert.deepEqual(spec.containers[0].args, ['--world=team-a', '--tokens-secret=team-a-tokens', '--values-secret=team-a-token-values', '--label=admin', '--paths=/**', '--ops=publish']);
+    assert.deepEqual(spec.containers[0].command, [
+      'node',
+      '/app/dist/broker/kubernetes/world-tokens-bootstrap-main.js',
+    ]);
+    assert.deepEqual(spec.containers[0].args, [
+      '--world=team-a',
+      '--tokens-secret=team-a-tokens',
+      '--values-secret=team-a-token-values',
+      '--label=admin',
+      '--paths=/**',
+      '--ops=publish',
+    ]);
     for (const kind of ['ServiceAccount', 'Role', 'RoleBinding']) {
-      assert.ok(Number(one(objects, kind, 'team-a-token-bootstrap').metadata.annotations?.['helm.sh/hook-weight']) < 0, `${kind} exists before the Job`);
+      assert.ok(
+        Number(one(objects, kind, 'team-a-token-bootstrap').metadata.annotations?.['helm.sh/hook-weight']) < 0,
+        `${kind} exists before the Job`,
+      );
     }
-    const want = new Set(worldBootstrapApiCalls.flatMap((call) => call.verbs.flatMap((verb) => (call.objects === 'any' ? ['*'] : ['team-a-tokens', 'team-a-token-values']).map((name) => tuple('team-a', '', 'secrets', verb, name)))));
-    assert.deepEqual([...granted(objects, { namespace: 'team-a', name: 'team-a-token-bootstrap' })].sort(), [...want].sort());
+    const want = new Set(
+      worldBootstrapApiCalls.flatMap((call) =>
+        call.verbs.flatMap((verb) =>
+          (call.objects === 'any' ? ['*'] : ['team-a-tokens', 'team-a-token-values']).map((name) =>
+            tuple('team-a', '', 'secrets', verb, name),
+          ),
+        ),
+      ),
+    );
+    assert.deepEqual(
+      [...granted(objects, { namespace: 'team-a', name: 'team-a-token-bootstrap' })].sort(),
+      [...want].sort(),
+    );
     const ops = one(objectsOf('admin token from a Secret, no raw values, network policy'), 'Job');
     const container = (ops['spec'] as any).template.spec.containers[0];
     assert.ok(!container.args.some((arg: string) => arg.startsWith('--values-secret')));
-    assert.deepEqual(container.env.find((entry: any) => entry.name === 'DEMARKUS_ADMIN_TOKEN').valueFrom.secretKeyRef, { name: 'ops-admin-token', key: 'token' });
+    assert.deepEqual(container.env.find((entry: any) => entry.name === 'DEMARKUS_ADMIN_TOKEN').valueFrom.secretKeyRef, {
+      name: 'ops-admin-token',
+      key: 'token',
+    });
   });
 
   it('restricts UDP 6309 to the listed peers when the NetworkPolicy is on', () => {
-    const policy = one(objectsOf('admin token from a Secret, no raw values, network policy'), 'NetworkPolicy')['spec'] as any;
+    const policy = one(objectsOf('admin token from a Secret, no raw values, network policy'), 'NetworkPolicy')[
+      'spec'
+    ] as any;
     assert.deepEqual(policy.ingress[0].ports, [{ protocol: 'UDP', port: 6309 }]);
     assert.deepEqual(policy.egress, []);
   });
@@ -149,15 +218,33 @@ describe('the rendered world runs (chart arguments, dev certificate, bootstrappe
     // The bootstrap Job's code, against a fake API server, produces the tokens Secret.
     const api = await startFakeApiServer();
     try {
-      await bootstrapWorldTokens({ core: api.kubeConfig().makeApiClient(CoreV1Api), namespace: 'team-a', world: 'team-a', tokensSecret: 'team-a-tokens', valuesSecret: 'team-a-token-values', label: 'admin', paths: ['/**'], operations: ['publish'] });
-      const secret = (name: string, key: string) => Buffer.from(((api.store.get('secrets', 'team-a', name)?.['data'] ?? {}) as Record<string, string>)[key]!, 'base64');
+      await bootstrapWorldTokens({
+        core: api.kubeConfig().makeApiClient(CoreV1Api),
+        namespace: 'team-a',
+        world: 'team-a',
+        tokensSecret: 'team-a-tokens',
+        valuesSecret: 'team-a-token-values',
+        label: 'admin',
+        paths: ['/**'],
+        operations: ['publish'],
+      });
+      const secret = (name: string, key: string) =>
+        Buffer.from(
+          ((api.store.get('secrets', 'team-a', name)?.['data'] ?? {}) as Record<string, string>)[key]!,
+          'base64',
+        );
       writeFileSync(join(dir, 'tokens.toml'), secret('team-a-tokens', 'tokens.toml'));
       adminToken = secret('team-a-token-values', 'token').toString();
     } finally {
       await api.close();
     }
     const args = (worldContainer(objects).args as string[]).slice(1).map((arg) =>
-      arg.replace('/data/', `${dir}/`).replace('/etc/demarkus/tokens/', `${dir}/`).replace('/etc/demarkus/tls/', `${dir}/`).replace(/^--listen=.*$/, '--listen=127.0.0.1:0'));
+      arg
+        .replace('/data/', `${dir}/`)
+        .replace('/etc/demarkus/tokens/', `${dir}/`)
+        .replace('/etc/demarkus/tls/', `${dir}/`)
+        .replace(/^--listen=.*$/, '--listen=127.0.0.1:0'),
+    );
     world = await startWorldProcess(args);
   });
 
@@ -166,15 +253,19 @@ describe('the rendered world runs (chart arguments, dev certificate, bootstrappe
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const cli = (args: string[]) => new Promise<{ code: number | null; stdout: string }>((resolve) => {
-    const child = spawn(process.execPath, [join(repo, 'bin', 'demarkus-broker.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.on('close', (code) => resolve({ code, stdout }));
-  });
+  const cli = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(repo, 'bin', 'demarkus-broker.js'), ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.on('close', (code) => resolve({ code, stdout }));
+    });
 
-  it('passes the chart\'s exec probe', async () => {
-    const probe = worldContainer(objectsOf('defaults (generated dev certificate)')).readinessProbe.exec.command as string[];
+  it("passes the chart's exec probe", async () => {
+    const probe = worldContainer(objectsOf('defaults (generated dev certificate)')).readinessProbe.exec
+      .command as string[];
     const result = await cli(probe.slice(2).map((arg) => arg.replace(':6309/', `:${world!.port}/`)));
     assert.equal(result.code, 0);
     assert.match(result.stdout, /^status: ok$/m);

@@ -8,7 +8,10 @@ export type RunResult = { code: number | null; stdout: string; stderr: string };
 /** Runs the CLI to completion with the test's own Node (24). */
 export function runCli(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [binPath, ...args], { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [binPath, ...args], {
+      env: { ...process.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

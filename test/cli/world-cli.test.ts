@@ -17,7 +17,14 @@ describe('world server and mark client as processes', () => {
     assert.equal(minted.code, 0, minted.stderr);
     token = /^token: ([0-9a-f]{64})$/m.exec(minted.stdout)![1]!;
     await writeFile(join(dir, 'tokens.toml'), minted.stdout.slice(minted.stdout.indexOf('[tokens.')));
-    world = await startWorldProcess(['--root', join(dir, 'root'), '--tokens', join(dir, 'tokens.toml'), '--listen', '127.0.0.1:0']);
+    world = await startWorldProcess([
+      '--root',
+      join(dir, 'root'),
+      '--tokens',
+      join(dir, 'tokens.toml'),
+      '--listen',
+      '127.0.0.1:0',
+    ]);
     url = (path) => `mark://127.0.0.1:${world.port}${path}`;
   });
   after(async () => {
@@ -38,7 +45,23 @@ describe('world server and mark client as processes', () => {
   });
 
   it('publishes with the minted token, then fetches, lists and looks the document up', async () => {
-    const published = await runCli(['mark', 'publish', url('/notes/a.md'), '--insecure', '--token', token, '--meta', 'tags=cli,test', '--body-file', '-', '--expected-version', '0'], { input: '# CLI note\n\nHello from a pipe.\n' });
+    const published = await runCli(
+      [
+        'mark',
+        'publish',
+        url('/notes/a.md'),
+        '--insecure',
+        '--token',
+        token,
+        '--meta',
+        'tags=cli,test',
+        '--body-file',
+        '-',
+        '--expected-version',
+        '0',
+      ],
+      { input: '# CLI note\n\nHello from a pipe.\n' },
+    );
     assert.equal(published.code, 0, published.stderr);
     assert.match(published.stdout, /status: created\nmodified: .*\nversion: 1\n/);
     const fetched = await runCli(['mark', 'fetch', url('/notes/a.md'), '--insecure']);
@@ -62,7 +85,16 @@ describe('world server and mark client as processes', () => {
     await appendFile(join(dir, 'tokens.toml'), '\n' + minted.stdout.slice(minted.stdout.indexOf('[tokens.')));
     let status = '';
     for (let attempt = 0; attempt < 50 && status !== 'created'; attempt++) {
-      const result = await runCli(['mark', 'publish', url('/late/x.md'), '--insecure', '--token', lateToken, '--body', '# Late\n']);
+      const result = await runCli([
+        'mark',
+        'publish',
+        url('/late/x.md'),
+        '--insecure',
+        '--token',
+        lateToken,
+        '--body',
+        '# Late\n',
+      ]);
       status = /^status: (\S+)/.exec(result.stdout)?.[1] ?? '';
       if (status !== 'created') await new Promise((r) => setTimeout(r, 100));
     }

@@ -17,8 +17,20 @@ describe('world crash safety (SIGKILL mid-write, as a process over QUIC)', () =>
   it('keeps every acknowledged write and a valid chain across three kills', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'demarkus-crash-'));
     const token = generateToken();
-    await writeFile(join(dir, 'tokens.toml'), `[tokens.crash]\nhash = "${hashToken(token)}"\npaths = ["/**"]\noperations = ["publish"]\n`);
-    const args = ['--root', join(dir, 'root'), '--tokens', join(dir, 'tokens.toml'), '--listen', '127.0.0.1:0', '--rate-limit', '0'];
+    await writeFile(
+      join(dir, 'tokens.toml'),
+      `[tokens.crash]\nhash = "${hashToken(token)}"\npaths = ["/**"]\noperations = ["publish"]\n`,
+    );
+    const args = [
+      '--root',
+      join(dir, 'root'),
+      '--tokens',
+      join(dir, 'tokens.toml'),
+      '--listen',
+      '127.0.0.1:0',
+      '--rate-limit',
+      '0',
+    ];
     const acked = new Map<string, Map<number, string>>();
     const client = new MarkClient({ insecureSkipVerify: true, requestTimeoutMs: 2000, maxAttempts: 1 });
     try {
@@ -32,11 +44,25 @@ describe('world crash safety (SIGKILL mid-write, as a process over QUIC)', () =>
             acked.set(path, versions);
             const current = Math.max(0, ...versions.keys());
             try {
-              const response = current === 0
-                ? await client.call(authority, { verb: 'PUBLISH', path, metadata: { auth: token, 'expected-version': '0' }, body: `# Doc ${i}\n` })
-                : await client.call(authority, { verb: 'APPEND', path, metadata: { auth: token, 'expected-version': String(current) }, body: `line ${round}-${i}\n` });
+              const response =
+                current === 0
+                  ? await client.call(authority, {
+                      verb: 'PUBLISH',
+                      path,
+                      metadata: { auth: token, 'expected-version': '0' },
+                      body: `# Doc ${i}\n`,
+                    })
+                  : await client.call(authority, {
+                      verb: 'APPEND',
+                      path,
+                      metadata: { auth: token, 'expected-version': String(current) },
+                      body: `line ${round}-${i}\n`,
+                    });
               if (response.status === 'created') {
-                const fetched = await client.call(authority, { verb: 'FETCH', path: `${path}/v${response.metadata['version']}` });
+                const fetched = await client.call(authority, {
+                  verb: 'FETCH',
+                  path: `${path}/v${response.metadata['version']}`,
+                });
                 versions.set(Number(response.metadata['version']), fetched.metadata['content-hash'] ?? '');
               } else if (response.status === 'conflict') {
                 versions.set(Number(response.metadata['server-version']), '');
@@ -67,7 +93,12 @@ describe('world crash safety (SIGKILL mid-write, as a process over QUIC)', () =>
           }
         }
         assert.ok(checked > 0, 'some writes were acknowledged before the kills');
-        const next = await client.call(authority, { verb: 'PUBLISH', path: '/crash/after.md', metadata: { auth: token }, body: '# After\n' });
+        const next = await client.call(authority, {
+          verb: 'PUBLISH',
+          path: '/crash/after.md',
+          metadata: { auth: token },
+          body: '# After\n',
+        });
         assert.equal(next.status, 'created');
       } finally {
         world.child.kill('SIGTERM');

@@ -18,7 +18,13 @@ import type { Identity } from '../../src/broker/identity.ts';
 import { startWorldServer } from '../../src/world/world-server.ts';
 import { testTls } from '../world/world-fixture.ts';
 
-const identity: Identity = { subject: 'conformance', email: 'conformance@example.com', emailVerified: true, groups: [], issuedBy: 'broker' };
+const identity: Identity = {
+  subject: 'conformance',
+  email: 'conformance@example.com',
+  emailVerified: true,
+  groups: [],
+  issuedBy: 'broker',
+};
 
 export async function startConformanceBroker(port = 0): Promise<{ url: string; close(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'demarkus-conformance-'));
@@ -26,22 +32,46 @@ export async function startConformanceBroker(port = 0): Promise<{ url: string; c
   await mkdir(join(dir, 'w'), { recursive: true });
   await writeFile(join(dir, 'ca.pem'), tls.cert);
   await writeFile(join(dir, 'w', 'tokens.toml'), '[tokens]\n');
-  const world = await startWorldServer({ root: join(dir, 'w', 'root'), tokensFile: join(dir, 'w', 'tokens.toml'), listen: { host: '127.0.0.1', port: 0 }, tls });
+  const world = await startWorldServer({
+    root: join(dir, 'w', 'root'),
+    tokensFile: join(dir, 'w', 'tokens.toml'),
+    listen: { host: '127.0.0.1', port: 0 },
+    tls,
+  });
   // The per-world index resource the broker lists must be readable.
-  await world.world.context.store.publish('/index.md', Buffer.from('# Docs\n\nThe conformance world.\n'), { tags: 'index' }, {});
-  const config = parseBrokerConfig(stringify({
-    server: { addr: '127.0.0.1:0', publicURL: 'http://localhost', mcp: { addr: '127.0.0.2:0' } },
-    oidc: { brokerSigningKey: generateSigningKeyPem() },
-    storage: { backend: 'file', dir: join(dir, 'state') },
-    worlds: [{ name: 'docs', internalAddress: `localhost:${world.port}`, tokensFile: join(dir, 'w', 'tokens.toml'), defaultToken: { paths: ['/**'] } }],
-    worldDialer: { caFile: join(dir, 'ca.pem') },
-  }), {});
+  await world.world.context.store.publish(
+    '/index.md',
+    Buffer.from('# Docs\n\nThe conformance world.\n'),
+    { tags: 'index' },
+    {},
+  );
+  const config = parseBrokerConfig(
+    stringify({
+      server: { addr: '127.0.0.1:0', publicURL: 'http://localhost', mcp: { addr: '127.0.0.2:0' } },
+      oidc: { brokerSigningKey: generateSigningKeyPem() },
+      storage: { backend: 'file', dir: join(dir, 'state') },
+      worlds: [
+        {
+          name: 'docs',
+          internalAddress: `localhost:${world.port}`,
+          tokensFile: join(dir, 'w', 'tokens.toml'),
+          defaultToken: { paths: ['/**'] },
+        },
+      ],
+      worldDialer: { caFile: join(dir, 'ca.pem') },
+    }),
+    {},
+  );
   const gateway = await openWorldGateway(config);
   const listener = await createMcpListener({
     publicUrl: 'http://localhost',
     authorizationServers: ['http://localhost'],
     verifyBearer: async () => identity,
-    server: { serverInfo: { name: 'demarkus-broker', version: '0.1.0' }, definitions: brokerDefinitions(gateway), gateway },
+    server: {
+      serverInfo: { name: 'demarkus-broker', version: '0.1.0' },
+      definitions: brokerDefinitions(gateway),
+      gateway,
+    },
     rateLimit: { disabled: true },
   });
   await listener.app.listen({ host: '127.0.0.1', port });

@@ -45,26 +45,69 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
       }
     });
     const { core } = apis(api);
-    await core.createNamespacedSecret({ namespace: 'team-a', body: { metadata: { name: 'team-a-tokens' }, data: { 'tokens.toml': Buffer.from('[tokens]\n').toString('base64') } } });
+    await core.createNamespacedSecret({
+      namespace: 'team-a',
+      body: {
+        metadata: { name: 'team-a-tokens' },
+        data: { 'tokens.toml': Buffer.from('[tokens]\n').toString('base64') },
+      },
+    });
     const tls = await testTls();
     await writeFile(join(dir, 'ca.pem'), tls.cert);
-    world = await startWorldServer({ root: join(dir, 'team-a', 'root'), tokensFile, listen: { host: '127.0.0.1', port: 0 }, tls });
+    world = await startWorldServer({
+      root: join(dir, 'team-a', 'root'),
+      tokensFile,
+      listen: { host: '127.0.0.1', port: 0 },
+      tls,
+    });
     const kubeconfigFile = join(dir, 'kubeconfig');
     await writeFile(kubeconfigFile, api.kubeConfig('broker', 'broker').exportConfig());
     process.env['KUBECONFIG'] = kubeconfigFile;
     const [management, mcp] = [await freePort(), await freePort()];
-    const config = parseBrokerConfig(stringify({
-      server: { addr: `127.0.0.1:${management}`, publicURL: `http://127.0.0.1:${management}`, brokerNamespace: 'broker', mcp: { addr: `127.0.0.1:${mcp}`, publicURL: `http://127.0.0.1:${mcp}`, firstMintInitialBackoff: '50ms', firstMintMaxBackoff: '400ms', firstMintMaxAttempts: 10 } },
-      oidc: { brokerSigningKey: generateSigningKeyPem() },
-      storage: { backend: 'kubernetes' },
-      worlds: [{ name: 'team-a', namespace: 'team-a', tokensSecret: 'team-a-tokens', internalAddress: `localhost:${world.port}`, defaultToken: { paths: ['/**'] } }],
-      discovery: { enabled: true, namespaces: ['team-b'] },
-      worldDialer: { caFile: join(dir, 'ca.pem') },
-    }), {});
+    const config = parseBrokerConfig(
+      stringify({
+        server: {
+          addr: `127.0.0.1:${management}`,
+          publicURL: `http://127.0.0.1:${management}`,
+          brokerNamespace: 'broker',
+          mcp: {
+            addr: `127.0.0.1:${mcp}`,
+            publicURL: `http://127.0.0.1:${mcp}`,
+            firstMintInitialBackoff: '50ms',
+            firstMintMaxBackoff: '400ms',
+            firstMintMaxAttempts: 10,
+          },
+        },
+        oidc: { brokerSigningKey: generateSigningKeyPem() },
+        storage: { backend: 'kubernetes' },
+        worlds: [
+          {
+            name: 'team-a',
+            namespace: 'team-a',
+            tokensSecret: 'team-a-tokens',
+            internalAddress: `localhost:${world.port}`,
+            defaultToken: { paths: ['/**'] },
+          },
+        ],
+        discovery: { enabled: true, namespaces: ['team-b'] },
+        worldDialer: { caFile: join(dir, 'ca.pem') },
+      }),
+      {},
+    );
     broker = await startBroker(config);
-    const token = await mintBrokerToken({ key: broker.trust.key, issuer: broker.trust.issuer, audience: broker.trust.resource, email: 'alice@example.com', ttlSeconds: 600 });
+    const token = await mintBrokerToken({
+      key: broker.trust.key,
+      issuer: broker.trust.issuer,
+      audience: broker.trust.resource,
+      email: 'alice@example.com',
+      ttlSeconds: 600,
+    });
     client = new Client({ name: 'k8s-e2e', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(broker.trust.resource), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(broker.trust.resource), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
   });
 
   after(async () => {
@@ -78,20 +121,35 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
   });
 
   it('provisions the write token into Secrets and the world accepts the write', async () => {
-    const result = await client.callTool({ name: 'mark_publish', arguments: { url: 'mark://team-a/docs/k8s.md', body: '# On Kubernetes\n', expected_version: 0 } });
+    const result = await client.callTool({
+      name: 'mark_publish',
+      arguments: { url: 'mark://team-a/docs/k8s.md', body: '# On Kubernetes\n', expected_version: 0 },
+    });
     assert.match(resultText(result), /^status: created\n/);
     const record = api.store.get('secrets', 'broker', 'demarkus-broker-write-token-team-a');
     assert.ok(record, 'write token record Secret in the broker namespace');
     const secret = api.store.get('secrets', 'team-a', 'team-a-tokens') as unknown as { data: Record<string, string> };
     const tokens = Buffer.from(secret.data['tokens.toml']!, 'base64').toString();
-    assert.match(tokens, /\[tokens\.broker-write-team-a\]\nhash = "sha256-[0-9a-f]{64}"\npaths = \["\/\*\*"\]\noperations = \["publish"\]\n/);
+    assert.match(
+      tokens,
+      /\[tokens\.broker-write-team-a\]\nhash = "sha256-[0-9a-f]{64}"\npaths = \["\/\*\*"\]\noperations = \["publish"\]\n/,
+    );
   });
 
   it('adds a world when a labelled Service appears and removes it when the Service goes', async () => {
     const { core } = apis(api);
-    await core.createNamespacedService({ namespace: 'team-b', body: { metadata: { name: 'team-b', labels: { 'demarkus.io/world': 'team-b' } }, spec: { ports: [{ name: 'mark', protocol: 'UDP', port: 6309 }] } } });
+    await core.createNamespacedService({
+      namespace: 'team-b',
+      body: {
+        metadata: { name: 'team-b', labels: { 'demarkus.io/world': 'team-b' } },
+        spec: { ports: [{ name: 'mark', protocol: 'UDP', port: 6309 }] },
+      },
+    });
     await eventually(() => broker.gateway.get('team-b') !== undefined, 'team-b discovered');
-    assert.match(resultText(await client.callTool({ name: 'mark_worlds', arguments: {} })), /\| team-b \|  \| mark:\/\/team-b\.team-b\.svc\.cluster\.local:6309 \| no \|/);
+    assert.match(
+      resultText(await client.callTool({ name: 'mark_worlds', arguments: {} })),
+      /\| team-b \|  \| mark:\/\/team-b\.team-b\.svc\.cluster\.local:6309 \| no \|/,
+    );
     await core.deleteNamespacedService({ namespace: 'team-b', name: 'team-b' });
     await eventually(() => broker.gateway.get('team-b') === undefined, 'team-b removed');
   });

@@ -25,10 +25,27 @@ describe('broker MCP gateway end to end', () => {
   it('lists every gateway tool', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const name of ['mark_fetch', 'mark_explore', 'mark_list', 'mark_versions', 'mark_lookup', 'mark_lookup_all', 'mark_publish', 'mark_append', 'mark_archive', 'mark_discover', 'mark_resolve', 'mark_index', 'mark_worlds']) {
+    for (const name of [
+      'mark_fetch',
+      'mark_explore',
+      'mark_list',
+      'mark_versions',
+      'mark_lookup',
+      'mark_lookup_all',
+      'mark_publish',
+      'mark_append',
+      'mark_archive',
+      'mark_discover',
+      'mark_resolve',
+      'mark_index',
+      'mark_worlds',
+    ]) {
       assert.ok(names.includes(name), `${name} listed`);
     }
-    assert.ok(tools.every((t) => (t.description ?? '').length > 20), 'every tool explains itself');
+    assert.ok(
+      tools.every((t) => (t.description ?? '').length > 20),
+      'every tool explains itself',
+    );
   });
 
   it('lists the worlds with their dial address and writability', async () => {
@@ -38,7 +55,12 @@ describe('broker MCP gateway end to end', () => {
   });
 
   it('publishes through the broker write token, recording the caller as agent', async () => {
-    const result = await call('mark_publish', { url: 'mark://team-a/docs/auth.md', body: '# Auth design\n\nTokens rotate.\n\n## Sessions\n\nShort lived.\n', expected_version: 0, metadata: { tags: 'auth, design', importance: 0.8 } });
+    const result = await call('mark_publish', {
+      url: 'mark://team-a/docs/auth.md',
+      body: '# Auth design\n\nTokens rotate.\n\n## Sessions\n\nShort lived.\n',
+      expected_version: 0,
+      metadata: { tags: 'auth, design', importance: 0.8 },
+    });
     assert.equal(isError(result), false, resultText(result));
     assert.match(resultText(result), /^status: created\nversion: 1\n/);
     const fetched = await text('mark_fetch', { url: 'mark://team-a/docs/auth.md' });
@@ -55,29 +77,62 @@ describe('broker MCP gateway end to end', () => {
   });
 
   it('slices a section by #anchor and names the anchors when one is missing', async () => {
-    assert.match(await text('mark_fetch', { url: 'mark://team-a/docs/auth.md#sessions' }), /section: #sessions[\s\S]*## Sessions\n\nShort lived\.\n$/);
+    assert.match(
+      await text('mark_fetch', { url: 'mark://team-a/docs/auth.md#sessions' }),
+      /section: #sessions[\s\S]*## Sessions\n\nShort lived\.\n$/,
+    );
     const missing = await call('mark_fetch', { url: 'mark://team-a/docs/auth.md#nope' });
     assert.equal(isError(missing), true);
     assert.match(resultText(missing), /available anchors: auth-design, sessions/);
   });
 
   it('offers a merge candidate on a stale publish instead of overwriting', async () => {
-    await call('mark_publish', { url: 'mark://team-a/docs/auth.md', body: '# Auth design\n\nTokens rotate daily.\n\n## Sessions\n\nShort lived.\n', expected_version: 1 });
-    const stale = await text('mark_publish', { url: 'mark://team-a/docs/auth.md', body: '# Auth design\n\nTokens rotate.\n\n## Sessions\n\nVery short lived.\n', expected_version: 1 });
-    assert.match(stale, /^status: merge-candidate\nyour-version: 1\ncurrent-version: 2\npublish-at-version: 2\nhas-markers: (true|false)\n\n/);
-    const failed = await text('mark_publish', { url: 'mark://team-a/docs/auth.md', body: '# X\n', expected_version: 1, on_conflict: 'fail' });
+    await call('mark_publish', {
+      url: 'mark://team-a/docs/auth.md',
+      body: '# Auth design\n\nTokens rotate daily.\n\n## Sessions\n\nShort lived.\n',
+      expected_version: 1,
+    });
+    const stale = await text('mark_publish', {
+      url: 'mark://team-a/docs/auth.md',
+      body: '# Auth design\n\nTokens rotate.\n\n## Sessions\n\nVery short lived.\n',
+      expected_version: 1,
+    });
+    assert.match(
+      stale,
+      /^status: merge-candidate\nyour-version: 1\ncurrent-version: 2\npublish-at-version: 2\nhas-markers: (true|false)\n\n/,
+    );
+    const failed = await text('mark_publish', {
+      url: 'mark://team-a/docs/auth.md',
+      body: '# X\n',
+      expected_version: 1,
+      on_conflict: 'fail',
+    });
     assert.match(failed, /^status: conflict\n/);
   });
 
   it('appends at the current version without being told it', async () => {
-    assert.match(await text('mark_append', { url: 'mark://team-a/docs/auth.md', body: '\n## Audit\n\nEvery write is logged.\n' }), /^status: created\nversion: 3\n/);
-    assert.match(await text('mark_versions', { url: 'mark://team-a/docs/auth.md' }), /^status: ok\ntotal: 3\ncurrent: 3\nchain-valid: true\n/);
+    assert.match(
+      await text('mark_append', { url: 'mark://team-a/docs/auth.md', body: '\n## Audit\n\nEvery write is logged.\n' }),
+      /^status: created\nversion: 3\n/,
+    );
+    assert.match(
+      await text('mark_versions', { url: 'mark://team-a/docs/auth.md' }),
+      /^status: ok\ntotal: 3\ncurrent: 3\nchain-valid: true\n/,
+    );
   });
 
   it('looks up in one world and across all worlds', async () => {
-    await call('mark_publish', { url: 'mark://team-b/docs/search.md', body: '# Search\n\nRanking.\n', expected_version: 0, metadata: { tags: 'auth, search' } });
+    await call('mark_publish', {
+      url: 'mark://team-b/docs/search.md',
+      body: '# Search\n\nRanking.\n',
+      expected_version: 0,
+      metadata: { tags: 'auth, search' },
+    });
     // v2 and v3 were published without metadata, so the title alone matches now, at default importance.
-    assert.match(await text('mark_lookup', { url: 'mark://team-a/', query: 'auth' }), /^status: ok\nmatches: 1\n[\s\S]*\| \/docs\/auth\.md \| 0\.50 \| Auth design \|/);
+    assert.match(
+      await text('mark_lookup', { url: 'mark://team-a/', query: 'auth' }),
+      /^status: ok\nmatches: 1\n[\s\S]*\| \/docs\/auth\.md \| 0\.50 \| Auth design \|/,
+    );
     const all = await text('mark_lookup_all', { query: 'auth' });
     assert.match(all, /^status: ok\nworlds: 3\nsucceeded: 3\nfailed: 0\nmatches: 2\n/);
     assert.match(all, /\| mark:\/\/team-a\/docs\/auth\.md \| 0\.50 \|/);
@@ -95,7 +150,10 @@ describe('broker MCP gateway end to end', () => {
   it('indexes a world by content hash and resolves a hash through the index', async () => {
     const indexed = await text('mark_index', { source: 'mark://team-b/', target: 'mark://root/index/team-b.md' });
     assert.match(indexed, /Indexed 1 documents from mark:\/\/team-b/);
-    const resolved = await text('mark_resolve', { hash: sha('# Search\n\nRanking.\n'), index: 'mark://root/index/team-b.md' });
+    const resolved = await text('mark_resolve', {
+      hash: sha('# Search\n\nRanking.\n'),
+      index: 'mark://root/index/team-b.md',
+    });
     assert.match(resolved, /^status: ok\n/);
     assert.match(resolved, /content-hash: sha256-/);
   });
@@ -133,8 +191,18 @@ describe('broker MCP gateway end to end', () => {
   it('serves a stateless request without a session', async () => {
     const response = await fetch(stack.mcpUrl, {
       method: 'POST',
-      headers: { authorization: `Bearer ${await stack.token()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mark_worlds', arguments: {} } }),
+      headers: {
+        authorization: `Bearer ${await stack.token()}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'mark_worlds', arguments: {} },
+      }),
     });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('mcp-session-id'), null);
@@ -142,11 +210,18 @@ describe('broker MCP gateway end to end', () => {
   });
 
   it('refuses a request without a token with a 401 that points at the resource metadata', async () => {
-    const response = await fetch(stack.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const response = await fetch(stack.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(response.status, 401);
-    assert.match(response.headers.get('www-authenticate') ?? '', /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+    assert.match(
+      response.headers.get('www-authenticate') ?? '',
+      /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
     const metadata = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', stack.mcpUrl));
-    assert.equal((await metadata.json() as { resource: string }).resource, stack.mcpUrl.href);
+    assert.equal(((await metadata.json()) as { resource: string }).resource, stack.mcpUrl.href);
   });
 
   it('keeps other worlds answering while one is down, fails fast on it, and uses it again once it is back', async () => {

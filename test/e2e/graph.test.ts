@@ -12,38 +12,55 @@ import { isError, resultText, startStack, type Stack } from './stack-fixture.ts'
 describe('link graph end to end', () => {
   let stack: Stack;
   let client: Client;
-  const text = async (name: string, args: Record<string, unknown>) => resultText(await client.callTool({ name, arguments: args }));
+  const text = async (name: string, args: Record<string, unknown>) =>
+    resultText(await client.callTool({ name, arguments: args }));
 
   before(async () => {
     stack = await startStack();
     client = await stack.connect();
-    const publish = (url: string, body: string, metadata: Record<string, unknown> = {}) => client.callTool({ name: 'mark_publish', arguments: { url, body, expected_version: 0, metadata } });
+    const publish = (url: string, body: string, metadata: Record<string, unknown> = {}) =>
+      client.callTool({ name: 'mark_publish', arguments: { url, body, expected_version: 0, metadata } });
     await publish('mark://team-b/docs/search.md', '# Search notes\n\nRanking.\n');
-    await publish('mark://team-a/docs/auth.md', '# Auth design\n\n## Related\n\nSee [search notes](mark://team-b/docs/search.md) and [the runbook](runbook.md).\n');
-    await publish('mark://team-a/docs/runbook.md', '# Runbook\n\nBack to [auth](auth.md).\n', { 'rel-supersedes': '/docs/old-runbook.md' });
+    await publish(
+      'mark://team-a/docs/auth.md',
+      '# Auth design\n\n## Related\n\nSee [search notes](mark://team-b/docs/search.md) and [the runbook](runbook.md).\n',
+    );
+    await publish('mark://team-a/docs/runbook.md', '# Runbook\n\nBack to [auth](auth.md).\n', {
+      'rel-supersedes': '/docs/old-runbook.md',
+    });
   });
   after(() => stack.close());
 
   it('lists the graph tools after the gateway tools', async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     const graphTools = ['mark_backlinks', 'mark_graph', 'mark_graph_export', 'mark_graph_publish'];
-    for (const name of graphTools) assert.ok(names.indexOf(name) > names.indexOf('mark_index'), `${name} listed after mark_index`);
+    for (const name of graphTools)
+      assert.ok(names.indexOf(name) > names.indexOf('mark_index'), `${name} listed after mark_index`);
   });
 
   it('crawls across worlds and answers backlinks with provenance', async () => {
     const crawl = await text('mark_graph', { url: 'mark://team-a/docs/auth.md', depth: 2 });
     assert.match(crawl, /^Crawled \d+ nodes, \d+ edges from mark:\/\/team-a\/docs\/auth\.md\n/);
     const backlinks = await text('mark_backlinks', { url: 'mark://team-b/docs/search.md' });
-    assert.match(backlinks, /^Backlinks for mark:\/\/team-b\/docs\/search\.md \(1\):\n\n- \[Auth design\]\(mark:\/\/team-a\/docs\/auth\.md\) \("search notes", #related\)\n/);
+    assert.match(
+      backlinks,
+      /^Backlinks for mark:\/\/team-b\/docs\/search\.md \(1\):\n\n- \[Auth design\]\(mark:\/\/team-a\/docs\/auth\.md\) \("search notes", #related\)\n/,
+    );
     const typed = await text('mark_backlinks', { url: 'mark://team-a/docs/old-runbook.md' });
     assert.match(typed, /\[supersedes\]/);
   });
 
   it('publishes the federation graph to the hub, and a restarted broker answers backlinks from it before any crawl', async () => {
     const summary = await runFederationCrawl({ gateway: stack.broker.gateway, hub: 'root', now: () => new Date() });
-    assert.ok(summary.published.some((p) => p.path === '/graph.md' && p.outcome === 'published'), JSON.stringify(summary.published));
+    assert.ok(
+      summary.published.some((p) => p.path === '/graph.md' && p.outcome === 'published'),
+      JSON.stringify(summary.published),
+    );
     const again = await runFederationCrawl({ gateway: stack.broker.gateway, hub: 'root', now: () => new Date() });
-    assert.ok(again.published.some((p) => p.path === '/graph.md' && p.outcome === 'unchanged'), 'an unchanged second run republishes nothing');
+    assert.ok(
+      again.published.some((p) => p.path === '/graph.md' && p.outcome === 'unchanged'),
+      'an unchanged second run republishes nothing',
+    );
     await stack.restartBroker();
     client = await stack.connect();
     const backlinks = await text('mark_backlinks', { url: 'mark://team-b/docs/search.md' });
@@ -54,8 +71,14 @@ describe('link graph end to end', () => {
 
   it('exports the graph in the /graph.md format and publishes it with retention', async () => {
     const exported = await text('mark_graph_export', {});
-    assert.match(exported, /^# Document Graph\n\n> Exported: .+Z\n> Nodes: \d+\n> Edges: \d+\n\n## Nodes\n\n\| URL \| Title \| Status \| Links \|\n/);
-    const published = await client.callTool({ name: 'mark_graph_publish', arguments: { url: 'mark://root/graphs/latest.md', expected_version: 0 } });
+    assert.match(
+      exported,
+      /^# Document Graph\n\n> Exported: .+Z\n> Nodes: \d+\n> Edges: \d+\n\n## Nodes\n\n\| URL \| Title \| Status \| Links \|\n/,
+    );
+    const published = await client.callTool({
+      name: 'mark_graph_publish',
+      arguments: { url: 'mark://root/graphs/latest.md', expected_version: 0 },
+    });
     assert.equal(isError(published), false, resultText(published));
     assert.match(resultText(published), /status: created/);
   });

@@ -10,10 +10,22 @@ import { startSignInStack, type SignInStack } from './signin-fixture.ts';
 /** Debian's Chromium, installed by .ci/run; locally: apt-get install -y chromium. */
 const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 // Skipped on a developer machine without it; under CI (.ci/run installs it) a missing browser fails the test.
-const skip = existsSync(chromiumPath) || process.env['CI'] ? false : `no Chromium at ${chromiumPath} (apt-get install -y chromium)`;
+const skip =
+  existsSync(chromiumPath) || process.env['CI']
+    ? false
+    : `no Chromium at ${chromiumPath} (apt-get install -y chromium)`;
 
 // Flags from the machine notes: no sandbox as root, and no background traffic on a closed network.
-const launchArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const launchArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 describe('device verification page in a real browser', { skip }, () => {
   let stack: SignInStack;
@@ -23,7 +35,11 @@ describe('device verification page in a real browser', { skip }, () => {
     stack = await startSignInStack();
     profile = await mkdtemp(join(tmpdir(), 'demarkus-chromium-'));
     // A fresh, empty profile directory each run (playwright passes it as --user-data-dir).
-    browser = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath, headless: true, args: launchArgs });
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: launchArgs,
+    });
   });
   after(async () => {
     await browser?.close();
@@ -31,7 +47,12 @@ describe('device verification page in a real browser', { skip }, () => {
     if (profile) await rm(profile, { recursive: true, force: true });
   });
 
-  const poll = (deviceCode: string) => stack.post('/oauth/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode, client_id: 'demarkus-cli' });
+  const poll = (deviceCode: string) =>
+    stack.post('/oauth/token', {
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: deviceCode,
+      client_id: 'demarkus-cli',
+    });
 
   it('lets a person type the code, sign in at the IdP and finish, then the device gets its tokens', async () => {
     const { json: grant } = await stack.post('/device/authorize', { client_id: 'demarkus-cli' });

@@ -21,11 +21,22 @@ describe('device flow for CLI agents (RFC 8628)', () => {
   after(() => stack.close());
 
   const authorize = async () => {
-    const { status, json } = await stack.post('/device/authorize', { client_id: 'demarkus-cli', scope: 'openid mark.read' });
+    const { status, json } = await stack.post('/device/authorize', {
+      client_id: 'demarkus-cli',
+      scope: 'openid mark.read',
+    });
     assert.equal(status, 200, JSON.stringify(json));
-    return json as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number };
+    return json as {
+      device_code: string;
+      user_code: string;
+      verification_uri: string;
+      verification_uri_complete: string;
+      expires_in: number;
+      interval: number;
+    };
   };
-  const poll = (deviceCode: string, clientId = 'demarkus-cli') => stack.post('/oauth/token', { grant_type: deviceGrant, device_code: deviceCode, client_id: clientId });
+  const poll = (deviceCode: string, clientId = 'demarkus-cli') =>
+    stack.post('/oauth/token', { grant_type: deviceGrant, device_code: deviceCode, client_id: clientId });
 
   /** The person at the browser: opens the complete URI, confirms the prefilled code, signs in. */
   const approveInBrowser = async (verificationUri: string, email: string) => {
@@ -61,7 +72,11 @@ describe('device flow for CLI agents (RFC 8628)', () => {
     assert.equal(tokens.json.token_type, 'Bearer');
     assert.equal(typeof tokens.json.refresh_token, 'string');
     const jwks = createRemoteJWKSet(new URL(`${stack.issuer}/.well-known/jwks.json`));
-    const { payload } = await jwtVerify(tokens.json.access_token as string, jwks, { issuer: stack.issuer, audience: stack.resource, algorithms: ['ES256'] });
+    const { payload } = await jwtVerify(tokens.json.access_token as string, jwks, {
+      issuer: stack.issuer,
+      audience: stack.resource,
+      algorithms: ['ES256'],
+    });
     assert.equal(payload.email, 'alice@example.com');
     assert.equal(payload.client_id, 'demarkus-cli');
     await sleep(250);
@@ -75,7 +90,11 @@ describe('device flow for CLI agents (RFC 8628)', () => {
     await sleep(250);
     const tokens = await poll(grant.device_code);
     const client = new Client({ name: 'signin-e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(stack.resource), { requestInit: { headers: { Authorization: `Bearer ${tokens.json.access_token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(stack.resource), {
+        requestInit: { headers: { Authorization: `Bearer ${tokens.json.access_token}` } },
+      }),
+    );
     const { tools } = await client.listTools();
     assert.ok(tools.some((t) => t.name === 'mark_worlds'));
     await client.close();
@@ -95,7 +114,11 @@ describe('device flow for CLI agents (RFC 8628)', () => {
     const grant = await authorize();
     const agent = new UserAgent();
     const form = await agent.go(grant.verification_uri);
-    const denied = await agent.submit(form, { user_code: grant.user_code.toLowerCase().replace('-', '') }, 'action=deny');
+    const denied = await agent.submit(
+      form,
+      { user_code: grant.user_code.toLowerCase().replace('-', '') },
+      'action=deny',
+    );
     assert.equal(denied.status, 200);
     assert.match(denied.html, /Request denied/);
     await sleep(250);
@@ -151,7 +174,11 @@ describe('device flow for CLI agents (RFC 8628)', () => {
     assert.equal(noToken.status, 403);
     const form2 = await agent.go(grant.verification_uri_complete);
     const csrf = /name="csrf" value="([^"]+)"/.exec(form2.html)![1]!;
-    const crossSite = await agent.go(`${stack.issuer}/device`, { method: 'POST', form: { csrf, user_code: grant.user_code, action: 'approve' }, headers: { origin: 'https://evil.example' } });
+    const crossSite = await agent.go(`${stack.issuer}/device`, {
+      method: 'POST',
+      form: { csrf, user_code: grant.user_code, action: 'approve' },
+      headers: { origin: 'https://evil.example' },
+    });
     assert.equal(crossSite.status, 403);
     assert.equal((await poll(grant.device_code)).json.error, 'authorization_pending', 'nothing was approved');
   });

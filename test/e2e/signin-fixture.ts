@@ -14,7 +14,11 @@ import { startDevIdp, type DevIdp, type DevIdpClaims } from '../../src/dev/idp.t
 import { freePort } from './stack-fixture.ts';
 import { UserAgent, type Page } from './signin-user-agent.ts';
 
-export const webClient = { clientId: 'library-web', secret: 'library-web-secret-value', redirectUri: 'https://library.example.test/oauth/callback' };
+export const webClient = {
+  clientId: 'library-web',
+  secret: 'library-web-secret-value',
+  redirectUri: 'https://library.example.test/oauth/callback',
+};
 
 export type SignInStack = {
   dir: string;
@@ -24,7 +28,11 @@ export type SignInStack = {
   issuer: string;
   /** The MCP resource URL. */
   resource: string;
-  post(path: string, form: Record<string, string>, headers?: Record<string, string>): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }>;
+  post(
+    path: string,
+    form: Record<string, string>,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }>;
   /** Signs `email` in at the development IdP, starting from a broker page that leads there. */
   signInFrom(agent: UserAgent, page: Page, email: string): Promise<Page>;
   close(): Promise<void>;
@@ -36,12 +44,17 @@ export function testClaims(email: string): DevIdpClaims {
   return {};
 }
 
-export async function startSignInStack(options: { brokerConfig?: (document: Record<string, any>) => void; logLines?: string[] } = {}): Promise<SignInStack> {
+export async function startSignInStack(
+  options: { brokerConfig?: (document: Record<string, any>) => void; logLines?: string[] } = {},
+): Promise<SignInStack> {
   const dir = await mkdtemp(join(tmpdir(), 'demarkus-signin-'));
   const [managementPort, mcpPort] = [await freePort(), await freePort()];
   const issuer = `http://127.0.0.1:${managementPort}`;
   const idpSecret = randomBytes(16).toString('hex');
-  const idp = await startDevIdp({ clients: [{ clientId: 'demarkus-broker', clientSecret: idpSecret, redirectUris: [`${issuer}/auth/callback`] }], claimsFor: testClaims });
+  const idp = await startDevIdp({
+    clients: [{ clientId: 'demarkus-broker', clientSecret: idpSecret, redirectUris: [`${issuer}/auth/callback`] }],
+    claimsFor: testClaims,
+  });
   await mkdir(join(dir, 'world'), { recursive: true });
   await writeFile(join(dir, 'world', 'tokens.toml'), '[tokens]\n');
   const document: Record<string, any> = {
@@ -54,10 +67,30 @@ export async function startSignInStack(options: { brokerConfig?: (document: Reco
       devicePollInterval: '200ms',
       deviceCodeTTL: '2m',
     },
-    oidc: { issuer: idp.issuer, clientID: 'demarkus-broker', clientSecret: idpSecret, brokerSigningKey: generateSigningKeyPem(), allowDomains: ['example.com'] },
+    oidc: {
+      issuer: idp.issuer,
+      clientID: 'demarkus-broker',
+      clientSecret: idpSecret,
+      brokerSigningKey: generateSigningKeyPem(),
+      allowDomains: ['example.com'],
+    },
     storage: { backend: 'file', dir: join(dir, 'state') },
-    worlds: [{ name: 'root', internalAddress: 'localhost:9', tokensFile: join(dir, 'world', 'tokens.toml'), defaultToken: { paths: ['/**'] } }],
-    webClients: [{ clientID: webClient.clientId, clientSecretHash: createHash('sha256').update(webClient.secret).digest('hex'), redirectURIs: [webClient.redirectUri], name: 'Library' }],
+    worlds: [
+      {
+        name: 'root',
+        internalAddress: 'localhost:9',
+        tokensFile: join(dir, 'world', 'tokens.toml'),
+        defaultToken: { paths: ['/**'] },
+      },
+    ],
+    webClients: [
+      {
+        clientID: webClient.clientId,
+        clientSecretHash: createHash('sha256').update(webClient.secret).digest('hex'),
+        redirectURIs: [webClient.redirectUri],
+        name: 'Library',
+      },
+    ],
     oauth: { clientMetadataDocuments: { allowLoopback: true } },
     rateLimit: { login: { perMinute: 60_000, burst: 10_000 }, userCode: { perMinute: 6, burst: 8 } },
     sweeper: { disabled: true },
@@ -66,7 +99,8 @@ export async function startSignInStack(options: { brokerConfig?: (document: Reco
   let broker: RunningBroker;
   try {
     const logLines = options.logLines;
-    const logger = logLines === undefined ? false : { level: 'info', stream: { write: (line: string) => void logLines.push(line) } };
+    const logger =
+      logLines === undefined ? false : { level: 'info', stream: { write: (line: string) => void logLines.push(line) } };
     broker = await startBroker(parseBrokerConfig(stringify(document), {}), { logger });
   } catch (error) {
     await idp.close();
@@ -79,12 +113,21 @@ export async function startSignInStack(options: { brokerConfig?: (document: Reco
     issuer,
     resource: broker.trust.resource,
     async post(path, form, headers = {}) {
-      const response = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
+      const response = await fetch(`${issuer}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form),
+      });
       const text = await response.text();
-      return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>), headers: response.headers };
+      return {
+        status: response.status,
+        json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+        headers: response.headers,
+      };
     },
     async signInFrom(agent, page, email) {
-      if (!page.url.startsWith(idp.issuer)) throw new Error(`expected the IdP login page, got ${page.url} (${page.status}): ${agent.trace.join(', ')}`);
+      if (!page.url.startsWith(idp.issuer))
+        throw new Error(`expected the IdP login page, got ${page.url} (${page.status}): ${agent.trace.join(', ')}`);
       return agent.submit(page, { email });
     },
     async close() {

@@ -20,11 +20,27 @@ describe('gateway bearer checks after sign-in', () => {
   const callMcp = (token: string) =>
     fetch(stack.resource, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
   const mint = (overrides: Partial<Parameters<typeof mintBrokerToken>[0]> = {}) =>
-    mintBrokerToken({ key: stack.broker.trust.key, issuer: stack.issuer, audience: stack.resource, email: 'ok@example.com', hostedDomain: 'example.com', ...overrides });
+    mintBrokerToken({
+      key: stack.broker.trust.key,
+      issuer: stack.issuer,
+      audience: stack.resource,
+      email: 'ok@example.com',
+      hostedDomain: 'example.com',
+      ...overrides,
+    });
 
   it('accepts a token for its resource', async () => {
     assert.equal((await callMcp(await mint())).status, 200);
@@ -41,13 +57,26 @@ describe('gateway bearer checks after sign-in', () => {
   });
 
   it('refuses alg none and HS256 signed with the public key (RFC 8725 §2.1)', async () => {
-    const header = (alg: string) => base64url.encode(JSON.stringify({ alg, typ: 'JWT', kid: stack.broker.trust.key.kid }));
-    const claims = base64url.encode(JSON.stringify({ iss: stack.issuer, aud: stack.resource, sub: 'x', email: 'ok@example.com', email_verified: true, exp: Math.floor(Date.now() / 1000) + 600 }));
+    const header = (alg: string) =>
+      base64url.encode(JSON.stringify({ alg, typ: 'JWT', kid: stack.broker.trust.key.kid }));
+    const claims = base64url.encode(
+      JSON.stringify({
+        iss: stack.issuer,
+        aud: stack.resource,
+        sub: 'x',
+        email: 'ok@example.com',
+        email_verified: true,
+        exp: Math.floor(Date.now() / 1000) + 600,
+      }),
+    );
     assert.equal((await callMcp(`${header('none')}.${claims}.`)).status, 401);
     const publicPem = stack.broker.trust.key.publicKey.export({ format: 'pem', type: 'spki' }).toString();
     const hs256 = await new SignJWT({ email: 'ok@example.com', email_verified: true })
       .setProtectedHeader({ alg: 'HS256', kid: stack.broker.trust.key.kid })
-      .setIssuer(stack.issuer).setAudience(stack.resource).setSubject('x').setExpirationTime('10m')
+      .setIssuer(stack.issuer)
+      .setAudience(stack.resource)
+      .setSubject('x')
+      .setExpirationTime('10m')
       .sign(new TextEncoder().encode(publicPem));
     assert.equal((await callMcp(hs256)).status, 401);
   });

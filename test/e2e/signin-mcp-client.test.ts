@@ -19,7 +19,13 @@ class MemoryProvider implements OAuthClientProvider {
     return redirectUrl;
   }
   get clientMetadata() {
-    return { client_name: 'MCP SDK client', redirect_uris: [redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'MCP SDK client',
+      redirect_uris: [redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.info;
@@ -68,7 +74,10 @@ describe('an MCP SDK client signing in by itself', () => {
     const consent = await agent.go(url.href);
     const login = await agent.submit(consent, {}, 'decision=approve');
     const back = new URL((await stack.signInFrom(agent, login, 'quinn@example.com')).url);
-    assert.equal(await auth(provider, { serverUrl: stack.resource, authorizationCode: back.searchParams.get('code')! }), 'AUTHORIZED');
+    assert.equal(
+      await auth(provider, { serverUrl: stack.resource, authorizationCode: back.searchParams.get('code')! }),
+      'AUTHORIZED',
+    );
     const client = new Client({ name: 'sdk-oauth', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(stack.resource), { authProvider: provider }));
     const { tools } = await client.listTools();

@@ -21,14 +21,29 @@ describe('authorization server for MCP and web clients', () => {
   after(() => stack.close());
 
   const register = async (metadata: Record<string, unknown>) => {
-    const response = await fetch(`${stack.issuer}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
+    const response = await fetch(`${stack.issuer}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(metadata),
+    });
     return { status: response.status, json: (await response.json()) as Record<string, any>, headers: response.headers };
   };
-  const discover = (clientId: string, auth: oidc.ClientAuth = oidc.None(), metadata: Partial<oidc.ClientMetadata> = {}) =>
-    oidc.discovery(new URL(stack.issuer), clientId, metadata, auth, { execute: [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] });
+  const discover = (
+    clientId: string,
+    auth: oidc.ClientAuth = oidc.None(),
+    metadata: Partial<oidc.ClientMetadata> = {},
+  ) =>
+    oidc.discovery(new URL(stack.issuer), clientId, metadata, auth, {
+      execute: [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks],
+    });
 
   /** Runs the browser part: authorize → (consent) → IdP login → back to the redirect URI. Returns that URL. */
-  const browserSignIn = async (authorizationUrl: URL, redirectUri: string, email: string, options: { consent?: 'approve' | 'deny' | 'none' } = {}) => {
+  const browserSignIn = async (
+    authorizationUrl: URL,
+    redirectUri: string,
+    email: string,
+    options: { consent?: 'approve' | 'deny' | 'none' } = {},
+  ) => {
     const agent = new UserAgent();
     agent.stopAt = redirectUri;
     let page = await agent.go(authorizationUrl.href);
@@ -39,14 +54,32 @@ describe('authorization server for MCP and web clients', () => {
       if (options.consent === 'deny') return page.url;
     }
     const back = await stack.signInFrom(agent, page, email);
-    assert.equal(back.status, 0, `expected a redirect to the client, got ${back.status}: ${agent.trace.join(', ')} ${back.html.slice(0, 200)}`);
+    assert.equal(
+      back.status,
+      0,
+      `expected a redirect to the client, got ${back.status}: ${agent.trace.join(', ')} ${back.html.slice(0, 200)}`,
+    );
     return back.url;
   };
 
-  const codeFlow = async (config: oidc.Configuration, redirectUri: string, email: string, extra: Record<string, string> = {}, consent: 'approve' | 'none' = 'approve') => {
+  const codeFlow = async (
+    config: oidc.Configuration,
+    redirectUri: string,
+    email: string,
+    extra: Record<string, string> = {},
+    consent: 'approve' | 'none' = 'approve',
+  ) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid mark.read mark.write', state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', resource: stack.resource, ...extra });
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope: 'openid mark.read mark.write',
+      state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      resource: stack.resource,
+      ...extra,
+    });
     const callback = await browserSignIn(url, redirectUri, email, { consent });
     return { callback: new URL(callback), verifier, state };
   };
@@ -70,26 +103,45 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('publishes the current and the next signing key in the JWKS', async () => {
-      const jwks = (await (await fetch(`${stack.issuer}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string; alg: string }> };
+      const jwks = (await (await fetch(`${stack.issuer}/.well-known/jwks.json`)).json()) as {
+        keys: Array<{ kid: string; alg: string }>;
+      };
       assert.equal(jwks.keys.length, 2);
       assert.equal(jwks.keys[0]!.kid, stack.broker.trust.key.kid);
       assert.ok(jwks.keys.every((k) => k.alg === 'ES256'));
     });
 
     it('points MCP clients from the protected resource to this issuer, and keeps AS metadata off the MCP host', async () => {
-      const prm = (await (await fetch(`${new URL(stack.resource).origin}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, any>;
+      const prm = (await (
+        await fetch(`${new URL(stack.resource).origin}/.well-known/oauth-protected-resource/mcp`)
+      ).json()) as Record<string, any>;
       assert.equal(prm.resource, stack.resource);
       assert.deepEqual(prm.authorization_servers, [stack.issuer]);
-      const unauthenticated = await fetch(stack.resource, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const unauthenticated = await fetch(stack.resource, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       assert.equal(unauthenticated.status, 401);
-      assert.match(unauthenticated.headers.get('www-authenticate') ?? '', /resource_metadata="[^"]+oauth-protected-resource\/mcp"/);
-      assert.equal((await fetch(`${new URL(stack.resource).origin}/.well-known/oauth-authorization-server`)).status, 404);
+      assert.match(
+        unauthenticated.headers.get('www-authenticate') ?? '',
+        /resource_metadata="[^"]+oauth-protected-resource\/mcp"/,
+      );
+      assert.equal(
+        (await fetch(`${new URL(stack.resource).origin}/.well-known/oauth-authorization-server`)).status,
+        404,
+      );
     });
   });
 
   describe('public client registered with RFC 7591', () => {
     it('registers a public client and returns its metadata with 201 and no-store', async () => {
-      const { status, json, headers } = await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none', client_name: 'Test Agent', grant_types: ['authorization_code', 'refresh_token'] });
+      const { status, json, headers } = await register({
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+        client_name: 'Test Agent',
+        grant_types: ['authorization_code', 'refresh_token'],
+      });
       assert.equal(status, 201);
       assert.equal(headers.get('cache-control'), 'no-store');
       assert.equal(json.client_name, 'Test Agent');
@@ -99,19 +151,43 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('refuses redirect URIs that are neither https nor loopback, and unknown grant types', async () => {
-      assert.equal((await register({ redirect_uris: ['http://attacker.example/cb'], token_endpoint_auth_method: 'none' })).json.error, 'invalid_redirect_uri');
-      assert.equal((await register({ redirect_uris: ['https://ok.example/cb#frag'], token_endpoint_auth_method: 'none' })).json.error, 'invalid_redirect_uri');
-      assert.equal((await register({ redirect_uris: [loopbackRedirect], grant_types: ['password'] })).json.error, 'invalid_client_metadata');
+      assert.equal(
+        (await register({ redirect_uris: ['http://attacker.example/cb'], token_endpoint_auth_method: 'none' })).json
+          .error,
+        'invalid_redirect_uri',
+      );
+      assert.equal(
+        (await register({ redirect_uris: ['https://ok.example/cb#frag'], token_endpoint_auth_method: 'none' })).json
+          .error,
+        'invalid_redirect_uri',
+      );
+      assert.equal(
+        (await register({ redirect_uris: [loopbackRedirect], grant_types: ['password'] })).json.error,
+        'invalid_client_metadata',
+      );
     });
 
     it('runs authorization code + PKCE end to end, with state and iss (RFC 9207) in the response', async () => {
-      const { json: registered } = await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none', client_name: 'Agent' });
+      const { json: registered } = await register({
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+        client_name: 'Agent',
+      });
       const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
-      const { callback, verifier, state } = await codeFlow(config, 'http://127.0.0.1:41234/callback', 'carol@example.com');
+      const { callback, verifier, state } = await codeFlow(
+        config,
+        'http://127.0.0.1:41234/callback',
+        'carol@example.com',
+      );
       assert.equal(callback.searchParams.get('iss'), stack.issuer);
       assert.equal(callback.searchParams.get('state'), state);
       // A loopback redirect matches whatever port the native app picked (RFC 8252 §7.3).
-      const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, { redirect_uri: 'http://127.0.0.1:41234/callback' });
+      const tokens = await oidc.authorizationCodeGrant(
+        config,
+        callback,
+        { pkceCodeVerifier: verifier, expectedState: state },
+        { redirect_uri: 'http://127.0.0.1:41234/callback' },
+      );
       assert.equal(tokens.token_type, 'bearer');
       assert.equal(tokens.claims()?.email, 'carol@example.com');
       assert.equal(tokens.claims()?.aud, registered.client_id);
@@ -122,17 +198,32 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('rotates refresh tokens on every use and revokes the family when an old one comes back (RFC 9700)', async () => {
-      const { json: registered } = await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none', client_name: 'Agent' });
+      const { json: registered } = await register({
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+        client_name: 'Agent',
+      });
       const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
       const { callback, verifier, state } = await codeFlow(config, loopbackRedirect, 'dave@example.com');
-      const first = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const first = await oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
       const second = await oidc.refreshTokenGrant(config, first.refresh_token!);
       assert.notEqual(second.refresh_token, first.refresh_token);
       assert.ok(second.access_token);
-      const replay = await stack.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: registered.client_id });
+      const replay = await stack.post('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token!,
+        client_id: registered.client_id,
+      });
       assert.equal(replay.status, 400);
       assert.equal(replay.json.error, 'invalid_grant');
-      const afterReuse = await stack.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: second.refresh_token!, client_id: registered.client_id });
+      const afterReuse = await stack.post('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: second.refresh_token!,
+        client_id: registered.client_id,
+      });
       assert.equal(afterReuse.json.error, 'invalid_grant', 'the whole family is revoked');
     });
 
@@ -141,65 +232,144 @@ describe('authorization server for MCP and web clients', () => {
       const b = (await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none' })).json;
       const config = await discover(a.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
       const { callback, verifier, state } = await codeFlow(config, loopbackRedirect, 'erin@example.com');
-      const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
-      const stolen = await stack.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: b.client_id });
+      const tokens = await oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
+      const stolen = await stack.post('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token!,
+        client_id: b.client_id,
+      });
       assert.equal(stolen.json.error, 'invalid_grant');
-      assert.ok((await oidc.refreshTokenGrant(config, tokens.refresh_token!)).access_token, 'still valid for its own client');
+      assert.ok(
+        (await oidc.refreshTokenGrant(config, tokens.refresh_token!)).access_token,
+        'still valid for its own client',
+      );
     });
 
     it('revokes a refresh token (RFC 7009), answering 200 for unknown tokens too', async () => {
-      const { json: registered } = await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none' });
+      const { json: registered } = await register({
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+      });
       const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
       const { callback, verifier, state } = await codeFlow(config, loopbackRedirect, 'frank@example.com');
-      const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const tokens = await oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
       await oidc.tokenRevocation(config, tokens.refresh_token!);
-      const refused = await stack.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: registered.client_id });
+      const refused = await stack.post('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token!,
+        client_id: registered.client_id,
+      });
       assert.equal(refused.json.error, 'invalid_grant');
-      assert.equal((await stack.post('/oauth/revoke', { token: 'no-such-token', client_id: registered.client_id })).status, 200);
+      assert.equal(
+        (await stack.post('/oauth/revoke', { token: 'no-such-token', client_id: registered.client_id })).status,
+        200,
+      );
     });
 
     it('refuses a replayed code and revokes what its first redemption issued', async () => {
-      const { json: registered } = await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none' });
+      const { json: registered } = await register({
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+      });
       const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
       const { callback, verifier } = await codeFlow(config, loopbackRedirect, 'grace@example.com');
-      const form = { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, code_verifier: verifier, redirect_uri: loopbackRedirect, client_id: registered.client_id };
+      const form = {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        code_verifier: verifier,
+        redirect_uri: loopbackRedirect,
+        client_id: registered.client_id,
+      };
       const first = await stack.post('/oauth/token', form);
       assert.equal(first.status, 200);
       assert.equal(first.headers.get('cache-control'), 'no-store', 'RFC 6749 §5.1');
       const replay = await stack.post('/oauth/token', form);
       assert.equal(replay.json.error, 'invalid_grant');
-      const refresh = await stack.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: first.json.refresh_token as string, client_id: registered.client_id });
-      assert.equal(refresh.json.error, 'invalid_grant', 'RFC 6749 §4.1.2: tokens issued from a replayed code are revoked');
+      const refresh = await stack.post('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: first.json.refresh_token as string,
+        client_id: registered.client_id,
+      });
+      assert.equal(
+        refresh.json.error,
+        'invalid_grant',
+        'RFC 6749 §4.1.2: tokens issued from a replayed code are revoked',
+      );
     });
 
     it('refuses a wrong code_verifier and a wrong redirect_uri at the token endpoint', async () => {
-      const { json: registered } = await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none' });
+      const { json: registered } = await register({
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+      });
       const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
       const one = await codeFlow(config, loopbackRedirect, 'heidi@example.com');
-      const wrongVerifier = await stack.post('/oauth/token', { grant_type: 'authorization_code', code: one.callback.searchParams.get('code')!, code_verifier: oidc.randomPKCECodeVerifier(), redirect_uri: loopbackRedirect, client_id: registered.client_id });
+      const wrongVerifier = await stack.post('/oauth/token', {
+        grant_type: 'authorization_code',
+        code: one.callback.searchParams.get('code')!,
+        code_verifier: oidc.randomPKCECodeVerifier(),
+        redirect_uri: loopbackRedirect,
+        client_id: registered.client_id,
+      });
       assert.equal(wrongVerifier.json.error, 'invalid_grant');
       const two = await codeFlow(config, loopbackRedirect, 'heidi@example.com');
-      const wrongRedirect = await stack.post('/oauth/token', { grant_type: 'authorization_code', code: two.callback.searchParams.get('code')!, code_verifier: two.verifier, redirect_uri: 'http://127.0.0.1:53682/other', client_id: registered.client_id });
+      const wrongRedirect = await stack.post('/oauth/token', {
+        grant_type: 'authorization_code',
+        code: two.callback.searchParams.get('code')!,
+        code_verifier: two.verifier,
+        redirect_uri: 'http://127.0.0.1:53682/other',
+        client_id: registered.client_id,
+      });
       assert.equal(wrongRedirect.json.error, 'invalid_grant');
     });
 
     it('shows an error page instead of redirecting to an unregistered redirect URI', async () => {
-      const { json: registered } = await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none' });
+      const { json: registered } = await register({
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+      });
       const url = new URL(`${stack.issuer}/oauth/authorize`);
-      url.search = new URLSearchParams({ response_type: 'code', client_id: registered.client_id, redirect_uri: 'https://attacker.example/cb', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' }).toString();
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: registered.client_id,
+        redirect_uri: 'https://attacker.example/cb',
+        code_challenge: 'x'.repeat(43),
+        code_challenge_method: 'S256',
+      }).toString();
       const response = await fetch(url, { redirect: 'manual' });
       assert.equal(response.status, 400);
       assert.equal(response.headers.get('location'), null);
       assert.match(await response.text(), /redirect_uri is not registered/);
-      const unknown = await fetch(`${stack.issuer}/oauth/authorize?response_type=code&client_id=nobody&redirect_uri=${encodeURIComponent(loopbackRedirect)}`, { redirect: 'manual' });
+      const unknown = await fetch(
+        `${stack.issuer}/oauth/authorize?response_type=code&client_id=nobody&redirect_uri=${encodeURIComponent(loopbackRedirect)}`,
+        { redirect: 'manual' },
+      );
       assert.equal(unknown.status, 400);
     });
 
     it('redirects PKCE errors to the client: plain is refused, a missing challenge too', async () => {
-      const { json: registered } = await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none' });
-      for (const [params, description] of [[{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, /S256/], [{}, /code_challenge is required/]] as const) {
+      const { json: registered } = await register({
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+      });
+      for (const [params, description] of [
+        [{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, /S256/],
+        [{}, /code_challenge is required/],
+      ] as const) {
         const url = new URL(`${stack.issuer}/oauth/authorize`);
-        url.search = new URLSearchParams({ response_type: 'code', client_id: registered.client_id, redirect_uri: loopbackRedirect, state: 'st', ...params }).toString();
+        url.search = new URLSearchParams({
+          response_type: 'code',
+          client_id: registered.client_id,
+          redirect_uri: loopbackRedirect,
+          state: 'st',
+          ...params,
+        }).toString();
         const response = await fetch(url, { redirect: 'manual' });
         assert.equal(response.status, 303);
         const location = new URL(response.headers.get('location')!);
@@ -212,26 +382,51 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('refuses a resource other than the MCP resource with invalid_target (RFC 8707)', async () => {
-      const { json: registered } = await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none' });
+      const { json: registered } = await register({
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+      });
       const url = new URL(`${stack.issuer}/oauth/authorize`);
-      url.search = new URLSearchParams({ response_type: 'code', client_id: registered.client_id, redirect_uri: loopbackRedirect, code_challenge: 'a'.repeat(43), code_challenge_method: 'S256', resource: 'https://other.example/mcp' }).toString();
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: registered.client_id,
+        redirect_uri: loopbackRedirect,
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+        resource: 'https://other.example/mcp',
+      }).toString();
       const location = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
       assert.equal(location.searchParams.get('error'), 'invalid_target');
     });
 
     it('sends access_denied back when the user refuses consent', async () => {
-      const { json: registered } = await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none', client_name: 'Nosy App' });
+      const { json: registered } = await register({
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+        client_name: 'Nosy App',
+      });
       const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
-      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: loopbackRedirect, state: 's1', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' });
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: loopbackRedirect,
+        state: 's1',
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+      });
       const back = new URL(await browserSignIn(url, loopbackRedirect, 'ivan@example.com', { consent: 'deny' }));
       assert.equal(back.searchParams.get('error'), 'access_denied');
       assert.equal(back.searchParams.get('state'), 's1');
     });
 
     it('sends access_denied back for an unverified email or a domain outside the allowlist', async () => {
-      const { json: registered } = await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none' });
+      const { json: registered } = await register({
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+      });
       const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
-      for (const [email, description] of [['unverified@example.com', /not verified/], ['judy@elsewhere.test', /domain not permitted/]] as const) {
+      for (const [email, description] of [
+        ['unverified@example.com', /not verified/],
+        ['judy@elsewhere.test', /domain not permitted/],
+      ] as const) {
         const { callback } = await codeFlow(config, loopbackRedirect, email);
         assert.equal(callback.searchParams.get('error'), 'access_denied');
         assert.match(callback.searchParams.get('error_description')!, description);
@@ -241,12 +436,22 @@ describe('authorization server for MCP and web clients', () => {
   });
 
   describe('confidential web client from config', () => {
-    const webConfig = (auth: oidc.ClientAuth) => discover(webClient.clientId, auth, { redirect_uris: [webClient.redirectUri] });
+    const webConfig = (auth: oidc.ClientAuth) =>
+      discover(webClient.clientId, auth, { redirect_uris: [webClient.redirectUri] });
 
     it('signs in without a consent page and redeems the code with client_secret_basic', async () => {
       const config = await webConfig(oidc.ClientSecretBasic(webClient.secret));
-      const { callback, verifier, state } = await codeFlow(config, webClient.redirectUri, 'kim@example.com', {}, 'none');
-      const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const { callback, verifier, state } = await codeFlow(
+        config,
+        webClient.redirectUri,
+        'kim@example.com',
+        {},
+        'none',
+      );
+      const tokens = await oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
       assert.equal(tokens.claims()?.email, 'kim@example.com');
       const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
       assert.ok(refreshed.access_token);
@@ -254,24 +459,57 @@ describe('authorization server for MCP and web clients', () => {
 
     it('accepts client_secret_post too, and its refresh tokens only with its secret', async () => {
       const config = await webConfig(oidc.ClientSecretPost(webClient.secret));
-      const { callback, verifier, state } = await codeFlow(config, webClient.redirectUri, 'lee@example.com', {}, 'none');
-      const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
-      const withoutSecret = await stack.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: webClient.clientId });
+      const { callback, verifier, state } = await codeFlow(
+        config,
+        webClient.redirectUri,
+        'lee@example.com',
+        {},
+        'none',
+      );
+      const tokens = await oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
+      const withoutSecret = await stack.post('/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token!,
+        client_id: webClient.clientId,
+      });
       assert.equal(withoutSecret.status, 401);
       assert.equal(withoutSecret.json.error, 'invalid_client');
-      const wrongSecret = await stack.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, { authorization: basic(webClient.clientId, 'not-the-secret') });
+      const wrongSecret = await stack.post(
+        '/oauth/token',
+        { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! },
+        { authorization: basic(webClient.clientId, 'not-the-secret') },
+      );
       assert.equal(wrongSecret.status, 401);
       assert.match(wrongSecret.headers.get('www-authenticate') ?? '', /^Basic /);
-      const right = await stack.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, { authorization: basic(webClient.clientId, webClient.secret) });
+      const right = await stack.post(
+        '/oauth/token',
+        { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! },
+        { authorization: basic(webClient.clientId, webClient.secret) },
+      );
       assert.equal(right.status, 200);
     });
 
     it('refuses a code redemption with a wrong client secret, and a redirect URI that is not exactly registered', async () => {
       const config = await webConfig(oidc.ClientSecretBasic(webClient.secret));
       const { callback, verifier } = await codeFlow(config, webClient.redirectUri, 'mo@example.com', {}, 'none');
-      const wrong = await stack.post('/oauth/token', { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, code_verifier: verifier, redirect_uri: webClient.redirectUri }, { authorization: basic(webClient.clientId, 'guess') });
+      const wrong = await stack.post(
+        '/oauth/token',
+        {
+          grant_type: 'authorization_code',
+          code: callback.searchParams.get('code')!,
+          code_verifier: verifier,
+          redirect_uri: webClient.redirectUri,
+        },
+        { authorization: basic(webClient.clientId, 'guess') },
+      );
       assert.equal(wrong.json.error, 'invalid_client');
-      const response = await fetch(`${stack.issuer}/oauth/authorize?response_type=code&client_id=${webClient.clientId}&redirect_uri=${encodeURIComponent(webClient.redirectUri + '/')}`, { redirect: 'manual' });
+      const response = await fetch(
+        `${stack.issuer}/oauth/authorize?response_type=code&client_id=${webClient.clientId}&redirect_uri=${encodeURIComponent(webClient.redirectUri + '/')}`,
+        { redirect: 'manual' },
+      );
       assert.equal(response.status, 400);
     });
   });
@@ -284,7 +522,9 @@ describe('authorization server for MCP and web clients', () => {
       documents = createServer((request, response) => {
         const body = bodies.get(request.url ?? '');
         if (body === undefined) return void response.writeHead(404).end();
-        response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+        response
+          .writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+          .end(JSON.stringify(body));
       });
       await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
       base = `http://127.0.0.1:${(documents.address() as AddressInfo).port}`;
@@ -293,10 +533,20 @@ describe('authorization server for MCP and web clients', () => {
 
     it('signs in a client named by the URL of its metadata document, showing its name and redirect host', async () => {
       const clientId = `${base}/agent.json`;
-      bodies.set('/agent.json', { client_id: clientId, client_name: 'Metadata Agent', redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none' });
+      bodies.set('/agent.json', {
+        client_id: clientId,
+        client_name: 'Metadata Agent',
+        redirect_uris: [loopbackRedirect],
+        token_endpoint_auth_method: 'none',
+      });
       const config = await discover(clientId, oidc.None(), { redirect_uris: [loopbackRedirect] });
       const verifier = oidc.randomPKCECodeVerifier();
-      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: loopbackRedirect, state: 'cimd', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: loopbackRedirect,
+        state: 'cimd',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
       const agent = new UserAgent();
       agent.stopAt = loopbackRedirect;
       const consent = await agent.go(url.href);
@@ -304,21 +554,38 @@ describe('authorization server for MCP and web clients', () => {
       assert.match(consent.html, /127\.0\.0\.1:53682/);
       const login = await agent.submit(consent, {}, 'decision=approve');
       const back = await stack.signInFrom(agent, login, 'nina@example.com');
-      const tokens = await oidc.authorizationCodeGrant(config, new URL(back.url), { pkceCodeVerifier: verifier, expectedState: 'cimd' });
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(back.url), {
+        pkceCodeVerifier: verifier,
+        expectedState: 'cimd',
+      });
       assert.ok(tokens.access_token);
     });
 
     it('refuses a document whose client_id is not the URL it was fetched from', async () => {
-      bodies.set('/liar.json', { client_id: `${base}/someone-else.json`, client_name: 'Liar', redirect_uris: [loopbackRedirect] });
-      const response = await fetch(`${stack.issuer}/oauth/authorize?response_type=code&client_id=${encodeURIComponent(`${base}/liar.json`)}&redirect_uri=${encodeURIComponent(loopbackRedirect)}`, { redirect: 'manual' });
+      bodies.set('/liar.json', {
+        client_id: `${base}/someone-else.json`,
+        client_name: 'Liar',
+        redirect_uris: [loopbackRedirect],
+      });
+      const response = await fetch(
+        `${stack.issuer}/oauth/authorize?response_type=code&client_id=${encodeURIComponent(`${base}/liar.json`)}&redirect_uri=${encodeURIComponent(loopbackRedirect)}`,
+        { redirect: 'manual' },
+      );
       assert.equal(response.status, 400);
       assert.match(await response.text(), /different client_id/);
     });
 
     it('refuses a redirect URI that the document does not list', async () => {
       const clientId = `${base}/strict.json`;
-      bodies.set('/strict.json', { client_id: clientId, client_name: 'Strict', redirect_uris: ['https://app.example/cb'] });
-      const response = await fetch(`${stack.issuer}/oauth/authorize?response_type=code&client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent('https://evil.example/cb')}`, { redirect: 'manual' });
+      bodies.set('/strict.json', {
+        client_id: clientId,
+        client_name: 'Strict',
+        redirect_uris: ['https://app.example/cb'],
+      });
+      const response = await fetch(
+        `${stack.issuer}/oauth/authorize?response_type=code&client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent('https://evil.example/cb')}`,
+        { redirect: 'manual' },
+      );
       assert.equal(response.status, 400);
     });
   });

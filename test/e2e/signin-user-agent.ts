@@ -14,18 +14,27 @@ export class UserAgent {
   /** Navigation stops (without fetching) at a URL with this prefix: an OAuth client's redirect URI. */
   stopAt: string | undefined;
 
-  async go(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> {
+  async go(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<Page> {
     let current = url;
     let method = init.method ?? 'GET';
     let body: string | undefined = init.form === undefined ? undefined : new URLSearchParams(init.form).toString();
     for (let hop = 0; hop < 20; hop++) {
-      if (this.stopAt !== undefined && current.startsWith(this.stopAt)) return { url: current, status: 0, html: '', headers: new Headers() };
+      if (this.stopAt !== undefined && current.startsWith(this.stopAt))
+        return { url: current, status: 0, html: '', headers: new Headers() };
       const target = new URL(current);
       const headers: Record<string, string> = { ...(hop === 0 ? init.headers : {}) };
       const cookie = this.#cookieHeader(target);
       if (cookie !== '') headers.cookie = cookie;
       if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-      const response = await fetch(target, { method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
+      const response = await fetch(target, {
+        method,
+        headers,
+        redirect: 'manual',
+        ...(body === undefined ? {} : { body }),
+      });
       this.trace.push(`${method} ${target.pathname} ${response.status}`);
       this.#store(target, response.headers.getSetCookie());
       const location = response.headers.get('location');
@@ -45,7 +54,8 @@ export class UserAgent {
   async submit(page: Page, fields: Record<string, string> = {}, button?: string, index = 0): Promise<Page> {
     const forms = [...page.html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)];
     const form = forms[index];
-    if (form === undefined) throw new Error(`no form ${index} on ${page.url} (status ${page.status}): ${page.html.slice(0, 300)}`);
+    if (form === undefined)
+      throw new Error(`no form ${index} on ${page.url} (status ${page.status}): ${page.html.slice(0, 300)}`);
     const action = attribute(form[1]!, 'action') ?? page.url;
     const values: Record<string, string> = {};
     for (const input of form[2]!.matchAll(/<input\b([^>]*)>/g)) {
@@ -56,7 +66,10 @@ export class UserAgent {
       const [name, value] = button.split('=') as [string, string];
       values[name] = value;
     }
-    return this.go(new URL(decodeEntities(action), page.url).href, { method: (attribute(form[1]!, 'method') ?? 'get').toUpperCase(), form: { ...values, ...fields } });
+    return this.go(new URL(decodeEntities(action), page.url).href, {
+      method: (attribute(form[1]!, 'method') ?? 'get').toUpperCase(),
+      form: { ...values, ...fields },
+    });
   }
 
   cookie(origin: string, name: string): string | undefined {
@@ -66,7 +79,10 @@ export class UserAgent {
   #cookieHeader(url: URL): string {
     const cookies = this.#jar.get(url.origin);
     if (cookies === undefined) return '';
-    return [...cookies].filter(([, c]) => url.pathname.startsWith(c.path)).map(([name, c]) => `${name}=${c.value}`).join('; ');
+    return [...cookies]
+      .filter(([, c]) => url.pathname.startsWith(c.path))
+      .map(([name, c]) => `${name}=${c.value}`)
+      .join('; ');
   }
 
   #store(url: URL, setCookies: string[]): void {
@@ -90,5 +106,10 @@ function attribute(tag: string, name: string): string | undefined {
 }
 
 function decodeEntities(text: string): string {
-  return text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }

@@ -45,7 +45,9 @@ export type Stack = {
  * The whole stack on loopback: real world servers over real QUIC, the real
  * broker with both listeners, and the official MCP SDK client over HTTP.
  */
-export async function startStack(options: { worlds?: string[]; brokerConfig?: Record<string, unknown>; allow?: Record<string, unknown> } = {}): Promise<Stack> {
+export async function startStack(
+  options: { worlds?: string[]; brokerConfig?: Record<string, unknown>; allow?: Record<string, unknown> } = {},
+): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), 'demarkus-stack-'));
   const tls = await testTls();
   await writeFile(join(dir, 'ca.pem'), tls.cert);
@@ -54,7 +56,15 @@ export async function startStack(options: { worlds?: string[]; brokerConfig?: Re
   const startWorld = async (name: string, port: number) => {
     const root = join(dir, name, 'root');
     const tokensFile = join(dir, name, 'tokens.toml');
-    const server = await startWorldServer({ root, tokensFile, name, now: pinnedNow, listen: { host: '127.0.0.1', port }, tls, rateLimit: { perSecond: 0, burst: 1 } });
+    const server = await startWorldServer({
+      root,
+      tokensFile,
+      name,
+      now: pinnedNow,
+      listen: { host: '127.0.0.1', port },
+      tls,
+      rateLimit: { perSecond: 0, burst: 1 },
+    });
     worlds.set(name, { name, server, port: server.port, root, tokensFile });
   };
   for (const name of names) {
@@ -68,7 +78,13 @@ export async function startStack(options: { worlds?: string[]; brokerConfig?: Re
     server: {
       addr: `127.0.0.1:${managementPort}`,
       publicURL: `http://127.0.0.1:${managementPort}`,
-      mcp: { addr: `127.0.0.1:${mcpPort}`, publicURL: `http://127.0.0.1:${mcpPort}`, firstMintInitialBackoff: '50ms', firstMintMaxBackoff: '400ms', firstMintMaxAttempts: 10 },
+      mcp: {
+        addr: `127.0.0.1:${mcpPort}`,
+        publicURL: `http://127.0.0.1:${mcpPort}`,
+        firstMintInitialBackoff: '50ms',
+        firstMintMaxBackoff: '400ms',
+        firstMintMaxAttempts: 10,
+      },
     },
     oidc: { brokerSigningKey: generateSigningKeyPem() },
     storage: { backend: 'file', dir: join(dir, 'broker-state') },
@@ -86,7 +102,14 @@ export async function startStack(options: { worlds?: string[]; brokerConfig?: Re
   let broker = await startBroker(config);
   const mcpUrl = new URL(broker.trust.resource);
   const token = (email = 'alice@example.com', groups: string[] = []) =>
-    mintBrokerToken({ key: broker.trust.key, issuer: broker.trust.issuer, audience: broker.trust.resource, email, groups, ttlSeconds: 600 });
+    mintBrokerToken({
+      key: broker.trust.key,
+      issuer: broker.trust.issuer,
+      audience: broker.trust.resource,
+      email,
+      groups,
+      ttlSeconds: 600,
+    });
   const clients: Client[] = [];
   return {
     dir,
@@ -99,7 +122,9 @@ export async function startStack(options: { worlds?: string[]; brokerConfig?: Re
     token,
     async connect(bearer) {
       const client = new Client({ name: 'e2e', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${bearer ?? (await token())}` } } });
+      const transport = new StreamableHTTPClientTransport(mcpUrl, {
+        requestInit: { headers: { Authorization: `Bearer ${bearer ?? (await token())}` } },
+      });
       await client.connect(transport);
       clients.push(client);
       return client;

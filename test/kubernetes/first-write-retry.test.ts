@@ -21,11 +21,25 @@ import { apis, assertOnlyDeclaredCalls } from './helpers.ts';
 
 const defaults = { maxAttempts: 6, initialBackoffMs: 250, maxBackoffMs: 8_000 };
 const bootstrap = `[tokens.admin]\nhash = "${hashToken('f'.repeat(64))}"\npaths = ["/**"]\noperations = ["publish"]\n`;
-const world: WorldDefinition = { name: 'team-a', address: 'team-a.team-a.svc.cluster.local:6309', source: 'config', allow: openAllowList, writeTokenPaths: ['/**'], tokens: { namespace: 'team-a', secret: 'team-a-tokens' } };
+const world: WorldDefinition = {
+  name: 'team-a',
+  address: 'team-a.team-a.svc.cluster.local:6309',
+  source: 'config',
+  allow: openAllowList,
+  writeTokenPaths: ['/**'],
+  tokens: { namespace: 'team-a', secret: 'team-a-tokens' },
+};
 
 let server: FakeApiServer;
-const liveTokensToml = () => Buffer.from(((server.store.get('secrets', 'team-a', 'team-a-tokens')?.['data'] ?? {}) as Record<string, string>)['tokens.toml'] ?? '', 'base64').toString();
-const answer = (status: string): MarkResponse => ({ status, metadata: {}, body: new Uint8Array() }) as unknown as MarkResponse;
+const liveTokensToml = () =>
+  Buffer.from(
+    ((server.store.get('secrets', 'team-a', 'team-a-tokens')?.['data'] ?? {}) as Record<string, string>)[
+      'tokens.toml'
+    ] ?? '',
+    'base64',
+  ).toString();
+const answer = (status: string): MarkResponse =>
+  ({ status, metadata: {}, body: new Uint8Array() }) as unknown as MarkResponse;
 
 /** A world whose mounted tokens.toml catches up with the Secret `lag` sends after each change (the kubelet's projection delay). */
 function laggingWorld(lag: number) {
@@ -39,24 +53,41 @@ function laggingWorld(lag: number) {
       sendsSinceChange = 0;
     }
     if (sendsSinceChange++ >= lag) mounted = live;
-    return answer(parseTokensFile(mounted, 'mounted').some((token) => token.hash === hashToken(rawToken)) ? 'created' : 'unauthorized');
+    return answer(
+      parseTokensFile(mounted, 'mounted').some((token) => token.hash === hashToken(rawToken))
+        ? 'created'
+        : 'unauthorized',
+    );
   };
 }
 
-const provisioner = () => new WriteTokenProvisioner(new SecretWriteTokenStore({ core: apis(server).core, namespace: 'demarkus' }), new SecretTokensSink({ core: apis(server).core }));
+const provisioner = () =>
+  new WriteTokenProvisioner(
+    new SecretWriteTokenStore({ core: apis(server).core, namespace: 'demarkus' }),
+    new SecretTokensSink({ core: apis(server).core }),
+  );
 
 before(async () => {
   server = await startFakeApiServer();
 });
 beforeEach(() => {
-  for (const [namespace, name] of [['team-a', 'team-a-tokens'], ['demarkus', 'demarkus-broker-write-token-team-a']] as const) {
+  for (const [namespace, name] of [
+    ['team-a', 'team-a-tokens'],
+    ['demarkus', 'demarkus-broker-write-token-team-a'],
+  ] as const) {
     if (server.store.get('secrets', namespace, name)) server.store.delete('secrets', namespace, name);
   }
-  server.store.create('secrets', { metadata: { name: 'team-a-tokens', namespace: 'team-a' }, data: { 'tokens.toml': Buffer.from(bootstrap).toString('base64') } });
+  server.store.create('secrets', {
+    metadata: { name: 'team-a-tokens', namespace: 'team-a' },
+    data: { 'tokens.toml': Buffer.from(bootstrap).toString('base64') },
+  });
   server.requests.length = 0;
 });
 after(async () => {
-  assertOnlyDeclaredCalls(server.requests, { brokerNamespace: 'demarkus', worlds: { 'team-a': { namespace: 'team-a', tokensSecret: 'team-a-tokens' } } });
+  assertOnlyDeclaredCalls(server.requests, {
+    brokerNamespace: 'demarkus',
+    worlds: { 'team-a': { namespace: 'team-a', tokensSecret: 'team-a-tokens' } },
+  });
   await server.close();
 });
 
@@ -68,8 +99,16 @@ describe('first write through the Kubernetes backends (fake API server)', () => 
     const events: string[] = [];
     const first = await tokens.token(world);
     const result = await sendWithFirstMintRetry(first, defaults, {
-      send: async (token) => { const reply = await send(token); events.push(reply.status); return reply; },
-      reprovision: async () => { tokens.invalidate(world.name); events.push('reprovision'); return tokens.token(world); },
+      send: async (token) => {
+        const reply = await send(token);
+        events.push(reply.status);
+        return reply;
+      },
+      reprovision: async () => {
+        tokens.invalidate(world.name);
+        events.push('reprovision');
+        return tokens.token(world);
+      },
       wait: async (ms) => void pauses.push(ms),
     });
     assert.equal(result?.status, 'created');
@@ -85,7 +124,10 @@ describe('first write through the Kubernetes backends (fake API server)', () => 
     let sends = 0;
     const result = await sendWithFirstMintRetry(await tokens.token(world), defaults, {
       send: async () => (sends++, answer('unauthorized')),
-      reprovision: async () => { tokens.invalidate(world.name); return tokens.token(world); },
+      reprovision: async () => {
+        tokens.invalidate(world.name);
+        return tokens.token(world);
+      },
       wait: async (ms) => void pauses.push(ms),
     });
     assert.equal(result, null);
@@ -102,8 +144,17 @@ describe('first write through the Kubernetes backends (fake API server)', () => 
     const send = laggingWorld(0);
     const events: string[] = [];
     const result = await sendWithFirstMintRetry(cached, defaults, {
-      send: async (token) => { const reply = await send(token); events.push(reply.status); return reply; },
-      reprovision: async () => { tokens.invalidate(world.name); const again = await tokens.token(world); events.push(again === cached ? 'reprovision: same token' : 'reprovision: new token'); return again; },
+      send: async (token) => {
+        const reply = await send(token);
+        events.push(reply.status);
+        return reply;
+      },
+      reprovision: async () => {
+        tokens.invalidate(world.name);
+        const again = await tokens.token(world);
+        events.push(again === cached ? 'reprovision: same token' : 'reprovision: new token');
+        return again;
+      },
       wait: async () => {},
     });
     assert.equal(result?.status, 'created');

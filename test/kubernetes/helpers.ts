@@ -12,7 +12,11 @@ import type { FakeApiServer, RecordedRequest } from './fake-api/server.ts';
 
 export function apis(server: FakeApiServer, identity = 'broker') {
   const kubeConfig = server.kubeConfig(identity);
-  return { kubeConfig, core: kubeConfig.makeApiClient(CoreV1Api), coordination: kubeConfig.makeApiClient(CoordinationV1Api) };
+  return {
+    kubeConfig,
+    core: kubeConfig.makeApiClient(CoreV1Api),
+    coordination: kubeConfig.makeApiClient(CoordinationV1Api),
+  };
 }
 
 /** Polls `condition` until it holds; fails after `timeoutMs` (a safety net for a hung test, not a measured bound). */
@@ -38,12 +42,20 @@ export type CallContext = {
 export function assertOnlyDeclaredCalls(requests: readonly RecordedRequest[], context: CallContext): void {
   for (const request of requests) {
     const declared = kubernetesApiCalls.find((call) => covers(call, request, context));
-    assert.ok(declared, `undeclared API call: ${request.verb} ${request.apiGroup || 'core'}/${request.resource} ${request.namespace ?? '*'}/${request.name ?? '*'}`);
+    assert.ok(
+      declared,
+      `undeclared API call: ${request.verb} ${request.apiGroup || 'core'}/${request.resource} ${request.namespace ?? '*'}/${request.name ?? '*'}`,
+    );
   }
 }
 
 function covers(call: KubernetesApiCall, request: RecordedRequest, context: CallContext): boolean {
-  if (call.apiGroup !== request.apiGroup || call.resource !== request.resource || !call.verbs.includes(request.verb as never)) return false;
+  if (
+    call.apiGroup !== request.apiGroup ||
+    call.resource !== request.resource ||
+    !call.verbs.includes(request.verb as never)
+  )
+    return false;
   const worlds = Object.values(context.worlds);
   switch (call.scope) {
     case 'broker-namespace':
@@ -54,7 +66,12 @@ function covers(call: KubernetesApiCall, request: RecordedRequest, context: Call
       break;
     case 'discovery-namespaces':
       if (context.discoveryNamespaces === undefined) return false;
-      if (context.discoveryNamespaces === null ? request.namespace !== null : !context.discoveryNamespaces.includes(request.namespace ?? '')) return false;
+      if (
+        context.discoveryNamespaces === null
+          ? request.namespace !== null
+          : !context.discoveryNamespaces.includes(request.namespace ?? '')
+      )
+        return false;
   }
   return objectAllowed(call, request, context);
 }
@@ -71,6 +88,8 @@ function objectAllowed(call: KubernetesApiCall, request: RecordedRequest, contex
     case 'sweeper-lease':
       return name === (context.leaseName ?? 'demarkus-broker-sweeper');
     case 'world-tokens-secret':
-      return Object.values(context.worlds).some((world) => world.namespace === request.namespace && world.tokensSecret === name);
+      return Object.values(context.worlds).some(
+        (world) => world.namespace === request.namespace && world.tokensSecret === name,
+      );
   }
 }

@@ -23,14 +23,31 @@ function shiftedClock(): Clock & { advance(ms: number): void } {
 
 function elector(identity: string, clock: Clock, errors: unknown[] = []) {
   return new LeaseElector({
-    coordination: apis(server, identity).coordination, namespace, name: leaseName, identity,
-    leaseDurationMs: 2_000, renewDeadlineMs: 1_000, retryPeriodMs: 10, clock, onError: (error) => errors.push(error),
+    coordination: apis(server, identity).coordination,
+    namespace,
+    name: leaseName,
+    identity,
+    leaseDurationMs: 2_000,
+    renewDeadlineMs: 1_000,
+    retryPeriodMs: 10,
+    clock,
+    onError: (error) => errors.push(error),
   });
 }
 
 const lease = () => server.store.get('leases', namespace, leaseName);
-const spec = () => (lease()?.['spec'] ?? {}) as { holderIdentity?: string; leaseTransitions?: number; renewTime?: string; acquireTime?: string; leaseDurationSeconds?: number };
-const count = (identity: string, verb: string, status = 200) => server.requests.filter((request) => request.identity === identity && request.verb === verb && request.status === status).length;
+const spec = () =>
+  (lease()?.['spec'] ?? {}) as {
+    holderIdentity?: string;
+    leaseTransitions?: number;
+    renewTime?: string;
+    acquireTime?: string;
+    leaseDurationSeconds?: number;
+  };
+const count = (identity: string, verb: string, status = 200) =>
+  server.requests.filter(
+    (request) => request.identity === identity && request.verb === verb && request.status === status,
+  ).length;
 
 before(async () => {
   server = await startFakeApiServer(['broker-a', 'broker-b']);
@@ -40,7 +57,10 @@ beforeEach(() => {
 });
 after(async () => {
   for (const name of Array.from({ length: counter }, (_, i) => `demarkus-broker-sweeper-${i + 1}`)) {
-    assertOnlyDeclaredCalls(server.requests.filter((request) => request.name === name || request.name === null), { brokerNamespace: namespace, worlds: {}, leaseName: name });
+    assertOnlyDeclaredCalls(
+      server.requests.filter((request) => request.name === name || request.name === null),
+      { brokerNamespace: namespace, worlds: {}, leaseName: name },
+    );
   }
   await server.close();
 });
@@ -52,11 +72,17 @@ describe('Lease election between two brokers (fake API server, real client-node)
     const led: string[] = [];
     const a = elector('broker-a', clock);
     const b = elector('broker-b', clock);
-    const runs = [a.run(stop.signal, () => void led.push('broker-a')), b.run(stop.signal, () => void led.push('broker-b'))];
+    const runs = [
+      a.run(stop.signal, () => void led.push('broker-a')),
+      b.run(stop.signal, () => void led.push('broker-b')),
+    ];
     await eventually(() => led.length === 1, 'a leader');
     const leader = led[0]!;
     const follower = leader === 'broker-a' ? 'broker-b' : 'broker-a';
-    await eventually(() => count(leader, 'update') >= 3 && count(follower, 'get') >= 3, 'three renewals and three polls');
+    await eventually(
+      () => count(leader, 'update') >= 3 && count(follower, 'get') >= 3,
+      'three renewals and three polls',
+    );
     assert.deepEqual(led, [leader], 'the follower never led');
     assert.equal(spec().holderIdentity, leader);
     assert.equal(spec().leaseTransitions, 0);
@@ -130,7 +156,13 @@ describe('Lease election between two brokers (fake API server, real client-node)
     const stop = new AbortController();
     const passes = { 'broker-a': 0, 'broker-b': 0 };
     const sweepers = (['broker-a', 'broker-b'] as const).map((identity) =>
-      runLeaderSweeper(stop.signal, { elector: elector(identity, clock), intervalMs: 5, clock, sweep: async () => void passes[identity]++ }));
+      runLeaderSweeper(stop.signal, {
+        elector: elector(identity, clock),
+        intervalMs: 5,
+        clock,
+        sweep: async () => void passes[identity]++,
+      }),
+    );
     await eventually(() => passes['broker-a'] + passes['broker-b'] >= 5, 'five sweeps');
     assert.ok(passes['broker-a'] === 0 || passes['broker-b'] === 0, `one replica swept: ${JSON.stringify(passes)}`);
     stop.abort();
@@ -138,6 +170,17 @@ describe('Lease election between two brokers (fake API server, real client-node)
   });
 
   it('refuses a renew deadline that is not shorter than the lease duration', () => {
-    assert.throws(() => new LeaseElector({ coordination: apis(server).coordination, namespace, name: 'x', identity: 'i', leaseDurationMs: 1000, renewDeadlineMs: 1000 }), /renewDeadline must be shorter than leaseDuration/);
+    assert.throws(
+      () =>
+        new LeaseElector({
+          coordination: apis(server).coordination,
+          namespace,
+          name: 'x',
+          identity: 'i',
+          leaseDurationMs: 1000,
+          renewDeadlineMs: 1000,
+        }),
+      /renewDeadline must be shorter than leaseDuration/,
+    );
   });
 });

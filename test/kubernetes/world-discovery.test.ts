@@ -8,7 +8,14 @@
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Service } from '@kubernetes/client-node';
-import { registrySink, systemClock, WorldDiscovery, worldFromService, type DiscoveredWorld, type WorldDiscoveryOptions } from '../../src/broker/kubernetes/index.ts';
+import {
+  registrySink,
+  systemClock,
+  WorldDiscovery,
+  worldFromService,
+  type DiscoveredWorld,
+  type WorldDiscoveryOptions,
+} from '../../src/broker/kubernetes/index.ts';
 import { openAllowList, worldAllows } from '../../src/broker/worlds/allowlist.ts';
 import { WorldRegistry } from '../../src/broker/worlds/registry.ts';
 import { startFakeApiServer, type FakeApiServer } from './fake-api/server.ts';
@@ -19,11 +26,17 @@ let discovery: WorldDiscovery | null = null;
 let log: string[];
 
 const sink = {
-  upsert: (world: DiscoveredWorld) => void log.push(`upsert ${world.name} ${world.address}${world.publicUrl ? ` ${world.publicUrl}` : ''}`),
+  upsert: (world: DiscoveredWorld) =>
+    void log.push(`upsert ${world.name} ${world.address}${world.publicUrl ? ` ${world.publicUrl}` : ''}`),
   remove: (name: string) => void log.push(`remove ${name}`),
 };
 
-function service(namespace: string, name: string, labels: Record<string, string> = { 'demarkus.io/world': name }, extra: { port?: number; annotations?: Record<string, string> } = {}) {
+function service(
+  namespace: string,
+  name: string,
+  labels: Record<string, string> = { 'demarkus.io/world': name },
+  extra: { port?: number; annotations?: Record<string, string> } = {},
+) {
   return {
     metadata: { name, namespace, labels, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
     spec: { ports: [{ name: 'mark', protocol: 'UDP', port: extra.port ?? 6309, targetPort: 6309 }] },
@@ -32,8 +45,13 @@ function service(namespace: string, name: string, labels: Record<string, string>
 
 function startDiscovery(options: Partial<WorldDiscoveryOptions> = {}) {
   discovery = new WorldDiscovery({
-    kubeConfig: server.kubeConfig(), namespaces: 'all', sink, configuredWorlds: [], watchReconnectDelay: async () => {},
-    restartBackoff: { initialMs: 1, maxMs: 4 }, ...options,
+    kubeConfig: server.kubeConfig(),
+    namespaces: 'all',
+    sink,
+    configuredWorlds: [],
+    watchReconnectDelay: async () => {},
+    restartBackoff: { initialMs: 1, maxMs: 4 },
+    ...options,
   });
   return discovery.start();
 }
@@ -46,7 +64,8 @@ before(async () => {
 });
 beforeEach(() => {
   log = [];
-  for (const object of server.store.list('services', null)) server.store.delete('services', object.metadata.namespace, object.metadata.name);
+  for (const object of server.store.list('services', null))
+    server.store.delete('services', object.metadata.namespace, object.metadata.name);
   server.requests.length = 0;
 });
 afterEach(async () => {
@@ -59,7 +78,7 @@ after(async () => {
 });
 
 describe('world discovery (fake API server, real client-node informer)', () => {
-  it('adds Services from the list, then from the watch started at the list\'s resourceVersion', async () => {
+  it("adds Services from the list, then from the watch started at the list's resourceVersion", async () => {
     server.store.create('services', service('team-a', 'team-a'));
     server.store.create('services', service('apps', 'web', { app: 'web' }));
     const listedAt = server.store.revision;
@@ -73,7 +92,13 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     assert.equal(watch.query.get('allowWatchBookmarks'), 'true');
     assert.equal(lists()[0]!.query.get('labelSelector'), 'demarkus.io/world');
 
-    server.store.create('services', service('team-b', 'team-b', undefined, { port: 7000, annotations: { 'demarkus.io/public-url': 'mark://team-b.example.com:7000' } }));
+    server.store.create(
+      'services',
+      service('team-b', 'team-b', undefined, {
+        port: 7000,
+        annotations: { 'demarkus.io/public-url': 'mark://team-b.example.com:7000' },
+      }),
+    );
     await eventually(() => log.length === 2, 'the watched add');
     assert.equal(log[1], 'upsert team-b team-b.team-b.svc.cluster.local:7000 mark://team-b.example.com:7000');
     assertOnlyDeclaredCalls(server.requests, { brokerNamespace: 'demarkus', worlds: {}, discoveryNamespaces: null });
@@ -122,13 +147,22 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     server.store.create('services', service('team-c', 'team-c'));
     server.store.compact(); // ...and its resourceVersion is compacted away
     server.closeWatches();
-    await eventually(() => log.includes('remove team-a') && log.some((line) => line.startsWith('upsert team-c')), 'relist results');
+    await eventually(
+      () => log.includes('remove team-a') && log.some((line) => line.startsWith('upsert team-c')),
+      'relist results',
+    );
     await eventually(() => watches().length === 3, 'the watch after the relist');
     assert.equal(lists().length, 2, 'listed again');
     const resumed = watches();
     assert.equal(resumed.length, 3, 'watch, 410 watch, watch after relist');
-    assert.ok(Number(resumed[1]!.query.get('resourceVersion')) < server.store.oldestWatchable, 'the second watch asked for a compacted version');
-    assert.deepEqual(discovery!.worlds().map((world) => world.name), ['team-b', 'team-c']);
+    assert.ok(
+      Number(resumed[1]!.query.get('resourceVersion')) < server.store.oldestWatchable,
+      'the second watch asked for a compacted version',
+    );
+    assert.deepEqual(
+      discovery!.worlds().map((world) => world.name),
+      ['team-b', 'team-c'],
+    );
   });
 
   it('restarts with doubling backoff when the list fails, then discovers', async () => {
@@ -144,7 +178,10 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     await eventually(() => log.length === 1, 'discovery after failures');
     assert.deepEqual(pauses, [100, 200, 250]);
     assert.deepEqual(errors, ['(all namespaces)', '(all namespaces)', '(all namespaces)']);
-    assert.deepEqual(lists().map((request) => request.status), [500, 500, 500, 200]);
+    assert.deepEqual(
+      lists().map((request) => request.status),
+      [500, 500, 500, 200],
+    );
   });
 
   it('watches only the configured namespaces when given a list', async () => {
@@ -155,9 +192,16 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     server.store.create('services', service('team-b', 'team-b'));
     server.store.create('services', service('elsewhere', 'rogue-2'));
     await eventually(() => log.length === 2, 'team-b');
-    assert.deepEqual(log.sort(), ['upsert team-a team-a.team-a.svc.cluster.local:6309', 'upsert team-b team-b.team-b.svc.cluster.local:6309']);
+    assert.deepEqual(log.sort(), [
+      'upsert team-a team-a.team-a.svc.cluster.local:6309',
+      'upsert team-b team-b.team-b.svc.cluster.local:6309',
+    ]);
     assert.deepEqual([...new Set(server.requests.map((request) => request.namespace))].sort(), ['team-a', 'team-b']);
-    assertOnlyDeclaredCalls(server.requests, { brokerNamespace: 'demarkus', worlds: {}, discoveryNamespaces: ['team-a', 'team-b'] });
+    assertOnlyDeclaredCalls(server.requests, {
+      brokerNamespace: 'demarkus',
+      worlds: {},
+      discoveryNamespaces: ['team-a', 'team-b'],
+    });
   });
 
   it('leaves configured worlds to the config and lets the first Service serve a contested name', async () => {
@@ -165,7 +209,10 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     server.store.create('services', service('hub', 'root'));
     server.store.create('services', service('b-ns', 'shared', { 'demarkus.io/world': 'shared' }));
     server.store.create('services', service('a-ns', 'shared', { 'demarkus.io/world': 'shared' }));
-    await startDiscovery({ configuredWorlds: ['root'], onIssue: (issue) => void issues.push(`${issue.service}: ${issue.problem}`) });
+    await startDiscovery({
+      configuredWorlds: ['root'],
+      onIssue: (issue) => void issues.push(`${issue.service}: ${issue.problem}`),
+    });
     assert.deepEqual(log, ['upsert shared shared.a-ns.svc.cluster.local:6309']);
     assert.ok(issues.includes('hub/root: world "root" is configured; the configured entry is used'));
     assert.ok(issues.includes('b-ns/shared: world "shared" is already served by a-ns/shared'));
@@ -178,47 +225,114 @@ describe('world discovery (fake API server, real client-node informer)', () => {
 
 describe('discovery into the world registry (fake API server)', () => {
   it('adds and removes discovered worlds in the registry while configured ones stay', async () => {
-    const registry = new WorldRegistry([{ name: 'root', address: 'root.root.svc.cluster.local:6309', source: 'config', allow: openAllowList, writeTokenPaths: ['/**'], tokens: { namespace: 'root', secret: 'root-tokens' } }]);
+    const registry = new WorldRegistry([
+      {
+        name: 'root',
+        address: 'root.root.svc.cluster.local:6309',
+        source: 'config',
+        allow: openAllowList,
+        writeTokenPaths: ['/**'],
+        tokens: { namespace: 'root', secret: 'root-tokens' },
+      },
+    ]);
     const changes: string[] = [];
     registry.onChange((change) => void changes.push(`${change.type} ${change.world.name}`));
     server.store.create('services', service('hub', 'root'));
     server.store.create('services', service('team-a', 'team-a'));
-    discovery = new WorldDiscovery({ kubeConfig: server.kubeConfig(), namespaces: 'all', sink: registrySink(registry), configuredWorlds: ['root'], watchReconnectDelay: async () => {} });
+    discovery = new WorldDiscovery({
+      kubeConfig: server.kubeConfig(),
+      namespaces: 'all',
+      sink: registrySink(registry),
+      configuredWorlds: ['root'],
+      watchReconnectDelay: async () => {},
+    });
     await discovery.start();
-    assert.deepEqual(registry.list().map((world) => `${world.name}:${world.source}:${world.address}`), ['root:config:root.root.svc.cluster.local:6309', 'team-a:discovery:team-a.team-a.svc.cluster.local:6309']);
+    assert.deepEqual(
+      registry.list().map((world) => `${world.name}:${world.source}:${world.address}`),
+      ['root:config:root.root.svc.cluster.local:6309', 'team-a:discovery:team-a.team-a.svc.cluster.local:6309'],
+    );
     await eventually(() => server.openWatches === 1, 'the watch');
     server.store.delete('services', 'team-a', 'team-a');
     await eventually(() => changes.includes('removed team-a'), 'removal');
     assert.deepEqual(changes, ['added team-a', 'removed team-a']);
-    assert.deepEqual(registry.list().map((world) => world.name), ['root']);
+    assert.deepEqual(
+      registry.list().map((world) => world.name),
+      ['root'],
+    );
   });
 
   it('makes a discovered world readable but writable by nobody until it is configured', async () => {
     const registry = new WorldRegistry();
-    registrySink(registry).upsert({ name: 'team-x', namespace: 'team-x', service: 'team-x/team-x', address: 'team-x.team-x.svc.cluster.local:6309' });
+    registrySink(registry).upsert({
+      name: 'team-x',
+      namespace: 'team-x',
+      service: 'team-x/team-x',
+      address: 'team-x.team-x.svc.cluster.local:6309',
+    });
     const discovered = registry.get('team-x')!;
-    const identity = { subject: 's', email: 'alice@example.com', emailVerified: true, groups: ['admins'], issuedBy: 'upstream' as const };
+    const identity = {
+      subject: 's',
+      email: 'alice@example.com',
+      emailVerified: true,
+      groups: ['admins'],
+      issuedBy: 'upstream' as const,
+    };
     assert.equal(worldAllows(discovered.allow, identity), false);
-    assert.equal(worldAllows(openAllowList, identity), true, 'whereas an empty configured allowlist lets everyone write');
+    assert.equal(
+      worldAllows(openAllowList, identity),
+      true,
+      'whereas an empty configured allowlist lets everyone write',
+    );
     assert.deepEqual([discovered.writeTokenPaths, discovered.tokens.secret], [[], undefined]);
   });
 });
 
 describe('worldFromService', () => {
-  const svc = (labels: Record<string, string>, annotations: Record<string, string> = {}, ports: V1Service['spec'] = { ports: [] }): V1Service => ({ metadata: { name: 'svc', namespace: 'ns', labels, annotations }, spec: ports });
+  const svc = (
+    labels: Record<string, string>,
+    annotations: Record<string, string> = {},
+    ports: V1Service['spec'] = { ports: [] },
+  ): V1Service => ({ metadata: { name: 'svc', namespace: 'ns', labels, annotations }, spec: ports });
 
   it('takes the world name from the demarkus.io/world label and the port named mark', () => {
-    const reading = worldFromService(svc({ 'demarkus.io/world': 'team-a' }, {}, { ports: [{ name: 'metrics', protocol: 'TCP', port: 9090 }, { name: 'other', protocol: 'UDP', port: 7000 }, { name: 'mark', protocol: 'UDP', port: 6310 }] }), 'corp.local');
-    assert.deepEqual(reading, { world: { name: 'team-a', namespace: 'ns', service: 'ns/svc', address: 'svc.ns.svc.corp.local:6310' } });
+    const reading = worldFromService(
+      svc(
+        { 'demarkus.io/world': 'team-a' },
+        {},
+        {
+          ports: [
+            { name: 'metrics', protocol: 'TCP', port: 9090 },
+            { name: 'other', protocol: 'UDP', port: 7000 },
+            { name: 'mark', protocol: 'UDP', port: 6310 },
+          ],
+        },
+      ),
+      'corp.local',
+    );
+    assert.deepEqual(reading, {
+      world: { name: 'team-a', namespace: 'ns', service: 'ns/svc', address: 'svc.ns.svc.corp.local:6310' },
+    });
   });
 
   it('defaults to port 6309 when the Service lists no UDP port', () => {
-    assert.deepEqual(worldFromService(svc({ 'demarkus.io/world': 'a' }), 'cluster.local'), { world: { name: 'a', namespace: 'ns', service: 'ns/svc', address: 'svc.ns.svc.cluster.local:6309' } });
+    assert.deepEqual(worldFromService(svc({ 'demarkus.io/world': 'a' }), 'cluster.local'), {
+      world: { name: 'a', namespace: 'ns', service: 'ns/svc', address: 'svc.ns.svc.cluster.local:6309' },
+    });
   });
 
   it('skips a label value that is not a world name, and a public URL that is not mark://', () => {
-    assert.deepEqual(worldFromService(svc({ 'demarkus.io/world': 'Team_A' }), 'cluster.local'), { skipped: 'label demarkus.io/world="Team_A" is not a valid world name' });
-    assert.deepEqual(worldFromService(svc({ 'demarkus.io/world': '' }), 'cluster.local'), { skipped: 'label demarkus.io/world="" is not a valid world name' });
-    assert.deepEqual(worldFromService(svc({ 'demarkus.io/world': 'a' }, { 'demarkus.io/public-url': 'https://a.example.com' }), 'cluster.local'), { skipped: 'annotation demarkus.io/public-url must be a mark://host[:port] URL' });
+    assert.deepEqual(worldFromService(svc({ 'demarkus.io/world': 'Team_A' }), 'cluster.local'), {
+      skipped: 'label demarkus.io/world="Team_A" is not a valid world name',
+    });
+    assert.deepEqual(worldFromService(svc({ 'demarkus.io/world': '' }), 'cluster.local'), {
+      skipped: 'label demarkus.io/world="" is not a valid world name',
+    });
+    assert.deepEqual(
+      worldFromService(
+        svc({ 'demarkus.io/world': 'a' }, { 'demarkus.io/public-url': 'https://a.example.com' }),
+        'cluster.local',
+      ),
+      { skipped: 'annotation demarkus.io/public-url must be a mark://host[:port] URL' },
+    );
   });
 });

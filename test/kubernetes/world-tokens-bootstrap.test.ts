@@ -14,7 +14,17 @@ import { apis } from './helpers.ts';
 let server: FakeApiServer;
 const namespace = 'team-a';
 const run = (overrides: Partial<Parameters<typeof bootstrapWorldTokens>[0]> = {}) =>
-  bootstrapWorldTokens({ core: apis(server).core, namespace, world: 'team-a', tokensSecret: 'team-a-tokens', valuesSecret: 'team-a-token-values', label: 'admin', paths: ['/**'], operations: ['publish'], ...overrides });
+  bootstrapWorldTokens({
+    core: apis(server).core,
+    namespace,
+    world: 'team-a',
+    tokensSecret: 'team-a-tokens',
+    valuesSecret: 'team-a-token-values',
+    label: 'admin',
+    paths: ['/**'],
+    operations: ['publish'],
+    ...overrides,
+  });
 const value = (name: string, key: string) => {
   const data = (server.store.get('secrets', namespace, name)?.['data'] ?? {}) as Record<string, string>;
   return data[key] === undefined ? null : Buffer.from(data[key], 'base64').toString();
@@ -25,12 +35,18 @@ before(async () => {
   server = await startFakeApiServer();
 });
 beforeEach(() => {
-  for (const object of server.store.list('secrets', namespace)) server.store.delete('secrets', namespace, object.metadata.name);
+  for (const object of server.store.list('secrets', namespace))
+    server.store.delete('secrets', namespace, object.metadata.name);
   server.requests.length = 0;
 });
 after(async () => {
   for (const request of server.requests) {
-    assert.ok(worldBootstrapApiCalls.some((call) => call.resource === request.resource && call.verbs.includes(request.verb as never)), `undeclared bootstrap call ${request.verb}`);
+    assert.ok(
+      worldBootstrapApiCalls.some(
+        (call) => call.resource === request.resource && call.verbs.includes(request.verb as never),
+      ),
+      `undeclared bootstrap call ${request.verb}`,
+    );
   }
   await server.close();
 });
@@ -42,7 +58,10 @@ describe('world tokens bootstrap (fake API server, real client-node)', () => {
     assert.match(token, /^[0-9a-f]{64}$/);
     const toml = value('team-a-tokens', 'tokens.toml')!;
     assert.ok(!toml.includes(token), 'no raw token in tokens.toml');
-    assert.deepEqual(parseTokensFile(toml, 'bootstrap').map((entry) => [entry.label, entry.hash, entry.operations]), [['admin', hashToken(token), ['publish']]]);
+    assert.deepEqual(
+      parseTokensFile(toml, 'bootstrap').map((entry) => [entry.label, entry.hash, entry.operations]),
+      [['admin', hashToken(token), ['publish']]],
+    );
     assert.deepEqual(calls(), ['get team-a-tokens 404', 'get team-a-token-values 404', 'create - 201', 'create - 201']);
   });
 
@@ -54,7 +73,10 @@ describe('world tokens bootstrap (fake API server, real client-node)', () => {
   });
 
   it('finishes a run that died after storing the raw token, with that same token', async () => {
-    server.store.create('secrets', { metadata: { name: 'team-a-token-values', namespace }, data: { token: Buffer.from('d'.repeat(64)).toString('base64') } });
+    server.store.create('secrets', {
+      metadata: { name: 'team-a-token-values', namespace },
+      data: { token: Buffer.from('d'.repeat(64)).toString('base64') },
+    });
     assert.equal(await run(), 'created');
     assert.equal(parseTokensFile(value('team-a-tokens', 'tokens.toml')!, 't')[0]?.hash, hashToken('d'.repeat(64)));
   });

@@ -27,8 +27,16 @@ describe('request framing (Mark SPEC §4, reference §1.2)', () => {
   });
 
   it('reads every scalar as its text and an empty value as ""', () => {
-    const request = parseRequest(bytes("LOOKUP /\n---\nlimit: 10\ninclude-archived: true\nquery: '*'\nempty:\nnull-ish: ~\n---\n"));
-    assert.deepEqual(request.metadata, { limit: '10', 'include-archived': 'true', query: '*', empty: '', 'null-ish': '' });
+    const request = parseRequest(
+      bytes("LOOKUP /\n---\nlimit: 10\ninclude-archived: true\nquery: '*'\nempty:\nnull-ish: ~\n---\n"),
+    );
+    assert.deepEqual(request.metadata, {
+      limit: '10',
+      'include-archived': 'true',
+      query: '*',
+      empty: '',
+      'null-ish': '',
+    });
   });
 
   it('tolerates a trailing CR and a last line without LF', () => {
@@ -73,7 +81,10 @@ describe('request framing (Mark SPEC §4, reference §1.2)', () => {
   it('answers size limits and empty requests as unreadable (server-error)', () => {
     assert.equal(parseKind(new Uint8Array(0)), 'unreadable');
     assert.equal(parseKind(bytes('FETCH /' + 'a'.repeat(maxRequestLineBytes))), 'unreadable');
-    assert.equal(parseKind(Buffer.concat([bytes('PUBLISH /a.md\n'), Buffer.alloc(maxBodyBytes + 1, 0x61)])), 'unreadable');
+    assert.equal(
+      parseKind(Buffer.concat([bytes('PUBLISH /a.md\n'), Buffer.alloc(maxBodyBytes + 1, 0x61)])),
+      'unreadable',
+    );
     const bigBlock = '---\nk: ' + 'v'.repeat(70_000) + '\n---\n';
     assert.equal(parseKind(bytes('FETCH /a.md\n' + bigBlock)), 'unreadable');
   });
@@ -83,7 +94,12 @@ describe('request framing (Mark SPEC §4, reference §1.2)', () => {
   });
 
   it('encodes metadata sorted, and writes the empty block when a bare body starts with a fence', () => {
-    const encoded = encodeRequest({ verb: 'PUBLISH', path: '/a.md', metadata: { 'expected-version': '0', auth: 't' }, body: bytes('# A\n') });
+    const encoded = encodeRequest({
+      verb: 'PUBLISH',
+      path: '/a.md',
+      metadata: { 'expected-version': '0', auth: 't' },
+      body: bytes('# A\n'),
+    });
     assert.equal(text(encoded), 'PUBLISH /a.md\n---\nauth: t\nexpected-version: "0"\n---\n# A\n');
     const fenced = encodeRequest({ verb: 'PUBLISH', path: '/a.md', metadata: {}, body: bytes('---\nx\n') });
     assert.equal(text(fenced), 'PUBLISH /a.md\n---\n\n---\n---\nx\n');
@@ -91,18 +107,28 @@ describe('request framing (Mark SPEC §4, reference §1.2)', () => {
   });
 
   it('refuses to encode a path the server would reject', () => {
-    assert.throws(() => encodeRequest({ verb: 'FETCH', path: 'a\nb', metadata: {}, body: new Uint8Array() }), TypeError);
+    assert.throws(
+      () => encodeRequest({ verb: 'FETCH', path: 'a\nb', metadata: {}, body: new Uint8Array() }),
+      TypeError,
+    );
   });
 });
 
 describe('response framing (reference §1.3)', () => {
   it('puts status in its sorted position and quotes non-string-looking values', () => {
-    const encoded = encodeResponse({ status: 'created', metadata: { version: '1', modified: '2026-01-01T00:00:00Z' }, body: new Uint8Array() });
+    const encoded = encodeResponse({
+      status: 'created',
+      metadata: { version: '1', modified: '2026-01-01T00:00:00Z' },
+      body: new Uint8Array(),
+    });
     assert.equal(text(encoded), '---\nmodified: "2026-01-01T00:00:00Z"\nstatus: created\nversion: "1"\n---\n');
   });
 
   it('writes not-modified as exactly one status line', () => {
-    assert.equal(text(encodeResponse({ status: 'not-modified', metadata: {}, body: new Uint8Array() })), '---\nstatus: not-modified\n---\n');
+    assert.equal(
+      text(encodeResponse({ status: 'not-modified', metadata: {}, body: new Uint8Array() })),
+      '---\nstatus: not-modified\n---\n',
+    );
   });
 
   it('writes error bodies with a leading blank line and a title from the status', () => {
@@ -111,7 +137,9 @@ describe('response framing (reference §1.3)', () => {
   });
 
   it('parses every value as a string and keeps unknown keys and statuses', () => {
-    const parsed = parseResponse(bytes('---\ncomplete: "true"\nentries: 3\nfuture-key: x\nstatus: brand-new\n---\nbody'));
+    const parsed = parseResponse(
+      bytes('---\ncomplete: "true"\nentries: 3\nfuture-key: x\nstatus: brand-new\n---\nbody'),
+    );
     assert.equal(parsed.status, 'brand-new');
     assert.deepEqual(parsed.metadata, { complete: 'true', entries: '3', 'future-key': 'x' });
     assert.equal(text(parsed.body), 'body');
@@ -124,7 +152,15 @@ describe('response framing (reference §1.3)', () => {
   });
 
   it('round-trips metadata that needs quoting', () => {
-    const metadata = { title: 'Design: auth', note: "it's", yes: 'yes', tab: 'a\tb', dash: '- x', hash: 'a #b', emoji: 'ok 🎉' };
+    const metadata = {
+      title: 'Design: auth',
+      note: "it's",
+      yes: 'yes',
+      tab: 'a\tb',
+      dash: '- x',
+      hash: 'a #b',
+      emoji: 'ok 🎉',
+    };
     const parsed = parseResponse(encodeResponse({ status: 'ok', metadata, body: new Uint8Array() }));
     assert.deepEqual(parsed.metadata, metadata);
   });

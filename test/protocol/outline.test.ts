@@ -2,17 +2,21 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { anchorSlug, outline, sectionByAnchor } from '../../src/protocol/outline.ts';
 
-const doc = '# Alpha\n\nIntro.\n\n## Details\n\nSee it.\n\n```\n# not a heading\n```\n\n## Details\n\nAgain.\n\nSetext Title\n------------\n\nText.\n\n# Next Top\n';
+const doc =
+  '# Alpha\n\nIntro.\n\n## Details\n\nSee it.\n\n```\n# not a heading\n```\n\n## Details\n\nAgain.\n\nSetext Title\n------------\n\nText.\n\n# Next Top\n';
 
 describe('markdown outline (GitHub anchors)', () => {
   it('lists ATX and setext headings, skipping fenced code', () => {
-    assert.deepEqual(outline(doc).map((h) => [h.level, h.text, h.anchor]), [
-      [1, 'Alpha', 'alpha'],
-      [2, 'Details', 'details'],
-      [2, 'Details', 'details-1'],
-      [2, 'Setext Title', 'setext-title'],
-      [1, 'Next Top', 'next-top'],
-    ]);
+    assert.deepEqual(
+      outline(doc).map((h) => [h.level, h.text, h.anchor]),
+      [
+        [1, 'Alpha', 'alpha'],
+        [2, 'Details', 'details'],
+        [2, 'Details', 'details-1'],
+        [2, 'Setext Title', 'setext-title'],
+        [1, 'Next Top', 'next-top'],
+      ],
+    );
   });
 
   it('makes GitHub slugs: lower-case, punctuation dropped, spaces to dashes', () => {

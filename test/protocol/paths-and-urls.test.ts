@@ -1,6 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalPath, hasDotDotSegment, isHashPath, isValidRequestPath, splitVersionSuffix } from '../../src/protocol/paths.ts';
+import {
+  canonicalPath,
+  hasDotDotSegment,
+  isHashPath,
+  isValidRequestPath,
+  splitVersionSuffix,
+} from '../../src/protocol/paths.ts';
 import { dialAuthority, identityUrl, MarkUrlError, parseMarkUrl } from '../../src/protocol/mark-url.ts';
 import { maxRequestPathBytes } from '../../src/protocol/limits.ts';
 

@@ -26,7 +26,9 @@ export const setupGuide = doc('/guide/setup.md', {
 
 /** Filler documents, so a term held by a few documents has a positive IDF. */
 export function filler(count: number): SearchDoc[] {
-  return Array.from({ length: count }, (_, i) => doc(`/filler/f${i}.md`, { title: `Filler ${i}`, body: `# Notes\nplain words number ${i}\n` }));
+  return Array.from({ length: count }, (_, i) =>
+    doc(`/filler/f${i}.md`, { title: `Filler ${i}`, body: `# Notes\nplain words number ${i}\n` }),
+  );
 }
 
 export function indexOf(docs: SearchDoc[]): SearchIndex {

@@ -22,12 +22,23 @@ describe('hostile input', () => {
   });
 
   it('fails the whole search when allow throws, and the index keeps answering', () => {
-    assert.throws(() => index.search('windows', { allow: () => { throw new Error('token store down'); } }), /token store down/);
+    assert.throws(
+      () =>
+        index.search('windows', {
+          allow: () => {
+            throw new Error('token store down');
+          },
+        }),
+      /token store down/,
+    );
     assert.deepEqual(paths(index.search('windows')), ['/a.md#h']);
   });
 
   it('indexes a body with a very long line and control characters', () => {
-    const long = indexOf([doc('/l.md', { body: `# H\n${'\u0000\u0007 '.repeat(1000)}needle ${'x'.repeat(100_000)}\n` }), ...filler(2)]);
+    const long = indexOf([
+      doc('/l.md', { body: `# H\n${'\u0000\u0007 '.repeat(1000)}needle ${'x'.repeat(100_000)}\n` }),
+      ...filler(2),
+    ]);
     assert.deepEqual(paths(long.search('needle')), ['/l.md#h']);
   });
 

@@ -19,7 +19,9 @@ function corpus(n: number, salt: string): SearchDoc[] {
 /** Everything observable about the corpus statistics, for comparing two indexes. */
 function snapshot(index: SearchIndex, docs: SearchDoc[]): unknown {
   const { df, avgFieldLengths, deadPostings: _dead, ...totals } = index.stats();
-  const vocabulary = new Set(docs.flatMap((d) => wordRuns(`${d.title} ${d.name ?? ''} ${d.tags.join(' ')} ${d.description ?? ''} ${d.body}`)));
+  const vocabulary = new Set(
+    docs.flatMap((d) => wordRuns(`${d.title} ${d.name ?? ''} ${d.tags.join(' ')} ${d.description ?? ''} ${d.body}`)),
+  );
   return { totals, avgFieldLengths, df: [...vocabulary].sort().map((w) => [w, df(w)]) };
 }
 
@@ -81,7 +83,10 @@ describe('incremental updates', () => {
     }
     assert.ok(compactions >= 1);
     const rebuilt = indexOf(docs.slice(250).map((d) => d));
-    assert.deepEqual(index.search('harbor text', { limit: 100, mode: 'any' }), rebuilt.search('harbor text', { limit: 100, mode: 'any' }));
+    assert.deepEqual(
+      index.search('harbor text', { limit: 100, mode: 'any' }),
+      rebuilt.search('harbor text', { limit: 100, mode: 'any' }),
+    );
     assert.equal(index.stats().docCount, 50);
   });
 });
@@ -101,7 +106,10 @@ describe('cross-world statistics', () => {
   it('scores a world with merged statistics exactly as the union would', () => {
     const q = 'harbor copper text';
     const global = mergeQueryStats([a.queryStats(q), b.queryStats(q)]);
-    const merged = [...a.search(q, { limit: 100, mode: 'any', globalStats: global }), ...b.search(q, { limit: 100, mode: 'any', globalStats: global })];
+    const merged = [
+      ...a.search(q, { limit: 100, mode: 'any', globalStats: global }),
+      ...b.search(q, { limit: 100, mode: 'any', globalStats: global }),
+    ];
     const expected = union.search(q, { limit: 100, mode: 'any' });
     const key = (r: { id: string; anchor: string; score: number }): string => `${r.id}#${r.anchor}=${r.score}`;
     assert.deepEqual(merged.map(key).sort(), expected.map(key).sort());
@@ -110,7 +118,9 @@ describe('cross-world statistics', () => {
   it('scores differently with only local statistics', () => {
     const q = 'harbor copper text';
     const local = a.search(q, { limit: 5, mode: 'any' }).map((r) => r.score);
-    const global = a.search(q, { limit: 5, mode: 'any', globalStats: mergeQueryStats([a.queryStats(q), b.queryStats(q)]) }).map((r) => r.score);
+    const global = a
+      .search(q, { limit: 5, mode: 'any', globalStats: mergeQueryStats([a.queryStats(q), b.queryStats(q)]) })
+      .map((r) => r.score);
     assert.notDeepEqual(local, global);
   });
 });

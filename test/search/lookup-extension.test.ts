@@ -14,19 +14,31 @@ import {
 import { doc, filler, indexOf } from './fixtures.ts';
 
 describe('LOOKUP extension values (src/search/lookup-extension.ts)', () => {
-  const index = indexOf([doc('/a.md', { title: 'Alpha', description: 'first', body: '# Keys\nrotation of keys\n' }), ...filler(3)]);
+  const index = indexOf([
+    doc('/a.md', { title: 'Alpha', description: 'first', body: '# Keys\nrotation of keys\n' }),
+    ...filler(3),
+  ]);
 
   it('carries query statistics through metadata values unchanged', () => {
     const stats = index.queryStats('rotation keys 节');
     const wire = encodeQueryStats(stats);
     assert.match(wire['corpus-stats'], /^docs=4,sections=\d+,described=1,name=\d+,description=1,body=\d+,trail=\d+$/);
     assert.equal(wire['corpus-df'], 'rotation=1,keys=1,节=0');
-    assert.deepEqual(decodeQueryStats(wire['corpus-stats'], wire['corpus-df']), { totals: stats.totals, df: { ...stats.df } });
+    assert.deepEqual(decodeQueryStats(wire['corpus-stats'], wire['corpus-df']), {
+      totals: stats.totals,
+      df: { ...stats.df },
+    });
   });
 
   it('refuses statistics with a missing, unknown, repeated or non-numeric field', () => {
     const { 'corpus-stats': totals } = encodeQueryStats(index.queryStats('keys'));
-    for (const bad of [totals.replace(/,trail=\d+/, ''), `${totals},extra=1`, `${totals},docs=1`, totals.replace(/docs=\d+/, 'docs=-1'), totals.replace(/docs=\d+/, 'docs=1.5')]) {
+    for (const bad of [
+      totals.replace(/,trail=\d+/, ''),
+      `${totals},extra=1`,
+      `${totals},docs=1`,
+      totals.replace(/docs=\d+/, 'docs=-1'),
+      totals.replace(/docs=\d+/, 'docs=1.5'),
+    ]) {
       assert.throws(() => decodeQueryStats(bad, ''), { code: 'ERR_LOOKUP_EXTENSION' }, bad);
     }
     assert.throws(() => decodeQueryStats(totals, 'keys'), { code: 'ERR_LOOKUP_EXTENSION' });
@@ -59,7 +71,8 @@ describe('LOOKUP extension values (src/search/lookup-extension.ts)', () => {
   it('accepts 1 to 10 nearest titles', () => {
     assert.equal(parseNearestCount('3'), 3);
     assert.equal(parseNearestCount(undefined), undefined);
-    for (const bad of ['0', '11', 'x', '-1']) assert.throws(() => parseNearestCount(bad), { code: 'ERR_LOOKUP_EXTENSION' });
+    for (const bad of ['0', '11', 'x', '-1'])
+      assert.throws(() => parseNearestCount(bad), { code: 'ERR_LOOKUP_EXTENSION' });
   });
 });
 
@@ -91,8 +104,16 @@ describe('question words (stoplist additions)', () => {
   const texts = (q: string) => parseQuery(q).map((t) => t.text);
 
   it('drops interrogatives, auxiliaries and pronouns so a strict answer is not emptied by them', () => {
-    assert.deepEqual(texts('why should my cache expire when your token was rotated?'), ['cache', 'expire', 'token', 'rotated']);
-    const index = indexOf([doc('/c.md', { body: '# Cache\nThe cache expires once the token is rotated.\n' }), ...filler(3)]);
+    assert.deepEqual(texts('why should my cache expire when your token was rotated?'), [
+      'cache',
+      'expire',
+      'token',
+      'rotated',
+    ]);
+    const index = indexOf([
+      doc('/c.md', { body: '# Cache\nThe cache expires once the token is rotated.\n' }),
+      ...filler(3),
+    ]);
     assert.equal(index.search('why should my cache expire when the token was rotated', { mode: 'all' }).length, 1);
   });
 

@@ -57,7 +57,10 @@ describe('body match rule (Mark SPEC §6.4)', () => {
   });
 
   it('does not count the basename toward the match rule', () => {
-    const named = indexOf([doc('/a/zeta.md', { title: 'Other', name: 'zeta.md', body: '# H\nkernel text\n' }), ...filler(3)]);
+    const named = indexOf([
+      doc('/a/zeta.md', { title: 'Other', name: 'zeta.md', body: '# H\nkernel text\n' }),
+      ...filler(3),
+    ]);
     assert.deepEqual(paths(named.search('zeta kernel', { limit: 5 })), []);
     assert.deepEqual(paths(named.search('zeta kernel', { limit: 5, mode: 'any' })), ['/a/zeta.md#h']);
   });
@@ -69,7 +72,10 @@ describe('match mode any', () => {
   });
 
   it('gives a document matched only outside its sections a bare-path row', () => {
-    const d = indexOf([doc('/d/x.md', { title: 'Other', description: 'about quokkas', body: '# H\ntext\n' }), ...filler(3)]);
+    const d = indexOf([
+      doc('/d/x.md', { title: 'Other', description: 'about quokkas', body: '# H\ntext\n' }),
+      ...filler(3),
+    ]);
     assert.deepEqual(paths(d.search('quokkas', { mode: 'any' })), ['/d/x.md']);
     assert.deepEqual(paths(d.search('quokkas', { mode: 'all' })), []);
   });
@@ -112,6 +118,11 @@ describe('scope and read authorization', () => {
       doc('/a.md', { body: '# Zed\nsame words\n# Yak\nsame words\n' }),
       ...filler(3),
     ]);
-    assert.deepEqual(paths(tie.search('same words', { limit: 5 })), ['/a.md#yak', '/a.md#zed', '/b.md#one', '/b.md#two']);
+    assert.deepEqual(paths(tie.search('same words', { limit: 5 })), [
+      '/a.md#yak',
+      '/a.md#zed',
+      '/b.md#one',
+      '/b.md#two',
+    ]);
   });
 });

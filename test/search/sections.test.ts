@@ -23,7 +23,10 @@ describe('heading anchors (Mark SPEC §6.4, GitHub slug)', () => {
   it('counts generated suffixes as taken', () => {
     assert.deepEqual(anchors('# A\n# A\n# A-1\n'), ['a', 'a-1', 'a-1-1']);
     const allocator = new AnchorAllocator();
-    assert.deepEqual(['a-1', 'a', 'a'].map((h) => allocator.allocate(h)), ['a-1', 'a', 'a-2']);
+    assert.deepEqual(
+      ['a-1', 'a', 'a'].map((h) => allocator.allocate(h)),
+      ['a-1', 'a', 'a-2'],
+    );
   });
 
   it('never gives a heading the bare section anchor', () => {
@@ -34,21 +37,30 @@ describe('heading anchors (Mark SPEC §6.4, GitHub slug)', () => {
 describe('sections (Mark SPEC §6.4)', () => {
   it('recognises ATX headings with up to three spaces of indent and closing hashes', () => {
     const s = splitSections('   ## Setup ##\ntext\n    # indented code\n#NoSpace\n');
-    assert.deepEqual(s.map((x) => [x.heading, x.level]), [['Setup', 2]]);
+    assert.deepEqual(
+      s.map((x) => [x.heading, x.level]),
+      [['Setup', 2]],
+    );
     assert.equal(s[0]?.text, 'text\n# indented code\n#NoSpace');
   });
 
   it('recognises setext headings and keeps a thematic break out of them', () => {
     const s = splitSections('Title\n=====\nbody\n\n---\nSub\n---\nmore\n');
-    assert.deepEqual(s.map((x) => [x.heading, x.level, x.text]), [
-      ['Title', 1, 'body'],
-      ['Sub', 2, 'more'],
-    ]);
+    assert.deepEqual(
+      s.map((x) => [x.heading, x.level, x.text]),
+      [
+        ['Title', 1, 'body'],
+        ['Sub', 2, 'more'],
+      ],
+    );
   });
 
   it('takes no heading from inside a fenced block, backtick or tilde', () => {
     const s = splitSections('# Real\n```sh\n# not a heading\n```\n~~~~\n## nor this\n~~~\nstill code\n~~~~\nafter\n');
-    assert.deepEqual(s.map((x) => x.heading), ['Real']);
+    assert.deepEqual(
+      s.map((x) => x.heading),
+      ['Real'],
+    );
     assert.equal(s[0]?.text, '# not a heading\n## nor this\n~~~\nstill code\nafter');
   });
 
@@ -59,12 +71,18 @@ describe('sections (Mark SPEC §6.4)', () => {
 
   it('builds the heading trail from the heading and its ancestors', () => {
     const s = splitSections('# A\n## B\n### C\n## D\n');
-    assert.deepEqual(s.map((x) => x.trail), [['A'], ['A', 'B'], ['A', 'B', 'C'], ['A', 'D']]);
+    assert.deepEqual(
+      s.map((x) => x.trail),
+      [['A'], ['A', 'B'], ['A', 'B', 'C'], ['A', 'D']],
+    );
   });
 
   it('ends a section at the next heading of any level', () => {
     const s = splitSections('## One\nfirst\n#### Two\nsecond\n# Three\nthird\n');
-    assert.deepEqual(s.map((x) => x.text), ['first', 'second', 'third']);
+    assert.deepEqual(
+      s.map((x) => x.text),
+      ['first', 'second', 'third'],
+    );
   });
 
   it('strips list, quote and table markers, link targets, HTML tags and emphasis', () => {

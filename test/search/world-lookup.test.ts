@@ -7,11 +7,13 @@ import type { MarkResponse } from '../../src/protocol/response.ts';
 import { openInProcessWorlds, type InProcessWorlds } from '../broker/search/in-process-worlds.ts';
 
 /** LOOKUP `match: body` through a real world: the index follows every write, and read-auth holds. */
-const rowsOf = (response: MarkResponse) => parseLookupRows(response).map((r) => (r.anchor ? `${r.path}#${r.anchor}` : r.path));
+const rowsOf = (response: MarkResponse) =>
+  parseLookupRows(response).map((r) => (r.anchor ? `${r.path}#${r.anchor}` : r.path));
 
 describe('LOOKUP match: body keeps its index current through the world', () => {
   let worlds: InProcessWorlds;
-  const body = (query: string, extra: Metadata = {}) => worlds.call('w', 'LOOKUP', '/', { query, match: 'body', ...extra });
+  const body = (query: string, extra: Metadata = {}) =>
+    worlds.call('w', 'LOOKUP', '/', { query, match: 'body', ...extra });
   before(async () => {
     worlds = await openInProcessWorlds(['w']);
   });
@@ -26,7 +28,13 @@ describe('LOOKUP match: body keeps its index current through the world', () => {
   });
 
   it('finds appended text in its new section', async () => {
-    const appended = await worlds.call('w', 'APPEND', '/ops/rotate.md', { auth: worlds.tokens.writer, 'expected-version': '2' }, '\n## Audit\n\nEvery rotation is logged.\n');
+    const appended = await worlds.call(
+      'w',
+      'APPEND',
+      '/ops/rotate.md',
+      { auth: worlds.tokens.writer, 'expected-version': '2' },
+      '\n## Audit\n\nEvery rotation is logged.\n',
+    );
     assert.equal(appended.status, 'created');
     assert.deepEqual(rowsOf(await body('logged')), ['/ops/rotate.md#audit']);
   });
@@ -66,7 +74,13 @@ describe('LOOKUP match: body keeps its index current through the world', () => {
   });
 
   it('refuses malformed extension values as bad-request', async () => {
-    const malformed: Metadata[] = [{ 'match-terms': 'some' }, { 'corpus-stats': 'docs=x' }, { 'corpus-df': 'a=1' }, { 'nearest-titles': '0' }, { 'nearest-titles': '11' }];
+    const malformed: Metadata[] = [
+      { 'match-terms': 'some' },
+      { 'corpus-stats': 'docs=x' },
+      { 'corpus-df': 'a=1' },
+      { 'nearest-titles': '0' },
+      { 'nearest-titles': '11' },
+    ];
     for (const extra of malformed) {
       assert.equal((await body('weekly', extra)).status, 'bad-request', JSON.stringify(extra));
     }
@@ -76,23 +90,33 @@ describe('LOOKUP match: body keeps its index current through the world', () => {
     assert.equal((await body('rotation', { 'match-terms': 'any' })).metadata['row-scores'], undefined);
     const stats = await body('rotation', { 'corpus-stats': 'only' });
     assert.equal(stats.metadata['matches'], '0');
-    const scored = await body('rotation', { 'corpus-stats': stats.metadata['corpus-stats']!, 'corpus-df': stats.metadata['corpus-df']! });
+    const scored = await body('rotation', {
+      'corpus-stats': stats.metadata['corpus-stats']!,
+      'corpus-df': stats.metadata['corpus-df']!,
+    });
     const scores = decodeScores(scored.metadata['row-scores'], Number(scored.metadata['matches']));
     assert.ok(scores !== undefined && scores.length > 0 && scores.every((s) => s > 0));
-    assert.deepEqual([...scores].sort((a, b) => b - a), scores);
+    assert.deepEqual(
+      [...scores].sort((a, b) => b - a),
+      scores,
+    );
   });
 
   it('suggests the nearest titles when nothing matches, only when asked', async () => {
     assert.equal((await body('rotatoin')).metadata['nearest-titles'], undefined);
     const helped = await body('rotatoin', { 'nearest-titles': '2' });
     assert.equal(helped.metadata['matches'], '0');
-    assert.deepEqual(decodeNearest(helped.metadata['nearest-titles']).map((n) => n.path), ['/ops/rotate.md']);
+    assert.deepEqual(
+      decodeNearest(helped.metadata['nearest-titles']).map((n) => n.path),
+      ['/ops/rotate.md'],
+    );
   });
 });
 
 describe('LOOKUP match: body under read-auth', () => {
   let worlds: InProcessWorlds;
-  const body = (query: string, extra: Metadata = {}) => worlds.call('w', 'LOOKUP', '/', { query, match: 'body', ...extra });
+  const body = (query: string, extra: Metadata = {}) =>
+    worlds.call('w', 'LOOKUP', '/', { query, match: 'body', ...extra });
   before(async () => {
     worlds = await openInProcessWorlds(['w']);
     await worlds.publish('w', '/private/salary.md', '# Salary bands\n\nThe quartz budget is confidential.\n');
@@ -112,7 +136,9 @@ describe('LOOKUP match: body under read-auth', () => {
     const anonymous = decodeQueryStats(...statsOf(await body('quartz', { 'corpus-stats': 'only' })));
     assert.equal(anonymous.totals.docCount, 1);
     assert.equal(anonymous.df['quartz'], 0);
-    const reader = decodeQueryStats(...statsOf(await body('quartz', { 'corpus-stats': 'only', auth: worlds.tokens.reader })));
+    const reader = decodeQueryStats(
+      ...statsOf(await body('quartz', { 'corpus-stats': 'only', auth: worlds.tokens.reader })),
+    );
     assert.equal(reader.totals.docCount, 2);
     assert.equal(reader.df['quartz'], 1);
   });
@@ -121,7 +147,10 @@ describe('LOOKUP match: body under read-auth', () => {
     const anonymous = await body('salery', { 'nearest-titles': '3' });
     assert.deepEqual(decodeNearest(anonymous.metadata['nearest-titles']), []);
     const reader = await body('salery', { 'nearest-titles': '3', auth: worlds.tokens.reader });
-    assert.deepEqual(decodeNearest(reader.metadata['nearest-titles']).map((n) => n.path), ['/private/salary.md']);
+    assert.deepEqual(
+      decodeNearest(reader.metadata['nearest-titles']).map((n) => n.path),
+      ['/private/salary.md'],
+    );
   });
 });
 

@@ -32,7 +32,10 @@ describe('redial after a dead connection (Go client: one pooled connection per a
       await first.close();
       const second = await echoListener({ port: first.port, handler: async () => encoder.encode('second') });
       try {
-        assert.equal(text(await client.request(authority, encoder.encode('FETCH /\n'), { idempotent: true })), 'second');
+        assert.equal(
+          text(await client.request(authority, encoder.encode('FETCH /\n'), { idempotent: true })),
+          'second',
+        );
       } finally {
         await second.close();
       }
@@ -127,7 +130,9 @@ describe('writes are sent at most once (Go client: ErrOutcomeUnknown)', () => {
     const client = await trustingClient({ dialTimeoutMs: 250, maxAttempts: 20 });
     let listener: Awaited<ReturnType<typeof echoListener>> | undefined;
     try {
-      const pending = client.request(authorityOf({ port }), encoder.encode('PUBLISH /late.md\n'), { idempotent: false });
+      const pending = client.request(authorityOf({ port }), encoder.encode('PUBLISH /late.md\n'), {
+        idempotent: false,
+      });
       // The first dial finds nobody; a later attempt finds the listener.
       await new Promise((resolve) => setTimeout(resolve, 250));
       listener = await echoListener({ port });
@@ -250,7 +255,10 @@ describe('caller control', () => {
         signal: controller.signal,
       });
       setTimeout(() => controller.abort(), 50);
-      await assert.rejects(pending, (error: unknown) => error instanceof RequestAbortedError && error.code === 'ERR_ABORTED');
+      await assert.rejects(
+        pending,
+        (error: unknown) => error instanceof RequestAbortedError && error.code === 'ERR_ABORTED',
+      );
     } finally {
       await client.close();
       await listener.close();

@@ -43,7 +43,9 @@ describe('listener request timeout', () => {
     });
     const client = await trustingClient({ requestTimeoutMs: 5000 });
     try {
-      const failure = client.request(authorityOf(listener), encoder.encode('PUBLISH /slow.md\n'), { idempotent: false });
+      const failure = client.request(authorityOf(listener), encoder.encode('PUBLISH /slow.md\n'), {
+        idempotent: false,
+      });
       await assert.rejects(failure, (error: unknown) => {
         assert.ok(error instanceof OutcomeUnknownError);
         assert.equal((error.cause as { code?: string }).code, 'ERR_CONNECTION_LOST');
@@ -71,7 +73,9 @@ describe('listener rate limit (per IP token bucket)', () => {
     try {
       const answers: string[] = [];
       for (let i = 0; i < 4; i++) {
-        answers.push(text(await client.request(authorityOf(listener), encoder.encode('FETCH /\n'), { idempotent: true })));
+        answers.push(
+          text(await client.request(authorityOf(listener), encoder.encode('FETCH /\n'), { idempotent: true })),
+        );
       }
       assert.deepEqual(answers, ['ok', 'ok', rateLimitedBytes, rateLimitedBytes]);
       assert.equal(handled, 2);
@@ -104,7 +108,9 @@ describe('listener rate limit (per IP token bucket)', () => {
     const client = await trustingClient();
     try {
       const answers = await Promise.all(
-        [1, 2, 3].map((i) => client.request(authorityOf(listener), encoder.encode(`FETCH /${i}\n`), { idempotent: true })),
+        [1, 2, 3].map((i) =>
+          client.request(authorityOf(listener), encoder.encode(`FETCH /${i}\n`), { idempotent: true }),
+        ),
       );
       assert.deepEqual(answers.map(text), ['echo:FETCH /1\n', 'echo:FETCH /2\n', 'echo:FETCH /3\n']);
     } finally {

@@ -84,9 +84,13 @@ describe('TLS SNI (SPEC §3.4: serverName, else the authority host)', () => {
     names.length = 0;
     const client = await trustingClient();
     try {
-      await client.request({ host: 'world.test', port: listener.port, dialHost: '127.0.0.1' }, encoder.encode('FETCH /\n'), {
-        idempotent: true,
-      });
+      await client.request(
+        { host: 'world.test', port: listener.port, dialHost: '127.0.0.1' },
+        encoder.encode('FETCH /\n'),
+        {
+          idempotent: true,
+        },
+      );
     } finally {
       await client.close();
     }
@@ -113,14 +117,17 @@ describe('development certificate', () => {
   it('names loopback and the extra host names in its subject alternative names', async () => {
     const pair = await generateDevCertificate({ hostNames: ['World.Test', '10.1.2.3', '[fd00::1]'] });
     const sans = new X509Certificate(pair.cert).subjectAltName?.split(', ') ?? [];
-    assert.deepEqual(new Set(sans), new Set([
-      'DNS:localhost',
-      'IP Address:127.0.0.1',
-      'IP Address:0:0:0:0:0:0:0:1',
-      'DNS:world.test',
-      'IP Address:10.1.2.3',
-      'IP Address:FD00:0:0:0:0:0:0:1',
-    ]));
+    assert.deepEqual(
+      new Set(sans),
+      new Set([
+        'DNS:localhost',
+        'IP Address:127.0.0.1',
+        'IP Address:0:0:0:0:0:0:0:1',
+        'DNS:world.test',
+        'IP Address:10.1.2.3',
+        'IP Address:FD00:0:0:0:0:0:0:1',
+      ]),
+    );
   });
 });
 
@@ -156,7 +163,10 @@ describe('loading certificate files', () => {
   it('refuses a file that is not a certificate', async () => {
     await writeFile(join(dir, 'junk.pem'), 'not a certificate');
     await writeFile(join(dir, 'key.pem'), (await devCertificate()).key);
-    await assert.rejects(loadTlsFiles({ certFile: join(dir, 'junk.pem'), keyFile: join(dir, 'key.pem') }), TlsConfigError);
+    await assert.rejects(
+      loadTlsFiles({ certFile: join(dir, 'junk.pem'), keyFile: join(dir, 'key.pem') }),
+      TlsConfigError,
+    );
   });
 
   it('refuses a missing file, naming it', async () => {

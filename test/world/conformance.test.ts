@@ -51,7 +51,12 @@ describe('framing and parse errors (reference §8 cases 15-24)', () => {
 
   it('refuses .. before auth: FETCH is not-found and PUBLISH never creates (23)', async () => {
     assert.equal(await rawStatus(world, 'FETCH /../../etc/passwd\n'), 'not-found');
-    const publish = encodeRequest({ verb: 'PUBLISH', path: '/../../etc/passwd', metadata: { auth: world.tokens['writer']! }, body: Buffer.from('# x\n') });
+    const publish = encodeRequest({
+      verb: 'PUBLISH',
+      path: '/../../etc/passwd',
+      metadata: { auth: world.tokens['writer']! },
+      body: Buffer.from('# x\n'),
+    });
     assert.equal(await rawStatus(world, publish), 'not-found');
     assert.equal(await rawStatus(world, 'FETCH /allowed/../secret.md\n'), 'not-found');
   });
@@ -103,13 +108,21 @@ describe('FETCH, hashes and conditionals (reference §8 cases 25-31)', () => {
     assert.equal(same.body.length, 0);
     assert.equal((await world.call('FETCH', '/hello.md', { 'if-none-match': 'stale-etag' })).status, 'ok');
     assert.equal((await world.call('FETCH', '/hello.md', { 'if-modified-since': modified })).status, 'not-modified');
-    assert.equal((await world.call('FETCH', '/hello.md', { 'if-modified-since': '2000-01-01T00:00:00Z' })).status, 'ok');
+    assert.equal(
+      (await world.call('FETCH', '/hello.md', { 'if-modified-since': '2000-01-01T00:00:00Z' })).status,
+      'ok',
+    );
     assert.equal((await world.call('FETCH', '/hello.md', { 'if-modified-since': 'not a date' })).status, 'ok');
   });
 
   it('changes the etag on a metadata-only write but keeps the content hash (29)', async () => {
     const before = await world.call('FETCH', '/hello.md');
-    await world.server.world.context.store.publish('/hello.md', Buffer.from('# Hello World\n'), { tags: 'changed' }, {});
+    await world.server.world.context.store.publish(
+      '/hello.md',
+      Buffer.from('# Hello World\n'),
+      { tags: 'changed' },
+      {},
+    );
     const after = await world.call('FETCH', '/hello.md', { 'if-none-match': etag });
     assert.equal(after.status, 'ok');
     assert.equal(after.metadata['version'], '2');
@@ -130,7 +143,10 @@ describe('FETCH, hashes and conditionals (reference §8 cases 25-31)', () => {
     assert.equal(listing.status, 'ok');
     assert.match(text(listing), /\[doc\.md\]\(doc\.md\)/);
     assert.equal(listing.metadata['etag'], sha256(listing.body));
-    assert.equal((await world.call('FETCH', '/api/v2', { 'if-none-match': listing.metadata['etag']! })).status, 'not-modified');
+    assert.equal(
+      (await world.call('FETCH', '/api/v2', { 'if-none-match': listing.metadata['etag']! })).status,
+      'not-modified',
+    );
     assert.equal((await world.call('FETCH', '/api/v2/doc.md/v1')).status, 'ok');
     assert.equal((await world.call('FETCH', '/api/v9')).status, 'not-found');
   });
@@ -152,19 +168,24 @@ describe('write rules (reference §8 cases 32-39)', () => {
   let world: WorldFixture;
   let auth: string;
   before(async () => {
-    world = await startWorldFixture({ tokens: [
-      { label: 'writer', paths: ['/**'], operations: ['publish'] },
-      { label: 'docs', paths: ['/docs/*'], operations: ['publish'] },
-      // Read-protects /docs/** only, so the other cases here stay public.
-      { label: 'reader', paths: ['/docs/**'], operations: ['read'] },
-    ] });
+    world = await startWorldFixture({
+      tokens: [
+        { label: 'writer', paths: ['/**'], operations: ['publish'] },
+        { label: 'docs', paths: ['/docs/*'], operations: ['publish'] },
+        // Read-protects /docs/** only, so the other cases here stay public.
+        { label: 'reader', paths: ['/docs/**'], operations: ['read'] },
+      ],
+    });
     auth = world.tokens['writer']!;
   });
   after(() => world.close());
 
   it('refuses a document beneath a document (32)', async () => {
     assert.equal((await world.local('PUBLISH', '/a.md', { auth }, '# A\n')).status, 'created');
-    assert.equal((await world.local('PUBLISH', '/a.md/b.md', { auth, 'expected-version': '0' }, '# B\n')).status, 'bad-request');
+    assert.equal(
+      (await world.local('PUBLISH', '/a.md/b.md', { auth, 'expected-version': '0' }, '# B\n')).status,
+      'bad-request',
+    );
   });
 
   it('answers an identical republish with ok and no new version (33)', async () => {
@@ -183,7 +204,10 @@ describe('write rules (reference §8 cases 32-39)', () => {
     const createOnly = await world.local('PUBLISH', '/ev.md', { auth, 'expected-version': '0' }, '# 3\n');
     assert.equal(createOnly.status, 'conflict');
     assert.match(text(createOnly), /A document already exists at this path \(version 2\)/);
-    assert.equal((await world.local('PUBLISH', '/ev.md', { auth, 'expected-version': '2' }, '# 3\n')).status, 'created');
+    assert.equal(
+      (await world.local('PUBLISH', '/ev.md', { auth, 'expected-version': '2' }, '# 3\n')).status,
+      'created',
+    );
     for (const bad of ['abc', '-1', '1.5']) {
       const response = await world.local('PUBLISH', '/ev.md', { auth, 'expected-version': bad }, '# 4\n');
       assert.equal(response.status, 'bad-request', bad);
@@ -196,13 +220,25 @@ describe('write rules (reference §8 cases 32-39)', () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]);
     assert.match(text(await world.local('PUBLISH', '/sneaky.md', { auth }, png)), /valid UTF-8/);
     assert.equal((await world.local('PUBLISH', '/notes.txt', { auth }, '')).status, 'bad-request');
-    assert.equal((await world.local('APPEND', '/img.png', { auth, 'expected-version': '1' }, 'x')).status, 'bad-request');
+    assert.equal(
+      (await world.local('APPEND', '/img.png', { auth, 'expected-version': '1' }, 'x')).status,
+      'bad-request',
+    );
   });
 
   it('refuses metadata it reserves or cannot store', async () => {
-    assert.match(text(await world.local('PUBLISH', '/m.md', { auth, version: '9' }, '# M\n')), /metadata key "version" is reserved/);
-    assert.match(text(await world.local('PUBLISH', '/m.md', { auth, Bad_Key: 'x' }, '# M\n')), /contains invalid characters/);
-    assert.match(text(await world.local('PUBLISH', '/m.md', { auth, big: 'x'.repeat(1100) }, '# M\n')), /metadata too large/);
+    assert.match(
+      text(await world.local('PUBLISH', '/m.md', { auth, version: '9' }, '# M\n')),
+      /metadata key "version" is reserved/,
+    );
+    assert.match(
+      text(await world.local('PUBLISH', '/m.md', { auth, Bad_Key: 'x' }, '# M\n')),
+      /contains invalid characters/,
+    );
+    assert.match(
+      text(await world.local('PUBLISH', '/m.md', { auth, big: 'x'.repeat(1100) }, '# M\n')),
+      /metadata too large/,
+    );
     assert.equal((await world.local('PUBLISH', '/m.md', { auth, retention: '0' }, '# M\n')).status, 'bad-request');
   });
 
@@ -212,8 +248,14 @@ describe('write rules (reference §8 cases 32-39)', () => {
     const outside = await world.local('PUBLISH', '/private/secret.md', { auth: world.tokens['docs']! }, '# S\n');
     assert.equal(outside.status, 'not-permitted');
     assert.match(text(outside), /insufficient permissions/);
-    assert.equal((await world.local('PUBLISH', '/docs/test.md', { auth: world.tokens['reader']! }, '# T\n')).status, 'not-permitted');
-    assert.equal((await world.local('PUBLISH', '/docs/test.md', { auth: world.tokens['docs']! }, '# T\n')).status, 'created');
+    assert.equal(
+      (await world.local('PUBLISH', '/docs/test.md', { auth: world.tokens['reader']! }, '# T\n')).status,
+      'not-permitted',
+    );
+    assert.equal(
+      (await world.local('PUBLISH', '/docs/test.md', { auth: world.tokens['docs']! }, '# T\n')).status,
+      'created',
+    );
   });
 
   it('archives and unarchives (38)', async () => {
@@ -234,9 +276,18 @@ describe('write rules (reference §8 cases 32-39)', () => {
 
   it('applies the APPEND rules (39)', async () => {
     await world.local('PUBLISH', '/log-a.md', { auth }, '# Log\n');
-    assert.match(text(await world.local('APPEND', '/log-a.md', { auth }, 'x')), /APPEND requires expected-version metadata/);
-    assert.match(text(await world.local('APPEND', '/log-a.md', { auth, 'expected-version': '0' }, 'x')), /must be >= 1/);
-    assert.match(text(await world.local('APPEND', '/log-a.md', { auth, 'expected-version': '1' }, '')), /append requires a body/);
+    assert.match(
+      text(await world.local('APPEND', '/log-a.md', { auth }, 'x')),
+      /APPEND requires expected-version metadata/,
+    );
+    assert.match(
+      text(await world.local('APPEND', '/log-a.md', { auth, 'expected-version': '0' }, 'x')),
+      /must be >= 1/,
+    );
+    assert.match(
+      text(await world.local('APPEND', '/log-a.md', { auth, 'expected-version': '1' }, '')),
+      /append requires a body/,
+    );
     assert.equal((await world.local('APPEND', '/nope.md', { auth, 'expected-version': '1' }, 'x')).status, 'not-found');
     const conflict = await world.local('APPEND', '/log-a.md', { auth, 'expected-version': '5' }, 'x');
     assert.equal(conflict.status, 'conflict');
@@ -268,7 +319,13 @@ describe('writes without a tokens file (37)', () => {
 describe('store refusals (reference §8 case 51)', () => {
   it('maps quota, policy, read-only and unclassified refusals for every write verb', async () => {
     let refusal: Error | null = null;
-    const world = await startWorldFixture({ world: { writeCheck: () => { if (refusal) throw refusal; } } });
+    const world = await startWorldFixture({
+      world: {
+        writeCheck: () => {
+          if (refusal) throw refusal;
+        },
+      },
+    });
     const auth = world.tokens['writer']!;
     try {
       await world.local('PUBLISH', '/r.md', { auth }, '# R\n');
@@ -280,7 +337,10 @@ describe('store refusals (reference §8 case 51)', () => {
       ];
       for (const [error, status, body] of cases) {
         refusal = error;
-        for (const [verb, meta, payload] of [['PUBLISH', {}, '# R2\n'], ['APPEND', { 'expected-version': '1' }, 'more']] as const) {
+        for (const [verb, meta, payload] of [
+          ['PUBLISH', {}, '# R2\n'],
+          ['APPEND', { 'expected-version': '1' }, 'more'],
+        ] as const) {
           const response = await world.local(verb, '/r.md', { auth, ...meta }, payload);
           assert.equal(response.status, status, `${verb} ${error.message}`);
           assert.match(text(response), body);

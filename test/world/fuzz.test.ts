@@ -7,8 +7,35 @@ import { startWorldFixture, type WorldFixture } from './world-fixture.ts';
 import { prng } from '../support/prng.ts';
 
 const verbs = ['FETCH', 'LIST', 'VERSIONS', 'PUBLISH', 'APPEND', 'ARCHIVE', 'LOOKUP', 'WATCH', 'DELETE', 'fetch', ''];
-const paths = ['/', '/docs/a.md', '/docs', '/../etc/passwd', '/a/../../b', '/sha256-' + 'a'.repeat(64), 'relative', '/x\u0000y', '/' + 'p'.repeat(5000), '/docs/a.md/v1', '/docs/a.md/v0', '/ü/ß.md', '/health'];
-const blocks = ['', '---\n\n---\n', '---\nquery: auth\n---\n', "---\nquery: '*'\nlimit: 0\n---\n", '---\nkey: v\n', '---\n- a\n---\n', '---\n: :\n---\n', '---\nexpected-version: -1\n---\n', '---\nauth: AUTH\nexpected-version: "0"\ntags: a, b\n---\n', '---\ncursor: !!!\n---\n', '---\n&a x: *a\n---\n', '---\npage-size: 1\n---\n'];
+const paths = [
+  '/',
+  '/docs/a.md',
+  '/docs',
+  '/../etc/passwd',
+  '/a/../../b',
+  '/sha256-' + 'a'.repeat(64),
+  'relative',
+  '/x\u0000y',
+  '/' + 'p'.repeat(5000),
+  '/docs/a.md/v1',
+  '/docs/a.md/v0',
+  '/ü/ß.md',
+  '/health',
+];
+const blocks = [
+  '',
+  '---\n\n---\n',
+  '---\nquery: auth\n---\n',
+  "---\nquery: '*'\nlimit: 0\n---\n",
+  '---\nkey: v\n',
+  '---\n- a\n---\n',
+  '---\n: :\n---\n',
+  '---\nexpected-version: -1\n---\n',
+  '---\nauth: AUTH\nexpected-version: "0"\ntags: a, b\n---\n',
+  '---\ncursor: !!!\n---\n',
+  '---\n&a x: *a\n---\n',
+  '---\npage-size: 1\n---\n',
+];
 
 function randomRequest(next: () => number, auth: string): Uint8Array {
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
@@ -16,7 +43,10 @@ function randomRequest(next: () => number, auth: string): Uint8Array {
   if (roll < 0.1) return Buffer.from(Array.from({ length: Math.floor(next() * 300) }, () => Math.floor(next() * 256)));
   const line = `${pick(verbs)}${next() < 0.95 ? ' ' : ''}${pick(paths)}${next() < 0.9 ? '\n' : ''}`;
   const block = pick(blocks).replace('AUTH', auth);
-  const body = next() < 0.5 ? '# Title\n\nbody text\n' : Buffer.from(Array.from({ length: Math.floor(next() * 64) }, () => Math.floor(next() * 256))).toString('latin1');
+  const body =
+    next() < 0.5
+      ? '# Title\n\nbody text\n'
+      : Buffer.from(Array.from({ length: Math.floor(next() * 64) }, () => Math.floor(next() * 256))).toString('latin1');
   let bytes: Buffer = Buffer.from(line + block + body, 'latin1');
   if (roll > 0.8) bytes = mutate(bytes, next);
   if (roll > 0.95) bytes = bytes.subarray(0, Math.floor(next() * bytes.length));
@@ -32,7 +62,10 @@ function mutate(bytes: Buffer, next: () => number): Buffer {
 
 function assertValidResponse(bytes: Uint8Array, input: Uint8Array): void {
   const response = parseResponse(bytes);
-  assert.ok(isKnownStatus(response.status), `unknown status "${response.status}" for ${JSON.stringify(Buffer.from(input).toString('latin1').slice(0, 80))}`);
+  assert.ok(
+    isKnownStatus(response.status),
+    `unknown status "${response.status}" for ${JSON.stringify(Buffer.from(input).toString('latin1').slice(0, 80))}`,
+  );
   assert.doesNotMatch(Buffer.from(response.body).toString(), /\bat .+\.ts:\d+/, 'no stack trace in a response');
 }
 
@@ -67,7 +100,12 @@ describe('fuzzing the world handler', () => {
   it('answers a huge request line and an oversized body over QUIC with server-error', async () => {
     const longLine = Buffer.from('FETCH /' + 'a'.repeat(10_000) + '\n');
     assert.equal(parseResponse(await world.raw(longLine)).status, 'server-error');
-    const big = encodeRequest({ verb: 'PUBLISH', path: '/big.md', metadata: { auth }, body: Buffer.alloc(1_200_000, 0x61) });
+    const big = encodeRequest({
+      verb: 'PUBLISH',
+      path: '/big.md',
+      metadata: { auth },
+      body: Buffer.alloc(1_200_000, 0x61),
+    });
     assert.equal(parseResponse(await world.raw(big)).status, 'server-error');
     assert.equal((await world.call('FETCH', '/health')).status, 'ok');
   });

@@ -8,7 +8,12 @@ describe('LOOKUP in catalog mode (reference §8 cases 40-48)', () => {
   before(async () => {
     world = await startWorldFixture();
     auth = world.tokens['writer']!;
-    await world.local('PUBLISH', '/docs/auth.md', { auth, tags: 'auth, go', title: 'Auth design', importance: '0.9' }, '# Something else\n');
+    await world.local(
+      'PUBLISH',
+      '/docs/auth.md',
+      { auth, tags: 'auth, go', title: 'Auth design', importance: '0.9' },
+      '# Something else\n',
+    );
     await world.local('PUBLISH', '/docs/misc.md', { auth, tags: 'misc' }, '# Misc\n');
   });
   after(() => world.close());
@@ -24,7 +29,11 @@ describe('LOOKUP in catalog mode (reference §8 cases 40-48)', () => {
     ['no metadata', {}, /query must be at least 2 characters/],
     ['an empty query', { query: '' }, /query must be at least 2 characters/],
     ['a one-letter query', { query: 'a' }, /query must be at least 2 characters/],
-    ['33 distinct terms', { query: Array.from({ length: 33 }, (_, i) => `t${i}`).join(' ') }, /query has too many terms: 33 > 32/],
+    [
+      '33 distinct terms',
+      { query: Array.from({ length: 33 }, (_, i) => `t${i}`).join(' ') },
+      /query has too many terms: 33 > 32/,
+    ],
     ['a non-numeric limit', { query: 'go', limit: 'zero' }, /invalid limit/],
     ['a zero limit', { query: 'go', limit: '0' }, /invalid limit/],
     ['a filter without =', { query: 'go', filter: 'project' }, /./],
@@ -82,7 +91,11 @@ describe('LOOKUP ordering and catalog sync (reference §8 cases 44, 46, 47)', ()
   after(() => world.close());
 
   it('orders equal scores by importance and honours the limit (44)', async () => {
-    for (const [name, importance] of [['c', '0.7'], ['a', '0.9'], ['b', '0.8']]) {
+    for (const [name, importance] of [
+      ['c', '0.7'],
+      ['a', '0.9'],
+      ['b', '0.8'],
+    ]) {
       await world.local('PUBLISH', `/go/${name}.md`, { auth, tags: 'go', importance: importance! }, `# ${name}\n`);
     }
     const response = await world.local('LOOKUP', '/go', { query: 'go', limit: '2' });

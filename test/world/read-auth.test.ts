@@ -14,11 +14,13 @@ const sha = (s: string) => 'sha256-' + createHash('sha256').update(s).digest('he
 describe('read-auth leakage', () => {
   let world: WorldFixture;
   before(async () => {
-    world = await startWorldFixture({ tokens: [
-      { label: 'writer', paths: ['/**'], operations: ['publish'] },
-      { label: 'reader', paths: ['/private/**', '/team/'], operations: ['read'] },
-      { label: 'expired', paths: ['/private/**'], operations: ['read'], expires: '2020-01-01T00:00:00Z' },
-    ] });
+    world = await startWorldFixture({
+      tokens: [
+        { label: 'writer', paths: ['/**'], operations: ['publish'] },
+        { label: 'reader', paths: ['/private/**', '/team/'], operations: ['read'] },
+        { label: 'expired', paths: ['/private/**'], operations: ['read'], expires: '2020-01-01T00:00:00Z' },
+      ],
+    });
     const auth = world.tokens['writer']!;
     await world.local('PUBLISH', '/public/doc.md', { auth, tags: 'auth' }, '# Public doc\n');
     await world.local('PUBLISH', '/private/secret.md', { auth, tags: 'auth', title: 'Secret' }, secretBody);
@@ -64,8 +66,14 @@ describe('read-auth leakage', () => {
     assert.equal((await world.call('FETCH', '/private/secret.md/v1')).status, 'unauthorized');
     assert.equal((await world.call('VERSIONS', '/private/secret.md')).status, 'unauthorized');
     assert.equal((await world.call('FETCH', '/private/secret.md', { auth: 'unknown-token' })).status, 'unauthorized');
-    assert.equal((await world.call('FETCH', '/private/secret.md', { auth: world.tokens['writer']! })).status, 'not-permitted');
-    assert.equal((await world.call('FETCH', '/private/secret.md', { auth: world.tokens['expired']! })).status, 'unauthorized');
+    assert.equal(
+      (await world.call('FETCH', '/private/secret.md', { auth: world.tokens['writer']! })).status,
+      'not-permitted',
+    );
+    assert.equal(
+      (await world.call('FETCH', '/private/secret.md', { auth: world.tokens['expired']! })).status,
+      'unauthorized',
+    );
     assert.equal((await world.call('FETCH', '/private/secret.md', { auth: world.tokens['reader']! })).status, 'ok');
   });
 

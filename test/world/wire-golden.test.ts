@@ -25,18 +25,59 @@ describe('wire goldens over QUIC (reference §8 cases 1-14)', () => {
     Buffer.from(await world.raw(encodeRequest({ verb, path, metadata, body: Buffer.from(body) }))).toString();
 
   const scenario: Array<[string, () => Promise<string>]> = [
-    ['01-publish-created', () => send('PUBLISH', '/docs/a.md', { auth, 'expected-version': '0', importance: '0.7', tags: 'alpha, wire', type: 'Note' }, '# Alpha\n\nFirst body.\n')],
-    ['02-publish-second', () => send('PUBLISH', '/docs/a.md', { auth, 'expected-version': '1', importance: '0.7', tags: 'alpha, wire', type: 'Note' }, '# Alpha\n\nSecond body.\n\n## Details\n\nSee [beta](b.md).\n')],
-    ['03-publish-conflict', () => send('PUBLISH', '/docs/a.md', { auth, 'expected-version': '1', importance: '0.7', tags: 'alpha, wire', type: 'Note' }, '# Alpha\n\nThird.\n')],
-    ['04-append-created', () => send('APPEND', '/docs/a.md', { auth, 'expected-version': '2' }, '\n## Appended\n\nMore.\n')],
+    [
+      '01-publish-created',
+      () =>
+        send(
+          'PUBLISH',
+          '/docs/a.md',
+          { auth, 'expected-version': '0', importance: '0.7', tags: 'alpha, wire', type: 'Note' },
+          '# Alpha\n\nFirst body.\n',
+        ),
+    ],
+    [
+      '02-publish-second',
+      () =>
+        send(
+          'PUBLISH',
+          '/docs/a.md',
+          { auth, 'expected-version': '1', importance: '0.7', tags: 'alpha, wire', type: 'Note' },
+          '# Alpha\n\nSecond body.\n\n## Details\n\nSee [beta](b.md).\n',
+        ),
+    ],
+    [
+      '03-publish-conflict',
+      () =>
+        send(
+          'PUBLISH',
+          '/docs/a.md',
+          { auth, 'expected-version': '1', importance: '0.7', tags: 'alpha, wire', type: 'Note' },
+          '# Alpha\n\nThird.\n',
+        ),
+    ],
+    [
+      '04-append-created',
+      () => send('APPEND', '/docs/a.md', { auth, 'expected-version': '2' }, '\n## Appended\n\nMore.\n'),
+    ],
   ];
   for (const [name, run] of scenario) {
     it(`answers ${name} byte for byte`, async () => assert.equal(await run(), await golden(name)));
   }
 
   it('sets up case 5 (beta and a path with a space)', async () => {
-    assert.match(await send('PUBLISH', '/docs/b.md', { auth, 'expected-version': '0', tags: 'beta', importance: '0.4' }, '# Beta | piped\n\nBody of beta.\n'), /status: created/);
-    assert.match(await send('PUBLISH', '/docs/sub/c d.md', { auth, 'expected-version': '0' }, '# Gamma\n'), /status: created/);
+    assert.match(
+      await send(
+        'PUBLISH',
+        '/docs/b.md',
+        { auth, 'expected-version': '0', tags: 'beta', importance: '0.4' },
+        '# Beta | piped\n\nBody of beta.\n',
+      ),
+      /status: created/,
+    );
+    assert.match(
+      await send('PUBLISH', '/docs/sub/c d.md', { auth, 'expected-version': '0' }, '# Gamma\n'),
+      /status: created/,
+    );
   });
 
   const reads: Array<[string, () => Promise<string>]> = [

@@ -23,14 +23,16 @@ export type TokenSpec = { label: string; paths: string[]; operations: string[]; 
 
 export function tokensToml(specs: Array<TokenSpec & { raw: string }>): string {
   return specs
-    .map((s) => [
-      `[tokens.${s.label}]`,
-      `hash = "${hashToken(s.raw)}"`,
-      `paths = [${s.paths.map((p) => JSON.stringify(p)).join(', ')}]`,
-      `operations = [${s.operations.map((o) => JSON.stringify(o)).join(', ')}]`,
-      ...(s.expires ? [`expires = "${s.expires}"`] : []),
-      '',
-    ].join('\n'))
+    .map((s) =>
+      [
+        `[tokens.${s.label}]`,
+        `hash = "${hashToken(s.raw)}"`,
+        `paths = [${s.paths.map((p) => JSON.stringify(p)).join(', ')}]`,
+        `operations = [${s.operations.map((o) => JSON.stringify(o)).join(', ')}]`,
+        ...(s.expires ? [`expires = "${s.expires}"`] : []),
+        '',
+      ].join('\n'),
+    )
     .join('\n');
 }
 
@@ -52,9 +54,12 @@ export type WorldFixture = {
  * temporary store, with the clock pinned and the given tokens. `tokens: null`
  * means no tokens file at all.
  */
-export async function startWorldFixture(options: { tokens?: TokenSpec[] | null; world?: Partial<WorldOptions> } = {}): Promise<WorldFixture> {
+export async function startWorldFixture(
+  options: { tokens?: TokenSpec[] | null; world?: Partial<WorldOptions> } = {},
+): Promise<WorldFixture> {
   const dir = await mkdtemp(join(tmpdir(), 'demarkus-world-'));
-  const specs = options.tokens === undefined ? [{ label: 'writer', paths: ['/**'], operations: ['publish'] }] : options.tokens;
+  const specs =
+    options.tokens === undefined ? [{ label: 'writer', paths: ['/**'], operations: ['publish'] }] : options.tokens;
   const tokens: Record<string, string> = {};
   let tokensFile: string | undefined;
   if (specs !== null) {
@@ -77,14 +82,16 @@ export async function startWorldFixture(options: { tokens?: TokenSpec[] | null; 
   // quiche verifies the server name against DNS SANs only, so the authority is
   // `localhost` (in the dev certificate) while the dial address stays loopback.
   const authority = { host: 'localhost', port: server.port, dialHost: '127.0.0.1' };
-  const toBody = (body: string | Uint8Array | undefined) => (typeof body === 'string' ? Buffer.from(body) : (body ?? new Uint8Array(0)));
+  const toBody = (body: string | Uint8Array | undefined) =>
+    typeof body === 'string' ? Buffer.from(body) : (body ?? new Uint8Array(0));
   return {
     dir,
     server,
     client,
     tokens,
     call: (verb, path, metadata = {}, body) => client.call(authority, { verb, path, metadata, body: toBody(body) }),
-    local: async (verb, path, metadata = {}, body) => server.world.respond({ bytes: encodeRequest({ verb, path, metadata, body: toBody(body) }) }),
+    local: async (verb, path, metadata = {}, body) =>
+      server.world.respond({ bytes: encodeRequest({ verb, path, metadata, body: toBody(body) }) }),
     raw: (bytes) => client.transport.request(authority, bytes, { idempotent: true }),
     async close() {
       await client.close();

@@ -7,7 +7,9 @@ import { deviceCodeGrantType, supportedAuthMethods } from './clients/registratio
 import { endpointPaths, endpointUrl, type SignInContext } from './sign-in-context.ts';
 import { supportedScopes } from './tokens/scope.ts';
 
-export function authorizationServerMetadata(context: Pick<SignInContext, 'issuer' | 'metadataDocuments' | 'registration'>): Record<string, unknown> {
+export function authorizationServerMetadata(
+  context: Pick<SignInContext, 'issuer' | 'metadataDocuments' | 'registration'>,
+): Record<string, unknown> {
   const url = (path: string) => endpointUrl(context, path);
   return {
     issuer: context.issuer,
@@ -31,6 +33,18 @@ export function authorizationServerMetadata(context: Pick<SignInContext, 'issuer
     client_id_metadata_document_supported: context.metadataDocuments,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['ES256'],
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'email', 'email_verified', 'groups', 'hd'],
+    claims_supported: [
+      'sub',
+      'iss',
+      'aud',
+      'exp',
+      'iat',
+      'auth_time',
+      'nonce',
+      'email',
+      'email_verified',
+      'groups',
+      'hd',
+    ],
   };
 }

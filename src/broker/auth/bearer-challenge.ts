@@ -14,7 +14,11 @@ export type ChallengeOptions = {
  * message can break out of the header.
  */
 export function bearerChallenge(error: BearerError, options: ChallengeOptions): string {
-  const params: Array<[string, string]> = [['realm', options.realm ?? 'demarkus-broker'], ['error', error.error], ['error_description', error.description]];
+  const params: Array<[string, string]> = [
+    ['realm', options.realm ?? 'demarkus-broker'],
+    ['error', error.error],
+    ['error_description', error.description],
+  ];
   if (options.scopes !== undefined && options.scopes.length > 0) params.push(['scope', options.scopes.join(' ')]);
   params.push(['resource_metadata', options.resourceMetadataUrl]);
   return 'Bearer ' + params.map(([name, value]) => `${name}="${quotedStringContent(value)}"`).join(', ');

@@ -12,7 +12,9 @@ export function parseBearerHeader(header: string | readonly string[] | undefined
   const fields = header.trim().split(/\s+/);
   const scheme = fields[0] ?? '';
   if (scheme === '') throw new BearerError('ERR_BEARER_MISSING', 'empty Authorization header');
-  if (scheme.toLowerCase() !== 'bearer') throw new BearerError('ERR_BEARER_MISSING', 'Authorization scheme is not Bearer');
-  if (fields.length !== 2) throw new BearerError('ERR_BEARER_MALFORMED', `Bearer header has ${fields.length} fields, expected 2`);
+  if (scheme.toLowerCase() !== 'bearer')
+    throw new BearerError('ERR_BEARER_MISSING', 'Authorization scheme is not Bearer');
+  if (fields.length !== 2)
+    throw new BearerError('ERR_BEARER_MALFORMED', `Bearer header has ${fields.length} fields, expected 2`);
   return fields[1]!;
 }

@@ -7,7 +7,13 @@
  * generated once and kept in durable state (`signing_keys.json`) so every
  * replica publishes the same one.
  */
-import { generateSigningKeyPem, loadSigningKey, signingJwks, type PublicSigningJwk, type SigningKey } from './signing-key.ts';
+import {
+  generateSigningKeyPem,
+  loadSigningKey,
+  signingJwks,
+  type PublicSigningJwk,
+  type SigningKey,
+} from './signing-key.ts';
 import { jsonDocument, signInDocuments, type StateDocumentStore } from '../state/index.ts';
 
 export type SigningKeyRing = {
@@ -20,7 +26,8 @@ export type SigningKeyRing = {
 
 type KeysDocument = { current?: string; next?: string; previous?: string; previousUntil?: number };
 
-const isKeysDocument = (value: unknown): value is KeysDocument => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isKeysDocument = (value: unknown): value is KeysDocument =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export type KeyRingOptions = {
   currentPem: string;
@@ -35,7 +42,12 @@ export async function loadKeyRing(options: KeyRingOptions): Promise<SigningKeyRi
   const current = loadSigningKey(options.currentPem);
   const now = options.now?.() ?? Date.now();
   if (options.store === undefined) {
-    return { current, next: options.nextPem === undefined ? null : loadSigningKey(options.nextPem), previous: null, previousUntil: 0 };
+    return {
+      current,
+      next: options.nextPem === undefined ? null : loadSigningKey(options.nextPem),
+      previous: null,
+      previousUntil: 0,
+    };
   }
   const document = jsonDocument<KeysDocument>(options.store, signInDocuments.signingKeys, () => ({}), isKeysDocument);
   const stored = await document.update((doc) => {
@@ -45,7 +57,8 @@ export async function loadKeyRing(options: KeyRingOptions): Promise<SigningKeyRi
   return {
     current,
     next: loadSigningKey(options.nextPem ?? stored.next!),
-    previous: stored.previous !== undefined && (stored.previousUntil ?? 0) > now ? loadSigningKey(stored.previous) : null,
+    previous:
+      stored.previous !== undefined && (stored.previousUntil ?? 0) > now ? loadSigningKey(stored.previous) : null,
     previousUntil: stored.previousUntil ?? 0,
   };
 }
@@ -55,7 +68,10 @@ function rotateDocument(doc: KeysDocument, current: SigningKey, options: KeyRing
   const kidOf = (pem: string | undefined) => (pem === undefined ? undefined : loadSigningKey(pem).kid);
   if (kidOf(doc.current) === current.kid && doc.next !== undefined) return doc;
   const promoted = kidOf(doc.next) === current.kid;
-  const result: KeysDocument = { current: options.currentPem, next: promoted || doc.next === undefined ? generateSigningKeyPem() : doc.next };
+  const result: KeysDocument = {
+    current: options.currentPem,
+    next: promoted || doc.next === undefined ? generateSigningKeyPem() : doc.next,
+  };
   if (doc.current !== undefined && kidOf(doc.current) !== current.kid && promoted) {
     result.previous = doc.current;
     result.previousUntil = now + options.previousTrustMs;

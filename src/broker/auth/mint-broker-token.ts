@@ -33,7 +33,8 @@ export async function mintBrokerToken(options: MintBrokerTokenOptions): Promise<
   const email = options.email.trim().toLowerCase();
   if (email === '') throw new RangeError('mintBrokerToken: email is required');
   const ttlSeconds = options.ttlSeconds ?? defaultBrokerTokenTtlSeconds;
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new RangeError(`mintBrokerToken: ttlSeconds must be a positive integer, got ${ttlSeconds}`);
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0)
+    throw new RangeError(`mintBrokerToken: ttlSeconds must be a positive integer, got ${ttlSeconds}`);
   const issuedAt = Math.floor((options.now?.() ?? new Date()).getTime() / 1000);
   const claims: Record<string, unknown> = { email, email_verified: true };
   if (options.groups !== undefined && options.groups.length > 0) claims.groups = [...options.groups];

@@ -67,5 +67,8 @@ export class OAuthError extends Error {
 /** Anything thrown below the routes becomes an OAuthError here, keeping `cause`. */
 export function asOAuthError(error: unknown): OAuthError {
   if (error instanceof OAuthError) return error;
-  return new OAuthError('server_error', 'internal error', { detail: error instanceof Error ? error.message : String(error), cause: error });
+  return new OAuthError('server_error', 'internal error', {
+    detail: error instanceof Error ? error.message : String(error),
+    cause: error,
+  });
 }

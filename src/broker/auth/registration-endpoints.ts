@@ -32,7 +32,11 @@ export async function registrationEndpoint(context: SignInContext, body: unknown
  * access tokens (self-contained JWTs, which expire on their own) get the same
  * 200, so the endpoint tells a caller nothing about tokens it does not own.
  */
-export async function revocationEndpoint(context: SignInContext, authorization: string | undefined, form: Readonly<Record<string, string>>): Promise<void> {
+export async function revocationEndpoint(
+  context: SignInContext,
+  authorization: string | undefined,
+  form: Readonly<Record<string, string>>,
+): Promise<void> {
   const credentials = parseClientCredentials(authorization, form);
   const client = authenticateClient(await context.clients.find(credentials.clientId), credentials);
   const token = form.token;

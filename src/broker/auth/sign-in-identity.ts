@@ -38,15 +38,21 @@ export class SignInRefused extends OAuthError {
  * `email_verified` must be true (inventory §2.1); the `hd` gate runs here at
  * every sign-in.
  */
-export function signInIdentityFromClaims(claims: Record<string, unknown>, allowDomains: readonly string[]): SignInIdentity {
+export function signInIdentityFromClaims(
+  claims: Record<string, unknown>,
+  allowDomains: readonly string[],
+): SignInIdentity {
   const subject = typeof claims.sub === 'string' ? claims.sub : '';
   if (subject === '') throw new SignInRefused('subject_missing');
   const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : '';
   if (email === '') throw new SignInRefused('email_missing');
   if (claims.email_verified !== true && claims.email_verified !== 'true') throw new SignInRefused('email_unverified');
-  const hostedDomain = typeof claims.hd === 'string' && claims.hd.trim() !== '' ? claims.hd.trim().toLowerCase() : undefined;
+  const hostedDomain =
+    typeof claims.hd === 'string' && claims.hd.trim() !== '' ? claims.hd.trim().toLowerCase() : undefined;
   if (!domainAllowed(allowDomains, hostedDomain)) throw new SignInRefused('domain_not_permitted');
-  const groups = Array.isArray(claims.groups) ? claims.groups.filter((g): g is string => typeof g === 'string' && g !== '') : [];
+  const groups = Array.isArray(claims.groups)
+    ? claims.groups.filter((g): g is string => typeof g === 'string' && g !== '')
+    : [];
   return { subject, email, groups, ...(hostedDomain === undefined ? {} : { hostedDomain }) };
 }
 

@@ -49,9 +49,22 @@ export async function createSignInContext(setup: SignInSetup): Promise<SignInCon
     upstream,
     clients: new ClientDirectory({ web: webClientsFromConfig(config.webClients), registered, documents }),
     registered,
-    refreshTokens: new RefreshTokens(setup.durable, { ttlMs: config.server.refreshTokenTTL, maxFamilies: config.oauth.maxRefreshTokenFamilies, now }),
-    devices: new DeviceGrants(setup.ephemeral, { ttlMs: config.server.deviceCodeTTL, intervalMs: config.server.devicePollInterval, now }),
-    flows: new FlowState(setup.ephemeral, { pendingTtlMs: 10 * 60_000, roundTripTtlMs: config.server.stateTTL, codeTtlMs: 60_000, now }),
+    refreshTokens: new RefreshTokens(setup.durable, {
+      ttlMs: config.server.refreshTokenTTL,
+      maxFamilies: config.oauth.maxRefreshTokenFamilies,
+      now,
+    }),
+    devices: new DeviceGrants(setup.ephemeral, {
+      ttlMs: config.server.deviceCodeTTL,
+      intervalMs: config.server.devicePollInterval,
+      now,
+    }),
+    flows: new FlowState(setup.ephemeral, {
+      pendingTtlMs: 10 * 60_000,
+      roundTripTtlMs: config.server.stateTTL,
+      codeTtlMs: 60_000,
+      now,
+    }),
     metadataDocuments: documents !== null,
     registration: !config.oauth.registration.disabled,
     now,
@@ -60,6 +73,12 @@ export async function createSignInContext(setup: SignInSetup): Promise<SignInCon
 
 async function discoverUpstream(config: BrokerConfig): Promise<UpstreamIdp> {
   const { issuer, clientID, clientSecret } = config.oidc;
-  if (issuer === undefined || clientID === undefined) throw new RangeError('sign-in needs oidc.issuer and oidc.clientID');
-  return discoverUpstreamIdp({ issuer, clientId: clientID, redirectUri: upstreamRedirectUri(config), ...(clientSecret === undefined ? {} : { clientSecret }) });
+  if (issuer === undefined || clientID === undefined)
+    throw new RangeError('sign-in needs oidc.issuer and oidc.clientID');
+  return discoverUpstreamIdp({
+    issuer,
+    clientId: clientID,
+    redirectUri: upstreamRedirectUri(config),
+    ...(clientSecret === undefined ? {} : { clientSecret }),
+  });
 }

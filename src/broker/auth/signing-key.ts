@@ -59,7 +59,8 @@ export function generateSigningKeyPem(): string {
 
 function toPublicJwk(publicKey: KeyObject, kid: string): PublicSigningJwk {
   const jwk = publicKey.export({ format: 'jwk' });
-  if (typeof jwk.x !== 'string' || typeof jwk.y !== 'string') throw new SigningKeyError('public key has no EC coordinates');
+  if (typeof jwk.x !== 'string' || typeof jwk.y !== 'string')
+    throw new SigningKeyError('public key has no EC coordinates');
   return { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, kid, alg: 'ES256', use: 'sig' };
 }
 

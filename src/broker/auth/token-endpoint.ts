@@ -15,7 +15,11 @@ import { tokenResponse, type TokenResponse } from './tokens/token-response.ts';
 
 type Form = Readonly<Record<string, string>>;
 
-export async function tokenEndpoint(context: SignInContext, authorization: string | undefined, form: Form): Promise<TokenResponse> {
+export async function tokenEndpoint(
+  context: SignInContext,
+  authorization: string | undefined,
+  form: Form,
+): Promise<TokenResponse> {
   const credentials = parseClientCredentials(authorization, form);
   const client = authenticateClient(await context.clients.find(credentials.clientId), credentials);
   switch (form.grant_type) {
@@ -46,20 +50,38 @@ async function authorizationCodeGrant(context: SignInContext, client: OAuthClien
   if (redeemed.kind === 'replayed') {
     // RFC 6749 §4.1.2: a code used twice revokes the tokens issued from it.
     if (redeemed.record.family !== undefined) await context.refreshTokens.revokeFamily(redeemed.record.family);
-    throw new OAuthError('invalid_grant', 'authorization code was already used', { detail: 'code replay; tokens issued from it revoked' });
+    throw new OAuthError('invalid_grant', 'authorization code was already used', {
+      detail: 'code replay; tokens issued from it revoked',
+    });
   }
-  if (redeemed.kind !== 'redeemed') throw new OAuthError('invalid_grant', 'authorization code is invalid or expired', { detail: `code ${redeemed.kind}` });
+  if (redeemed.kind !== 'redeemed')
+    throw new OAuthError('invalid_grant', 'authorization code is invalid or expired', {
+      detail: `code ${redeemed.kind}`,
+    });
   const { request, identity, authTime } = redeemed.record;
   // The code is spent whatever follows: a wrong verifier or redirect cannot be retried (RFC 9700 §2.1.1).
-  if (request.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'authorization code was issued to another client');
-  if ((request.redirectUriGiven || form.redirect_uri !== undefined) && form.redirect_uri !== request.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
-  if (!verifyS256(verifier, request.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+  if (request.clientId !== client.clientId)
+    throw new OAuthError('invalid_grant', 'authorization code was issued to another client');
+  if ((request.redirectUriGiven || form.redirect_uri !== undefined) && form.redirect_uri !== request.redirectUri)
+    throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
+  if (!verifyS256(verifier, request.codeChallenge))
+    throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
   checkResource(form.resource, context.resource);
-  const issued = await context.refreshTokens.issue({ clientId: client.clientId, identity, scope: request.scope, resource: context.resource });
+  const issued = await context.refreshTokens.issue({
+    clientId: client.clientId,
+    identity,
+    scope: request.scope,
+    resource: context.resource,
+  });
   await context.flows.recordCodeFamily(code, issued.family);
   await context.clients.touch(client);
   return tokenResponse(signer(context), {
-    clientId: client.clientId, identity, scope: request.scope, resource: context.resource, refreshToken: issued.token, authTime,
+    clientId: client.clientId,
+    identity,
+    scope: request.scope,
+    resource: context.resource,
+    refreshToken: issued.token,
+    authTime,
     ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
   });
 }
@@ -68,16 +90,31 @@ async function refreshTokenGrant(context: SignInContext, client: OAuthClient, fo
   const token = required(form, 'refresh_token');
   checkResource(form.resource, context.resource);
   const outcome = await context.refreshTokens.rotate(token, client.clientId);
-  if (outcome.kind === 'reused') throw new OAuthError('invalid_grant', 'refresh token was already used', { detail: `refresh token reuse: family ${outcome.family} revoked` });
-  if (outcome.kind === 'invalid') throw new OAuthError('invalid_grant', 'refresh token is invalid or expired', { detail: `refresh token ${outcome.reason}` });
+  if (outcome.kind === 'reused')
+    throw new OAuthError('invalid_grant', 'refresh token was already used', {
+      detail: `refresh token reuse: family ${outcome.family} revoked`,
+    });
+  if (outcome.kind === 'invalid')
+    throw new OAuthError('invalid_grant', 'refresh token is invalid or expired', {
+      detail: `refresh token ${outcome.reason}`,
+    });
   try {
     assertStillAllowed(outcome.grant.identity, context.allowDomains);
   } catch (error) {
     await context.refreshTokens.revokeFamily(outcome.family);
-    throw new OAuthError('invalid_grant', 'domain not permitted', { detail: 'hd no longer in oidc.allowDomains; family revoked', cause: error });
+    throw new OAuthError('invalid_grant', 'domain not permitted', {
+      detail: 'hd no longer in oidc.allowDomains; family revoked',
+      cause: error,
+    });
   }
   const { identity, scope } = outcome.grant;
-  return tokenResponse(signer(context), { clientId: client.clientId, identity, scope, resource: context.resource, refreshToken: outcome.token });
+  return tokenResponse(signer(context), {
+    clientId: client.clientId,
+    identity,
+    scope,
+    resource: context.resource,
+    refreshToken: outcome.token,
+  });
 }
 
 async function deviceCodeGrant(context: SignInContext, client: OAuthClient, form: Form): Promise<TokenResponse> {
@@ -87,11 +124,27 @@ async function deviceCodeGrant(context: SignInContext, client: OAuthClient, form
   if (outcome.kind !== 'approved') throw new OAuthError(outcome.kind, outcome.detail);
   const { grant } = outcome;
   const identity = grant.identity!;
-  const issued = await context.refreshTokens.issue({ clientId: client.clientId, identity, scope: grant.scope, resource: grant.resource });
+  const issued = await context.refreshTokens.issue({
+    clientId: client.clientId,
+    identity,
+    scope: grant.scope,
+    resource: grant.resource,
+  });
   await context.clients.touch(client);
-  return tokenResponse(signer(context), { clientId: client.clientId, identity, scope: grant.scope, resource: grant.resource, refreshToken: issued.token });
+  return tokenResponse(signer(context), {
+    clientId: client.clientId,
+    identity,
+    scope: grant.scope,
+    resource: grant.resource,
+    refreshToken: issued.token,
+  });
 }
 
 function signer(context: SignInContext) {
-  return { key: context.ring.current, issuer: context.issuer, accessTokenTtlSeconds: context.accessTokenTtlSeconds, now: () => new Date(context.now()) };
+  return {
+    key: context.ring.current,
+    issuer: context.issuer,
+    accessTokenTtlSeconds: context.accessTokenTtlSeconds,
+    now: () => new Date(context.now()),
+  };
 }

@@ -7,15 +7,26 @@ import { ringVerificationKeys } from './key-ring.ts';
 import type { SignInContext } from './sign-in-context.ts';
 import { createBearerVerifier, type BearerVerifier } from './verify-bearer.ts';
 
-export function userinfoVerifier(context: Pick<SignInContext, 'ring' | 'issuer' | 'resource' | 'allowDomains'>): BearerVerifier {
+export function userinfoVerifier(
+  context: Pick<SignInContext, 'ring' | 'issuer' | 'resource' | 'allowDomains'>,
+): BearerVerifier {
   const [current, ...others] = ringVerificationKeys(context.ring);
   return createBearerVerifier({
-    broker: { publicKey: current!.publicKey, kid: current!.kid, issuer: context.issuer, audiences: [context.resource], additionalKeys: others.map((k) => ({ kid: k.kid, publicKey: k.publicKey })) },
+    broker: {
+      publicKey: current!.publicKey,
+      kid: current!.kid,
+      issuer: context.issuer,
+      audiences: [context.resource],
+      additionalKeys: others.map((k) => ({ kid: k.kid, publicKey: k.publicKey })),
+    },
     allowDomains: context.allowDomains,
   });
 }
 
-export async function userinfoEndpoint(verify: BearerVerifier, authorization: string | undefined): Promise<Record<string, unknown>> {
+export async function userinfoEndpoint(
+  verify: BearerVerifier,
+  authorization: string | undefined,
+): Promise<Record<string, unknown>> {
   const identity = await verify(authorization);
   return {
     sub: identity.subject,

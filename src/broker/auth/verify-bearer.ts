@@ -44,7 +44,18 @@ export type BearerVerifier = (authorization: string | readonly string[] | undefi
 
 const maxClockToleranceSeconds = 60;
 // Never HS*: a symmetric algorithm would let anyone holding a public key sign.
-const defaultUpstreamAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const defaultUpstreamAlgorithms = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 
 /**
  * The composite verifier of inventory §2.7: a token whose `kid` is the
@@ -70,18 +81,36 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
   };
 
   async function verifyToken(token: string): Promise<Identity> {
-    const common = { clockTolerance: tolerance, ...(options.currentDate ? { currentDate: options.currentDate() } : {}) };
+    const common = {
+      clockTolerance: tolerance,
+      ...(options.currentDate ? { currentDate: options.currentDate() } : {}),
+    };
     const kid = keyIdOf(token);
-    const brokerKey = kid === broker.kid ? broker.publicKey : broker.additionalKeys?.find((k) => k.kid === kid)?.publicKey;
+    const brokerKey =
+      kid === broker.kid ? broker.publicKey : broker.additionalKeys?.find((k) => k.kid === kid)?.publicKey;
     let claims: JWTPayload;
     let issuedBy: Identity['issuedBy'];
     if (brokerKey !== undefined) {
-      claims = await verified(token, brokerKey, { ...common, algorithms: ['ES256'], issuer: broker.issuer, audience: [...broker.audiences] });
+      claims = await verified(token, brokerKey, {
+        ...common,
+        algorithms: ['ES256'],
+        issuer: broker.issuer,
+        audience: [...broker.audiences],
+      });
       issuedBy = 'broker';
     } else {
-      if (upstream === undefined) throw new BearerError('ERR_BEARER_INVALID', 'token is not signed by the broker key and no upstream issuer is configured');
+      if (upstream === undefined)
+        throw new BearerError(
+          'ERR_BEARER_INVALID',
+          'token is not signed by the broker key and no upstream issuer is configured',
+        );
       const algorithms = [...(upstream.algorithms ?? defaultUpstreamAlgorithms)];
-      claims = await verified(token, upstream.jwks, { ...common, algorithms, issuer: upstream.issuer, audience: upstream.clientId });
+      claims = await verified(token, upstream.jwks, {
+        ...common,
+        algorithms,
+        issuer: upstream.issuer,
+        audience: upstream.clientId,
+      });
       issuedBy = 'upstream';
     }
     const identity = identityFromClaims(claims, issuedBy);
@@ -129,16 +158,24 @@ function tokenKey(token: string): string {
 
 /** The allowDomains gate on every bearer (issue "Sign-in" §1): tokens outlive a change of the list. */
 function gated(identity: Identity, allowDomains: readonly string[] | undefined): Identity {
-  if (!domainAllowed(allowDomains ?? [], identity.hostedDomain)) throw new BearerError('ERR_BEARER_DOMAIN', 'hd claim is not in oidc.allowDomains');
+  if (!domainAllowed(allowDomains ?? [], identity.hostedDomain))
+    throw new BearerError('ERR_BEARER_DOMAIN', 'hd claim is not in oidc.allowDomains');
   return identity;
 }
 
-type VerifyOptions = { algorithms: string[]; issuer: string; audience: string | string[]; clockTolerance: number; currentDate?: Date };
+type VerifyOptions = {
+  algorithms: string[];
+  issuer: string;
+  audience: string | string[];
+  clockTolerance: number;
+  currentDate?: Date;
+};
 
 async function verified(token: string, key: KeyObject | JWTVerifyGetKey, options: VerifyOptions): Promise<JWTPayload> {
   try {
     // Overloads differ only in the key type; the call is the same.
-    const result = typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
+    const result =
+      typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
     return result.payload;
   } catch (cause) {
     throw bearerErrorFrom(cause);
@@ -154,7 +191,9 @@ function keyIdOf(token: string): string | undefined {
 }
 
 function bearerErrorFrom(cause: unknown): BearerError {
-  if (cause instanceof joseErrors.JWTExpired) return new BearerError('ERR_BEARER_EXPIRED', 'token exp is in the past', { cause });
-  if (cause instanceof joseErrors.JOSEError) return new BearerError('ERR_BEARER_INVALID', `${cause.code}: ${cause.message}`, { cause });
+  if (cause instanceof joseErrors.JWTExpired)
+    return new BearerError('ERR_BEARER_EXPIRED', 'token exp is in the past', { cause });
+  if (cause instanceof joseErrors.JOSEError)
+    return new BearerError('ERR_BEARER_INVALID', `${cause.code}: ${cause.message}`, { cause });
   return new BearerError('ERR_BEARER_INVALID', 'token verification failed', { cause });
 }

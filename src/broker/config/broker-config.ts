@@ -11,7 +11,8 @@ import { brokerConfigShape } from './schema.ts';
 export const brokerConfigSchema = brokerConfigShape
   .superRefine((config, ctx) => {
     const violation = firstRuleViolation(config);
-    if (violation !== null) ctx.addIssue({ code: 'custom', path: violation.path, message: violation.message, params: { conflict: true } });
+    if (violation !== null)
+      ctx.addIssue({ code: 'custom', path: violation.path, message: violation.message, params: { conflict: true } });
   })
   .transform(resolveDerived);
 

@@ -8,8 +8,8 @@
 const nanosPerUnit: Record<string, bigint> = {
   ns: 1n,
   us: 1_000n,
-  'µs': 1_000n, // U+00B5 micro sign
-  'μs': 1_000n, // U+03BC Greek mu
+  µs: 1_000n, // U+00B5 micro sign
+  μs: 1_000n, // U+03BC Greek mu
   ms: 1_000_000n,
   s: 1_000_000_000n,
   m: 60_000_000_000n,
@@ -27,7 +27,8 @@ export class DurationError extends Error {
 /** Milliseconds in `text`; negative values are returned as such (callers decide). */
 export function parseGoDuration(text: string): number {
   const nanos = parseNanos(text);
-  if (nanos % nanosPerMilli !== 0n) throw new DurationError(`invalid duration ${JSON.stringify(text)}: must be a whole number of milliseconds`);
+  if (nanos % nanosPerMilli !== 0n)
+    throw new DurationError(`invalid duration ${JSON.stringify(text)}: must be a whole number of milliseconds`);
   return Number(nanos / nanosPerMilli);
 }
 

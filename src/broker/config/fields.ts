@@ -57,7 +57,8 @@ export function countOrDefault(fallback: number) {
 }
 
 /** A count with no zero-means-default rule. */
-export const count = (fallback: number) => z.number().int('must be a whole number').min(1, 'must be at least 1').default(fallback);
+export const count = (fallback: number) =>
+  z.number().int('must be a whole number').min(1, 'must be at least 1').default(fallback);
 
 export const listenAddress = () =>
   z.string().transform((value, ctx) => {
@@ -65,7 +66,10 @@ export const listenAddress = () =>
       parseListenAddress(value);
       return value;
     } catch (error) {
-      return fail(ctx, `${error instanceof AddressError ? error.message : 'is invalid'} (as ":8080" or "127.0.0.1:8080")`);
+      return fail(
+        ctx,
+        `${error instanceof AddressError ? error.message : 'is invalid'} (as ":8080" or "127.0.0.1:8080")`,
+      );
     }
   });
 
@@ -76,7 +80,10 @@ export const dialAddress = () =>
       parseHostPort(value);
       return value;
     } catch (error) {
-      return fail(ctx, `${error instanceof AddressError ? error.message : 'is invalid'} (as "team-a.team-a.svc.cluster.local:6309")`);
+      return fail(
+        ctx,
+        `${error instanceof AddressError ? error.message : 'is invalid'} (as "team-a.team-a.svc.cluster.local:6309")`,
+      );
     }
   });
 
@@ -109,7 +116,13 @@ export function webUrl(options: { trimSlash?: boolean; httpsUnlessLoopback?: boo
 export const origin = () =>
   z.string().transform((value, ctx) => {
     const url = URL.canParse(value) ? new URL(value) : null;
-    const bare = url !== null && url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+    const bare =
+      url !== null &&
+      url.pathname === '/' &&
+      url.search === '' &&
+      url.hash === '' &&
+      url.username === '' &&
+      url.password === '';
     if (url === null || !bare || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
       return fail(ctx, 'must be an origin such as "https://broker.example.com"');
     }
@@ -139,7 +152,12 @@ export const lowerList = () =>
 
 /** Kubernetes object names (RFC 1123 subdomain). */
 export const k8sName = () =>
-  z.string().regex(/^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, 'must be a Kubernetes name (lower-case letters, digits, "-" and ".")');
+  z
+    .string()
+    .regex(
+      /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+      'must be a Kubernetes name (lower-case letters, digits, "-" and ".")',
+    );
 
 /**
  * The broker's ES256 signing key: PEM, PKCS#8 (`PRIVATE KEY`) or SEC1
@@ -156,12 +174,18 @@ export const signingKeyPem = () =>
       ctx.addIssue({ code: 'custom', message: 'must be a PEM-encoded EC P-256 private key (PKCS#8 or SEC1)' });
       return;
     }
-    if (curve !== 'prime256v1') ctx.addIssue({ code: 'custom', message: `must be an EC P-256 key (ES256), not ${curve ?? 'unknown'}` });
+    if (curve !== 'prime256v1')
+      ctx.addIssue({ code: 'custom', message: `must be an EC P-256 key (ES256), not ${curve ?? 'unknown'}` });
   });
 
 /** `server.cookieKey`: standard base64 of at least 16 bytes (reference §2.3). */
 export const cookieKey = () =>
-  z.string().refine((value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length >= 16, 'must be standard base64 of at least 16 bytes');
+  z
+    .string()
+    .refine(
+      (value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length >= 16,
+      'must be standard base64 of at least 16 bytes',
+    );
 
 /**
  * A write-token path glob as the world loads it (Mark reference §5.3): starts

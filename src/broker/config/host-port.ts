@@ -23,7 +23,10 @@ export function isValidHost(host: string): boolean {
 }
 
 /** `host:port`, `[v6]:port` or (when `allowEmptyHost`) `:port`. Port 0 only when `allowPortZero`. */
-export function parseHostPort(text: string, options: { allowEmptyHost?: boolean; allowPortZero?: boolean } = {}): HostPort {
+export function parseHostPort(
+  text: string,
+  options: { allowEmptyHost?: boolean; allowPortZero?: boolean } = {},
+): HostPort {
   const colon = text.lastIndexOf(':');
   if (colon < 0) throw new AddressError('must be "host:port"');
   let host = text.slice(0, colon);

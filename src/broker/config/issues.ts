@@ -17,9 +17,13 @@ export function genericMessage(issue: z.core.$ZodRawIssue): string {
     case 'invalid_value':
       return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
     case 'too_small':
-      return issue.origin === 'array' ? `must have at least ${issue.minimum} entries` : `must be at least ${issue.minimum}`;
+      return issue.origin === 'array'
+        ? `must have at least ${issue.minimum} entries`
+        : `must be at least ${issue.minimum}`;
     case 'too_big':
-      return issue.origin === 'array' ? `must have at most ${issue.maximum} entries` : `must be at most ${issue.maximum}`;
+      return issue.origin === 'array'
+        ? `must have at most ${issue.maximum} entries`
+        : `must be at most ${issue.maximum}`;
     case 'unrecognized_keys':
       return unknownKeyMessage;
     default:
@@ -49,7 +53,10 @@ function typeWord(expected: string): string {
  * The issue an operator should see first: an unknown key often explains the
  * rest (a misspelt required key is also "missing"), so it goes first.
  */
-export function configErrorFromIssues(issues: readonly z.core.$ZodIssue[], envSources: ReadonlyMap<string, string>): ConfigError {
+export function configErrorFromIssues(
+  issues: readonly z.core.$ZodIssue[],
+  envSources: ReadonlyMap<string, string>,
+): ConfigError {
   const first = issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0];
   if (first === undefined) return new ConfigError('ERR_CONFIG_INVALID', 'config: invalid');
   const path = first.code === 'unrecognized_keys' ? [...first.path, first.keys[0] ?? ''] : [...first.path];
@@ -62,7 +69,8 @@ export function configErrorFromIssues(issues: readonly z.core.$ZodIssue[], envSo
 function codeOf(issue: z.core.$ZodIssue): ConfigErrorCode {
   if (issue.code === 'unrecognized_keys') return 'ERR_CONFIG_UNKNOWN_KEY';
   // "is required when storage.backend is …" and "at least one world is required" are missing keys too.
-  if (issue.message.startsWith(requiredMessage) || issue.message.endsWith(requiredMessage)) return 'ERR_CONFIG_REQUIRED';
+  if (issue.message.startsWith(requiredMessage) || issue.message.endsWith(requiredMessage))
+    return 'ERR_CONFIG_REQUIRED';
   if (issue.code === 'custom' && issue.params?.['conflict'] === true) return 'ERR_CONFIG_CONFLICT';
   return 'ERR_CONFIG_INVALID';
 }

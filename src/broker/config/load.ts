@@ -37,12 +37,16 @@ function decodeYaml(text: string): Record<string, unknown> {
   const error = document.errors[0];
   if (error !== undefined) {
     const { line, col } = lineCounter.linePos(error.pos[0]);
-    throw new ConfigError('ERR_CONFIG_SYNTAX', `config: invalid YAML at line ${line}, column ${col}: ${firstSentence(error.message)}`);
+    throw new ConfigError(
+      'ERR_CONFIG_SYNTAX',
+      `config: invalid YAML at line ${line}, column ${col}: ${firstSentence(error.message)}`,
+    );
   }
   const value: unknown = document.toJS({ maxAliasCount: 100 });
   // An empty file is an empty map: the schema then names the first missing key.
   if (value === null || value === undefined) return {};
-  if (!isPlainObject(value)) throw new ConfigError('ERR_CONFIG_SYNTAX', 'config: the file must hold a YAML map of settings');
+  if (!isPlainObject(value))
+    throw new ConfigError('ERR_CONFIG_SYNTAX', 'config: the file must hold a YAML map of settings');
   return dropUnset(value) as Record<string, unknown>;
 }
 

@@ -20,13 +20,16 @@ export const writeTokenFileName = (world: string) => `demarkus-broker-write-toke
 
 const rules: Rule[] = [
   listenersDiffer,
-  ({ server }) => shorter(['server', 'idTokenTTL'], server.idTokenTTL, 'server.refreshTokenTTL', server.refreshTokenTTL),
-  ({ server }) => shorter(['server', 'devicePollInterval'], server.devicePollInterval, 'server.deviceCodeTTL', server.deviceCodeTTL),
+  ({ server }) =>
+    shorter(['server', 'idTokenTTL'], server.idTokenTTL, 'server.refreshTokenTTL', server.refreshTokenTTL),
+  ({ server }) =>
+    shorter(['server', 'devicePollInterval'], server.devicePollInterval, 'server.deviceCodeTTL', server.deviceCodeTTL),
   firstMintBackoffs,
   tlsPair,
   oidcIssuer,
   dialerTrust,
-  ({ sweeper }) => (sweeper.interval > maxSweeperIntervalMs ? { path: ['sweeper', 'interval'], message: 'must be at most 24h' } : null),
+  ({ sweeper }) =>
+    sweeper.interval > maxSweeperIntervalMs ? { path: ['sweeper', 'interval'], message: 'must be at most 24h' } : null,
   someWorld,
   uniqueWorldNames,
   storageRequirements,
@@ -44,15 +47,19 @@ export function firstRuleViolation(config: ParsedBrokerConfig): RuleViolation | 
 
 function listenersDiffer({ server }: ParsedBrokerConfig): RuleViolation | null {
   if (!listenersCollide(parseListenAddress(server.mcp.addr), parseListenAddress(server.addr))) return null;
-  const detail = server.mcp.addr === server.addr
-    ? `both are ${JSON.stringify(server.addr)}`
-    : `${JSON.stringify(server.mcp.addr)} and ${JSON.stringify(server.addr)} take the same port`;
+  const detail =
+    server.mcp.addr === server.addr
+      ? `both are ${JSON.stringify(server.addr)}`
+      : `${JSON.stringify(server.mcp.addr)} and ${JSON.stringify(server.addr)} take the same port`;
   return { path: ['server', 'mcp', 'addr'], message: `must differ from server.addr (${detail})` };
 }
 
 function shorter(path: string[], value: number, otherKey: string, other: number): RuleViolation | null {
   if (value < other) return null;
-  return { path, message: `must be shorter than ${otherKey} (${formatGoDuration(value)} is not less than ${formatGoDuration(other)})` };
+  return {
+    path,
+    message: `must be shorter than ${otherKey} (${formatGoDuration(value)} is not less than ${formatGoDuration(other)})`,
+  };
 }
 
 function firstMintBackoffs({ server: { mcp } }: ParsedBrokerConfig): RuleViolation | null {
@@ -68,12 +75,18 @@ function tlsPair({ server: { mcp } }: ParsedBrokerConfig): RuleViolation | null 
   if ((certFile === undefined) === (keyFile === undefined)) return null;
   const missing = certFile === undefined ? 'certFile' : 'keyFile';
   const present = certFile === undefined ? 'keyFile' : 'certFile';
-  return { path: ['server', 'mcp', 'tls', missing], message: `is required when server.mcp.tls.${present} is set (both or neither)` };
+  return {
+    path: ['server', 'mcp', 'tls', missing],
+    message: `is required when server.mcp.tls.${present} is set (both or neither)`,
+  };
 }
 
 function oidcIssuer({ oidc }: ParsedBrokerConfig): RuleViolation | null {
   if (oidc.issuer !== undefined && oidc.clientID === undefined) {
-    return { path: ['oidc', 'clientID'], message: 'is required when oidc.issuer is set (it is the audience of the issuer\'s ID tokens)' };
+    return {
+      path: ['oidc', 'clientID'],
+      message: "is required when oidc.issuer is set (it is the audience of the issuer's ID tokens)",
+    };
   }
   if (oidc.issuer !== undefined) return null;
   for (const key of ['clientID', 'clientSecret', 'redirectURL'] as const) {
@@ -96,7 +109,8 @@ function someWorld({ worlds, discovery }: ParsedBrokerConfig): RuleViolation | n
 function uniqueWorldNames({ worlds }: ParsedBrokerConfig): RuleViolation | null {
   const seen = new Set<string>();
   for (const [index, world] of worlds.entries()) {
-    if (seen.has(world.name)) return { path: ['worlds', index, 'name'], message: `duplicate world name ${JSON.stringify(world.name)}` };
+    if (seen.has(world.name))
+      return { path: ['worlds', index, 'name'], message: `duplicate world name ${JSON.stringify(world.name)}` };
     seen.add(world.name);
   }
   return null;
@@ -124,8 +138,14 @@ function storageRequirements({ storage, server, worlds }: ParsedBrokerConfig): R
 /** Two stores editing one file would corrupt it; only ever a config mistake (Go `validateFilePaths`). */
 function fileCollisions({ storage, worlds }: ParsedBrokerConfig): RuleViolation | null {
   if (storage.backend !== 'file' || storage.dir === undefined) return null;
-  const owners = new Map<string, string>([[resolve(join(storage.dir, refreshTokensFileName)), 'the broker refresh-token state in storage.dir']]);
-  for (const world of worlds) owners.set(resolve(join(storage.dir, writeTokenFileName(world.name))), `the write-token state of world ${JSON.stringify(world.name)}`);
+  const owners = new Map<string, string>([
+    [resolve(join(storage.dir, refreshTokensFileName)), 'the broker refresh-token state in storage.dir'],
+  ]);
+  for (const world of worlds)
+    owners.set(
+      resolve(join(storage.dir, writeTokenFileName(world.name))),
+      `the write-token state of world ${JSON.stringify(world.name)}`,
+    );
   for (const [index, world] of worlds.entries()) {
     if (world.tokensFile === undefined) continue;
     const path = resolve(world.tokensFile);
@@ -139,7 +159,11 @@ function fileCollisions({ storage, worlds }: ParsedBrokerConfig): RuleViolation 
 function uniqueWebClients({ webClients }: ParsedBrokerConfig): RuleViolation | null {
   const seen = new Set<string>();
   for (const [index, client] of webClients.entries()) {
-    if (seen.has(client.clientID)) return { path: ['webClients', index, 'clientID'], message: `duplicate clientID ${JSON.stringify(client.clientID)}` };
+    if (seen.has(client.clientID))
+      return {
+        path: ['webClients', index, 'clientID'],
+        message: `duplicate clientID ${JSON.stringify(client.clientID)}`,
+      };
     seen.add(client.clientID);
   }
   return null;

@@ -76,11 +76,15 @@ const webRedirectUri = () =>
   z.string().superRefine((value, ctx) => {
     const url = URL.canParse(value) ? new URL(value) : null;
     const problem =
-      url === null || url.protocol !== 'https:' || url.host === '' ? 'must be an absolute https URL'
-      : url.username !== '' || url.password !== '' ? 'must not carry userinfo'
-      : url.hash !== '' || value.includes('#') ? 'must not carry a fragment'
-      : ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) ? 'must not be a loopback host (loopback clients use the native-app flow)'
-      : null;
+      url === null || url.protocol !== 'https:' || url.host === ''
+        ? 'must be an absolute https URL'
+        : url.username !== '' || url.password !== ''
+          ? 'must not carry userinfo'
+          : url.hash !== '' || value.includes('#')
+            ? 'must not carry a fragment'
+            : ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)
+              ? 'must not be a loopback host (loopback clients use the native-app flow)'
+              : null;
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });
 
@@ -119,7 +123,9 @@ const oauthSchema = z.strictObject({
 const discoverySchema = z.strictObject({
   enabled: flag(false),
   /** Namespaces to watch; empty watches every namespace (needs the cluster-wide RBAC). */
-  namespaces: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name')).default([]),
+  namespaces: z
+    .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name'))
+    .default([]),
   clusterDomain: z.string().min(1).default('cluster.local'),
 });
 

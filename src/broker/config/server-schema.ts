@@ -3,7 +3,18 @@
  * gateway knobs, with the Go broker's keys and defaults (reference §6.3, §9.1).
  */
 import { z } from 'zod';
-import { cookieKey, countOrDefault, duration, flag, hostHeader, k8sName, listenAddress, origin, text, webUrl } from './fields.ts';
+import {
+  cookieKey,
+  countOrDefault,
+  duration,
+  flag,
+  hostHeader,
+  k8sName,
+  listenAddress,
+  origin,
+  text,
+  webUrl,
+} from './fields.ts';
 
 const mcpTlsSchema = z.strictObject({
   /** PEM certificate chain; both files or neither (checked in rules.ts). */

@@ -21,7 +21,8 @@ const defaultTokenSchema = z.strictObject({
 
 export const worldSchema = z.strictObject({
   name: z.string().superRefine((name, ctx) => {
-    if (!isValidWorldName(name)) ctx.addIssue({ code: 'custom', message: `invalid world name ${JSON.stringify(name)}: ${worldNameRule}` });
+    if (!isValidWorldName(name))
+      ctx.addIssue({ code: 'custom', message: `invalid world name ${JSON.stringify(name)}: ${worldNameRule}` });
   }),
   /** Namespace of the world's Service and tokens Secret (kubernetes). */
   namespace: k8sName().optional(),

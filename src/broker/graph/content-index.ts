@@ -50,12 +50,19 @@ export function parseContentIndex(body: string): IndexEntry[] {
 }
 
 /** index.Merge: drops the source server's rows (compared canonically), then appends its fresh ones. */
-export function mergeContentIndex(existing: readonly IndexEntry[], sourceServer: string, fresh: readonly IndexEntry[]): IndexEntry[] {
+export function mergeContentIndex(
+  existing: readonly IndexEntry[],
+  sourceServer: string,
+  fresh: readonly IndexEntry[],
+): IndexEntry[] {
   const source = canonicalServer(sourceServer);
   return [...existing.filter((e) => canonicalServer(e.server) !== source), ...fresh];
 }
 
 /** Trailing slashes and the default port do not make a different server. */
 export function canonicalServer(server: string): string {
-  return server.replace(/\/+$/, '').replace(new RegExp(`:${defaultPort}$`), '').toLowerCase();
+  return server
+    .replace(/\/+$/, '')
+    .replace(new RegExp(`:${defaultPort}$`), '')
+    .toLowerCase();
 }

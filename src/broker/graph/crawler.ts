@@ -30,7 +30,13 @@ export type CrawlResult = { graph: CrawledGraph; etags: Map<string, string> };
 
 type QueueItem = { url: string; depth: number };
 
-export async function crawl(startUrl: string, fetcher: DocumentFetcher, worlds: WorldDirectory, limits: CrawlLimits, signal?: AbortSignal): Promise<CrawlResult> {
+export async function crawl(
+  startUrl: string,
+  fetcher: DocumentFetcher,
+  worlds: WorldDirectory,
+  limits: CrawlLimits,
+  signal?: AbortSignal,
+): Promise<CrawlResult> {
   const graph = new CrawledGraph();
   const etags = new Map<string, string>();
   const queue: QueueItem[] = [{ url: startUrl, depth: 0 }];
@@ -53,7 +59,13 @@ export async function crawl(startUrl: string, fetcher: DocumentFetcher, worlds: 
   return { graph, etags };
 }
 
-async function readNode(item: QueueItem, fetcher: DocumentFetcher, worlds: WorldDirectory, signal: AbortSignal | undefined, etags: Map<string, string>) {
+async function readNode(
+  item: QueueItem,
+  fetcher: DocumentFetcher,
+  worlds: WorldDirectory,
+  signal: AbortSignal | undefined,
+  etags: Map<string, string>,
+) {
   const blank = { url: item.url, title: '', linkCount: 0 };
   if (!isMarkUrl(item.url)) return { node: { ...blank, status: UnobservedStatus.External }, edges: [] };
   const target = worlds.locate(item.url);
@@ -66,9 +78,11 @@ async function readNode(item: QueueItem, fetcher: DocumentFetcher, worlds: World
   }
   const etag = response.metadata['etag'];
   if (etag) etags.set(item.url, etag);
-  if (response.status !== Status.Ok) return { node: { ...blank, status: response.status || UnobservedStatus.Error }, edges: [] };
+  if (response.status !== Status.Ok)
+    return { node: { ...blank, status: response.status || UnobservedStatus.Error }, edges: [] };
   const body = textBody(response.body);
-  const links = body === null ? { title: '', linkCount: 0, edges: [] } : documentLinks(item.url, body, response.metadata, worlds);
+  const links =
+    body === null ? { title: '', linkCount: 0, edges: [] } : documentLinks(item.url, body, response.metadata, worlds);
   const node: GraphNode = { url: item.url, title: links.title, status: Status.Ok, linkCount: links.linkCount };
   return { node, edges: links.edges };
 }

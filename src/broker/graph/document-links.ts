@@ -25,7 +25,8 @@ export function documentLinks(docUrl: string, body: string, metadata: Metadata, 
     anchor: link.anchor,
     count: 1,
   }));
-  for (const ref of relReferences(docUrl, metadata, worlds)) edges.push({ from: docUrl, to: ref.target, rel: ref.rel, label: '', anchor: '', count: 1 });
+  for (const ref of relReferences(docUrl, metadata, worlds))
+    edges.push({ from: docUrl, to: ref.target, rel: ref.rel, label: '', anchor: '', count: 1 });
   const title = documentTitle(body, headings) || (metadata['title'] ?? '').trim();
   return { title, linkCount: links.length, edges };
 }
@@ -36,7 +37,11 @@ export function documentLinks(docUrl: string, body: string, metadata: Metadata, 
  * inner whitespace and references to the document itself are skipped: bad
  * metadata never fails a crawl.
  */
-export function relReferences(docUrl: string, metadata: Metadata, worlds: WorldDirectory): Array<{ rel: string; target: string }> {
+export function relReferences(
+  docUrl: string,
+  metadata: Metadata,
+  worlds: WorldDirectory,
+): Array<{ rel: string; target: string }> {
   const refs: Array<{ rel: string; target: string }> = [];
   for (const key of Object.keys(metadata).sort()) {
     if (!key.startsWith('rel-') || key.length === 'rel-'.length) continue;

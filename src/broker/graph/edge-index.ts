@@ -31,7 +31,15 @@ export class EdgeIndex {
     for (const edge of unique) {
       const target = this.#target(edge.to);
       // A literal of one fixed shape: spread copies carry spare in-object slots.
-      const stored: StoredEdge = { from: bucket.url, to: target.url, rel: edge.rel, label: edge.label, anchor: edge.anchor, count: Math.max(edge.count, 1), slot: target.edges.length };
+      const stored: StoredEdge = {
+        from: bucket.url,
+        to: target.url,
+        rel: edge.rel,
+        label: edge.label,
+        anchor: edge.anchor,
+        count: Math.max(edge.count, 1),
+        slot: target.edges.length,
+      };
       target.edges.push(stored);
       bucket.edges.push(stored);
     }

@@ -22,10 +22,14 @@ export function buildExport(exportedAt: Date, nodes: Iterable<ExportNode>, edges
     `> Edges: ${sortedEdges.length}\n`,
     '\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n',
   ];
-  for (const node of sortedNodes) out.push(`| [${node.url}](${node.url}) | ${escapeCell(node.title)} | ${node.status} | ${node.linkCount} |\n`);
+  for (const node of sortedNodes)
+    out.push(`| [${node.url}](${node.url}) | ${escapeCell(node.title)} | ${node.status} | ${node.linkCount} |\n`);
   if (sortedEdges.length > 0) {
-    out.push('\n## Edges\n\n| From | To | Rel | Label | Anchor | Count |\n|------|----|-----|-------|--------|-------|\n');
-    for (const e of sortedEdges) out.push(`| ${e.from} | ${e.to} | ${e.rel} | ${escapeCell(e.label)} | ${e.anchor} | ${Math.max(e.count, 1)} |\n`);
+    out.push(
+      '\n## Edges\n\n| From | To | Rel | Label | Anchor | Count |\n|------|----|-----|-------|--------|-------|\n',
+    );
+    for (const e of sortedEdges)
+      out.push(`| ${e.from} | ${e.to} | ${e.rel} | ${escapeCell(e.label)} | ${e.anchor} | ${Math.max(e.count, 1)} |\n`);
   }
   return out.join('');
 }
@@ -117,7 +121,15 @@ function edgeRow(cells: string[]): ExportEdge | null {
   if (cells.length !== 6) return null;
   const [from, to, rel, label, anchor, n] = cells as [string, string, string, string, string, string];
   const simple = [from, to, rel, anchor].every((cell) => !cell.includes('\\'));
-  if (!simple || !nonSpace.test(from) || !nonSpace.test(to) || !optionalNonSpace.test(rel) || !optionalNonSpace.test(anchor) || !digits.test(n)) return null;
+  if (
+    !simple ||
+    !nonSpace.test(from) ||
+    !nonSpace.test(to) ||
+    !optionalNonSpace.test(rel) ||
+    !optionalNonSpace.test(anchor) ||
+    !digits.test(n)
+  )
+    return null;
   return { from, to, rel, label: unescapeCell(label), anchor, count: Math.max(count(n), 1) };
 }
 

@@ -41,7 +41,10 @@ export class BrokerGraph {
       ...(options.seedIntervalMs === undefined ? {} : { intervalMs: options.seedIntervalMs }),
       ...(options.log ? { log: options.log } : {}),
     });
-    this.#limits = { maxNodes: options.limits?.maxNodes ?? defaultCrawlLimits.maxNodes, workers: options.limits?.workers ?? defaultCrawlLimits.workers };
+    this.#limits = {
+      maxNodes: options.limits?.maxNodes ?? defaultCrawlLimits.maxNodes,
+      workers: options.limits?.workers ?? defaultCrawlLimits.workers,
+    };
   }
 
   /** Seeds from every configured world's `/graph.md` (throttled per world). */
@@ -60,7 +63,8 @@ export class BrokerGraph {
     const worlds = new WorldDirectory(this.gateway.list());
     const startUrl = this.identity(url);
     const limits: CrawlLimits = { ...this.#limits, maxDepth: Math.max(1, Math.min(Math.trunc(depth), maxCrawlDepth)) };
-    const fetcher = (world: string, path: string, s: AbortSignal | undefined) => readWithBackoff(this.gateway, world, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
+    const fetcher = (world: string, path: string, s: AbortSignal | undefined) =>
+      readWithBackoff(this.gateway, world, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
     const result = await crawl(startUrl, fetcher, worlds, limits, signal);
     this.store.merge(result.graph, result.etags);
     return { ...result, startUrl };

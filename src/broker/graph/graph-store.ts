@@ -67,7 +67,8 @@ export class GraphStore {
     const bySource = groupBySource(graph.edges);
     for (const url of refreshed) this.#edges.replaceFrom(url, bySource.get(url) ?? []);
     // Only read documents have outgoing edges; any other source gains its edges without losing the ones it had.
-    for (const [url, edges] of bySource) if (!refreshed.has(url)) this.#edges.replaceFrom(url, [...this.#edges.from(url), ...edges]);
+    for (const [url, edges] of bySource)
+      if (!refreshed.has(url)) this.#edges.replaceFrom(url, [...this.#edges.from(url), ...edges]);
     return upserted;
   }
 
@@ -82,14 +83,22 @@ export class GraphStore {
     let seeded = 0;
     for (const node of nodes) {
       if (this.isAuthoritative(node.url)) continue;
-      this.#nodes.set(node.url, { url: node.url, title: node.title, status: node.status, linkCount: node.linkCount, etag: '', crawledAt: 0 });
+      this.#nodes.set(node.url, {
+        url: node.url,
+        title: node.title,
+        status: node.status,
+        linkCount: node.linkCount,
+        etag: '',
+        crawledAt: 0,
+      });
       seeded++;
     }
     // Sources whose edge set the seed replaces: every source it observed
     // (even one whose set went to zero) and every edge source, never an
     // authoritative one.
     const replaced = new Set<string>();
-    for (const node of nodes) if (isObservedStatus(node.status) && !this.isAuthoritative(node.url)) replaced.add(node.url);
+    for (const node of nodes)
+      if (isObservedStatus(node.status) && !this.isAuthoritative(node.url)) replaced.add(node.url);
     for (const edge of edges) if (!this.isAuthoritative(edge.from)) replaced.add(edge.from);
     const bySource = groupBySource(edges);
     for (const url of replaced) this.#edges.replaceFrom(url, bySource.get(url) ?? []);
@@ -101,7 +110,15 @@ export class GraphStore {
     const entries: BacklinkEntry[] = [];
     for (const edge of this.#edges.into(url)) {
       const source = this.#nodes.get(edge.from);
-      entries.push({ url: edge.from, title: source?.title ?? '', status: source?.status ?? '', rel: edge.rel, label: edge.label, anchor: edge.anchor, count: Math.max(edge.count, 1) });
+      entries.push({
+        url: edge.from,
+        title: source?.title ?? '',
+        status: source?.status ?? '',
+        rel: edge.rel,
+        label: edge.label,
+        anchor: edge.anchor,
+        count: Math.max(edge.count, 1),
+      });
     }
     return entries.sort((a, b) => compareUtf8(a.url, b.url) || compareUtf8(a.rel, b.rel));
   }

@@ -2,10 +2,24 @@
 export { BrokerGraph, type BrokerGraphOptions, type GraphCrawl } from './graph-service.ts';
 export { GraphStore, type BacklinkEntry, type StoredNode, type StoredEdge } from './graph-store.ts';
 export { CrawledGraph } from './crawled-graph.ts';
-export { crawl, defaultCrawlLimits, maxCrawlDepth, type CrawlLimits, type CrawlResult, type DocumentFetcher } from './crawler.ts';
+export {
+  crawl,
+  defaultCrawlLimits,
+  maxCrawlDepth,
+  type CrawlLimits,
+  type CrawlResult,
+  type DocumentFetcher,
+} from './crawler.ts';
 export { GraphSeeder, seedCheckIntervalMs, seedPath, type SeedLog } from './seeder.ts';
 export { buildExport, parseExport, type ExportEdge, type ExportNode, type ParsedExport } from './graph-export.ts';
-export { buildContentIndex, parseContentIndex, mergeContentIndex, canonicalServer, contentHashPattern, type IndexEntry } from './content-index.ts';
+export {
+  buildContentIndex,
+  parseContentIndex,
+  mergeContentIndex,
+  canonicalServer,
+  contentHashPattern,
+  type IndexEntry,
+} from './content-index.ts';
 export { anchoredLinks, documentTitle, type AnchoredLink } from './markdown-links.ts';
 export { documentLinks, relReferences } from './document-links.ts';
 export { canonicalMarkUrl, documentUrl, resolveLinkTarget, resolveReference } from './link-url.ts';

@@ -120,7 +120,8 @@ export function normalizePercentEncoding(path: string): string {
     } else {
       const cp = path.codePointAt(i)!;
       if (cp > 0xffff) i++;
-      for (const byte of Buffer.from(String.fromCodePoint(cp))) out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+      for (const byte of Buffer.from(String.fromCodePoint(cp)))
+        out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
     }
   }
   return out;

@@ -23,7 +23,8 @@ const fenceOpen = /^ {0,3}(`{3,}|~{3,})([^`]*)$/;
 const atxHeading = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 const listItem = /^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
 const indented = /^(?: {4}|\t)/;
-const definition = /^ {0,3}\[((?:[^\\\]]|\\.){1,999})\]:[ \t]*(<[^<>\n]*>|\S+)(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*$/;
+const definition =
+  /^ {0,3}\[((?:[^\\\]]|\\.){1,999})\]:[ \t]*(<[^<>\n]*>|\S+)(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*$/;
 
 export function markdownBlocks(markdown: string): MarkdownBlocks {
   const lines = markdown.split('\n');

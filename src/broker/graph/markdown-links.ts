@@ -82,7 +82,11 @@ function blockLinks(block: TextBlock, definitions: ReadonlyMap<string, string>, 
         continue;
       }
       if (!opener.image) {
-        found.push({ dest: target.dest, labelSource: s.slice(opener.pos + 1, Math.min(i, opener.pos + 1 + maxLabelSourceChars)), pos: opener.pos });
+        found.push({
+          dest: target.dest,
+          labelSource: s.slice(opener.pos + 1, Math.min(i, opener.pos + 1 + maxLabelSourceChars)),
+          pos: opener.pos,
+        });
         // CommonMark §6.3: links may not contain other links; earlier openers go inactive.
         inactiveBelow = openers.length;
       }
@@ -109,4 +113,3 @@ function withLines(block: TextBlock, found: Array<{ dest: string; labelSource: s
     return { dest: link.dest, labelSource: link.labelSource, line };
   });
 }
-

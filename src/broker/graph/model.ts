@@ -47,7 +47,13 @@ export function isObservedStatus(status: NodeStatus): boolean {
 // Beyond the reference's three: a world that answered `rate-limited` or
 // `server-error` did not show the document either, so those answers must not
 // blank what an earlier crawl read (the rule of #222).
-const unobserved: ReadonlySet<string> = new Set([UnobservedStatus.Error, UnobservedStatus.External, UnobservedStatus.Undiscovered, 'rate-limited', 'server-error']);
+const unobserved: ReadonlySet<string> = new Set([
+  UnobservedStatus.Error,
+  UnobservedStatus.External,
+  UnobservedStatus.Undiscovered,
+  'rate-limited',
+  'server-error',
+]);
 
 /** The {from, to, rel} identity as one map key; NUL never occurs in a canonical URL or predicate. */
 export function edgeKey(edge: Pick<GraphEdge, 'from' | 'to' | 'rel'>): string {
@@ -86,6 +92,9 @@ export function compareUtf8(a: string, b: string): number {
 }
 
 /** Edges in export order: from, to, rel (graphstore.BuildExport). */
-export function compareEdges(a: Pick<GraphEdge, 'from' | 'to' | 'rel'>, b: Pick<GraphEdge, 'from' | 'to' | 'rel'>): number {
+export function compareEdges(
+  a: Pick<GraphEdge, 'from' | 'to' | 'rel'>,
+  b: Pick<GraphEdge, 'from' | 'to' | 'rel'>,
+): number {
   return compareUtf8(a.from, b.from) || compareUtf8(a.to, b.to) || compareUtf8(a.rel, b.rel);
 }

@@ -11,7 +11,12 @@ import type { WorldGateway } from '../worlds/gateway.ts';
  * reference §7). Delays double from `firstDelayMs`; after the last attempt
  * the `rate-limited` answer is returned as it is.
  */
-export async function readWithBackoff(gateway: WorldGateway, world: string, call: MarkCall, options: { attempts?: number; firstDelayMs?: number } = {}): Promise<MarkResponse> {
+export async function readWithBackoff(
+  gateway: WorldGateway,
+  world: string,
+  call: MarkCall,
+  options: { attempts?: number; firstDelayMs?: number } = {},
+): Promise<MarkResponse> {
   const attempts = options.attempts ?? 6;
   let delay = options.firstDelayMs ?? 100;
   for (let attempt = 1; ; attempt++) {

@@ -80,7 +80,10 @@ export class GraphSeeder {
         ...(etag === '' ? {} : { metadata: { 'if-none-match': etag } }),
       });
     } catch (error) {
-      this.#log?.warn({ world, err: error instanceof Error ? error.message : String(error) }, 'graph seed fetch failed');
+      this.#log?.warn(
+        { world, err: error instanceof Error ? error.message : String(error) },
+        'graph seed fetch failed',
+      );
       return;
     }
     // not-modified: the seeded rows are current; anything else non-ok (a world
@@ -90,7 +93,11 @@ export class GraphSeeder {
     if (parsed.nodes.length === 0 && parsed.edges.length === 0) return;
     const worlds = new WorldDirectory(this.#gateway.list());
     const nodes = parsed.nodes.map((node) => ({ ...node, url: worlds.translate(node.url) }));
-    const edges = parsed.edges.map((edge) => ({ ...edge, from: worlds.translate(edge.from), to: worlds.translate(edge.to) }));
+    const edges = parsed.edges.map((edge) => ({
+      ...edge,
+      from: worlds.translate(edge.from),
+      to: worlds.translate(edge.to),
+    }));
     this.#store.seedFromExport(nodes, edges);
     const nextEtag = response.metadata['etag'];
     if (nextEtag) this.#store.setSeedEtag(world, nextEtag);

@@ -4,7 +4,11 @@
  * the queue is drained (or on abort, once in-flight visits settle); rejects
  * on the first visit that throws.
  */
-export function runPool<T>(queue: T[], visit: (item: T) => Promise<void>, options: { workers: number; maxItems?: number; signal?: AbortSignal | undefined }): Promise<void> {
+export function runPool<T>(
+  queue: T[],
+  visit: (item: T) => Promise<void>,
+  options: { workers: number; maxItems?: number; signal?: AbortSignal | undefined },
+): Promise<void> {
   const workers = Math.max(1, options.workers);
   const maxItems = options.maxItems ?? Number.POSITIVE_INFINITY;
   return new Promise((resolve, reject) => {

@@ -21,7 +21,8 @@ export class WorldDirectory {
       const address = canonicalAuthority(world.address);
       if (address !== null && !this.#names.has(address)) aliases.set(address, world.name);
       const publicAuthority = world.publicUrl === undefined ? null : publicUrlAuthority(world.publicUrl);
-      if (publicAuthority !== null && !this.#names.has(publicAuthority) && !aliases.has(publicAuthority)) aliases.set(publicAuthority, world.name);
+      if (publicAuthority !== null && !this.#names.has(publicAuthority) && !aliases.has(publicAuthority))
+        aliases.set(publicAuthority, world.name);
     }
     this.#aliases = aliases;
   }

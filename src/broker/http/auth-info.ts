@@ -22,5 +22,7 @@ export function identityFromAuthInfo(authInfo: AuthInfo | undefined): Identity {
 function isIdentity(value: unknown): value is Identity {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Partial<Identity>;
-  return typeof candidate.subject === 'string' && typeof candidate.email === 'string' && Array.isArray(candidate.groups);
+  return (
+    typeof candidate.subject === 'string' && typeof candidate.email === 'string' && Array.isArray(candidate.groups)
+  );
 }

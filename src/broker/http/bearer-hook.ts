@@ -14,9 +14,16 @@ export function bearerAuthHook(verify: BearerVerifier, challenge: ChallengeOptio
     try {
       request.identity = await verify(request.headers.authorization);
     } catch (error) {
-      const refusal = error instanceof BearerError ? error : new BearerError('ERR_BEARER_INVALID', 'verifier failed unexpectedly', { cause: error });
+      const refusal =
+        error instanceof BearerError
+          ? error
+          : new BearerError('ERR_BEARER_INVALID', 'verifier failed unexpectedly', { cause: error });
       request.log.info({ code: refusal.code, detail: refusal.message }, 'bearer token refused');
-      return reply.code(refusal.status).header('www-authenticate', bearerChallenge(refusal, challenge)).header('cache-control', 'no-store').send(bearerErrorBody(refusal));
+      return reply
+        .code(refusal.status)
+        .header('www-authenticate', bearerChallenge(refusal, challenge))
+        .header('cache-control', 'no-store')
+        .send(bearerErrorBody(refusal));
     }
   };
 }

@@ -21,7 +21,10 @@ export type RebindingVerdict = { ok: true } | { ok: false; reason: string };
  * The default policy: loopback names plus the public URL's own host and
  * origin, so a broker behind its configured name works without more setup.
  */
-export function defaultRebindingPolicy(publicUrl: string, overrides: { allowedHosts?: readonly string[]; allowedOrigins?: readonly string[] } = {}): RebindingPolicy {
+export function defaultRebindingPolicy(
+  publicUrl: string,
+  overrides: { allowedHosts?: readonly string[]; allowedOrigins?: readonly string[] } = {},
+): RebindingPolicy {
   const url = new URL(publicUrl);
   return {
     allowedHosts: (overrides.allowedHosts ?? [...loopbackHostnames, url.hostname]).map((h) => h.toLowerCase()),
@@ -39,7 +42,9 @@ export function checkHost(hostHeader: string | undefined, policy: RebindingPolic
   if (hostHeader === undefined || hostHeader === '') return { ok: false, reason: 'missing Host header' };
   const parsed = authorityOf(hostHeader);
   if (parsed === undefined) return { ok: false, reason: 'invalid Host header' };
-  const allowed = policy.allowedHosts.some((entry) => (hasPort(entry) ? entry === parsed.authority : entry === parsed.hostname));
+  const allowed = policy.allowedHosts.some((entry) =>
+    hasPort(entry) ? entry === parsed.authority : entry === parsed.hostname,
+  );
   return allowed ? { ok: true } : { ok: false, reason: `Host ${parsed.hostname} is not allowed` };
 }
 
@@ -66,7 +71,8 @@ function authorityOf(hostHeader: string): { hostname: string; authority: string 
   try {
     const url = new URL(`http://${hostHeader}`);
     // A Host with userinfo or a path is not a Host.
-    if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') return undefined;
+    if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '')
+      return undefined;
     const hostname = url.hostname.toLowerCase();
     return { hostname, authority: url.port === '' ? hostname : `${hostname}:${url.port}` };
   } catch {

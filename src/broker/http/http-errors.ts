@@ -16,10 +16,14 @@ export function mapMcpHttpError(error: FastifyError): Mapped {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, body: jsonRpcError(JsonRpcCode.InvalidRequest, 'Request body is too large') };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, body: jsonRpcError(JsonRpcCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json') };
+      return {
+        status: 415,
+        body: jsonRpcError(JsonRpcCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json'),
+      };
   }
   const status = error.statusCode ?? 500;
-  if (status >= 400 && status < 500) return { status, body: jsonRpcError(JsonRpcCode.InvalidRequest, `Invalid request: ${error.message}`) };
+  if (status >= 400 && status < 500)
+    return { status, body: jsonRpcError(JsonRpcCode.InvalidRequest, `Invalid request: ${error.message}`) };
   return { status: 500, body: jsonRpcError(JsonRpcCode.InternalError, 'Internal error') };
 }
 
@@ -31,7 +35,8 @@ export function mcpErrorHandler(error: FastifyError, request: FastifyRequest, re
 
 /** Everything else on the broker's listeners: OAuth-style JSON errors, 5xx kept generic. */
 export function plainErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+  const status =
+    error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ error: 'server_error', error_description: 'internal error' });

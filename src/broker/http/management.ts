@@ -27,7 +27,9 @@ export async function createManagementApp(options: ManagementAppOptions): Promis
   // Liveness: answers while the process can answer at all, whatever its dependencies do.
   app.get('/healthz', async (_request, reply) => reply.type('text/plain; charset=utf-8').send('ok\n'));
   app.get('/readyz', async (request, reply) => {
-    const failing = await failingChecks(options.ready, (error) => request.log.warn({ err: error }, 'readiness check threw'));
+    const failing = await failingChecks(options.ready, (error) =>
+      request.log.warn({ err: error }, 'readiness check threw'),
+    );
     reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store');
     return failing.length === 0 ? reply.send('ready\n') : reply.code(503).send(`not ready: ${failing.join(', ')}\n`);
   });
@@ -39,10 +41,15 @@ export async function createManagementApp(options: ManagementAppOptions): Promis
   return app;
 }
 
-async function failingChecks(ready: ManagementAppOptions['ready'], onThrow: (error: unknown) => void): Promise<string[]> {
+async function failingChecks(
+  ready: ManagementAppOptions['ready'],
+  onThrow: (error: unknown) => void,
+): Promise<string[]> {
   try {
     const checks = await ready();
-    const failing = Object.entries(checks).filter(([, ok]) => !ok).map(([name]) => name);
+    const failing = Object.entries(checks)
+      .filter(([, ok]) => !ok)
+      .map(([name]) => name);
     return Object.keys(checks).length === 0 ? ['no checks'] : failing;
   } catch (error) {
     onThrow(error);

@@ -30,7 +30,12 @@ export type McpEndpoint = {
   modern: NodeMcpRequestHandler;
 };
 
-export async function serveMcpRequest(endpoint: McpEndpoint, request: FastifyRequest, reply: FastifyReply, identity: Identity): Promise<void> {
+export async function serveMcpRequest(
+  endpoint: McpEndpoint,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  identity: Identity,
+): Promise<void> {
   const raw = request.raw as FastifyRequest['raw'] & { auth?: ReturnType<typeof authInfoFor> };
   raw.auth = authInfoFor(identity);
   const body = request.body;
@@ -41,20 +46,35 @@ export async function serveMcpRequest(endpoint: McpEndpoint, request: FastifyReq
   const sessionId = singleHeader(request.headers['mcp-session-id']);
   if (sessionId !== undefined) return serveSession(endpoint, sessionId, request, reply, identity);
   if (request.method !== 'POST') {
-    return reply.code(405).header('allow', 'POST').send(jsonRpcError(JsonRpcCode.ServerError, 'Method not allowed: GET and DELETE need an Mcp-Session-Id'));
+    return reply
+      .code(405)
+      .header('allow', 'POST')
+      .send(jsonRpcError(JsonRpcCode.ServerError, 'Method not allowed: GET and DELETE need an Mcp-Session-Id'));
   }
   if (endpoint.mode === 'stateful' && isInitializeRequest(body)) return openSession(endpoint, request, reply, identity);
   return serveStateless(endpoint, request, reply);
 }
 
-async function serveSession(endpoint: McpEndpoint, sessionId: string, request: FastifyRequest, reply: FastifyReply, identity: Identity): Promise<void> {
+async function serveSession(
+  endpoint: McpEndpoint,
+  sessionId: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  identity: Identity,
+): Promise<void> {
   const session = endpoint.sessions.use(sessionId, identity.subject);
-  if (session === undefined) return void reply.code(404).send(jsonRpcError(JsonRpcCode.SessionNotFound, 'Session not found'));
+  if (session === undefined)
+    return void reply.code(404).send(jsonRpcError(JsonRpcCode.SessionNotFound, 'Session not found'));
   reply.hijack();
   await session.transport.handleRequest(request.raw, reply.raw, request.body);
 }
 
-async function openSession(endpoint: McpEndpoint, request: FastifyRequest, reply: FastifyReply, identity: Identity): Promise<void> {
+async function openSession(
+  endpoint: McpEndpoint,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  identity: Identity,
+): Promise<void> {
   const state = new BoundedSessionState();
   const server = endpoint.newServer(state);
   const close = () => closeQuietly(transport, server);

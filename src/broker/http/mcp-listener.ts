@@ -1,6 +1,11 @@
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { maxBodyBytes } from '../../protocol/limits.ts';
 import type { BearerVerifier } from '../auth/verify-bearer.ts';
 import { bearerAuthHook } from './bearer-hook.ts';
@@ -13,7 +18,12 @@ import { createMcpServerFactory, type McpServerSetup } from './mcp-server-factor
 import type { BrokerMetrics } from './metrics.ts';
 import { mcpPath, protectedResource, type ProtectedResource } from './protected-resource.ts';
 import { ipRateLimitHook } from './rate-limit/ip-rate-limit.ts';
-import { bucketsFor, defaultIpRateLimit, defaultSubjectRateLimit, type RateLimitOptions } from './rate-limit/settings.ts';
+import {
+  bucketsFor,
+  defaultIpRateLimit,
+  defaultSubjectRateLimit,
+  type RateLimitOptions,
+} from './rate-limit/settings.ts';
 import { subjectRateLimitHook } from './rate-limit/subject-rate-limit.ts';
 import { decorateIdentity, requireIdentity } from './request-identity.ts';
 import { BoundedSessionState } from './session-state.ts';
@@ -51,19 +61,47 @@ export type McpListenerOptions = {
 export type McpListener = { app: FastifyInstance; sessions: SessionStore; protectedResource: ProtectedResource };
 
 export async function createMcpListener(options: McpListenerOptions): Promise<McpListener> {
-  const resource = protectedResource({ publicUrl: options.publicUrl, authorizationServers: options.authorizationServers, scopes: options.scopes ?? defaultScopes });
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: options.bodyLimitBytes ?? defaultMcpBodyLimitBytes, forceCloseConnections: true, exposeHeadRoutes: false });
+  const resource = protectedResource({
+    publicUrl: options.publicUrl,
+    authorizationServers: options.authorizationServers,
+    scopes: options.scopes ?? defaultScopes,
+  });
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimitBytes ?? defaultMcpBodyLimitBytes,
+    forceCloseConnections: true,
+    exposeHeadRoutes: false,
+  });
   const metrics = options.metrics;
-  const sessions = new SessionStore({ ...options.sessions, ...(metrics ? { onSizeChange: (n: number) => metrics.setSessionCount(n) } : {}) });
+  const sessions = new SessionStore({
+    ...options.sessions,
+    ...(metrics ? { onSizeChange: (n: number) => metrics.setSessionCount(n) } : {}),
+  });
   decorateIdentity(app);
   app.setErrorHandler(plainErrorHandler);
   app.setNotFoundHandler(notFoundHandler);
   // Before anything else, so a rebound name learns nothing, not even the auth challenge.
-  app.addHook('onRequest', rebindingHook(defaultRebindingPolicy(options.publicUrl, { ...pick(options, 'allowedHosts'), ...pick(options, 'allowedOrigins') })));
+  app.addHook(
+    'onRequest',
+    rebindingHook(
+      defaultRebindingPolicy(options.publicUrl, {
+        ...pick(options, 'allowedHosts'),
+        ...pick(options, 'allowedOrigins'),
+      }),
+    ),
+  );
   if (metrics) app.addHook('onResponse', httpMetricsHook(metrics, 'mcp'));
   await app.register(async (scope) => metadataRoutes(scope, resource, options));
   // Streamable HTTP has POST, GET and DELETE only; say so instead of a bare 404.
-  app.route({ method: ['PUT', 'PATCH'], url: mcpPath, handler: async (_request, reply) => reply.code(405).header('allow', 'GET, POST, DELETE').send(jsonRpcError(JsonRpcCode.ServerError, 'Method not allowed')) });
+  app.route({
+    method: ['PUT', 'PATCH'],
+    url: mcpPath,
+    handler: async (_request, reply) =>
+      reply
+        .code(405)
+        .header('allow', 'GET, POST, DELETE')
+        .send(jsonRpcError(JsonRpcCode.ServerError, 'Method not allowed')),
+  });
   const endpoint = mcpEndpoint(options, sessions, app);
   await app.register(async (scope) => mcpRoutes(scope, endpoint, resource, options));
   startSweeping(app, sessions);
@@ -75,31 +113,58 @@ function metadataRoutes(scope: FastifyInstance, resource: ProtectedResource, opt
   const limits = options.rateLimit ?? {};
   if (!limits.disabled) {
     const buckets = bucketsFor(limits.ip ?? defaultIpRateLimit, limits.now);
-    scope.addHook('onRequest', ipRateLimitHook({ buckets, trustForwardedFor: limits.trustForwardedFor ?? false, ...pick(options, 'metrics') }));
+    scope.addHook(
+      'onRequest',
+      ipRateLimitHook({ buckets, trustForwardedFor: limits.trustForwardedFor ?? false, ...pick(options, 'metrics') }),
+    );
   }
   for (const path of resource.metadataPaths) {
-    scope.get(path, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(resource.document));
+    scope.get(path, async (_request, reply) =>
+      reply.header('cache-control', 'public, max-age=300').send(resource.document),
+    );
   }
 }
 
 /** `/mcp`: bearer check, then the subject's budget, then the endpoint; body errors as JSON-RPC. */
-function mcpRoutes(scope: FastifyInstance, endpoint: McpEndpoint, resource: ProtectedResource, options: McpListenerOptions): void {
+function mcpRoutes(
+  scope: FastifyInstance,
+  endpoint: McpEndpoint,
+  resource: ProtectedResource,
+  options: McpListenerOptions,
+): void {
   const limits = options.rateLimit ?? {};
   scope.removeContentTypeParser('text/plain');
   scope.setErrorHandler(mcpErrorHandler);
-  scope.addHook('onRequest', bearerAuthHook(options.verifyBearer, { resourceMetadataUrl: resource.metadataUrl, scopes: options.scopes ?? defaultScopes }));
+  scope.addHook(
+    'onRequest',
+    bearerAuthHook(options.verifyBearer, {
+      resourceMetadataUrl: resource.metadataUrl,
+      scopes: options.scopes ?? defaultScopes,
+    }),
+  );
   if (!limits.disabled) {
     const buckets = bucketsFor(limits.subject ?? defaultSubjectRateLimit, limits.now);
     scope.addHook('onRequest', subjectRateLimitHook({ buckets, ...pick(options, 'metrics') }));
   }
-  scope.route({ method: ['GET', 'POST', 'DELETE'], url: mcpPath, handler: async (request, reply) => serveGuarded(endpoint, request, reply) });
+  scope.route({
+    method: ['GET', 'POST', 'DELETE'],
+    url: mcpPath,
+    handler: async (request, reply) => serveGuarded(endpoint, request, reply),
+  });
 }
 
 function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: FastifyInstance): McpEndpoint {
   const logError = (error: unknown, message: string) => app.log.error({ err: error }, message);
   const recordToolCall = options.metrics?.recordToolCall;
-  const newServer = createMcpServerFactory({ logError, ...(recordToolCall ? { recordToolCall } : {}), ...options.server });
-  const modernHandler = createMcpHandler(() => newServer(new BoundedSessionState()), { legacy: 'reject', onerror: (error) => app.log.warn({ err: error }, 'MCP exchange failed') });
+  const newServer = createMcpServerFactory({
+    logError,
+    ...(recordToolCall ? { recordToolCall } : {}),
+    ...options.server,
+  });
+  const modernHandler = createMcpHandler(() => newServer(new BoundedSessionState()), {
+    legacy: 'reject',
+    onerror: (error) => app.log.warn({ err: error }, 'MCP exchange failed'),
+  });
   app.addHook('onClose', async () => {
     await modernHandler.close();
     await sessions.closeAll();
@@ -116,7 +181,9 @@ async function serveGuarded(endpoint: McpEndpoint, request: FastifyRequest, repl
     if (!reply.sent) throw error;
     request.log.error({ err: error }, 'MCP request failed after the reply was hijacked');
     if (reply.raw.headersSent) return void reply.raw.destroy();
-    reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(jsonRpcError(JsonRpcCode.InternalError, 'Internal error')));
+    reply.raw
+      .writeHead(500, { 'content-type': 'application/json' })
+      .end(JSON.stringify(jsonRpcError(JsonRpcCode.InternalError, 'Internal error')));
   }
 }
 

@@ -26,7 +26,19 @@ export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory 
   const options = setup.instructions === undefined ? {} : { instructions: setup.instructions };
   return (session) => {
     const server = new McpServer(setup.serverInfo, options);
-    registerDefinitions(server, setup.definitions, ({ identity, signal }) => ({ gateway: setup.gateway, identity, session, signal, now, ...(setup.graph ? { graph: setup.graph } : {}) }), setup);
+    registerDefinitions(
+      server,
+      setup.definitions,
+      ({ identity, signal }) => ({
+        gateway: setup.gateway,
+        identity,
+        session,
+        signal,
+        now,
+        ...(setup.graph ? { graph: setup.graph } : {}),
+      }),
+      setup,
+    );
     return server;
   };
 }

@@ -29,14 +29,57 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
   const registry = new Registry();
   if (options.collectDefaults ?? true) collectDefaultMetrics({ register: registry, prefix });
   const registers = [registry];
-  const toolCalls = new Counter({ name: `${prefix}tool_calls_total`, help: 'MCP tool calls by tool and outcome', labelNames: ['tool', 'outcome'] as const, registers });
-  const toolSeconds = new Histogram({ name: `${prefix}tool_call_duration_seconds`, help: 'MCP tool call latency', labelNames: ['tool'] as const, buckets: latencyBuckets, registers });
-  const worldRequests = new Counter({ name: `${prefix}world_requests_total`, help: 'Mark Protocol requests to worlds by result', labelNames: ['world', 'verb', 'result'] as const, registers });
-  const worldSeconds = new Histogram({ name: `${prefix}world_request_duration_seconds`, help: 'QUIC request latency to worlds', labelNames: ['world', 'verb'] as const, buckets: latencyBuckets, registers });
-  const circuit = new Gauge({ name: `${prefix}world_circuit_state`, help: 'Circuit state per world: 1 for the current state, 0 otherwise', labelNames: ['world', 'state'] as const, registers });
-  const connections = new Gauge({ name: `${prefix}world_connections`, help: 'Open pooled QUIC connections per world', labelNames: ['world'] as const, registers });
-  const rejections = new Counter({ name: `${prefix}rate_limit_rejections_total`, help: 'Requests refused by a rate limiter', labelNames: ['limiter', 'route'] as const, registers });
-  const httpSeconds = new Histogram({ name: `${prefix}http_request_duration_seconds`, help: 'HTTP requests by listener, route and status', labelNames: ['listener', 'method', 'route', 'status'] as const, buckets: latencyBuckets, registers });
+  const toolCalls = new Counter({
+    name: `${prefix}tool_calls_total`,
+    help: 'MCP tool calls by tool and outcome',
+    labelNames: ['tool', 'outcome'] as const,
+    registers,
+  });
+  const toolSeconds = new Histogram({
+    name: `${prefix}tool_call_duration_seconds`,
+    help: 'MCP tool call latency',
+    labelNames: ['tool'] as const,
+    buckets: latencyBuckets,
+    registers,
+  });
+  const worldRequests = new Counter({
+    name: `${prefix}world_requests_total`,
+    help: 'Mark Protocol requests to worlds by result',
+    labelNames: ['world', 'verb', 'result'] as const,
+    registers,
+  });
+  const worldSeconds = new Histogram({
+    name: `${prefix}world_request_duration_seconds`,
+    help: 'QUIC request latency to worlds',
+    labelNames: ['world', 'verb'] as const,
+    buckets: latencyBuckets,
+    registers,
+  });
+  const circuit = new Gauge({
+    name: `${prefix}world_circuit_state`,
+    help: 'Circuit state per world: 1 for the current state, 0 otherwise',
+    labelNames: ['world', 'state'] as const,
+    registers,
+  });
+  const connections = new Gauge({
+    name: `${prefix}world_connections`,
+    help: 'Open pooled QUIC connections per world',
+    labelNames: ['world'] as const,
+    registers,
+  });
+  const rejections = new Counter({
+    name: `${prefix}rate_limit_rejections_total`,
+    help: 'Requests refused by a rate limiter',
+    labelNames: ['limiter', 'route'] as const,
+    registers,
+  });
+  const httpSeconds = new Histogram({
+    name: `${prefix}http_request_duration_seconds`,
+    help: 'HTTP requests by listener, route and status',
+    labelNames: ['listener', 'method', 'route', 'status'] as const,
+    buckets: latencyBuckets,
+    registers,
+  });
   const sessions = new Gauge({ name: `${prefix}mcp_sessions`, help: 'Open stateful MCP sessions', registers });
 
   return {

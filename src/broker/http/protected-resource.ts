@@ -30,8 +30,10 @@ export type ProtectedResourceOptions = {
 
 export function protectedResource(options: ProtectedResourceOptions): ProtectedResource {
   const base = new URL(options.publicUrl);
-  if (base.search !== '' || base.hash !== '') throw new RangeError(`publicUrl must not carry a query or fragment: ${options.publicUrl}`);
-  if (options.authorizationServers.length === 0) throw new RangeError('protected resource needs at least one authorization server (RFC 9728 §2)');
+  if (base.search !== '' || base.hash !== '')
+    throw new RangeError(`publicUrl must not carry a query or fragment: ${options.publicUrl}`);
+  if (options.authorizationServers.length === 0)
+    throw new RangeError('protected resource needs at least one authorization server (RFC 9728 §2)');
   const prefix = base.pathname.replace(/\/+$/, '');
   const resourcePath = `${prefix}${mcpPath}`;
   const resource = `${base.origin}${resourcePath}`;
@@ -42,6 +44,8 @@ export function protectedResource(options: ProtectedResourceOptions): ProtectedR
   };
   if (options.scopes !== undefined && options.scopes.length > 0) document.scopes_supported = [...options.scopes];
   // Behind a path-routing ingress the public path-inserted form differs from the local one; serve both.
-  const metadataPaths = [...new Set([wellKnownPrefix, `${wellKnownPrefix}${mcpPath}`, `${wellKnownPrefix}${resourcePath}`])];
+  const metadataPaths = [
+    ...new Set([wellKnownPrefix, `${wellKnownPrefix}${mcpPath}`, `${wellKnownPrefix}${resourcePath}`]),
+  ];
   return { resource, metadataUrl: `${base.origin}${wellKnownPrefix}${resourcePath}`, metadataPaths, document };
 }

@@ -1,7 +1,21 @@
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  type McpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Identity } from '../identity.ts';
-import type { ConcreteResourceDefinition, PromptDefinition, ResourceTemplateDefinition, ToolContext, ToolDefinition, ToolResult } from '../mcp/definitions.ts';
+import type {
+  ConcreteResourceDefinition,
+  PromptDefinition,
+  ResourceTemplateDefinition,
+  ToolContext,
+  ToolDefinition,
+  ToolResult,
+} from '../mcp/definitions.ts';
 import { WorldGatewayError } from '../worlds/gateway.ts';
 import { ResourceReadError } from '../mcp/resources.ts';
 import { identityFromAuthInfo } from './auth-info.ts';
@@ -32,11 +46,17 @@ export type RegisterOptions = {
  * SDK's `isError` input-validation result, unknown tools as its protocol
  * error); a tool's genuine failure is `isError: true`, never a thrown error.
  */
-export function registerDefinitions(server: McpServer, definitions: McpDefinitions, contextFactory: CallContextFactory, options: RegisterOptions = {}): void {
+export function registerDefinitions(
+  server: McpServer,
+  definitions: McpDefinitions,
+  contextFactory: CallContextFactory,
+  options: RegisterOptions = {},
+): void {
   if (definitions.resourceTemplates.length === 0 && definitions.resources().length > 0) {
     throw new TypeError('registerDefinitions: concrete resources need a resource template to be read through');
   }
-  const contextOf = (ctx: ServerContext) => contextFactory({ identity: identityFromAuthInfo(ctx.http?.authInfo), signal: ctx.mcpReq.signal });
+  const contextOf = (ctx: ServerContext) =>
+    contextFactory({ identity: identityFromAuthInfo(ctx.http?.authInfo), signal: ctx.mcpReq.signal });
   for (const tool of definitions.tools) registerTool(server, tool, contextOf, options);
   definitions.resourceTemplates.forEach((template, index) => {
     // The concrete resources are listed through the first template, which also reads them.
@@ -60,11 +80,22 @@ function inputSchemaOf(tool: ToolDefinition<any>): z.ZodObject {
   return schema;
 }
 
-function registerTool(server: McpServer, tool: ToolDefinition<any>, contextOf: ContextOf, options: RegisterOptions): void {
-  const config = { title: tool.title, description: tool.description, inputSchema: inputSchemaOf(tool), annotations: { readOnlyHint: tool.readOnly } };
+function registerTool(
+  server: McpServer,
+  tool: ToolDefinition<any>,
+  contextOf: ContextOf,
+  options: RegisterOptions,
+): void {
+  const config = {
+    title: tool.title,
+    description: tool.description,
+    inputSchema: inputSchemaOf(tool),
+    annotations: { readOnlyHint: tool.readOnly },
+  };
   server.registerTool(tool.name, config, async (args: Record<string, unknown>, ctx: ServerContext) => {
     const started = performance.now();
-    const record = (outcome: ToolOutcome) => options.recordToolCall?.(tool.name, (performance.now() - started) / 1000, outcome);
+    const record = (outcome: ToolOutcome) =>
+      options.recordToolCall?.(tool.name, (performance.now() - started) / 1000, outcome);
     try {
       const result: ToolResult = await tool.handler(args, contextOf(ctx));
       record(result.isError === true ? 'tool_error' : 'ok');
@@ -83,17 +114,32 @@ function toolFailureText(tool: string, error: unknown, options: RegisterOptions)
   return `${tool} failed: internal error`;
 }
 
-function registerTemplate(server: McpServer, template: ResourceTemplateDefinition, list: McpDefinitions['resources'] | undefined, contextOf: ContextOf, options: RegisterOptions): void {
-  const listCallback = list && (() => ({ resources: list().map((r) => ({ uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType })) }));
+function registerTemplate(
+  server: McpServer,
+  template: ResourceTemplateDefinition,
+  list: McpDefinitions['resources'] | undefined,
+  contextOf: ContextOf,
+  options: RegisterOptions,
+): void {
+  const listCallback =
+    list &&
+    (() => ({
+      resources: list().map((r) => ({ uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType })),
+    }));
   const sdkTemplate = new ResourceTemplate(template.uriTemplate, { list: listCallback });
   const metadata = { description: template.description, mimeType: template.mimeType };
-  server.registerResource(template.name, sdkTemplate, metadata, async (uri: URL, _variables: unknown, ctx: ServerContext) => {
-    try {
-      return { contents: [await template.read(uri.href, contextOf(ctx))] };
-    } catch (error) {
-      throw resourceError(uri.href, error, options);
-    }
-  });
+  server.registerResource(
+    template.name,
+    sdkTemplate,
+    metadata,
+    async (uri: URL, _variables: unknown, ctx: ServerContext) => {
+      try {
+        return { contents: [await template.read(uri.href, contextOf(ctx))] };
+      } catch (error) {
+        throw resourceError(uri.href, error, options);
+      }
+    },
+  );
 }
 
 function resourceError(uri: string, error: unknown, options: RegisterOptions): ProtocolError {
@@ -108,12 +154,18 @@ function resourceError(uri: string, error: unknown, options: RegisterOptions): P
 
 function registerPrompt(server: McpServer, prompt: PromptDefinition, contextOf: ContextOf): void {
   const shape: Record<string, z.ZodType<string | undefined>> = {};
-  for (const arg of prompt.arguments) shape[arg.name] = arg.required ? z.string().describe(arg.description) : z.string().optional().describe(arg.description);
+  for (const arg of prompt.arguments)
+    shape[arg.name] = arg.required
+      ? z.string().describe(arg.description)
+      : z.string().optional().describe(arg.description);
   const config = { title: prompt.title, description: prompt.description, argsSchema: z.object(shape) };
   server.registerPrompt(prompt.name, config, (args: Record<string, string | undefined>, ctx: ServerContext) => {
     const toolContext = contextOf(ctx);
     const worlds = toolContext.gateway.list().map((w) => w.name);
     const rendered = prompt.render(args, { now: toolContext.now, worlds });
-    return { description: rendered.description, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.text } }] };
+    return {
+      description: rendered.description,
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.text } }],
+    };
   });
 }

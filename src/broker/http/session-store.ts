@@ -45,7 +45,10 @@ export class SessionStore {
 
   constructor(options: SessionStoreOptions = {}) {
     this.#max = positive('maxSessions', options.maxSessions ?? defaultMaxSessions);
-    this.#maxPerSubject = positive('maxSessionsPerSubject', options.maxSessionsPerSubject ?? defaultMaxSessionsPerSubject);
+    this.#maxPerSubject = positive(
+      'maxSessionsPerSubject',
+      options.maxSessionsPerSubject ?? defaultMaxSessionsPerSubject,
+    );
     this.#idleTtlMs = positive('idleTtlMs', options.idleTtlMs ?? defaultSessionIdleTtlMs);
     this.#now = options.now ?? (() => performance.now());
     this.#onSizeChange = options.onSizeChange ?? (() => {});

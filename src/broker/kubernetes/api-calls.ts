@@ -41,20 +41,77 @@ export type KubernetesApiCall = {
 };
 
 export const kubernetesApiCalls: readonly KubernetesApiCall[] = [
-  { scope: 'broker-namespace', apiGroup: '', resource: 'secrets', verbs: ['get', 'update'], objects: 'write-token-secrets', by: 'secret-write-token-store.ts' },
-  { scope: 'broker-namespace', apiGroup: '', resource: 'secrets', verbs: ['get', 'update'], objects: 'state-secrets', by: 'secret-state-store.ts' },
-  { scope: 'broker-namespace', apiGroup: '', resource: 'secrets', verbs: ['create'], objects: 'any', by: 'secret-write-token-store.ts, secret-state-store.ts' },
-  { scope: 'broker-namespace', apiGroup: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'update'], objects: 'sweeper-lease', by: 'lease-elector.ts', optional: 'sweeper' },
-  { scope: 'broker-namespace', apiGroup: 'coordination.k8s.io', resource: 'leases', verbs: ['create'], objects: 'any', by: 'lease-elector.ts', optional: 'sweeper' },
-  { scope: 'world-namespace', apiGroup: '', resource: 'secrets', verbs: ['get', 'update'], objects: 'world-tokens-secret', by: 'secret-tokens-sink.ts' },
-  { scope: 'discovery-namespaces', apiGroup: '', resource: 'services', verbs: ['list', 'watch'], objects: 'any', by: 'world-discovery.ts', optional: 'discovery' },
+  {
+    scope: 'broker-namespace',
+    apiGroup: '',
+    resource: 'secrets',
+    verbs: ['get', 'update'],
+    objects: 'write-token-secrets',
+    by: 'secret-write-token-store.ts',
+  },
+  {
+    scope: 'broker-namespace',
+    apiGroup: '',
+    resource: 'secrets',
+    verbs: ['get', 'update'],
+    objects: 'state-secrets',
+    by: 'secret-state-store.ts',
+  },
+  {
+    scope: 'broker-namespace',
+    apiGroup: '',
+    resource: 'secrets',
+    verbs: ['create'],
+    objects: 'any',
+    by: 'secret-write-token-store.ts, secret-state-store.ts',
+  },
+  {
+    scope: 'broker-namespace',
+    apiGroup: 'coordination.k8s.io',
+    resource: 'leases',
+    verbs: ['get', 'update'],
+    objects: 'sweeper-lease',
+    by: 'lease-elector.ts',
+    optional: 'sweeper',
+  },
+  {
+    scope: 'broker-namespace',
+    apiGroup: 'coordination.k8s.io',
+    resource: 'leases',
+    verbs: ['create'],
+    objects: 'any',
+    by: 'lease-elector.ts',
+    optional: 'sweeper',
+  },
+  {
+    scope: 'world-namespace',
+    apiGroup: '',
+    resource: 'secrets',
+    verbs: ['get', 'update'],
+    objects: 'world-tokens-secret',
+    by: 'secret-tokens-sink.ts',
+  },
+  {
+    scope: 'discovery-namespaces',
+    apiGroup: '',
+    resource: 'services',
+    verbs: ['list', 'watch'],
+    objects: 'any',
+    by: 'world-discovery.ts',
+    optional: 'discovery',
+  },
 ];
 
 /**
  * The world chart's tokens bootstrap Job (world-tokens-bootstrap.ts), in the
  * world's namespace: read its two Secrets, create them when absent.
  */
-export type BootstrapApiCall = { apiGroup: ''; resource: 'secrets'; verbs: readonly ('get' | 'create')[]; objects: 'any' | 'bootstrap-secrets' };
+export type BootstrapApiCall = {
+  apiGroup: '';
+  resource: 'secrets';
+  verbs: readonly ('get' | 'create')[];
+  objects: 'any' | 'bootstrap-secrets';
+};
 
 export const worldBootstrapApiCalls: readonly BootstrapApiCall[] = [
   { apiGroup: '', resource: 'secrets', verbs: ['get'], objects: 'bootstrap-secrets' },

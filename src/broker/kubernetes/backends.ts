@@ -23,7 +23,14 @@ export function kubernetesBackends(config: BrokerConfig, apis: KubernetesApis = 
   if (namespace === undefined) throw new RangeError('storage.backend kubernetes needs server.brokerNamespace');
   return {
     apis,
-    writeTokens: { store: new SecretWriteTokenStore({ core: apis.core, namespace }), sink: new SecretTokensSink({ core: apis.core }) },
-    state: new SecretStateStore({ core: apis.core, namespace, locate: defaultDocumentLocation(config.server.refreshTokensSecret) }),
+    writeTokens: {
+      store: new SecretWriteTokenStore({ core: apis.core, namespace }),
+      sink: new SecretTokensSink({ core: apis.core }),
+    },
+    state: new SecretStateStore({
+      core: apis.core,
+      namespace,
+      locate: defaultDocumentLocation(config.server.refreshTokensSecret),
+    }),
   };
 }

@@ -23,7 +23,12 @@ export class BookmarkWatch extends Watch {
     this.#stop = stop;
   }
 
-  override async watch(path: WatchArgs[0], queryParams: WatchArgs[1], callback: WatchArgs[2], done: WatchArgs[3]): Promise<AbortController> {
+  override async watch(
+    path: WatchArgs[0],
+    queryParams: WatchArgs[1],
+    callback: WatchArgs[2],
+    done: WatchArgs[3],
+  ): Promise<AbortController> {
     const stop = this.#stop;
     if (stop.aborted) {
       queueMicrotask(() => done(null));

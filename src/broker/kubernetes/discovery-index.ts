@@ -25,7 +25,11 @@ export class DiscoveryIndex {
   /** World name → what the sink holds now. */
   readonly #published = new Map<string, DiscoveredWorld>();
 
-  constructor(options: { sink: DiscoveredWorldSink; configuredWorlds: Iterable<string>; onIssue?: (issue: DiscoveryIssue) => void }) {
+  constructor(options: {
+    sink: DiscoveredWorldSink;
+    configuredWorlds: Iterable<string>;
+    onIssue?: (issue: DiscoveryIssue) => void;
+  }) {
     this.#sink = options.sink;
     this.#configured = new Set(options.configuredWorlds);
     this.#onIssue = options.onIssue ?? (() => {});
@@ -36,7 +40,11 @@ export class DiscoveryIndex {
     const before = this.#services.get(service);
     if (world === null) this.#services.delete(service);
     else {
-      if (this.#configured.has(world.name)) this.#onIssue({ service, problem: `world ${JSON.stringify(world.name)} is configured; the configured entry is used` });
+      if (this.#configured.has(world.name))
+        this.#onIssue({
+          service,
+          problem: `world ${JSON.stringify(world.name)} is configured; the configured entry is used`,
+        });
       this.#services.set(service, world);
     }
     if (before !== undefined && before.name !== world?.name) this.#reconcile(before.name);
@@ -68,12 +76,20 @@ export class DiscoveryIndex {
   }
 
   #claimants(name: string): DiscoveredWorld[] {
-    const claims = [...this.#services.values()].filter((world) => world.name === name).sort((a, b) => (a.service < b.service ? -1 : a.service > b.service ? 1 : 0));
-    for (const loser of claims.slice(1)) this.#onIssue({ service: loser.service, problem: `world ${JSON.stringify(name)} is already served by ${claims[0]!.service}` });
+    const claims = [...this.#services.values()]
+      .filter((world) => world.name === name)
+      .sort((a, b) => (a.service < b.service ? -1 : a.service > b.service ? 1 : 0));
+    for (const loser of claims.slice(1))
+      this.#onIssue({
+        service: loser.service,
+        problem: `world ${JSON.stringify(name)} is already served by ${claims[0]!.service}`,
+      });
     return claims;
   }
 }
 
 function sameWorld(a: DiscoveredWorld, b: DiscoveredWorld): boolean {
-  return a.service === b.service && a.address === b.address && a.namespace === b.namespace && a.publicUrl === b.publicUrl;
+  return (
+    a.service === b.service && a.address === b.address && a.namespace === b.namespace && a.publicUrl === b.publicUrl
+  );
 }

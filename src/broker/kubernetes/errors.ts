@@ -21,7 +21,12 @@ export class KubernetesBackendError extends Error {
   /** HTTP status of the last API answer, when there was one. */
   readonly status: number | undefined;
 
-  constructor(code: KubernetesBackendErrorCode, object: string, message: string, options?: { status?: number; cause?: unknown }) {
+  constructor(
+    code: KubernetesBackendErrorCode,
+    object: string,
+    message: string,
+    options?: { status?: number; cause?: unknown },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'KubernetesBackendError';
     this.code = code;
@@ -43,5 +48,8 @@ export function apiStatus(error: unknown): number | undefined {
 export function apiFailure(object: string, action: string, error: unknown): KubernetesBackendError {
   const status = apiStatus(error);
   const reason = status === undefined ? 'no answer from the API server' : `HTTP ${status}`;
-  return new KubernetesBackendError('ERR_K8S_API', object, `kubernetes: ${action} ${object}: ${reason}`, { ...(status === undefined ? {} : { status }), cause: error });
+  return new KubernetesBackendError('ERR_K8S_API', object, `kubernetes: ${action} ${object}: ${reason}`, {
+    ...(status === undefined ? {} : { status }),
+    cause: error,
+  });
 }

@@ -9,7 +9,11 @@ export type KubernetesApis = { kubeConfig: KubeConfig; core: CoreV1Api; coordina
 
 export function kubernetesApis(kubeConfig?: KubeConfig): KubernetesApis {
   const config = kubeConfig ?? defaultKubeConfig();
-  return { kubeConfig: config, core: config.makeApiClient(CoreV1Api), coordination: config.makeApiClient(CoordinationV1Api) };
+  return {
+    kubeConfig: config,
+    core: config.makeApiClient(CoreV1Api),
+    coordination: config.makeApiClient(CoordinationV1Api),
+  };
 }
 
 function defaultKubeConfig(): KubeConfig {

@@ -42,7 +42,8 @@ export class LeaseElector {
 
   constructor(options: LeaseElectorOptions) {
     this.#options = { ...defaultLeaseTimings, clock: systemClock, ...options };
-    if (this.#options.renewDeadlineMs >= this.#options.leaseDurationMs) throw new RangeError('renewDeadline must be shorter than leaseDuration');
+    if (this.#options.renewDeadlineMs >= this.#options.leaseDurationMs)
+      throw new RangeError('renewDeadline must be shorter than leaseDuration');
   }
 
   get isLeader(): boolean {
@@ -70,7 +71,9 @@ export class LeaseElector {
     const { clock, retryPeriodMs, renewDeadlineMs } = this.#options;
     const leadership = new AbortController();
     this.#leader = true;
-    const leading = Promise.resolve().then(() => lead(leadership.signal)).catch((error: unknown) => this.#options.onError?.(error));
+    const leading = Promise.resolve()
+      .then(() => lead(leadership.signal))
+      .catch((error: unknown) => this.#options.onError?.(error));
     let renewedAt = clock.now();
     while (await pause(clock, retryPeriodMs, signal)) {
       const attempt = await this.#tryAcquireOrRenew();
@@ -112,7 +115,12 @@ export class LeaseElector {
 
   async #create(now: number): Promise<Attempt> {
     const { coordination, namespace, name } = this.#options;
-    const body: V1Lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: { ...this.#spec(now), acquireTime: formatMicroTime(now) as never, leaseTransitions: 0 } };
+    const body: V1Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name, namespace },
+      spec: { ...this.#spec(now), acquireTime: formatMicroTime(now) as never, leaseTransitions: 0 },
+    };
     try {
       await coordination.createNamespacedLease({ namespace, body });
       return 'held';
@@ -138,7 +146,14 @@ export class LeaseElector {
       const lease = await coordination.readNamespacedLease({ namespace, name });
       if (lease.spec?.holderIdentity !== identity) return;
       const now = formatMicroTime(clock.now()) as never;
-      await coordination.replaceNamespacedLease({ namespace, name, body: { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } } });
+      await coordination.replaceNamespacedLease({
+        namespace,
+        name,
+        body: {
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now },
+        },
+      });
     } catch (error) {
       this.#failed('release lease', error);
     }
@@ -147,7 +162,11 @@ export class LeaseElector {
   #spec(now: number): V1LeaseSpec {
     const { identity, leaseDurationMs } = this.#options;
     // MicroTime strings go through the client untouched (micro-time.ts).
-    return { holderIdentity: identity, leaseDurationSeconds: Math.max(1, Math.ceil(leaseDurationMs / 1000)), renewTime: formatMicroTime(now) as never };
+    return {
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.max(1, Math.ceil(leaseDurationMs / 1000)),
+      renewTime: formatMicroTime(now) as never,
+    };
   }
 
   #failed(action: string, error: unknown): Attempt {
@@ -166,4 +185,3 @@ async function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<boo
     return false;
   }
 }
-

@@ -37,25 +37,40 @@ export type MutateOutcome = {
   attempts: number;
 };
 
-export async function mutateSecret(core: CoreV1Api, ref: SecretRef, mutate: SecretMutation, options: MutateOptions): Promise<MutateOutcome> {
+export async function mutateSecret(
+  core: CoreV1Api,
+  ref: SecretRef,
+  mutate: SecretMutation,
+  options: MutateOptions,
+): Promise<MutateOutcome> {
   const object = `${ref.namespace}/${ref.name}`;
   for (let attempt = 1; attempt <= maxSecretWriteAttempts; attempt++) {
     const secret = await readSecret(core, ref);
     const current = secret === null ? null : secretValue(secret, ref.key);
     const next = mutate(current);
-    if (next === null || (current !== null && current.equals(next))) return { result: 'unchanged', value: current, attempts: attempt };
+    if (next === null || (current !== null && current.equals(next)))
+      return { result: 'unchanged', value: current, attempts: attempt };
     if (secret === null) {
       // Go mutateSecret: an empty result for an absent Secret is a no-op, not an empty Secret.
       if (next.length === 0) return { result: 'unchanged', value: null, attempts: attempt };
       if (!options.createIfMissing) {
-        throw new KubernetesBackendError('ERR_K8S_NOT_FOUND', object, `kubernetes: secret ${object} not found`, { status: 404 });
+        throw new KubernetesBackendError('ERR_K8S_NOT_FOUND', object, `kubernetes: secret ${object} not found`, {
+          status: 404,
+        });
       }
-      if (await createSecret(core, ref, next, options.labels ?? {})) return { result: 'created', value: Buffer.from(next), attempts: attempt };
+      if (await createSecret(core, ref, next, options.labels ?? {}))
+        return { result: 'created', value: Buffer.from(next), attempts: attempt };
       continue; // AlreadyExists: another replica created it first; read theirs.
     }
-    if (await replaceSecret(core, ref, withSecretValue(secret, ref.key, next))) return { result: 'updated', value: Buffer.from(next), attempts: attempt };
+    if (await replaceSecret(core, ref, withSecretValue(secret, ref.key, next)))
+      return { result: 'updated', value: Buffer.from(next), attempts: attempt };
   }
-  throw new KubernetesBackendError('ERR_K8S_CONFLICT', object, `kubernetes: conflict on secret ${object} after ${maxSecretWriteAttempts} retries`, { status: 409 });
+  throw new KubernetesBackendError(
+    'ERR_K8S_CONFLICT',
+    object,
+    `kubernetes: conflict on secret ${object} after ${maxSecretWriteAttempts} retries`,
+    { status: 409 },
+  );
 }
 
 /** The Secret, or `null` on 404. */
@@ -69,7 +84,12 @@ export async function readSecret(core: CoreV1Api, ref: { namespace: string; name
 }
 
 /** `false` when the Secret already exists (409 AlreadyExists). */
-async function createSecret(core: CoreV1Api, ref: SecretRef, value: Uint8Array, labels: Record<string, string>): Promise<boolean> {
+async function createSecret(
+  core: CoreV1Api,
+  ref: SecretRef,
+  value: Uint8Array,
+  labels: Record<string, string>,
+): Promise<boolean> {
   const body: V1Secret = {
     apiVersion: 'v1',
     kind: 'Secret',

@@ -13,7 +13,11 @@ import type { WorldDefinition } from '../worlds/world-definition.ts';
 import type { DiscoveredWorldSink } from './discovery-index.ts';
 import type { DiscoveredWorld } from './service-world.ts';
 
-export const discoveredWorldWriters: AllowList = Object.freeze({ domains: Object.freeze(['discovered-world.invalid']), groups: Object.freeze([]), emails: Object.freeze([]) });
+export const discoveredWorldWriters: AllowList = Object.freeze({
+  domains: Object.freeze(['discovered-world.invalid']),
+  groups: Object.freeze([]),
+  emails: Object.freeze([]),
+});
 
 export function discoveredWorldDefinition(world: DiscoveredWorld): WorldDefinition {
   return {

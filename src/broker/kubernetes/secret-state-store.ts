@@ -10,7 +10,12 @@
  * records).
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
-import { signInDocuments, StateStoreError, type DocumentMutation, type StateDocumentStore } from '../state/document-store.ts';
+import {
+  signInDocuments,
+  StateStoreError,
+  type DocumentMutation,
+  type StateDocumentStore,
+} from '../state/document-store.ts';
 import { KubernetesBackendError } from './errors.ts';
 import { mutateSecret, readSecret } from './mutate-secret.ts';
 import { secretValue } from './secret-data.ts';
@@ -27,7 +32,10 @@ export type DocumentLocation = { secret: string; key: string };
 export function defaultDocumentLocation(refreshTokensSecret: string): (document: string) => DocumentLocation {
   return (document) => {
     if (document === signInDocuments.refreshTokens) return { secret: refreshTokensSecret, key: document };
-    const slug = document.replace(/\.[a-z]+$/, '').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const slug = document
+      .replace(/\.[a-z]+$/, '')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
     return { secret: `demarkus-broker-state-${slug}`, key: document };
   };
 }
@@ -45,16 +53,20 @@ export class SecretStateStore implements StateDocumentStore {
 
   async read(document: string): Promise<Buffer | null> {
     const { secret, key } = this.#locate(document);
-    const found = await this.#translate(document, () => readSecret(this.#core, { namespace: this.#namespace, name: secret }));
+    const found = await this.#translate(document, () =>
+      readSecret(this.#core, { namespace: this.#namespace, name: secret }),
+    );
     return found === null ? null : secretValue(found, key);
   }
 
   async update(document: string, mutate: DocumentMutation): Promise<Buffer | null> {
     const { secret, key } = this.#locate(document);
-    const outcome = await this.#translate(document, () => mutateSecret(this.#core, { namespace: this.#namespace, name: secret, key }, mutate, {
-      createIfMissing: true,
-      labels: { ...brokerSecretLabels },
-    }));
+    const outcome = await this.#translate(document, () =>
+      mutateSecret(this.#core, { namespace: this.#namespace, name: secret, key }, mutate, {
+        createIfMissing: true,
+        labels: { ...brokerSecretLabels },
+      }),
+    );
     return outcome.value;
   }
 
@@ -63,7 +75,10 @@ export class SecretStateStore implements StateDocumentStore {
     try {
       return await run();
     } catch (error) {
-      if (error instanceof KubernetesBackendError) throw new StateStoreError(document, `state document ${JSON.stringify(document)}: ${error.message}`, { cause: error });
+      if (error instanceof KubernetesBackendError)
+        throw new StateStoreError(document, `state document ${JSON.stringify(document)}: ${error.message}`, {
+          cause: error,
+        });
       throw error;
     }
   }

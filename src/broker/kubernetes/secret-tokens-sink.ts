@@ -31,16 +31,24 @@ export class SecretTokensSink implements WorldTokensSink {
   async ensure(world: WorldDefinition, record: WriteTokenRecord): Promise<EnsureOutcome> {
     const { namespace, secret } = world.tokens;
     if (namespace === undefined || secret === undefined) {
-      throw new TokensSinkError(world.name, `world ${JSON.stringify(world.name)} has no tokens Secret (worlds[].namespace and worlds[].tokensSecret)`);
+      throw new TokensSinkError(
+        world.name,
+        `world ${JSON.stringify(world.name)} has no tokens Secret (worlds[].namespace and worlds[].tokensSecret)`,
+      );
     }
     const object = `${namespace}/${secret}`;
     let outcome: EnsureOutcome = 'unchanged';
     try {
-      await mutateSecret(this.#core, { namespace, name: secret, key: tokensSecretKey }, (current) => {
-        const edit = ensureTokenEntry(current?.toString('utf8') ?? '', record);
-        outcome = edit.outcome;
-        return edit.outcome === 'unchanged' ? null : Buffer.from(edit.text, 'utf8');
-      }, { createIfMissing: false });
+      await mutateSecret(
+        this.#core,
+        { namespace, name: secret, key: tokensSecretKey },
+        (current) => {
+          const edit = ensureTokenEntry(current?.toString('utf8') ?? '', record);
+          outcome = edit.outcome;
+          return edit.outcome === 'unchanged' ? null : Buffer.from(edit.text, 'utf8');
+        },
+        { createIfMissing: false },
+      );
     } catch (error) {
       throw sinkError(world.name, object, error);
     }
@@ -49,9 +57,14 @@ export class SecretTokensSink implements WorldTokensSink {
 }
 
 function sinkError(world: string, object: string, error: unknown): TokensSinkError {
-  if (error instanceof TokensTomlError) return new TokensSinkError(world, `tokens secret ${object}: ${error.message}; left unchanged`, { cause: error });
+  if (error instanceof TokensTomlError)
+    return new TokensSinkError(world, `tokens secret ${object}: ${error.message}; left unchanged`, { cause: error });
   if (error instanceof KubernetesBackendError && error.code === 'ERR_K8S_NOT_FOUND') {
-    return new TokensSinkError(world, `kubernetes: tokens secret ${object} of world ${JSON.stringify(world)} not found (the world chart's tokens bootstrap Job creates it)`, { cause: error });
+    return new TokensSinkError(
+      world,
+      `kubernetes: tokens secret ${object} of world ${JSON.stringify(world)} not found (the world chart's tokens bootstrap Job creates it)`,
+      { cause: error },
+    );
   }
   if (error instanceof KubernetesBackendError) return new TokensSinkError(world, error.message, { cause: error });
   return new TokensSinkError(world, `kubernetes: tokens secret ${object}: unexpected failure`, { cause: error });

@@ -11,7 +11,12 @@
  */
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
 import { isWellFormedRecord, writeTokenOperations, type WriteTokenRecord } from '../worlds/write-tokens/record.ts';
-import { WriteTokenConflictError, WriteTokenStoreError, type StoredWriteToken, type WriteTokenStore } from '../worlds/write-tokens/store.ts';
+import {
+  WriteTokenConflictError,
+  WriteTokenStoreError,
+  type StoredWriteToken,
+  type WriteTokenStore,
+} from '../worlds/write-tokens/store.ts';
 import { apiFailure, apiStatus } from './errors.ts';
 import { readSecret } from './mutate-secret.ts';
 import { secretValue, withSecretValue } from './secret-data.ts';
@@ -20,7 +25,10 @@ export const writeTokenSecretKey = 'write-token.json';
 export const writeTokenSecretName = (world: string) => `demarkus-broker-write-token-${world}`;
 
 /** Labels on every Secret the broker creates, so an operator can list them. */
-export const brokerSecretLabels = { 'app.kubernetes.io/managed-by': 'demarkus-broker', 'app.kubernetes.io/component': 'broker-state' } as const;
+export const brokerSecretLabels = {
+  'app.kubernetes.io/managed-by': 'demarkus-broker',
+  'app.kubernetes.io/component': 'broker-state',
+} as const;
 
 export class SecretWriteTokenStore implements WriteTokenStore {
   readonly #core: CoreV1Api;
@@ -32,7 +40,9 @@ export class SecretWriteTokenStore implements WriteTokenStore {
   }
 
   async get(world: string): Promise<StoredWriteToken | null> {
-    const secret = await this.#call(world, 'read', () => readSecret(this.#core, { namespace: this.#namespace, name: writeTokenSecretName(world) }));
+    const secret = await this.#call(world, 'read', () =>
+      readSecret(this.#core, { namespace: this.#namespace, name: writeTokenSecretName(world) }),
+    );
     const bytes = secret === null ? null : secretValue(secret, writeTokenSecretKey);
     if (secret === null || bytes === null) return null;
     return { record: decodeWriteTokenRecord(world, bytes), version: secret.metadata?.resourceVersion ?? '' };
@@ -41,14 +51,26 @@ export class SecretWriteTokenStore implements WriteTokenStore {
   async put(world: string, record: WriteTokenRecord, expectedVersion: string | null): Promise<StoredWriteToken> {
     const name = writeTokenSecretName(world);
     const bytes = encodeWriteTokenRecord(record);
-    const body: V1Secret = expectedVersion === null
-      ? { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name, namespace: this.#namespace, labels: { ...brokerSecretLabels, 'demarkus.io/world': world } }, data: {} }
-      : await this.#current(world, expectedVersion);
+    const body: V1Secret =
+      expectedVersion === null
+        ? {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            type: 'Opaque',
+            metadata: {
+              name,
+              namespace: this.#namespace,
+              labels: { ...brokerSecretLabels, 'demarkus.io/world': world },
+            },
+            data: {},
+          }
+        : await this.#current(world, expectedVersion);
     const next = withSecretValue(body, writeTokenSecretKey, bytes);
     try {
-      const written = expectedVersion === null
-        ? await this.#core.createNamespacedSecret({ namespace: this.#namespace, body: next })
-        : await this.#core.replaceNamespacedSecret({ namespace: this.#namespace, name, body: next });
+      const written =
+        expectedVersion === null
+          ? await this.#core.createNamespacedSecret({ namespace: this.#namespace, body: next })
+          : await this.#core.replaceNamespacedSecret({ namespace: this.#namespace, name, body: next });
       return { record, version: written.metadata?.resourceVersion ?? '' };
     } catch (error) {
       if (apiStatus(error) === 409) throw new WriteTokenConflictError(world);
@@ -58,7 +80,9 @@ export class SecretWriteTokenStore implements WriteTokenStore {
 
   /** The Secret at `version`, to replace; a newer or missing one is a conflict. */
   async #current(world: string, version: string): Promise<V1Secret> {
-    const secret = await this.#call(world, 'read', () => readSecret(this.#core, { namespace: this.#namespace, name: writeTokenSecretName(world) }));
+    const secret = await this.#call(world, 'read', () =>
+      readSecret(this.#core, { namespace: this.#namespace, name: writeTokenSecretName(world) }),
+    );
     if (secret === null || secret.metadata?.resourceVersion !== version) throw new WriteTokenConflictError(world);
     return secret;
   }
@@ -72,18 +96,33 @@ export class SecretWriteTokenStore implements WriteTokenStore {
   }
 
   #failure(world: string, action: string, error: unknown): WriteTokenStoreError {
-    const cause = apiFailure(`${this.#namespace}/${writeTokenSecretName(world)}`, `${action} secret`, (error as { cause?: unknown }).cause ?? error);
-    return new WriteTokenStoreError(world, `cannot ${action} the write-token record of world ${JSON.stringify(world)}: ${cause.message}`, { cause });
+    const cause = apiFailure(
+      `${this.#namespace}/${writeTokenSecretName(world)}`,
+      `${action} secret`,
+      (error as { cause?: unknown }).cause ?? error,
+    );
+    return new WriteTokenStoreError(
+      world,
+      `cannot ${action} the write-token record of world ${JSON.stringify(world)}: ${cause.message}`,
+      { cause },
+    );
   }
 }
 
 /** Go `json.Marshal(writeTokenRecord)`: field order as the struct, no spaces. */
 export function encodeWriteTokenRecord(record: WriteTokenRecord): Buffer {
-  return Buffer.from(JSON.stringify({ label: record.label, rawToken: record.rawToken, entry: { Hash: record.hash, Paths: record.paths, Operations: writeTokenOperations, Expires: '' } }));
+  return Buffer.from(
+    JSON.stringify({
+      label: record.label,
+      rawToken: record.rawToken,
+      entry: { Hash: record.hash, Paths: record.paths, Operations: writeTokenOperations, Expires: '' },
+    }),
+  );
 }
 
 export function decodeWriteTokenRecord(world: string, bytes: Buffer): WriteTokenRecord {
-  const malformed = () => new WriteTokenStoreError(world, `the write-token record of world ${JSON.stringify(world)} is malformed`);
+  const malformed = () =>
+    new WriteTokenStoreError(world, `the write-token record of world ${JSON.stringify(world)} is malformed`);
   let value: { label?: unknown; rawToken?: unknown; entry?: { Hash?: unknown; Paths?: unknown } };
   try {
     value = JSON.parse(bytes.toString('utf8')) ?? {};
@@ -91,7 +130,8 @@ export function decodeWriteTokenRecord(world: string, bytes: Buffer): WriteToken
     throw malformed();
   }
   const paths = value.entry?.Paths;
-  if (typeof value.label !== 'string' || typeof value.rawToken !== 'string' || typeof value.entry?.Hash !== 'string') throw malformed();
+  if (typeof value.label !== 'string' || typeof value.rawToken !== 'string' || typeof value.entry?.Hash !== 'string')
+    throw malformed();
   if (!Array.isArray(paths) || !paths.every((path) => typeof path === 'string')) throw malformed();
   const record: WriteTokenRecord = { label: value.label, rawToken: value.rawToken, hash: value.entry.Hash, paths };
   if (!isWellFormedRecord(record)) throw malformed();

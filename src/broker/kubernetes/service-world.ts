@@ -35,12 +35,19 @@ export function worldFromService(service: V1Service, clusterDomain: string): Ser
   const namespace = service.metadata?.namespace ?? '';
   const serviceName = service.metadata?.name ?? '';
   const name = service.metadata?.labels?.[worldLabel] ?? '';
-  if (!isValidWorldName(name)) return { skipped: `label ${worldLabel}=${JSON.stringify(name)} is not a valid world name` };
+  if (!isValidWorldName(name))
+    return { skipped: `label ${worldLabel}=${JSON.stringify(name)} is not a valid world name` };
   const port = markPort(service);
-  const world: DiscoveredWorld = { name, namespace, service: `${namespace}/${serviceName}`, address: `${serviceName}.${namespace}.svc.${clusterDomain}:${port}` };
+  const world: DiscoveredWorld = {
+    name,
+    namespace,
+    service: `${namespace}/${serviceName}`,
+    address: `${serviceName}.${namespace}.svc.${clusterDomain}:${port}`,
+  };
   const publicUrl = service.metadata?.annotations?.[publicUrlAnnotation];
   if (publicUrl !== undefined && publicUrl !== '') {
-    if (!/^mark:\/\/[^/?#@\s]+\/?$/i.test(publicUrl)) return { skipped: `annotation ${publicUrlAnnotation} must be a mark://host[:port] URL` };
+    if (!/^mark:\/\/[^/?#@\s]+\/?$/i.test(publicUrl))
+      return { skipped: `annotation ${publicUrlAnnotation} must be a mark://host[:port] URL` };
     world.publicUrl = publicUrl;
   }
   return { world };

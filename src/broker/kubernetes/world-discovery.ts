@@ -45,7 +45,11 @@ export class WorldDiscovery {
   constructor(options: WorldDiscoveryOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    this.#index = new DiscoveryIndex({ sink: options.sink, configuredWorlds: options.configuredWorlds, ...(options.onIssue ? { onIssue: options.onIssue } : {}) });
+    this.#index = new DiscoveryIndex({
+      sink: options.sink,
+      configuredWorlds: options.configuredWorlds,
+      ...(options.onIssue ? { onIssue: options.onIssue } : {}),
+    });
     const core = options.kubeConfig.makeApiClient(CoreV1Api);
     const namespaces = options.namespaces === 'all' ? [null] : [...new Set(options.namespaces)];
     for (const namespace of namespaces) this.#scopes.push(this.#makeScope(core, namespace));
@@ -58,10 +62,12 @@ export class WorldDiscovery {
 
   async stop(): Promise<void> {
     this.#stopping.abort();
-    await Promise.all(this.#scopes.map(async (scope) => {
-      await scope.informer.stop();
-      await scope.starting.catch(() => {});
-    }));
+    await Promise.all(
+      this.#scopes.map(async (scope) => {
+        await scope.informer.stop();
+        await scope.starting.catch(() => {});
+      }),
+    );
   }
 
   /** The worlds discovery contributes now. */
@@ -72,9 +78,20 @@ export class WorldDiscovery {
   #makeScope(core: CoreV1Api, namespace: string | null): Scope {
     const labelSelector = worldLabelSelector;
     const path = namespace === null ? '/api/v1/services' : `/api/v1/namespaces/${namespace}/services`;
-    const list = namespace === null ? () => core.listServiceForAllNamespaces({ labelSelector }) : () => core.listNamespacedService({ namespace, labelSelector });
+    const list =
+      namespace === null
+        ? () => core.listServiceForAllNamespaces({ labelSelector })
+        : () => core.listNamespacedService({ namespace, labelSelector });
     const delayFn = this.#options.watchReconnectDelay;
-    const informer = new ListWatch<V1Service>(path, new BookmarkWatch(this.#options.kubeConfig, this.#stopping.signal), list, false, labelSelector, undefined, delayFn ? { delayFn } : undefined);
+    const informer = new ListWatch<V1Service>(
+      path,
+      new BookmarkWatch(this.#options.kubeConfig, this.#stopping.signal),
+      list,
+      false,
+      labelSelector,
+      undefined,
+      delayFn ? { delayFn } : undefined,
+    );
     const scope: Scope = { name: namespace ?? '(all namespaces)', informer, backoffMs: 0, starting: Promise.resolve() };
     const domain = this.#options.clusterDomain ?? 'cluster.local';
     const onChange = (service: V1Service) => {

@@ -17,8 +17,12 @@ export async function runWorldTokensBootstrap(args: string[], env: NodeJS.Proces
     args,
     strict: true,
     options: {
-      world: { type: 'string' }, 'tokens-secret': { type: 'string' }, 'values-secret': { type: 'string' },
-      label: { type: 'string', default: 'admin' }, paths: { type: 'string', default: '/**' }, ops: { type: 'string', default: 'publish' },
+      world: { type: 'string' },
+      'tokens-secret': { type: 'string' },
+      'values-secret': { type: 'string' },
+      label: { type: 'string', default: 'admin' },
+      paths: { type: 'string', default: '/**' },
+      ops: { type: 'string', default: 'publish' },
     },
   });
   const namespace = env['POD_NAMESPACE'];
@@ -26,7 +30,11 @@ export async function runWorldTokensBootstrap(args: string[], env: NodeJS.Proces
     process.stderr.write('world-tokens-bootstrap: --world, --tokens-secret and POD_NAMESPACE are required\n');
     return 2;
   }
-  const list = (text: string) => text.split(',').map((item) => item.trim()).filter(Boolean);
+  const list = (text: string) =>
+    text
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
   const result = await bootstrapWorldTokens({
     core: kubernetesApis().core,
     namespace,
@@ -39,7 +47,15 @@ export async function runWorldTokensBootstrap(args: string[], env: NodeJS.Proces
     ...(env['DEMARKUS_ADMIN_TOKEN'] ? { rawToken: env['DEMARKUS_ADMIN_TOKEN'] } : {}),
     labels: { 'app.kubernetes.io/managed-by': 'demarkus-world-bootstrap', 'demarkus.io/world': values.world },
   });
-  process.stdout.write(JSON.stringify({ msg: 'world tokens bootstrap', world: values.world, namespace, secret: values['tokens-secret'], result }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      msg: 'world tokens bootstrap',
+      world: values.world,
+      namespace,
+      secret: values['tokens-secret'],
+      result,
+    }) + '\n',
+  );
   return 0;
 }
 

@@ -37,10 +37,12 @@ export type WorldTokensBootstrap = {
 export type BootstrapResult = 'created' | 'already-present';
 
 export async function bootstrapWorldTokens(run: WorldTokensBootstrap): Promise<BootstrapResult> {
-  if ((await readSecret(run.core, { namespace: run.namespace, name: run.tokensSecret })) !== null) return 'already-present';
+  if ((await readSecret(run.core, { namespace: run.namespace, name: run.tokensSecret })) !== null)
+    return 'already-present';
   const rawToken = await adminToken(run);
   const header = `# tokens.toml of world ${JSON.stringify(run.world)}, written once by the chart's bootstrap Job.\n# Hashes only. The broker appends its own [tokens.broker-write-${run.world}] entry.\n`;
-  const toml = header + formatTokenEntry(run.label, { hash: hashToken(rawToken), paths: run.paths, operations: run.operations });
+  const toml =
+    header + formatTokenEntry(run.label, { hash: hashToken(rawToken), paths: run.paths, operations: run.operations });
   const created = await createOnce(run, run.tokensSecret, { [tokensSecretKey]: toml });
   return created ? 'created' : 'already-present';
 }
@@ -61,11 +63,19 @@ async function adminToken(run: WorldTokensBootstrap): Promise<string> {
 
 /** `false` when the Secret appeared meanwhile (409 AlreadyExists). */
 async function createOnce(run: WorldTokensBootstrap, name: string, values: Record<string, string>): Promise<boolean> {
-  const data = Object.fromEntries(Object.entries(values).map(([key, value]) => [key, Buffer.from(value, 'utf8').toString('base64')]));
+  const data = Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [key, Buffer.from(value, 'utf8').toString('base64')]),
+  );
   try {
     await run.core.createNamespacedSecret({
       namespace: run.namespace,
-      body: { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name, namespace: run.namespace, labels: run.labels ?? {} }, data },
+      body: {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'Opaque',
+        metadata: { name, namespace: run.namespace, labels: run.labels ?? {} },
+        data,
+      },
     });
     return true;
   } catch (error) {

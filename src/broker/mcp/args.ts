@@ -10,15 +10,24 @@ export function requiredString(name: string, description: string) {
 }
 
 export function optionalString(name: string, description: string) {
-  return z.string({ error: `${name} must be a string` }).optional().describe(description);
+  return z
+    .string({ error: `${name} must be a string` })
+    .optional()
+    .describe(description);
 }
 
 export function optionalBoolean(name: string, description: string) {
-  return z.boolean({ error: `${name} must be a boolean` }).optional().describe(description);
+  return z
+    .boolean({ error: `${name} must be a boolean` })
+    .optional()
+    .describe(description);
 }
 
 export function requiredInteger(name: string, description: string) {
-  return z.number({ error: `${name} is required` }).int({ error: `${name} must be an integer` }).describe(description);
+  return z
+    .number({ error: `${name} is required` })
+    .int({ error: `${name} must be an integer` })
+    .describe(description);
 }
 
 export function optionalInteger(name: string, description: string) {
@@ -31,7 +40,10 @@ export function optionalInteger(name: string, description: string) {
 
 /** Publisher metadata as a JSON object; values of any JSON type are stringified the Go way. */
 export function optionalObject(name: string, description: string) {
-  return z.record(z.string(), z.unknown(), { error: `${name} must be an object` }).optional().describe(description);
+  return z
+    .record(z.string(), z.unknown(), { error: `${name} must be an object` })
+    .optional()
+    .describe(description);
 }
 
 export const urlDescription = 'mark:// URL of a document or directory, e.g. mark://team-a/index.md';

@@ -73,5 +73,8 @@ export type PromptDefinition = {
   title: string;
   description: string;
   arguments: Array<{ name: string; description: string; required: boolean }>;
-  render: (args: Record<string, string | undefined>, ctx: { now: () => Date; worlds: readonly string[] }) => { description: string; text: string };
+  render: (
+    args: Record<string, string | undefined>,
+    ctx: { now: () => Date; worlds: readonly string[] },
+  ) => { description: string; text: string };
 };

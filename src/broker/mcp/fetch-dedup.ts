@@ -62,8 +62,10 @@ export function unchangedNotice(doc: SeenDoc): string {
 /** How the identity moved since the session's earlier full fetch (reference ChangedNote). */
 export function changedNote(previous: SeenDoc, current: SeenDoc): string {
   if (previous.version !== current.version) {
-    if (previous.version === '') return `changed since this session's earlier fetch (was etag-only, now v${current.version})`;
-    if (current.version === '') return `changed since this session's earlier fetch (was v${previous.version}, now etag-only)`;
+    if (previous.version === '')
+      return `changed since this session's earlier fetch (was etag-only, now v${current.version})`;
+    if (current.version === '')
+      return `changed since this session's earlier fetch (was v${previous.version}, now etag-only)`;
     return `changed since this session's earlier fetch (v${previous.version} -> v${current.version})`;
   }
   if (current.version === '') return "content changed since this session's earlier fetch (etag differs)";

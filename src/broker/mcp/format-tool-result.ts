@@ -18,7 +18,12 @@ export function formatToolResult(response: MarkResponse, keys: readonly string[]
  * `formatToolResultWith`: the same text with `extra` merged over a copy of the
  * metadata (the response is never changed) and `body` in place of the response body.
  */
-export function formatToolResultWith(response: MarkResponse, body: string, extra: Readonly<Metadata>, keys: readonly string[]): string {
+export function formatToolResultWith(
+  response: MarkResponse,
+  body: string,
+  extra: Readonly<Metadata>,
+  keys: readonly string[],
+): string {
   return render(response.status, { ...response.metadata, ...extra }, body, keys);
 }
 
@@ -31,7 +36,9 @@ function render(status: string, metadata: Readonly<Metadata>, body: string, keys
     out += `${key}: ${value}\n`;
     shown.add(key);
   }
-  const remaining = Object.keys(metadata).filter((key) => !shown.has(key)).sort(compareBytes);
+  const remaining = Object.keys(metadata)
+    .filter((key) => !shown.has(key))
+    .sort(compareBytes);
   for (const key of remaining) out += `${key}: ${metadata[key]}\n`;
   if (body !== '') out += '\n' + body;
   return out;

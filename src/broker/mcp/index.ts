@@ -2,7 +2,13 @@
 export type * from './definitions.ts';
 export { allTools } from './tools/index.ts';
 export { runTool, defineTool } from './run-tool.ts';
-export { documentTemplate, worldIndexResources, readDocument, ResourceReadError, markdownMimeType } from './resources.ts';
+export {
+  documentTemplate,
+  worldIndexResources,
+  readDocument,
+  ResourceReadError,
+  markdownMimeType,
+} from './resources.ts';
 export { allPrompts, orientPrompt, recallPrompt, whatsNewPrompt, PromptArgumentError } from './prompts.ts';
 export { formatToolResult, formatToolResultWith } from './format-tool-result.ts';
 export { parseToolUrl, cutAnchor, ToolUrlError, type ToolUrl } from './tool-url.ts';

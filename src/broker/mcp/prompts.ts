@@ -24,7 +24,8 @@ function requiredArgument(args: Record<string, string | undefined>, name: string
 export const orientPrompt: PromptDefinition = {
   name: 'orient',
   title: 'Orient around a document',
-  description: 'Understand one document and its neighbourhood in a single call, then read only the sections that matter.',
+  description:
+    'Understand one document and its neighbourhood in a single call, then read only the sections that matter.',
   arguments: [{ name: 'url', description: 'mark:// URL of the document, e.g. mark://team-a/index.md', required: true }],
   render(args) {
     const url = requiredArgument(args, 'url');
@@ -74,9 +75,12 @@ export const whatsNewPrompt: PromptDefinition = {
   render(args, ctx) {
     const since = (args['since'] ?? '').trim();
     const world = (args['world'] ?? '').trim();
-    if (since !== '' && !isCalendarDate(since)) throw new PromptArgumentError('since argument must be a date as YYYY-MM-DD');
+    if (since !== '' && !isCalendarDate(since))
+      throw new PromptArgumentError('since argument must be a date as YYYY-MM-DD');
     if (world !== '' && !ctx.worlds.includes(world)) {
-      throw new PromptArgumentError(`world argument names no world of this knowledge system (worlds: ${ctx.worlds.join(', ')})`);
+      throw new PromptArgumentError(
+        `world argument names no world of this knowledge system (worlds: ${ctx.worlds.join(', ')})`,
+      );
     }
     const date = since !== '' ? since : daysBefore(ctx.now(), 7);
     const filter = `modified-after=${date}`;

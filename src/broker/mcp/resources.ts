@@ -1,6 +1,11 @@
 import type { WorldInfo } from '../worlds/gateway.ts';
 import { bodyText } from './body-text.ts';
-import type { ConcreteResourceDefinition, ResourceContents, ResourceTemplateDefinition, ToolContext } from './definitions.ts';
+import type {
+  ConcreteResourceDefinition,
+  ResourceContents,
+  ResourceTemplateDefinition,
+  ToolContext,
+} from './definitions.ts';
 import { goQuote } from './go-format.ts';
 import { findSection, sectionNotFoundText } from './markdown/headings.ts';
 import { agentMessage, toolErrorText } from './tool-result.ts';
@@ -51,7 +56,10 @@ export async function readDocument(uri: string, ctx: ToolContext): Promise<Resou
   try {
     response = await ctx.gateway.read(target.world, { verb: 'FETCH', path: target.path, signal: ctx.signal });
   } catch (error) {
-    throw new ResourceReadError(`fetch ${docUrl}: ${toolErrorText('fetch', target.world, error).replace(/^fetch failed: /, '')}`, { cause: error });
+    throw new ResourceReadError(
+      `fetch ${docUrl}: ${toolErrorText('fetch', target.world, error).replace(/^fetch failed: /, '')}`,
+      { cause: error },
+    );
   }
   if (response.status !== 'ok') throw new ResourceReadError(`${docUrl}: ${response.status}`);
   let text = bodyText(response.body);

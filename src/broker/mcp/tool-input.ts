@@ -20,7 +20,12 @@ export function urlArgument(raw: string, prefix = 'invalid URL'): Outcome<ToolUr
   }
 }
 
-export async function readWorld(ctx: ToolContext, verb: string, world: string, call: Omit<MarkCall, 'signal'>): Promise<Outcome<MarkResponse>> {
+export async function readWorld(
+  ctx: ToolContext,
+  verb: string,
+  world: string,
+  call: Omit<MarkCall, 'signal'>,
+): Promise<Outcome<MarkResponse>> {
   try {
     return { ok: true, value: await ctx.gateway.read(world, { ...call, signal: ctx.signal }) };
   } catch (error) {
@@ -28,7 +33,12 @@ export async function readWorld(ctx: ToolContext, verb: string, world: string, c
   }
 }
 
-export async function writeWorld(ctx: ToolContext, verb: string, world: string, call: Omit<MarkCall, 'signal'>): Promise<Outcome<MarkResponse>> {
+export async function writeWorld(
+  ctx: ToolContext,
+  verb: string,
+  world: string,
+  call: Omit<MarkCall, 'signal'>,
+): Promise<Outcome<MarkResponse>> {
   try {
     return { ok: true, value: await ctx.gateway.write(world, ctx.identity, { ...call, signal: ctx.signal }) };
   } catch (error) {

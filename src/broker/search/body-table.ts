@@ -44,7 +44,8 @@ export function parseLookupRows(response: MarkResponse): TableRow[] {
     const cells = splitTableRow(line);
     if (cells === null) break;
     if (cells.every((cell) => /^:?-{3,}:?$/.test(cell))) continue;
-    if (cells.length !== width) throw new LookupAnswerError(`malformed LOOKUP response: row has ${cells.length} columns`);
+    if (cells.length !== width)
+      throw new LookupAnswerError(`malformed LOOKUP response: row has ${cells.length} columns`);
     rows.push(rowFrom(cells, rows.length));
   }
   const declared = response.metadata['matches'];
@@ -57,16 +58,26 @@ export function parseLookupRows(response: MarkResponse): TableRow[] {
 function rowFrom(cells: string[], rank: number): TableRow {
   const [pathCell = '', importanceCell = '', title = '', tags = '', snippet = ''] = cells;
   const importance = /^\d+(\.\d+)?$/.test(importanceCell) ? Number(importanceCell) : NaN;
-  if (!(importance >= 0 && importance <= 1)) throw new LookupAnswerError(`malformed LOOKUP response: invalid importance "${importanceCell}"`);
+  if (!(importance >= 0 && importance <= 1))
+    throw new LookupAnswerError(`malformed LOOKUP response: invalid importance "${importanceCell}"`);
   const { path, anchor } = splitAnchor(pathCell);
   if (!path.startsWith('/')) throw new LookupAnswerError(`malformed LOOKUP response: invalid path "${path}"`);
-  return { path, anchor, importance, title: unescapeCell(title), tags: unescapeCell(tags), snippet: unescapeCell(snippet), rank };
+  return {
+    path,
+    anchor,
+    importance,
+    title: unescapeCell(title),
+    tags: unescapeCell(tags),
+    snippet: unescapeCell(snippet),
+    rank,
+  };
 }
 
 /** The renderer appends `#anchor` unescaped after the escaped path; a `#` inside the path is escaped. */
 function splitAnchor(cell: string): { path: string; anchor: string } {
   for (let i = cell.length - 1; i >= 0; i--) {
-    if (cell[i] === '#' && !isEscapedAt(cell, i)) return { path: unescapeCell(cell.slice(0, i)), anchor: cell.slice(i + 1) };
+    if (cell[i] === '#' && !isEscapedAt(cell, i))
+      return { path: unescapeCell(cell.slice(0, i)), anchor: cell.slice(i + 1) };
   }
   return { path: unescapeCell(cell), anchor: '' };
 }
@@ -78,4 +89,3 @@ function headerWidth(cells: string[] | null): number {
   }
   return 0;
 }
-

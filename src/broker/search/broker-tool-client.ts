@@ -15,7 +15,13 @@ export class BrokerCallError extends Error {
 
 const protocolVersion = '2025-06-18';
 
-export async function callBrokerTool(url: string, token: string, name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<BrokerToolResult> {
+export async function callBrokerTool(
+  url: string,
+  token: string,
+  name: string,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<BrokerToolResult> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -33,20 +39,33 @@ export async function callBrokerTool(url: string, token: string, name: string, a
     throw new BrokerCallError(`cannot reach the broker at ${url}: ${(error as Error).message}`, { cause: error });
   }
   if (response.status === 401 || response.status === 403) {
-    throw new BrokerCallError(`the broker refused the token (HTTP ${response.status}); get a fresh one and pass it with --token`);
+    throw new BrokerCallError(
+      `the broker refused the token (HTTP ${response.status}); get a fresh one and pass it with --token`,
+    );
   }
   if (!response.ok) throw new BrokerCallError(`the broker answered HTTP ${response.status}`);
   const body = await response.text();
-  const message = (response.headers.get('content-type') ?? '').includes('text/event-stream') ? lastEventData(body) : parseJson(body);
+  const message = (response.headers.get('content-type') ?? '').includes('text/event-stream')
+    ? lastEventData(body)
+    : parseJson(body);
   return toolResultOf(message);
 }
 
-type RpcMessage = { error?: { code?: number; message?: string }; result?: { content?: { type?: string; text?: string }[]; isError?: boolean } };
+type RpcMessage = {
+  error?: { code?: number; message?: string };
+  result?: { content?: { type?: string; text?: string }[]; isError?: boolean };
+};
 
 function toolResultOf(message: RpcMessage): BrokerToolResult {
-  if (message.error !== undefined) throw new BrokerCallError(`the broker refused the call: ${message.error.message ?? 'error'} (${message.error.code ?? '?'})`);
+  if (message.error !== undefined)
+    throw new BrokerCallError(
+      `the broker refused the call: ${message.error.message ?? 'error'} (${message.error.code ?? '?'})`,
+    );
   if (message.result === undefined) throw new BrokerCallError('the broker answered without a result');
-  const text = (message.result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('');
+  const text = (message.result.content ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('');
   return { text, isError: message.result.isError === true };
 }
 
@@ -54,7 +73,11 @@ function toolResultOf(message: RpcMessage): BrokerToolResult {
 function lastEventData(stream: string): RpcMessage {
   let found: RpcMessage | undefined;
   for (const event of stream.replaceAll('\r\n', '\n').split('\n\n')) {
-    const data = event.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+    const data = event
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trimStart())
+      .join('\n');
     if (data === '') continue;
     try {
       const message = JSON.parse(data) as RpcMessage;

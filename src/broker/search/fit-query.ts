@@ -7,7 +7,14 @@ import { parseQuery } from '../../search/index.ts';
  * the body match treats the same way, rather than refused by every world.
  */
 export function fitQuery(query: string): string {
-  const distinct = new Set(query.toLowerCase().split(/\s+/).filter((w) => w !== ''));
+  const distinct = new Set(
+    query
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w !== ''),
+  );
   if (distinct.size <= lookupMaxTerms) return query;
-  return parseQuery(query).map((t) => t.text).join(' ');
+  return parseQuery(query)
+    .map((t) => t.text)
+    .join(' ');
 }

@@ -19,11 +19,23 @@ export type Ranking = 'score' | 'rank' | 'mixed';
  * one group whose rank is their position in the score order. Ties go to the
  * scored group, then by world name, so the order is deterministic.
  */
-export function mergeWorldRows(scored: readonly WorldRow[], unscored: ReadonlyMap<string, readonly WorldRow[]>): { rows: WorldRow[]; ranking: Ranking } {
+export function mergeWorldRows(
+  scored: readonly WorldRow[],
+  unscored: ReadonlyMap<string, readonly WorldRow[]>,
+): { rows: WorldRow[]; ranking: Ranking } {
   const byScore = [...scored].sort(
-    (a, b) => (b.score ?? 0) - (a.score ?? 0) || compareBytes(a.world, b.world) || compareBytes(a.path, b.path) || compareBytes(a.anchor, b.anchor),
+    (a, b) =>
+      (b.score ?? 0) - (a.score ?? 0) ||
+      compareBytes(a.world, b.world) ||
+      compareBytes(a.path, b.path) ||
+      compareBytes(a.anchor, b.anchor),
   );
-  const groups = [byScore, ...[...unscored.entries()].sort(([a], [b]) => compareBytes(a, b)).map(([, rows]) => [...rows].sort((a, b) => a.rank - b.rank))];
+  const groups = [
+    byScore,
+    ...[...unscored.entries()]
+      .sort(([a], [b]) => compareBytes(a, b))
+      .map(([, rows]) => [...rows].sort((a, b) => a.rank - b.rank)),
+  ];
   const rows: WorldRow[] = [];
   const longest = Math.max(0, ...groups.map((g) => g.length));
   for (let position = 0; position < longest; position++) {

@@ -25,7 +25,13 @@ export function renderBodyLookupAll(input: {
     `\n# Lookup matches for "${escapeCell(query)}" across readable worlds\n\n` +
     '| Path | Importance | Title | Tags | Snippet |\n|------|------------|-------|------|---------|\n';
   for (const row of rows) {
-    const cells = [urlCell(input.url(row)), formatFixed2(row.importance), escapeCell(row.title), escapeCell(row.tags), escapeCell(row.snippet)];
+    const cells = [
+      urlCell(input.url(row)),
+      formatFixed2(row.importance),
+      escapeCell(row.title),
+      escapeCell(row.tags),
+      escapeCell(row.snippet),
+    ];
     out += `| ${cells.join(' | ')} |\n`;
   }
   if (failures.length > 0) {

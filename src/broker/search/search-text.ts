@@ -33,7 +33,8 @@ export function renderSearchText(query: string, text: SearchText): string {
   if (text.ranking !== undefined && text.hits.length > 0) out += `ranking: ${text.ranking}\n`;
   if (text.hits.length > 0) {
     out += `\n# Search results for "${escapeCell(query)}" across readable worlds\n\n${resultsHeader}`;
-    for (const hit of text.hits) out += `| ${urlCell(hit.url)} | ${hit.score === null ? '-' : formatFixed2(hit.score)} | ${escapeCell(hit.title)} | ${escapeCell(hit.snippet)} |\n`;
+    for (const hit of text.hits)
+      out += `| ${urlCell(hit.url)} | ${hit.score === null ? '-' : formatFixed2(hit.score)} | ${escapeCell(hit.title)} | ${escapeCell(hit.snippet)} |\n`;
   } else {
     out += `\n# No document matches "${escapeCell(query)}" in readable worlds\n`;
     if (text.nearest.length > 0) {
@@ -60,7 +61,14 @@ export function parseSearchText(textIn: string): SearchText {
     const at = line.indexOf(': ');
     if (at > 0) head.set(line.slice(0, at), line.slice(at + 2));
   }
-  const out: SearchText = { status: head.get('status') === 'partial' ? 'partial' : 'ok', worlds: Number(head.get('worlds') ?? 0), failed: [], hits: [], nearest: [], notes: [] };
+  const out: SearchText = {
+    status: head.get('status') === 'partial' ? 'partial' : 'ok',
+    worlds: Number(head.get('worlds') ?? 0),
+    failed: [],
+    hits: [],
+    nearest: [],
+    notes: [],
+  };
   const ranking = head.get('ranking');
   if (ranking === 'score' || ranking === 'rank' || ranking === 'mixed') out.ranking = ranking;
   let table: 'results' | 'nearest' | 'failures' | null = null;
@@ -88,7 +96,8 @@ function tableKind(cells: string[]): 'results' | 'nearest' | 'failures' | null {
 
 function addRow(out: SearchText, table: 'results' | 'nearest' | 'failures' | null, cells: string[]): void {
   const [a = '', b = '', c = '', d = ''] = cells;
-  if (table === 'results' && cells.length === 4) out.hits.push({ url: a, score: b === '-' ? null : Number(b), title: c, snippet: d });
+  if (table === 'results' && cells.length === 4)
+    out.hits.push({ url: a, score: b === '-' ? null : Number(b), title: c, snippet: d });
   else if (table === 'nearest' && cells.length === 2) out.nearest.push({ url: a, title: b });
   else if (table === 'failures' && cells.length === 2) out.failed.push({ world: a, message: b });
 }

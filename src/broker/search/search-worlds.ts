@@ -65,11 +65,17 @@ export async function searchWorlds(lookup: LookupFn, request: SearchWorldsReques
   return outcomeOf(request, answers, failures);
 }
 
-function outcomeOf(request: SearchWorldsRequest, answers: Map<string, WorldAnswer>, failures: WorldFailure[]): SearchOutcome {
+function outcomeOf(
+  request: SearchWorldsRequest,
+  answers: Map<string, WorldAnswer>,
+  failures: WorldFailure[],
+): SearchOutcome {
   const scored: WorldRow[] = [];
   const unscored = new Map<string, WorldRow[]>();
   for (const [world, answer] of answers) {
-    const rows = answer.rows.map((row, i) => (answer.scores ? { ...row, world, score: answer.scores[i]! } : { ...row, world }));
+    const rows = answer.rows.map((row, i) =>
+      answer.scores ? { ...row, world, score: answer.scores[i]! } : { ...row, world },
+    );
     if (answer.scores) scored.push(...rows);
     else unscored.set(world, rows);
   }

@@ -23,7 +23,10 @@ import { LookupAnswerError, parseLookupRows, type TableRow } from './body-table.
  * merged statistics back; the world scores with them and returns `row-scores`,
  * one number per row on a scale shared by every world of the search.
  */
-export type LookupFn = (world: string, call: { verb: 'LOOKUP'; path: string; metadata: Metadata }) => Promise<MarkResponse>;
+export type LookupFn = (
+  world: string,
+  call: { verb: 'LOOKUP'; path: string; metadata: Metadata },
+) => Promise<MarkResponse>;
 
 export type PhaseRequest = {
   query: string;
@@ -58,16 +61,23 @@ export class WorldSearchError extends Error {
 export async function phaseOne(lookup: LookupFn, world: string, request: PhaseRequest): Promise<PhaseOne> {
   const response = await ask(lookup, world, request, { [keys.corpusStats]: statsOnlyValue });
   const totals = response.metadata[keys.corpusStats];
-  if (totals === undefined || totals === statsOnlyValue) return { kind: 'final', answer: answerOf(response, request, false) };
+  if (totals === undefined || totals === statsOnlyValue)
+    return { kind: 'final', answer: answerOf(response, request, false) };
   try {
     return { kind: 'stats', stats: decodeQueryStats(totals, response.metadata[keys.corpusDf] ?? '') };
   } catch (error) {
-    if (error instanceof LookupExtensionError) throw new LookupAnswerError(`malformed LOOKUP response: ${error.message}`);
+    if (error instanceof LookupExtensionError)
+      throw new LookupAnswerError(`malformed LOOKUP response: ${error.message}`);
     throw error;
   }
 }
 
-export async function phaseTwo(lookup: LookupFn, world: string, request: PhaseRequest, global: QueryStats): Promise<WorldAnswer> {
+export async function phaseTwo(
+  lookup: LookupFn,
+  world: string,
+  request: PhaseRequest,
+  global: QueryStats,
+): Promise<WorldAnswer> {
   const extra: Metadata = { ...encodeQueryStats(global) };
   if (request.nearest !== undefined) extra[keys.nearestTitles] = String(request.nearest);
   return answerOf(await ask(lookup, world, request, extra), request, true);
@@ -87,7 +97,11 @@ function answerOf(response: MarkResponse, request: PhaseRequest, scored: boolean
   // Mark SPEC §6.4: a reply without the `match: body` echo is a catalog answer.
   const body = response.metadata['match'] === 'body';
   const relaxed = body && request.terms === 'any' && response.metadata[keys.matchTerms] === 'any';
-  const answer: WorldAnswer = { rows, matched: !body ? 'catalog' : relaxed ? 'any' : 'all', nearest: decodeNearest(response.metadata[keys.nearestTitles]) };
+  const answer: WorldAnswer = {
+    rows,
+    matched: !body ? 'catalog' : relaxed ? 'any' : 'all',
+    nearest: decodeNearest(response.metadata[keys.nearestTitles]),
+  };
   const scores = scored ? decodeScores(response.metadata[keys.rowScores], rows.length) : undefined;
   if (scores !== undefined) answer.scores = scores;
   const hint = response.metadata[keys.languageHint];
@@ -97,7 +111,10 @@ function answerOf(response: MarkResponse, request: PhaseRequest, scored: boolean
 
 /** The world's own explanation, on one line and at most 256 characters. */
 function detailOf(body: Uint8Array): string {
-  const words = new TextDecoder().decode(body).split(/\s+/).filter((w) => w !== '');
+  const words = new TextDecoder()
+    .decode(body)
+    .split(/\s+/)
+    .filter((w) => w !== '');
   if (words.length === 0) return '';
   const runes = [...words.join(' ')];
   return ': ' + (runes.length > 256 ? runes.slice(0, 256).join('') + '...' : runes.join(''));

@@ -20,7 +20,8 @@ export class FileStateStore implements StateDocumentStore {
   }
 
   pathOf(document: string): string {
-    if (!/^[a-z0-9_.-]+$/i.test(document) || document.startsWith('.')) throw new RangeError(`invalid state document name ${JSON.stringify(document)}`);
+    if (!/^[a-z0-9_.-]+$/i.test(document) || document.startsWith('.'))
+      throw new RangeError(`invalid state document name ${JSON.stringify(document)}`);
     return join(this.dir, document);
   }
 

@@ -11,7 +11,12 @@ export type JsonDocument<T> = {
   update<R>(change: (current: T) => { next?: T; outcome: R }): Promise<R>;
 };
 
-export function jsonDocument<T>(store: StateDocumentStore, name: string, empty: () => T, isValid: (value: unknown) => value is T): JsonDocument<T> {
+export function jsonDocument<T>(
+  store: StateDocumentStore,
+  name: string,
+  empty: () => T,
+  isValid: (value: unknown) => value is T,
+): JsonDocument<T> {
   const decode = (bytes: Buffer | null): T => {
     if (bytes === null || bytes.length === 0) return empty();
     let value: unknown;

@@ -85,7 +85,8 @@ export class MemoryEphemeralStore implements EphemeralStore {
   #makeRoom(): void {
     if (this.sweep() > 0) return;
     let soonest: [string, number] | undefined;
-    for (const [key, entry] of this.#entries) if (soonest === undefined || entry.expiresAt < soonest[1]) soonest = [key, entry.expiresAt];
+    for (const [key, entry] of this.#entries)
+      if (soonest === undefined || entry.expiresAt < soonest[1]) soonest = [key, entry.expiresAt];
     if (soonest !== undefined) this.#entries.delete(soonest[0]);
   }
 }

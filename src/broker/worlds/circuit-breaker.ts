@@ -28,7 +28,8 @@ export class CircuitBreaker {
   #probeInFlight = false;
 
   constructor(options: CircuitBreakerOptions) {
-    if (!Number.isInteger(options.failureThreshold) || options.failureThreshold < 1) throw new RangeError('failureThreshold must be a positive integer');
+    if (!Number.isInteger(options.failureThreshold) || options.failureThreshold < 1)
+      throw new RangeError('failureThreshold must be a positive integer');
     if (!(options.cooldownMs > 0)) throw new RangeError('cooldownMs must be positive');
     this.#options = options;
   }

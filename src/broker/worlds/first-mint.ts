@@ -24,7 +24,11 @@ export type FirstMintSteps = {
 };
 
 /** The world's answer, or null when every attempt was `unauthorized`. */
-export async function sendWithFirstMintRetry(firstToken: string, policy: FirstMintPolicy, steps: FirstMintSteps): Promise<MarkResponse | null> {
+export async function sendWithFirstMintRetry(
+  firstToken: string,
+  policy: FirstMintPolicy,
+  steps: FirstMintSteps,
+): Promise<MarkResponse | null> {
   const wait = steps.wait ?? ((ms, signal) => sleep(ms, undefined, signal === undefined ? {} : { signal }));
   const attempts = Math.max(1, policy.maxAttempts);
   let token = firstToken;

@@ -63,7 +63,13 @@ export class WorldGatewayError extends Error {
  */
 export class WriteDeniedError extends WorldGatewayError {
   constructor(code: 'ERR_WRITE_DENIED' | 'ERR_EMAIL_UNVERIFIED', world: string) {
-    super(code, world, code === 'ERR_WRITE_DENIED' ? `write access denied for world ${JSON.stringify(world)}` : 'identity email is not verified');
+    super(
+      code,
+      world,
+      code === 'ERR_WRITE_DENIED'
+        ? `write access denied for world ${JSON.stringify(world)}`
+        : 'identity email is not verified',
+    );
     this.name = 'WriteDeniedError';
   }
 }
@@ -76,7 +82,12 @@ export class WorldUnavailableError extends WorldGatewayError {
   readonly reason: WorldUnavailableReason;
   /** For `circuit-open`: milliseconds until the next probe is let through. */
   readonly retryAfterMs: number | undefined;
-  constructor(world: string, reason: WorldUnavailableReason, message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
+  constructor(
+    world: string,
+    reason: WorldUnavailableReason,
+    message: string,
+    options?: { cause?: unknown; retryAfterMs?: number },
+  ) {
     super('ERR_WORLD_UNAVAILABLE', world, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WorldUnavailableError';
     this.reason = reason;

@@ -48,7 +48,7 @@ function wrap(url: string, error: unknown): GoUrlError {
 function parseWithoutFragment(raw: string): GoUrl {
   const url: GoUrl = { scheme: '', opaque: '', hasUser: false, host: '', rawQuery: '', path: '', fragment: '' };
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw new Error('net/url: invalid control character in URL');
-  if (raw === '' ) return url;
+  if (raw === '') return url;
   let rest: string;
   [url.scheme, rest] = splitScheme(raw);
   url.scheme = url.scheme.toLowerCase();
@@ -135,12 +135,14 @@ function unescape(text: string, mode: Mode): string {
     if (c === '%') {
       const escape = text.slice(i, i + 3);
       if (!/^%[0-9A-Fa-f]{2}$/.test(escape)) throw new Error(`invalid URL escape ${goQuote(escape)}`);
-      if (mode === 'host' && parseInt(escape[1]!, 16) < 8 && escape !== '%25') throw new Error(`invalid URL escape ${goQuote(escape)}`);
+      if (mode === 'host' && parseInt(escape[1]!, 16) < 8 && escape !== '%25')
+        throw new Error(`invalid URL escape ${goQuote(escape)}`);
       bytes.push(parseInt(escape.slice(1), 16));
       i += 3;
       continue;
     }
-    if (mode === 'host' && c.charCodeAt(0) < 0x80 && !hostAllowed.test(c)) throw new Error(`invalid character ${goQuote(c)} in host name`);
+    if (mode === 'host' && c.charCodeAt(0) < 0x80 && !hostAllowed.test(c))
+      throw new Error(`invalid character ${goQuote(c)} in host name`);
     const char = String.fromCodePoint(text.codePointAt(i) ?? 0);
     bytes.push(...Buffer.from(char));
     i += char.length;
@@ -162,7 +164,8 @@ function splitHostPort(hostPort: string): [string, string] {
   let host = hostPort;
   let port = '';
   const colon = hostPort.lastIndexOf(':');
-  if (colon >= 0 && isValidOptionalPort(hostPort.slice(colon))) [host, port] = [hostPort.slice(0, colon), hostPort.slice(colon + 1)];
+  if (colon >= 0 && isValidOptionalPort(hostPort.slice(colon)))
+    [host, port] = [hostPort.slice(0, colon), hostPort.slice(colon + 1)];
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   return [host, port];
 }

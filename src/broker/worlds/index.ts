@@ -7,7 +7,12 @@ export { worldAllows, openAllowList } from './allowlist.ts';
 export type { AllowList } from './allowlist.ts';
 export { WorldRegistry } from './registry.ts';
 export type { WorldChange, WorldChangeListener } from './registry.ts';
-export { resolveWorldAddress, worldDefinitionFromConfig, worldDefinitionsFromConfig, worldInfoOf } from './world-definition.ts';
+export {
+  resolveWorldAddress,
+  worldDefinitionFromConfig,
+  worldDefinitionsFromConfig,
+  worldInfoOf,
+} from './world-definition.ts';
 export type { WorldDefinition } from './world-definition.ts';
 export { CircuitBreaker } from './circuit-breaker.ts';
 export type { CircuitState, CircuitTicket, CircuitBreakerOptions } from './circuit-breaker.ts';
@@ -19,7 +24,12 @@ export { sendWithFirstMintRetry } from './first-mint.ts';
 export type { FirstMintPolicy, FirstMintSteps } from './first-mint.ts';
 export { MarkWorldGateway } from './mark-world-gateway.ts';
 export type { MarkWorldGatewayOptions } from './mark-world-gateway.ts';
-export { openWorldGateway, writeTokenBackendFor, dialerSettingsOf, StorageBackendUnavailableError } from './open-gateway.ts';
+export {
+  openWorldGateway,
+  writeTokenBackendFor,
+  dialerSettingsOf,
+  StorageBackendUnavailableError,
+} from './open-gateway.ts';
 export type { OpenWorldGatewayOptions, WriteTokenBackend } from './open-gateway.ts';
 export { goQuote } from '../../protocol/go-quote.ts';
 export * from './write-tokens/index.ts';

@@ -114,7 +114,11 @@ export class MarkWorldGateway implements WorldGateway {
   #require(world: string): WorldDefinition {
     const definition = this.registry.get(world);
     if (definition === undefined) {
-      throw new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `broker: unknown world ${JSON.stringify(world)} (not in broker config)`);
+      throw new WorldGatewayError(
+        'ERR_WORLD_NOT_FOUND',
+        world,
+        `broker: unknown world ${JSON.stringify(world)} (not in broker config)`,
+      );
     }
     return definition;
   }
@@ -123,7 +127,12 @@ export class MarkWorldGateway implements WorldGateway {
     try {
       return await this.#options.writeTokens.token(world);
     } catch (cause) {
-      throw new WorldGatewayError('ERR_WRITE_TOKEN_UNAVAILABLE', world.name, `broker: cannot provision the write token of world ${world.name}`, { cause });
+      throw new WorldGatewayError(
+        'ERR_WRITE_TOKEN_UNAVAILABLE',
+        world.name,
+        `broker: cannot provision the write token of world ${world.name}`,
+        { cause },
+      );
     }
   }
 
@@ -131,7 +140,10 @@ export class MarkWorldGateway implements WorldGateway {
     if (this.#closed) throw new WorldGatewayError('ERR_WORLD_UNAVAILABLE', world.name, 'the world gateway is closed');
     let connection = this.#connections.get(world.name);
     if (connection === undefined) {
-      connection = new WorldConnection(world, this.#options.dialer, { metrics: this.#metrics, now: this.#options.now ?? (() => performance.now()) });
+      connection = new WorldConnection(world, this.#options.dialer, {
+        metrics: this.#metrics,
+        now: this.#options.now ?? (() => performance.now()),
+      });
       this.#connections.set(world.name, connection);
     }
     return connection;
@@ -139,7 +151,9 @@ export class MarkWorldGateway implements WorldGateway {
 
   #onChange(change: WorldChange): void {
     this.#infos = null;
-    const moved = change.type === 'updated' && (change.world.address !== change.previous.address || change.world.serverName !== change.previous.serverName);
+    const moved =
+      change.type === 'updated' &&
+      (change.world.address !== change.previous.address || change.world.serverName !== change.previous.serverName);
     if (change.type === 'removed' || moved) this.#drop(change.world.name);
     if (change.type !== 'added') this.#options.writeTokens.invalidate(change.world.name);
   }

@@ -13,7 +13,13 @@ import { MarkWorldGateway } from './mark-world-gateway.ts';
 import { WorldRegistry } from './registry.ts';
 import { worldDefinitionsFromConfig } from './world-definition.ts';
 import type { WorldDialerSettings } from './world-connection.ts';
-import { FileTokensSink, FileWriteTokenStore, WriteTokenProvisioner, type WorldTokensSink, type WriteTokenStore } from './write-tokens/index.ts';
+import {
+  FileTokensSink,
+  FileWriteTokenStore,
+  WriteTokenProvisioner,
+  type WorldTokensSink,
+  type WriteTokenStore,
+} from './write-tokens/index.ts';
 
 export type WriteTokenBackend = { store: WriteTokenStore; sink: WorldTokensSink };
 
@@ -29,7 +35,10 @@ export class StorageBackendUnavailableError extends Error {
   readonly code = 'ERR_STORAGE_BACKEND_UNAVAILABLE';
 }
 
-export async function openWorldGateway(config: BrokerConfig, options: OpenWorldGatewayOptions = {}): Promise<MarkWorldGateway> {
+export async function openWorldGateway(
+  config: BrokerConfig,
+  options: OpenWorldGatewayOptions = {},
+): Promise<MarkWorldGateway> {
   const dialer = await dialerSettingsOf(config);
   const backend = options.writeTokens ?? writeTokenBackendFor(config);
   const { mcp } = config.server;
@@ -37,7 +46,11 @@ export async function openWorldGateway(config: BrokerConfig, options: OpenWorldG
     registry: new WorldRegistry(worldDefinitionsFromConfig(config)),
     dialer,
     writeTokens: new WriteTokenProvisioner(backend.store, backend.sink),
-    firstMint: { maxAttempts: mcp.firstMintMaxAttempts, initialBackoffMs: mcp.firstMintInitialBackoff, maxBackoffMs: mcp.firstMintMaxBackoff },
+    firstMint: {
+      maxAttempts: mcp.firstMintMaxAttempts,
+      initialBackoffMs: mcp.firstMintInitialBackoff,
+      maxBackoffMs: mcp.firstMintMaxBackoff,
+    },
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.wait === undefined ? {} : { wait: options.wait }),
@@ -48,7 +61,9 @@ export function writeTokenBackendFor(config: BrokerConfig): WriteTokenBackend {
   if (config.storage.backend === 'file' && config.storage.dir !== undefined) {
     return { store: new FileWriteTokenStore(config.storage.dir), sink: new FileTokensSink() };
   }
-  throw new StorageBackendUnavailableError(`storage.backend ${JSON.stringify(config.storage.backend)} is not available in this build yet; use "file"`);
+  throw new StorageBackendUnavailableError(
+    `storage.backend ${JSON.stringify(config.storage.backend)} is not available in this build yet; use "file"`,
+  );
 }
 
 export async function dialerSettingsOf(config: BrokerConfig): Promise<WorldDialerSettings> {
@@ -70,12 +85,19 @@ async function readCaBundle(path: string): Promise<string> {
     pem = await readFile(path, 'utf8');
   } catch (cause) {
     const reason = (cause as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new ConfigError('ERR_CONFIG_READ', `config: worldDialer.caFile: cannot read ${JSON.stringify(path)} (${reason})`, { keyPath: 'worldDialer.caFile', cause });
+    throw new ConfigError(
+      'ERR_CONFIG_READ',
+      `config: worldDialer.caFile: cannot read ${JSON.stringify(path)} (${reason})`,
+      { keyPath: 'worldDialer.caFile', cause },
+    );
   }
   try {
     new X509Certificate(pem);
   } catch (cause) {
-    throw new ConfigError('ERR_CONFIG_INVALID', 'config: worldDialer.caFile: must hold PEM certificates', { keyPath: 'worldDialer.caFile', cause });
+    throw new ConfigError('ERR_CONFIG_INVALID', 'config: worldDialer.caFile: must hold PEM certificates', {
+      keyPath: 'worldDialer.caFile',
+      cause,
+    });
   }
   return pem;
 }

@@ -32,7 +32,9 @@ export class WorldRegistry {
   list(): readonly WorldDefinition[] {
     this.#snapshot ??= [
       ...this.#configured.values(),
-      ...[...this.#discovered.values()].filter((w) => !this.#configured.has(w.name)).sort((a, b) => (a.name < b.name ? -1 : 1)),
+      ...[...this.#discovered.values()]
+        .filter((w) => !this.#configured.has(w.name))
+        .sort((a, b) => (a.name < b.name ? -1 : 1)),
     ];
     return this.#snapshot;
   }
@@ -48,7 +50,9 @@ export class WorldRegistry {
     const previous = this.#discovered.get(world.name);
     this.#discovered.set(world.name, entry);
     if (this.#configured.has(world.name)) return false;
-    this.#changed(previous === undefined ? { type: 'added', world: entry } : { type: 'updated', world: entry, previous });
+    this.#changed(
+      previous === undefined ? { type: 'added', world: entry } : { type: 'updated', world: entry, previous },
+    );
     return true;
   }
 

@@ -36,7 +36,11 @@ export class WorldConnection {
   readonly #settings: WorldDialerSettings;
   readonly #metrics: WorldGatewayMetrics;
 
-  constructor(world: WorldDefinition, settings: WorldDialerSettings, deps: { metrics: WorldGatewayMetrics; now: () => number }) {
+  constructor(
+    world: WorldDefinition,
+    settings: WorldDialerSettings,
+    deps: { metrics: WorldGatewayMetrics; now: () => number },
+  ) {
     this.world = world;
     this.#settings = settings;
     this.#metrics = deps.metrics;
@@ -105,7 +109,12 @@ export class WorldConnection {
     if (error instanceof ResponseParseError) {
       // The world answered, but not in Mark: for a write we cannot tell what it did.
       if (isWriteVerb(call.verb)) return { kind: 'failure', error: outcomeUnknown(name, error) };
-      return { kind: 'failure', error: new WorldUnavailableError(name, 'invalid-response', `world ${quoted} sent an invalid response`, { cause: error }) };
+      return {
+        kind: 'failure',
+        error: new WorldUnavailableError(name, 'invalid-response', `world ${quoted} sent an invalid response`, {
+          cause: error,
+        }),
+      };
     }
     if (!(error instanceof MarkTransportError)) return { kind: 'neutral', error: error as Error };
     switch (error.code) {
@@ -114,22 +123,61 @@ export class WorldConnection {
       case 'ERR_ABORTED':
         // The caller's own signal: theirs to handle, not the world's fault.
         if (call.signal?.aborted === true || !deadline.aborted) return { kind: 'neutral', error };
-        return { kind: 'failure', error: new WorldUnavailableError(name, 'timeout', `world ${quoted} did not answer within ${this.#settings.requestTimeoutMs} ms`, { cause: error }) };
+        return {
+          kind: 'failure',
+          error: new WorldUnavailableError(
+            name,
+            'timeout',
+            `world ${quoted} did not answer within ${this.#settings.requestTimeoutMs} ms`,
+            { cause: error },
+          ),
+        };
       case 'ERR_TIMEOUT':
-        return { kind: 'failure', error: new WorldUnavailableError(name, 'timeout', `world ${quoted} did not answer within ${this.#settings.requestTimeoutMs} ms`, { cause: error }) };
+        return {
+          kind: 'failure',
+          error: new WorldUnavailableError(
+            name,
+            'timeout',
+            `world ${quoted} did not answer within ${this.#settings.requestTimeoutMs} ms`,
+            { cause: error },
+          ),
+        };
       case 'ERR_RESPONSE_TOO_LARGE':
-        return { kind: 'answered', error: new WorldUnavailableError(name, 'invalid-response', `world ${quoted} sent a response larger than the broker accepts`, { cause: error }) };
+        return {
+          kind: 'answered',
+          error: new WorldUnavailableError(
+            name,
+            'invalid-response',
+            `world ${quoted} sent a response larger than the broker accepts`,
+            { cause: error },
+          ),
+        };
       case 'ERR_CLIENT_CLOSED':
-        return { kind: 'neutral', error: new WorldUnavailableError(name, 'closed', `world ${quoted} is no longer routed by this broker`, { cause: error }) };
+        return {
+          kind: 'neutral',
+          error: new WorldUnavailableError(name, 'closed', `world ${quoted} is no longer routed by this broker`, {
+            cause: error,
+          }),
+        };
       default:
-        return { kind: 'failure', error: new WorldUnavailableError(name, 'transport', `world ${quoted} is unavailable: ${error.message}`, { cause: error }) };
+        return {
+          kind: 'failure',
+          error: new WorldUnavailableError(name, 'transport', `world ${quoted} is unavailable: ${error.message}`, {
+            cause: error,
+          }),
+        };
     }
   }
 }
 
 function outcomeUnknown(world: string, cause: unknown): WorldGatewayError {
   // Mark client rule (Go fetch.ErrOutcomeUnknown): reconcile by reading, never resend blindly.
-  return new WorldGatewayError('ERR_OUTCOME_UNKNOWN', world, `world ${JSON.stringify(world)}: request sent but outcome unknown (read the document before retrying)`, { cause });
+  return new WorldGatewayError(
+    'ERR_OUTCOME_UNKNOWN',
+    world,
+    `world ${JSON.stringify(world)}: request sent but outcome unknown (read the document before retrying)`,
+    { cause },
+  );
 }
 
 /** Dial the address; present and verify `serverName` (quiche checks DNS SANs only, so IP addresses need one). */

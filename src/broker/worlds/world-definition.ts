@@ -21,7 +21,8 @@ export type WorldDefinition = WorldInfo & {
 /** Reference §3.1: `internalAddress`, else the world's Service DNS name on the Mark port. */
 export function resolveWorldAddress(world: Pick<BrokerWorldConfig, 'name' | 'namespace' | 'internalAddress'>): string {
   if (world.internalAddress !== undefined) return world.internalAddress;
-  if (world.namespace === undefined) throw new RangeError(`world ${JSON.stringify(world.name)} has neither internalAddress nor namespace`);
+  if (world.namespace === undefined)
+    throw new RangeError(`world ${JSON.stringify(world.name)} has neither internalAddress nor namespace`);
   return `${world.name}.${world.namespace}.svc.cluster.local:${defaultPort}`;
 }
 

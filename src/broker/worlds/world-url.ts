@@ -45,12 +45,17 @@ export function parseWorldUrl(text: string, options: { allowFragment?: boolean }
     throw new WorldUrlError(text, `invalid URL: ${error.message}`, { cause: error });
   }
   const quoted = goQuote(raw);
-  if (url.scheme !== 'mark') throw new WorldUrlError(text, `unsupported scheme ${goQuote(url.scheme)} (expected mark://)`);
+  if (url.scheme !== 'mark')
+    throw new WorldUrlError(text, `unsupported scheme ${goQuote(url.scheme)} (expected mark://)`);
   const world = goHostname(url.host).toLowerCase();
-  if (world === '') throw new WorldUrlError(text, `missing world name in URL ${quoted} (expected mark://{worldName}/{path})`);
+  if (world === '')
+    throw new WorldUrlError(text, `missing world name in URL ${quoted} (expected mark://{worldName}/{path})`);
   // Go accepts an empty port (`mark://team-a:/x`); we refuse it with the port message.
   if (goPort(url.host) !== '' || url.host.replace(/^\[[^\]]*\]/, '').includes(':')) {
-    throw new WorldUrlError(text, `invalid URL ${quoted}: world host must not carry a port (the broker resolves world names internally)`);
+    throw new WorldUrlError(
+      text,
+      `invalid URL ${quoted}: world host must not carry a port (the broker resolves world names internally)`,
+    );
   }
   if (url.hasUser) throw new WorldUrlError(text, `invalid URL ${quoted}: world host must not carry userinfo`);
   if (url.rawQuery !== '') throw new WorldUrlError(text, `invalid URL ${quoted}: query parameters are not supported`);

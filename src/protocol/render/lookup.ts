@@ -23,7 +23,12 @@ export function renderLookup(query: string, scope: string, mode: LookupMode, row
   let body = `\n# Lookup matches for "${escapeMarkdown(query)}" in ${escapeMarkdown(scope)}\n\n${headers[mode]}`;
   for (const row of rows) {
     const anchor = row.anchor ? `#${row.anchor}` : '';
-    const cells = [escapeCell(row.path) + anchor, formatFixed2(row.importance), escapeCell(row.title), escapeCell(row.tags.join(', '))];
+    const cells = [
+      escapeCell(row.path) + anchor,
+      formatFixed2(row.importance),
+      escapeCell(row.title),
+      escapeCell(row.tags.join(', ')),
+    ];
     if (mode === 'body') cells.push(escapeCell(row.snippet ?? ''));
     body += `| ${cells.join(' | ')} |\n`;
   }

@@ -27,7 +27,8 @@ export function mintTokenEntry(request: MintRequest): MintedToken {
     `operations = [${request.operations.map(tomlString).join(', ')}]`,
   ];
   if (request.expires !== undefined) {
-    const expires = request.expires instanceof Date ? request.expires.toISOString().replace(/\.000Z$/, 'Z') : request.expires;
+    const expires =
+      request.expires instanceof Date ? request.expires.toISOString().replace(/\.000Z$/, 'Z') : request.expires;
     lines.push(`expires = ${tomlString(expires)}`);
   }
   const tomlEntry = `${lines.join('\n')}\n`;

@@ -125,7 +125,8 @@ function matchClass(chunk: Chars, start: number, subjectChar: string | null): { 
   const r = subjectChar === null ? 0 : (subjectChar.codePointAt(0) ?? 0);
   let inClass = false;
   for (let ranges = 0; ; ranges++) {
-    if (c < chunk.length && chunk[c] === ']' && ranges > 0) return { next: c + 1, matched: subjectChar !== null && inClass !== negated };
+    if (c < chunk.length && chunk[c] === ']' && ranges > 0)
+      return { next: c + 1, matched: subjectChar !== null && inClass !== negated };
     const lo = classChar(chunk, c);
     let hi = lo;
     if (chunk[lo.next] === '-') hi = classChar(chunk, lo.next + 1);

@@ -36,7 +36,9 @@ export class TokenSnapshot {
 
   constructor(entries: readonly TokenEntry[], options: { now?: () => Date } = {}) {
     this.#entries = Object.freeze([...entries]);
-    this.#readPatterns = Object.freeze(entries.filter((e) => e.operations.includes(readOperation)).flatMap((e) => e.paths));
+    this.#readPatterns = Object.freeze(
+      entries.filter((e) => e.operations.includes(readOperation)).flatMap((e) => e.paths),
+    );
     this.#now = options.now ?? (() => new Date());
   }
 
@@ -79,7 +81,11 @@ export class TokenSnapshot {
   authorizeRead(token: string | undefined, reqPath: string): AuthOutcome {
     if (reqPath === manifestPath || !this.requiresReadAuth(reqPath)) return 'ok';
     const outcome = this.authorize(token, reqPath, readOperation);
-    if (outcome === 'not-permitted' && !reqPath.endsWith('/') && this.authorize(token, `${reqPath}/`, readOperation) === 'ok') {
+    if (
+      outcome === 'not-permitted' &&
+      !reqPath.endsWith('/') &&
+      this.authorize(token, `${reqPath}/`, readOperation) === 'ok'
+    ) {
       return 'ok';
     }
     return outcome;

@@ -105,10 +105,15 @@ export class TokenSource {
       this.#statKey = await statKey(filePath);
       text = await readFile(filePath, 'utf8');
     } catch (err) {
-      throw new TokensFileError(`load tokens file ${JSON.stringify(filePath)}: ${(err as Error).message}`, { cause: err });
+      throw new TokensFileError(`load tokens file ${JSON.stringify(filePath)}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     if (text === this.#loadedText) return false;
-    const snapshot = TokenSnapshot.parse(text, { source: filePath, ...(this.#options.now ? { now: this.#options.now } : {}) });
+    const snapshot = TokenSnapshot.parse(text, {
+      source: filePath,
+      ...(this.#options.now ? { now: this.#options.now } : {}),
+    });
     this.#current = snapshot;
     this.#loadedText = text;
     this.#options.onReload?.(snapshot);

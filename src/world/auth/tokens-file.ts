@@ -48,14 +48,17 @@ export function parseTokensFile(text: string, source: string): TokenEntry[] {
     throw new TokensFileError(`load tokens file ${JSON.stringify(source)}: ${detail}`, { cause: err });
   }
   const tokens = document.tokens ?? {};
-  if (!isTable(tokens)) throw new TokensFileError(`load tokens file ${JSON.stringify(source)}: [tokens] must be a table`);
+  if (!isTable(tokens))
+    throw new TokensFileError(`load tokens file ${JSON.stringify(source)}: [tokens] must be a table`);
   const entries: TokenEntry[] = [];
   const labelByHash = new Map<string, string>();
   for (const [label, raw] of Object.entries(tokens)) {
     const entry = parseEntry(label, raw);
     const existing = labelByHash.get(entry.hash);
     if (existing !== undefined) {
-      throw new TokensFileError(`duplicate hash for labels ${JSON.stringify(existing)} and ${JSON.stringify(label)}`, { label });
+      throw new TokensFileError(`duplicate hash for labels ${JSON.stringify(existing)} and ${JSON.stringify(label)}`, {
+        label,
+      });
     }
     labelByHash.set(entry.hash, label);
     entries.push(entry);
@@ -69,20 +72,23 @@ function parseEntry(label: string, raw: unknown): TokenEntry {
   if (!isTable(raw)) throw fail('must be a table ([tokens.<label>])');
   const hash = optionalString(raw.hash, () => fail('has a hash that is not a string')) ?? '';
   if (hash === '') throw fail('has empty hash');
-  if (!tokenHashPattern.test(hash)) throw fail(`has invalid hash ${JSON.stringify(hash)} (want sha256-<64 lowercase hex>)`);
+  if (!tokenHashPattern.test(hash))
+    throw fail(`has invalid hash ${JSON.stringify(hash)} (want sha256-<64 lowercase hex>)`);
   const paths = stringList(raw.paths, () => fail('has paths that are not a list of strings'));
   for (const pattern of paths) {
     try {
       validatePattern(pattern);
     } catch (err) {
-      if (err instanceof PatternError) throw fail(`has invalid path pattern ${JSON.stringify(pattern)}: ${err.message}`, err);
+      if (err instanceof PatternError)
+        throw fail(`has invalid path pattern ${JSON.stringify(pattern)}: ${err.message}`, err);
       throw err;
     }
   }
   const operations = stringList(raw.operations, () => fail('has operations that are not a list of strings'));
   const expires = optionalString(raw.expires, () => fail('has expires that is not an RFC 3339 string'));
   const expiresAt = expires === undefined || expires === '' ? null : parseRfc3339(expires);
-  if (expires !== undefined && expires !== '' && expiresAt === null) throw fail(`has invalid expires ${JSON.stringify(expires)}: not RFC 3339`);
+  if (expires !== undefined && expires !== '' && expiresAt === null)
+    throw fail(`has invalid expires ${JSON.stringify(expires)}: not RFC 3339`);
   return { label, hash, digest: Buffer.from(hash.slice('sha256-'.length), 'hex'), paths, operations, expiresAt };
 }
 

@@ -84,7 +84,9 @@ export class CatalogIndex {
   scopeSize(scope: string): number {
     const low = scope + '/';
     const high = scope + '0';
-    const inRange = this.paths.countBefore((doc) => compareCodePoints(doc.path, high) < 0) - this.paths.countBefore((doc) => compareCodePoints(doc.path, low) < 0);
+    const inRange =
+      this.paths.countBefore((doc) => compareCodePoints(doc.path, high) < 0) -
+      this.paths.countBefore((doc) => compareCodePoints(doc.path, low) < 0);
     return inRange + (this.#byPath.has(scope) ? 1 : 0);
   }
 

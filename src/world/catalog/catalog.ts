@@ -86,7 +86,8 @@ export class Catalog {
    */
   lookup(request: LookupRequest): LookupHit[] {
     const limit = request.limit ?? lookupDefaultLimit;
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`lookup limit must be an integer ≥ 1, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`lookup limit must be an integer ≥ 1, got ${limit}`);
     const sink = new ResultSink(request.allow ?? (() => true), limit);
     const plan = { scope: normalizeScope(request.scope ?? '/'), filter: request.filter ?? [] };
     this.#enter();

@@ -92,10 +92,12 @@ export function pathBase(path: string): string {
 
 /** Catalog entries must carry a real instant and a finite importance; anything else is a programmer error. */
 export function assertValidEntry(entry: CatalogEntry): void {
-  if (typeof entry.path !== 'string' || !entry.path.startsWith('/')) throw new TypeError('catalog entry path must be absolute');
+  if (typeof entry.path !== 'string' || !entry.path.startsWith('/'))
+    throw new TypeError('catalog entry path must be absolute');
   if (!(entry.modified instanceof Date) || Number.isNaN(entry.modified.getTime())) {
     throw new TypeError(`catalog entry ${entry.path}: modified must be a valid Date`);
   }
   if (!Number.isFinite(entry.importance)) throw new TypeError(`catalog entry ${entry.path}: importance must be finite`);
-  if (typeof entry.title !== 'string' || !Array.isArray(entry.tags)) throw new TypeError(`catalog entry ${entry.path}: malformed`);
+  if (typeof entry.title !== 'string' || !Array.isArray(entry.tags))
+    throw new TypeError(`catalog entry ${entry.path}: malformed`);
 }

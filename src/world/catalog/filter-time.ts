@@ -25,7 +25,14 @@ export function parseFilterInstant(text: string): FilterInstant | null {
 function parseRfc3339(text: string): FilterInstant | null {
   const m = rfc3339.exec(text);
   if (m === null) return null;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (!isCalendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return null;
   let offsetSeconds = 0;
   if (m[8] !== 'Z') {

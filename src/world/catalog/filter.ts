@@ -87,5 +87,8 @@ function predicateHolds(predicate: Predicate, subject: FilterSubject): boolean {
 /** `MatchesAll` for a bare entry, for callers without a catalog (other backends, tests). */
 export function matchesFilter(entry: CatalogEntry, filter: readonly Predicate[]): boolean {
   if (filter.length === 0) return true;
-  return subjectMatches({ foldedTags: entry.tags.map(foldKey), modifiedMs: entry.modified.getTime(), metadata: entry.metadata }, filter);
+  return subjectMatches(
+    { foldedTags: entry.tags.map(foldKey), modifiedMs: entry.modified.getTime(), metadata: entry.metadata },
+    filter,
+  );
 }

@@ -9,8 +9,15 @@
 export function isGoSpace(code: number): boolean {
   if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
   return (
-    code === 0x85 || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000
+    code === 0x85 ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000
   );
 }
 

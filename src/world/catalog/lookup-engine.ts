@@ -38,7 +38,13 @@ export function produceMatchAll(index: CatalogIndex, plan: LookupPlan, sink: Res
 }
 
 /** Terms (Mark SPEC §6.2): documents matching at least one, by score, then rank. */
-export function produceTermMatches(index: CatalogIndex, board: ScoreBoard, terms: readonly string[], plan: LookupPlan, sink: ResultSink): void {
+export function produceTermMatches(
+  index: CatalogIndex,
+  board: ScoreBoard,
+  terms: readonly string[],
+  plan: LookupPlan,
+  sink: ResultSink,
+): void {
   const matchers = terms.map((term) => new TermMatcher(index, term)).sort((a, b) => a.size - b.size);
   const largest = matchers[matchers.length - 1]!;
   if (largest.size === 0) return;
@@ -47,25 +53,37 @@ export function produceTermMatches(index: CatalogIndex, board: ScoreBoard, terms
   const selectivity = source === null ? 1 : source.size / Math.max(index.size, 1);
   const lazyLargest = !preferEnumerate(largest.size, sink.wanted, index.size, selectivity);
   const boarded = lazyLargest ? matchers.slice(0, -1) : matchers;
-  const boardSteps = boarded.reduce((sum, m) => sum + m.size, 0) + (lazyLargest ? walkSteps(largest.size * selectivity, sink.wanted, index.size) : 0);
+  const boardSteps =
+    boarded.reduce((sum, m) => sum + m.size, 0) +
+    (lazyLargest ? walkSteps(largest.size * selectivity, sink.wanted, index.size) : 0);
   if (source !== null && source.size * matchers.length < boardSteps) {
     scoreSource(source, matchers, accepts, sink);
     return;
   }
-  const producedTop = matchers.length > 1 ? walkTopLevelFirst(index, matchers, accepts, sink, selectivity, boardSteps) : 0;
+  const producedTop =
+    matchers.length > 1 ? walkTopLevelFirst(index, matchers, accepts, sink, selectivity, boardSteps) : 0;
   if (sink.done) return;
   scoreOnBoard(index, board, boarded, lazyLargest ? largest : null);
   produceLevels(index, board, matchers.length, accepts, sink, lazyLargest ? largest : null, producedTop);
 }
 
 /** Scores each document of a small source directly: no postings are read. */
-function scoreSource(source: Source, matchers: readonly TermMatcher[], accepts: (doc: CatalogDoc) => boolean, sink: ResultSink): void {
+function scoreSource(
+  source: Source,
+  matchers: readonly TermMatcher[],
+  accepts: (doc: CatalogDoc) => boolean,
+  sink: ResultSink,
+): void {
   const rows: { doc: CatalogDoc; score: number }[] = [];
   source.forEach((doc) => {
     const score = accepts(doc) ? scoreDoc(doc, matchers) : 0;
     if (score > 0) rows.push({ doc, score });
   });
-  drainInOrder(rows, (a, b) => b.score - a.score || compareRank(a.doc, b.doc), (row) => sink.offer(row.doc, row.score));
+  drainInOrder(
+    rows,
+    (a, b) => b.score - a.score || compareRank(a.doc, b.doc),
+    (row) => sink.offer(row.doc, row.score),
+  );
 }
 
 /**
@@ -76,7 +94,14 @@ function scoreSource(source: Source, matchers: readonly TermMatcher[], accepts: 
  * bulk scoring it tries to save, so a wrong guess costs little. Returns how
  * many top-score rows it produced, for the bulk path to skip.
  */
-function walkTopLevelFirst(index: CatalogIndex, matchers: readonly TermMatcher[], accepts: (doc: CatalogDoc) => boolean, sink: ResultSink, selectivity: number, boardSteps: number): number {
+function walkTopLevelFirst(
+  index: CatalogIndex,
+  matchers: readonly TermMatcher[],
+  accepts: (doc: CatalogDoc) => boolean,
+  sink: ResultSink,
+  selectivity: number,
+  boardSteps: number,
+): number {
   const density = matchers.reduce((product, m) => product * Math.min(1, m.size / Math.max(index.size, 1)), selectivity);
   const budget = boardSteps / (4 * matchers.length);
   if (walkSteps(density * index.size, sink.wanted, index.size) > budget) return 0;
@@ -93,7 +118,12 @@ function walkTopLevelFirst(index: CatalogIndex, matchers: readonly TermMatcher[]
 }
 
 /** Scores the boarded terms' candidates; a lazily handled term is then added for the documents touched. */
-function scoreOnBoard(index: CatalogIndex, board: ScoreBoard, boarded: readonly TermMatcher[], lazy: TermMatcher | null): void {
+function scoreOnBoard(
+  index: CatalogIndex,
+  board: ScoreBoard,
+  boarded: readonly TermMatcher[],
+  lazy: TermMatcher | null,
+): void {
   board.begin(index.capacity);
   const hit = (doc: CatalogDoc): void => board.hit(doc.id);
   for (const matcher of boarded) {
@@ -112,7 +142,15 @@ function scoreOnBoard(index: CatalogIndex, board: ScoreBoard, boarded: readonly 
  * term, an untouched document can only score 1, by that term, so level 1 is
  * walked and each such document recognised on the way.
  */
-function produceLevels(index: CatalogIndex, board: ScoreBoard, termCount: number, accepts: (doc: CatalogDoc) => boolean, sink: ResultSink, lazy: TermMatcher | null, producedTop: number): void {
+function produceLevels(
+  index: CatalogIndex,
+  board: ScoreBoard,
+  termCount: number,
+  accepts: (doc: CatalogDoc) => boolean,
+  sink: ResultSink,
+  lazy: TermMatcher | null,
+  producedTop: number,
+): void {
   const counts = new Array<number>(termCount + 1).fill(0);
   for (const id of board.touched) counts[board.score(id)]!++;
   for (let score = termCount; score >= 1 && !sink.done; score--) {
@@ -127,7 +165,9 @@ function produceLevels(index: CatalogIndex, board: ScoreBoard, termCount: number
       drainInOrder(docs.filter(accepts), compareRank, emit);
       continue;
     }
-    const scoreOf = walkLazily ? (doc: CatalogDoc) => board.score(doc.id) || (lazy.matches(doc) ? 1 : 0) : (doc: CatalogDoc) => board.score(doc.id);
+    const scoreOf = walkLazily
+      ? (doc: CatalogDoc) => board.score(doc.id) || (lazy.matches(doc) ? 1 : 0)
+      : (doc: CatalogDoc) => board.score(doc.id);
     index.order.forEachFrom(null, (doc) => scoreOf(doc) !== score || !accepts(doc) || emit(doc));
   }
 }

@@ -30,7 +30,11 @@ export class SortedList<T> {
     }
     const blockIndex = this.#blockFor(item);
     const block = this.#blocks[blockIndex]!;
-    block.splice(lowerBound(block, (other) => this.#compare(other, item) < 0), 0, item);
+    block.splice(
+      lowerBound(block, (other) => this.#compare(other, item) < 0),
+      0,
+      item,
+    );
     this.#size++;
     if (block.length > 2 * SortedList.blockSize) {
       this.#blocks.splice(blockIndex + 1, 0, block.splice(SortedList.blockSize));

@@ -27,7 +27,8 @@ export async function handleAppend(ctx: WorldContext, scope: RequestScope): Prom
   const expectedText = request.metadata['expected-version'];
   if (expectedText === undefined) return badRequest('APPEND requires expected-version metadata');
   const expected = /^\d+$/.test(expectedText) ? Number(expectedText) : 0;
-  if (!Number.isSafeInteger(expected) || expected < 1) return badRequest('invalid expected-version for APPEND (must be >= 1)');
+  if (!Number.isSafeInteger(expected) || expected < 1)
+    return badRequest('invalid expected-version for APPEND (must be >= 1)');
   try {
     const outcome = await ctx.store.append(path, request.body, metadata, { expectedVersion: expected });
     return created({ version: String(outcome.version.version), modified: formatRfc3339(outcome.version.modified) });

@@ -14,9 +14,10 @@ export function conflictResponse(kind: 'publish' | 'append', expected: number, s
   if (kind === 'publish' && expected === 0) {
     body = `# Version Conflict\n\nA document already exists at this path (version ${server}).\n\nFetch the current version and publish with the correct expected-version to update it.\n`;
   } else {
-    const advice = kind === 'append'
-      ? 'Fetch the latest version and verify whether your append was applied before retrying.'
-      : 'Please fetch the latest version and reapply your edits.';
+    const advice =
+      kind === 'append'
+        ? 'Fetch the latest version and verify whether your append was applied before retrying.'
+        : 'Please fetch the latest version and reapply your edits.';
     body = `# Version Conflict\n\n${stale}\n\nYour version: ${expected}\nServer version: ${server}\n\n${advice}\n`;
   }
   return {

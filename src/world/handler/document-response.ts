@@ -1,4 +1,10 @@
-import { controlKeys, isValidMetaKey, isValidMetaValue, reservedMetaKeys, type Metadata } from '../../protocol/metadata.ts';
+import {
+  controlKeys,
+  isValidMetaKey,
+  isValidMetaValue,
+  reservedMetaKeys,
+  type Metadata,
+} from '../../protocol/metadata.ts';
 import { parseRfc3339, formatRfc3339 } from '../../protocol/time.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { StoredVersion } from '../store/index.ts';

@@ -16,7 +16,8 @@ import { notFound, ok } from './respond.ts';
 export async function handleFetch(ctx: WorldContext, scope: RequestScope): Promise<MarkResponse> {
   if (isHashPath(scope.path)) return fetchByHash(ctx, scope);
   const pinned = splitVersionSuffix(scope.path);
-  if (pinned !== null && !(await ctx.store.isDirectory(pinned.base))) return fetchVersion(ctx, scope, pinned.base, pinned.version);
+  if (pinned !== null && !(await ctx.store.isDirectory(pinned.base)))
+    return fetchVersion(ctx, scope, pinned.base, pinned.version);
   return fetchPath(ctx, scope);
 }
 

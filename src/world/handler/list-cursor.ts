@@ -18,7 +18,12 @@ export class ListCursorError extends Error {
 
 export function encodeListCursor(cursor: ListCursor): string {
   const dir = Buffer.from(cursor.dir);
-  const header = Buffer.from([cursorVersion, cursor.includeArchived ? includeArchivedFlag : 0, dir.length >> 8, dir.length & 0xff]);
+  const header = Buffer.from([
+    cursorVersion,
+    cursor.includeArchived ? includeArchivedFlag : 0,
+    dir.length >> 8,
+    dir.length & 0xff,
+  ]);
   return Buffer.concat([header, dir, Buffer.from(cursor.after)]).toString('base64url');
 }
 
@@ -28,7 +33,8 @@ export function decodeListCursor(text: string, expected: { dir: string; includeA
   const bytes = Buffer.from(text, 'base64url');
   if (bytes.length > maxCursorBytes) throw new ListCursorError('LIST cursor exceeds limit');
   if (bytes.length < 4) throw new ListCursorError('invalid LIST cursor');
-  if (bytes[0] !== cursorVersion || (bytes[1]! & ~includeArchivedFlag) !== 0) throw new ListCursorError('unsupported LIST cursor');
+  if (bytes[0] !== cursorVersion || (bytes[1]! & ~includeArchivedFlag) !== 0)
+    throw new ListCursorError('unsupported LIST cursor');
   const dirLength = bytes.readUInt16BE(2);
   if (bytes.length < 4 + dirLength) throw new ListCursorError('invalid LIST cursor');
   const dir = bytes.subarray(4, 4 + dirLength).toString();

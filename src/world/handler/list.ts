@@ -24,7 +24,11 @@ export async function handleList(ctx: WorldContext, scope: RequestScope): Promis
   const metadata: Record<string, string> = { entries: String(page.entries.length), complete: String(page.complete) };
   const last = page.entries.at(-1);
   if (!page.complete && last !== undefined) {
-    metadata['next-cursor'] = encodeListCursor({ dir: path, includeArchived: options.includeArchived, after: last.name });
+    metadata['next-cursor'] = encodeListCursor({
+      dir: path,
+      includeArchived: options.includeArchived,
+      after: last.name,
+    });
   }
   return ok(metadata, renderList(path, page.entries, page.complete));
 }

@@ -30,5 +30,11 @@ export function parseLookupOptions(meta: Metadata): LookupOptions | string {
   if (match !== undefined && match !== '' && match !== 'catalog' && match !== 'body') {
     return `match must be "catalog" or "body", got "${match}"`;
   }
-  return { ...query, limit, filterText: meta['filter'] ?? '', mode: match === 'body' ? 'body' : 'catalog', echoMatch: match !== undefined };
+  return {
+    ...query,
+    limit,
+    filterText: meta['filter'] ?? '',
+    mode: match === 'body' ? 'body' : 'catalog',
+    echoMatch: match !== undefined,
+  };
 }

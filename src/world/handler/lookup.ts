@@ -25,9 +25,15 @@ export async function handleLookup(ctx: WorldContext, scope: RequestScope): Prom
   const allow = (path: string) => canRead(scope.tokens, scope.token, path);
   const mode = options.mode === 'body' && ctx.bodyIndex !== null ? 'body' : 'catalog';
   // Body mode also answers our optional extension keys (src/search/lookup-extension.ts).
-  const answer = mode === 'body'
-    ? ctx.bodyIndex!.lookup(options.text, scope.request.metadata, { scope: scope.path, filter, allow, limit: options.limit })
-    : { rows: catalogRows(ctx, options, scope.path, filter, allow), metadata: {} };
+  const answer =
+    mode === 'body'
+      ? ctx.bodyIndex!.lookup(options.text, scope.request.metadata, {
+          scope: scope.path,
+          filter,
+          allow,
+          limit: options.limit,
+        })
+      : { rows: catalogRows(ctx, options, scope.path, filter, allow), metadata: {} };
   if (typeof answer === 'string') return badRequest(answer);
   const metadata: Record<string, string> = { ...answer.metadata, matches: String(answer.rows.length) };
   if (options.echoMatch) metadata['match'] = mode;
@@ -49,5 +55,10 @@ function catalogRows(
     allow,
     limit: options.limit,
   });
-  return entries.map((entry) => ({ path: entry.path, importance: entry.importance, title: entry.title, tags: entry.tags }));
+  return entries.map((entry) => ({
+    path: entry.path,
+    importance: entry.importance,
+    title: entry.title,
+    tags: entry.tags,
+  }));
 }

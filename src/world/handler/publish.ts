@@ -28,14 +28,29 @@ export async function handlePublish(ctx: WorldContext, scope: RequestScope): Pro
   const expected = parseExpectedVersion(request.metadata['expected-version']);
   if (expected === 'invalid') return badRequest('invalid expected-version');
   try {
-    const outcome = await ctx.store.publish(path, request.body, metadata, expected === null ? {} : { expectedVersion: expected });
+    const outcome = await ctx.store.publish(
+      path,
+      request.body,
+      metadata,
+      expected === null ? {} : { expectedVersion: expected },
+    );
     const meta = { version: String(outcome.version.version), modified: formatRfc3339(outcome.version.modified) };
     if (outcome.kind === 'created' && outcome.prune !== undefined) {
-      ctx.log.info({ prune: true, path, pruned_from: outcome.prune.from, pruned_to: outcome.prune.to, token_label: scope.tokens?.labelOf(scope.token) }, 'retention prune');
+      ctx.log.info(
+        {
+          prune: true,
+          path,
+          pruned_from: outcome.prune.from,
+          pruned_to: outcome.prune.to,
+          token_label: scope.tokens?.labelOf(scope.token),
+        },
+        'retention prune',
+      );
     }
     return outcome.kind === 'created' ? created(meta) : ok(meta);
   } catch (error) {
-    if (isStoreError(error, 'ERR_CONFLICT') && expected !== null) return conflictResponse('publish', expected, error.serverVersion ?? 0);
+    if (isStoreError(error, 'ERR_CONFLICT') && expected !== null)
+      return conflictResponse('publish', expected, error.serverVersion ?? 0);
     return storeFailure(ctx, path, error);
   }
 }

@@ -62,7 +62,10 @@ export async function respond(ctx: WorldContext, incoming: IncomingRequest): Pro
   try {
     return await handlers[request.verb](ctx, scope);
   } catch (error) {
-    ctx.log.error({ verb: request.verb, path: scope.path, err: error instanceof Error ? error.stack : String(error) }, 'request failed');
+    ctx.log.error(
+      { verb: request.verb, path: scope.path, err: error instanceof Error ? error.stack : String(error) },
+      'request failed',
+    );
     return internalError();
   }
 }

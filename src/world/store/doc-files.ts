@@ -8,7 +8,13 @@ import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { maxBodyBytes, maxStoreFrontmatterBytes } from '../../protocol/limits.ts';
 import { integrity, isMissing } from './errors.ts';
-import { archiveStateName, parseSymlinkTarget, parseVersionFileName, versionFileName, type DocLocation } from './paths.ts';
+import {
+  archiveStateName,
+  parseSymlinkTarget,
+  parseVersionFileName,
+  versionFileName,
+  type DocLocation,
+} from './paths.ts';
 import { legacyArchivedFlag } from './stored-format.ts';
 
 /** Largest stored file a reader accepts (`MaxBodyLength + MaxStoreFrontmatter`). */
@@ -107,7 +113,8 @@ export async function readCurrentPointer(loc: DocLocation): Promise<CurrentPoint
 export async function visibleVersion(loc: DocLocation): Promise<number> {
   const pointer = await readCurrentPointer(loc);
   if (pointer.kind === 'missing' || pointer.kind === 'directory') return 0;
-  if (pointer.kind === 'symlink' && pointer.version > 0 && (await isVersionFile(loc.docDir, pointer.version))) return pointer.version;
+  if (pointer.kind === 'symlink' && pointer.version > 0 && (await isVersionFile(loc.docDir, pointer.version)))
+    return pointer.version;
   return highestVersion(loc.docDir);
 }
 

@@ -99,7 +99,9 @@ function checkLink(version: number, previous: Buffer, raw: Buffer): string | nul
   const recorded = extractPreviousHash(raw);
   if (recorded === '') return `v${version} missing previous-hash`;
   const expected = `sha256-${storedEtag(previous)}`;
-  return recorded === expected ? null : `v${version} chain broken: previous-hash mismatch (want ${expected}, got ${recorded})`;
+  return recorded === expected
+    ? null
+    : `v${version} chain broken: previous-hash mismatch (want ${expected}, got ${recorded})`;
 }
 
 function checkFormat(version: number, raw: Buffer): string | null {

@@ -13,7 +13,14 @@ import path from 'node:path';
 import { maxBodyBytes, maxVersionNumber } from '../../protocol/limits.ts';
 import type { Metadata } from '../../protocol/metadata.ts';
 import { resolveInRoot, resolveParentDirectory } from './containment.ts';
-import { effectiveArchived, highestVersion, listVersions, maxStoredFileBytes, readCurrentPointer, readVersionFile } from './doc-files.ts';
+import {
+  effectiveArchived,
+  highestVersion,
+  listVersions,
+  maxStoredFileBytes,
+  readCurrentPointer,
+  readVersionFile,
+} from './doc-files.ts';
 import { toStoredVersion, truncateToSecond, type StoreRoot } from './doc-reader.ts';
 import { createVersionFile, mkdirDurable, swapSymlink, syncDir } from './durable-fs.ts';
 import { conflict, notFound, sizeLimitMessage, StoreError } from './errors.ts';
@@ -71,18 +78,28 @@ export async function writeDocument(
 
 /** Reference §3.4: identical body bytes AND `MetaEqual(stored, NormalizeMetadata(request))`. */
 function isNoOp(previousRaw: Buffer, body: Uint8Array, meta: Metadata): boolean {
-  return Buffer.compare(extractBody(previousRaw), body) === 0 && metaEqual(extractMetadata(previousRaw), normalizeMetadata(meta));
+  return (
+    Buffer.compare(extractBody(previousRaw), body) === 0 &&
+    metaEqual(extractMetadata(previousRaw), normalizeMetadata(meta))
+  );
 }
 
 /** Reference §2.4 step 6.4: a document beneath a document, or a directory at the path. */
 async function checkTopology(ctx: StoreRoot, loc: DocLocation): Promise<void> {
   const parent = await resolveParentDirectory(ctx.realRoot, loc.dirAbs);
   if (parent.kind === 'under-document') {
-    throw new StoreError('ERR_COLLISION', `cannot publish ${loc.canonical}: a document exists at an ancestor: path collision`);
+    throw new StoreError(
+      'ERR_COLLISION',
+      `cannot publish ${loc.canonical}: a document exists at an ancestor: path collision`,
+    );
   }
-  if (parent.kind === 'escapes' || (await resolveInRoot(ctx.realRoot, loc.docDir)).kind !== 'ok') throw notFound(loc.canonical);
+  if (parent.kind === 'escapes' || (await resolveInRoot(ctx.realRoot, loc.docDir)).kind !== 'ok')
+    throw notFound(loc.canonical);
   if ((await readCurrentPointer(loc)).kind === 'directory') {
-    throw new StoreError('ERR_COLLISION', `cannot publish ${loc.canonical}: a directory exists at this path: path collision`);
+    throw new StoreError(
+      'ERR_COLLISION',
+      `cannot publish ${loc.canonical}: a directory exists at this path: path collision`,
+    );
   }
 }
 

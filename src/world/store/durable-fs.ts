@@ -69,7 +69,12 @@ async function writeSyncedTemp(tempPath: string, bytes: Uint8Array, mtime: Date 
  * Steps 1-3: publish `v<version>` in `docDir` with `bytes`. Returns false when
  * that version already exists (a lost race, or a crash left it: never overwrite).
  */
-export async function createVersionFile(docDir: string, version: number, bytes: Uint8Array, mtime: Date): Promise<boolean> {
+export async function createVersionFile(
+  docDir: string,
+  version: number,
+  bytes: Uint8Array,
+  mtime: Date,
+): Promise<boolean> {
   const tempPath = path.join(docDir, tempName(`.v${version}.tmp-`));
   try {
     await writeSyncedTemp(tempPath, bytes, mtime);

@@ -58,7 +58,9 @@ export class FileStore {
     const readOnly = options.readOnly === true;
     if (!readOnly) await mkdir(absRoot, { recursive: true });
     const realRoot = await realpath(absRoot);
-    const recovery = readOnly ? { removedTemps: 0, migrated: 0, repointed: [], quarantined: [] } : await recoverTree(absRoot);
+    const recovery = readOnly
+      ? { removedTemps: 0, migrated: 0, repointed: [], quarantined: [] }
+      : await recoverTree(absRoot);
     const ctx = {
       root: absRoot,
       realRoot,
@@ -101,13 +103,27 @@ export class FileStore {
   }
 
   /** PUBLISH with a body. `expectedVersion`: absent = no check, 0 = create-only, N = must be current. */
-  publish(docPath: string, body: Uint8Array, metadata: Metadata, options: { expectedVersion?: number } = {}): Promise<WriteOutcome> {
-    return this.#write(docPath, 'publish', () => writeDocument(this.#ctx, docPath, body, metadata, options.expectedVersion));
+  publish(
+    docPath: string,
+    body: Uint8Array,
+    metadata: Metadata,
+    options: { expectedVersion?: number } = {},
+  ): Promise<WriteOutcome> {
+    return this.#write(docPath, 'publish', () =>
+      writeDocument(this.#ctx, docPath, body, metadata, options.expectedVersion),
+    );
   }
 
   /** APPEND: `expectedVersion` is required and ≥ 1. */
-  append(docPath: string, body: Uint8Array, metadata: Metadata, options: { expectedVersion: number }): Promise<WriteOutcome> {
-    return this.#write(docPath, 'append', () => appendDocument(this.#ctx, docPath, body, metadata, options.expectedVersion));
+  append(
+    docPath: string,
+    body: Uint8Array,
+    metadata: Metadata,
+    options: { expectedVersion: number },
+  ): Promise<WriteOutcome> {
+    return this.#write(docPath, 'append', () =>
+      appendDocument(this.#ctx, docPath, body, metadata, options.expectedVersion),
+    );
   }
 
   archive(docPath: string): Promise<ArchiveOutcome> {
@@ -150,7 +166,12 @@ export class FileStore {
     if (outcome.kind === 'created') {
       const { version } = outcome;
       this.#cache.set(version.path, { path: version.path, current: version, archived: false });
-      this.#emit({ op, path: version.path, version: version.version, doc: { path: version.path, current: version, archived: false } });
+      this.#emit({
+        op,
+        path: version.path,
+        version: version.version,
+        doc: { path: version.path, current: version, archived: false },
+      });
     }
     return outcome;
   }

@@ -31,7 +31,9 @@ export async function listDirectory(ctx: StoreRoot, reqPath: string, includeArch
   if (real === null || !(await isDirectory(real))) throw notFound(reqPath);
   const out: DirEntry[] = [];
   for (const child of await readChildren(real)) {
-    const entry = child.isDir ? await directoryEntry(real, child.name, includeArchived) : await documentEntry(real, child.name);
+    const entry = child.isDir
+      ? await directoryEntry(real, child.name, includeArchived)
+      : await documentEntry(real, child.name);
     if (entry !== null && (includeArchived || !entry.archived)) out.push(entry);
   }
   return out;
@@ -80,7 +82,14 @@ async function isArchivedDocument(dirAbs: string, name: string): Promise<boolean
 
 function siblingLocation(dirAbs: string, name: string): DocLocation {
   const versionsDir = path.join(dirAbs, versionsDirName);
-  return { canonical: '', dirAbs, base: name, currentAbs: path.join(dirAbs, name), versionsDir, docDir: path.join(versionsDir, name) };
+  return {
+    canonical: '',
+    dirAbs,
+    base: name,
+    currentAbs: path.join(dirAbs, name),
+    versionsDir,
+    docDir: path.join(versionsDir, name),
+  };
 }
 
 /**

@@ -70,17 +70,22 @@ export function extractPublisherMeta(requestMeta: Metadata): Metadata {
 export function validateMeta(meta: Metadata): void {
   for (const key of Object.keys(meta).sort()) {
     const value = meta[key] ?? '';
-    if (storeReservedKeys.has(key)) throw invalidMeta(`${invalidMetaPrefix}key ${goQuote(key)} is reserved by the store`);
+    if (storeReservedKeys.has(key))
+      throw invalidMeta(`${invalidMetaPrefix}key ${goQuote(key)} is reserved by the store`);
     if (!isValidMetaKey(key)) throw invalidMeta(`${invalidMetaPrefix}key ${goQuote(key)} contains invalid characters`);
     if (!isValidMetaValue(value)) {
       throw invalidMeta(`${invalidMetaPrefix}value for key ${goQuote(key)} is not valid single-line UTF-8`);
     }
     if (key === retentionKey && parseRetention(value) === null) {
-      throw invalidMeta(`${invalidMetaPrefix}key ${goQuote(retentionKey)} must be a positive integer, got ${goQuote(value)}`);
+      throw invalidMeta(
+        `${invalidMetaPrefix}key ${goQuote(retentionKey)} must be a positive integer, got ${goQuote(value)}`,
+      );
     }
   }
-  if (Object.keys(meta).length > maxMetaKeys) throw invalidMeta(`${invalidMetaPrefix}too many metadata keys (max ${maxMetaKeys})`);
-  if (serializedMetaSize(meta) > maxMetaBytes) throw invalidMeta(`${invalidMetaPrefix}metadata too large (max ${maxMetaBytes} bytes)`);
+  if (Object.keys(meta).length > maxMetaKeys)
+    throw invalidMeta(`${invalidMetaPrefix}too many metadata keys (max ${maxMetaKeys})`);
+  if (serializedMetaSize(meta) > maxMetaBytes)
+    throw invalidMeta(`${invalidMetaPrefix}metadata too large (max ${maxMetaBytes} bytes)`);
 }
 
 /**

@@ -34,7 +34,11 @@ export async function recoverTree(root: string): Promise<RecoveryReport> {
   const report: RecoveryReport = { removedTemps: 0, migrated: 0, repointed: [], quarantined: [] };
   await recoverDirectory(root, report);
   const toRequestPath = (abs: string): string => `/${path.relative(root, abs).split(path.sep).join('/')}`;
-  return { ...report, repointed: report.repointed.map(toRequestPath), quarantined: report.quarantined.map(toRequestPath) };
+  return {
+    ...report,
+    repointed: report.repointed.map(toRequestPath),
+    quarantined: report.quarantined.map(toRequestPath),
+  };
 }
 
 async function recoverDirectory(dirAbs: string, report: RecoveryReport): Promise<void> {
@@ -122,7 +126,8 @@ async function migrateLegacy(versionsDir: string): Promise<number> {
     if (legacy === null) continue;
     const versions = byDoc.get(legacy.base) ?? new Map<number, string>();
     // One file per (base, N): the canonical spelling wins over e.g. `doc.md.v01`.
-    if (!versions.has(legacy.version) || entry.name === `${legacy.base}.v${legacy.version}`) versions.set(legacy.version, entry.name);
+    if (!versions.has(legacy.version) || entry.name === `${legacy.base}.v${legacy.version}`)
+      versions.set(legacy.version, entry.name);
     byDoc.set(legacy.base, versions);
   }
   let moved = 0;

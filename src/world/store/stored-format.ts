@@ -23,7 +23,12 @@ const openFence = Buffer.from(fence);
 const closeFence = Buffer.from('\n---\n');
 
 /** Go `SerializeVersion`. `previousRaw` is v(N-1)'s complete stored bytes, required for N > 1. */
-export function serializeVersion(version: number, previousRaw: Uint8Array | null, body: Uint8Array, meta: Metadata): Buffer {
+export function serializeVersion(
+  version: number,
+  previousRaw: Uint8Array | null,
+  body: Uint8Array,
+  meta: Metadata,
+): Buffer {
   if (!Number.isInteger(version) || version < 1 || version > maxVersionNumber) {
     throw new RangeError(`serialize version: ${version} is outside [1,${maxVersionNumber}]`);
   }

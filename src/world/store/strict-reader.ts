@@ -65,7 +65,8 @@ function parseVersionLine(line: string): number {
 
 function parseArchivedLine(line: string): boolean {
   const value = exactField(line, 'archived');
-  if (value !== 'false' && value !== 'true') throw integrity(`stored version: invalid archived field ${JSON.stringify(line)}`);
+  if (value !== 'false' && value !== 'true')
+    throw integrity(`stored version: invalid archived field ${JSON.stringify(line)}`);
   return value === 'true';
 }
 
@@ -89,7 +90,8 @@ function checkPublisherFields(lines: string[]): void {
     let logical = key;
     if (key.startsWith(metaPrefix)) {
       logical = key.slice(metaPrefix.length);
-      if (storeReservedKeys.has(logical)) throw integrity(`stored version: field ${JSON.stringify(key)} aliases a store field`);
+      if (storeReservedKeys.has(logical))
+        throw integrity(`stored version: field ${JSON.stringify(key)} aliases a store field`);
     } else if (!okfKeys.has(key)) {
       throw integrity(`stored version: unknown field ${JSON.stringify(key)}`);
     }

@@ -23,7 +23,9 @@ export async function* walkDocuments(ctx: StoreRoot, relDir = ''): AsyncGenerato
   }
   entries.sort((a, b) => compareBytes(a.name, b.name));
   const histories = new Set(
-    entries.some((e) => e.name === versionsDirName && e.isDirectory()) ? await readdir(path.join(dirAbs, versionsDirName)) : [],
+    entries.some((e) => e.name === versionsDirName && e.isDirectory())
+      ? await readdir(path.join(dirAbs, versionsDirName))
+      : [],
   );
   for (const entry of entries) {
     const relPath = relDir === '' ? entry.name : `${relDir}/${entry.name}`;

@@ -7,12 +7,20 @@ const metadataUrl = 'https://mcp.example.com/.well-known/oauth-protected-resourc
 
 describe('WWW-Authenticate challenge (RFC 6750 §3, RFC 9728 §5.1)', () => {
   it('names error, description, scope and resource_metadata as quoted strings', () => {
-    const header = bearerChallenge(new BearerError('ERR_BEARER_EXPIRED', 'detail'), { resourceMetadataUrl: metadataUrl, scopes: ['mark.read', 'mark.write'] });
-    assert.equal(header, `Bearer realm="demarkus-broker", error="invalid_token", error_description="bearer token expired", scope="mark.read mark.write", resource_metadata="${metadataUrl}"`);
+    const header = bearerChallenge(new BearerError('ERR_BEARER_EXPIRED', 'detail'), {
+      resourceMetadataUrl: metadataUrl,
+      scopes: ['mark.read', 'mark.write'],
+    });
+    assert.equal(
+      header,
+      `Bearer realm="demarkus-broker", error="invalid_token", error_description="bearer token expired", scope="mark.read mark.write", resource_metadata="${metadataUrl}"`,
+    );
   });
 
   it('leaves out scope when none is configured', () => {
-    const header = bearerChallenge(new BearerError('ERR_BEARER_MISSING', 'detail'), { resourceMetadataUrl: metadataUrl });
+    const header = bearerChallenge(new BearerError('ERR_BEARER_MISSING', 'detail'), {
+      resourceMetadataUrl: metadataUrl,
+    });
     assert.doesNotMatch(header, /scope=/);
     assert.match(header, /error="invalid_request"/);
   });

@@ -7,7 +7,10 @@ export type LocalIdp = {
   issuer: string;
   jwksUri: string;
   fetches: () => number;
-  sign: (claims: Record<string, unknown>, options?: { audience?: string; issuer?: string; expiresIn?: string; kid?: string }) => Promise<string>;
+  sign: (
+    claims: Record<string, unknown>,
+    options?: { audience?: string; issuer?: string; expiresIn?: string; kid?: string },
+  ) => Promise<string>;
   close: () => Promise<void>;
 };
 

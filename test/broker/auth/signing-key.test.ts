@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict';
 import { createHash, createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { computeKeyId, generateSigningKeyPem, loadSigningKey, signingJwks, SigningKeyError } from '../../../src/broker/auth/signing-key.ts';
+import {
+  computeKeyId,
+  generateSigningKeyPem,
+  loadSigningKey,
+  signingJwks,
+  SigningKeyError,
+} from '../../../src/broker/auth/signing-key.ts';
 
 function sec1Pem(): { pem: string; pkcs8: string } {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  return { pem: privateKey.export({ format: 'pem', type: 'sec1' }).toString(), pkcs8: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() };
+  return {
+    pem: privateKey.export({ format: 'pem', type: 'sec1' }).toString(),
+    pkcs8: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+  };
 }
 
 describe('broker signing key (inventory §2.6)', () => {
@@ -44,16 +53,26 @@ describe('broker signing key (inventory §2.6)', () => {
   it('refuses a P-384 key', () => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'secp384r1' });
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-    assert.throws(() => loadSigningKey(pem), (error: unknown) => error instanceof SigningKeyError && error.code === 'ERR_SIGNING_KEY_INVALID' && /P-256/.test(error.message));
+    assert.throws(
+      () => loadSigningKey(pem),
+      (error: unknown) =>
+        error instanceof SigningKeyError && error.code === 'ERR_SIGNING_KEY_INVALID' && /P-256/.test(error.message),
+    );
   });
 
   it('refuses an RSA key', () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    assert.throws(() => loadSigningKey(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()), SigningKeyError);
+    assert.throws(
+      () => loadSigningKey(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()),
+      SigningKeyError,
+    );
   });
 
   it('refuses text that is not a PEM private key', () => {
-    assert.throws(() => loadSigningKey('not a key'), (error: unknown) => error instanceof SigningKeyError && /readable PEM/.test(error.message));
+    assert.throws(
+      () => loadSigningKey('not a key'),
+      (error: unknown) => error instanceof SigningKeyError && /readable PEM/.test(error.message),
+    );
   });
 
   it('generates keys that load', () => {

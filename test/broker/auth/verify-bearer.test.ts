@@ -14,7 +14,8 @@ const clientId = 'broker-client';
 const key = loadSigningKey(generateSigningKeyPem());
 const otherKey = loadSigningKey(generateSigningKeyPem());
 const brokerTrust = { publicKey: key.publicKey, kid: key.kid, issuer, audiences: [resource] };
-const mint = (extra: Partial<Parameters<typeof mintBrokerToken>[0]> = {}) => mintBrokerToken({ key, issuer, audience: resource, email: 'Ada@Example.com', ...extra });
+const mint = (extra: Partial<Parameters<typeof mintBrokerToken>[0]> = {}) =>
+  mintBrokerToken({ key, issuer, audience: resource, email: 'Ada@Example.com', ...extra });
 
 async function refusal(verify: BearerVerifier, header: string | undefined): Promise<BearerError> {
   try {
@@ -26,7 +27,11 @@ async function refusal(verify: BearerVerifier, header: string | undefined): Prom
   assert.fail('the token was accepted');
 }
 
-async function assertRefused(verify: BearerVerifier, header: string | undefined, code: BearerErrorCode): Promise<BearerError> {
+async function assertRefused(
+  verify: BearerVerifier,
+  header: string | undefined,
+  code: BearerErrorCode,
+): Promise<BearerError> {
   const error = await refusal(verify, header);
   assert.equal(error.code, code, `detail: ${error.message}`);
   return error;
@@ -37,7 +42,13 @@ describe('broker tokens (ES256, own key)', () => {
 
   it('accepts a broker token and yields the lower-cased email as identity', async () => {
     const identity = await verify(`Bearer ${await mint({ groups: ['Team-A'] })}`);
-    assert.deepEqual(identity, { subject: 'ada@example.com', email: 'ada@example.com', emailVerified: true, groups: ['team-a'], issuedBy: 'broker' });
+    assert.deepEqual(identity, {
+      subject: 'ada@example.com',
+      email: 'ada@example.com',
+      emailVerified: true,
+      groups: ['team-a'],
+      issuedBy: 'broker',
+    });
   });
 
   it('accepts the scheme in any case', async () => {
@@ -66,35 +77,58 @@ describe('broker tokens (ES256, own key)', () => {
   });
 
   it('refuses an expired token with invalid_token', async () => {
-    const error = await assertRefused(verify, `Bearer ${await mint({ ttlSeconds: 60, now: () => new Date(Date.now() - 3600_000) })}`, 'ERR_BEARER_EXPIRED');
+    const error = await assertRefused(
+      verify,
+      `Bearer ${await mint({ ttlSeconds: 60, now: () => new Date(Date.now() - 3600_000) })}`,
+      'ERR_BEARER_EXPIRED',
+    );
     assert.equal(error.error, 'invalid_token');
   });
 
   it('allows up to 60 s of clock skew past exp, and not more', async () => {
     const issuedAt = new Date('2026-01-01T00:00:00Z');
     const token = await mint({ ttlSeconds: 60, now: () => issuedAt });
-    const at = (seconds: number) => createBearerVerifier({ broker: brokerTrust, currentDate: () => new Date(issuedAt.getTime() + seconds * 1000) });
+    const at = (seconds: number) =>
+      createBearerVerifier({ broker: brokerTrust, currentDate: () => new Date(issuedAt.getTime() + seconds * 1000) });
     assert.equal((await at(60 + 59)(`Bearer ${token}`)).email, 'ada@example.com');
     await assertRefused(at(60 + 61), `Bearer ${token}`, 'ERR_BEARER_EXPIRED');
   });
 
   it('refuses a token for another audience', async () => {
-    const error = await assertRefused(verify, `Bearer ${await mint({ audience: 'https://other.example.com/mcp' })}`, 'ERR_BEARER_INVALID');
+    const error = await assertRefused(
+      verify,
+      `Bearer ${await mint({ audience: 'https://other.example.com/mcp' })}`,
+      'ERR_BEARER_INVALID',
+    );
     assert.match(error.message, /aud/);
   });
 
   it('refuses a token from another issuer', async () => {
-    const token = await mintBrokerToken({ key, issuer: 'https://evil.example.com', audience: resource, email: 'ada@example.com' });
+    const token = await mintBrokerToken({
+      key,
+      issuer: 'https://evil.example.com',
+      audience: resource,
+      email: 'ada@example.com',
+    });
     const error = await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
     assert.match(error.message, /iss/);
   });
 
   it('treats a bad signature under the broker kid as final, even with an upstream configured', async () => {
-    const forged = await mintBrokerToken({ key: { ...otherKey, kid: key.kid }, issuer, audience: resource, email: 'ada@example.com' });
+    const forged = await mintBrokerToken({
+      key: { ...otherKey, kid: key.kid },
+      issuer,
+      audience: resource,
+      email: 'ada@example.com',
+    });
     const upstreamCalls: string[] = [];
     const withUpstream = createBearerVerifier({
       broker: brokerTrust,
-      upstream: { issuer: 'https://idp.example.com', clientId, jwks: async () => (upstreamCalls.push('called'), otherKey.publicKey) },
+      upstream: {
+        issuer: 'https://idp.example.com',
+        clientId,
+        jwks: async () => (upstreamCalls.push('called'), otherKey.publicKey),
+      },
     });
     const error = await assertRefused(withUpstream, `Bearer ${forged}`, 'ERR_BEARER_INVALID');
     assert.match(error.message, /signature/);
@@ -102,7 +136,17 @@ describe('broker tokens (ES256, own key)', () => {
   });
 
   it('refuses alg none under the broker kid', async () => {
-    const token = unsecuredJwt({ kid: key.kid }, { iss: issuer, aud: resource, sub: 's', email: 'ada@example.com', email_verified: true, exp: Math.floor(Date.now() / 1000) + 600 });
+    const token = unsecuredJwt(
+      { kid: key.kid },
+      {
+        iss: issuer,
+        aud: resource,
+        sub: 's',
+        email: 'ada@example.com',
+        email_verified: true,
+        exp: Math.floor(Date.now() / 1000) + 600,
+      },
+    );
     await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
   });
 
@@ -157,14 +201,29 @@ describe('upstream ID tokens (remote JWKS)', () => {
   let verify: BearerVerifier;
   before(async () => {
     idp = await startLocalIdp(clientId);
-    verify = createBearerVerifier({ broker: brokerTrust, upstream: { issuer: idp.issuer, clientId, jwks: remoteJwks(idp.jwksUri) } });
+    verify = createBearerVerifier({
+      broker: brokerTrust,
+      upstream: { issuer: idp.issuer, clientId, jwks: remoteJwks(idp.jwksUri) },
+    });
   });
   after(() => idp.close());
 
   it('accepts an ID token of the configured issuer, fetched keys and all', async () => {
-    const token = await idp.sign({ email: 'Grace@Example.com', email_verified: true, groups: ['Ops'], hd: 'example.com' });
+    const token = await idp.sign({
+      email: 'Grace@Example.com',
+      email_verified: true,
+      groups: ['Ops'],
+      hd: 'example.com',
+    });
     const identity = await verify(`Bearer ${token}`);
-    assert.deepEqual(identity, { subject: 'idp-subject-1', email: 'grace@example.com', emailVerified: true, groups: ['ops'], hostedDomain: 'example.com', issuedBy: 'upstream' });
+    assert.deepEqual(identity, {
+      subject: 'idp-subject-1',
+      email: 'grace@example.com',
+      emailVerified: true,
+      groups: ['ops'],
+      hostedDomain: 'example.com',
+      issuedBy: 'upstream',
+    });
     assert.ok(idp.fetches() >= 1);
   });
 
@@ -179,7 +238,10 @@ describe('upstream ID tokens (remote JWKS)', () => {
   });
 
   it('refuses an ID token of another issuer signed with the same keys', async () => {
-    const token = await idp.sign({ email: 'grace@example.com', email_verified: true }, { issuer: 'https://evil.example.com' });
+    const token = await idp.sign(
+      { email: 'grace@example.com', email_verified: true },
+      { issuer: 'https://evil.example.com' },
+    );
     await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
   });
 
@@ -199,7 +261,17 @@ describe('upstream ID tokens (remote JWKS)', () => {
   });
 
   it('refuses alg none on the upstream path', async () => {
-    const token = unsecuredJwt({ kid: 'idp-key-1' }, { iss: idp.issuer, aud: clientId, sub: 's', email: 'grace@example.com', email_verified: true, exp: Math.floor(Date.now() / 1000) + 600 });
+    const token = unsecuredJwt(
+      { kid: 'idp-key-1' },
+      {
+        iss: idp.issuer,
+        aud: clientId,
+        sub: 's',
+        email: 'grace@example.com',
+        email_verified: true,
+        exp: Math.floor(Date.now() / 1000) + 600,
+      },
+    );
     await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
   });
 });

@@ -29,11 +29,15 @@ describe('Go duration syntax (reference §6.3)', () => {
   });
 
   it('refuses a sub-millisecond remainder rather than rounding it', () => {
-    assert.throws(() => parseGoDuration('1500us'), { message: 'invalid duration "1500us": must be a whole number of milliseconds' });
+    assert.throws(() => parseGoDuration('1500us'), {
+      message: 'invalid duration "1500us": must be a whole number of milliseconds',
+    });
   });
 
   it('names the accepted syntax in its message', () => {
-    assert.throws(() => parseGoDuration('5x'), { message: 'invalid duration "5x": use Go syntax such as "250ms", "5m" or "2160h"' });
+    assert.throws(() => parseGoDuration('5x'), {
+      message: 'invalid duration "5x": use Go syntax such as "250ms", "5m" or "2160h"',
+    });
   });
 
   it('prints durations as Go does', () => {

@@ -35,39 +35,62 @@ describe('broker config: environment overrides (reference §6.3)', () => {
   });
 
   it('validates an overridden value like a file value and names the variable', () => {
-    assert.throws(() => parseBrokerConfig(fileConfig, { BROKER_SIGNING_KEY: signingKey, DEMARKUS_BROKER_MCP_ADDR: ':8080' }), {
-      code: 'ERR_CONFIG_CONFLICT',
-      message: 'config: server.mcp.addr (from DEMARKUS_BROKER_MCP_ADDR): must differ from server.addr (both are ":8080")',
-    });
-    assert.throws(() => parseBrokerConfig(fileConfig, { BROKER_SIGNING_KEY: signingKey, DEMARKUS_BROKER_PUBLIC_URL: 'nope' }), {
-      message: 'config: server.publicURL (from DEMARKUS_BROKER_PUBLIC_URL): must be an absolute http:// or https:// URL',
-    });
+    assert.throws(
+      () => parseBrokerConfig(fileConfig, { BROKER_SIGNING_KEY: signingKey, DEMARKUS_BROKER_MCP_ADDR: ':8080' }),
+      {
+        code: 'ERR_CONFIG_CONFLICT',
+        message:
+          'config: server.mcp.addr (from DEMARKUS_BROKER_MCP_ADDR): must differ from server.addr (both are ":8080")',
+      },
+    );
+    assert.throws(
+      () => parseBrokerConfig(fileConfig, { BROKER_SIGNING_KEY: signingKey, DEMARKUS_BROKER_PUBLIC_URL: 'nope' }),
+      {
+        message:
+          'config: server.publicURL (from DEMARKUS_BROKER_PUBLIC_URL): must be an absolute http:// or https:// URL',
+      },
+    );
   });
 
   it('never puts a secret value into an error message', () => {
     const secret = '-----BEGIN PRIVATE KEY-----\nhunter2hunter2\n-----END PRIVATE KEY-----\n';
-    assert.throws(() => parseBrokerConfig(fileConfig, { BROKER_SIGNING_KEY: secret }), (error: unknown) => {
-      assert.doesNotMatch((error as Error).message, /hunter2/);
-      return true;
-    });
+    assert.throws(
+      () => parseBrokerConfig(fileConfig, { BROKER_SIGNING_KEY: secret }),
+      (error: unknown) => {
+        assert.doesNotMatch((error as Error).message, /hunter2/);
+        return true;
+      },
+    );
     const cookie = fileConfig.replace('  addr: ":8080"', '  addr: ":8080"\n  cookieKey: "hunter2!"');
-    assert.throws(() => parseBrokerConfig(cookie, { BROKER_SIGNING_KEY: signingKey }), (error: unknown) => {
-      assert.equal((error as Error).message, 'config: server.cookieKey: must be standard base64 of at least 16 bytes');
-      return true;
-    });
+    assert.throws(
+      () => parseBrokerConfig(cookie, { BROKER_SIGNING_KEY: signingKey }),
+      (error: unknown) => {
+        assert.equal(
+          (error as Error).message,
+          'config: server.cookieKey: must be standard base64 of at least 16 bytes',
+        );
+        return true;
+      },
+    );
   });
 
   it('reads only the documented variables', () => {
-    assert.deepEqual(envOverrides.map((o) => o.variable), [
-      'OIDC_CLIENT_SECRET',
-      'BROKER_SIGNING_KEY',
-      'DEMARKUS_BROKER_ADDR',
-      'DEMARKUS_BROKER_PUBLIC_URL',
-      'DEMARKUS_BROKER_MCP_ADDR',
-      'DEMARKUS_BROKER_MCP_PUBLIC_URL',
-      'DEMARKUS_BROKER_STORAGE_DIR',
-    ]);
-    const config = parseBrokerConfig(fileConfig, { BROKER_SIGNING_KEY: signingKey, DEMARKUS_BROKER_SERVER_ADDR: ':9999' });
+    assert.deepEqual(
+      envOverrides.map((o) => o.variable),
+      [
+        'OIDC_CLIENT_SECRET',
+        'BROKER_SIGNING_KEY',
+        'DEMARKUS_BROKER_ADDR',
+        'DEMARKUS_BROKER_PUBLIC_URL',
+        'DEMARKUS_BROKER_MCP_ADDR',
+        'DEMARKUS_BROKER_MCP_PUBLIC_URL',
+        'DEMARKUS_BROKER_STORAGE_DIR',
+      ],
+    );
+    const config = parseBrokerConfig(fileConfig, {
+      BROKER_SIGNING_KEY: signingKey,
+      DEMARKUS_BROKER_SERVER_ADDR: ':9999',
+    });
     assert.equal(config.server.addr, ':8080');
   });
 });

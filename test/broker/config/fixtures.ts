@@ -1,11 +1,20 @@
 import { generateKeyPairSync } from 'node:crypto';
 
 /** One P-256 key per test process, PKCS#8 PEM. */
-export const signingKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+export const signingKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+  type: 'pkcs8',
+  format: 'pem',
+}) as string;
 
-export const sec1SigningKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }) as string;
+export const sec1SigningKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+  type: 'sec1',
+  format: 'pem',
+}) as string;
 
-export const p384Key = generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+export const p384Key = generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey.export({
+  type: 'pkcs8',
+  format: 'pem',
+}) as string;
 
 /** Environment that supplies the signing key, as the chart does. */
 export const env = { BROKER_SIGNING_KEY: signingKey };

@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { ConfigError, loadBrokerConfig, parseBrokerConfig } from '../../../src/broker/config/index.ts';
 import { env, fileConfig, kubernetesConfig, sec1SigningKey, signingKey } from './fixtures.ts';
 
-const indent = (text: string, spaces: number) => text.trim().split('\n').map((line) => ' '.repeat(spaces) + line).join('\n');
+const indent = (text: string, spaces: number) =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => ' '.repeat(spaces) + line)
+    .join('\n');
 
 describe('broker config: loading a complete file', () => {
   const full = `
@@ -68,8 +73,21 @@ metrics: { enabled: false }
       firstMintInitialBackoff: 500,
       firstMintMaxBackoff: 15_000,
     });
-    assert.deepEqual(config.rateLimit, { disabled: false, tokens: { perMinute: 120, burst: 60 }, login: { perMinute: 30, burst: 10 }, userCode: { perMinute: 10, burst: 5 }, trustForwardedFor: true });
-    assert.deepEqual(config.worldDialer, { insecureSkipVerify: false, caFile: '/tls/worlds-ca.pem', dialTimeout: 2_000, requestTimeout: 4_000, failureThreshold: 5, cooldown: 30_000 });
+    assert.deepEqual(config.rateLimit, {
+      disabled: false,
+      tokens: { perMinute: 120, burst: 60 },
+      login: { perMinute: 30, burst: 10 },
+      userCode: { perMinute: 10, burst: 5 },
+      trustForwardedFor: true,
+    });
+    assert.deepEqual(config.worldDialer, {
+      insecureSkipVerify: false,
+      caFile: '/tls/worlds-ca.pem',
+      dialTimeout: 2_000,
+      requestTimeout: 4_000,
+      failureThreshold: 5,
+      cooldown: 30_000,
+    });
     assert.equal(config.metrics.enabled, false);
     assert.equal(config.oidc.clientSecret, 's3cret');
     assert.equal(config.oidc.brokerSigningKey, `${sec1SigningKey.trim()}\n`);
@@ -79,7 +97,11 @@ metrics: { enabled: false }
     const config = parseBrokerConfig(full, {});
     assert.equal(config.server.publicURL, 'https://broker.example.com');
     assert.deepEqual(config.oidc.allowDomains, ['example.com']);
-    assert.deepEqual(config.worlds[0]?.allow, { domains: ['example.com'], groups: ['writers'], emails: ['ann@example.com'] });
+    assert.deepEqual(config.worlds[0]?.allow, {
+      domains: ['example.com'],
+      groups: ['writers'],
+      emails: ['ann@example.com'],
+    });
     assert.deepEqual(config.server.allowedHosts, ['broker.example.com', '127.0.0.1:8081']);
     assert.deepEqual(config.server.allowedOrigins, ['https://app.example.com']);
   });
@@ -106,10 +128,20 @@ describe('broker config: defaults', () => {
     assert.equal(config.server.refreshTokensSecret, 'demarkus-broker-refresh-tokens');
     assert.equal(config.server.insecureCookies, false);
     assert.deepEqual(
-      [config.server.mcp.firstMintMaxAttempts, config.server.mcp.firstMintInitialBackoff, config.server.mcp.firstMintMaxBackoff],
+      [
+        config.server.mcp.firstMintMaxAttempts,
+        config.server.mcp.firstMintInitialBackoff,
+        config.server.mcp.firstMintMaxBackoff,
+      ],
       [6, 250, 8_000],
     );
-    assert.deepEqual(config.rateLimit, { disabled: false, tokens: { perMinute: 120, burst: 60 }, login: { perMinute: 20, burst: 5 }, userCode: { perMinute: 10, burst: 5 }, trustForwardedFor: false });
+    assert.deepEqual(config.rateLimit, {
+      disabled: false,
+      tokens: { perMinute: 120, burst: 60 },
+      login: { perMinute: 20, burst: 5 },
+      userCode: { perMinute: 10, burst: 5 },
+      trustForwardedFor: false,
+    });
     assert.deepEqual(config.sweeper, { disabled: false, interval: 300_000, leaseName: 'demarkus-broker-sweeper' });
     assert.deepEqual(config.oidc.allowDomains, []);
     assert.deepEqual(config.webClients, []);
@@ -131,7 +163,13 @@ describe('broker config: defaults', () => {
     assert.equal(config.server.mcp.publicURL, 'https://broker.example.com');
     assert.deepEqual(config.server.allowedOrigins, ['https://broker.example.com']);
     assert.deepEqual(config.server.allowedHosts, ['broker.example.com']);
-    const split = parseBrokerConfig(kubernetesConfig.replace('  brokerNamespace', '  mcp: { publicURL: "http://127.0.0.1:8081/" }\n  brokerNamespace'), env);
+    const split = parseBrokerConfig(
+      kubernetesConfig.replace(
+        '  brokerNamespace',
+        '  mcp: { publicURL: "http://127.0.0.1:8081/" }\n  brokerNamespace',
+      ),
+      env,
+    );
     assert.equal(split.server.mcp.publicURL, 'http://127.0.0.1:8081');
     assert.deepEqual(split.server.allowedOrigins, ['http://127.0.0.1:8081', 'https://broker.example.com']);
     assert.deepEqual(split.server.allowedHosts, ['127.0.0.1:8081', 'broker.example.com']);
@@ -139,7 +177,10 @@ describe('broker config: defaults', () => {
 
   it('treats zero counts and zero durations as "use the default", as the Go broker does', () => {
     const config = parseBrokerConfig(
-      kubernetesConfig.replace('  brokerNamespace', '  idTokenTTL: 0s\n  mcp: { firstMintMaxAttempts: 0 }\n  brokerNamespace') + 'rateLimit: { tokens: { perMinute: 0, burst: 0 } }\n',
+      kubernetesConfig.replace(
+        '  brokerNamespace',
+        '  idTokenTTL: 0s\n  mcp: { firstMintMaxAttempts: 0 }\n  brokerNamespace',
+      ) + 'rateLimit: { tokens: { perMinute: 0, burst: 0 } }\n',
       env,
     );
     assert.equal(config.server.idTokenTTL, 900_000);
@@ -148,18 +189,25 @@ describe('broker config: defaults', () => {
   });
 
   it('reads blank values as unset, as the Go chart renders optional keys', () => {
-    const chartRendered = kubernetesConfig.replace('    tokensSecret: root-tokens', '    tokensSecret: root-tokens\n    publicURL: ""\n    internalAddress: ""\n    allow: { domains: [], groups: [], emails: [] }')
-      + 'oidc:\n  clientSecret: ""\n  brokerSigningKey: ""\n';
+    const chartRendered =
+      kubernetesConfig.replace(
+        '    tokensSecret: root-tokens',
+        '    tokensSecret: root-tokens\n    publicURL: ""\n    internalAddress: ""\n    allow: { domains: [], groups: [], emails: [] }',
+      ) + 'oidc:\n  clientSecret: ""\n  brokerSigningKey: ""\n';
     const world = parseBrokerConfig(chartRendered, env).worlds[0];
     assert.equal(world?.publicURL, undefined);
     assert.equal(world?.internalAddress, undefined);
   });
 
   it('accepts the Go sign-in keys so a Go broker config loads unchanged', () => {
-    const goKeys = kubernetesConfig.replace(
-      '  brokerNamespace: demarkus',
-      '  brokerNamespace: demarkus\n  cookieKey: c2l4dGVlbi1ieXRlcy1rZXkh\n  stateTTL: 2m\n  insecureCookies: true\n  deviceCodeTTL: 15m\n  devicePollInterval: 3s\n  refreshTokensSecret: rt',
-    ) + 'sweeper: { disabled: true, interval: 1h, leaseName: sweep }\nwebClients:\n  - clientID: library-web\n    clientSecretHash: "' + 'AB'.repeat(32) + '"\n    redirectURIs: [https://library.example.com/callback]\n';
+    const goKeys =
+      kubernetesConfig.replace(
+        '  brokerNamespace: demarkus',
+        '  brokerNamespace: demarkus\n  cookieKey: c2l4dGVlbi1ieXRlcy1rZXkh\n  stateTTL: 2m\n  insecureCookies: true\n  deviceCodeTTL: 15m\n  devicePollInterval: 3s\n  refreshTokensSecret: rt',
+      ) +
+      'sweeper: { disabled: true, interval: 1h, leaseName: sweep }\nwebClients:\n  - clientID: library-web\n    clientSecretHash: "' +
+      'AB'.repeat(32) +
+      '"\n    redirectURIs: [https://library.example.com/callback]\n';
     const config = parseBrokerConfig(goKeys, env);
     assert.equal(config.server.stateTTL, 120_000);
     assert.equal(config.server.devicePollInterval, 3_000);
@@ -175,7 +223,10 @@ describe('broker config: reading the file', () => {
       const path = join(dir, 'config.yaml');
       await writeFile(path, fileConfig);
       const config = await loadBrokerConfig(path, env);
-      assert.deepEqual(config.worlds.map((w) => w.name), ['team-a', 'team-b']);
+      assert.deepEqual(
+        config.worlds.map((w) => w.name),
+        ['team-a', 'team-b'],
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -190,13 +241,16 @@ describe('broker config: reading the file', () => {
 
   it('reports a YAML syntax error by position, without quoting the line', () => {
     const text = 'server:\n  addr: ":8080"\noidc:\n  clientSecret: "hunter2-topsecret\n  other: [1\n';
-    assert.throws(() => parseBrokerConfig(text, env), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      assert.equal(error.code, 'ERR_CONFIG_SYNTAX');
-      assert.match(error.message, /^config: invalid YAML at line \d+, column \d+: [^\n]+$/);
-      assert.doesNotMatch(error.message, /hunter2/);
-      return true;
-    });
+    assert.throws(
+      () => parseBrokerConfig(text, env),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.code, 'ERR_CONFIG_SYNTAX');
+        assert.match(error.message, /^config: invalid YAML at line \d+, column \d+: [^\n]+$/);
+        assert.doesNotMatch(error.message, /hunter2/);
+        return true;
+      },
+    );
   });
 
   it('refuses duplicate keys as a syntax error', () => {
@@ -207,15 +261,27 @@ describe('broker config: reading the file', () => {
   });
 
   it('refuses a file that is not a map', () => {
-    assert.throws(() => parseBrokerConfig('- a\n- b\n', env), { code: 'ERR_CONFIG_SYNTAX', message: 'config: the file must hold a YAML map of settings' });
+    assert.throws(() => parseBrokerConfig('- a\n- b\n', env), {
+      code: 'ERR_CONFIG_SYNTAX',
+      message: 'config: the file must hold a YAML map of settings',
+    });
   });
 
   it('reports the first missing key of an empty file', () => {
-    assert.throws(() => parseBrokerConfig('', {}), { code: 'ERR_CONFIG_REQUIRED', message: 'config: server.addr: is required' });
+    assert.throws(() => parseBrokerConfig('', {}), {
+      code: 'ERR_CONFIG_REQUIRED',
+      message: 'config: server.addr: is required',
+    });
   });
 
   it('accepts a SEC1 or PKCS#8 signing key', () => {
-    assert.equal(parseBrokerConfig(kubernetesConfig, { BROKER_SIGNING_KEY: sec1SigningKey }).oidc.brokerSigningKey, sec1SigningKey);
-    assert.equal(parseBrokerConfig(kubernetesConfig, { BROKER_SIGNING_KEY: signingKey }).oidc.brokerSigningKey, signingKey);
+    assert.equal(
+      parseBrokerConfig(kubernetesConfig, { BROKER_SIGNING_KEY: sec1SigningKey }).oidc.brokerSigningKey,
+      sec1SigningKey,
+    );
+    assert.equal(
+      parseBrokerConfig(kubernetesConfig, { BROKER_SIGNING_KEY: signingKey }).oidc.brokerSigningKey,
+      signingKey,
+    );
   });
 });

@@ -10,17 +10,34 @@ describe('link graph crawl', () => {
   const now = () => new Date('2026-03-01T00:00:00Z');
 
   before(async () => {
-    gateway = await TestGateway.start([{ name: 'team-a', address: 'team-a.team-a.svc.cluster.local:6309' }, { name: 'team-b' }]);
-    const a = (path: string, body: string, meta: Record<string, string> = {}) => gateway.publish('team-a', path, body, meta);
-    await a('/index.md', '# Team A hub\n\n## Services\n\n- [Applications](docs/a.md)\n- [B twice](docs/b.md) and [again](docs/b.md)\n- [Team B](mark://team-b/notes.md)\n- [External](https://example.com/x)\n- [Unknown world](mark://team-z/x.md)\n');
-    await a('/docs/a.md', '# Applications\n\n## Links\n\n[B doc](b.md) [B doc](b.md#part) and back to [the hub](../index.md)\n');
-    await a('/docs/b.md', '# B doc\n\nNo body links.\n', { 'rel-supersedes': 'a.md', 'rel-cites': ' , has space, /docs/b.md, mark://team-b/notes.md' });
+    gateway = await TestGateway.start([
+      { name: 'team-a', address: 'team-a.team-a.svc.cluster.local:6309' },
+      { name: 'team-b' },
+    ]);
+    const a = (path: string, body: string, meta: Record<string, string> = {}) =>
+      gateway.publish('team-a', path, body, meta);
+    await a(
+      '/index.md',
+      '# Team A hub\n\n## Services\n\n- [Applications](docs/a.md)\n- [B twice](docs/b.md) and [again](docs/b.md)\n- [Team B](mark://team-b/notes.md)\n- [External](https://example.com/x)\n- [Unknown world](mark://team-z/x.md)\n',
+    );
+    await a(
+      '/docs/a.md',
+      '# Applications\n\n## Links\n\n[B doc](b.md) [B doc](b.md#part) and back to [the hub](../index.md)\n',
+    );
+    await a('/docs/b.md', '# B doc\n\nNo body links.\n', {
+      'rel-supersedes': 'a.md',
+      'rel-cites': ' , has space, /docs/b.md, mark://team-b/notes.md',
+    });
     for (let i = 1; i <= 7; i++) await a(`/chain/${i}.md`, `# Chain ${i}\n\n[next](${i + 1}.md)\n`);
     await a('/wide/index.md', '# Wide\n\n' + Array.from({ length: 300 }, (_, i) => `- [n${i}](n${i}.md)\n`).join(''));
     await a('/binary.md', '# Not text\u0000\n\n[hidden](docs/a.md)\n');
     const line = '- [Doc](docs/a.md) then [t](t/1.md) [u](t/2.md)\n';
     await a('/huge.md', '# Huge\n\n' + line.repeat(Math.floor(1_000_000 / line.length)));
-    await gateway.publish('team-b', '/notes.md', '# Team B notes\n\nBack to [team A](mark://team-a/index.md) and [A by address](mark://team-a.team-a.svc.cluster.local:6309/docs/a.md)\n');
+    await gateway.publish(
+      'team-b',
+      '/notes.md',
+      '# Team B notes\n\nBack to [team A](mark://team-a/index.md) and [A by address](mark://team-a.team-a.svc.cluster.local:6309/docs/a.md)\n',
+    );
   });
   after(() => gateway.close());
 
@@ -36,8 +53,17 @@ describe('link graph crawl', () => {
       'https://example.com/x': 'external',
       'mark://team-z/x.md': 'external',
     });
-    const toB = [...result.graph.edges].find((e) => e.from === 'mark://team-a/index.md' && e.to === 'mark://team-a/docs/b.md');
-    assert.deepEqual(toB, { from: 'mark://team-a/index.md', to: 'mark://team-a/docs/b.md', rel: '', label: 'B twice', anchor: 'services', count: 2 });
+    const toB = [...result.graph.edges].find(
+      (e) => e.from === 'mark://team-a/index.md' && e.to === 'mark://team-a/docs/b.md',
+    );
+    assert.deepEqual(toB, {
+      from: 'mark://team-a/index.md',
+      to: 'mark://team-a/docs/b.md',
+      rel: '',
+      label: 'B twice',
+      anchor: 'services',
+      count: 2,
+    });
     assert.equal(result.graph.nodes.get('mark://team-a/index.md')?.linkCount, 6);
     assert.equal(result.graph.nodes.get('mark://team-a/index.md')?.title, 'Team A hub');
   });
@@ -51,8 +77,14 @@ describe('link graph crawl', () => {
 
   it('adds typed edges from rel- metadata, skipping empty, spaced and self references', async () => {
     const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/docs/b.md', 1);
-    const typed = [...result.graph.edges].filter((e) => e.from === 'mark://team-a/docs/b.md').map((e) => [e.to, e.rel]).sort();
-    assert.deepEqual(typed, [['mark://team-a/docs/a.md', 'supersedes'], ['mark://team-b/notes.md', 'cites']]);
+    const typed = [...result.graph.edges]
+      .filter((e) => e.from === 'mark://team-a/docs/b.md')
+      .map((e) => [e.to, e.rel])
+      .sort();
+    assert.deepEqual(typed, [
+      ['mark://team-a/docs/a.md', 'supersedes'],
+      ['mark://team-b/notes.md', 'cites'],
+    ]);
     assert.equal(result.graph.nodes.get('mark://team-a/docs/b.md')?.linkCount, 0, 'rel- edges are not body links');
   });
 
@@ -66,8 +98,14 @@ describe('link graph crawl', () => {
 
   it('stops following at the depth limit but records the last hop', async () => {
     const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/chain/1.md', 2);
-    assert.deepEqual([...result.graph.nodes.keys()].sort(), ['mark://team-a/chain/1.md', 'mark://team-a/chain/2.md', 'mark://team-a/chain/3.md']);
-    assert.ok([...result.graph.edges].some((e) => e.from === 'mark://team-a/chain/3.md' && e.to === 'mark://team-a/chain/4.md'));
+    assert.deepEqual([...result.graph.nodes.keys()].sort(), [
+      'mark://team-a/chain/1.md',
+      'mark://team-a/chain/2.md',
+      'mark://team-a/chain/3.md',
+    ]);
+    assert.ok(
+      [...result.graph.edges].some((e) => e.from === 'mark://team-a/chain/3.md' && e.to === 'mark://team-a/chain/4.md'),
+    );
   });
 
   it('clamps the depth to 1..5', async () => {
@@ -117,7 +155,10 @@ describe('link graph crawl', () => {
       const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/wide/index.md', 1);
       assert.equal(result.graph.nodes.get('mark://team-a/wide/n0.md')?.status, 'not-found');
       const fromB = await new BrokerGraph({ gateway, now }).crawl('mark://team-b/notes.md', 1);
-      assert.deepEqual([...fromB.graph.nodes.values()], [{ url: 'mark://team-b/notes.md', title: '', status: 'error', linkCount: 0 }]);
+      assert.deepEqual(
+        [...fromB.graph.nodes.values()],
+        [{ url: 'mark://team-b/notes.md', title: '', status: 'error', linkCount: 0 }],
+      );
     } finally {
       gateway.unreachable.clear();
     }
@@ -133,12 +174,18 @@ describe('link graph crawl', () => {
       gateway.unreachable.clear();
     }
     assert.equal(graph.store.node('mark://team-a/index.md')?.title, 'Team A hub');
-    assert.deepEqual(graph.backlinks('mark://team-a/docs/a.md').map((b) => b.url), ['mark://team-a/docs/b.md', 'mark://team-a/index.md', 'mark://team-b/notes.md']);
+    assert.deepEqual(
+      graph.backlinks('mark://team-a/docs/a.md').map((b) => b.url),
+      ['mark://team-a/docs/b.md', 'mark://team-a/index.md', 'mark://team-b/notes.md'],
+    );
   });
 
   it('treats a body with a NUL byte as binary, with no links', async () => {
     const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/binary.md', 1);
-    assert.deepEqual([...result.graph.nodes.values()], [{ url: 'mark://team-a/binary.md', title: '', status: 'ok', linkCount: 0 }]);
+    assert.deepEqual(
+      [...result.graph.nodes.values()],
+      [{ url: 'mark://team-a/binary.md', title: '', status: 'ok', linkCount: 0 }],
+    );
   });
 
   it('crawls a 1 MB document with tens of thousands of links', async () => {

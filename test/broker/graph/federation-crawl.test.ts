@@ -1,6 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { runFederationCrawl, FederationCrawlError, type FederationCrawlSummary } from '../../../src/broker/graph/federation/federation-crawl.ts';
+import {
+  runFederationCrawl,
+  FederationCrawlError,
+  type FederationCrawlSummary,
+} from '../../../src/broker/graph/federation/federation-crawl.ts';
 import { publishOutput } from '../../../src/broker/graph/federation/hub-publish.ts';
 import { parseExport } from '../../../src/broker/graph/graph-export.ts';
 import { parseContentIndex } from '../../../src/broker/graph/content-index.ts';
@@ -14,9 +18,11 @@ const text = (body: Uint8Array) => Buffer.from(body).toString('utf8');
 describe('federation crawl', () => {
   let gateway: TestGateway;
   let first: FederationCrawlSummary;
-  const crawl = (extra: Partial<Parameters<typeof runFederationCrawl>[0]> = {}) => runFederationCrawl({ gateway, hub: 'root', now, identity: writerIdentity, ...extra });
+  const crawl = (extra: Partial<Parameters<typeof runFederationCrawl>[0]> = {}) =>
+    runFederationCrawl({ gateway, hub: 'root', now, identity: writerIdentity, ...extra });
   const hubBody = async (path: string) => text((await gateway.read('root', { verb: 'FETCH', path })).body);
-  const outcome = (summary: FederationCrawlSummary, path: string) => summary.published.find((p) => p.path === path)?.outcome;
+  const outcome = (summary: FederationCrawlSummary, path: string) =>
+    summary.published.find((p) => p.path === path)?.outcome;
   const indexA = () => `/index/${gateway.get('team-a')!.address}.md`;
 
   before(async () => {
@@ -24,7 +30,11 @@ describe('federation crawl', () => {
     gateway.writers.add(writerIdentity.email);
     await gateway.publish('root', '/index.md', '# Hub\n\n[Team B notes](mark://team-b/notes.md)\n');
     await gateway.publish('team-a', '/index.md', '# Team A hub\n\n## Services\n\n- [Applications](docs/a.md)\n');
-    await gateway.publish('team-a', '/docs/a.md', '# Applications\n\n## Links\n\n[B doc](b.md) and [B doc](b.md) and [elsewhere](https://example.com/)\n');
+    await gateway.publish(
+      'team-a',
+      '/docs/a.md',
+      '# Applications\n\n## Links\n\n[B doc](b.md) and [B doc](b.md) and [elsewhere](https://example.com/)\n',
+    );
     await gateway.publish('team-a', '/docs/b.md', '# B doc\n', { 'rel-supersedes': 'a.md' });
     await gateway.publish('team-a', '/docs/sub/deep.md', '# Deep\n\n[up](../a.md)\n');
     await gateway.publish('team-b', '/notes.md', '# Team B notes\n\nSee [A](mark://team-a/docs/a.md).\n');
@@ -36,13 +46,33 @@ describe('federation crawl', () => {
     assert.equal(first.previousFrom, 'hub');
     assert.equal(first.documentsFetched, 6);
     assert.equal(first.documentsSkipped, 0);
-    assert.deepEqual(first.worlds.map((w) => [w.world, w.documents, w.complete]), [['root', 1, true], ['team-a', 4, true], ['team-b', 1, true]]);
-    assert.ok(first.published.every((p) => p.outcome === 'published'), JSON.stringify(first.published));
+    assert.deepEqual(
+      first.worlds.map((w) => [w.world, w.documents, w.complete]),
+      [
+        ['root', 1, true],
+        ['team-a', 4, true],
+        ['team-b', 1, true],
+      ],
+    );
+    assert.ok(
+      first.published.every((p) => p.outcome === 'published'),
+      JSON.stringify(first.published),
+    );
   });
 
   it('publishes /graph.md with world-name URLs, provenance and typed edges, and without its own outputs', async () => {
     const graph = parseExport(await hubBody('/graph.md'));
-    assert.deepEqual(graph.nodes.map((n) => n.url), ['mark://root/index.md', 'mark://team-a/docs/a.md', 'mark://team-a/docs/b.md', 'mark://team-a/docs/sub/deep.md', 'mark://team-a/index.md', 'mark://team-b/notes.md']);
+    assert.deepEqual(
+      graph.nodes.map((n) => n.url),
+      [
+        'mark://root/index.md',
+        'mark://team-a/docs/a.md',
+        'mark://team-a/docs/b.md',
+        'mark://team-a/docs/sub/deep.md',
+        'mark://team-a/index.md',
+        'mark://team-b/notes.md',
+      ],
+    );
     const edges = graph.edges.map((e) => `${e.from} ${e.to} ${e.rel} ${e.label} ${e.anchor} ${e.count}`);
     assert.ok(edges.includes('mark://team-a/docs/a.md mark://team-a/docs/b.md  B doc links 2'), edges.join('\n'));
     assert.ok(edges.includes('mark://team-a/docs/b.md mark://team-a/docs/a.md supersedes   1'));
@@ -52,10 +82,21 @@ describe('federation crawl', () => {
 
   it('publishes each world a content index at /index/<host:port>.md whose hashes resolve', async () => {
     const entries = parseContentIndex(await hubBody(indexA()));
-    assert.deepEqual(entries.map((e) => [e.server, e.path]), [['mark://team-a', '/docs/a.md'], ['mark://team-a', '/docs/b.md'], ['mark://team-a', '/docs/sub/deep.md'], ['mark://team-a', '/index.md']]);
+    assert.deepEqual(
+      entries.map((e) => [e.server, e.path]),
+      [
+        ['mark://team-a', '/docs/a.md'],
+        ['mark://team-a', '/docs/b.md'],
+        ['mark://team-a', '/docs/sub/deep.md'],
+        ['mark://team-a', '/index.md'],
+      ],
+    );
     const byHash = await gateway.read('team-a', { verb: 'FETCH', path: `/${entries[0]!.hash}` });
     assert.equal(byHash.metadata['content-hash'], entries[0]!.hash);
-    assert.match(await hubBody(indexA()), /^# Content Index\n\n> Source: mark:\/\/team-a\n> Indexed: 2026-03-01T00:00:00Z\n> Documents: 4\n\n\| Hash \| Server \| Path \|\n/);
+    assert.match(
+      await hubBody(indexA()),
+      /^# Content Index\n\n> Source: mark:\/\/team-a\n> Indexed: 2026-03-01T00:00:00Z\n> Documents: 4\n\n\| Hash \| Server \| Path \|\n/,
+    );
   });
 
   it('publishes its outputs with the retention bound', async () => {
@@ -66,12 +107,15 @@ describe('federation crawl', () => {
   it('lets a cold broker answer backlinks from the published graph before any crawl', async () => {
     const graph = new BrokerGraph({ gateway, now });
     await graph.seed();
-    assert.deepEqual(graph.backlinks('mark://team-a/docs/a.md').map((b) => `${b.url} ${b.rel}`), [
-      'mark://team-a/docs/b.md supersedes',
-      'mark://team-a/docs/sub/deep.md ',
-      'mark://team-a/index.md ',
-      'mark://team-b/notes.md ',
-    ]);
+    assert.deepEqual(
+      graph.backlinks('mark://team-a/docs/a.md').map((b) => `${b.url} ${b.rel}`),
+      [
+        'mark://team-a/docs/b.md supersedes',
+        'mark://team-a/docs/sub/deep.md ',
+        'mark://team-a/index.md ',
+        'mark://team-b/notes.md ',
+      ],
+    );
   });
 
   it('skips unchanged documents and republishes nothing on an unchanged federation', async () => {
@@ -79,10 +123,16 @@ describe('federation crawl', () => {
     const again = await crawl();
     assert.equal(again.documentsFetched, 0);
     assert.equal(again.documentsSkipped, 6);
-    assert.ok(again.published.every((p) => p.outcome === 'unchanged'), JSON.stringify(again.published));
+    assert.ok(
+      again.published.every((p) => p.outcome === 'unchanged'),
+      JSON.stringify(again.published),
+    );
     assert.equal(gateway.callsTo('PUBLISH').length, 0);
     const conditional = gateway.callsTo('FETCH').filter((c) => c.world !== 'root' || c.path === '/index.md');
-    assert.ok(conditional.every((c) => /^[0-9a-f]{64}$/.test(c.metadata['if-none-match'] ?? '')), JSON.stringify(conditional));
+    assert.ok(
+      conditional.every((c) => /^[0-9a-f]{64}$/.test(c.metadata['if-none-match'] ?? '')),
+      JSON.stringify(conditional),
+    );
   });
 
   it('reads again only what changed, and republishes only the outputs it changes', async () => {
@@ -149,7 +199,10 @@ describe('federation crawl', () => {
   });
 
   it('refuses a hub that is not a configured world', async () => {
-    await assert.rejects(runFederationCrawl({ gateway, hub: 'nowhere', now }), (error: unknown) => error instanceof FederationCrawlError && error.code === 'ERR_HUB_NOT_CONFIGURED');
+    await assert.rejects(
+      runFederationCrawl({ gateway, hub: 'nowhere', now }),
+      (error: unknown) => error instanceof FederationCrawlError && error.code === 'ERR_HUB_NOT_CONFIGURED',
+    );
   });
 });
 
@@ -162,7 +215,13 @@ describe('hub output publishing', () => {
     write: () => Promise.reject(new Error('must not be sent')),
     close: async () => {},
   };
-  const writer = (outputs = new Map<string, string>()) => ({ gateway: refusing, hub: 'root', identity: writerIdentity, retention: 20, outputs });
+  const writer = (outputs = new Map<string, string>()) => ({
+    gateway: refusing,
+    hub: 'root',
+    identity: writerIdentity,
+    retention: 20,
+    outputs,
+  });
 
   it('reports a body over the 1 MiB limit as too large without sending it', async () => {
     const result = await publishOutput(writer(), '/graph.md', 'x'.repeat(1_048_577));
@@ -173,22 +232,40 @@ describe('hub output publishing', () => {
     const w = writer();
     const { outputFingerprint } = await import('../../../src/broker/graph/federation/crawl-record.ts');
     w.outputs.set('/graph.md', outputFingerprint('# Document Graph\n\n> Exported: 2026-01-01T00:00:00Z\n> Nodes: 0\n'));
-    assert.equal((await publishOutput(w, '/graph.md', '# Document Graph\n\n> Exported: 2026-02-02T00:00:00Z\n> Nodes: 0\n')).outcome, 'unchanged');
-    assert.equal((await publishOutput(w, '/graph.md', '# Document Graph\n\n> Exported: 2026-02-02T00:00:00Z\n> Nodes: 1\n')).outcome, 'failed');
+    assert.equal(
+      (await publishOutput(w, '/graph.md', '# Document Graph\n\n> Exported: 2026-02-02T00:00:00Z\n> Nodes: 0\n'))
+        .outcome,
+      'unchanged',
+    );
+    assert.equal(
+      (await publishOutput(w, '/graph.md', '# Document Graph\n\n> Exported: 2026-02-02T00:00:00Z\n> Nodes: 1\n'))
+        .outcome,
+      'failed',
+    );
   });
 });
 
 describe('federation crawl change detection through the catalog', () => {
   let gateway: TestGateway;
   let worldClock = Date.parse('2026-01-01T10:00:00Z');
-  const crawl = (previous?: FederationCrawlSummary['state']) => runFederationCrawl({ gateway, hub: 'root', now, identity: writerIdentity, ...(previous ? { previous } : {}) });
+  const crawl = (previous?: FederationCrawlSummary['state']) =>
+    runFederationCrawl({ gateway, hub: 'root', now, identity: writerIdentity, ...(previous ? { previous } : {}) });
   const teamC = (s: FederationCrawlSummary) => s.worlds.find((w) => w.world === 'team-c')!;
-  const fetchesOf = (world: string) => gateway.callsTo('FETCH').filter((c) => c.world === world).map((c) => c.path);
+  const fetchesOf = (world: string) =>
+    gateway
+      .callsTo('FETCH')
+      .filter((c) => c.world === world)
+      .map((c) => c.path);
 
   before(async () => {
     gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-c', now: () => new Date(worldClock) }]);
     gateway.writers.add(writerIdentity.email);
-    for (const [path, minute] of [['/old-1.md', 0], ['/old-2.md', 10], ['/old-3.md', 20], ['/newest.md', 60]] as const) {
+    for (const [path, minute] of [
+      ['/old-1.md', 0],
+      ['/old-2.md', 10],
+      ['/old-3.md', 20],
+      ['/newest.md', 60],
+    ] as const) {
       worldClock = Date.parse('2026-01-01T10:00:00Z') + minute * 60_000;
       await gateway.publish('team-c', path, `# ${path}\n\n[next](old-1.md)\n`);
     }
@@ -219,7 +296,12 @@ describe('federation crawl change detection through the catalog', () => {
 
   it('asks every document conditionally when the catalog reports them all changed', async () => {
     const base = await crawl();
-    const early = { ...base.state, worlds: new Map([...base.state.worlds].map(([w, s]) => [w, { ...s, changedAfter: new Date('2000-01-01T00:00:00Z') }])) };
+    const early = {
+      ...base.state,
+      worlds: new Map(
+        [...base.state.worlds].map(([w, s]) => [w, { ...s, changedAfter: new Date('2000-01-01T00:00:00Z') }]),
+      ),
+    };
     const again = await crawl(early);
     assert.equal(teamC(again).skippedByCatalog, 0);
     assert.equal(teamC(again).skipped, 4, 'every document answered not-modified instead');
@@ -233,9 +315,18 @@ describe('federation crawl change detection through the catalog', () => {
       canWrite: (w, i) => gateway.canWrite(w, i),
       write: (w, i, c) => gateway.write(w, i, c),
       close: async () => {},
-      read: (w, c) => (c.verb === 'LOOKUP' ? Promise.resolve({ status: 'bad-request', metadata: {}, body: new Uint8Array(0) }) : gateway.read(w, c)),
+      read: (w, c) =>
+        c.verb === 'LOOKUP'
+          ? Promise.resolve({ status: 'bad-request', metadata: {}, body: new Uint8Array(0) })
+          : gateway.read(w, c),
     };
-    const again = await runFederationCrawl({ gateway: noLookup, hub: 'root', now, identity: writerIdentity, previous: base.state });
+    const again = await runFederationCrawl({
+      gateway: noLookup,
+      hub: 'root',
+      now,
+      identity: writerIdentity,
+      previous: base.state,
+    });
     assert.equal(teamC(again).skippedByCatalog, 0);
     assert.equal(teamC(again).skipped, 4);
     assert.equal(teamC(again).complete, true);

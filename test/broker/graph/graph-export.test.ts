@@ -39,9 +39,11 @@ describe('/graph.md export (BuildExport)', () => {
   });
 
   it('escapes backslashes, pipes and newlines in titles and labels', () => {
-    const body = buildExport(exportedAt, [{ url: 'mark://w/a.md', title: 'A | B \\ C\nD', status: 'ok', linkCount: 0 }], [
-      { from: 'mark://w/a.md', to: 'mark://w/b.md', rel: '', label: 'x|y', anchor: '', count: 0 },
-    ]);
+    const body = buildExport(
+      exportedAt,
+      [{ url: 'mark://w/a.md', title: 'A | B \\ C\nD', status: 'ok', linkCount: 0 }],
+      [{ from: 'mark://w/a.md', to: 'mark://w/b.md', rel: '', label: 'x|y', anchor: '', count: 0 }],
+    );
     assert.ok(body.includes('| A \\| B \\\\ C D | ok | 0 |'));
     assert.ok(body.includes('| mark://w/a.md | mark://w/b.md |  | x\\|y |  | 1 |'), 'count is written as at least 1');
   });
@@ -50,24 +52,35 @@ describe('/graph.md export (BuildExport)', () => {
 describe('/graph.md parsing (ParseExport)', () => {
   it('parses the golden back into its nodes and edges', () => {
     const parsed = parseExport(golden);
-    assert.deepEqual(new Set(parsed.nodes.map((n) => JSON.stringify(n))), new Set(goldenNodes.map((n) => JSON.stringify(n))));
-    assert.deepEqual(new Set(parsed.edges.map((e) => JSON.stringify(e))), new Set(goldenEdges.map((e) => JSON.stringify(e))));
+    assert.deepEqual(
+      new Set(parsed.nodes.map((n) => JSON.stringify(n))),
+      new Set(goldenNodes.map((n) => JSON.stringify(n))),
+    );
+    assert.deepEqual(
+      new Set(parsed.edges.map((e) => JSON.stringify(e))),
+      new Set(goldenEdges.map((e) => JSON.stringify(e))),
+    );
   });
 
   it('round-trips escaped titles and labels', () => {
     const nodes = [{ url: 'mark://w/a.md', title: 'A | B \\ C', status: 'ok', linkCount: 3 }];
-    const edges = [{ from: 'mark://w/a.md', to: 'mark://w/b.md', rel: 'cites', label: 'p|q\\r', anchor: 'intro', count: 4 }];
+    const edges = [
+      { from: 'mark://w/a.md', to: 'mark://w/b.md', rel: 'cites', label: 'p|q\\r', anchor: 'intro', count: 4 },
+    ];
     assert.deepEqual(parseExport(buildExport(exportedAt, nodes, edges)), { nodes, edges });
   });
 
   it('takes the node URL from the link destination, not its label', () => {
-    const body = '## Nodes\n\n| URL | Title | Status | Links |\n|-|-|-|-|\n| [short](mark://w/long/path.md) | T | ok | 1 |\n';
+    const body =
+      '## Nodes\n\n| URL | Title | Status | Links |\n|-|-|-|-|\n| [short](mark://w/long/path.md) | T | ok | 1 |\n';
     assert.equal(parseExport(body).nodes[0]?.url, 'mark://w/long/path.md');
   });
 
   it('accepts legacy two-column edge rows with count 1', () => {
     const body = '## Edges\n\n| From | To |\n|------|----|\n| mark://w/a.md | mark://w/b.md |\n';
-    assert.deepEqual(parseExport(body).edges, [{ from: 'mark://w/a.md', to: 'mark://w/b.md', rel: '', label: '', anchor: '', count: 1 }]);
+    assert.deepEqual(parseExport(body).edges, [
+      { from: 'mark://w/a.md', to: 'mark://w/b.md', rel: '', label: '', anchor: '', count: 1 },
+    ]);
   });
 
   it('ignores malformed rows and keeps the good ones around them', () => {
@@ -96,16 +109,26 @@ describe('/graph.md parsing (ParseExport)', () => {
       '| mark://w/g.md | mark://w/a.md | r |  |  | 0 |',
     ].join('\n');
     const parsed = parseExport(body);
-    assert.deepEqual(parsed.nodes.map((n) => n.url), ['mark://w/a.md', 'mark://w/g.md']);
-    assert.deepEqual(parsed.edges.map((e) => [e.from, e.to, e.rel, e.count]), [
-      ['mark://w/a.md', 'mark://w/b.md', '', 2],
-      ['mark://w/g.md', 'mark://w/a.md', 'r', 1],
-    ]);
+    assert.deepEqual(
+      parsed.nodes.map((n) => n.url),
+      ['mark://w/a.md', 'mark://w/g.md'],
+    );
+    assert.deepEqual(
+      parsed.edges.map((e) => [e.from, e.to, e.rel, e.count]),
+      [
+        ['mark://w/a.md', 'mark://w/b.md', '', 2],
+        ['mark://w/g.md', 'mark://w/a.md', 'r', 1],
+      ],
+    );
   });
 
   it('skips each table header and separator, and rows outside the two sections', () => {
-    const body = '| [mark://w/x.md](mark://w/x.md) | X | ok | 1 |\n\n## Nodes\n| [mark://w/h.md](mark://w/h.md) | header | ok | 1 |\n|---|\n| [mark://w/a.md](mark://w/a.md) | A | ok | 1 |\n';
-    assert.deepEqual(parseExport(body).nodes.map((n) => n.url), ['mark://w/a.md']);
+    const body =
+      '| [mark://w/x.md](mark://w/x.md) | X | ok | 1 |\n\n## Nodes\n| [mark://w/h.md](mark://w/h.md) | header | ok | 1 |\n|---|\n| [mark://w/a.md](mark://w/a.md) | A | ok | 1 |\n';
+    assert.deepEqual(
+      parseExport(body).nodes.map((n) => n.url),
+      ['mark://w/a.md'],
+    );
   });
 
   it('returns nothing for bodies that are not graph exports', () => {
@@ -115,8 +138,20 @@ describe('/graph.md parsing (ParseExport)', () => {
   });
 
   it('parses a large export in one pass', () => {
-    const nodes = Array.from({ length: 20_000 }, (_, i) => ({ url: `mark://w/d${i}.md`, title: `Doc ${i}`, status: 'ok', linkCount: 1 }));
-    const edges = nodes.map((n, i) => ({ from: n.url, to: `mark://w/d${(i + 1) % nodes.length}.md`, rel: '', label: 'next', anchor: '', count: 1 }));
+    const nodes = Array.from({ length: 20_000 }, (_, i) => ({
+      url: `mark://w/d${i}.md`,
+      title: `Doc ${i}`,
+      status: 'ok',
+      linkCount: 1,
+    }));
+    const edges = nodes.map((n, i) => ({
+      from: n.url,
+      to: `mark://w/d${(i + 1) % nodes.length}.md`,
+      rel: '',
+      label: 'next',
+      anchor: '',
+      count: 1,
+    }));
     const parsed = parseExport(buildExport(exportedAt, nodes, edges));
     assert.equal(parsed.nodes.length, 20_000);
     assert.equal(parsed.edges.length, 20_000);

@@ -5,8 +5,21 @@ import { CrawledGraph } from '../../../src/broker/graph/crawled-graph.ts';
 import type { GraphEdge, GraphNode } from '../../../src/broker/graph/model.ts';
 
 const now = () => new Date('2026-01-01T00:00:00Z');
-const node = (url: string, status = 'ok', title = url.split('/').pop()!, linkCount = 0): GraphNode => ({ url, title, status, linkCount });
-const edge = (from: string, to: string, extra: Partial<GraphEdge> = {}): GraphEdge => ({ from, to, rel: '', label: '', anchor: '', count: 1, ...extra });
+const node = (url: string, status = 'ok', title = url.split('/').pop()!, linkCount = 0): GraphNode => ({
+  url,
+  title,
+  status,
+  linkCount,
+});
+const edge = (from: string, to: string, extra: Partial<GraphEdge> = {}): GraphEdge => ({
+  from,
+  to,
+  rel: '',
+  label: '',
+  anchor: '',
+  count: 1,
+  ...extra,
+});
 const crawlOf = (nodes: GraphNode[], edges: GraphEdge[]) => {
   const graph = new CrawledGraph();
   nodes.forEach((n) => graph.addNode(n));
@@ -22,7 +35,10 @@ describe('graph store merge (local crawls)', () => {
     const store = new GraphStore({ now });
     store.merge(crawlOf([node(A), node(B)], [edge(A, B), edge(A, C)]));
     store.merge(crawlOf([node(A)], [edge(A, C, { label: 'see C' })]));
-    assert.deepEqual(store.edgesFrom(A).map((e) => [e.to, e.label]), [[C, 'see C']]);
+    assert.deepEqual(
+      store.edgesFrom(A).map((e) => [e.to, e.label]),
+      [[C, 'see C']],
+    );
     assert.deepEqual(store.backlinks(B), []);
   });
 
@@ -30,7 +46,14 @@ describe('graph store merge (local crawls)', () => {
     const store = new GraphStore({ now });
     store.merge(crawlOf([node(A, 'ok', 'Title A', 1)], [edge(A, B, { label: 'B' })]));
     store.merge(crawlOf([node(A, 'error', '', 0)], []));
-    assert.deepEqual(store.node(A), { url: A, title: 'Title A', status: 'ok', linkCount: 1, etag: '', crawledAt: now().getTime() });
+    assert.deepEqual(store.node(A), {
+      url: A,
+      title: 'Title A',
+      status: 'ok',
+      linkCount: 1,
+      etag: '',
+      crawledAt: now().getTime(),
+    });
     assert.equal(store.backlinks(B).length, 1);
   });
 
@@ -51,7 +74,12 @@ describe('graph store merge (local crawls)', () => {
 
   it('keeps a typed and a plain edge between the same pair as two edges', () => {
     const store = new GraphStore({ now });
-    store.merge(crawlOf([node(A), node(B, 'ok', 'B doc')], [edge(B, A, { rel: 'supersedes' }), edge(B, A, { label: 'old A', anchor: 'history' })]));
+    store.merge(
+      crawlOf(
+        [node(A), node(B, 'ok', 'B doc')],
+        [edge(B, A, { rel: 'supersedes' }), edge(B, A, { label: 'old A', anchor: 'history' })],
+      ),
+    );
     assert.equal(store.edgeCount, 2);
     assert.deepEqual(store.backlinks(A), [
       { url: B, title: 'B doc', status: 'ok', rel: '', label: 'old A', anchor: 'history', count: 1 },
@@ -70,7 +98,10 @@ describe('graph store merge (local crawls)', () => {
     const graph = crawlOf([node(A)], [edge(A, B), edge(A, B)]);
     store.merge(graph);
     store.merge(graph);
-    assert.deepEqual(store.edgesFrom(A).map((e) => e.count), [2]);
+    assert.deepEqual(
+      store.edgesFrom(A).map((e) => e.count),
+      [2],
+    );
   });
 });
 
@@ -78,7 +109,9 @@ describe('graph store seeding (SeedFromExport)', () => {
   it('answers backlinks from a seed alone', () => {
     const store = new GraphStore({ now });
     store.seedFromExport([node(A, 'ok', 'Seeded A')], [edge(A, B, { label: 'B', count: 3 })]);
-    assert.deepEqual(store.backlinks(B), [{ url: A, title: 'Seeded A', status: 'ok', rel: '', label: 'B', anchor: '', count: 3 }]);
+    assert.deepEqual(store.backlinks(B), [
+      { url: A, title: 'Seeded A', status: 'ok', rel: '', label: 'B', anchor: '', count: 3 },
+    ]);
     assert.equal(store.isAuthoritative(A), false);
   });
 
@@ -87,7 +120,10 @@ describe('graph store seeding (SeedFromExport)', () => {
     store.merge(crawlOf([node(A, 'ok', 'Crawled A')], [edge(A, B)]));
     store.seedFromExport([node(A, 'ok', 'Seeded A')], [edge(A, C)]);
     assert.equal(store.node(A)?.title, 'Crawled A');
-    assert.deepEqual(store.edgesFrom(A).map((e) => e.to), [B]);
+    assert.deepEqual(
+      store.edgesFrom(A).map((e) => e.to),
+      [B],
+    );
   });
 
   it('lets a later crawl replace seeded rows', () => {
@@ -95,7 +131,10 @@ describe('graph store seeding (SeedFromExport)', () => {
     store.seedFromExport([node(A, 'ok', 'Seeded A')], [edge(A, C)]);
     store.merge(crawlOf([node(A, 'ok', 'Crawled A')], [edge(A, B)]));
     assert.equal(store.node(A)?.title, 'Crawled A');
-    assert.deepEqual(store.edgesFrom(A).map((e) => e.to), [B]);
+    assert.deepEqual(
+      store.edgesFrom(A).map((e) => e.to),
+      [B],
+    );
     assert.equal(store.isAuthoritative(A), true);
   });
 
@@ -110,7 +149,10 @@ describe('graph store seeding (SeedFromExport)', () => {
     const store = new GraphStore({ now });
     store.seedFromExport([node(A)], [edge(A, B)]);
     store.seedFromExport([node(C)], [edge(C, B)]);
-    assert.deepEqual(store.backlinks(B).map((b) => b.url), [A, C]);
+    assert.deepEqual(
+      store.backlinks(B).map((b) => b.url),
+      [A, C],
+    );
   });
 
   it('a failed crawl of a seeded node leaves the seeded rows in place', () => {
@@ -126,7 +168,15 @@ describe('graph store queries', () => {
   it('sorts backlinks by source URL, then relation', () => {
     const store = new GraphStore({ now });
     store.seedFromExport([], [edge(C, A, { rel: 'b' }), edge(B, A), edge(C, A, { rel: 'a' }), edge(C, A)]);
-    assert.deepEqual(store.backlinks(A).map((b) => [b.url, b.rel]), [[B, ''], [C, ''], [C, 'a'], [C, 'b']]);
+    assert.deepEqual(
+      store.backlinks(A).map((b) => [b.url, b.rel]),
+      [
+        [B, ''],
+        [C, ''],
+        [C, 'a'],
+        [C, 'b'],
+      ],
+    );
   });
 
   it('exports the whole store in /graph.md form', () => {

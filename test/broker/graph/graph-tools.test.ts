@@ -14,15 +14,29 @@ describe('graph tools', () => {
   let gateway: TestGateway;
   let graph: BrokerGraph;
   let tools: Map<string, ToolDefinition>;
-  const call = (name: string, args: Record<string, unknown>, identity: Identity = writerIdentity): Promise<ToolResult> => {
-    const ctx: ToolContext = { gateway, identity, session: { id: undefined, get: () => undefined, set: () => {} }, signal: new AbortController().signal, now };
+  const call = (
+    name: string,
+    args: Record<string, unknown>,
+    identity: Identity = writerIdentity,
+  ): Promise<ToolResult> => {
+    const ctx: ToolContext = {
+      gateway,
+      identity,
+      session: { id: undefined, get: () => undefined, set: () => {} },
+      signal: new AbortController().signal,
+      now,
+    };
     return tools.get(name)!.handler(args as never, ctx);
   };
 
   before(async () => {
     gateway = await TestGateway.start([{ name: 'team-a' }, { name: 'root' }]);
     gateway.writers.add(writerIdentity.email);
-    await gateway.publish('team-a', '/index.md', '# Team A hub\n\n## Services\n\n- [Applications](docs/a.md) and [again](docs/a.md)\n');
+    await gateway.publish(
+      'team-a',
+      '/index.md',
+      '# Team A hub\n\n## Services\n\n- [Applications](docs/a.md) and [again](docs/a.md)\n',
+    );
     await gateway.publish('team-a', '/docs/a.md', '# Applications\n');
     await gateway.publish('team-a', '/docs/b.md', 'untitled, supersedes a\n', { 'rel-supersedes': 'a.md' });
   });
@@ -33,12 +47,15 @@ describe('graph tools', () => {
   });
 
   it('offers the four graph tools with read-only hints', () => {
-    assert.deepEqual([...tools.values()].map((t) => [t.name, t.readOnly]), [
-      ['mark_backlinks', true],
-      ['mark_graph', true],
-      ['mark_graph_export', true],
-      ['mark_graph_publish', false],
-    ]);
+    assert.deepEqual(
+      [...tools.values()].map((t) => [t.name, t.readOnly]),
+      [
+        ['mark_backlinks', true],
+        ['mark_graph', true],
+        ['mark_graph_export', true],
+        ['mark_graph_publish', false],
+      ],
+    );
     for (const tool of tools.values()) assert.ok(tool.description.length > 40);
   });
 
@@ -51,12 +68,19 @@ describe('graph tools', () => {
       const cases: Array<[string, string]> = [
         ['https://team-a/x.md', 'invalid URL: unsupported scheme "https" (expected mark://)'],
         ['mark:///x.md', 'invalid URL: missing world name in URL "mark:///x.md" (expected mark://{worldName}/{path})'],
-        ['mark://team-a:6309/x.md', 'invalid URL: invalid URL "mark://team-a:6309/x.md": world host must not carry a port (the broker resolves world names internally)'],
+        [
+          'mark://team-a:6309/x.md',
+          'invalid URL: invalid URL "mark://team-a:6309/x.md": world host must not carry a port (the broker resolves world names internally)',
+        ],
         ['mark://u@team-a/x.md', 'invalid URL: invalid URL "mark://u@team-a/x.md": world host must not carry userinfo'],
-        ['mark://team-a/x.md?q=1', 'invalid URL: invalid URL "mark://team-a/x.md?q=1": query parameters are not supported'],
+        [
+          'mark://team-a/x.md?q=1',
+          'invalid URL: invalid URL "mark://team-a/x.md?q=1": query parameters are not supported',
+        ],
         ['mark://team-a/x.md#s', 'invalid URL: invalid URL "mark://team-a/x.md#s": fragments are not supported'],
       ];
-      for (const [url, text] of cases) assert.deepEqual(await call('mark_backlinks', { url }), { text, isError: true }, url);
+      for (const [url, text] of cases)
+        assert.deepEqual(await call('mark_backlinks', { url }), { text, isError: true }, url);
     });
 
     it('says how to populate the graph when nothing links to the document', async () => {
@@ -94,35 +118,66 @@ describe('graph tools', () => {
     });
 
     it('refuses an unknown world and a missing url', async () => {
-      assert.deepEqual(await call('mark_graph', { url: 'mark://team-z/index.md' }), { text: 'broker: unknown world "team-z" (not in broker config)', isError: true });
+      assert.deepEqual(await call('mark_graph', { url: 'mark://team-z/index.md' }), {
+        text: 'broker: unknown world "team-z" (not in broker config)',
+        isError: true,
+      });
       assert.deepEqual(await call('mark_graph', { url: '' }), { text: 'url is required', isError: true });
     });
   });
 
   describe('mark_graph_export', () => {
     it('renders the empty store as a header with zero counts', async () => {
-      assert.equal((await call('mark_graph_export', {})).text, '# Document Graph\n\n> Exported: 2026-03-01T00:00:00Z\n> Nodes: 0\n> Edges: 0\n\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n');
+      assert.equal(
+        (await call('mark_graph_export', {})).text,
+        '# Document Graph\n\n> Exported: 2026-03-01T00:00:00Z\n> Nodes: 0\n> Edges: 0\n\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n',
+      );
     });
 
     it('exports what the crawls recorded', async () => {
       await call('mark_graph', { url: 'mark://team-a/index.md', depth: 1 });
       const text = (await call('mark_graph_export', {})).text;
-      assert.ok(text.includes('| mark://team-a/index.md | mark://team-a/docs/a.md |  | Applications | services | 2 |\n'), text);
+      assert.ok(
+        text.includes('| mark://team-a/index.md | mark://team-a/docs/a.md |  | Applications | services | 2 |\n'),
+        text,
+      );
     });
   });
 
   describe('mark_graph_publish', () => {
     it('validates arguments before the write gate', async () => {
-      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md' }), { text: 'expected_version is required', isError: true });
-      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: -1 }), { text: 'expected_version must be >= 0', isError: true });
-      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0, retention: -1 }), { text: 'retention must be >= 0 (0 keeps every version)', isError: true });
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md' }), {
+        text: 'expected_version is required',
+        isError: true,
+      });
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: -1 }), {
+        text: 'expected_version must be >= 0',
+        isError: true,
+      });
+      assert.deepEqual(
+        await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0, retention: -1 }),
+        { text: 'retention must be >= 0 (0 keeps every version)', isError: true },
+      );
     });
 
     it('refuses non-writers, unverified identities and unknown worlds without sending anything', async () => {
       gateway.calls.length = 0;
-      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 }, readerIdentity), { text: 'write access denied for world "root"', isError: true });
-      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 }, { ...writerIdentity, emailVerified: false }), { text: 'identity email is not verified', isError: true });
-      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://nowhere/graph.md', expected_version: 0 }), { text: 'world "nowhere" is not configured', isError: true });
+      assert.deepEqual(
+        await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 }, readerIdentity),
+        { text: 'write access denied for world "root"', isError: true },
+      );
+      assert.deepEqual(
+        await call(
+          'mark_graph_publish',
+          { url: 'mark://root/graph.md', expected_version: 0 },
+          { ...writerIdentity, emailVerified: false },
+        ),
+        { text: 'identity email is not verified', isError: true },
+      );
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://nowhere/graph.md', expected_version: 0 }), {
+        text: 'world "nowhere" is not configured',
+        isError: true,
+      });
       assert.equal(gateway.calls.length, 0);
     });
 
@@ -130,9 +185,16 @@ describe('graph tools', () => {
       await graph.crawl('mark://team-a/index.md', 1);
       gateway.calls.length = 0;
       const result = await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 });
-      assert.match(result.text, /^Published graph \(2 nodes, 1 edges\) to mark:\/\/root\/graph\.md\nstatus: created\nversion: 1\n/);
+      assert.match(
+        result.text,
+        /^Published graph \(2 nodes, 1 edges\) to mark:\/\/root\/graph\.md\nstatus: created\nversion: 1\n/,
+      );
       assert.equal(result.isError, undefined);
-      assert.deepEqual(gateway.callsTo('PUBLISH')[0]?.metadata, { agent: writerIdentity.email, retention: '20', 'expected-version': '0' });
+      assert.deepEqual(gateway.callsTo('PUBLISH')[0]?.metadata, {
+        agent: writerIdentity.email,
+        retention: '20',
+        'expected-version': '0',
+      });
       const stored = await gateway.read('root', { verb: 'FETCH', path: '/graph.md' });
       assert.equal(Buffer.from(stored.body).toString(), graph.exportMarkdown());
     });
@@ -146,7 +208,11 @@ describe('graph tools', () => {
       const versions = await gateway.read('root', { verb: 'VERSIONS', path: '/pruned.md' });
       assert.equal(versions.metadata['total'], '2');
       gateway.calls.length = 0;
-      const conflict = await call('mark_graph_publish', { url: 'mark://root/pruned.md', expected_version: 1, retention: 0 });
+      const conflict = await call('mark_graph_publish', {
+        url: 'mark://root/pruned.md',
+        expected_version: 1,
+        retention: 0,
+      });
       assert.equal(gateway.callsTo('PUBLISH')[0]?.metadata['retention'], undefined);
       assert.match(conflict.text, /\nstatus: conflict\n/);
       assert.equal(conflict.isError, undefined);
@@ -168,10 +234,21 @@ describe('edge annotation (graph.EdgeAnnotation)', () => {
 });
 
 describe('mark_explore backlinks section', () => {
-  const entry = (i: number) => ({ url: `mark://w/s${String(i).padStart(2, '0')}.md`, title: i % 2 ? `S${i}` : '', status: 'ok', rel: '', label: '', anchor: '', count: 1 });
+  const entry = (i: number) => ({
+    url: `mark://w/s${String(i).padStart(2, '0')}.md`,
+    title: i % 2 ? `S${i}` : '',
+    status: 'ok',
+    rel: '',
+    label: '',
+    anchor: '',
+    count: 1,
+  });
 
   it('notes when nothing is recorded', () => {
-    assert.equal(renderBacklinksSection([]), "\n## Backlinks (0)\n(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n");
+    assert.equal(
+      renderBacklinksSection([]),
+      "\n## Backlinks (0)\n(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n",
+    );
   });
 
   it('caps the list at ten lines with an honest remainder', () => {

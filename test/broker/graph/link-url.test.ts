@@ -1,22 +1,53 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalMarkUrl, documentUrl, resolveLinkTarget, resolveReference } from '../../../src/broker/graph/link-url.ts';
+import {
+  canonicalMarkUrl,
+  documentUrl,
+  resolveLinkTarget,
+  resolveReference,
+} from '../../../src/broker/graph/link-url.ts';
 
 describe('reference resolution (RFC 3986 §5.4)', () => {
   const base = 'http://a/b/c/d;p?q';
   // §5.4.1 normal and §5.4.2 abnormal examples; fragments are cut (links never keep them).
   const examples: Array<[string, string]> = [
-    ['g:h', 'g:h'], ['g', 'http://a/b/c/g'], ['./g', 'http://a/b/c/g'], ['g/', 'http://a/b/c/g/'], ['/g', 'http://a/g'],
-    ['//g', 'http://g'], ['?y', 'http://a/b/c/d;p?y'], ['g?y', 'http://a/b/c/g?y'], ['#s', 'http://a/b/c/d;p?q'],
-    [';x', 'http://a/b/c/;x'], ['', 'http://a/b/c/d;p?q'], ['.', 'http://a/b/c/'], ['./', 'http://a/b/c/'],
-    ['..', 'http://a/b/'], ['../', 'http://a/b/'], ['../g', 'http://a/b/g'], ['../..', 'http://a/'], ['../../', 'http://a/'],
-    ['../../g', 'http://a/g'], ['../../../g', 'http://a/g'], ['../../../../g', 'http://a/g'], ['/./g', 'http://a/g'],
-    ['/../g', 'http://a/g'], ['g.', 'http://a/b/c/g.'], ['.g', 'http://a/b/c/.g'], ['g..', 'http://a/b/c/g..'],
-    ['..g', 'http://a/b/c/..g'], ['./../g', 'http://a/b/g'], ['./g/.', 'http://a/b/c/g/'], ['g/./h', 'http://a/b/c/g/h'],
-    ['g/../h', 'http://a/b/c/h'], ['g;x=1/./y', 'http://a/b/c/g;x=1/y'], ['g;x=1/../y', 'http://a/b/c/y'],
+    ['g:h', 'g:h'],
+    ['g', 'http://a/b/c/g'],
+    ['./g', 'http://a/b/c/g'],
+    ['g/', 'http://a/b/c/g/'],
+    ['/g', 'http://a/g'],
+    ['//g', 'http://g'],
+    ['?y', 'http://a/b/c/d;p?y'],
+    ['g?y', 'http://a/b/c/g?y'],
+    ['#s', 'http://a/b/c/d;p?q'],
+    [';x', 'http://a/b/c/;x'],
+    ['', 'http://a/b/c/d;p?q'],
+    ['.', 'http://a/b/c/'],
+    ['./', 'http://a/b/c/'],
+    ['..', 'http://a/b/'],
+    ['../', 'http://a/b/'],
+    ['../g', 'http://a/b/g'],
+    ['../..', 'http://a/'],
+    ['../../', 'http://a/'],
+    ['../../g', 'http://a/g'],
+    ['../../../g', 'http://a/g'],
+    ['../../../../g', 'http://a/g'],
+    ['/./g', 'http://a/g'],
+    ['/../g', 'http://a/g'],
+    ['g.', 'http://a/b/c/g.'],
+    ['.g', 'http://a/b/c/.g'],
+    ['g..', 'http://a/b/c/g..'],
+    ['..g', 'http://a/b/c/..g'],
+    ['./../g', 'http://a/b/g'],
+    ['./g/.', 'http://a/b/c/g/'],
+    ['g/./h', 'http://a/b/c/g/h'],
+    ['g/../h', 'http://a/b/c/h'],
+    ['g;x=1/./y', 'http://a/b/c/g;x=1/y'],
+    ['g;x=1/../y', 'http://a/b/c/y'],
   ];
   for (const [reference, expected] of examples) {
-    it(`resolves ${JSON.stringify(reference)} to ${expected}`, () => assert.equal(resolveReference(base, reference), expected));
+    it(`resolves ${JSON.stringify(reference)} to ${expected}`, () =>
+      assert.equal(resolveReference(base, reference), expected));
   }
 });
 

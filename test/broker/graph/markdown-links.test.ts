@@ -6,7 +6,8 @@ const dests = (md: string) => anchoredLinks(md).map((l) => l.dest);
 
 describe('anchored links (mdoutline.AnchoredLinks)', () => {
   it('gives each link its plain-text label and the anchor of the innermost section above it', () => {
-    const md = 'intro [top](t.md)\n\n# Guide\n\n## Setup *now*\n\nsee [the **B** doc](b.md "B")\n\n### Deep\n\n- [`code` label](c.md)\n\n## Setup now\n\n[again](d.md)\n';
+    const md =
+      'intro [top](t.md)\n\n# Guide\n\n## Setup *now*\n\nsee [the **B** doc](b.md "B")\n\n### Deep\n\n- [`code` label](c.md)\n\n## Setup now\n\n[again](d.md)\n';
     assert.deepEqual(anchoredLinks(md), [
       { dest: 't.md', label: 'top', anchor: '' },
       { dest: 'b.md', label: 'the B doc', anchor: 'setup-now' },
@@ -21,11 +22,19 @@ describe('anchored links (mdoutline.AnchoredLinks)', () => {
 
   it('resolves full, collapsed and shortcut reference links through their definitions', () => {
     const md = 'See [one][r], [Two][] and [three].\n\n[r]: one.md\n[two]: <two words.md>\n[THREE]: three.md "title"\n';
-    assert.deepEqual(anchoredLinks(md).map((l) => [l.dest, l.label]), [['one.md', 'one'], ['two words.md', 'Two'], ['three.md', 'three']]);
+    assert.deepEqual(
+      anchoredLinks(md).map((l) => [l.dest, l.label]),
+      [
+        ['one.md', 'one'],
+        ['two words.md', 'Two'],
+        ['three.md', 'three'],
+      ],
+    );
   });
 
   it('ignores links in fenced and indented code, code spans, images and autolinks', () => {
-    const md = '```\n[f](fenced.md)\n```\n\n    [i](indented.md)\n\n`[s](span.md)` ![img](pic.png) <mark://w/auto.md> [real](real.md)\n';
+    const md =
+      '```\n[f](fenced.md)\n```\n\n    [i](indented.md)\n\n`[s](span.md)` ![img](pic.png) <mark://w/auto.md> [real](real.md)\n';
     assert.deepEqual(dests(md), ['real.md']);
   });
 
@@ -38,7 +47,12 @@ describe('anchored links (mdoutline.AnchoredLinks)', () => {
   });
 
   it('reads escapes, angle destinations, titles and balanced parentheses', () => {
-    assert.deepEqual(dests('[a\\]b](x\\(1\\).md) [c](<d e.md> "t") [f](g(1).md) [h](i.md \'t\')'), ['x(1).md', 'd e.md', 'g(1).md', 'i.md']);
+    assert.deepEqual(dests('[a\\]b](x\\(1\\).md) [c](<d e.md> "t") [f](g(1).md) [h](i.md \'t\')'), [
+      'x(1).md',
+      'd e.md',
+      'g(1).md',
+      'i.md',
+    ]);
   });
 
   it('finds links in list items indented under a list, not as code', () => {
@@ -46,11 +60,20 @@ describe('anchored links (mdoutline.AnchoredLinks)', () => {
   });
 
   it('joins a label broken over lines without a space, as goldmark does', () => {
-    assert.deepEqual(anchoredLinks('[multi\nline](m.md)').map((l) => l.label), ['multiline']);
+    assert.deepEqual(
+      anchoredLinks('[multi\nline](m.md)').map((l) => l.label),
+      ['multiline'],
+    );
   });
 
   it('stays linear on hostile input', () => {
-    const hostile = '['.repeat(50_000) + '](('.repeat(50_000) + '`'.repeat(3) + 'x'.repeat(10) + '[a](b.md)\n\n' + '[x]("'.repeat(50_000);
+    const hostile =
+      '['.repeat(50_000) +
+      '](('.repeat(50_000) +
+      '`'.repeat(3) +
+      'x'.repeat(10) +
+      '[a](b.md)\n\n' +
+      '[x]("'.repeat(50_000);
     const started = process.hrtime.bigint();
     const links = anchoredLinks(hostile);
     assert.ok(Array.isArray(links));

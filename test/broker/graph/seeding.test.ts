@@ -9,7 +9,10 @@ import { TestGateway } from './test-gateway.ts';
  * world servers: the hub publishes the federation agent's golden, keyed by
  * team-a's in-cluster dial address.
  */
-const golden = readFileSync(new URL('./testdata/graph-export-incluster.md', import.meta.url), 'utf8').replace('GOLDEN', '2026-01-01T00:00:00Z');
+const golden = readFileSync(new URL('./testdata/graph-export-incluster.md', import.meta.url), 'utf8').replace(
+  'GOLDEN',
+  '2026-01-01T00:00:00Z',
+);
 const minute = 60_000;
 
 class Clock {
@@ -27,7 +30,11 @@ describe('graph seeding from /graph.md', () => {
   const warnings: string[] = [];
 
   before(async () => {
-    gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-a', address: 'team-a.team-a.svc.cluster.local:6309' }, { name: 'team-b' }]);
+    gateway = await TestGateway.start([
+      { name: 'root' },
+      { name: 'team-a', address: 'team-a.team-a.svc.cluster.local:6309' },
+      { name: 'team-b' },
+    ]);
     await gateway.publish('root', '/graph.md', golden);
   });
   after(() => gateway.close());
@@ -42,10 +49,30 @@ describe('graph seeding from /graph.md', () => {
   it('answers backlinks from the seed on a cold graph without crawling', async () => {
     await graph.seed();
     assert.deepEqual(graph.backlinks('mark://team-a/docs/a.md'), [
-      { url: 'mark://team-a/docs/b.md', title: 'B doc', status: 'ok', rel: 'supersedes', label: '', anchor: '', count: 1 },
-      { url: 'mark://team-a/index.md', title: 'Team A hub', status: 'ok', rel: '', label: 'Applications', anchor: 'services', count: 1 },
+      {
+        url: 'mark://team-a/docs/b.md',
+        title: 'B doc',
+        status: 'ok',
+        rel: 'supersedes',
+        label: '',
+        anchor: '',
+        count: 1,
+      },
+      {
+        url: 'mark://team-a/index.md',
+        title: 'Team A hub',
+        status: 'ok',
+        rel: '',
+        label: 'Applications',
+        anchor: 'services',
+        count: 1,
+      },
     ]);
-    assert.deepEqual(gateway.calls.map((c) => `${c.world} ${c.verb} ${c.path}`).sort(), ['root FETCH /graph.md', 'team-a FETCH /graph.md', 'team-b FETCH /graph.md']);
+    assert.deepEqual(gateway.calls.map((c) => `${c.world} ${c.verb} ${c.path}`).sort(), [
+      'root FETCH /graph.md',
+      'team-a FETCH /graph.md',
+      'team-b FETCH /graph.md',
+    ]);
   });
 
   it('translates dial-address rows to world names, leaving no in-cluster rows behind', async () => {
@@ -120,12 +147,18 @@ describe('graph seeding from /graph.md', () => {
 
   it('picks up a republished /graph.md once the interval has passed', async () => {
     await graph.seed();
-    const updated = golden.replace('| mark://team-a.team-a.svc.cluster.local/docs/b.md | mark://team-a.team-a.svc.cluster.local/docs/a.md | supersedes |  |  | 1 |\n', '');
+    const updated = golden.replace(
+      '| mark://team-a.team-a.svc.cluster.local/docs/b.md | mark://team-a.team-a.svc.cluster.local/docs/a.md | supersedes |  |  | 1 |\n',
+      '',
+    );
     await gateway.publish('root', '/graph.md', updated);
     try {
       clock.advance(5 * minute);
       await graph.seed();
-      assert.deepEqual(graph.backlinks('mark://team-a/docs/a.md').map((b) => b.rel), ['']);
+      assert.deepEqual(
+        graph.backlinks('mark://team-a/docs/a.md').map((b) => b.rel),
+        [''],
+      );
     } finally {
       await gateway.publish('root', '/graph.md', golden);
     }
@@ -143,7 +176,10 @@ describe('graph seeding from /graph.md', () => {
       await graph.seed();
       assert.equal(gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root').length, 2);
       assert.equal(graph.store.node('mark://team-a/docs/b.md')?.title, 'B crawled');
-      assert.deepEqual(graph.backlinks('mark://team-a/docs/a.md').map((b) => b.url), ['mark://team-a/index.md']);
+      assert.deepEqual(
+        graph.backlinks('mark://team-a/docs/a.md').map((b) => b.url),
+        ['mark://team-a/index.md'],
+      );
     } finally {
       await gateway.publish('root', '/graph.md', golden);
     }

@@ -66,16 +66,23 @@ export class TestGateway implements WorldGateway {
   }
 
   async write(world: string, identity: Identity, call: MarkCall): Promise<MarkResponse> {
-    if (!this.canWrite(world, identity)) throw new WorldGatewayError('ERR_WRITE_DENIED', world, `write access denied for world "${world}"`);
+    if (!this.canWrite(world, identity))
+      throw new WorldGatewayError('ERR_WRITE_DENIED', world, `write access denied for world "${world}"`);
     const token = this.fixtures.get(world)!.tokens['writer']!;
     return this.#send(world, { ...call, metadata: { ...call.metadata, auth: token } });
   }
 
   /** Publishes a document directly (as the world's writer), outside the recorded calls. */
-  async publish(world: string, path: string, body: string, metadata: Record<string, string> = {}): Promise<MarkResponse> {
+  async publish(
+    world: string,
+    path: string,
+    body: string,
+    metadata: Record<string, string> = {},
+  ): Promise<MarkResponse> {
     const fixture = this.fixtures.get(world)!;
     const response = await fixture.call('PUBLISH', path, { ...metadata, auth: fixture.tokens['writer']! }, body);
-    if (response.status !== 'ok' && response.status !== 'created') throw new Error(`publish ${world}${path}: ${response.status} ${Buffer.from(response.body).toString()}`);
+    if (response.status !== 'ok' && response.status !== 'created')
+      throw new Error(`publish ${world}${path}: ${response.status} ${Buffer.from(response.body).toString()}`);
     return response;
   }
 
@@ -97,10 +104,16 @@ export class TestGateway implements WorldGateway {
 
   async #send(world: string, call: MarkCall): Promise<MarkResponse> {
     const authority = this.#authorities.get(world);
-    if (authority === undefined) throw new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `broker: unknown world "${world}" (not in broker config)`);
+    if (authority === undefined)
+      throw new WorldGatewayError(
+        'ERR_WORLD_NOT_FOUND',
+        world,
+        `broker: unknown world "${world}" (not in broker config)`,
+      );
     const { auth: _auth, ...visible } = call.metadata ?? {};
     this.calls.push({ world, verb: call.verb, path: call.path, metadata: visible });
-    if (this.unreachable.has(world)) throw new WorldGatewayError('ERR_WORLD_UNAVAILABLE', world, `world "${world}" is unavailable`);
+    if (this.unreachable.has(world))
+      throw new WorldGatewayError('ERR_WORLD_UNAVAILABLE', world, `world "${world}" is unavailable`);
     return this.#client.call(authority, call);
   }
 }

@@ -12,7 +12,10 @@ const directory = new WorldDirectory(worlds);
 describe('world URL translation (translateSeedURLs, #256)', () => {
   it('rewrites a dial address, with or without the default port, to the world name', () => {
     assert.equal(directory.translate('mark://team-a.team-a.svc.cluster.local/docs/a.md'), 'mark://team-a/docs/a.md');
-    assert.equal(directory.translate('mark://TEAM-A.team-a.svc.cluster.local:6309/docs/a.md'), 'mark://team-a/docs/a.md');
+    assert.equal(
+      directory.translate('mark://TEAM-A.team-a.svc.cluster.local:6309/docs/a.md'),
+      'mark://team-a/docs/a.md',
+    );
     assert.equal(directory.translate('mark://10.0.0.7:7000'), 'mark://root/');
   });
 
@@ -26,18 +29,27 @@ describe('world URL translation (translateSeedURLs, #256)', () => {
   });
 
   it('matches whole authorities only, never a prefix of a longer host', () => {
-    assert.equal(directory.translate('mark://team-a.team-a.svc.cluster.local.evil/x.md'), 'mark://team-a.team-a.svc.cluster.local.evil/x.md');
+    assert.equal(
+      directory.translate('mark://team-a.team-a.svc.cluster.local.evil/x.md'),
+      'mark://team-a.team-a.svc.cluster.local.evil/x.md',
+    );
   });
 
   it('leaves non-mark URLs alone', () => {
-    assert.equal(directory.translate('https://team-a.team-a.svc.cluster.local/x'), 'https://team-a.team-a.svc.cluster.local/x');
+    assert.equal(
+      directory.translate('https://team-a.team-a.svc.cluster.local/x'),
+      'https://team-a.team-a.svc.cluster.local/x',
+    );
   });
 });
 
 describe('world URL location', () => {
   it('locates a configured world and decodes the path', () => {
     assert.deepEqual(directory.locate('mark://team-a/docs/c%20d.md'), { world: 'team-a', path: '/docs/c d.md' });
-    assert.deepEqual(directory.locate('mark://team-a.team-a.svc.cluster.local/x.md'), { world: 'team-a', path: '/x.md' });
+    assert.deepEqual(directory.locate('mark://team-a.team-a.svc.cluster.local/x.md'), {
+      world: 'team-a',
+      path: '/x.md',
+    });
   });
 
   it('does not locate unknown worlds, worlds with a port, or other schemes', () => {

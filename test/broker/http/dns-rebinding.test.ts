@@ -19,7 +19,8 @@ describe('Host check', () => {
     [undefined, false],
   ];
   for (const [host, ok] of cases) {
-    it(`${ok ? 'accepts' : 'refuses'} Host ${JSON.stringify(host)}`, () => assert.equal(checkHost(host, policy).ok, ok));
+    it(`${ok ? 'accepts' : 'refuses'} Host ${JSON.stringify(host)}`, () =>
+      assert.equal(checkHost(host, policy).ok, ok));
   }
 });
 
@@ -36,7 +37,8 @@ describe('Origin check', () => {
     ['not a url', false],
   ];
   for (const [origin, ok] of cases) {
-    it(`${ok ? 'accepts' : 'refuses'} Origin ${JSON.stringify(origin)}`, () => assert.equal(checkOrigin(origin, policy).ok, ok));
+    it(`${ok ? 'accepts' : 'refuses'} Origin ${JSON.stringify(origin)}`, () =>
+      assert.equal(checkOrigin(origin, policy).ok, ok));
   }
 
   it('admits only the listed origins once origins are configured', () => {

@@ -83,19 +83,29 @@ export const definitions: McpDefinitions = {
       mimeType: 'text/markdown',
       read: async (uri, ctx) => {
         const world = new URL(uri.replace(/#.*$/, '')).hostname;
-        if (ctx.gateway.get(world) === undefined) throw new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `unknown world "${world}"`);
+        if (ctx.gateway.get(world) === undefined)
+          throw new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `unknown world "${world}"`);
         return { uri, mimeType: 'text/markdown', text: `# ${uri} for ${ctx.identity.email}` };
       },
     },
   ],
-  resources: () => worlds.map((w) => ({ name: `${w.name} index`, uri: `mark://${w.name}/index.md`, description: `Index of ${w.name}`, mimeType: 'text/markdown' })),
+  resources: () =>
+    worlds.map((w) => ({
+      name: `${w.name} index`,
+      uri: `mark://${w.name}/index.md`,
+      description: `Index of ${w.name}`,
+      mimeType: 'text/markdown',
+    })),
   prompts: [
     {
       name: 'orient',
       title: 'Orient',
       description: 'Where to start.',
       arguments: [{ name: 'topic', description: 'What you are looking for', required: false }],
-      render: (args, ctx) => ({ description: 'Orientation', text: `worlds: ${ctx.worlds.join(',')}; topic: ${args.topic ?? '-'}` }),
+      render: (args, ctx) => ({
+        description: 'Orientation',
+        text: `worlds: ${ctx.worlds.join(',')}; topic: ${args.topic ?? '-'}`,
+      }),
     },
   ],
 };
@@ -115,7 +125,9 @@ export async function startListener(overrides: Partial<McpListenerOptions> = {})
   // The public URL is only known after listen(); loopback hosts are allowed by default anyway.
   const publicUrl = 'http://127.0.0.1';
   const resource = `${publicUrl}/mcp`;
-  const verifyBearer = createBearerVerifier({ broker: { publicKey: key.publicKey, kid: key.kid, issuer, audiences: [resource] } });
+  const verifyBearer = createBearerVerifier({
+    broker: { publicKey: key.publicKey, kid: key.kid, issuer, audiences: [resource] },
+  });
   const listener = await createMcpListener({
     publicUrl,
     authorizationServers: [issuer],
@@ -130,7 +142,14 @@ export async function startListener(overrides: Partial<McpListenerOptions> = {})
     resource,
     key,
     listener,
-    token: (email = 'ada@example.com', extra = {}) => mintBrokerToken({ key, issuer, audience: extra.audience ?? resource, email, ...(extra.ttlSeconds ? { ttlSeconds: extra.ttlSeconds } : {}) }),
+    token: (email = 'ada@example.com', extra = {}) =>
+      mintBrokerToken({
+        key,
+        issuer,
+        audience: extra.audience ?? resource,
+        email,
+        ...(extra.ttlSeconds ? { ttlSeconds: extra.ttlSeconds } : {}),
+      }),
     close: () => listener.app.close(),
   };
 }

@@ -6,7 +6,10 @@ import { createBrokerMetrics } from '../../../src/broker/http/metrics.ts';
 
 describe('management listener', () => {
   it('answers /healthz with 200 whatever readiness says', async () => {
-    const app = await createManagementApp({ metrics: createBrokerMetrics({ collectDefaults: false }), ready: () => ({ worlds: false }) });
+    const app = await createManagementApp({
+      metrics: createBrokerMetrics({ collectDefaults: false }),
+      ready: () => ({ worlds: false }),
+    });
     const response = await app.inject({ method: 'GET', url: '/healthz' });
     assert.equal(response.statusCode, 200);
     assert.equal(response.body, 'ok\n');
@@ -15,7 +18,10 @@ describe('management listener', () => {
 
   it('answers /readyz 503 naming what is not up, then 200 once everything is', async () => {
     const checks: ReadinessChecks = { listeners: true, signer: false, worlds: false };
-    const app = await createManagementApp({ metrics: createBrokerMetrics({ collectDefaults: false }), ready: () => checks });
+    const app = await createManagementApp({
+      metrics: createBrokerMetrics({ collectDefaults: false }),
+      ready: () => checks,
+    });
     const before = await app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(before.statusCode, 503);
     assert.equal(before.body, 'not ready: signer, worlds\n');
@@ -29,10 +35,18 @@ describe('management listener', () => {
   });
 
   it('answers /readyz 503 when the check throws or checks nothing', async () => {
-    const throwing = await createManagementApp({ metrics: createBrokerMetrics({ collectDefaults: false }), ready: async () => { throw new Error('registry gone'); } });
+    const throwing = await createManagementApp({
+      metrics: createBrokerMetrics({ collectDefaults: false }),
+      ready: async () => {
+        throw new Error('registry gone');
+      },
+    });
     assert.equal((await throwing.inject({ method: 'GET', url: '/readyz' })).statusCode, 503);
     await throwing.close();
-    const empty = await createManagementApp({ metrics: createBrokerMetrics({ collectDefaults: false }), ready: () => ({}) });
+    const empty = await createManagementApp({
+      metrics: createBrokerMetrics({ collectDefaults: false }),
+      ready: () => ({}),
+    });
     assert.equal((await empty.inject({ method: 'GET', url: '/readyz' })).statusCode, 503);
     await empty.close();
   });
@@ -48,7 +62,10 @@ describe('management listener', () => {
     assert.equal(response.headers['content-type'], metrics.registry.contentType);
     assert.match(response.body, /^broker_tool_calls_total\{tool="mark_fetch",outcome="ok"\} 1$/m);
     assert.match(response.body, /^broker_world_requests_total\{world="alpha",verb="FETCH",result="failure"\} 1$/m);
-    assert.match(response.body, /^broker_http_request_duration_seconds_count\{listener="management",method="GET",route="\/healthz",status="200"\} 1$/m);
+    assert.match(
+      response.body,
+      /^broker_http_request_duration_seconds_count\{listener="management",method="GET",route="\/healthz",status="200"\} 1$/m,
+    );
     assert.match(response.body, /^broker_process_cpu_seconds_total /m);
     await app.close();
   });
@@ -58,7 +75,11 @@ describe('management listener', () => {
       scope.addHook('onRequest', async (_request, reply) => void reply.header('x-scope', 'sign-in'));
       scope.get('/auth/login', async () => ({ login: true }));
     };
-    const app = await createManagementApp({ metrics: createBrokerMetrics({ collectDefaults: false }), ready: () => ({ up: true }), plugins: [signIn] });
+    const app = await createManagementApp({
+      metrics: createBrokerMetrics({ collectDefaults: false }),
+      ready: () => ({ up: true }),
+      plugins: [signIn],
+    });
     const login = await app.inject({ method: 'GET', url: '/auth/login' });
     assert.deepEqual(login.json(), { login: true });
     assert.equal(login.headers['x-scope'], 'sign-in');
@@ -67,7 +88,10 @@ describe('management listener', () => {
   });
 
   it('answers unknown routes with a JSON 404', async () => {
-    const app = await createManagementApp({ metrics: createBrokerMetrics({ collectDefaults: false }), ready: () => ({ up: true }) });
+    const app = await createManagementApp({
+      metrics: createBrokerMetrics({ collectDefaults: false }),
+      ready: () => ({ up: true }),
+    });
     const response = await app.inject({ method: 'GET', url: '/nope' });
     assert.equal(response.statusCode, 404);
     assert.deepEqual(response.json(), { error: 'not_found', error_description: 'no such route' });

@@ -12,19 +12,28 @@ describe('malformed requests on /mcp get JSON-RPC errors, never a crash', () => 
   });
   after(() => harness.close());
 
-  const post = (body: string, headers: Record<string, string> = {}) => rawRequest(harness.url, { method: 'POST', headers: { ...jsonRpcHeaders(token), ...headers }, body });
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    rawRequest(harness.url, { method: 'POST', headers: { ...jsonRpcHeaders(token), ...headers }, body });
 
   it('answers invalid JSON with 400 and -32700', async () => {
     const response = await post('{"jsonrpc":');
     assert.equal(response.status, 400);
-    assert.deepEqual(response.json(), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: request body is not valid JSON' }, id: null });
+    assert.deepEqual(response.json(), {
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error: request body is not valid JSON' },
+      id: null,
+    });
   });
 
   it('answers an empty JSON body with 400 and -32700', async () => {
     assert.equal((await post('')).json().error.code, -32700);
   });
 
-  for (const [name, body] of [['an object that is not JSON-RPC', '{"hello":1}'], ['a bare number', '42'], ['an empty batch', '[]']] as const) {
+  for (const [name, body] of [
+    ['an object that is not JSON-RPC', '{"hello":1}'],
+    ['a bare number', '42'],
+    ['an empty batch', '[]'],
+  ] as const) {
     it(`answers ${name} with 400 and -32600`, async () => {
       const response = await post(body);
       assert.equal(response.status, 400);
@@ -33,7 +42,9 @@ describe('malformed requests on /mcp get JSON-RPC errors, never a crash', () => 
   }
 
   it('answers a body over the limit with 413 before parsing it', async () => {
-    const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(5000) } }));
+    const response = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(5000) } }),
+    );
     assert.equal(response.status, 413);
     assert.deepEqual(response.json().error, { code: -32600, message: 'Request body is too large' });
   });
@@ -50,13 +61,17 @@ describe('malformed requests on /mcp get JSON-RPC errors, never a crash', () => 
   });
 
   it('answers an unsupported MCP-Protocol-Version with 400', async () => {
-    const response = await post('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { 'mcp-protocol-version': '1999-01-01' });
+    const response = await post('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', {
+      'mcp-protocol-version': '1999-01-01',
+    });
     assert.equal(response.status, 400);
     assert.match(response.json().error.message, /Unsupported protocol version/);
   });
 
   it('answers an unknown session id with 404 and -32001', async () => {
-    const response = await post('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { 'mcp-session-id': 'no-such-session' });
+    const response = await post('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', {
+      'mcp-session-id': 'no-such-session',
+    });
     assert.equal(response.status, 404);
     assert.equal(response.json().error.code, -32001);
   });
@@ -89,16 +104,28 @@ describe('DNS-rebinding protection (Host and Origin)', () => {
   });
   after(() => harness.close());
 
-  const post = (headers: Record<string, string>) => rawRequest(harness.url, { method: 'POST', headers: { ...jsonRpcHeaders(token), ...headers }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+  const post = (headers: Record<string, string>) =>
+    rawRequest(harness.url, {
+      method: 'POST',
+      headers: { ...jsonRpcHeaders(token), ...headers },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
 
   it('refuses a foreign Host with 403 and a JSON-RPC error without id', async () => {
     const response = await post({ host: 'evil.example:8080' });
     assert.equal(response.status, 403);
-    assert.deepEqual(response.json(), { jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Host evil.example is not allowed' }, id: null });
+    assert.deepEqual(response.json(), {
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Forbidden: Host evil.example is not allowed' },
+      id: null,
+    });
   });
 
   it('refuses a foreign Host before authentication and on the metadata routes too', async () => {
-    const response = await rawRequest(harness.url, { path: '/.well-known/oauth-protected-resource', headers: { host: 'evil.example' } });
+    const response = await rawRequest(harness.url, {
+      path: '/.well-known/oauth-protected-resource',
+      headers: { host: 'evil.example' },
+    });
     assert.equal(response.status, 403);
   });
 
@@ -123,12 +150,20 @@ describe('DNS-rebinding protection with configured hosts and origins', () => {
   let harness: Harness;
   let token: string;
   before(async () => {
-    harness = await startListener({ allowedHosts: ['mcp.example.com', '127.0.0.1'], allowedOrigins: ['https://app.example.com'] });
+    harness = await startListener({
+      allowedHosts: ['mcp.example.com', '127.0.0.1'],
+      allowedOrigins: ['https://app.example.com'],
+    });
     token = await harness.token();
   });
   after(() => harness.close());
 
-  const post = (headers: Record<string, string>) => rawRequest(harness.url, { method: 'POST', headers: { ...jsonRpcHeaders(token), ...headers }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+  const post = (headers: Record<string, string>) =>
+    rawRequest(harness.url, {
+      method: 'POST',
+      headers: { ...jsonRpcHeaders(token), ...headers },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
 
   it('accepts a configured host and origin', async () => {
     assert.equal((await post({ host: 'MCP.example.com', origin: 'https://app.example.com' })).status, 200);

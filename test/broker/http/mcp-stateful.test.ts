@@ -12,9 +12,14 @@ function textOf(result: { content?: unknown }): string {
   return first.text;
 }
 
-async function connect(harness: Harness, token: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function connect(
+  harness: Harness,
+  token: string,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'stateful-test', version: '0' });
-  const transport = new StreamableHTTPClientTransport(new URL(harness.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(harness.url), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   await client.connect(transport);
   return { client, transport };
 }
@@ -31,7 +36,15 @@ describe('stateful MCP sessions (protocol 2025-11-25)', () => {
     assert.equal(client.getNegotiatedProtocolVersion(), '2025-11-25');
     assert.match(transport.sessionId ?? '', /^[0-9a-f-]{36}$/);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => [t.name, t.annotations?.readOnlyHint]), [['echo', true], ['refuse', false], ['explode', true], ['unreachable', true]]);
+    assert.deepEqual(
+      tools.map((t) => [t.name, t.annotations?.readOnlyHint]),
+      [
+        ['echo', true],
+        ['refuse', false],
+        ['explode', true],
+        ['unreachable', true],
+      ],
+    );
     assert.deepEqual(tools[0]?.inputSchema.required, ['text']);
     await transport.terminateSession();
     await client.close();
@@ -54,7 +67,15 @@ describe('stateful MCP sessions (protocol 2025-11-25)', () => {
     const sessionId = transport.sessionId!;
     await transport.terminateSession();
     assert.equal(harness.listener.sessions.size, before - 1);
-    const reuse = await rawRequest(harness.url, { method: 'POST', headers: { ...jsonRpcHeaders(await harness.token()), 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, body: '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' });
+    const reuse = await rawRequest(harness.url, {
+      method: 'POST',
+      headers: {
+        ...jsonRpcHeaders(await harness.token()),
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: '{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+    });
     assert.equal(reuse.status, 404);
     assert.deepEqual(reuse.json().error, { code: -32001, message: 'Session not found' });
     await client.close();
@@ -98,10 +119,22 @@ describe('stateful MCP sessions (protocol 2025-11-25)', () => {
 
   it('lists concrete resources and the template, and reads through the template with an anchor', async () => {
     const { client, transport } = await connect(harness, await harness.token());
-    assert.deepEqual((await client.listResources()).resources.map((r) => r.uri), ['mark://alpha/index.md', 'mark://beta/index.md']);
-    assert.deepEqual((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate), ['mark://{world}/{+path}']);
+    assert.deepEqual(
+      (await client.listResources()).resources.map((r) => r.uri),
+      ['mark://alpha/index.md', 'mark://beta/index.md'],
+    );
+    assert.deepEqual(
+      (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
+      ['mark://{world}/{+path}'],
+    );
     const read = await client.readResource({ uri: 'mark://alpha/notes/a.md#setup' });
-    assert.deepEqual(read.contents, [{ uri: 'mark://alpha/notes/a.md#setup', mimeType: 'text/markdown', text: '# mark://alpha/notes/a.md#setup for ada@example.com' }]);
+    assert.deepEqual(read.contents, [
+      {
+        uri: 'mark://alpha/notes/a.md#setup',
+        mimeType: 'text/markdown',
+        text: '# mark://alpha/notes/a.md#setup for ada@example.com',
+      },
+    ]);
     await assert.rejects(client.readResource({ uri: 'mark://zeta/a.md' }), /Resource not found/);
     await transport.terminateSession();
     await client.close();
@@ -109,20 +142,30 @@ describe('stateful MCP sessions (protocol 2025-11-25)', () => {
 
   it('lists prompts and renders one with its arguments and the world names', async () => {
     const { client, transport } = await connect(harness, await harness.token());
-    assert.deepEqual((await client.listPrompts()).prompts.map((p) => [p.name, p.arguments?.map((a) => [a.name, a.required])]), [['orient', [['topic', false]]]]);
+    assert.deepEqual(
+      (await client.listPrompts()).prompts.map((p) => [p.name, p.arguments?.map((a) => [a.name, a.required])]),
+      [['orient', [['topic', false]]]],
+    );
     const prompt = await client.getPrompt({ name: 'orient', arguments: { topic: 'deploys' } });
-    assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: 'worlds: alpha,beta; topic: deploys' } }]);
+    assert.deepEqual(prompt.messages, [
+      { role: 'user', content: { type: 'text', text: 'worlds: alpha,beta; topic: deploys' } },
+    ]);
     await transport.terminateSession();
     await client.close();
   });
 
   it('serves a v1 SDK client (@modelcontextprotocol/sdk 1.x) the same way', async () => {
     const client = new V1Client({ name: 'v1', version: '0' });
-    const transport = new V1Transport(new URL(harness.url), { requestInit: { headers: { authorization: `Bearer ${await harness.token()}` } } });
+    const transport = new V1Transport(new URL(harness.url), {
+      requestInit: { headers: { authorization: `Bearer ${await harness.token()}` } },
+    });
     await client.connect(transport);
     assert.ok(transport.sessionId);
     const result = await client.callTool({ name: 'echo', arguments: { text: 'v1' } });
-    assert.equal(textOf(result as { content?: unknown }), `v1 from ada@example.com call 1 session ${transport.sessionId}`);
+    assert.equal(
+      textOf(result as { content?: unknown }),
+      `v1 from ada@example.com call 1 session ${transport.sessionId}`,
+    );
     await transport.terminateSession();
     await client.close();
   });

@@ -4,7 +4,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { startListener, type Harness } from './fixtures.ts';
 import { jsonRpcHeaders, rawRequest } from './raw-http.ts';
 
-const callEcho = (id: number, text: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text } } });
+const callEcho = (id: number, text: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text } } });
 
 describe('stateless requests on the stateful endpoint', () => {
   let harness: Harness;
@@ -15,23 +16,37 @@ describe('stateless requests on the stateful endpoint', () => {
 
   it('serves a tools/call without a session id and without opening a session', async () => {
     const before = harness.listener.sessions.size;
-    const response = await rawRequest(harness.url, { method: 'POST', headers: { ...jsonRpcHeaders(await harness.token()), 'mcp-protocol-version': '2025-11-25' }, body: callEcho(7, 'solo') });
+    const response = await rawRequest(harness.url, {
+      method: 'POST',
+      headers: { ...jsonRpcHeaders(await harness.token()), 'mcp-protocol-version': '2025-11-25' },
+      body: callEcho(7, 'solo'),
+    });
     assert.equal(response.status, 200);
     assert.equal(response.headers['mcp-session-id'], undefined);
-    assert.deepEqual(response.json(), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'solo from ada@example.com call 1 session none' }], isError: false } });
+    assert.deepEqual(response.json(), {
+      jsonrpc: '2.0',
+      id: 7,
+      result: { content: [{ type: 'text', text: 'solo from ada@example.com call 1 session none' }], isError: false },
+    });
     assert.equal(harness.listener.sessions.size, before);
   });
 
   it('gives each stateless request fresh session state', async () => {
     const token = await harness.token();
     for (const id of [1, 2]) {
-      const response = await rawRequest(harness.url, { method: 'POST', headers: jsonRpcHeaders(token), body: callEcho(id, 'x') });
+      const response = await rawRequest(harness.url, {
+        method: 'POST',
+        headers: jsonRpcHeaders(token),
+        body: callEcho(id, 'x'),
+      });
       assert.match(response.json().result.content[0].text, /call 1 session none$/);
     }
   });
 
   it('answers GET without a session id with 405 and Allow: POST', async () => {
-    const response = await rawRequest(harness.url, { headers: { authorization: `Bearer ${await harness.token()}`, accept: 'text/event-stream' } });
+    const response = await rawRequest(harness.url, {
+      headers: { authorization: `Bearer ${await harness.token()}`, accept: 'text/event-stream' },
+    });
     assert.equal(response.status, 405);
     assert.equal(response.headers.allow, 'POST');
   });
@@ -46,7 +61,9 @@ describe('stateless session mode', () => {
 
   it('lets the SDK client initialize and call tools without a session id', async () => {
     const client = new Client({ name: 'stateless', version: '0' });
-    const transport = new StreamableHTTPClientTransport(new URL(harness.url), { requestInit: { headers: { authorization: `Bearer ${await harness.token()}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(harness.url), {
+      requestInit: { headers: { authorization: `Bearer ${await harness.token()}` } },
+    });
     await client.connect(transport);
     assert.equal(transport.sessionId, undefined);
     assert.equal(client.getNegotiatedProtocolVersion(), '2025-11-25');
@@ -67,11 +84,16 @@ describe('protocol 2026-07-28 (per-request envelope, no sessions)', () => {
   for (const mode of ['auto', { pin: '2026-07-28' }] as const) {
     it(`serves a client negotiating with ${JSON.stringify(mode)}`, async () => {
       const client = new Client({ name: 'modern', version: '0' }, { versionNegotiation: { mode } });
-      const transport = new StreamableHTTPClientTransport(new URL(harness.url), { requestInit: { headers: { authorization: `Bearer ${await harness.token('lin@example.com')}` } } });
+      const transport = new StreamableHTTPClientTransport(new URL(harness.url), {
+        requestInit: { headers: { authorization: `Bearer ${await harness.token('lin@example.com')}` } },
+      });
       await client.connect(transport);
       assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
       assert.equal(transport.sessionId, undefined);
-      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['echo', 'refuse', 'explode', 'unreachable']);
+      assert.deepEqual(
+        (await client.listTools()).tools.map((t) => t.name),
+        ['echo', 'refuse', 'explode', 'unreachable'],
+      );
       const result = await client.callTool({ name: 'echo', arguments: { text: 'now' } });
       assert.deepEqual(result.content, [{ type: 'text', text: 'now from lin@example.com call 1 session none' }]);
       await assert.rejects(client.callTool({ name: 'nope', arguments: {} }), /Tool nope not found/);
@@ -81,8 +103,23 @@ describe('protocol 2026-07-28 (per-request envelope, no sessions)', () => {
   }
 
   it('answers a header/body mismatch with 400 and -32020', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '0' }, 'io.modelcontextprotocol/clientCapabilities': {} } } });
-    const headers = { ...jsonRpcHeaders(await harness.token()), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' };
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'x', version: '0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    });
+    const headers = {
+      ...jsonRpcHeaders(await harness.token()),
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+    };
     const response = await rawRequest(harness.url, { method: 'POST', headers, body });
     assert.equal(response.status, 400);
     assert.equal(response.json().error.code, -32020);

@@ -38,15 +38,26 @@ describe('broker metrics recorders', () => {
     try {
       const token = await harness.token();
       for (const name of ['echo', 'refuse', 'explode']) {
-        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: name === 'echo' ? { text: 'x' } : {} } });
-        assert.equal((await rawRequest(harness.url, { method: 'POST', headers: jsonRpcHeaders(token), body })).status, 200);
+        const body = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name, arguments: name === 'echo' ? { text: 'x' } : {} },
+        });
+        assert.equal(
+          (await rawRequest(harness.url, { method: 'POST', headers: jsonRpcHeaders(token), body })).status,
+          200,
+        );
       }
       const text = await metrics.registry.metrics();
       assert.match(text, /broker_tool_calls_total\{tool="echo",outcome="ok"\} 1/);
       assert.match(text, /broker_tool_calls_total\{tool="refuse",outcome="tool_error"\} 1/);
       assert.match(text, /broker_tool_calls_total\{tool="explode",outcome="exception"\} 1/);
       assert.match(text, /broker_tool_call_duration_seconds_count\{tool="echo"\} 1/);
-      assert.match(text, /broker_http_request_duration_seconds_count\{listener="mcp",method="POST",route="\/mcp",status="200"\} 3/);
+      assert.match(
+        text,
+        /broker_http_request_duration_seconds_count\{listener="mcp",method="POST",route="\/mcp",status="200"\} 3/,
+      );
     } finally {
       await harness.close();
     }

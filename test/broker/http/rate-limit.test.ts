@@ -18,7 +18,12 @@ describe('per-subject rate limit on /mcp', () => {
   });
   after(() => harness.close());
 
-  const ping = async (email: string) => rawRequest(harness.url, { method: 'POST', headers: jsonRpcHeaders(await harness.token(email)), body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+  const ping = async (email: string) =>
+    rawRequest(harness.url, {
+      method: 'POST',
+      headers: jsonRpcHeaders(await harness.token(email)),
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
 
   it('charges initialize too, then answers 429 with Retry-After and a JSON-RPC body', async () => {
     const headers = jsonRpcHeaders(await harness.token('ada@example.com'));
@@ -27,7 +32,11 @@ describe('per-subject rate limit on /mcp', () => {
     const refused = await ping('ada@example.com');
     assert.equal(refused.status, 429);
     assert.equal(refused.headers['retry-after'], '1');
-    assert.deepEqual(refused.json(), { jsonrpc: '2.0', error: { code: -32000, message: 'rate limit exceeded' }, id: null });
+    assert.deepEqual(refused.json(), {
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'rate limit exceeded' },
+      id: null,
+    });
   });
 
   it('spends no budget on refused requests', async () => {
@@ -42,7 +51,12 @@ describe('per-subject rate limit on /mcp', () => {
   });
 
   it('does not charge requests that fail authentication', async () => {
-    for (let i = 0; i < 5; i += 1) assert.equal((await rawRequest(harness.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 401);
+    for (let i = 0; i < 5; i += 1)
+      assert.equal(
+        (await rawRequest(harness.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))
+          .status,
+        401,
+      );
     assert.equal((await ping('lin@example.com')).status, 200);
   });
 
@@ -73,8 +87,14 @@ describe('per-IP rate limit on unauthenticated routes', () => {
   it('ignores X-Forwarded-For unless trusted', async () => {
     const harness = await startListener({ rateLimit: { ip: { perMinute: 1, burst: 1 } } });
     try {
-      assert.equal((await rawRequest(harness.url, { path, headers: { 'x-forwarded-for': '203.0.113.1' } })).status, 200);
-      assert.equal((await rawRequest(harness.url, { path, headers: { 'x-forwarded-for': '203.0.113.9' } })).status, 429);
+      assert.equal(
+        (await rawRequest(harness.url, { path, headers: { 'x-forwarded-for': '203.0.113.1' } })).status,
+        200,
+      );
+      assert.equal(
+        (await rawRequest(harness.url, { path, headers: { 'x-forwarded-for': '203.0.113.9' } })).status,
+        429,
+      );
     } finally {
       await harness.close();
     }

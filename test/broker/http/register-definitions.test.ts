@@ -6,12 +6,22 @@ import { registerDefinitions } from '../../../src/broker/http/register-definitio
 import type { Identity } from '../../../src/broker/identity.ts';
 import { definitions } from './fixtures.ts';
 
-const identity: Identity = { subject: 'sub-1', email: 'ada@example.com', emailVerified: true, groups: [], issuedBy: 'broker' };
+const identity: Identity = {
+  subject: 'sub-1',
+  email: 'ada@example.com',
+  emailVerified: true,
+  groups: [],
+  issuedBy: 'broker',
+};
 
 describe('registerDefinitions', () => {
   it('refuses concrete resources without a template to read them through', () => {
     const server = new McpServer({ name: 't', version: '0' });
-    assert.throws(() => registerDefinitions(server, { ...definitions, resourceTemplates: [] }, () => assert.fail('no call expected')), TypeError);
+    assert.throws(
+      () =>
+        registerDefinitions(server, { ...definitions, resourceTemplates: [] }, () => assert.fail('no call expected')),
+      TypeError,
+    );
   });
 
   it('registers tools, templates and prompts once each', () => {
@@ -31,6 +41,8 @@ describe('identity hand-over to tool handlers (no token passthrough)', () => {
 
   it('refuses a handler call that arrives without a verified identity', () => {
     assert.throws(() => identityFromAuthInfo(undefined), /without a verified identity/);
-    assert.throws(() => identityFromAuthInfo({ token: 't', clientId: 'c', scopes: [], extra: { 'demarkus.identity': { subject: 1 } } }));
+    assert.throws(() =>
+      identityFromAuthInfo({ token: 't', clientId: 'c', scopes: [], extra: { 'demarkus.identity': { subject: 1 } } }),
+    );
   });
 });

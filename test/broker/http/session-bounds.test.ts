@@ -8,19 +8,33 @@ describe('sessions that never send DELETE stay bounded', () => {
   const metrics = createBrokerMetrics({ collectDefaults: false });
   let harness: Harness;
   before(async () => {
-    harness = await startListener({ metrics, sessions: { maxSessions: 20, maxSessionsPerSubject: 5 }, rateLimit: { disabled: true } });
+    harness = await startListener({
+      metrics,
+      sessions: { maxSessions: 20, maxSessionsPerSubject: 5 },
+      rateLimit: { disabled: true },
+    });
   });
   after(() => harness.close());
 
   async function open(email: string): Promise<string> {
-    const response = await rawRequest(harness.url, { method: 'POST', headers: jsonRpcHeaders(await harness.token(email)), body: initializeBody });
+    const response = await rawRequest(harness.url, {
+      method: 'POST',
+      headers: jsonRpcHeaders(await harness.token(email)),
+      body: initializeBody,
+    });
     assert.equal(response.status, 200);
     return response.headers['mcp-session-id'] as string;
   }
 
   async function status(email: string, sessionId: string): Promise<number> {
-    const headers = { ...jsonRpcHeaders(await harness.token(email)), 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
-    return (await rawRequest(harness.url, { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":2,"method":"ping"}' })).status;
+    const headers = {
+      ...jsonRpcHeaders(await harness.token(email)),
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    return (
+      await rawRequest(harness.url, { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":2,"method":"ping"}' })
+    ).status;
   }
 
   it('keeps at most maxSessions across 200 abandoned sessions, evicting the oldest', async () => {

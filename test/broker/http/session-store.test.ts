@@ -49,7 +49,10 @@ describe('session store bounds', () => {
     const theirs = session('t1', 'grace');
     store.add(theirs);
     for (const s of mine) store.add(s);
-    assert.deepEqual(mine.map((s) => s.closed()), [true, false, false]);
+    assert.deepEqual(
+      mine.map((s) => s.closed()),
+      [true, false, false],
+    );
     assert.equal(theirs.closed(), false);
     assert.equal(store.size, 3);
   });
@@ -91,7 +94,10 @@ describe('session store bounds', () => {
     const all = [session('a', 'x'), session('b', 'y')];
     for (const s of all) store.add(s);
     await store.closeAll();
-    assert.deepEqual(all.map((s) => s.closed()), [true, true]);
+    assert.deepEqual(
+      all.map((s) => s.closed()),
+      [true, true],
+    );
     assert.equal(store.size, 0);
   });
 

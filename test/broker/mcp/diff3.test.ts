@@ -19,7 +19,10 @@ describe('diff3 merge candidate (reference client/merge Diff3)', () => {
   });
 
   it('starts every marker on its own line when a side ends without a newline', () => {
-    assert.deepEqual(diff3('a\n', 'a\nours', 'a\ntheirs'), { body: 'a\n<<<<<<< ours\nours\n=======\ntheirs\n>>>>>>> theirs\n', conflict: true });
+    assert.deepEqual(diff3('a\n', 'a\nours', 'a\ntheirs'), {
+      body: 'a\n<<<<<<< ours\nours\n=======\ntheirs\n>>>>>>> theirs\n',
+      conflict: true,
+    });
   });
 
   it('merges two creations against an empty base: the same text once, different texts marked', () => {

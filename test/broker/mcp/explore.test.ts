@@ -80,9 +80,16 @@ describe('mark_explore against a real world', () => {
         ];
       },
     };
-    const result = await runTool(markExplore, { url: 'mark://team-a/docs/guide.md' }, toolContext(stack.gateway, { graph }));
+    const result = await runTool(
+      markExplore,
+      { url: 'mark://team-a/docs/guide.md' },
+      toolContext(stack.gateway, { graph }),
+    );
     assert.deepEqual(asked, ['mark://team-a/docs/guide.md']);
-    assert.match(result.text, /\n## Backlinks \(2\)\n- \[Runbook\]\(mark:\/\/team-a\/docs\/runbook\.md\) \[supersedes\]\n- mark:\/\/team-b\/notes\.md\n/);
+    assert.match(
+      result.text,
+      /\n## Backlinks \(2\)\n- \[Runbook\]\(mark:\/\/team-a\/docs\/runbook\.md\) \[supersedes\]\n- mark:\/\/team-b\/notes\.md\n/,
+    );
   });
 
   it('returns a world status unchanged for a missing document', async () => {
@@ -94,8 +101,13 @@ describe('mark_explore against a real world', () => {
 
 describe('mark_explore on content that is not markdown (pure rule)', () => {
   it('returns a binary notice with mode: binary instead of an outline', async () => {
-    const gateway = new MemoryGateway({ w: () => ({ status: 'ok', metadata: { version: '1' }, body: new Uint8Array([0xff, 0x00, 0x41]) }) });
+    const gateway = new MemoryGateway({
+      w: () => ({ status: 'ok', metadata: { version: '1' }, body: new Uint8Array([0xff, 0x00, 0x41]) }),
+    });
     const result = await runTool(markExplore, { url: 'mark://w/blob.md' }, toolContext(gateway));
-    assert.equal(result.text, 'status: ok\nversion: 1\nmode: binary\n\nnot a markdown document (3 bytes of binary or non-UTF-8 content); no outline or links to show\n');
+    assert.equal(
+      result.text,
+      'status: ok\nversion: 1\nmode: binary\n\nnot a markdown document (3 bytes of binary or non-UTF-8 content); no outline or links to show\n',
+    );
   });
 });

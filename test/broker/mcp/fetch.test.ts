@@ -12,7 +12,8 @@ function documentOf(bytes: number): string {
   return head + 'x'.repeat(bytes - Buffer.byteLength(head) - 1) + '\n';
 }
 
-const sectioned = '# Guide\n\nWhy this guide exists.\n\n## Install\n\nRun the installer.\n\n### On Linux\n\napt install\n\n## Use\n\nStart it.\n';
+const sectioned =
+  '# Guide\n\nWhy this guide exists.\n\n## Install\n\nRun the installer.\n\n### On Linux\n\napt install\n\n## Use\n\nStart it.\n';
 
 describe('mark_fetch against a real world', () => {
   let stack: TestStack;
@@ -26,14 +27,21 @@ describe('mark_fetch against a real world', () => {
   after(() => stack.close());
 
   const fetch = (url: string, options: { force?: boolean; session?: MemorySession } = {}) =>
-    runTool(markFetch, { url, ...(options.force === undefined ? {} : { force: options.force }) }, toolContext(stack.gateway, { session: options.session ?? new MemorySession() }));
+    runTool(
+      markFetch,
+      { url, ...(options.force === undefined ? {} : { force: options.force }) },
+      toolContext(stack.gateway, { session: options.session ?? new MemorySession() }),
+    );
 
   it('returns a body of 8191 bytes whole, with version, modified and etag first', async () => {
     const direct = await stack.worlds['team-a']!.call('FETCH', '/small.md');
     const result = await fetch('mark://team-a/small.md');
     assert.equal(result.isError, undefined);
     const m = direct.metadata;
-    assert.equal(result.text, `status: ok\nversion: 1\nmodified: ${m['modified']}\netag: ${m['etag']}\ncontent-hash: ${m['content-hash']}\ntype: Document\n\n${documentOf(8191)}`);
+    assert.equal(
+      result.text,
+      `status: ok\nversion: 1\nmodified: ${m['modified']}\netag: ${m['etag']}\ncontent-hash: ${m['content-hash']}\ntype: Document\n\n${documentOf(8191)}`,
+    );
   });
 
   it('returns an outline with mode and size for a body of 8192 bytes', async () => {
@@ -55,7 +63,10 @@ describe('mark_fetch against a real world', () => {
 
   it('slices a #anchor section through to the next heading of the same level, with a section key', async () => {
     const result = await fetch('mark://team-a/guide.md#install');
-    assert.match(result.text, /\nsection: #install\ntype: Document\n\n## Install\n\nRun the installer\.\n\n### On Linux\n\napt install\n\n$/);
+    assert.match(
+      result.text,
+      /\nsection: #install\ntype: Document\n\n## Install\n\nRun the installer\.\n\n### On Linux\n\napt install\n\n$/,
+    );
   });
 
   it('finds a section by its heading text as well as by its slug', async () => {
@@ -70,7 +81,10 @@ describe('mark_fetch against a real world', () => {
       text: 'section #deploy not found in mark://team-a/guide.md; available anchors: guide, install, on-linux, use',
     });
     const flat = await fetch('mark://team-a/flat.md#intro');
-    assert.equal(flat.text, 'section #intro not found in mark://team-a/flat.md; available anchors: (document has no headings)');
+    assert.equal(
+      flat.text,
+      'section #intro not found in mark://team-a/flat.md; available anchors: (document has no headings)',
+    );
   });
 
   it('returns a world status as a normal result and an unknown world as a tool error', async () => {
@@ -85,7 +99,10 @@ describe('mark_fetch against a real world', () => {
   });
 
   it('answers a missing url with the reference text', async () => {
-    assert.deepEqual(await runTool(markFetch, {}, toolContext(stack.gateway)), { isError: true, text: 'url is required' });
+    assert.deepEqual(await runTool(markFetch, {}, toolContext(stack.gateway)), {
+      isError: true,
+      text: 'url is required',
+    });
   });
 });
 

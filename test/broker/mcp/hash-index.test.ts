@@ -28,12 +28,15 @@ describe('legacy hash index document (Mark reference §7)', () => {
   });
 
   it('skips header, separator and malformed rows of every table', () => {
-    assert.deepEqual(parseIndex('| H | S | P |\n|---|---|---|\n| only | two |\n| x y | s | /p |\n\ntext\n| a | b | c |\n|-|-|-|\n| 1 | 2 | 3 |\n'), [
-      { hash: '1', server: '2', path: '3' },
-    ]);
+    assert.deepEqual(
+      parseIndex(
+        '| H | S | P |\n|---|---|---|\n| only | two |\n| x y | s | /p |\n\ntext\n| a | b | c |\n|-|-|-|\n| 1 | 2 | 3 |\n',
+      ),
+      [{ hash: '1', server: '2', path: '3' }],
+    );
   });
 
-  it('replaces every spelling of the source server and keeps other servers\' rows', () => {
+  it("replaces every spelling of the source server and keeps other servers' rows", () => {
     const existing = [
       { hash: h('old'), server: 'mark://TEAM-A:6309', path: '/old.md' },
       { hash: h('x'), server: 'mark://team-b', path: '/x.md' },
@@ -61,16 +64,37 @@ describe('mark_index and mark_resolve against real worlds', () => {
 
   it('returns the whole index on a dry run and publishes nothing', async () => {
     const sent = stack.gateway.sent.length;
-    const result = await runTool(markIndex, { source: 'mark://team-a/', target: 'mark://hub/index/team-a.md', dry_run: true }, ctx());
-    assert.equal(result.text, `Indexed 3 documents from mark://team-a (dry run, not published)\n\n${buildIndex('mark://team-a', testNow(), expectedRows())}`);
+    const result = await runTool(
+      markIndex,
+      { source: 'mark://team-a/', target: 'mark://hub/index/team-a.md', dry_run: true },
+      ctx(),
+    );
+    assert.equal(
+      result.text,
+      `Indexed 3 documents from mark://team-a (dry run, not published)\n\n${buildIndex('mark://team-a', testNow(), expectedRows())}`,
+    );
     assert.ok(stack.gateway.sent.slice(sent).every((call) => call.verb !== 'PUBLISH'));
   });
 
-  it('publishes the index to the target and a later update keeps other servers\' rows', async () => {
+  it("publishes the index to the target and a later update keeps other servers' rows", async () => {
     const result = await runTool(markIndex, { source: 'mark://team-a', target: 'mark://hub/index/all.md' }, ctx());
-    assert.equal(result.text, 'Indexed 3 documents from mark://team-a\nstatus: created\nversion: 1\nmodified: 2026-01-01T00:00:00Z\n');
-    await stack.seed('hub', '/index/all.md', buildIndex('mark://hub', testNow(), [{ hash: h('x'), server: 'mark://team-b', path: '/x.md' }, ...expectedRows()]));
-    const update = await runTool(markIndex, { source: 'mark://team-a/', target: 'mark://hub/index/all.md', expected_version: 2 }, ctx());
+    assert.equal(
+      result.text,
+      'Indexed 3 documents from mark://team-a\nstatus: created\nversion: 1\nmodified: 2026-01-01T00:00:00Z\n',
+    );
+    await stack.seed(
+      'hub',
+      '/index/all.md',
+      buildIndex('mark://hub', testNow(), [
+        { hash: h('x'), server: 'mark://team-b', path: '/x.md' },
+        ...expectedRows(),
+      ]),
+    );
+    const update = await runTool(
+      markIndex,
+      { source: 'mark://team-a/', target: 'mark://hub/index/all.md', expected_version: 2 },
+      ctx(),
+    );
     assert.match(update.text, /^Indexed 3 documents from mark:\/\/team-a\nstatus: created\nversion: 3\n/);
     const stored = Buffer.from((await stack.worlds['hub']!.call('FETCH', '/index/all.md')).body).toString();
     assert.deepEqual(parseIndex(stored), [{ hash: h('x'), server: 'mark://team-b', path: '/x.md' }, ...expectedRows()]);
@@ -78,7 +102,11 @@ describe('mark_index and mark_resolve against real worlds', () => {
   });
 
   it('indexes only the source directory when given one', async () => {
-    const result = await runTool(markIndex, { source: 'mark://team-a/docs/', target: 'mark://hub/i.md', dry_run: true }, ctx());
+    const result = await runTool(
+      markIndex,
+      { source: 'mark://team-a/docs/', target: 'mark://hub/i.md', dry_run: true },
+      ctx(),
+    );
     assert.match(result.text, /^Indexed 2 documents from mark:\/\/team-a \(dry run, not published\)\n/);
     assert.doesNotMatch(result.text, /\/a\.md/);
   });
@@ -88,16 +116,29 @@ describe('mark_index and mark_resolve against real worlds', () => {
     const refused = await runTool(small, { source: 'mark://team-a/', target: 'mark://hub/index/partial.md' }, ctx());
     assert.deepEqual(refused, { isError: true, text: 'crawl incomplete; refusing to publish an authoritative index' });
     assert.equal((await stack.worlds['hub']!.call('FETCH', '/index/partial.md')).status, 'not-found');
-    const dry = await runTool(small, { source: 'mark://team-a/', target: 'mark://hub/index/partial.md', dry_run: true }, ctx());
-    assert.match(dry.text, /^warning: crawl bounds reached, some content may not be indexed\nIndexed 2 documents from mark:\/\/team-a \(dry run/);
+    const dry = await runTool(
+      small,
+      { source: 'mark://team-a/', target: 'mark://hub/index/partial.md', dry_run: true },
+      ctx(),
+    );
+    assert.match(
+      dry.text,
+      /^warning: crawl bounds reached, some content may not be indexed\nIndexed 2 documents from mark:\/\/team-a \(dry run/,
+    );
   });
 
   it('validates its arguments with the reference texts', async () => {
-    assert.deepEqual(await runTool(markIndex, { target: 'mark://hub/i.md' }, ctx()), { isError: true, text: 'source is required' });
-    assert.deepEqual(await runTool(markIndex, { source: 'mark://team-a/', target: 'mark://hub/i.md', expected_version: -1 }, ctx()), {
+    assert.deepEqual(await runTool(markIndex, { target: 'mark://hub/i.md' }, ctx()), {
       isError: true,
-      text: 'expected_version must be non-negative',
+      text: 'source is required',
     });
+    assert.deepEqual(
+      await runTool(markIndex, { source: 'mark://team-a/', target: 'mark://hub/i.md', expected_version: -1 }, ctx()),
+      {
+        isError: true,
+        text: 'expected_version must be non-negative',
+      },
+    );
     const bad = await runTool(markIndex, { source: 'http://x/', target: 'mark://hub/i.md' }, ctx());
     assert.deepEqual(bad, { isError: true, text: 'invalid source URL: unsupported scheme "http" (expected mark://)' });
   });
@@ -110,7 +151,11 @@ describe('mark_index and mark_resolve against real worlds', () => {
 
   it('maps an index row naming a world by its dial address back to that world', async () => {
     const address = stack.gateway.get('team-a')!.address;
-    await stack.seed('hub', '/index/by-address.md', buildIndex('mark://hub', testNow(), [{ hash: h('# A\n'), server: `mark://${address}`, path: '/a.md' }]));
+    await stack.seed(
+      'hub',
+      '/index/by-address.md',
+      buildIndex('mark://hub', testNow(), [{ hash: h('# A\n'), server: `mark://${address}`, path: '/a.md' }]),
+    );
     const result = await runTool(markResolve, { hash: h('# A\n'), index: 'mark://hub/index/by-address.md' }, ctx());
     assert.ok(result.text.endsWith('\n\n# A\n'));
   });
@@ -128,7 +173,10 @@ describe('mark_index and mark_resolve against real worlds', () => {
       isError: true,
       text: 'could not resolve hash from any server: mark://team-b: not a knowledge-system world (broker has no config for this server)',
     });
-    assert.deepEqual(await runTool(markResolve, { hash: h('x'), index: 'mark://hub/missing.md' }, ctx()), { isError: true, text: 'index fetch returned: not-found' });
+    assert.deepEqual(await runTool(markResolve, { hash: h('x'), index: 'mark://hub/missing.md' }, ctx()), {
+      isError: true,
+      text: 'index fetch returned: not-found',
+    });
   });
 });
 
@@ -136,24 +184,49 @@ describe('mark_resolve and mark_index rules no real world exhibits', () => {
   it('skips a world whose answer does not hash to what it claims', async () => {
     const claimed = h('genuine');
     const gateway = new MemoryGateway({
-      hub: () => response('ok', { version: '1' }, buildIndex('mark://hub', testNow(), [{ hash: claimed, server: 'mark://liar', path: '/p.md' }])),
+      hub: () =>
+        response(
+          'ok',
+          { version: '1' },
+          buildIndex('mark://hub', testNow(), [{ hash: claimed, server: 'mark://liar', path: '/p.md' }]),
+        ),
       liar: () => response('ok', { version: '1', 'content-hash': claimed }, 'forged'),
     });
     const result = await runTool(markResolve, { hash: claimed, index: 'mark://hub/index.md' }, toolContext(gateway));
-    assert.deepEqual(result, { isError: true, text: `could not resolve hash from any server: mark://liar: hash mismatch (got ${h('forged')})` });
+    assert.deepEqual(result, {
+      isError: true,
+      text: `could not resolve hash from any server: mark://liar: hash mismatch (got ${h('forged')})`,
+    });
   });
 
   it('refuses to publish to a target without an agent manifest unless forced', async () => {
     const gateway = new MemoryGateway({
-      src: (call) => (call.verb === 'LIST' ? response('ok', { complete: 'true', entries: '0' }, '\n# Index of /\n\n') : response('ok', { version: '1' }, 'manifest')),
-      dst: (call) => (call.verb === 'PUBLISH' ? response('created', { version: '1' }) : response('not-found', {}, '\n# Not found\n\nnone\n')),
+      src: (call) =>
+        call.verb === 'LIST'
+          ? response('ok', { complete: 'true', entries: '0' }, '\n# Index of /\n\n')
+          : response('ok', { version: '1' }, 'manifest'),
+      dst: (call) =>
+        call.verb === 'PUBLISH'
+          ? response('created', { version: '1' })
+          : response('not-found', {}, '\n# Not found\n\nnone\n'),
     });
-    const refused = await runTool(markIndex, { source: 'mark://src/', target: 'mark://dst/i.md' }, toolContext(gateway));
+    const refused = await runTool(
+      markIndex,
+      { source: 'mark://src/', target: 'mark://dst/i.md' },
+      toolContext(gateway),
+    );
     assert.deepEqual(refused, {
       isError: true,
       text: 'target server has no agent manifest; cannot verify it accepts index publications. Use force=true to override, or publish a manifest at /.well-known/agent-manifest.md on the target.',
     });
-    const forced = await runTool(markIndex, { source: 'mark://src/', target: 'mark://dst/i.md', force: true }, toolContext(gateway));
-    assert.equal(forced.text, 'warning: target server has no agent manifest (force=true override)\nIndexed 0 documents from mark://src\nstatus: created\nversion: 1\n');
+    const forced = await runTool(
+      markIndex,
+      { source: 'mark://src/', target: 'mark://dst/i.md', force: true },
+      toolContext(gateway),
+    );
+    assert.equal(
+      forced.text,
+      'warning: target server has no agent manifest (force=true override)\nIndexed 0 documents from mark://src\nstatus: created\nversion: 1\n',
+    );
   });
 });

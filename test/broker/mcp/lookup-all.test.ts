@@ -23,7 +23,7 @@ describe('mark_lookup_all across real worlds', () => {
   });
   after(() => stack.close());
 
-  it('merges by each world\'s rank first, then importance, world and path, into one table', async () => {
+  it("merges by each world's rank first, then importance, world and path, into one table", async () => {
     const result = await runTool(markLookupAll, { query: 'deploy' }, toolContext(stack.gateway));
     assert.equal(
       result.text,
@@ -39,12 +39,19 @@ describe('mark_lookup_all across real worlds', () => {
   it('applies the limit to the merged table, not per world only', async () => {
     const result = await runTool(markLookupAll, { query: 'deploy', limit: 2 }, toolContext(stack.gateway));
     assert.match(result.text, /\nmatches: 2\n/);
-    assert.ok(result.text.endsWith('| mark://alpha/a1.md | 0.90 | A1 | deploy |\n| mark://gamma/g1.md | 0.90 | G1 | deploy |\n'));
+    assert.ok(
+      result.text.endsWith(
+        '| mark://alpha/a1.md | 0.90 | A1 | deploy |\n| mark://gamma/g1.md | 0.90 | G1 | deploy |\n',
+      ),
+    );
   });
 
   it('refuses a limit below 1 and an invalid scope before asking any world', async () => {
     const before = stack.gateway.sent.length;
-    assert.deepEqual(await runTool(markLookupAll, { query: 'deploy', limit: 0 }, toolContext(stack.gateway)), { isError: true, text: 'limit must be at least 1' });
+    assert.deepEqual(await runTool(markLookupAll, { query: 'deploy', limit: 0 }, toolContext(stack.gateway)), {
+      isError: true,
+      text: 'limit must be at least 1',
+    });
     const scope = await runTool(markLookupAll, { query: 'deploy', scope: 'docs' }, toolContext(stack.gateway));
     assert.equal(scope.isError, true);
     assert.match(scope.text, /^invalid scope: /);
@@ -57,7 +64,9 @@ describe('mark_lookup_all across real worlds', () => {
     assert.equal(
       result.text,
       'lookup failed in all worlds: ' +
-        ['alpha', 'beta', 'gamma'].map((w) => `${w}: status bad-request: # Bad request query must be at least 2 characters`).join('; '),
+        ['alpha', 'beta', 'gamma']
+          .map((w) => `${w}: status bad-request: # Bad request query must be at least 2 characters`)
+          .join('; '),
     );
   });
 });
@@ -71,7 +80,7 @@ describe('mark_lookup_all with one world stopped', () => {
   });
   after(() => stack.close());
 
-  it('answers partial with the other worlds\' rows and a failures table, not a tool error', async () => {
+  it("answers partial with the other worlds' rows and a failures table, not a tool error", async () => {
     const result = await runTool(markLookupAll, { query: 'deploy' }, toolContext(stack.gateway));
     assert.equal(result.isError, undefined);
     assert.equal(
@@ -88,7 +97,8 @@ describe('mark_lookup_all with one world stopped', () => {
 });
 
 describe('mark_lookup_all table reading (pure rules)', () => {
-  const table = (rows: string, matches: string) => response('ok', { matches }, `\n# Lookup matches for "q" in /\n\n${header}${rows}`);
+  const table = (rows: string, matches: string) =>
+    response('ok', { matches }, `\n# Lookup matches for "q" in /\n\n${header}${rows}`);
 
   it('counts a world whose table disagrees with its matches count as failed', async () => {
     const gateway = new MemoryGateway({
@@ -124,7 +134,9 @@ describe('mark_lookup_all table reading (pure rules)', () => {
       inFlight--;
       return table('', '0');
     };
-    const gateway = new MemoryGateway(Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`w${String(i).padStart(2, '0')}`, slow])));
+    const gateway = new MemoryGateway(
+      Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`w${String(i).padStart(2, '0')}`, slow])),
+    );
     const result = await runTool(markLookupAll, { query: 'q' }, toolContext(gateway));
     assert.equal(peak, 8);
     assert.equal(gateway.calls.length, 12);

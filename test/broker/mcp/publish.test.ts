@@ -14,8 +14,10 @@ describe('mark_publish against a real world', () => {
   });
   after(() => stack.close());
 
-  const publish = (args: Record<string, unknown>, identity = alice) => runTool(markPublish, args, toolContext(stack.gateway, { identity }));
-  const fetchBody = async (path: string) => Buffer.from((await stack.worlds['team-a']!.call('FETCH', path)).body).toString();
+  const publish = (args: Record<string, unknown>, identity = alice) =>
+    runTool(markPublish, args, toolContext(stack.gateway, { identity }));
+  const fetchBody = async (path: string) =>
+    Buffer.from((await stack.worlds['team-a']!.call('FETCH', path)).body).toString();
 
   it('creates a document at expected_version 0 and reports version and modified', async () => {
     const result = await publish({ url: 'mark://team-a/new.md', body: '# New\n', expected_version: 0 });
@@ -39,7 +41,12 @@ describe('mark_publish against a real world', () => {
   });
 
   it('forwards a world refusal of bad metadata as a normal result', async () => {
-    const result = await publish({ url: 'mark://team-a/m2.md', body: '# M\n', expected_version: 0, metadata: { version: '9' } });
+    const result = await publish({
+      url: 'mark://team-a/m2.md',
+      body: '# M\n',
+      expected_version: 0,
+      metadata: { version: '9' },
+    });
     assert.equal(result.isError, undefined);
     assert.match(result.text, /^status: bad-request\n\n\n# Bad request\n\nmetadata key "version" is reserved\n$/);
   });
@@ -60,15 +67,27 @@ describe('mark_publish against a real world', () => {
   it('marks overlapping edits with git-style markers in the candidate', async () => {
     await stack.seed('team-a', '/clash.md', base);
     await stack.seed('team-a', '/clash.md', base.replace('two\n', 'two (theirs)\n'));
-    const result = await publish({ url: 'mark://team-a/clash.md', body: base.replace('two\n', 'two (ours)\n'), expected_version: 1 });
-    assert.match(result.text, /^status: merge-candidate\nyour-version: 1\ncurrent-version: 2\npublish-at-version: 2\nhas-markers: true\n\n/);
+    const result = await publish({
+      url: 'mark://team-a/clash.md',
+      body: base.replace('two\n', 'two (ours)\n'),
+      expected_version: 1,
+    });
+    assert.match(
+      result.text,
+      /^status: merge-candidate\nyour-version: 1\ncurrent-version: 2\npublish-at-version: 2\nhas-markers: true\n\n/,
+    );
     assert.ok(result.text.includes('one\n<<<<<<< ours\ntwo (ours)\n=======\ntwo (theirs)\n>>>>>>> theirs\n'));
   });
 
-  it('returns the world\'s conflict verbatim with on_conflict=fail', async () => {
+  it("returns the world's conflict verbatim with on_conflict=fail", async () => {
     await stack.seed('team-a', '/strict.md', base);
     await stack.seed('team-a', '/strict.md', base + 'more\n');
-    const result = await publish({ url: 'mark://team-a/strict.md', body: 'mine\n', expected_version: 1, on_conflict: ' fail ' });
+    const result = await publish({
+      url: 'mark://team-a/strict.md',
+      body: 'mine\n',
+      expected_version: 1,
+      on_conflict: ' fail ',
+    });
     assert.equal(result.isError, undefined);
     assert.match(result.text, /^status: conflict\nserver-version: 2\nyour-version: 1\n\n# Version Conflict\n/);
   });
@@ -80,13 +99,25 @@ describe('mark_publish against a real world', () => {
   });
 
   it('validates expected_version and on_conflict with the reference texts', async () => {
-    assert.deepEqual(await publish({ url: 'mark://team-a/x.md', body: 'x' }), { isError: true, text: 'expected_version is required' });
-    assert.deepEqual(await publish({ url: 'mark://team-a/x.md', body: 'x', expected_version: -1 }), { isError: true, text: 'expected_version must be >= 0' });
-    assert.deepEqual(await publish({ url: 'mark://team-a/x.md', body: 'x', expected_version: 0, on_conflict: 'overwrite' }), {
+    assert.deepEqual(await publish({ url: 'mark://team-a/x.md', body: 'x' }), {
       isError: true,
-      text: 'invalid on_conflict "overwrite": expected "merge" or "fail"',
+      text: 'expected_version is required',
     });
-    assert.deepEqual(await publish({ url: 'mark://team-a/x.md', expected_version: 0 }), { isError: true, text: 'body is required' });
+    assert.deepEqual(await publish({ url: 'mark://team-a/x.md', body: 'x', expected_version: -1 }), {
+      isError: true,
+      text: 'expected_version must be >= 0',
+    });
+    assert.deepEqual(
+      await publish({ url: 'mark://team-a/x.md', body: 'x', expected_version: 0, on_conflict: 'overwrite' }),
+      {
+        isError: true,
+        text: 'invalid on_conflict "overwrite": expected "merge" or "fail"',
+      },
+    );
+    assert.deepEqual(await publish({ url: 'mark://team-a/x.md', expected_version: 0 }), {
+      isError: true,
+      text: 'body is required',
+    });
   });
 
   it('refuses a caller who may not write before anything reaches the world', async () => {
@@ -95,12 +126,21 @@ describe('mark_publish against a real world', () => {
       isError: true,
       text: 'write access denied for world "team-a"',
     });
-    assert.deepEqual(await publish({ url: 'mark://hub/x.md', body: 'x', expected_version: 0 }), { isError: true, text: 'write access denied for world "hub"' });
-    assert.deepEqual(await publish({ url: 'mark://team-a/x.md', body: 'x', expected_version: 0 }, { ...alice, emailVerified: false }), {
+    assert.deepEqual(await publish({ url: 'mark://hub/x.md', body: 'x', expected_version: 0 }), {
       isError: true,
-      text: 'identity email is not verified',
+      text: 'write access denied for world "hub"',
     });
-    assert.deepEqual(await publish({ url: 'mark://nowhere/x.md', body: 'x', expected_version: 0 }), { isError: true, text: 'world "nowhere" is not configured' });
+    assert.deepEqual(
+      await publish({ url: 'mark://team-a/x.md', body: 'x', expected_version: 0 }, { ...alice, emailVerified: false }),
+      {
+        isError: true,
+        text: 'identity email is not verified',
+      },
+    );
+    assert.deepEqual(await publish({ url: 'mark://nowhere/x.md', body: 'x', expected_version: 0 }), {
+      isError: true,
+      text: 'world "nowhere" is not configured',
+    });
     assert.equal(stack.gateway.sent.length, sent);
   });
 });

@@ -31,7 +31,9 @@ describe('the tool registry', () => {
 
   it('marks exactly the write tools as not read-only', () => {
     assert.deepEqual(
-      allTools().filter((tool) => !tool.readOnly).map((tool) => tool.name),
+      allTools()
+        .filter((tool) => !tool.readOnly)
+        .map((tool) => tool.name),
       ['mark_publish', 'mark_append', 'mark_archive', 'mark_index'],
     );
   });
@@ -39,8 +41,11 @@ describe('the tool registry', () => {
   it('gives every tool a title, a description and an argument schema that converts to JSON Schema', () => {
     for (const tool of allTools()) {
       assert.ok(tool.title.length > 0 && tool.description.length > 40, tool.name);
-      const schema = z.toJSONSchema(z.object(tool.inputSchema)) as { properties?: Record<string, { description?: string }> };
-      for (const [name, property] of Object.entries(schema.properties ?? {})) assert.ok(property.description, `${tool.name}.${name}`);
+      const schema = z.toJSONSchema(z.object(tool.inputSchema)) as {
+        properties?: Record<string, { description?: string }>;
+      };
+      for (const [name, property] of Object.entries(schema.properties ?? {}))
+        assert.ok(property.description, `${tool.name}.${name}`);
     }
   });
 
@@ -69,6 +74,9 @@ describe('the tool registry', () => {
       },
     });
     const fetch = allTools()[0]!;
-    assert.deepEqual(await runTool(fetch, { url: 'mark://w/a.md' }, toolContext(gateway)), { isError: true, text: 'fetch failed: internal error' });
+    assert.deepEqual(await runTool(fetch, { url: 'mark://w/a.md' }, toolContext(gateway)), {
+      isError: true,
+      text: 'fetch failed: internal error',
+    });
   });
 });

@@ -1,7 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { documentTemplate, ResourceReadError, worldIndexResources } from '../../../src/broker/mcp/resources.ts';
-import { allPrompts, orientPrompt, PromptArgumentError, recallPrompt, whatsNewPrompt } from '../../../src/broker/mcp/prompts.ts';
+import {
+  allPrompts,
+  orientPrompt,
+  PromptArgumentError,
+  recallPrompt,
+  whatsNewPrompt,
+} from '../../../src/broker/mcp/prompts.ts';
 import { testNow, toolContext } from './helpers/context.ts';
 import { startTestStack, type TestStack } from './helpers/fixture-gateway.ts';
 
@@ -18,7 +24,11 @@ describe('resources (go-broker-inventory §4.4) against a real world', () => {
   const read = (uri: string) => documentTemplate.read(uri, toolContext(stack.gateway));
 
   it('reads a whole document as markdown under the URI it was asked for', async () => {
-    assert.deepEqual(await read('mark://ops/runbook.md'), { uri: 'mark://ops/runbook.md', mimeType: 'text/markdown', text: doc });
+    assert.deepEqual(await read('mark://ops/runbook.md'), {
+      uri: 'mark://ops/runbook.md',
+      mimeType: 'text/markdown',
+      text: doc,
+    });
   });
 
   it('reads one section for a #anchor URI and keeps the anchor in the URI', async () => {
@@ -70,8 +80,14 @@ describe('prompts (go-broker-inventory §4.5)', () => {
   });
 
   it('refuses a missing or blank required argument with "<name> argument is required"', () => {
-    assert.throws(() => orientPrompt.render({}, ctx), { name: 'PromptArgumentError', message: 'url argument is required' });
-    assert.throws(() => recallPrompt.render({ subject: '   ' }, ctx), (error: unknown) => error instanceof PromptArgumentError && error.message === 'subject argument is required');
+    assert.throws(() => orientPrompt.render({}, ctx), {
+      name: 'PromptArgumentError',
+      message: 'url argument is required',
+    });
+    assert.throws(
+      () => recallPrompt.render({ subject: '   ' }, ctx),
+      (error: unknown) => error instanceof PromptArgumentError && error.message === 'subject argument is required',
+    );
   });
 
   it('renders orient around the trimmed URL, pointing at mark_explore then sections', () => {
@@ -94,12 +110,20 @@ describe('prompts (go-broker-inventory §4.5)', () => {
     assert.match(fallback.text, /mark_lookup_all with query "\*" and filter "modified-after=2026-01-01"/);
     const narrowed = whatsNewPrompt.render({ since: '2025-12-24', world: 'ops' }, ctx);
     assert.equal(narrowed.description, "What's new since 2025-12-24 in ops");
-    assert.match(narrowed.text, /mark_lookup with url "mark:\/\/ops\/", query "\*" and filter "modified-after=2025-12-24"/);
+    assert.match(
+      narrowed.text,
+      /mark_lookup with url "mark:\/\/ops\/", query "\*" and filter "modified-after=2025-12-24"/,
+    );
   });
 
   it('refuses a since that is not a calendar date and a world that does not exist', () => {
-    assert.throws(() => whatsNewPrompt.render({ since: '2026-02-30' }, ctx), { message: 'since argument must be a date as YYYY-MM-DD' });
+    assert.throws(() => whatsNewPrompt.render({ since: '2026-02-30' }, ctx), {
+      message: 'since argument must be a date as YYYY-MM-DD',
+    });
     assert.throws(() => whatsNewPrompt.render({ since: 'last week' }, ctx), PromptArgumentError);
-    assert.throws(() => whatsNewPrompt.render({ world: 'nowhere' }, ctx), /names no world of this knowledge system \(worlds: ops, team-a\)/);
+    assert.throws(
+      () => whatsNewPrompt.render({ world: 'nowhere' }, ctx),
+      /names no world of this knowledge system \(worlds: ops, team-a\)/,
+    );
   });
 });

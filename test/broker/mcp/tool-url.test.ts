@@ -26,15 +26,30 @@ describe('tool URLs: mark://{world}/{path} only (go-broker-inventory §4.2)', ()
   });
 
   it('refuses a missing world, a port, userinfo, a query and a fragment with the reference texts', () => {
-    assert.equal(refusal('mark:///x.md'), 'missing world name in URL "mark:///x.md" (expected mark://{worldName}/{path})');
-    assert.equal(refusal('mark:team-a/x.md'), 'missing world name in URL "mark:team-a/x.md" (expected mark://{worldName}/{path})');
+    assert.equal(
+      refusal('mark:///x.md'),
+      'missing world name in URL "mark:///x.md" (expected mark://{worldName}/{path})',
+    );
+    assert.equal(
+      refusal('mark:team-a/x.md'),
+      'missing world name in URL "mark:team-a/x.md" (expected mark://{worldName}/{path})',
+    );
     assert.equal(
       refusal('mark://team-a:7000/x.md'),
       'invalid URL "mark://team-a:7000/x.md": world host must not carry a port (the broker resolves world names internally)',
     );
-    assert.equal(refusal('mark://eve@team-a/x.md'), 'invalid URL "mark://eve@team-a/x.md": world host must not carry userinfo');
-    assert.equal(refusal('mark://team-a/x.md?rev=1'), 'invalid URL "mark://team-a/x.md?rev=1": query parameters are not supported');
-    assert.equal(refusal('mark://team-a/x.md#intro'), 'invalid URL "mark://team-a/x.md#intro": fragments are not supported');
+    assert.equal(
+      refusal('mark://eve@team-a/x.md'),
+      'invalid URL "mark://eve@team-a/x.md": world host must not carry userinfo',
+    );
+    assert.equal(
+      refusal('mark://team-a/x.md?rev=1'),
+      'invalid URL "mark://team-a/x.md?rev=1": query parameters are not supported',
+    );
+    assert.equal(
+      refusal('mark://team-a/x.md#intro'),
+      'invalid URL "mark://team-a/x.md#intro": fragments are not supported',
+    );
   });
 
   it('refuses malformed escapes and control characters as a parse error', () => {

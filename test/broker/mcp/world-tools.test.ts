@@ -14,7 +14,9 @@ import { startTestStack, type TestStack } from './helpers/fixture-gateway.ts';
 describe('the single-world tools against a real world', () => {
   let stack: TestStack;
   before(async () => {
-    stack = await startTestStack(['team-a', 'hub'], { writers: { 'team-a': ['alice@example.com'], hub: ['bob@example.com'] } });
+    stack = await startTestStack(['team-a', 'hub'], {
+      writers: { 'team-a': ['alice@example.com'], hub: ['bob@example.com'] },
+    });
     await stack.seed('team-a', '/log.md', '# Log\n\nfirst entry\n', { tags: 'journal', title: 'Team log' });
     await stack.seed('team-a', '/docs/a.md', '# A\n');
     await stack.seed('team-a', '/docs/b.md', '# B\n');
@@ -34,8 +36,12 @@ describe('the single-world tools against a real world', () => {
     assert.equal(fetched.metadata['title'], 'Team log');
   });
 
-  it('mark_append with a stale expected_version returns the world\'s conflict as a normal result', async () => {
-    const result = await runTool(markAppend, { url: 'mark://team-a/log.md', body: 'late\n', expected_version: 1 }, ctx());
+  it("mark_append with a stale expected_version returns the world's conflict as a normal result", async () => {
+    const result = await runTool(
+      markAppend,
+      { url: 'mark://team-a/log.md', body: 'late\n', expected_version: 1 },
+      ctx(),
+    );
     assert.equal(result.isError, undefined);
     assert.match(result.text, /^status: conflict\n/);
   });
@@ -45,15 +51,21 @@ describe('the single-world tools against a real world', () => {
       isError: true,
       text: 'could not resolve version: not-found',
     });
-    assert.deepEqual(await runTool(markAppend, { url: 'mark://team-a/log.md', body: 'x', expected_version: -2 }, ctx()), {
-      isError: true,
-      text: 'expected_version must be >= 0',
-    });
+    assert.deepEqual(
+      await runTool(markAppend, { url: 'mark://team-a/log.md', body: 'x', expected_version: -2 }, ctx()),
+      {
+        isError: true,
+        text: 'expected_version must be >= 0',
+      },
+    );
   });
 
   it('mark_versions reports total, current and chain validity first', async () => {
     const result = await runTool(markVersions, { url: 'mark://team-a/log.md' }, ctx());
-    assert.match(result.text, /^status: ok\ntotal: 2\ncurrent: 2\nchain-valid: true\n\n\n# Version History: \/log\.md\n/);
+    assert.match(
+      result.text,
+      /^status: ok\ntotal: 2\ncurrent: 2\nchain-valid: true\n\n\n# Version History: \/log\.md\n/,
+    );
   });
 
   it('mark_list pages with page_size and cursor, and refuses a page_size out of range', async () => {
@@ -61,7 +73,10 @@ describe('the single-world tools against a real world', () => {
     assert.match(first.text, /^status: ok\ncomplete: false\nentries: 2\nnext-cursor: (\S+)\n/);
     const cursor = /next-cursor: (\S+)/.exec(first.text)![1]!;
     const second = await runTool(markList, { url: 'mark://team-a/docs/', page_size: 2, cursor }, ctx());
-    assert.match(second.text, /^status: ok\ncomplete: true\nentries: 1\n\n\n# Index of \/docs\/\n\n- \[c\.md\]\(c\.md\)\n$/);
+    assert.match(
+      second.text,
+      /^status: ok\ncomplete: true\nentries: 1\n\n\n# Index of \/docs\/\n\n- \[c\.md\]\(c\.md\)\n$/,
+    );
     assert.deepEqual(await runTool(markList, { url: 'mark://team-a/docs/', page_size: 0 }, ctx()), {
       isError: true,
       text: 'page_size must be between 1 and 1000',
@@ -72,23 +87,32 @@ describe('the single-world tools against a real world', () => {
     const archived = await runTool(markArchive, { url: 'mark://team-a/docs/c.md' }, ctx());
     assert.equal(archived.text, 'status: ok\nversion: 1\narchived: true\n');
     assert.doesNotMatch((await runTool(markList, { url: 'mark://team-a/docs/' }, ctx())).text, /c\.md/);
-    assert.match((await runTool(markList, { url: 'mark://team-a/docs/', include_archived: true }, ctx())).text, /- \[c\.md\]\(c\.md\)/);
+    assert.match(
+      (await runTool(markList, { url: 'mark://team-a/docs/', include_archived: true }, ctx())).text,
+      /- \[c\.md\]\(c\.md\)/,
+    );
   });
 
-  it('mark_archive refuses a caller outside the world\'s writers', async () => {
-    assert.deepEqual(await runTool(markArchive, { url: 'mark://team-a/docs/a.md' }, toolContext(stack.gateway, { identity: bob })), {
-      isError: true,
-      text: 'write access denied for world "team-a"',
-    });
+  it("mark_archive refuses a caller outside the world's writers", async () => {
+    assert.deepEqual(
+      await runTool(markArchive, { url: 'mark://team-a/docs/a.md' }, toolContext(stack.gateway, { identity: bob })),
+      {
+        isError: true,
+        text: 'write access denied for world "team-a"',
+      },
+    );
   });
 
-  it('mark_lookup forwards the world\'s table with matches first', async () => {
+  it("mark_lookup forwards the world's table with matches first", async () => {
     const result = await runTool(markLookup, { url: 'mark://team-a/', query: 'journal' }, ctx());
     assert.equal(
       result.text,
       'status: ok\nmatches: 1\n\n\n# Lookup matches for "journal" in /\n\n| Path | Importance | Title | Tags |\n|------|------------|-------|------|\n| /log.md | 0.50 | Team log | journal |\n',
     );
-    assert.deepEqual(await runTool(markLookup, { url: 'mark://team-a/' }, ctx()), { isError: true, text: 'query is required' });
+    assert.deepEqual(await runTool(markLookup, { url: 'mark://team-a/' }, ctx()), {
+      isError: true,
+      text: 'query is required',
+    });
   });
 
   it('mark_discover reads the agent manifest whatever the path', async () => {
@@ -103,6 +127,9 @@ describe('the single-world tools against a real world', () => {
       'status: ok\ncount: 2\n\n| world | url | address | writable |\n|-------|-----|---------|----------|\n' +
       `| team-a |  | mark://${info[0]!.address} | ${writableA} |\n| hub |  | mark://${info[1]!.address} | ${writableHub} |\n`;
     assert.equal((await runTool(markWorlds, {}, ctx())).text, expected('yes', 'no'));
-    assert.equal((await runTool(markWorlds, {}, toolContext(stack.gateway, { identity: bob }))).text, expected('no', 'yes'));
+    assert.equal(
+      (await runTool(markWorlds, {}, toolContext(stack.gateway, { identity: bob }))).text,
+      expected('no', 'yes'),
+    );
   });
 });

@@ -18,11 +18,15 @@ describe('demarkus-broker search', () => {
       const result = await client.callTool({ name: 'mark_publish', arguments: { url, body, expected_version: 0 } });
       assert.equal(isError(result), false, resultText(result));
     };
-    await publish('mark://team-a/ops/rotation.md', '# Key rotation\n\nSigning keys rotate every night.\n\n## Audit\n\nEach rotation is logged.\n');
+    await publish(
+      'mark://team-a/ops/rotation.md',
+      '# Key rotation\n\nSigning keys rotate every night.\n\n## Audit\n\nEach rotation is logged.\n',
+    );
     await publish('mark://team-b/dev/deploy.md', '# Deploy\n\nThe deploy job ships the build at night.\n');
   });
   after(() => stack.close());
-  const broker = (args: string[]) => runCli(['search', ...args, '--url', stack.mcpUrl.href], { env: { DEMARKUS_BROKER_TOKEN: token } });
+  const broker = (args: string[]) =>
+    runCli(['search', ...args, '--url', stack.mcpUrl.href], { env: { DEMARKUS_BROKER_TOKEN: token } });
 
   it('prints exactly an array of {uri, title, score, snippet} with --json, best first', async () => {
     const { code, stdout } = await broker(['how', 'do', 'keys', 'rotate', 'at', 'night?', '--json']);
@@ -33,28 +37,48 @@ describe('demarkus-broker search', () => {
       assert.deepEqual(Object.keys(hit), ['uri', 'title', 'score', 'snippet']);
       assert.equal(typeof hit['score'], 'number');
     }
-    assert.deepEqual(hits[0], { uri: 'mark://team-a/ops/rotation.md#key-rotation', title: 'Key rotation › Key rotation', score: hits[0]!['score'], snippet: 'Signing keys rotate every night.' });
+    assert.deepEqual(hits[0], {
+      uri: 'mark://team-a/ops/rotation.md#key-rotation',
+      title: 'Key rotation › Key rotation',
+      score: hits[0]!['score'],
+      snippet: 'Signing keys rotate every night.',
+    });
     assert.ok((hits[0]!['score'] as number) > (hits[1]!['score'] as number));
   });
 
   it('prints a readable ranked list by default, and searches one world with --world', async () => {
     const { code, stdout } = await broker(['night', '--world', 'team-b']);
     assert.equal(code, 0);
-    assert.match(stdout, /^ 1\. Deploy › Deploy  ·  score \d+\.\d\d\n    mark:\/\/team-b\/dev\/deploy\.md#deploy\n    The deploy job ships the build at night\.\n$/);
+    assert.match(
+      stdout,
+      /^ 1\. Deploy › Deploy  ·  score \d+\.\d\d\n    mark:\/\/team-b\/dev\/deploy\.md#deploy\n    The deploy job ships the build at night\.\n$/,
+    );
   });
 
   it('never dead-ends: an empty answer is [] on stdout with the nearest titles and how to browse on stderr', async () => {
     const { code, stdout, stderr } = await broker(['rotatoin', '--json']);
     assert.equal(code, 0);
     assert.equal(stdout, '[]\n');
-    assert.match(stderr, /^no document matches "rotatoin"\nnearest titles:\n  Key rotation  mark:\/\/team-a\/ops\/rotation\.md\nbrowse all: /);
+    assert.match(
+      stderr,
+      /^no document matches "rotatoin"\nnearest titles:\n  Key rotation  mark:\/\/team-a\/ops\/rotation\.md\nbrowse all: /,
+    );
     const readable = await broker(['rotatoin']);
     assert.match(readable.stdout, /^no document matches "rotatoin"\nnearest titles:\n/);
   });
 
   it('searches one world directly with --direct, without the broker', async () => {
     const port = stack.worlds.get('team-a')!.port;
-    const { code, stdout, stderr } = await runCli(['search', 'rotation', 'logged', '--direct', `mark://localhost:${port}/`, '--ca', join(stack.dir, 'ca.pem'), '--json']);
+    const { code, stdout, stderr } = await runCli([
+      'search',
+      'rotation',
+      'logged',
+      '--direct',
+      `mark://localhost:${port}/`,
+      '--ca',
+      join(stack.dir, 'ca.pem'),
+      '--json',
+    ]);
     assert.equal(code, 0, stderr);
     const hits = JSON.parse(stdout) as { uri: string; score: number }[];
     assert.equal(hits[0]?.uri, `mark://localhost:${port}/ops/rotation.md#audit`);
@@ -62,7 +86,9 @@ describe('demarkus-broker search', () => {
   });
 
   it('fails with a usage error without a token, and with exit 1 when the broker refuses the token', async () => {
-    const missing = await runCli(['search', 'night', '--url', stack.mcpUrl.href], { env: { DEMARKUS_BROKER_TOKEN: '' } });
+    const missing = await runCli(['search', 'night', '--url', stack.mcpUrl.href], {
+      env: { DEMARKUS_BROKER_TOKEN: '' },
+    });
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /a broker token is required/);
     const refused = await runCli(['search', 'night', '--url', stack.mcpUrl.href, '--token', 'not-a-token']);

@@ -44,26 +44,61 @@ describe('cross-world search over real worlds', () => {
   });
 
   it('puts the world with the most of the question first, whichever world is asked first', async () => {
-    const outcome = await searchWorlds(lookupVia(split), { worlds: ['gamma', 'beta', 'alpha'], query: 'rotation job signs tokens', scope: '/', limit: 3, terms: 'any' });
+    const outcome = await searchWorlds(lookupVia(split), {
+      worlds: ['gamma', 'beta', 'alpha'],
+      query: 'rotation job signs tokens',
+      scope: '/',
+      limit: 3,
+      terms: 'any',
+    });
     assert.equal(outcome.rows[0]?.world, 'alpha');
     assert.equal(outcome.rows[0]?.path, '/rotation.md');
   });
 
   it('requires every term in every row under the §6.4 rule, across worlds', async () => {
-    const outcome = await searchWorlds(lookupVia(split), { worlds: ['alpha', 'beta', 'gamma'], query: 'rotation fleet', scope: '/', limit: 10, terms: 'all' });
-    assert.deepEqual(outcome.rows.map((r) => `${r.world}:${r.path}`), ['gamma:/glossary.md']);
-    const relaxed = await searchWorlds(lookupVia(split), { worlds: ['alpha', 'beta', 'gamma'], query: 'rotation fleet', scope: '/', limit: 10, terms: 'any' });
+    const outcome = await searchWorlds(lookupVia(split), {
+      worlds: ['alpha', 'beta', 'gamma'],
+      query: 'rotation fleet',
+      scope: '/',
+      limit: 10,
+      terms: 'all',
+    });
+    assert.deepEqual(
+      outcome.rows.map((r) => `${r.world}:${r.path}`),
+      ['gamma:/glossary.md'],
+    );
+    const relaxed = await searchWorlds(lookupVia(split), {
+      worlds: ['alpha', 'beta', 'gamma'],
+      query: 'rotation fleet',
+      scope: '/',
+      limit: 10,
+      terms: 'any',
+    });
     assert.ok(relaxed.rows.some((r) => r.path === '/rotation.md') && relaxed.rows.some((r) => r.path === '/deploy.md'));
   });
 
   it('answers one row per document when asked, keeping the best section', async () => {
-    const outcome = await searchWorlds(lookupVia(split), { worlds: ['alpha', 'beta', 'gamma'], query: 'tokens', scope: '/', limit: 10, terms: 'any', onePerDocument: true });
+    const outcome = await searchWorlds(lookupVia(split), {
+      worlds: ['alpha', 'beta', 'gamma'],
+      query: 'tokens',
+      scope: '/',
+      limit: 10,
+      terms: 'any',
+      onePerDocument: true,
+    });
     const documents = outcome.rows.map((r) => `${r.world}:${r.path}`);
     assert.equal(new Set(documents).size, documents.length);
   });
 
   it('suggests the nearest titles of every world when nothing matches', async () => {
-    const outcome = await searchWorlds(lookupVia(split), { worlds: ['alpha', 'beta', 'gamma'], query: 'glosary', scope: '/', limit: 10, terms: 'any', nearest: 3 });
+    const outcome = await searchWorlds(lookupVia(split), {
+      worlds: ['alpha', 'beta', 'gamma'],
+      query: 'glosary',
+      scope: '/',
+      limit: 10,
+      terms: 'any',
+      nearest: 3,
+    });
     assert.deepEqual(outcome.rows, []);
     assert.equal(outcome.nearest[0]?.world, 'gamma');
     assert.equal(outcome.nearest[0]?.path, '/glossary.md');
@@ -74,9 +109,21 @@ describe('cross-world search over real worlds', () => {
     try {
       await partial.seed('up', '/a.md', '# Alpha\n\nrotation of keys\n');
       await partial.worlds['down']!.server.close();
-      const outcome = await searchWorlds(lookupVia(partial), { worlds: ['down', 'up'], query: 'rotation', scope: '/', limit: 5, terms: 'any' });
-      assert.deepEqual(outcome.rows.map((r) => `${r.world}:${r.path}`), ['up:/a.md']);
-      assert.deepEqual(outcome.failures.map((f) => f.world), ['down']);
+      const outcome = await searchWorlds(lookupVia(partial), {
+        worlds: ['down', 'up'],
+        query: 'rotation',
+        scope: '/',
+        limit: 5,
+        terms: 'any',
+      });
+      assert.deepEqual(
+        outcome.rows.map((r) => `${r.world}:${r.path}`),
+        ['up:/a.md'],
+      );
+      assert.deepEqual(
+        outcome.failures.map((f) => f.world),
+        ['down'],
+      );
       assert.deepEqual(outcome.succeeded, ['up']);
     } finally {
       await partial.close();

@@ -38,16 +38,18 @@ describe('cross-world search with worlds that do not score', () => {
     const outcome = await searchWorlds(lookup, { ...request, worlds: worlds.names, query: 'rotation signing keys' });
     assert.equal(outcome.ranking, 'mixed');
     assert.deepEqual(outcome.strictWorlds, ['go']);
-    assert.deepEqual(outcome.rows.map((r) => `${r.world}:${r.path}:${r.score === undefined ? '-' : 'scored'}`), [
-      'ours-a:/a.md:scored',
-      'go:/g1.md:-',
-      'ours-b:/b.md:scored',
-      'go:/g2.md:-',
-    ]);
+    assert.deepEqual(
+      outcome.rows.map((r) => `${r.world}:${r.path}:${r.score === undefined ? '-' : 'scored'}`),
+      ['ours-a:/a.md:scored', 'go:/g1.md:-', 'ours-b:/b.md:scored', 'go:/g2.md:-'],
+    );
   });
 
   it('merges by rank alone when no world scores', async () => {
-    const outcome = await searchWorlds(asGoWorld(worlds.lookup), { ...request, worlds: worlds.names, query: 'rotation' });
+    const outcome = await searchWorlds(asGoWorld(worlds.lookup), {
+      ...request,
+      worlds: worlds.names,
+      query: 'rotation',
+    });
     assert.equal(outcome.ranking, 'rank');
     assert.ok(outcome.rows.every((r) => r.score === undefined));
     assert.deepEqual(outcome.strictWorlds, ['go', 'ours-a', 'ours-b']);
@@ -57,8 +59,14 @@ describe('cross-world search with worlds that do not score', () => {
     const seen: string[] = [];
     const counting: LookupFn = (world, call) => (seen.push(world), lookup(world, call));
     await searchWorlds(counting, { ...request, worlds: worlds.names, query: 'rotation' });
-    assert.deepEqual(seen.filter((w) => w === 'go'), ['go']);
-    assert.deepEqual(seen.filter((w) => w === 'ours-a'), ['ours-a', 'ours-a']);
+    assert.deepEqual(
+      seen.filter((w) => w === 'go'),
+      ['go'],
+    );
+    assert.deepEqual(
+      seen.filter((w) => w === 'ours-a'),
+      ['ours-a', 'ours-a'],
+    );
   });
 });
 
@@ -73,11 +81,17 @@ describe('cross-world search with worlds that answer badly', () => {
   it('fails a world whose table disagrees with its matches count, and keeps the others', async () => {
     const lying: LookupFn = async (world, call) => {
       if (world === 'good') return worlds.lookup(world, call);
-      const answer = await worlds.lookup('good', { ...call, metadata: { query: call.metadata['query']!, match: 'body' } });
+      const answer = await worlds.lookup('good', {
+        ...call,
+        metadata: { query: call.metadata['query']!, match: 'body' },
+      });
       return { ...answer, metadata: { ...answer.metadata, matches: '7' } };
     };
     const outcome = await searchWorlds(lying, { ...request, worlds: ['good', 'liar'], query: 'rotation' });
-    assert.deepEqual(outcome.rows.map((r) => r.world), ['good']);
+    assert.deepEqual(
+      outcome.rows.map((r) => r.world),
+      ['good'],
+    );
     assert.equal(outcome.failures[0]?.world, 'liar');
     assert.ok(outcome.failures[0]?.error instanceof LookupAnswerError);
   });
@@ -85,11 +99,16 @@ describe('cross-world search with worlds that answer badly', () => {
   it('fails a world whose statistics do not parse', async () => {
     const garbled: LookupFn = async (world, call) => {
       const answer = await worlds.lookup('good', call);
-      return answer.metadata['corpus-stats'] ? { ...answer, metadata: { ...answer.metadata, 'corpus-stats': 'docs=many' } } : answer;
+      return answer.metadata['corpus-stats']
+        ? { ...answer, metadata: { ...answer.metadata, 'corpus-stats': 'docs=many' } }
+        : answer;
     };
     const outcome = await searchWorlds(garbled, { ...request, worlds: ['w'], query: 'rotation' });
     assert.deepEqual(outcome.rows, []);
-    assert.match(String((outcome.failures[0]?.error as Error).message), /malformed LOOKUP response: invalid corpus-stats entry/);
+    assert.match(
+      String((outcome.failures[0]?.error as Error).message),
+      /malformed LOOKUP response: invalid corpus-stats entry/,
+    );
   });
 
   it("fails a world that refuses the query, in the world's words", async () => {
@@ -111,6 +130,9 @@ describe('cross-world search with a world without full-text search', () => {
   it('takes its catalog rows, ranked by its own order, and names it', async () => {
     const outcome = await searchWorlds(worlds.lookup, { ...request, worlds: ['catalog-only'], query: 'rotation' });
     assert.deepEqual(outcome.catalogWorlds, ['catalog-only']);
-    assert.deepEqual(outcome.rows.map((r) => [r.path, r.anchor, r.snippet, r.title]), [['/runbook.md', '', '', 'Rotation runbook']]);
+    assert.deepEqual(
+      outcome.rows.map((r) => [r.path, r.anchor, r.snippet, r.title]),
+      [['/runbook.md', '', '', 'Rotation runbook']],
+    );
   });
 });

@@ -24,19 +24,28 @@ export type InProcessWorlds = {
   close(): Promise<void>;
 };
 
-export async function openInProcessWorlds(names: string[], options: Partial<WorldOptions> = {}): Promise<InProcessWorlds> {
+export async function openInProcessWorlds(
+  names: string[],
+  options: Partial<WorldOptions> = {},
+): Promise<InProcessWorlds> {
   const dir = await mkdtemp(join(tmpdir(), 'search-worlds-'));
   const tokens = { writer: generateToken(), reader: generateToken() };
   const tokensFile = join(dir, 'tokens.toml');
-  await writeFile(tokensFile, tokensToml([
-    { label: 'writer', paths: ['/**'], operations: ['publish'], raw: tokens.writer },
-    { label: 'reader', paths: ['/private/**'], operations: ['read'], raw: tokens.reader },
-  ]));
+  await writeFile(
+    tokensFile,
+    tokensToml([
+      { label: 'writer', paths: ['/**'], operations: ['publish'], raw: tokens.writer },
+      { label: 'reader', paths: ['/private/**'], operations: ['read'], raw: tokens.reader },
+    ]),
+  );
   const worlds = new Map<string, World>();
-  for (const name of names) worlds.set(name, await openWorld({ root: join(dir, name), tokensFile, now: pinnedNow, ...options }));
+  for (const name of names)
+    worlds.set(name, await openWorld({ root: join(dir, name), tokensFile, now: pinnedNow, ...options }));
   // Through `handle`, so every answer crosses the response encoder and parser as on the wire.
   const call = async (world: string, verb: Verb, path: string, metadata: Metadata = {}, body = '') =>
-    parseResponse(await worlds.get(world)!.handle({ bytes: encodeRequest({ verb, path, metadata, body: Buffer.from(body) }) }));
+    parseResponse(
+      await worlds.get(world)!.handle({ bytes: encodeRequest({ verb, path, metadata, body: Buffer.from(body) }) }),
+    );
   return {
     names,
     tokens,
@@ -44,8 +53,15 @@ export async function openInProcessWorlds(names: string[], options: Partial<Worl
     async publish(world, path, body, metadata = {}) {
       const current = await call(world, 'VERSIONS', path);
       const expected = current.status === 'ok' ? current.metadata['current']! : '0';
-      const answer = await call(world, 'PUBLISH', path, { ...metadata, auth: tokens.writer, 'expected-version': expected }, body);
-      if (answer.status !== 'created') throw new Error(`publish ${world}${path}: ${answer.status} ${Buffer.from(answer.body).toString()}`);
+      const answer = await call(
+        world,
+        'PUBLISH',
+        path,
+        { ...metadata, auth: tokens.writer, 'expected-version': expected },
+        body,
+      );
+      if (answer.status !== 'created')
+        throw new Error(`publish ${world}${path}: ${answer.status} ${Buffer.from(answer.body).toString()}`);
     },
     lookup: (world, request) => call(world, 'LOOKUP', request.path, request.metadata),
     async close() {

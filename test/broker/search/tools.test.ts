@@ -8,7 +8,12 @@ import { toolContext } from '../mcp/helpers/context.ts';
 import { startTestStack, type TestStack } from '../mcp/helpers/fixture-gateway.ts';
 
 async function seed(stack: TestStack): Promise<void> {
-  await stack.seed('alpha', '/ops/rotation.md', '# Key rotation\n\nKeys rotate every night.\n\n## Audit\n\nEach rotation is logged with the token label.\n', { tags: 'ops' });
+  await stack.seed(
+    'alpha',
+    '/ops/rotation.md',
+    '# Key rotation\n\nKeys rotate every night.\n\n## Audit\n\nEach rotation is logged with the token label.\n',
+    { tags: 'ops' },
+  );
   await stack.seed('beta', '/dev/deploy.md', '# Deploy\n\nThe deploy job ships the build to the fleet at night.\n');
   await stack.seed('gamma', '/ui/keyboard-nav.md', '# Keyboard navigation\n\nMove with the arrow keys.\n');
 }
@@ -25,7 +30,10 @@ describe('mark_search over real worlds', () => {
   it('answers a question in plain words with one ranked row per document, on one scale', async () => {
     const result = await search({ query: 'how do the keys rotate at night?' });
     assert.equal(result.isError, undefined);
-    assert.match(result.text, /^status: ok\nworlds: 3\nsucceeded: 3\nfailed: 0\nmatches: \d+\nranking: score\n\n# Search results for "how do the keys rotate at night\?" across readable worlds\n\n\| URL \| Score \| Title \| Snippet \|\n/);
+    assert.match(
+      result.text,
+      /^status: ok\nworlds: 3\nsucceeded: 3\nfailed: 0\nmatches: \d+\nranking: score\n\n# Search results for "how do the keys rotate at night\?" across readable worlds\n\n\| URL \| Score \| Title \| Snippet \|\n/,
+    );
     const parsed = parseSearchText(result.text);
     assert.equal(parsed.hits[0]?.url, 'mark://alpha/ops/rotation.md#key-rotation');
     assert.equal(parsed.hits[0]?.snippet, 'Keys rotate every night.');
@@ -33,13 +41,19 @@ describe('mark_search over real worlds', () => {
     assert.equal(new Set(documents).size, documents.length);
     assert.ok(documents.includes('mark://beta/dev/deploy.md'), 'a partial match from another world is ranked too');
     const scores = parsed.hits.map((h) => h.score ?? -1);
-    assert.deepEqual([...scores].sort((a, b) => b - a), scores);
+    assert.deepEqual(
+      [...scores].sort((a, b) => b - a),
+      scores,
+    );
   });
 
   it('searches one world when asked, and refuses an unknown one', async () => {
     const one = parseSearchText((await search({ query: 'night', world: 'beta' })).text);
     assert.equal(one.worlds, 1);
-    assert.deepEqual(one.hits.map((h) => h.url), ['mark://beta/dev/deploy.md#deploy']);
+    assert.deepEqual(
+      one.hits.map((h) => h.url),
+      ['mark://beta/dev/deploy.md#deploy'],
+    );
     const unknown = await search({ query: 'night', world: 'nowhere' });
     assert.equal(unknown.isError, true);
     assert.match(unknown.text, /unknown world "nowhere"/);
@@ -48,7 +62,10 @@ describe('mark_search over real worlds', () => {
   it('never dead-ends: nothing found names the nearest titles and how to browse', async () => {
     const result = await search({ query: 'kyeboard' });
     assert.equal(result.isError, undefined);
-    assert.match(result.text, /\nmatches: 0\n\n# No document matches "kyeboard" in readable worlds\n\n## Nearest titles\n\n\| URL \| Title \|\n\|-----\|-------\|\n\| mark:\/\/gamma\/ui\/keyboard-nav\.md \| Keyboard navigation \|\n/);
+    assert.match(
+      result.text,
+      /\nmatches: 0\n\n# No document matches "kyeboard" in readable worlds\n\n## Nearest titles\n\n\| URL \| Title \|\n\|-----\|-------\|\n\| mark:\/\/gamma\/ui\/keyboard-nav\.md \| Keyboard navigation \|\n/,
+    );
     assert.match(result.text, /\nbrowse instead: mark_lookup_all with query '\*'/);
   });
 
@@ -85,11 +102,14 @@ describe('mark_search with a world down', () => {
   });
   after(() => stack.close());
 
-  it('answers partial with the failure beside the other worlds\' rows', async () => {
+  it("answers partial with the failure beside the other worlds' rows", async () => {
     const result = await runTool(markSearch, { query: 'keys at night' }, toolContext(stack.gateway));
     const parsed = parseSearchText(result.text);
     assert.equal(parsed.status, 'partial');
-    assert.deepEqual(parsed.failed.map((f) => f.world), ['beta']);
+    assert.deepEqual(
+      parsed.failed.map((f) => f.world),
+      ['beta'],
+    );
     assert.ok(parsed.hits.length > 0);
     assert.ok(parsed.hits.every((h) => !h.url.startsWith('mark://beta/')));
   });
@@ -105,19 +125,31 @@ describe('mark_lookup_all with match: body', () => {
 
   it('merges section rows of every world, each holding every term, on one scale', async () => {
     const result = await runTool(markLookupAll, { query: 'night', match: 'body' }, toolContext(stack.gateway));
-    assert.ok(result.text.startsWith(
-      'status: ok\nworlds: 3\nsucceeded: 3\nfailed: 0\nmatches: 2\nmatch: body\nranking: score\n\n# Lookup matches for "night" across readable worlds\n\n' +
-        '| Path | Importance | Title | Tags | Snippet |\n|------|------------|-------|------|---------|\n',
-    ), result.text);
+    assert.ok(
+      result.text.startsWith(
+        'status: ok\nworlds: 3\nsucceeded: 3\nfailed: 0\nmatches: 2\nmatch: body\nranking: score\n\n# Lookup matches for "night" across readable worlds\n\n' +
+          '| Path | Importance | Title | Tags | Snippet |\n|------|------------|-------|------|---------|\n',
+      ),
+      result.text,
+    );
     const rows = result.text.split('|---------|\n')[1]!.trim().split('\n');
-    assert.deepEqual(rows.map((r) => r.split(' | ')[0]).sort(), ['| mark://alpha/ops/rotation.md#key-rotation', '| mark://beta/dev/deploy.md#deploy']);
+    assert.deepEqual(rows.map((r) => r.split(' | ')[0]).sort(), [
+      '| mark://alpha/ops/rotation.md#key-rotation',
+      '| mark://beta/dev/deploy.md#deploy',
+    ]);
     const strict = await runTool(markLookupAll, { query: 'night fleet', match: 'body' }, toolContext(stack.gateway));
-    assert.match(strict.text, /\nmatches: 1\n[\s\S]*\| mark:\/\/beta\/dev\/deploy\.md#deploy \| 0\.50 \| Deploy › Deploy \|  \| The deploy job ships the build to the fleet at night\. \|\n$/);
+    assert.match(
+      strict.text,
+      /\nmatches: 1\n[\s\S]*\| mark:\/\/beta\/dev\/deploy\.md#deploy \| 0\.50 \| Deploy › Deploy \|  \| The deploy job ships the build to the fleet at night\. \|\n$/,
+    );
   });
 
   it('keeps the catalog answer unchanged without match', async () => {
     const result = await runTool(markLookupAll, { query: 'ops' }, toolContext(stack.gateway));
-    assert.match(result.text, /^status: ok\nworlds: 3\nsucceeded: 3\nfailed: 0\nmatches: 1\n\n# Lookup matches for "ops" across readable worlds\n\n\| Path \| Importance \| Title \| Tags \|\n/);
+    assert.match(
+      result.text,
+      /^status: ok\nworlds: 3\nsucceeded: 3\nfailed: 0\nmatches: 1\n\n# Lookup matches for "ops" across readable worlds\n\n\| Path \| Importance \| Title \| Tags \|\n/,
+    );
   });
 
   it('refuses an unknown match mode', async () => {

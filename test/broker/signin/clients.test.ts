@@ -26,25 +26,70 @@ describe('client registration metadata (RFC 7591 §2)', () => {
   });
 
   it('accepts https, loopback http and reverse-domain private-use redirect URIs', () => {
-    for (const uri of ['https://app.example/cb', 'http://127.0.0.1:3000/cb', 'http://localhost/cb', 'http://[::1]:8/cb', 'com.example.app:/oauth']) assert.doesNotThrow(() => checkRedirectUri(uri), uri);
+    for (const uri of [
+      'https://app.example/cb',
+      'http://127.0.0.1:3000/cb',
+      'http://localhost/cb',
+      'http://[::1]:8/cb',
+      'com.example.app:/oauth',
+    ])
+      assert.doesNotThrow(() => checkRedirectUri(uri), uri);
   });
 
   it('refuses plain http off loopback, fragments, userinfo and dangerous schemes', () => {
-    for (const uri of ['http://app.example/cb', 'https://app.example/cb#x', 'https://user:pw@app.example/cb', 'javascript:alert(1)', 'data:text/html,x', 'relative/path']) {
-      assert.equal(code(() => checkRedirectUri(uri)), 'invalid_redirect_uri', uri);
+    for (const uri of [
+      'http://app.example/cb',
+      'https://app.example/cb#x',
+      'https://user:pw@app.example/cb',
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'relative/path',
+    ]) {
+      assert.equal(
+        code(() => checkRedirectUri(uri)),
+        'invalid_redirect_uri',
+        uri,
+      );
     }
   });
 
   it('refuses unsupported grant types, response types and auth methods, and a non-object body', () => {
-    assert.equal(code(() => parseRegistrationRequest({ redirect_uris: ['https://a.example/cb'], grant_types: ['implicit'] })), 'invalid_client_metadata');
-    assert.equal(code(() => parseRegistrationRequest({ redirect_uris: ['https://a.example/cb'], response_types: ['token'] })), 'invalid_client_metadata');
-    assert.equal(code(() => parseRegistrationRequest({ redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'private_key_jwt' })), 'invalid_client_metadata');
-    assert.equal(code(() => parseRegistrationRequest([1])), 'invalid_client_metadata');
-    assert.equal(code(() => parseRegistrationRequest({})), 'invalid_redirect_uri', 'authorization_code needs a redirect URI');
+    assert.equal(
+      code(() => parseRegistrationRequest({ redirect_uris: ['https://a.example/cb'], grant_types: ['implicit'] })),
+      'invalid_client_metadata',
+    );
+    assert.equal(
+      code(() => parseRegistrationRequest({ redirect_uris: ['https://a.example/cb'], response_types: ['token'] })),
+      'invalid_client_metadata',
+    );
+    assert.equal(
+      code(() =>
+        parseRegistrationRequest({
+          redirect_uris: ['https://a.example/cb'],
+          token_endpoint_auth_method: 'private_key_jwt',
+        }),
+      ),
+      'invalid_client_metadata',
+    );
+    assert.equal(
+      code(() => parseRegistrationRequest([1])),
+      'invalid_client_metadata',
+    );
+    assert.equal(
+      code(() => parseRegistrationRequest({})),
+      'invalid_redirect_uri',
+      'authorization_code needs a redirect URI',
+    );
   });
 
   it('lets a device-flow-only client register without redirect URIs', () => {
-    assert.deepEqual(parseRegistrationRequest({ grant_types: ['urn:ietf:params:oauth:grant-type:device_code'], token_endpoint_auth_method: 'none' }).redirectUris, []);
+    assert.deepEqual(
+      parseRegistrationRequest({
+        grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+        token_endpoint_auth_method: 'none',
+      }).redirectUris,
+      [],
+    );
   });
 });
 
@@ -56,7 +101,9 @@ describe('registered clients', () => {
     assert.ok(confidential.secret);
     assert.equal(confidential.client.secretHash, createHash('sha256').update(confidential.secret).digest('hex'));
     assert.ok(!(await store.read('registered_clients.json'))!.toString().includes(confidential.secret));
-    const publicClient = await clients.register(parseRegistrationRequest({ redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'none' }));
+    const publicClient = await clients.register(
+      parseRegistrationRequest({ redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'none' }),
+    );
     assert.equal(publicClient.secret, undefined);
     assert.equal((await new RegisteredClients(store).find(publicClient.client.clientId))?.name, 'unnamed client');
     assert.equal(await clients.find('__proto__'), null);
@@ -65,7 +112,10 @@ describe('registered clients', () => {
   it('is bounded: when full, unused registrations older than a day make room, else registration is refused', async () => {
     let now = 0;
     const clients = new RegisteredClients(new MemoryStateStore(), { maxClients: 2, now: () => now });
-    const request = parseRegistrationRequest({ redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'none' });
+    const request = parseRegistrationRequest({
+      redirect_uris: ['https://a.example/cb'],
+      token_endpoint_auth_method: 'none',
+    });
     const used = await clients.register(request);
     await clients.register(request);
     await clients.touch(used.client.clientId);
@@ -78,8 +128,19 @@ describe('registered clients', () => {
 });
 
 describe('redirect URI matching', () => {
-  const registered: OAuthClient = { clientId: 'c', kind: 'registered', name: 'c', redirectUris: ['http://127.0.0.1:1234/cb', 'https://app.example/cb'], authMethod: 'none', firstParty: false };
-  const [web] = [...webClientsFromConfig([{ clientID: 'w', clientSecretHash: 'a'.repeat(64), redirectURIs: ['https://web.example/cb'] }]).values()];
+  const registered: OAuthClient = {
+    clientId: 'c',
+    kind: 'registered',
+    name: 'c',
+    redirectUris: ['http://127.0.0.1:1234/cb', 'https://app.example/cb'],
+    authMethod: 'none',
+    firstParty: false,
+  };
+  const [web] = [
+    ...webClientsFromConfig([
+      { clientID: 'w', clientSecretHash: 'a'.repeat(64), redirectURIs: ['https://web.example/cb'] },
+    ]).values(),
+  ];
 
   it('compares strings exactly, except the port of a loopback redirect (RFC 8252 §7.3)', () => {
     assert.equal(redirectUriAllowed(registered, 'https://app.example/cb'), true);
@@ -99,26 +160,64 @@ describe('redirect URI matching', () => {
 
 describe('client authentication (RFC 6749 §2.3.1)', () => {
   const secret = 's3cret with spaces';
-  const confidential: OAuthClient = { clientId: 'web app', kind: 'web', name: 'w', redirectUris: [], authMethod: 'client_secret_basic', secretHash: createHash('sha256').update(secret).digest('hex'), firstParty: true };
-  const basic = (id: string, s: string) => `Basic ${Buffer.from(`${encodeURIComponent(id).replace(/%20/g, '+')}:${encodeURIComponent(s).replace(/%20/g, '+')}`).toString('base64')}`;
+  const confidential: OAuthClient = {
+    clientId: 'web app',
+    kind: 'web',
+    name: 'w',
+    redirectUris: [],
+    authMethod: 'client_secret_basic',
+    secretHash: createHash('sha256').update(secret).digest('hex'),
+    firstParty: true,
+  };
+  const basic = (id: string, s: string) =>
+    `Basic ${Buffer.from(`${encodeURIComponent(id).replace(/%20/g, '+')}:${encodeURIComponent(s).replace(/%20/g, '+')}`).toString('base64')}`;
 
   it('decodes form-urlencoded Basic halves and accepts the right secret either way', () => {
     const credentials = parseClientCredentials(basic('web app', secret), {});
     assert.deepEqual(credentials, { clientId: 'web app', secret, method: 'basic' });
     assert.equal(authenticateClient(confidential, credentials), confidential);
-    assert.equal(authenticateClient(confidential, parseClientCredentials(undefined, { client_id: 'web app', client_secret: secret })), confidential);
+    assert.equal(
+      authenticateClient(
+        confidential,
+        parseClientCredentials(undefined, { client_id: 'web app', client_secret: secret }),
+      ),
+      confidential,
+    );
   });
 
   it('refuses two methods at once and a client_id contradicting the header', () => {
-    assert.equal(code(() => parseClientCredentials(basic('a', 'b'), { client_secret: 'b' })), 'invalid_request');
-    assert.equal(code(() => parseClientCredentials(basic('a', 'b'), { client_id: 'other' })), 'invalid_request');
-    assert.equal(code(() => parseClientCredentials(undefined, {})), 'invalid_request');
+    assert.equal(
+      code(() => parseClientCredentials(basic('a', 'b'), { client_secret: 'b' })),
+      'invalid_request',
+    );
+    assert.equal(
+      code(() => parseClientCredentials(basic('a', 'b'), { client_id: 'other' })),
+      'invalid_request',
+    );
+    assert.equal(
+      code(() => parseClientCredentials(undefined, {})),
+      'invalid_request',
+    );
   });
 
   it('refuses a wrong or missing secret, an unknown client, and a public client that sends a secret', () => {
-    assert.equal(code(() => authenticateClient(confidential, { clientId: 'web app', secret: 'nope', method: 'post' })), 'invalid_client');
-    assert.equal(code(() => authenticateClient(confidential, { clientId: 'web app', method: 'none' })), 'invalid_client');
-    assert.equal(code(() => authenticateClient(null, { clientId: 'x', method: 'none' })), 'invalid_client');
-    assert.equal(code(() => authenticateClient(builtinCliClient, { clientId: builtinCliClient.clientId, secret: 'x', method: 'post' })), 'invalid_client');
+    assert.equal(
+      code(() => authenticateClient(confidential, { clientId: 'web app', secret: 'nope', method: 'post' })),
+      'invalid_client',
+    );
+    assert.equal(
+      code(() => authenticateClient(confidential, { clientId: 'web app', method: 'none' })),
+      'invalid_client',
+    );
+    assert.equal(
+      code(() => authenticateClient(null, { clientId: 'x', method: 'none' })),
+      'invalid_client',
+    );
+    assert.equal(
+      code(() =>
+        authenticateClient(builtinCliClient, { clientId: builtinCliClient.clientId, secret: 'x', method: 'post' }),
+      ),
+      'invalid_client',
+    );
   });
 });

@@ -1,6 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatUserCode, generateUserCode, normalizeUserCode, userCodeAlphabet } from '../../../src/broker/auth/user-code.ts';
+import {
+  formatUserCode,
+  generateUserCode,
+  normalizeUserCode,
+  userCodeAlphabet,
+} from '../../../src/broker/auth/user-code.ts';
 import { isValidCodeChallenge, verifyS256 } from '../../../src/broker/auth/pkce.ts';
 import { constantTimeEqual } from '../../../src/broker/auth/secrets.ts';
 

@@ -1,10 +1,23 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decide, DeviceGrants, slowDownStepMs, type DeviceGrant } from '../../../src/broker/auth/device/device-grants.ts';
+import {
+  decide,
+  DeviceGrants,
+  slowDownStepMs,
+  type DeviceGrant,
+} from '../../../src/broker/auth/device/device-grants.ts';
 import { MemoryEphemeralStore } from '../../../src/broker/state/index.ts';
 
 const identity = { subject: 's', email: 'a@example.com', groups: [] };
-const base: DeviceGrant = { clientId: 'cli', scope: 'mark.read', resource: 'r', userCode: 'BCDFGHJK', status: 'pending', expiresAt: 10_000, intervalMs: 1000 };
+const base: DeviceGrant = {
+  clientId: 'cli',
+  scope: 'mark.read',
+  resource: 'r',
+  userCode: 'BCDFGHJK',
+  status: 'pending',
+  expiresAt: 10_000,
+  intervalMs: 1000,
+};
 
 describe('device_code polling (RFC 8628 §3.5)', () => {
   it('answers authorization_pending and remembers when the client polled', () => {
@@ -17,7 +30,11 @@ describe('device_code polling (RFC 8628 §3.5)', () => {
     const { outcome, grant } = decide({ ...base, lastPollAt: 1000 }, 'cli', 1500);
     assert.equal(outcome.kind, 'slow_down');
     assert.equal(grant?.intervalMs, 1000 + slowDownStepMs);
-    assert.equal(decide(grant!, 'cli', 1500 + 1500).outcome.kind, 'slow_down', 'the longer interval holds for later polls');
+    assert.equal(
+      decide(grant!, 'cli', 1500 + 1500).outcome.kind,
+      'slow_down',
+      'the longer interval holds for later polls',
+    );
     assert.equal(decide(grant!, 'cli', 1500 + 6000).outcome.kind, 'authorization_pending');
   });
 
@@ -62,7 +79,11 @@ describe('device grants in the short-lived store', () => {
     assert.equal(await grants.findPending(userCode), null);
     assert.equal((await grants.poll(deviceCode, 'cli')).kind, 'expired_token');
     advance(60_000);
-    assert.equal((await grants.poll(deviceCode, 'cli')).kind, 'invalid_grant', 'gone entirely after twice the lifetime');
+    assert.equal(
+      (await grants.poll(deviceCode, 'cli')).kind,
+      'invalid_grant',
+      'gone entirely after twice the lifetime',
+    );
   });
 
   it('keeps neither code in the clear in the store', async () => {

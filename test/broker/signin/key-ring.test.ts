@@ -13,13 +13,21 @@ describe('signing key ring', () => {
     assert.ok(a.next);
     assert.equal(a.next.kid, b.next!.kid);
     assert.notEqual(a.next.kid, a.current.kid);
-    assert.deepEqual(ringJwks(a).keys.map((k) => k.kid), [a.current.kid, a.next.kid]);
+    assert.deepEqual(
+      ringJwks(a).keys.map((k) => k.kid),
+      [a.current.kid, a.next.kid],
+    );
   });
 
   it('on promotion of the next key, makes a new next key and trusts the old current one for one token lifetime', async () => {
     const store = new MemoryStateStore();
     let now = 0;
-    const first = await loadKeyRing({ currentPem: generateSigningKeyPem(), store, previousTrustMs: 900_000, now: () => now });
+    const first = await loadKeyRing({
+      currentPem: generateSigningKeyPem(),
+      store,
+      previousTrustMs: 900_000,
+      now: () => now,
+    });
     const nextPem = (await store.read('signing_keys.json'))!.toString();
     const promotedPem = JSON.parse(nextPem).next as string;
     const promoted = await loadKeyRing({ currentPem: promotedPem, store, previousTrustMs: 900_000, now: () => now });
@@ -28,12 +36,20 @@ describe('signing key ring', () => {
     assert.equal(promoted.previous?.kid, first.current.kid);
     assert.ok(ringVerificationKeys(promoted, now).some((k) => k.kid === first.current.kid));
     now = 900_001;
-    assert.ok(!ringVerificationKeys(promoted, now).some((k) => k.kid === first.current.kid), 'no longer after its tokens expired');
+    assert.ok(
+      !ringVerificationKeys(promoted, now).some((k) => k.kid === first.current.kid),
+      'no longer after its tokens expired',
+    );
   });
 
   it('uses a configured next key as is', async () => {
     const nextPem = generateSigningKeyPem();
-    const ring = await loadKeyRing({ currentPem: generateSigningKeyPem(), nextPem, store: new MemoryStateStore(), previousTrustMs: 1000 });
+    const ring = await loadKeyRing({
+      currentPem: generateSigningKeyPem(),
+      nextPem,
+      store: new MemoryStateStore(),
+      previousTrustMs: 1000,
+    });
     assert.equal(ring.next!.kid, loadSigningKey(nextPem).kid);
   });
 });

@@ -1,6 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { clearCookie, csrfCookie, readCookie, roundTripCookie, setCookie } from '../../../src/broker/http/signin/cookies.ts';
+import {
+  clearCookie,
+  csrfCookie,
+  readCookie,
+  roundTripCookie,
+  setCookie,
+} from '../../../src/broker/http/signin/cookies.ts';
 import { CsrfGuard } from '../../../src/broker/http/signin/csrf.ts';
 import { devicePage } from '../../../src/broker/http/signin/pages.ts';
 import { queryParams, singleValued } from '../../../src/broker/http/signin/form-body.ts';
@@ -8,14 +14,23 @@ import { queryParams, singleValued } from '../../../src/broker/http/signin/form-
 describe('sign-in cookies', () => {
   it('carry the __Host-/__Secure- prefixes, Secure, HttpOnly and SameSite over https', () => {
     const secure = { secure: true };
-    assert.equal(setCookie(csrfCookie(secure), 'v', secure), '__Host-demarkus_csrf=v; Path=/; Max-Age=3600; HttpOnly; SameSite=Strict; Secure');
-    assert.match(setCookie(roundTripCookie(secure, 300), 's', secure), /^__Secure-demarkus_signin=s; Path=\/auth\/callback; Max-Age=300; HttpOnly; SameSite=Lax; Secure$/);
+    assert.equal(
+      setCookie(csrfCookie(secure), 'v', secure),
+      '__Host-demarkus_csrf=v; Path=/; Max-Age=3600; HttpOnly; SameSite=Strict; Secure',
+    );
+    assert.match(
+      setCookie(roundTripCookie(secure, 300), 's', secure),
+      /^__Secure-demarkus_signin=s; Path=\/auth\/callback; Max-Age=300; HttpOnly; SameSite=Lax; Secure$/,
+    );
     assert.match(clearCookie(csrfCookie(secure), secure), /Max-Age=0/);
   });
 
   it('drop the prefixes and Secure only for insecure development', () => {
     const insecure = { secure: false };
-    assert.equal(setCookie(csrfCookie(insecure), 'v', insecure), 'demarkus_csrf=v; Path=/; Max-Age=3600; HttpOnly; SameSite=Strict');
+    assert.equal(
+      setCookie(csrfCookie(insecure), 'v', insecure),
+      'demarkus_csrf=v; Path=/; Max-Age=3600; HttpOnly; SameSite=Strict',
+    );
   });
 
   it('are read by exact name', () => {
@@ -39,7 +54,10 @@ describe('CSRF guard', () => {
     assert.equal(guard.verify({ secret, token, origin: 'https://evil.example', fetchSite: undefined }), false);
     assert.equal(guard.verify({ secret, token, origin: 'null', fetchSite: undefined }), false);
     assert.equal(guard.verify({ secret, token, origin: undefined, fetchSite: 'cross-site' }), false);
-    assert.equal(guard.verify({ secret, token: guard.tokenFor('other'), origin: undefined, fetchSite: undefined }), false);
+    assert.equal(
+      guard.verify({ secret, token: guard.tokenFor('other'), origin: undefined, fetchSite: undefined }),
+      false,
+    );
     assert.equal(guard.verify({ secret: undefined, token, origin: undefined, fetchSite: undefined }), false);
   });
 });

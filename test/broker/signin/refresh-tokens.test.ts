@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { RefreshTokens } from '../../../src/broker/auth/tokens/refresh-tokens.ts';
 import { FileStateStore, MemoryStateStore, type StateDocumentStore } from '../../../src/broker/state/index.ts';
 
-const grant = { clientId: 'app', identity: { subject: 's1', email: 'a@example.com', groups: ['g'], hostedDomain: 'example.com' }, scope: 'mark.read', resource: 'https://mcp.example/mcp' };
+const grant = {
+  clientId: 'app',
+  identity: { subject: 's1', email: 'a@example.com', groups: ['g'], hostedDomain: 'example.com' },
+  scope: 'mark.read',
+  resource: 'https://mcp.example/mcp',
+};
 
 const dirs: string[] = [];
 after(async () => {
@@ -16,11 +21,14 @@ after(async () => {
 /** One contract, two backends: a difference between them is a bug in one. */
 const backends: Array<[string, () => Promise<StateDocumentStore>]> = [
   ['memory', async () => new MemoryStateStore()],
-  ['file', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'demarkus-state-'));
-    dirs.push(dir);
-    return new FileStateStore(join(dir, 'state'));
-  }],
+  [
+    'file',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'demarkus-state-'));
+      dirs.push(dir);
+      return new FileStateStore(join(dir, 'state'));
+    },
+  ],
 ];
 
 for (const [name, makeStore] of backends) {
@@ -48,7 +56,10 @@ for (const [name, makeStore] of backends) {
       const { token } = await tokens.issue(grant);
       const next = await tokens.rotate(token, 'app');
       assert.equal((await tokens.rotate(token, 'app')).kind, 'reused');
-      assert.deepEqual(await tokens.rotate((next as { token: string }).token, 'app'), { kind: 'invalid', reason: 'unknown' });
+      assert.deepEqual(await tokens.rotate((next as { token: string }).token, 'app'), {
+        kind: 'invalid',
+        reason: 'unknown',
+      });
     });
 
     it('refuses another client without revoking the owner', async () => {

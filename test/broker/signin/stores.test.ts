@@ -1,6 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryEphemeralStore, MemoryStateStore, jsonDocument, StateStoreError } from '../../../src/broker/state/index.ts';
+import {
+  MemoryEphemeralStore,
+  MemoryStateStore,
+  jsonDocument,
+  StateStoreError,
+} from '../../../src/broker/state/index.ts';
 
 describe('short-lived state (memory)', () => {
   const setup = () => {
@@ -47,7 +52,12 @@ describe('short-lived state (memory)', () => {
 describe('JSON documents on the durable port', () => {
   it('stores what the change returns and reports its outcome; a change with no next stores nothing', async () => {
     const store = new MemoryStateStore();
-    const doc = jsonDocument(store, 'd.json', () => ({ n: 0 }), (v): v is { n: number } => typeof (v as { n?: unknown }).n === 'number');
+    const doc = jsonDocument(
+      store,
+      'd.json',
+      () => ({ n: 0 }),
+      (v): v is { n: number } => typeof (v as { n?: unknown }).n === 'number',
+    );
     assert.equal(await doc.update((c) => ({ next: { n: c.n + 1 }, outcome: 'added' })), 'added');
     assert.equal(await doc.update(() => ({ outcome: 'kept' })), 'kept');
     assert.deepEqual(await doc.read(), { n: 1 });
@@ -56,7 +66,12 @@ describe('JSON documents on the durable port', () => {
   it('refuses a document of the wrong shape rather than overwrite it', async () => {
     const store = new MemoryStateStore();
     await store.update('d.json', () => Buffer.from('{"other":true}'));
-    const doc = jsonDocument(store, 'd.json', () => ({ n: 0 }), (v): v is { n: number } => typeof (v as { n?: unknown }).n === 'number');
+    const doc = jsonDocument(
+      store,
+      'd.json',
+      () => ({ n: 0 }),
+      (v): v is { n: number } => typeof (v as { n?: unknown }).n === 'number',
+    );
     await assert.rejects(doc.read(), StateStoreError);
   });
 });

@@ -11,39 +11,88 @@ import type { UpstreamIdp } from '../../../src/broker/auth/upstream/upstream-idp
 import { parseBrokerConfig } from '../../../src/broker/config/index.ts';
 import { MemoryEphemeralStore, MemoryStateStore } from '../../../src/broker/state/index.ts';
 
-const upstream: UpstreamIdp = { issuer: 'http://127.0.0.1:1', authorizationOrigin: 'http://127.0.0.1:1', begin: async () => ({ url: 'http://127.0.0.1:1/auth', roundTrip: { state: 's', nonce: 'n', codeVerifier: 'v' } }), finish: async () => ({}) };
+const upstream: UpstreamIdp = {
+  issuer: 'http://127.0.0.1:1',
+  authorizationOrigin: 'http://127.0.0.1:1',
+  begin: async () => ({ url: 'http://127.0.0.1:1/auth', roundTrip: { state: 's', nonce: 'n', codeVerifier: 'v' } }),
+  finish: async () => ({}),
+};
 
 async function context(allowDomains: string[]) {
   const pem = generateSigningKeyPem();
-  const config = parseBrokerConfig(stringify({
-    server: { addr: '127.0.0.1:1', publicURL: 'http://127.0.0.1:1' },
-    oidc: { brokerSigningKey: pem, issuer: 'http://127.0.0.1:2', clientID: 'b', allowDomains },
-    storage: { backend: 'file', dir: '/tmp/unused' },
-    worlds: [{ name: 'root', internalAddress: 'localhost:9', tokensFile: '/tmp/unused/t.toml', defaultToken: { paths: ['/**'] } }],
-  }), {});
+  const config = parseBrokerConfig(
+    stringify({
+      server: { addr: '127.0.0.1:1', publicURL: 'http://127.0.0.1:1' },
+      oidc: { brokerSigningKey: pem, issuer: 'http://127.0.0.1:2', clientID: 'b', allowDomains },
+      storage: { backend: 'file', dir: '/tmp/unused' },
+      worlds: [
+        {
+          name: 'root',
+          internalAddress: 'localhost:9',
+          tokensFile: '/tmp/unused/t.toml',
+          defaultToken: { paths: ['/**'] },
+        },
+      ],
+    }),
+    {},
+  );
   const durable = new MemoryStateStore();
   const ring = await loadKeyRing({ currentPem: pem, store: durable, previousTrustMs: 1000 });
-  return createSignInContext({ config, resource: 'http://127.0.0.1:3/mcp', ring, durable, ephemeral: new MemoryEphemeralStore(), upstream });
+  return createSignInContext({
+    config,
+    resource: 'http://127.0.0.1:3/mcp',
+    ring,
+    durable,
+    ephemeral: new MemoryEphemeralStore(),
+    upstream,
+  });
 }
 
 describe('refresh_token grant and oidc.allowDomains', () => {
   it('refuses a refresh once the hosted domain left the allowlist, and revokes the family', async () => {
     const open = await context(['example.com']);
     const identity = { subject: 's', email: 'a@example.com', groups: [], hostedDomain: 'example.com' };
-    const { token } = await open.refreshTokens.issue({ clientId: 'demarkus-cli', identity, scope: 'mark.read', resource: open.resource });
+    const { token } = await open.refreshTokens.issue({
+      clientId: 'demarkus-cli',
+      identity,
+      scope: 'mark.read',
+      resource: open.resource,
+    });
     const narrowed = { ...open, allowDomains: ['other.example'] };
-    await assert.rejects(tokenEndpoint(narrowed, undefined, { grant_type: 'refresh_token', refresh_token: token, client_id: 'demarkus-cli' }), (error: OAuthError) => error.error === 'invalid_grant' && /domain/.test(error.description));
+    await assert.rejects(
+      tokenEndpoint(narrowed, undefined, {
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: 'demarkus-cli',
+      }),
+      (error: OAuthError) => error.error === 'invalid_grant' && /domain/.test(error.description),
+    );
     assert.equal(await open.refreshTokens.familyCount(), 0);
   });
 
   it('refreshes while the domain is allowed, and answers unsupported_grant_type for other grants', async () => {
     const ctx = await context(['example.com']);
     const identity = { subject: 's', email: 'a@example.com', groups: [], hostedDomain: 'example.com' };
-    const { token } = await ctx.refreshTokens.issue({ clientId: 'demarkus-cli', identity, scope: 'mark.read', resource: ctx.resource });
-    const response = await tokenEndpoint(ctx, undefined, { grant_type: 'refresh_token', refresh_token: token, client_id: 'demarkus-cli' });
+    const { token } = await ctx.refreshTokens.issue({
+      clientId: 'demarkus-cli',
+      identity,
+      scope: 'mark.read',
+      resource: ctx.resource,
+    });
+    const response = await tokenEndpoint(ctx, undefined, {
+      grant_type: 'refresh_token',
+      refresh_token: token,
+      client_id: 'demarkus-cli',
+    });
     assert.notEqual(response.refresh_token, token);
-    await assert.rejects(tokenEndpoint(ctx, undefined, { grant_type: 'password', client_id: 'demarkus-cli' }), (error: OAuthError) => error.error === 'unsupported_grant_type');
-    await assert.rejects(tokenEndpoint(ctx, undefined, { client_id: 'demarkus-cli' }), (error: OAuthError) => error.error === 'invalid_request');
+    await assert.rejects(
+      tokenEndpoint(ctx, undefined, { grant_type: 'password', client_id: 'demarkus-cli' }),
+      (error: OAuthError) => error.error === 'unsupported_grant_type',
+    );
+    await assert.rejects(
+      tokenEndpoint(ctx, undefined, { client_id: 'demarkus-cli' }),
+      (error: OAuthError) => error.error === 'invalid_request',
+    );
   });
 });
 
@@ -51,8 +100,17 @@ describe('sign-in identity from upstream claims', () => {
   const claims = { sub: 'x', email: ' Bob@Example.COM ', email_verified: true, hd: 'Example.com', groups: ['devs', 3] };
 
   it('is the lower-cased verified email, with groups and hd', () => {
-    assert.deepEqual(signInIdentityFromClaims(claims, ['example.com']), { subject: 'x', email: 'bob@example.com', groups: ['devs'], hostedDomain: 'example.com' });
-    assert.equal(signInIdentityFromClaims({ ...claims, hd: undefined }, []).hostedDomain, undefined, 'an empty allowlist is open');
+    assert.deepEqual(signInIdentityFromClaims(claims, ['example.com']), {
+      subject: 'x',
+      email: 'bob@example.com',
+      groups: ['devs'],
+      hostedDomain: 'example.com',
+    });
+    assert.equal(
+      signInIdentityFromClaims({ ...claims, hd: undefined }, []).hostedDomain,
+      undefined,
+      'an empty allowlist is open',
+    );
   });
 
   it('refuses an unverified email, a missing email, and a domain outside the list (or no hd at all)', () => {
@@ -79,12 +137,26 @@ describe('the IdP callback of a device sign-in', () => {
     const { deviceSubmit } = await import('../../../src/broker/auth/device/device-endpoints.ts');
     let failure: 'failed' | 'denied' = 'failed';
     const ctx = await context([]);
-    const flaky = { ...ctx, upstream: { ...upstream, finish: async () => Promise.reject(new UpstreamSignInError(failure, 'upstream sign-in')) } };
-    const { userCode, deviceCode } = await ctx.devices.start({ clientId: 'demarkus-cli', scope: 'mark.read', resource: ctx.resource });
+    const flaky = {
+      ...ctx,
+      upstream: {
+        ...upstream,
+        finish: async () => Promise.reject(new UpstreamSignInError(failure, 'upstream sign-in')),
+      },
+    };
+    const { userCode, deviceCode } = await ctx.devices.start({
+      clientId: 'demarkus-cli',
+      scope: 'mark.read',
+      resource: ctx.resource,
+    });
     const first = await deviceSubmit(flaky, userCode, 'approve');
     assert.equal(first.kind, 'upstream');
     const callback = (state: string) => new URL(`http://127.0.0.1:1/auth/callback?code=c&state=${state}`);
-    const step = await callbackEndpoint(flaky, callback((first as { state: string }).state), (first as { state: string }).state);
+    const step = await callbackEndpoint(
+      flaky,
+      callback((first as { state: string }).state),
+      (first as { state: string }).state,
+    );
     assert.deepEqual([step.kind, (step as { outcome?: string }).outcome], ['device-done', 'failed']);
     assert.equal((await ctx.devices.poll(deviceCode, 'demarkus-cli')).kind, 'authorization_pending');
     failure = 'denied';

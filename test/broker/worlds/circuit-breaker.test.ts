@@ -5,7 +5,12 @@ import { CircuitBreaker, type CircuitState } from '../../../src/broker/worlds/in
 function breaker(threshold = 3, cooldownMs = 1_000) {
   let now = 0;
   const states: CircuitState[] = [];
-  const circuit = new CircuitBreaker({ failureThreshold: threshold, cooldownMs, now: () => now, onStateChange: (s) => states.push(s) });
+  const circuit = new CircuitBreaker({
+    failureThreshold: threshold,
+    cooldownMs,
+    now: () => now,
+    onStateChange: (s) => states.push(s),
+  });
   return { circuit, states, advance: (ms: number) => (now += ms) };
 }
 

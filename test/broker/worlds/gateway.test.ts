@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { parseBrokerConfig, type BrokerConfig } from '../../../src/broker/config/index.ts';
-import { MarkWorldGateway, openWorldGateway, WorldGatewayError, WriteDeniedError, WorldUnavailableError } from '../../../src/broker/worlds/index.ts';
+import {
+  MarkWorldGateway,
+  openWorldGateway,
+  WorldGatewayError,
+  WriteDeniedError,
+  WorldUnavailableError,
+} from '../../../src/broker/worlds/index.ts';
 import { hashToken, generateToken } from '../../../src/protocol/token.ts';
 import { signingKey } from '../config/fixtures.ts';
 import { person, recordingMetrics, startTestWorld, worldYaml, writeCaFile, type TestWorld } from './world-servers.ts';
@@ -43,8 +49,14 @@ describe('world gateway against real world servers', () => {
     root = await mkdtemp(join(tmpdir(), 'broker-gateway-'));
     teamA = await startTestWorld('team-a');
     // team-b protects /private/** with a read token, to show reads never carry a caller's token.
-    teamB = await startTestWorld('team-b', `[tokens.reader]\nhash = "${hashToken(readerToken)}"\npaths = ["/private/**"]\noperations = ["read"]\n`);
-    config = brokerConfig(join(root, 'state'), await writeCaFile(root), [worldYaml(teamA), worldYaml(teamB, '    allow: { emails: [ann@example.com] }')]);
+    teamB = await startTestWorld(
+      'team-b',
+      `[tokens.reader]\nhash = "${hashToken(readerToken)}"\npaths = ["/private/**"]\noperations = ["read"]\n`,
+    );
+    config = brokerConfig(join(root, 'state'), await writeCaFile(root), [
+      worldYaml(teamA),
+      worldYaml(teamB, '    allow: { emails: [ann@example.com] }'),
+    ]);
     gateway = await openWorldGateway(config, { metrics });
   });
 
@@ -67,16 +79,31 @@ describe('world gateway against real world servers', () => {
   it('provisions the write token into the world tokens file, and the world accepts the write', async () => {
     const response = await gateway.write('team-a', ann, { verb: 'PUBLISH', path: '/notes.md', body: '# Notes\n' });
     assert.equal(response.status, 'created');
-    const record = JSON.parse(await readFile(join(config.storage.dir!, 'demarkus-broker-write-token-team-a.json'), 'utf8'));
+    const record = JSON.parse(
+      await readFile(join(config.storage.dir!, 'demarkus-broker-write-token-team-a.json'), 'utf8'),
+    );
     const tokensText = await readFile(teamA.tokensFile, 'utf8');
-    const tokens = (parse(tokensText) as { tokens: Record<string, { hash: string; paths: string[]; operations: string[] }> }).tokens;
-    assert.deepEqual({ ...tokens['broker-write-team-a'] }, { hash: hashToken(record.rawToken), paths: ['/**'], operations: ['publish'] });
+    const tokens = (
+      parse(tokensText) as { tokens: Record<string, { hash: string; paths: string[]; operations: string[] }> }
+    ).tokens;
+    assert.deepEqual(
+      { ...tokens['broker-write-team-a'] },
+      { hash: hashToken(record.rawToken), paths: ['/**'], operations: ['publish'] },
+    );
     assert.ok(!tokensText.includes(record.rawToken));
-    assert.equal((await stat(join(config.storage.dir!, 'demarkus-broker-write-token-team-a.json'))).mode & 0o777, 0o600);
+    assert.equal(
+      (await stat(join(config.storage.dir!, 'demarkus-broker-write-token-team-a.json'))).mode & 0o777,
+      0o600,
+    );
   });
 
   it('records the caller as agent, whatever agent or auth the caller sent', async () => {
-    const written = await gateway.write('team-a', ann, { verb: 'PUBLISH', path: '/agent.md', metadata: { agent: 'mallory', auth: 'forged' }, body: 'x\n' });
+    const written = await gateway.write('team-a', ann, {
+      verb: 'PUBLISH',
+      path: '/agent.md',
+      metadata: { agent: 'mallory', auth: 'forged' },
+      body: 'x\n',
+    });
     assert.equal(written.status, 'created');
     const fetched = await gateway.read('team-a', { verb: 'FETCH', path: '/agent.md' });
     assert.equal(fetched.status, 'ok');
@@ -85,12 +112,17 @@ describe('world gateway against real world servers', () => {
   });
 
   it('reads without a token, even when the caller passes one', async () => {
-    const response = await gateway.read('team-b', { verb: 'FETCH', path: '/private/secret.md', metadata: { auth: readerToken } });
+    const response = await gateway.read('team-b', {
+      verb: 'FETCH',
+      path: '/private/secret.md',
+      metadata: { auth: readerToken },
+    });
     assert.equal(response.status, 'unauthorized');
   });
 
   it('answers world statuses as results, and they do not count as failures', async () => {
-    for (let i = 0; i < 3; i++) assert.equal((await gateway.read('team-a', { verb: 'FETCH', path: '/missing.md' })).status, 'not-found');
+    for (let i = 0; i < 3; i++)
+      assert.equal((await gateway.read('team-a', { verb: 'FETCH', path: '/missing.md' })).status, 'not-found');
     assert.equal(gateway.circuitState('team-a'), 'closed');
   });
 
@@ -99,36 +131,50 @@ describe('world gateway against real world servers', () => {
     const recordBefore = await readFile(join(config.storage.dir!, 'demarkus-broker-write-token-team-a.json'));
     const second = await openWorldGateway(config);
     try {
-      assert.equal((await second.write('team-a', ann, { verb: 'PUBLISH', path: '/second.md', body: 'two\n' })).status, 'created');
+      assert.equal(
+        (await second.write('team-a', ann, { verb: 'PUBLISH', path: '/second.md', body: 'two\n' })).status,
+        'created',
+      );
     } finally {
       await second.close();
     }
     assert.deepEqual(await readFile(teamA.tokensFile), tokensBefore);
-    assert.deepEqual(await readFile(join(config.storage.dir!, 'demarkus-broker-write-token-team-a.json')), recordBefore);
+    assert.deepEqual(
+      await readFile(join(config.storage.dir!, 'demarkus-broker-write-token-team-a.json')),
+      recordBefore,
+    );
   });
 
   it('denies a writer outside the allowlist and sends nothing', async () => {
     const tokensBefore = await readFile(teamB.tokensFile, 'utf8');
     const eventsBefore = metrics.of('team-b').length;
-    await assert.rejects(gateway.write('team-b', bob, { verb: 'PUBLISH', path: '/x.md', body: 'x' }), (error: unknown) => {
-      assert.ok(error instanceof WriteDeniedError);
-      assert.equal(error.code, 'ERR_WRITE_DENIED');
-      assert.equal(error.message, 'write access denied for world "team-b"');
-      return true;
-    });
+    await assert.rejects(
+      gateway.write('team-b', bob, { verb: 'PUBLISH', path: '/x.md', body: 'x' }),
+      (error: unknown) => {
+        assert.ok(error instanceof WriteDeniedError);
+        assert.equal(error.code, 'ERR_WRITE_DENIED');
+        assert.equal(error.message, 'write access denied for world "team-b"');
+        return true;
+      },
+    );
     assert.equal(metrics.of('team-b').length, eventsBefore);
     assert.equal(await readFile(teamB.tokensFile, 'utf8'), tokensBefore);
-    await assert.rejects(stat(join(config.storage.dir!, 'demarkus-broker-write-token-team-b.json')), { code: 'ENOENT' });
+    await assert.rejects(stat(join(config.storage.dir!, 'demarkus-broker-write-token-team-b.json')), {
+      code: 'ENOENT',
+    });
     assert.equal(gateway.canWrite('team-b', bob), false);
     assert.equal(gateway.canWrite('team-b', ann), true);
   });
 
   it('refuses an unverified email before anything is sent', async () => {
     const eventsBefore = metrics.events.length;
-    await assert.rejects(gateway.write('team-a', person('ann@example.com', false), { verb: 'PUBLISH', path: '/x.md', body: 'x' }), {
-      code: 'ERR_EMAIL_UNVERIFIED',
-      message: 'identity email is not verified',
-    });
+    await assert.rejects(
+      gateway.write('team-a', person('ann@example.com', false), { verb: 'PUBLISH', path: '/x.md', body: 'x' }),
+      {
+        code: 'ERR_EMAIL_UNVERIFIED',
+        message: 'identity email is not verified',
+      },
+    );
     assert.equal(metrics.events.length, eventsBefore);
     assert.equal(gateway.canWrite('team-a', person('ann@example.com', false)), false);
   });
@@ -151,18 +197,27 @@ describe('world gateway against real world servers', () => {
   it('reports a token the world keeps rejecting after the configured attempts', async () => {
     // The broker edits a decoy file the world never reads, so the world never learns the token.
     const decoyWorlds = [worldYaml(teamA, '', join(root, 'decoy-tokens.toml'))];
-    const decoyConfig = brokerConfig(join(root, 'decoy-state'), join(root, 'worlds-ca.pem'), decoyWorlds, 'firstMintMaxAttempts: 3, firstMintInitialBackoff: 10ms, firstMintMaxBackoff: 20ms');
+    const decoyConfig = brokerConfig(
+      join(root, 'decoy-state'),
+      join(root, 'worlds-ca.pem'),
+      decoyWorlds,
+      'firstMintMaxAttempts: 3, firstMintInitialBackoff: 10ms, firstMintMaxBackoff: 20ms',
+    );
     const decoyMetrics = recordingMetrics();
     const rejecting = await openWorldGateway(decoyConfig, { metrics: decoyMetrics });
     try {
       await assert.rejects(rejecting.write('team-a', ann, { verb: 'PUBLISH', path: '/never.md', body: 'x' }), {
         code: 'ERR_WRITE_TOKEN_REJECTED',
-        message: 'broker: world team-a rejected write token after 3 attempts (token propagation lag exceeded broker deadline)',
+        message:
+          'broker: world team-a rejected write token after 3 attempts (token propagation lag exceeded broker deadline)',
       });
     } finally {
       await rejecting.close();
     }
-    assert.deepEqual(decoyMetrics.events.map((e) => (e.kind === 'finished' ? e.status : e.kind)), ['unauthorized', 'unauthorized', 'unauthorized']);
+    assert.deepEqual(
+      decoyMetrics.events.map((e) => (e.kind === 'finished' ? e.status : e.kind)),
+      ['unauthorized', 'unauthorized', 'unauthorized'],
+    );
   });
 });
 
@@ -224,11 +279,20 @@ describe('world gateway: per-world failure isolation', () => {
     assert.equal(gateway.circuitState('down'), 'closed');
     assert.equal((await fetchRoot('down')).status, 'ok');
 
-    const circuit = metrics.of('down').filter((e) => e.kind === 'circuit').map((e) => (e.kind === 'circuit' ? e.state : ''));
+    const circuit = metrics
+      .of('down')
+      .filter((e) => e.kind === 'circuit')
+      .map((e) => (e.kind === 'circuit' ? e.state : ''));
     assert.deepEqual(circuit, ['open', 'half-open', 'closed']);
-    const failures = metrics.of('down').filter((e) => e.kind === 'failed').map((e) => (e.kind === 'failed' ? e.reason : ''));
+    const failures = metrics
+      .of('down')
+      .filter((e) => e.kind === 'failed')
+      .map((e) => (e.kind === 'failed' ? e.reason : ''));
     assert.equal(failures.length, 4);
     assert.deepEqual(failures.slice(2), ['circuit-open', 'circuit-open']);
-    assert.deepEqual(metrics.of('up').filter((e) => e.kind !== 'finished'), []);
+    assert.deepEqual(
+      metrics.of('up').filter((e) => e.kind !== 'finished'),
+      [],
+    );
   });
 });

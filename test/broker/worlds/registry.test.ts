@@ -1,8 +1,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { WorldRegistry, resolveWorldAddress, type WorldChange, type WorldDefinition } from '../../../src/broker/worlds/index.ts';
+import {
+  WorldRegistry,
+  resolveWorldAddress,
+  type WorldChange,
+  type WorldDefinition,
+} from '../../../src/broker/worlds/index.ts';
 
-const world = (name: string, address = `${name}.svc:6309`, source: WorldDefinition['source'] = 'discovery'): WorldDefinition => ({
+const world = (
+  name: string,
+  address = `${name}.svc:6309`,
+  source: WorldDefinition['source'] = 'discovery',
+): WorldDefinition => ({
   name,
   address,
   source,
@@ -13,11 +22,17 @@ const world = (name: string, address = `${name}.svc:6309`, source: WorldDefiniti
 
 describe('world address resolution (reference §3.1)', () => {
   it('uses internalAddress when configured', () => {
-    assert.equal(resolveWorldAddress({ name: 'team-a', namespace: 'ns', internalAddress: '10.0.0.5:7000' }), '10.0.0.5:7000');
+    assert.equal(
+      resolveWorldAddress({ name: 'team-a', namespace: 'ns', internalAddress: '10.0.0.5:7000' }),
+      '10.0.0.5:7000',
+    );
   });
 
   it('defaults to the Service DNS name on the Mark port', () => {
-    assert.equal(resolveWorldAddress({ name: 'team-a', namespace: 'knowledge' }), 'team-a.knowledge.svc.cluster.local:6309');
+    assert.equal(
+      resolveWorldAddress({ name: 'team-a', namespace: 'knowledge' }),
+      'team-a.knowledge.svc.cluster.local:6309',
+    );
   });
 
   it('refuses a world with neither', () => {
@@ -30,7 +45,10 @@ describe('world registry', () => {
     const registry = new WorldRegistry([world('zeta', 'z:1', 'config'), world('alpha', 'a:1', 'config')]);
     registry.upsert(world('mid'));
     registry.upsert(world('beta'));
-    assert.deepEqual(registry.list().map((w) => `${w.name}/${w.source}`), ['zeta/config', 'alpha/config', 'beta/discovery', 'mid/discovery']);
+    assert.deepEqual(
+      registry.list().map((w) => `${w.name}/${w.source}`),
+      ['zeta/config', 'alpha/config', 'beta/discovery', 'mid/discovery'],
+    );
   });
 
   it('adds, updates and removes discovered worlds, telling listeners', () => {

@@ -27,7 +27,15 @@ export async function startTestWorld(name: string, tokensToml = ''): Promise<Tes
   await writeFile(tokensFile, tokensToml);
   const tls = await testTls();
   const listen = async (port: number) =>
-    startWorldServer({ root: join(dir, 'root'), tokensFile, name, now: pinnedNow, listen: { host: '127.0.0.1', port }, tls, rateLimit: { perSecond: 0, burst: 1 } });
+    startWorldServer({
+      root: join(dir, 'root'),
+      tokensFile,
+      name,
+      now: pinnedNow,
+      listen: { host: '127.0.0.1', port },
+      tls,
+      rateLimit: { perSecond: 0, burst: 1 },
+    });
   let server: WorldServer | null = await listen(0);
   const port = server.port;
   return {

@@ -3,18 +3,25 @@ import assert from 'node:assert/strict';
 import { parseWorldUrl, WorldUrlError } from '../../../src/broker/worlds/index.ts';
 
 function refuses(text: string, message: string, options: { allowFragment?: boolean } = {}): void {
-  assert.throws(() => parseWorldUrl(text, options), (error: unknown) => {
-    assert.ok(error instanceof WorldUrlError);
-    assert.equal(error.code, 'ERR_INVALID_WORLD_URL');
-    assert.equal(error.message, message);
-    assert.equal(error.input, text);
-    return true;
-  });
+  assert.throws(
+    () => parseWorldUrl(text, options),
+    (error: unknown) => {
+      assert.ok(error instanceof WorldUrlError);
+      assert.equal(error.code, 'ERR_INVALID_WORLD_URL');
+      assert.equal(error.message, message);
+      assert.equal(error.input, text);
+      return true;
+    },
+  );
 }
 
 describe('tool URLs: mark://{world}/{path} only (reference §4.2)', () => {
   it('splits world and path', () => {
-    assert.deepEqual(parseWorldUrl('mark://team-a/docs/index.md'), { world: 'team-a', path: '/docs/index.md', fragment: null });
+    assert.deepEqual(parseWorldUrl('mark://team-a/docs/index.md'), {
+      world: 'team-a',
+      path: '/docs/index.md',
+      fragment: null,
+    });
   });
 
   it('reads a bare world as the root path', () => {
@@ -49,8 +56,14 @@ describe('tool URLs: mark://{world}/{path} only (reference §4.2)', () => {
   });
 
   it('refuses a port, even an empty one', () => {
-    refuses('mark://team-a:7000/x.md', 'invalid URL "mark://team-a:7000/x.md": world host must not carry a port (the broker resolves world names internally)');
-    refuses('mark://team-a:/x.md', 'invalid URL "mark://team-a:/x.md": world host must not carry a port (the broker resolves world names internally)');
+    refuses(
+      'mark://team-a:7000/x.md',
+      'invalid URL "mark://team-a:7000/x.md": world host must not carry a port (the broker resolves world names internally)',
+    );
+    refuses(
+      'mark://team-a:/x.md',
+      'invalid URL "mark://team-a:/x.md": world host must not carry a port (the broker resolves world names internally)',
+    );
   });
 
   it('refuses userinfo, even an empty one', () => {
@@ -64,13 +77,23 @@ describe('tool URLs: mark://{world}/{path} only (reference §4.2)', () => {
 
   it('refuses a fragment unless the caller allows one', () => {
     refuses('mark://team-a/x.md#intro', 'invalid URL "mark://team-a/x.md#intro": fragments are not supported');
-    assert.deepEqual(parseWorldUrl('mark://team-a/x.md#intro', { allowFragment: true }), { world: 'team-a', path: '/x.md', fragment: 'intro' });
+    assert.deepEqual(parseWorldUrl('mark://team-a/x.md#intro', { allowFragment: true }), {
+      world: 'team-a',
+      path: '/x.md',
+      fragment: 'intro',
+    });
   });
 
   it('cuts at the first "#" before parsing when fragments are allowed', () => {
-    assert.deepEqual(parseWorldUrl('mark://team-a/x.md#a#b', { allowFragment: true }), { world: 'team-a', path: '/x.md', fragment: 'a#b' });
+    assert.deepEqual(parseWorldUrl('mark://team-a/x.md#a#b', { allowFragment: true }), {
+      world: 'team-a',
+      path: '/x.md',
+      fragment: 'a#b',
+    });
     assert.equal(parseWorldUrl('mark://team-a/x.md#', { allowFragment: true }).fragment, null);
-    refuses('mark://team-a/x.md?q#intro', 'invalid URL "mark://team-a/x.md?q": query parameters are not supported', { allowFragment: true });
+    refuses('mark://team-a/x.md?q#intro', 'invalid URL "mark://team-a/x.md?q": query parameters are not supported', {
+      allowFragment: true,
+    });
   });
 
   it('reports Go parse errors with the Go text', () => {

@@ -32,7 +32,12 @@ describe('tokens.toml entry text (reference §2.8 FormatEntry)', () => {
 
   it('joins lists with ", ", Go-quotes a label that is not a bare key, and adds expires only when set', () => {
     assert.equal(
-      formatTokenEntry('with.dot', { hash, paths: ['/a/*', '/b "q"'], operations: ['publish', 'read'], expires: '2026-12-31T23:59:59Z' }),
+      formatTokenEntry('with.dot', {
+        hash,
+        paths: ['/a/*', '/b "q"'],
+        operations: ['publish', 'read'],
+        expires: '2026-12-31T23:59:59Z',
+      }),
       `\n[tokens."with.dot"]\nhash = "${hash}"\npaths = ["/a/*", "/b \\"q\\""]\noperations = ["publish", "read"]\nexpires = "2026-12-31T23:59:59Z"\n`,
     );
   });
@@ -40,18 +45,27 @@ describe('tokens.toml entry text (reference §2.8 FormatEntry)', () => {
 
 describe('editing a tokens.toml for the write token', () => {
   const record = (paths = ['/**']): WriteTokenRecord => mintWriteTokenRecord('team-a', paths);
-  const existing = '# operators: hand-minted tokens below\n[tokens.alice]\nhash = "sha256-' + 'b'.repeat(64) + '"\npaths = ["/docs/**"]\noperations = ["publish"]\n';
+  const existing =
+    '# operators: hand-minted tokens below\n[tokens.alice]\nhash = "sha256-' +
+    'b'.repeat(64) +
+    '"\npaths = ["/docs/**"]\noperations = ["publish"]\n';
 
   it('appends the entry after every existing byte', () => {
     const token = record();
     const edit = ensureTokenEntry(existing, token);
     assert.equal(edit.outcome, 'appended');
-    assert.equal(edit.text, existing + formatTokenEntry(token.label, { hash: token.hash, paths: ['/**'], operations: ['publish'] }));
+    assert.equal(
+      edit.text,
+      existing + formatTokenEntry(token.label, { hash: token.hash, paths: ['/**'], operations: ['publish'] }),
+    );
   });
 
   it('appends to an empty file', () => {
     const token = record();
-    assert.equal(ensureTokenEntry('', token).text, formatTokenEntry(token.label, { hash: token.hash, paths: ['/**'], operations: ['publish'] }));
+    assert.equal(
+      ensureTokenEntry('', token).text,
+      formatTokenEntry(token.label, { hash: token.hash, paths: ['/**'], operations: ['publish'] }),
+    );
   });
 
   it('changes nothing when the label already has this hash', () => {
@@ -66,7 +80,10 @@ describe('editing a tokens.toml for the write token', () => {
     const bob = '\n[tokens.bob]\nhash = "sha256-' + 'c'.repeat(64) + '"\npaths = ["/**"]\noperations = ["publish"]\n';
     const edit = ensureTokenEntry(ensureTokenEntry(existing, stale).text + bob, fresh);
     assert.equal(edit.outcome, 'replaced');
-    assert.equal(edit.text, existing + bob + formatTokenEntry(fresh.label, { hash: fresh.hash, paths: ['/**'], operations: ['publish'] }));
+    assert.equal(
+      edit.text,
+      existing + bob + formatTokenEntry(fresh.label, { hash: fresh.hash, paths: ['/**'], operations: ['publish'] }),
+    );
   });
 
   it('replaces an entry written in another form by re-encoding the document', () => {
@@ -127,7 +144,9 @@ describe('file write-token store', () => {
     assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     assert.ok(rejected.reason instanceof WriteTokenConflictError);
-    const winner = results.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{ record: WriteTokenRecord }>;
+    const winner = results.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{
+      record: WriteTokenRecord;
+    }>;
     assert.deepEqual((await store.get('race'))?.record, winner.value.record);
   });
 
@@ -135,7 +154,10 @@ describe('file write-token store', () => {
     const store = new FileWriteTokenStore(dir);
     const first = await store.put('versioned', mintWriteTokenRecord('versioned', ['/**']), null);
     const second = await store.put('versioned', mintWriteTokenRecord('versioned', ['/**']), first.version);
-    await assert.rejects(store.put('versioned', mintWriteTokenRecord('versioned', ['/**']), first.version), WriteTokenConflictError);
+    await assert.rejects(
+      store.put('versioned', mintWriteTokenRecord('versioned', ['/**']), first.version),
+      WriteTokenConflictError,
+    );
     assert.deepEqual((await store.get('versioned'))?.record, second.record);
   });
 
@@ -178,13 +200,19 @@ describe('file tokens sink and provisioning', () => {
   });
 
   it('refuses a world without a tokens file', async () => {
-    await assert.rejects(new FileTokensSink().ensure(worldWith('none', undefined), mintWriteTokenRecord('none', ['/**'])), TokensSinkError);
+    await assert.rejects(
+      new FileTokensSink().ensure(worldWith('none', undefined), mintWriteTokenRecord('none', ['/**'])),
+      TokensSinkError,
+    );
   });
 
   it('leaves a broken tokens file untouched', async () => {
     const file = join(dir, 'broken.toml');
     await writeFile(file, '[tokens.x\n');
-    await assert.rejects(new FileTokensSink().ensure(worldWith('broken', file), mintWriteTokenRecord('broken', ['/**'])), TokensSinkError);
+    await assert.rejects(
+      new FileTokensSink().ensure(worldWith('broken', file), mintWriteTokenRecord('broken', ['/**'])),
+      TokensSinkError,
+    );
     assert.equal(await readFile(file, 'utf8'), '[tokens.x\n');
   });
 
@@ -192,7 +220,10 @@ describe('file tokens sink and provisioning', () => {
     const file = join(dir, 'mint.toml');
     const store = new FileWriteTokenStore(join(dir, 'state'));
     const provisioner = new WriteTokenProvisioner(store, new FileTokensSink());
-    const [one, two] = await Promise.all([provisioner.token(worldWith('mint', file)), provisioner.token(worldWith('mint', file))]);
+    const [one, two] = await Promise.all([
+      provisioner.token(worldWith('mint', file)),
+      provisioner.token(worldWith('mint', file)),
+    ]);
     assert.equal(one, two);
     assert.equal((await store.get('mint'))?.record.rawToken, one);
     const toml = await readFile(file, 'utf8');
@@ -203,9 +234,13 @@ describe('file tokens sink and provisioning', () => {
   it('reuses the stored record in a second provisioner and re-syncs a world file that lost it', async () => {
     const file = join(dir, 'reuse.toml');
     const state = join(dir, 'state');
-    const first = await new WriteTokenProvisioner(new FileWriteTokenStore(state), new FileTokensSink()).token(worldWith('reuse', file));
+    const first = await new WriteTokenProvisioner(new FileWriteTokenStore(state), new FileTokensSink()).token(
+      worldWith('reuse', file),
+    );
     await writeFile(file, '');
-    const second = await new WriteTokenProvisioner(new FileWriteTokenStore(state), new FileTokensSink()).token(worldWith('reuse', file));
+    const second = await new WriteTokenProvisioner(new FileWriteTokenStore(state), new FileTokensSink()).token(
+      worldWith('reuse', file),
+    );
     assert.equal(second, first);
     assert.ok((await readFile(file, 'utf8')).includes(hashToken(first)));
   });

@@ -6,7 +6,10 @@ export type Labels = Record<string, string> | undefined;
 
 export function labelMatcher(selector: string | null): (labels: Labels) => boolean {
   if (selector === null || selector.trim() === '') return () => true;
-  const tests = selector.split(',').map((part) => part.trim()).map(requirement);
+  const tests = selector
+    .split(',')
+    .map((part) => part.trim())
+    .map(requirement);
   return (labels) => tests.every((test) => test(labels ?? {}));
 }
 

@@ -10,11 +10,26 @@ import { alreadyExists, conflict, notFound } from './status.ts';
 export type KubeObject = {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace: string; resourceVersion?: string; uid?: string; creationTimestamp?: string; labels?: Record<string, string>; annotations?: Record<string, string>; [key: string | symbol]: unknown };
+  metadata: {
+    name: string;
+    namespace: string;
+    resourceVersion?: string;
+    uid?: string;
+    creationTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string | symbol]: unknown;
+  };
   [key: string]: unknown;
 };
 
-export type StoredEvent = { rv: number; resource: string; type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject; previous: KubeObject | null };
+export type StoredEvent = {
+  rv: number;
+  resource: string;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: KubeObject;
+  previous: KubeObject | null;
+};
 
 export type EventListener = (event: StoredEvent) => void;
 
@@ -41,9 +56,14 @@ export class ObjectStore {
 
   list(resource: string, namespace: string | null): KubeObject[] {
     return [...this.#objects.values()]
-      .filter((object) => object.metadata[resourceKey] === resource && (namespace === null || object.metadata.namespace === namespace))
+      .filter(
+        (object) =>
+          object.metadata[resourceKey] === resource && (namespace === null || object.metadata.namespace === namespace),
+      )
       .map(clone)
-      .sort((a, b) => (a.metadata.namespace + '/' + a.metadata.name).localeCompare(b.metadata.namespace + '/' + b.metadata.name));
+      .sort((a, b) =>
+        (a.metadata.namespace + '/' + a.metadata.name).localeCompare(b.metadata.namespace + '/' + b.metadata.name),
+      );
   }
 
   create(resource: string, object: KubeObject): KubeObject {
@@ -62,7 +82,8 @@ export class ObjectStore {
     const current = this.#objects.get(id);
     if (current === undefined) throw notFound(resource, object.metadata.name);
     const sent = object.metadata.resourceVersion;
-    if (sent !== undefined && sent !== '' && sent !== current.metadata.resourceVersion) throw conflict(resource, object.metadata.name);
+    if (sent !== undefined && sent !== '' && sent !== current.metadata.resourceVersion)
+      throw conflict(resource, object.metadata.name);
     const stored = this.#stamp(resource, structuredClone(object));
     stored.metadata.uid = current.metadata.uid;
     stored.metadata.creationTimestamp = current.metadata.creationTimestamp;
@@ -103,7 +124,13 @@ export class ObjectStore {
     return object;
   }
 
-  #commit(resource: string, id: string, stored: KubeObject, previous: KubeObject | null, type: 'ADDED' | 'MODIFIED'): void {
+  #commit(
+    resource: string,
+    id: string,
+    stored: KubeObject,
+    previous: KubeObject | null,
+    type: 'ADDED' | 'MODIFIED',
+  ): void {
     this.#objects.set(id, stored);
     this.#record({ rv: this.#revision, resource, type, object: clone(stored), previous });
   }

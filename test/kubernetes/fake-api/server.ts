@@ -103,7 +103,12 @@ export class FakeApiServer {
     for (const watch of this.#watches) {
       if (!watch.bookmarks || watch.held) continue;
       const { kind, apiVersion } = kinds[watch.resource]!;
-      watch.response.write(JSON.stringify({ type: 'BOOKMARK', object: { kind, apiVersion, metadata: { resourceVersion: String(this.store.revision) } } }) + '\n');
+      watch.response.write(
+        JSON.stringify({
+          type: 'BOOKMARK',
+          object: { kind, apiVersion, metadata: { resourceVersion: String(this.store.revision) } },
+        }) + '\n',
+      );
       sent++;
     }
     return sent;
@@ -132,7 +137,8 @@ export class FakeApiServer {
     const url = new URL(request.url ?? '/', 'http://fake');
     const route = parseRoute(url.pathname);
     const identity = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-    if (route === null) return send(response, 404, statusBody(404, `the server could not find the requested resource (${url.pathname})`));
+    if (route === null)
+      return send(response, 404, statusBody(404, `the server could not find the requested resource (${url.pathname})`));
     const verb = rbacVerb(request.method ?? 'GET', route, url.searchParams);
     const seen = { verb, ...route, identity, query: url.searchParams };
     const record = (status: number) => this.requests.push({ ...seen, status });
@@ -157,7 +163,12 @@ export class FakeApiServer {
       record(status);
       send(response, status, answer);
     } catch (error) {
-      const body = error instanceof ApiError ? error.body : error instanceof SelectorError ? badRequest(error.message).body : statusBody(500, String(error));
+      const body =
+        error instanceof ApiError
+          ? error.body
+          : error instanceof SelectorError
+            ? badRequest(error.message).body
+            : statusBody(500, String(error));
       record(body.code);
       send(response, body.code, body);
     }
@@ -169,13 +180,17 @@ export class FakeApiServer {
     switch (verb) {
       case 'get': {
         const found = this.store.get(resource, namespace!, name!);
-        if (found === undefined) throw new ApiError(statusBody(404, `${resource} "${name}" not found`, 'NotFound', { name, kind: resource }));
+        if (found === undefined)
+          throw new ApiError(statusBody(404, `${resource} "${name}" not found`, 'NotFound', { name, kind: resource }));
         return [200, { kind, apiVersion, ...found }];
       }
       case 'list': {
         const matches = labelMatcher(query.get('labelSelector'));
         const items = this.store.list(resource, namespace).filter((object) => matches(object.metadata.labels));
-        return [200, { kind: `${kind}List`, apiVersion, metadata: { resourceVersion: String(this.store.revision) }, items }];
+        return [
+          200,
+          { kind: `${kind}List`, apiVersion, metadata: { resourceVersion: String(this.store.revision) }, items },
+        ];
       }
       case 'create': {
         const object = normalise(body!, namespace!, kind);
@@ -184,7 +199,10 @@ export class FakeApiServer {
       }
       case 'update': {
         const object = normalise(body!, namespace!, kind);
-        if (object.metadata.name !== name) throw badRequest(`the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`);
+        if (object.metadata.name !== name)
+          throw badRequest(
+            `the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`,
+          );
         validateObject(resource, object, kind);
         return [200, { kind, apiVersion, ...this.store.update(resource, object) }];
       }
@@ -203,7 +221,8 @@ export class FakeApiServer {
     response.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     response.flushHeaders(); // as the API server does: the client's watch() resolves on the headers
     const watch = { response, bookmarks: query.get('allowWatchBookmarks') === 'true', resource, held: false };
-    const write = (type: string, object: KubeObject) => !watch.held && response.write(JSON.stringify({ type, object: { ...kinds[resource], ...object } }) + '\n');
+    const write = (type: string, object: KubeObject) =>
+      !watch.held && response.write(JSON.stringify({ type, object: { ...kinds[resource], ...object } }) + '\n');
     const deliver = (event: StoredEvent) => {
       if (event.resource !== resource || !inScope(event.object)) return;
       const now = matches(event.object.metadata.labels);
@@ -215,7 +234,8 @@ export class FakeApiServer {
     };
     const from = query.get('resourceVersion') ?? '';
     if (from === '' || from === '0') {
-      for (const object of this.store.list(resource, namespace)) if (matches(object.metadata.labels)) write('ADDED', object);
+      for (const object of this.store.list(resource, namespace))
+        if (matches(object.metadata.labels)) write('ADDED', object);
     } else if (Number(from) < this.store.oldestWatchable) {
       const status = statusBody(410, `too old resource version: ${from} (${this.store.oldestWatchable})`, 'Expired');
       response.end(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
@@ -234,10 +254,17 @@ export class FakeApiServer {
 
 function parseRoute(pathname: string): Route | null {
   const core = /^\/api\/v1\/(?:namespaces\/([^/]+)\/)?(secrets|services)(?:\/([^/]+))?$/.exec(pathname);
-  const coordination = /^\/apis\/coordination\.k8s\.io\/v1\/(?:namespaces\/([^/]+)\/)?(leases)(?:\/([^/]+))?$/.exec(pathname);
+  const coordination = /^\/apis\/coordination\.k8s\.io\/v1\/(?:namespaces\/([^/]+)\/)?(leases)(?:\/([^/]+))?$/.exec(
+    pathname,
+  );
   const match = core ?? coordination;
   if (match === null || (match[3] !== undefined && match[1] === undefined)) return null;
-  return { apiGroup: core ? '' : 'coordination.k8s.io', resource: match[2]!, namespace: match[1] ?? null, name: match[3] ?? null };
+  return {
+    apiGroup: core ? '' : 'coordination.k8s.io',
+    resource: match[2]!,
+    namespace: match[1] ?? null,
+    name: match[3] ?? null,
+  };
 }
 
 function rbacVerb(method: string, route: Route, query: URLSearchParams): RbacVerb {
@@ -249,7 +276,8 @@ function rbacVerb(method: string, route: Route, query: URLSearchParams): RbacVer
 }
 
 function normalise(body: KubeObject, namespace: string, kind: string): KubeObject {
-  if (body.kind !== undefined && body.kind !== kind) throw badRequest(`expected kind ${kind}, got ${String(body.kind)}`);
+  if (body.kind !== undefined && body.kind !== kind)
+    throw badRequest(`expected kind ${kind}, got ${String(body.kind)}`);
   if (body.metadata?.namespace !== undefined && body.metadata.namespace !== namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }

@@ -22,10 +22,13 @@ function validateSecret(object: KubeObject): void {
   const data = (object['data'] ?? {}) as Record<string, unknown>;
   for (const [key, value] of Object.entries(data)) {
     if (typeof value !== 'string' || value.length % 4 !== 0 || !base64.test(value)) {
-      throw badRequest(`Secret in version "v1" cannot be handled as a Secret: illegal base64 data at key ${JSON.stringify(key)}`);
+      throw badRequest(
+        `Secret in version "v1" cannot be handled as a Secret: illegal base64 data at key ${JSON.stringify(key)}`,
+      );
     }
   }
-  if (object['stringData'] !== undefined) throw badRequest('the fake API server stores data only: send base64 data, not stringData');
+  if (object['stringData'] !== undefined)
+    throw badRequest('the fake API server stores data only: send base64 data, not stringData');
 }
 
 function validateLease(object: KubeObject): void {
@@ -33,7 +36,9 @@ function validateLease(object: KubeObject): void {
   for (const field of ['acquireTime', 'renewTime']) {
     const value = spec[field];
     if (value !== undefined && (typeof value !== 'string' || !microTime.test(value))) {
-      throw badRequest(`Lease in version "v1" cannot be handled as a Lease: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": cannot parse`);
+      throw badRequest(
+        `Lease in version "v1" cannot be handled as a Lease: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": cannot parse`,
+      );
     }
   }
   const duration = spec['leaseDurationSeconds'];

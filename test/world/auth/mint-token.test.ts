@@ -7,7 +7,12 @@ import { TokensFileError } from '../../../src/world/auth/tokens-file.ts';
 
 describe('mintTokenEntry', () => {
   it('mints a 64-hex secret whose entry grants exactly what was asked', () => {
-    const minted = mintTokenEntry({ label: 'ci-bot', paths: ['/docs/**'], operations: ['publish'], expires: '2027-01-01T00:00:00Z' });
+    const minted = mintTokenEntry({
+      label: 'ci-bot',
+      paths: ['/docs/**'],
+      operations: ['publish'],
+      expires: '2027-01-01T00:00:00Z',
+    });
     assert.match(minted.rawToken, /^[0-9a-f]{64}$/);
     assert.equal(minted.hash, hashToken(minted.rawToken));
     assert.equal(
@@ -15,14 +20,21 @@ describe('mintTokenEntry', () => {
       `[tokens.ci-bot]\nhash = "${minted.hash}"\npaths = ["/docs/**"]\noperations = ["publish"]\nexpires = "2027-01-01T00:00:00Z"\n`,
     );
     assert.ok(!minted.tomlEntry.includes(minted.rawToken), 'the file holds only the hash');
-    const snapshot = TokenSnapshot.parse(`[tokens]\n${minted.tomlEntry}`, { now: () => new Date('2026-06-01T00:00:00Z') });
+    const snapshot = TokenSnapshot.parse(`[tokens]\n${minted.tomlEntry}`, {
+      now: () => new Date('2026-06-01T00:00:00Z'),
+    });
     assert.equal(snapshot.authorize(minted.rawToken, '/docs/a/b.md', 'publish'), 'ok');
     assert.equal(snapshot.labelOf(minted.rawToken), 'ci-bot');
     assert.equal(snapshot.authorize(minted.rawToken, '/other.md', 'publish'), 'not-permitted');
   });
 
   it('quotes a label that is not a bare TOML key, so it round-trips', () => {
-    const minted = mintTokenEntry({ label: 'fritz "laptop"', paths: ['/**'], operations: ['read'], expires: new Date('2027-01-01T00:00:00Z') });
+    const minted = mintTokenEntry({
+      label: 'fritz "laptop"',
+      paths: ['/**'],
+      operations: ['read'],
+      expires: new Date('2027-01-01T00:00:00Z'),
+    });
     assert.match(minted.tomlEntry, /^\[tokens\."fritz \\"laptop\\""\]\n/);
     assert.match(minted.tomlEntry, /expires = "2027-01-01T00:00:00Z"/);
     assert.deepEqual(TokenSnapshot.parse(minted.tomlEntry).labels, ['fritz "laptop"']);
@@ -36,7 +48,10 @@ describe('mintTokenEntry', () => {
 
   it('refuses an entry that would not load', () => {
     assert.throws(() => mintTokenEntry({ label: 'bad', paths: ['/docs**'], operations: ['publish'] }), TokensFileError);
-    assert.throws(() => mintTokenEntry({ label: 'bad', paths: ['/**'], operations: ['publish'], expires: 'tomorrow' }), TokensFileError);
+    assert.throws(
+      () => mintTokenEntry({ label: 'bad', paths: ['/**'], operations: ['publish'], expires: 'tomorrow' }),
+      TokensFileError,
+    );
     assert.throws(() => mintTokenEntry({ label: '', paths: ['/**'], operations: ['publish'] }), RangeError);
   });
 });

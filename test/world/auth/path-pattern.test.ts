@@ -47,7 +47,10 @@ describe('token path patterns (reference §5.3, conformance case 49)', () => {
   ];
   for (const [pattern, message] of loadErrors) {
     it(`refuses ${pattern} at load`, () => {
-      assert.throws(() => validatePattern(pattern), (err: unknown) => err instanceof PatternError && message.test(err.message));
+      assert.throws(
+        () => validatePattern(pattern),
+        (err: unknown) => err instanceof PatternError && message.test(err.message),
+      );
     });
   }
 });

@@ -106,9 +106,12 @@ describe('authorize for writes (conformance case 37)', () => {
 
   it('keeps a token valid at the instant it expires and refuses it just after', () => {
     assert.equal(writers.authorize('until', '/a.md', 'publish'), 'ok');
-    const later = TokenSnapshot.parse(`[tokens.until]\nhash = "${hashToken('until')}"\npaths = ["/**"]\noperations = ["publish"]\nexpires = "2026-01-01T00:00:00Z"\n`, {
-      now: () => new Date(pinnedNow.getTime() + 1),
-    });
+    const later = TokenSnapshot.parse(
+      `[tokens.until]\nhash = "${hashToken('until')}"\npaths = ["/**"]\noperations = ["publish"]\nexpires = "2026-01-01T00:00:00Z"\n`,
+      {
+        now: () => new Date(pinnedNow.getTime() + 1),
+      },
+    );
     assert.equal(later.authorize('until', '/a.md', 'publish'), 'expired');
   });
 

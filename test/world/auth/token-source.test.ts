@@ -51,7 +51,10 @@ describe('TokenSource', () => {
 
   it('fails at start-up on a bad file, naming the problem', async () => {
     const file = await tokensFile('[tokens.broken]\npaths = ["/**"]\n');
-    await assert.rejects(TokenSource.open(file), (err: unknown) => err instanceof TokensFileError && /token "broken" has empty hash/.test(err.message));
+    await assert.rejects(
+      TokenSource.open(file),
+      (err: unknown) => err instanceof TokensFileError && /token "broken" has empty hash/.test(err.message),
+    );
   });
 
   it('fails at start-up on a missing file', async () => {

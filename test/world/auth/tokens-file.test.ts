@@ -85,15 +85,37 @@ describe('tokens.toml loading (reference §5.2)', () => {
   });
 
   it('refuses an expiry that is not RFC 3339 (case 49)', () => {
-    for (const expires of ['not-a-date', '2026-12-31', '2026-02-30T00:00:00Z', '2026-12-31T24:00:00Z', '2026-12-31 23:59:59Z']) {
-      expectLoadError(`[tokens.exp]\nhash = "${hashA}"\nexpires = "${expires}"\n`, /token "exp" has invalid expires/, 'exp');
+    for (const expires of [
+      'not-a-date',
+      '2026-12-31',
+      '2026-02-30T00:00:00Z',
+      '2026-12-31T24:00:00Z',
+      '2026-12-31 23:59:59Z',
+    ]) {
+      expectLoadError(
+        `[tokens.exp]\nhash = "${hashA}"\nexpires = "${expires}"\n`,
+        /token "exp" has invalid expires/,
+        'exp',
+      );
     }
   });
 
   it('refuses fields of the wrong type', () => {
-    expectLoadError(`[tokens.p]\nhash = "${hashA}"\npaths = "/docs/*"\n`, /token "p" has paths that are not a list of strings/, 'p');
-    expectLoadError(`[tokens.o]\nhash = "${hashA}"\noperations = [1]\n`, /token "o" has operations that are not a list/, 'o');
-    expectLoadError(`[tokens.e]\nhash = "${hashA}"\nexpires = 2026-12-31T23:59:59Z\n`, /token "e" has expires that is not/, 'e');
+    expectLoadError(
+      `[tokens.p]\nhash = "${hashA}"\npaths = "/docs/*"\n`,
+      /token "p" has paths that are not a list of strings/,
+      'p',
+    );
+    expectLoadError(
+      `[tokens.o]\nhash = "${hashA}"\noperations = [1]\n`,
+      /token "o" has operations that are not a list/,
+      'o',
+    );
+    expectLoadError(
+      `[tokens.e]\nhash = "${hashA}"\nexpires = 2026-12-31T23:59:59Z\n`,
+      /token "e" has expires that is not/,
+      'e',
+    );
     expectLoadError('tokens = 3\n', /\[tokens\] must be a table/);
   });
 

@@ -27,29 +27,119 @@ function linearLookup(entries: Iterable<CatalogEntry>, request: LookupRequest): 
     const underScope = scope === '/' || entry.path === scope || entry.path.startsWith(scope + '/');
     if (!underScope || !matchesFilter(entry, request.filter ?? [])) continue;
     const title = goToLower(entry.title);
-    const score = request.matchAll === true ? 0 : terms.filter((t) => entry.tags.some((tag) => foldKey(tag) === foldKey(t)) || title.includes(t)).length;
+    const score =
+      request.matchAll === true
+        ? 0
+        : terms.filter((t) => entry.tags.some((tag) => foldKey(tag) === foldKey(t)) || title.includes(t)).length;
     if (request.matchAll === true || score > 0) rows.push({ entry, score });
   }
-  rows.sort((a, b) => b.score - a.score || Math.sign(b.entry.importance - a.entry.importance) || Math.sign(b.entry.modified.getTime() - a.entry.modified.getTime()) || compareCodePoints(a.entry.path, b.entry.path));
+  rows.sort(
+    (a, b) =>
+      b.score - a.score ||
+      Math.sign(b.entry.importance - a.entry.importance) ||
+      Math.sign(b.entry.modified.getTime() - a.entry.modified.getTime()) ||
+      compareCodePoints(a.entry.path, b.entry.path),
+  );
   const allow = request.allow ?? (() => true);
-  return rows.slice(0, 1000).filter((row) => allow(row.entry.path)).slice(0, request.limit ?? 10).map((row) => ({ path: row.entry.path, score: row.score }));
+  return rows
+    .slice(0, 1000)
+    .filter((row) => allow(row.entry.path))
+    .slice(0, request.limit ?? 10)
+    .map((row) => ({ path: row.entry.path, score: row.score }));
 }
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
 // A small universe with many collisions: equal importance and times, tricky case folding, code point order.
-const words = ['Auth', 'auth', 'Middleware', 'GO', 'gopher', 'Straße', 'ΣΊΣΥΦΟΣ', 'İstanbul', 'ıi', '\u212aelvin', 'naïve', 'a*b', '*', 'x', 'xy', 'xyz', 'Go-Lang', '😀'];
+const words = [
+  'Auth',
+  'auth',
+  'Middleware',
+  'GO',
+  'gopher',
+  'Straße',
+  'ΣΊΣΥΦΟΣ',
+  'İstanbul',
+  'ıi',
+  '\u212aelvin',
+  'naïve',
+  'a*b',
+  '*',
+  'x',
+  'xy',
+  'xyz',
+  'Go-Lang',
+  '😀',
+];
 const spaces = [' ', '  ', '\u3000', '\u00a0', '\t'];
-const tags = ['go', 'Go', 'GO', 'auth', '\u212a', 'k', '\u017f', 's', 'σ', 'ς', 'Σ', 'ß', 'ẞ', 'ı', 'I', 'i', 'x', 'middleware', 'go lang'];
+const tags = [
+  'go',
+  'Go',
+  'GO',
+  'auth',
+  '\u212a',
+  'k',
+  '\u017f',
+  's',
+  'σ',
+  'ς',
+  'Σ',
+  'ß',
+  'ẞ',
+  'ı',
+  'I',
+  'i',
+  'x',
+  'middleware',
+  'go lang',
+];
 const dirs = ['/a', '/a/b', '/b', '/ab', '/a/😀', '/é', ''];
 const names = ['x.md', 'y.md', '\uff5e.md', '\u{1f600}.md', 'Z.md', 'a b.md'];
 const times = [0, 1, 1000, 1001, 86_400_000].map((ms) => new Date(Date.UTC(2025, 5, 1) + ms));
-const termPool = ['auth', 'AUTH', 'middle', 'go', 'o', 'xy', 'x', 'straße', 'σ', 'ς', 'σίσυφοσ', 'k', 'kelvin', 's', 'ß', 'i', 'ı', 'istanbul', '*', 'a*b', '😀', 'nothing', 'go-lang', 'lang'];
-const filterPool = ['', 'tag=GO', 'tag=ſ', 'tag=k', 'project=broker', 'type=note', 'modified-after=2025-06-01T00:00:00.5Z', 'modified-before=2025-06-01T00:00:01Z', 'tag=go,project=universe', 'tag=absent'];
+const termPool = [
+  'auth',
+  'AUTH',
+  'middle',
+  'go',
+  'o',
+  'xy',
+  'x',
+  'straße',
+  'σ',
+  'ς',
+  'σίσυφοσ',
+  'k',
+  'kelvin',
+  's',
+  'ß',
+  'i',
+  'ı',
+  'istanbul',
+  '*',
+  'a*b',
+  '😀',
+  'nothing',
+  'go-lang',
+  'lang',
+];
+const filterPool = [
+  '',
+  'tag=GO',
+  'tag=ſ',
+  'tag=k',
+  'project=broker',
+  'type=note',
+  'modified-after=2025-06-01T00:00:00.5Z',
+  'modified-before=2025-06-01T00:00:01Z',
+  'tag=go,project=universe',
+  'tag=absent',
+];
 const scopePool = ['/', '/a', '/a/', '/a/b', '/ab', '/nope', '/x.md', '/a/😀', ''];
 
 function randomEntry(random: () => number): CatalogEntry {
-  const title = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words)).join(pick(random, spaces));
+  const title = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words)).join(
+    pick(random, spaces),
+  );
   const metadata: Record<string, string> = {
     tags: Array.from({ length: Math.floor(random() * 3) }, () => pick(random, tags)).join(','),
     project: pick(random, ['broker', 'universe']),
@@ -57,7 +147,12 @@ function randomEntry(random: () => number): CatalogEntry {
     importance: pick(random, ['0', '0.3', '0.5', '0.9', '1', '']),
   };
   if (random() < 0.5) metadata['title'] = title;
-  return entryFromDocument({ path: `${pick(random, dirs)}/${pick(random, names)}`, body: `# ${title}\n`, metadata, modified: pick(random, times) });
+  return entryFromDocument({
+    path: `${pick(random, dirs)}/${pick(random, names)}`,
+    body: `# ${title}\n`,
+    metadata,
+    modified: pick(random, times),
+  });
 }
 
 function randomRequest(random: () => number, paths: readonly string[]): LookupRequest {
@@ -73,7 +168,12 @@ function randomRequest(random: () => number, paths: readonly string[]): LookupRe
   };
 }
 
-function assertSameAnswer(catalog: Catalog, model: Map<string, CatalogEntry>, request: LookupRequest, context: string): void {
+function assertSameAnswer(
+  catalog: Catalog,
+  model: Map<string, CatalogEntry>,
+  request: LookupRequest,
+  context: string,
+): void {
   const got = catalog.lookup(request).map((hit) => ({ path: hit.path, score: hit.score }));
   assert.deepEqual(got, linearLookup(model.values(), request), context);
 }
@@ -111,26 +211,44 @@ describe('indexed lookup equals the linear scan of the spec', () => {
     const vocabulary = [...corpus.tags.slice(0, 30), ...corpus.words.slice(0, 60), 'ka', 'ren', 'o', 'de', 'topic-3'];
     const dense = [...corpus.tags.slice(0, 4), ...corpus.words.slice(0, 4)];
     const scopes = ['/', '/area-1', '/area-2/sub-3', '/area-5/sub-0/', '/area-9'];
-    const filters = ['', 'tag=go', 'tag=auth', 'project=broker', 'type=ADR', 'modified-after=2025-01-01', 'tag=topic-7,modified-before=2025-06-01'];
+    const filters = [
+      '',
+      'tag=go',
+      'tag=auth',
+      'project=broker',
+      'type=ADR',
+      'modified-after=2025-01-01',
+      'tag=topic-7,modified-before=2025-06-01',
+    ];
     for (let step = 0; step < 400; step++) {
       if (step % 10 === 9) {
         const victim = pick(random, [...model.keys()]);
         catalog.remove(victim);
         model.delete(victim);
-        const fresh = entryFromDocument({ ...pick(random, corpus.documents), path: `/area-${step % 6}/new-${step}.md` });
+        const fresh = entryFromDocument({
+          ...pick(random, corpus.documents),
+          path: `/area-${step % 6}/new-${step}.md`,
+        });
         catalog.upsert(fresh);
         model.set(fresh.path, fresh);
       }
       const denied = new Set([...model.keys()].filter(() => random() < 0.1));
       const request: LookupRequest = {
         matchAll: random() < 0.15,
-        terms: Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, random() < 0.5 ? dense : vocabulary)),
+        terms: Array.from({ length: 1 + Math.floor(random() * 3) }, () =>
+          pick(random, random() < 0.5 ? dense : vocabulary),
+        ),
         scope: pick(random, scopes),
         filter: parseFilter(pick(random, filters)),
         limit: pick(random, [1, 10, 50, 1000]),
         ...(random() < 0.4 && { allow: (path: string) => !denied.has(path) }),
       };
-      assertSameAnswer(catalog, model, request, `step ${step}: ${JSON.stringify({ ...request, allow: request.allow !== undefined })}`);
+      assertSameAnswer(
+        catalog,
+        model,
+        request,
+        `step ${step}: ${JSON.stringify({ ...request, allow: request.allow !== undefined })}`,
+      );
     }
   });
 });

@@ -10,13 +10,32 @@ import type { LookupHit } from '../../../src/world/catalog/result-sink.ts';
 const pinned = new Date('2026-01-01T00:00:00Z');
 
 /** A document as the store would hand it over; the body's H1 is the path unless given. */
-function doc(path: string, metadata: Record<string, string> = {}, options: { body?: string; modified?: Date } = {}): CatalogEntry {
-  return entryFromDocument({ path, metadata, body: options.body ?? `# ${path}\n`, modified: options.modified ?? pinned });
+function doc(
+  path: string,
+  metadata: Record<string, string> = {},
+  options: { body?: string; modified?: Date } = {},
+): CatalogEntry {
+  return entryFromDocument({
+    path,
+    metadata,
+    body: options.body ?? `# ${path}\n`,
+    modified: options.modified ?? pinned,
+  });
 }
 
-function lookup(catalog: Catalog, query: string, options: { scope?: string; filter?: string; limit?: number; allow?: (path: string) => boolean } = {}): LookupHit[] {
+function lookup(
+  catalog: Catalog,
+  query: string,
+  options: { scope?: string; filter?: string; limit?: number; allow?: (path: string) => boolean } = {},
+): LookupHit[] {
   const { scope, limit, allow } = options;
-  return catalog.lookup({ ...parseLookupQuery(query), filter: parseFilter(options.filter), ...(scope && { scope }), ...(limit && { limit }), ...(allow && { allow }) });
+  return catalog.lookup({
+    ...parseLookupQuery(query),
+    filter: parseFilter(options.filter),
+    ...(scope && { scope }),
+    ...(limit && { limit }),
+    ...(allow && { allow }),
+  });
 }
 
 const paths = (hits: readonly LookupHit[]) => hits.map((hit) => hit.path);
@@ -49,24 +68,39 @@ describe('catalog matching (Mark SPEC §6.2, case 40)', () => {
     ]);
     const hits = lookup(ranked, 'auth middleware auth');
     assert.deepEqual(paths(hits), ['/two-terms.md', '/one-term.md', '/also-one.md']);
-    assert.deepEqual(hits.map((hit) => hit.score), [2, 1, 1]);
+    assert.deepEqual(
+      hits.map((hit) => hit.score),
+      [2, 1, 1],
+    );
   });
 
   it('treats `*` among other terms as a literal term, not as match-all', () => {
-    const star = new Catalog([doc('/a.md', { tags: 'go' }), doc('/b.md', { title: 'A * B' }), doc('/c.md', { tags: 'rust' })]);
+    const star = new Catalog([
+      doc('/a.md', { tags: 'go' }),
+      doc('/b.md', { title: 'A * B' }),
+      doc('/c.md', { tags: 'rust' }),
+    ]);
     assert.deepEqual(paths(lookup(star, '* go')), ['/a.md', '/b.md']);
   });
 });
 
 describe('ordering and limit (cases 44 and 47)', () => {
   it('returns the limit in importance order among equal scores (case 44)', () => {
-    const catalog = new Catalog([doc('/c.md', { tags: 'go', importance: '0.7' }), doc('/a.md', { tags: 'go', importance: '0.9' }), doc('/b.md', { tags: 'go', importance: '0.8' })]);
+    const catalog = new Catalog([
+      doc('/c.md', { tags: 'go', importance: '0.7' }),
+      doc('/a.md', { tags: 'go', importance: '0.9' }),
+      doc('/b.md', { tags: 'go', importance: '0.8' }),
+    ]);
     assert.deepEqual(paths(lookup(catalog, 'go', { limit: 2 })), ['/a.md', '/b.md']);
   });
 
   it('breaks importance ties by newer first, then by path', () => {
     const older = new Date('2025-01-01T00:00:00Z');
-    const catalog = new Catalog([doc('/b.md', { tags: 'go' }), doc('/c.md', { tags: 'go' }, { modified: older }), doc('/a.md', { tags: 'go' })]);
+    const catalog = new Catalog([
+      doc('/b.md', { tags: 'go' }),
+      doc('/c.md', { tags: 'go' }, { modified: older }),
+      doc('/a.md', { tags: 'go' }),
+    ]);
     assert.deepEqual(paths(lookup(catalog, 'go')), ['/a.md', '/b.md', '/c.md']);
   });
 
@@ -76,14 +110,24 @@ describe('ordering and limit (cases 44 and 47)', () => {
   });
 
   it('lists every document for `*`, most important first, with score 0 (case 47)', () => {
-    const catalog = new Catalog([doc('/note.md', { tags: 'misc', title: 'Note', importance: '0.3' }), doc('/hub.md', { tags: 'hub', title: 'Hub', importance: '0.9' })]);
+    const catalog = new Catalog([
+      doc('/note.md', { tags: 'misc', title: 'Note', importance: '0.3' }),
+      doc('/hub.md', { tags: 'hub', title: 'Hub', importance: '0.9' }),
+    ]);
     const hits = lookup(catalog, '*');
     assert.deepEqual(paths(hits), ['/hub.md', '/note.md']);
-    assert.deepEqual(hits.map((hit) => hit.score), [0, 0]);
+    assert.deepEqual(
+      hits.map((hit) => hit.score),
+      [0, 0],
+    );
   });
 
   it('narrows `*` by scope and filter like any lookup', () => {
-    const catalog = new Catalog([doc('/low.md', { tags: 'go', importance: '0.2' }), doc('/docs/deep.md', { tags: 'go', importance: '0.7' }), doc('/mid.md', { tags: 'rust' })]);
+    const catalog = new Catalog([
+      doc('/low.md', { tags: 'go', importance: '0.2' }),
+      doc('/docs/deep.md', { tags: 'go', importance: '0.7' }),
+      doc('/mid.md', { tags: 'rust' }),
+    ]);
     assert.deepEqual(paths(lookup(catalog, '*', { scope: '/docs/' })), ['/docs/deep.md']);
     assert.deepEqual(paths(lookup(catalog, '*', { filter: 'tag=go' })), ['/docs/deep.md', '/low.md']);
   });
@@ -108,19 +152,32 @@ describe('plans that change strategy mid-way', () => {
 
   it('returns each full-score row once, in rank order, before any partial match', () => {
     const hits = lookup(catalog, 'alpha beta', { limit: 10 });
-    assert.deepEqual(paths(hits), ['/d/0010.md', '/d/0050.md', '/d/0100.md', ...Array.from({ length: 7 }, (_, i) => `/d/${1500 + i}.md`)]);
+    assert.deepEqual(paths(hits), [
+      '/d/0010.md',
+      '/d/0050.md',
+      '/d/0100.md',
+      ...Array.from({ length: 7 }, (_, i) => `/d/${1500 + i}.md`),
+    ]);
     assert.ok(hits.every((hit) => hit.score === 2));
   });
 
   it('continues into score 1 after the last full-score row', () => {
     const hits = lookup(catalog, 'alpha beta', { limit: 25 });
-    assert.deepEqual(hits.map((hit) => hit.score), [...new Array(23).fill(2), 1, 1]);
+    assert.deepEqual(
+      hits.map((hit) => hit.score),
+      [...new Array(23).fill(2), 1, 1],
+    );
     assert.deepEqual(paths(hits).slice(23), ['/d/0000.md', '/d/0001.md']);
   });
 });
 
 describe('scope (Mark SPEC §6.2)', () => {
-  const catalog = new Catalog([doc('/docs/a.md', { tags: 'go' }), doc('/docs/sub/b.md', { tags: 'go' }), doc('/other/c.md', { tags: 'go' }), doc('/docs2/d.md', { tags: 'go' })]);
+  const catalog = new Catalog([
+    doc('/docs/a.md', { tags: 'go' }),
+    doc('/docs/sub/b.md', { tags: 'go' }),
+    doc('/other/c.md', { tags: 'go' }),
+    doc('/docs2/d.md', { tags: 'go' }),
+  ]);
 
   it('keeps the subtree, with or without a trailing slash', () => {
     assert.deepEqual(paths(lookup(catalog, 'go', { scope: '/docs' })), ['/docs/a.md', '/docs/sub/b.md']);
@@ -148,7 +205,10 @@ describe('per-row read authorization before the limit (case 45)', () => {
   });
 
   it('shows the row to a caller allowed to read it', () => {
-    assert.deepEqual(paths(lookup(catalog, 'auth', { limit: 2, allow: () => true })), ['/private/secret.md', '/public/doc.md']);
+    assert.deepEqual(paths(lookup(catalog, 'auth', { limit: 2, allow: () => true })), [
+      '/private/secret.md',
+      '/public/doc.md',
+    ]);
   });
 
   it('asks about rows in rank order and stops once the limit is filled', () => {
@@ -158,13 +218,31 @@ describe('per-row read authorization before the limit (case 45)', () => {
   });
 
   it('fails the lookup when allow throws (an auth error other than a denial)', () => {
-    assert.throws(() => lookup(catalog, 'auth', { allow: () => { throw new Error('token store broken'); } }), /token store broken/);
+    assert.throws(
+      () =>
+        lookup(catalog, 'auth', {
+          allow: () => {
+            throw new Error('token store broken');
+          },
+        }),
+      /token store broken/,
+    );
   });
 
   it('applies the 1000-row cap before authorization: allowed rows past it are not reached', () => {
-    const many = new Catalog(Array.from({ length: 1005 }, (_, i) => doc(`/d/${String(i).padStart(4, '0')}.md`, { tags: 'go', importance: '0.5' })));
+    const many = new Catalog(
+      Array.from({ length: 1005 }, (_, i) =>
+        doc(`/d/${String(i).padStart(4, '0')}.md`, { tags: 'go', importance: '0.5' }),
+      ),
+    );
     const allowAfter = (first: number) => (path: string) => Number(path.slice(3, 7)) >= first;
-    assert.deepEqual(paths(lookup(many, 'go', { limit: 10, allow: allowAfter(995) })), ['/d/0995.md', '/d/0996.md', '/d/0997.md', '/d/0998.md', '/d/0999.md']);
+    assert.deepEqual(paths(lookup(many, 'go', { limit: 10, allow: allowAfter(995) })), [
+      '/d/0995.md',
+      '/d/0996.md',
+      '/d/0997.md',
+      '/d/0998.md',
+      '/d/0999.md',
+    ]);
     assert.deepEqual(paths(lookup(many, '*', { limit: 10, allow: allowAfter(1000) })), []);
     assert.equal(lookup(many, 'go', { limit: 1000 }).length, 1000);
   });
@@ -193,12 +271,23 @@ describe('catalog sync (case 46)', () => {
     assert.equal(catalog.size, 1);
     assert.equal(lookup(catalog, 'rbac').length, 0);
     assert.equal(lookup(catalog, 'auth').length, 0, 'the old H1 is gone too');
-    assert.deepEqual(lookup(catalog, 'oauth').map((hit) => [hit.path, hit.importance]), [['/auth.md', 0.2]]);
+    assert.deepEqual(
+      lookup(catalog, 'oauth').map((hit) => [hit.path, hit.importance]),
+      [['/auth.md', 0.2]],
+    );
   });
 
   it('keeps an upserted document matched under the tags the store merged in (APPEND)', () => {
-    const catalog = new Catalog([doc('/auth.md', { tags: 'rbac,go', importance: '0.9' }, { body: '# Auth Middleware\n' })]);
-    catalog.upsert(doc('/auth.md', { tags: 'rbac,go', importance: '0.9', agent: 'claude' }, { body: '# Auth Middleware\n\n## More\n' }));
+    const catalog = new Catalog([
+      doc('/auth.md', { tags: 'rbac,go', importance: '0.9' }, { body: '# Auth Middleware\n' }),
+    ]);
+    catalog.upsert(
+      doc(
+        '/auth.md',
+        { tags: 'rbac,go', importance: '0.9', agent: 'claude' },
+        { body: '# Auth Middleware\n\n## More\n' },
+      ),
+    );
     const hits = lookup(catalog, 'rbac');
     assert.equal(hits.length, 1);
     assert.equal(hits[0]!.metadata['agent'], 'claude');

@@ -18,12 +18,88 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-const commonTags = ['go', 'rust', 'auth', 'design', 'api', 'adr', 'ops', 'kubernetes', 'security', 'testing', 'storage', 'network',
-  'frontend', 'backend', 'database', 'oncall', 'incident', 'roadmap', 'hiring', 'metrics', 'quic', 'mcp', 'oauth', 'search'];
-const commonWords = ['guide', 'design', 'notes', 'overview', 'auth', 'middleware', 'service', 'deployment', 'incident', 'review',
-  'migration', 'plan', 'api', 'storage', 'cache', 'index', 'search', 'token', 'broker', 'world', 'catalog', 'release', 'policy',
-  'runbook', 'postmortem', 'onboarding', 'architecture', 'protocol', 'client', 'server', 'quota', 'latency', 'graph', 'schema'];
-const syllables = ['ka', 'lo', 'mi', 'ren', 'tor', 'va', 'qu', 'sel', 'dan', 'po', 'ix', 'ul', 'ber', 'na', 'gro', 'fi', 'st', 'ae'];
+const commonTags = [
+  'go',
+  'rust',
+  'auth',
+  'design',
+  'api',
+  'adr',
+  'ops',
+  'kubernetes',
+  'security',
+  'testing',
+  'storage',
+  'network',
+  'frontend',
+  'backend',
+  'database',
+  'oncall',
+  'incident',
+  'roadmap',
+  'hiring',
+  'metrics',
+  'quic',
+  'mcp',
+  'oauth',
+  'search',
+];
+const commonWords = [
+  'guide',
+  'design',
+  'notes',
+  'overview',
+  'auth',
+  'middleware',
+  'service',
+  'deployment',
+  'incident',
+  'review',
+  'migration',
+  'plan',
+  'api',
+  'storage',
+  'cache',
+  'index',
+  'search',
+  'token',
+  'broker',
+  'world',
+  'catalog',
+  'release',
+  'policy',
+  'runbook',
+  'postmortem',
+  'onboarding',
+  'architecture',
+  'protocol',
+  'client',
+  'server',
+  'quota',
+  'latency',
+  'graph',
+  'schema',
+];
+const syllables = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'tor',
+  'va',
+  'qu',
+  'sel',
+  'dan',
+  'po',
+  'ix',
+  'ul',
+  'ber',
+  'na',
+  'gro',
+  'fi',
+  'st',
+  'ae',
+];
 const types = ['Note', 'Document', 'ADR', 'Guide', 'Runbook'];
 const projects = ['broker', 'universe', 'atlas', 'hermes', 'zephyr', 'orion', 'lumen', 'nimbus', 'vega', 'helix'];
 
@@ -61,7 +137,8 @@ export function generateCorpus(count: number, options: CorpusOptions = {}): Corp
     if (random() < 0.3) metadata['title'] = title;
     const area = areas[Math.floor(random() * areas.length)]!;
     const path = `/${area}/sub-${Math.floor(random() * 8)}/${titleWords[0]}-${n}.md`;
-    const body = random() < 0.1 ? `\`\`\`sh\n# not a title\n\`\`\`\n# ${title}\n\nBody ${n}.\n` : `# ${title}\n\nBody ${n}.\n`;
+    const body =
+      random() < 0.1 ? `\`\`\`sh\n# not a title\n\`\`\`\n# ${title}\n\nBody ${n}.\n` : `# ${title}\n\nBody ${n}.\n`;
     documents.push({ path, body, metadata, modified: new Date((base + Math.floor(random() * 63_072_000)) * 1000) });
   }
   return { documents, tags, words, areas };

@@ -20,17 +20,26 @@ function matches(filter: string, entry: CatalogEntry = doc): boolean {
 }
 
 function assertFilterError(filter: string, code: string, message: string): void {
-  assert.throws(() => parseFilter(filter), (err: unknown) => {
-    assert.ok(err instanceof FilterError);
-    assert.equal(err.code, code);
-    assert.equal(err.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parseFilter(filter),
+    (err: unknown) => {
+      assert.ok(err instanceof FilterError);
+      assert.equal(err.code, code);
+      assert.equal(err.message, message);
+      return true;
+    },
+  );
 }
 
 describe('parseFilter (Mark SPEC §6.3, case 42)', () => {
   it('accepts the valid forms of case 42', () => {
-    for (const filter of ['project=broker', 'project=broker,type=note', 'tag=go', 'modified-after=2025-01-01', 'modified-before=2025-01-01T00:00:00Z']) {
+    for (const filter of [
+      'project=broker',
+      'project=broker,type=note',
+      'tag=go',
+      'modified-after=2025-01-01',
+      'modified-before=2025-01-01T00:00:00Z',
+    ]) {
       assert.ok(parseFilter(filter).length > 0, filter);
     }
   });
@@ -41,20 +50,32 @@ describe('parseFilter (Mark SPEC §6.3, case 42)', () => {
     assert.equal(parseFilter(' , project=broker ,, ').length, 1);
   });
 
-  it('refuses a clause without =, key or value with Go\'s message', () => {
+  it("refuses a clause without =, key or value with Go's message", () => {
     assertFilterError('project', 'ERR_LOOKUP_MALFORMED_FILTER', 'malformed filter clause "project"');
     assertFilterError('=broker', 'ERR_LOOKUP_MALFORMED_FILTER', 'malformed filter clause "=broker"');
     assertFilterError('project=', 'ERR_LOOKUP_MALFORMED_FILTER', 'malformed filter clause "project="');
     assertFilterError('type=note, project = ', 'ERR_LOOKUP_MALFORMED_FILTER', 'malformed filter clause "project ="');
   });
 
-  it('quotes the clause as Go\'s %q does', () => {
-    assertFilterError('a"b\\c\u00a0d\u0001e', 'ERR_LOOKUP_MALFORMED_FILTER', 'malformed filter clause "a\\"b\\\\c\\u00a0d\\x01e"');
+  it("quotes the clause as Go's %q does", () => {
+    assertFilterError(
+      'a"b\\c\u00a0d\u0001e',
+      'ERR_LOOKUP_MALFORMED_FILTER',
+      'malformed filter clause "a\\"b\\\\c\\u00a0d\\x01e"',
+    );
   });
 
-  it('refuses an unparseable date with Go\'s message', () => {
-    assertFilterError('modified-after=not-a-date', 'ERR_LOOKUP_FILTER_DATE', 'filter modified-after: invalid date "not-a-date" (want RFC 3339 or YYYY-MM-DD)');
-    assertFilterError('modified-before=nope', 'ERR_LOOKUP_FILTER_DATE', 'filter modified-before: invalid date "nope" (want RFC 3339 or YYYY-MM-DD)');
+  it("refuses an unparseable date with Go's message", () => {
+    assertFilterError(
+      'modified-after=not-a-date',
+      'ERR_LOOKUP_FILTER_DATE',
+      'filter modified-after: invalid date "not-a-date" (want RFC 3339 or YYYY-MM-DD)',
+    );
+    assertFilterError(
+      'modified-before=nope',
+      'ERR_LOOKUP_FILTER_DATE',
+      'filter modified-before: invalid date "nope" (want RFC 3339 or YYYY-MM-DD)',
+    );
   });
 
   it('keeps everything after the first = as the value', () => {
@@ -135,8 +156,21 @@ describe('filter dates (time.Parse RFC 3339, then 2006-01-02)', () => {
   });
 
   it('refuses lower-case t or z, impossible days, hour 24, second 60 and stray text', () => {
-    for (const text of ['2025-01-01t00:00:00Z', '2025-01-01T00:00:00z', '2025-02-29', '2024-02-30', '2025-13-01', '2025-01-01T24:00:00Z',
-      '2025-01-01T00:00:60Z', '2025-01-01T00:00:00', '2025-01-01 ', '2025-1-01', '25-01-01', '2025-01-01T00:00:00+25:00', '2025-01-01T00:00Z']) {
+    for (const text of [
+      '2025-01-01t00:00:00Z',
+      '2025-01-01T00:00:00z',
+      '2025-02-29',
+      '2024-02-30',
+      '2025-13-01',
+      '2025-01-01T24:00:00Z',
+      '2025-01-01T00:00:60Z',
+      '2025-01-01T00:00:00',
+      '2025-01-01 ',
+      '2025-1-01',
+      '25-01-01',
+      '2025-01-01T00:00:00+25:00',
+      '2025-01-01T00:00Z',
+    ]) {
       assert.equal(parseFilterInstant(text), null, text);
     }
   });

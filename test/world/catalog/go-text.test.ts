@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareCodePoints, foldKey, goFields, goQuote, goToLower, goTrimSpace } from '../../../src/world/catalog/go-text.ts';
+import {
+  compareCodePoints,
+  foldKey,
+  goFields,
+  goQuote,
+  goToLower,
+  goTrimSpace,
+} from '../../../src/world/catalog/go-text.ts';
 
 describe('Go string semantics the catalog relies on', () => {
   it('trims unicode.IsSpace: U+0085 and U+3000 go, U+FEFF and U+200B stay', () => {

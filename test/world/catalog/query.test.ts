@@ -44,8 +44,16 @@ describe('parseLookupQuery (handler.handleLookup steps 1 and 2)', () => {
   });
 
   it('refuses 33 distinct terms and always reports 33 (counting stops there)', () => {
-    assertRefused(() => parseLookupQuery(distinctTerms(33)), 'ERR_LOOKUP_TOO_MANY_TERMS', 'query has too many terms: 33 > 32');
-    assertRefused(() => parseLookupQuery(distinctTerms(50)), 'ERR_LOOKUP_TOO_MANY_TERMS', 'query has too many terms: 33 > 32');
+    assertRefused(
+      () => parseLookupQuery(distinctTerms(33)),
+      'ERR_LOOKUP_TOO_MANY_TERMS',
+      'query has too many terms: 33 > 32',
+    );
+    assertRefused(
+      () => parseLookupQuery(distinctTerms(50)),
+      'ERR_LOOKUP_TOO_MANY_TERMS',
+      'query has too many terms: 33 > 32',
+    );
   });
 
   it('accepts 32 distinct terms, also with every term repeated', () => {
@@ -59,7 +67,10 @@ describe('LookupRequestError', () => {
     const tooShort = new LookupRequestError('ERR_LOOKUP_QUERY_TOO_SHORT', 'query must be at least 2 characters');
     assert.equal(isLookupRequestError(tooShort), true);
     assert.equal(isLookupRequestError(tooShort, 'ERR_LOOKUP_INVALID_LIMIT'), false);
-    assert.equal(isLookupRequestError(new FilterError('ERR_LOOKUP_MALFORMED_FILTER', 'malformed filter clause "x"', 'x')), true);
+    assert.equal(
+      isLookupRequestError(new FilterError('ERR_LOOKUP_MALFORMED_FILTER', 'malformed filter clause "x"', 'x')),
+      true,
+    );
     assert.equal(isLookupRequestError(new Error('query must be at least 2 characters')), false);
   });
 });

@@ -42,9 +42,18 @@ describe('SortedList', () => {
     const sorted = Array.from({ length: 2000 }, (_, i) => i * 2);
     const list = new SortedList(byNumber, sorted);
     assert.deepEqual(contents(list, (n) => n < 3997).slice(0, 3), [3998]);
-    assert.equal(list.countBefore((n) => n < 1001), 501);
-    assert.equal(list.countBefore(() => true), 2000);
-    assert.equal(list.countBefore(() => false), 0);
+    assert.equal(
+      list.countBefore((n) => n < 1001),
+      501,
+    );
+    assert.equal(
+      list.countBefore(() => true),
+      2000,
+    );
+    assert.equal(
+      list.countBefore(() => false),
+      0,
+    );
   });
 
   it('stops walking when the visitor says so', () => {

@@ -21,7 +21,11 @@ writeSync(1, `ready ${JSON.stringify(store.recovery)}\n`);
 
 function randomText(maxBytes: number): Buffer {
   const size = 1 + randomInt(maxBytes);
-  return Buffer.from(`${randomBytes(Math.ceil(size / 2)).toString('hex').slice(0, size)}\n`);
+  return Buffer.from(
+    `${randomBytes(Math.ceil(size / 2))
+      .toString('hex')
+      .slice(0, size)}\n`,
+  );
 }
 
 async function writeOnce(): Promise<void> {

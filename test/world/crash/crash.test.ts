@@ -46,7 +46,11 @@ function runAndKill(storeRoot: string, killAfterAcks: number, extraDelayMs: numb
       for (const line of lines) {
         const [word, docPath, version, contentHash] = line.split(' ');
         if (word !== 'ack') continue;
-        acks.push({ path: decodeURIComponent(docPath ?? ''), version: Number(version), contentHash: contentHash ?? '' });
+        acks.push({
+          path: decodeURIComponent(docPath ?? ''),
+          version: Number(version),
+          contentHash: contentHash ?? '',
+        });
       }
       if (!killing && acks.length >= killAfterAcks) {
         killing = true;
@@ -68,7 +72,8 @@ async function historyDirs(dir: string): Promise<string[]> {
     const abs = path.join(dir, entry.name);
     if (!entry.isDirectory()) continue;
     if (entry.name === 'versions') {
-      for (const doc of await readdir(abs, { withFileTypes: true })) if (doc.isDirectory()) out.push(path.join(abs, doc.name));
+      for (const doc of await readdir(abs, { withFileTypes: true }))
+        if (doc.isDirectory()) out.push(path.join(abs, doc.name));
     } else {
       out.push(...(await historyDirs(abs)));
     }
@@ -81,7 +86,10 @@ async function assertStoreSound(store: FileStore, acked: Map<string, Ack[]>): Pr
     const doc = await store.current(docPath);
     assert.ok(doc !== null, `${docPath} exists`);
     for (const ack of acks) {
-      assert.ok(doc.current.version >= ack.version, `${docPath} current v${doc.current.version} is at or past acked v${ack.version}`);
+      assert.ok(
+        doc.current.version >= ack.version,
+        `${docPath} current v${doc.current.version} is at or past acked v${ack.version}`,
+      );
       const kept = await store.version(docPath, ack.version);
       assert.equal(kept?.contentHash, ack.contentHash, `${docPath} v${ack.version} holds the acknowledged body`);
     }
@@ -100,7 +108,9 @@ async function assertStoreSound(store: FileStore, acked: Map<string, Ack[]>): Pr
 }
 
 describe('file store under SIGKILL', () => {
-  it('keeps every acknowledged write, every chain valid and no half-written version', { timeout: 300_000 }, async () => {
+  it('keeps every acknowledged write, every chain valid and no half-written version', {
+    timeout: 300_000,
+  }, async () => {
     root = await mkdtemp(path.join(tmpdir(), 'mark-crash-'));
     const acked = new Map<string, Ack[]>();
     let total = 0;
@@ -120,7 +130,12 @@ describe('file store under SIGKILL', () => {
     const expectedVersion = doc?.current.version ?? 0;
     const published = await store.publish('/a.md', Buffer.from('# after the crashes\n'), {}, { expectedVersion });
     assert.equal(published.version.version, expectedVersion + 1);
-    const appended = await store.append('/a.md', Buffer.from('still writing\n'), {}, { expectedVersion: expectedVersion + 1 });
+    const appended = await store.append(
+      '/a.md',
+      Buffer.from('still writing\n'),
+      {},
+      { expectedVersion: expectedVersion + 1 },
+    );
     assert.equal(appended.version.version, expectedVersion + 2);
     assert.equal((await store.history('/a.md'))?.chainValid, true);
   });

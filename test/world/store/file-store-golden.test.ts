@@ -20,16 +20,21 @@ describe('the golden scenario on disk (reference §3.6)', () => {
     ({ store, root } = await openStore());
     const meta = extractPublisherMeta(goldenRequest);
     await store.publish('/docs/a.md', bytes('# Alpha\n\nFirst body.\n'), meta, { expectedVersion: 0 });
-    await store.publish('/docs/a.md', bytes('# Alpha\n\nSecond body.\n\n## Details\n\nSee [beta](b.md).\n'), meta, { expectedVersion: 1 });
+    await store.publish('/docs/a.md', bytes('# Alpha\n\nSecond body.\n\n## Details\n\nSee [beta](b.md).\n'), meta, {
+      expectedVersion: 1,
+    });
   });
 
   it('answers a stale expected-version with conflict and the server version (case 3)', async () => {
     const meta = extractPublisherMeta(goldenRequest);
-    await assert.rejects(store.publish('/docs/a.md', bytes('# Alpha\n\nThird.\n'), meta, { expectedVersion: 1 }), (err: unknown) => {
-      assert.ok(isStoreError(err, 'ERR_CONFLICT'));
-      assert.equal(err.serverVersion, 2);
-      return true;
-    });
+    await assert.rejects(
+      store.publish('/docs/a.md', bytes('# Alpha\n\nThird.\n'), meta, { expectedVersion: 1 }),
+      (err: unknown) => {
+        assert.ok(isStoreError(err, 'ERR_CONFLICT'));
+        assert.equal(err.serverVersion, 2);
+        return true;
+      },
+    );
   });
 
   it('appends v3 with inherited metadata and the golden etag (case 4)', async () => {
@@ -54,7 +59,10 @@ describe('the golden scenario on disk (reference §3.6)', () => {
       await readFile(path.join(root, 'docs', 'versions', 'a.md', 'v1'), 'utf8'),
       '---\nversion: 1\narchived: false\nmeta.importance: 0.7\ntags: [alpha, wire]\ntype: Note\n---\n# Alpha\n\nFirst body.\n',
     );
-    assert.equal(sha256(await readFile(path.join(root, 'docs', 'a.md'))), '693067c46c892c9ff8b035c8b3848fb3a8b74a1f5787f5bc960688ce678573dd');
+    assert.equal(
+      sha256(await readFile(path.join(root, 'docs', 'a.md'))),
+      '693067c46c892c9ff8b035c8b3848fb3a8b74a1f5787f5bc960688ce678573dd',
+    );
   });
 
   it('serves the current version and every pinned version with their etags (cases 6-7)', async () => {
@@ -65,7 +73,10 @@ describe('the golden scenario on disk (reference §3.6)', () => {
     assert.equal(v1?.etag, '94e05cf0cc64c6e22e485312b29407d06ab5a85989f6b2ce566638405b4ad0ee');
     assert.equal(v1?.contentHash, 'sha256-534b0f02677fcd121e7c4be275e533709b0788060ccf2da54950441c698c527a');
     assert.equal(text(v1?.body ?? bytes('')), '# Alpha\n\nFirst body.\n');
-    assert.equal(sha256((await store.version('/docs/a.md', 2))?.raw ?? ''), 'ced1c087a076403ee1ce2c039ade8e6e8f4eca52196852530f6280b76622ba84');
+    assert.equal(
+      sha256((await store.version('/docs/a.md', 2))?.raw ?? ''),
+      'ced1c087a076403ee1ce2c039ade8e6e8f4eca52196852530f6280b76622ba84',
+    );
     assert.equal(await store.version('/docs/a.md', 4), null);
     assert.equal(await store.current('/docs/missing.md'), null);
   });
@@ -79,14 +90,21 @@ describe('the golden scenario on disk (reference §3.6)', () => {
   });
 
   it('lists documents and directories by name (case 9)', async () => {
-    await store.publish('/docs/b.md', bytes('# Beta | piped\n\nBody of beta.\n'), { tags: 'beta', importance: '0.4', type: 'Document' }, { expectedVersion: 0 });
+    await store.publish(
+      '/docs/b.md',
+      bytes('# Beta | piped\n\nBody of beta.\n'),
+      { tags: 'beta', importance: '0.4', type: 'Document' },
+      { expectedVersion: 0 },
+    );
     await store.publish('/docs/sub/c d.md', bytes('# Gamma\n'), { type: 'Document' }, { expectedVersion: 0 });
     assert.deepEqual(await store.list('/docs', { includeArchived: false }), [
       { name: 'a.md', kind: 'document', archived: false },
       { name: 'b.md', kind: 'document', archived: false },
       { name: 'sub', kind: 'directory', archived: false },
     ]);
-    await assert.rejects(store.list('/nowhere', { includeArchived: false }), (err: unknown) => isStoreError(err, 'ERR_NOT_FOUND'));
+    await assert.rejects(store.list('/nowhere', { includeArchived: false }), (err: unknown) =>
+      isStoreError(err, 'ERR_NOT_FOUND'),
+    );
   });
 
   it('archives without a new version, in the archive-state file (case 14)', async () => {
@@ -101,7 +119,11 @@ describe('the golden scenario on disk (reference §3.6)', () => {
       (await store.list('/docs', { includeArchived: false })).map((e) => e.name),
       ['a.md', 'sub'],
     );
-    assert.deepEqual((await store.list('/docs', { includeArchived: true }))[1], { name: 'b.md', kind: 'document', archived: true });
+    assert.deepEqual((await store.list('/docs', { includeArchived: true }))[1], {
+      name: 'b.md',
+      kind: 'document',
+      archived: true,
+    });
   });
 
   it('walks every current document, archived ones flagged', async () => {
@@ -146,7 +168,10 @@ describe('hashes of stored versions (cases 25, 29)', () => {
     const { store, root } = await openStore({ now: () => new Date('2026-03-04T05:06:07.890Z') });
     const outcome = await store.publish('/t.md', bytes('x'), {});
     assert.equal(outcome.version.modified.toISOString(), '2026-03-04T05:06:07.000Z');
-    assert.equal((await stat(path.join(root, 'versions', 't.md', 'v1'))).mtime.toISOString(), '2026-03-04T05:06:07.890Z');
+    assert.equal(
+      (await stat(path.join(root, 'versions', 't.md', 'v1'))).mtime.toISOString(),
+      '2026-03-04T05:06:07.890Z',
+    );
     assert.equal((await store.current('/t.md'))?.current.modified.toISOString(), '2026-03-04T05:06:07.000Z');
   });
 });

@@ -26,7 +26,10 @@ describe('flat files without history (reference §3.1, case 30)', () => {
     const outcome = await store.publish('/flat.md', bytes('# Published\n'), {}, { expectedVersion: 0 });
     assert.equal(outcome.version.version, 1);
     assert.equal(await readlink(path.join(root, 'flat.md')), 'versions/flat.md/v1');
-    assert.equal(await readFile(path.join(root, 'flat.md'), 'utf8'), '---\nversion: 1\narchived: false\n---\n# Published\n');
+    assert.equal(
+      await readFile(path.join(root, 'flat.md'), 'utf8'),
+      '---\nversion: 1\narchived: false\n---\n# Published\n',
+    );
   });
 
   it('do not make their directory appear in a listing', async () => {
@@ -46,10 +49,16 @@ describe('LIST entries (reference §2.2)', () => {
     }
     await writeFile(path.join(root, '.dotfile'), 'x');
     assert.deepEqual(names(await store.list('/', { includeArchived: true })), ['B.md', 'a.md', 'sub', 'z.md', 'é.md']);
-    assert.deepEqual(await store.list('/sub', { includeArchived: false }), [{ name: 'x.md', kind: 'document', archived: false }]);
+    assert.deepEqual(await store.list('/sub', { includeArchived: false }), [
+      { name: 'x.md', kind: 'document', archived: false },
+    ]);
     const walked: string[] = [];
     for await (const doc of store.documents()) walked.push(doc.path);
-    assert.deepEqual(walked, ['/.hidden.md', '/.well-known/agent-manifest.md', '/B.md', '/a.md', '/sub/x.md', '/z.md', '/é.md'], 'the walk includes hidden documents');
+    assert.deepEqual(
+      walked,
+      ['/.hidden.md', '/.well-known/agent-manifest.md', '/B.md', '/a.md', '/sub/x.md', '/z.md', '/é.md'],
+      'the walk includes hidden documents',
+    );
   });
 
   it('hides a directory whose documents are all archived unless archived entries are asked for', async () => {
@@ -70,7 +79,9 @@ describe('LIST entries (reference §2.2)', () => {
     const { store } = await openStore();
     await store.publish('/a.md', bytes('a'), {});
     for (const p of ['/a.md', '/missing', '/../etc']) {
-      await assert.rejects(store.list(p, { includeArchived: false }), (err: unknown) => isStoreError(err, 'ERR_NOT_FOUND'));
+      await assert.rejects(store.list(p, { includeArchived: false }), (err: unknown) =>
+        isStoreError(err, 'ERR_NOT_FOUND'),
+      );
     }
     assert.deepEqual(names(await store.list('/', { includeArchived: false })), ['a.md']);
   });
@@ -99,6 +110,8 @@ describe('containment', () => {
     assert.equal(await store.current('/evil/x.md'), null);
     assert.equal(await store.version('/evil/x.md', 1), null);
     assert.equal(await store.isDirectory('/evil'), false);
-    await assert.rejects(store.publish('/evil/y.md', bytes('y'), {}), (err: unknown) => isStoreError(err, 'ERR_NOT_FOUND'));
+    await assert.rejects(store.publish('/evil/y.md', bytes('y'), {}), (err: unknown) =>
+      isStoreError(err, 'ERR_NOT_FOUND'),
+    );
   });
 });

@@ -21,7 +21,14 @@ function refusal(fn: () => unknown, message: string): void {
 
 describe('publisher metadata extraction (reference §2.4 step 3)', () => {
   it('keeps every key but the control keys', () => {
-    const meta = extractPublisherMeta({ auth: 'T', 'expected-version': '0', 'if-none-match': 'x', 'if-modified-since': 'y', tags: 'a', query: 'q' });
+    const meta = extractPublisherMeta({
+      auth: 'T',
+      'expected-version': '0',
+      'if-none-match': 'x',
+      'if-modified-since': 'y',
+      tags: 'a',
+      query: 'q',
+    });
     assert.deepEqual(meta, { tags: 'a', query: 'q' });
   });
 
@@ -37,7 +44,7 @@ describe('publisher metadata extraction (reference §2.4 step 3)', () => {
 
   it('refuses keys outside [a-z0-9-] and values with newlines', () => {
     refusal(() => extractPublisherMeta({ Title: 'x' }), 'metadata key "Title" contains invalid characters');
-    refusal(() => extractPublisherMeta({ 'a_b': 'x' }), 'metadata key "a_b" contains invalid characters');
+    refusal(() => extractPublisherMeta({ a_b: 'x' }), 'metadata key "a_b" contains invalid characters');
     refusal(() => extractPublisherMeta({ title: 'a\nb' }), 'metadata value for key "title" contains newlines');
     refusal(() => extractPublisherMeta({ title: 'a\rb' }), 'metadata value for key "title" contains newlines');
   });
@@ -63,16 +70,29 @@ describe('store metadata validation (storefmt.ValidateMeta)', () => {
   it('accepts a positive integer retention and refuses anything else', () => {
     assert.doesNotThrow(() => validateMeta({ retention: '3' }));
     for (const bad of ['0', '-1', '1.5', 'abc', '']) {
-      refusal(() => validateMeta({ retention: bad }), `invalid publisher metadata: key "retention" must be a positive integer, got ${JSON.stringify(bad)}`);
+      refusal(
+        () => validateMeta({ retention: bad }),
+        `invalid publisher metadata: key "retention" must be a positive integer, got ${JSON.stringify(bad)}`,
+      );
     }
   });
 
   it('reads retention as Go Atoi does', () => {
-    assert.deepEqual(['3', '+3', '007', '0', 'x', '9223372036854775808'].map(parseRetention), [3, 3, 7, null, null, null]);
+    assert.deepEqual(['3', '+3', '007', '0', 'x', '9223372036854775808'].map(parseRetention), [
+      3,
+      3,
+      7,
+      null,
+      null,
+      null,
+    ]);
   });
 
   it('refuses the store fields with the store message', () => {
-    refusal(() => validateMeta({ archived: 'true' }), 'invalid publisher metadata: key "archived" is reserved by the store');
+    refusal(
+      () => validateMeta({ archived: 'true' }),
+      'invalid publisher metadata: key "archived" is reserved by the store',
+    );
   });
 });
 

@@ -32,7 +32,10 @@ describe('start-up repair (crash recovery)', () => {
     assert.equal(await readlink(path.join(root, 'a.md')), 'versions/a.md/v3');
     assert.equal((await store.current('/a.md'))?.current.version, 3);
     assert.equal((await store.history('/a.md'))?.chainValid, true);
-    assert.equal((await store.publish('/a.md', bytes('four\n'), { tags: 'x' }, { expectedVersion: 3 })).version.version, 4);
+    assert.equal(
+      (await store.publish('/a.md', bytes('four\n'), { tags: 'x' }, { expectedVersion: 3 })).version.version,
+      4,
+    );
   });
 
   it('moves a torn unreferenced version aside and keeps the last complete one', async () => {
@@ -97,7 +100,9 @@ describe('start-up repair (crash recovery)', () => {
   it('migrates legacy versions/<name>.v<N> files into per-document directories', async () => {
     const root = await tempRoot();
     const v1 = serializeVersion(1, null, bytes('one\n'), {});
-    const v2 = Buffer.from(serializeVersion(2, v1, bytes('two\n'), {}).toString().replace('archived: false', 'archived: true'));
+    const v2 = Buffer.from(
+      serializeVersion(2, v1, bytes('two\n'), {}).toString().replace('archived: false', 'archived: true'),
+    );
     await mkdir(path.join(root, 'versions'));
     await writeFile(path.join(root, 'versions', 'old.md.v1'), v1);
     await writeFile(path.join(root, 'versions', 'old.md.v2'), v2);
@@ -133,7 +138,10 @@ describe('chain verification (reference §3.3)', () => {
     const v1Path = path.join(docDir(root), 'v1');
     const swapped = (await readFile(v1Path, 'utf8')).replace('title: T\ntype: Note', 'type: Note\ntitle: T');
     await writeFile(v1Path, swapped);
-    assert.throws(() => inspectStoredVersion(bytes(swapped)), (err: unknown) => isStoreError(err, 'ERR_INTEGRITY'));
+    assert.throws(
+      () => inspectStoredVersion(bytes(swapped)),
+      (err: unknown) => isStoreError(err, 'ERR_INTEGRITY'),
+    );
     const history = await store.history('/a.md');
     assert.equal(history?.chainValid, false);
     assert.match(history?.chainError ?? '', /not strictly sorted/);

@@ -21,7 +21,8 @@ const meta = { importance: '0.7', tags: 'alpha, wire', type: 'Note' };
 const body1 = bytes('# Alpha\n\nFirst body.\n');
 const body2 = bytes('# Alpha\n\nSecond body.\n\n## Details\n\nSee [beta](b.md).\n');
 const body3 = bytes('# Alpha\n\nSecond body.\n\n## Details\n\nSee [beta](b.md).\n\n## Appended\n\nMore.\n');
-const v1Text = '---\nversion: 1\narchived: false\nmeta.importance: 0.7\ntags: [alpha, wire]\ntype: Note\n---\n# Alpha\n\nFirst body.\n';
+const v1Text =
+  '---\nversion: 1\narchived: false\nmeta.importance: 0.7\ntags: [alpha, wire]\ntype: Note\n---\n# Alpha\n\nFirst body.\n';
 
 describe('stored version bytes (reference §3.2, §3.6)', () => {
   const v1 = serializeVersion(1, null, body1, meta);
@@ -45,7 +46,10 @@ describe('stored version bytes (reference §3.2, §3.6)', () => {
   it('gives v3 the golden etag and content hash', () => {
     assert.equal(extractPreviousHash(v3), 'sha256-ced1c087a076403ee1ce2c039ade8e6e8f4eca52196852530f6280b76622ba84');
     assert.equal(storedEtag(v3), '693067c46c892c9ff8b035c8b3848fb3a8b74a1f5787f5bc960688ce678573dd');
-    assert.equal(contentHash(extractBody(v3)), 'sha256-050018a246d303b7fd8806eb84e88535b6cc8510e829715f87b7337158e05919');
+    assert.equal(
+      contentHash(extractBody(v3)),
+      'sha256-050018a246d303b7fd8806eb84e88535b6cc8510e829715f87b7337158e05919',
+    );
   });
 
   it('writes a document without metadata as bare operational fields (case 25)', () => {
@@ -54,8 +58,17 @@ describe('stored version bytes (reference §3.2, §3.6)', () => {
   });
 
   it('sorts publisher keys by bare key and prefixes non-OKF keys with meta.', () => {
-    const stored = serializeVersion(1, null, bytes('x'), { zeta: '1', agent: 'claude', title: 'T', 'rel-supersedes': '/a.md', description: 'd' });
-    assert.equal(text(stored), '---\nversion: 1\narchived: false\nmeta.agent: claude\ndescription: d\nmeta.rel-supersedes: /a.md\ntitle: T\nmeta.zeta: 1\n---\nx');
+    const stored = serializeVersion(1, null, bytes('x'), {
+      zeta: '1',
+      agent: 'claude',
+      title: 'T',
+      'rel-supersedes': '/a.md',
+      description: 'd',
+    });
+    assert.equal(
+      text(stored),
+      '---\nversion: 1\narchived: false\nmeta.agent: claude\ndescription: d\nmeta.rel-supersedes: /a.md\ntitle: T\nmeta.zeta: 1\n---\nx',
+    );
   });
 
   it('refuses v2 without the bytes of v1, and version numbers out of range', () => {
@@ -70,7 +83,9 @@ describe('stored version bytes (reference §3.2, §3.6)', () => {
   });
 
   it('still reads an old meta.tags and never returns store fields', () => {
-    const legacy = bytes('---\nversion: 1\narchived: false\nmeta.archived: true\nmeta.tags: a, b\nunknown: x\n---\nbody');
+    const legacy = bytes(
+      '---\nversion: 1\narchived: false\nmeta.archived: true\nmeta.tags: a, b\nunknown: x\n---\nbody',
+    );
     assert.deepEqual(extractMetadata(legacy), { tags: 'a, b' });
   });
 });
@@ -103,13 +118,23 @@ describe('strict stored-version reader (InspectStoredVersion)', () => {
   ];
   for (const [name, stored] of broken) {
     it(`refuses ${name}`, () => {
-      assert.throws(() => inspectStoredVersion(bytes(stored)), (err: unknown) => isStoreError(err, 'ERR_INTEGRITY'));
+      assert.throws(
+        () => inspectStoredVersion(bytes(stored)),
+        (err: unknown) => isStoreError(err, 'ERR_INTEGRITY'),
+      );
     });
   }
 
   it('refuses a block that is not valid UTF-8', () => {
-    const stored = Buffer.concat([bytes('---\nversion: 1\narchived: false\ntitle: '), Buffer.from([0xff]), bytes('\n---\nx')]);
-    assert.throws(() => inspectStoredVersion(stored), (err: unknown) => isStoreError(err, 'ERR_INTEGRITY'));
+    const stored = Buffer.concat([
+      bytes('---\nversion: 1\narchived: false\ntitle: '),
+      Buffer.from([0xff]),
+      bytes('\n---\nx'),
+    ]);
+    assert.throws(
+      () => inspectStoredVersion(stored),
+      (err: unknown) => isStoreError(err, 'ERR_INTEGRITY'),
+    );
   });
 });
 

@@ -3,7 +3,13 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { maxBodyBytes } from '../../../src/protocol/limits.ts';
-import { FileStore, isStoreError, StoreError, type ChangeEvent, type StoreErrorCode } from '../../../src/world/store/index.ts';
+import {
+  FileStore,
+  isStoreError,
+  StoreError,
+  type ChangeEvent,
+  type StoreErrorCode,
+} from '../../../src/world/store/index.ts';
 import { bytes, openStore, removeTempRoots, text } from './support.ts';
 
 after(removeTempRoots);
@@ -54,7 +60,11 @@ describe('expected-version (reference §3.4, case 34)', () => {
     await refused(store.publish('/a.md', bytes('one'), {}, { expectedVersion: 2 }), 'ERR_CONFLICT');
     await store.archive('/a.md');
     await refused(store.publish('/a.md', bytes('two'), {}, { expectedVersion: 5 }), 'ERR_CONFLICT');
-    await refused(store.publish('/a.md', bytes('two'), {}, { expectedVersion: 1 }), 'ERR_ARCHIVED', 'document is archived');
+    await refused(
+      store.publish('/a.md', bytes('two'), {}, { expectedVersion: 1 }),
+      'ERR_ARCHIVED',
+      'document is archived',
+    );
   });
 });
 
@@ -62,7 +72,12 @@ describe('no-op publish (reference §3.4, case 33)', () => {
   it('answers unchanged with the current version when body and normalized metadata match', async () => {
     const { store, root } = await openStore();
     const first = await store.publish('/a.md', bytes('# A\n'), { tags: 'alpha, wire', type: 'Document' });
-    const again = await store.publish('/a.md', bytes('# A\n'), { tags: 'alpha,wire', type: 'Document' }, { expectedVersion: 1 });
+    const again = await store.publish(
+      '/a.md',
+      bytes('# A\n'),
+      { tags: 'alpha,wire', type: 'Document' },
+      { expectedVersion: 1 },
+    );
     assert.equal(again.kind, 'unchanged');
     assert.equal(again.version.version, 1);
     assert.equal(again.version.etag, first.version.etag);
@@ -94,7 +109,11 @@ describe('path collisions (reference §2.4 step 6.4, case 32)', () => {
   it('refuses a document where a directory exists', async () => {
     const { store, root } = await openStore();
     await store.publish('/dir.md/inner.md', bytes('x'), {});
-    await refused(store.publish('/dir.md', bytes('y'), {}), 'ERR_COLLISION', 'cannot publish /dir.md: a directory exists at this path: path collision');
+    await refused(
+      store.publish('/dir.md', bytes('y'), {}),
+      'ERR_COLLISION',
+      'cannot publish /dir.md: a directory exists at this path: path collision',
+    );
     assert.deepEqual(await versionFiles(root, 'versions', 'dir.md'), []);
   });
 
@@ -157,7 +176,10 @@ describe('retention (reference §3.4)', () => {
     assert.deepEqual(await versionFiles(root, 'versions', 'r.md'), ['v5', 'v6']);
     assert.equal(await store.version('/r.md', 4), null);
     const history = await store.history('/r.md');
-    assert.deepEqual(history?.versions.map((v) => v.version), [6, 5]);
+    assert.deepEqual(
+      history?.versions.map((v) => v.version),
+      [6, 5],
+    );
     assert.equal(history?.chainValid, true, 'the oldest retained version is the root');
   });
 
@@ -184,7 +206,12 @@ describe('retention (reference §3.4)', () => {
 describe('APPEND (reference §2.6, case 39)', () => {
   it('joins with a newline only when the base lacks one, and keeps the base metadata', async () => {
     const { store } = await openStore();
-    await store.publish('/a.md', bytes('# A\nno newline'), { tags: 'rbac, go', importance: '0.9', type: 'Note', retention: '5' });
+    await store.publish('/a.md', bytes('# A\nno newline'), {
+      tags: 'rbac, go',
+      importance: '0.9',
+      type: 'Note',
+      retention: '5',
+    });
     const outcome = await store.append('/a.md', bytes('more\n'), { agent: 'claude' }, { expectedVersion: 1 });
     assert.equal(text(outcome.version.body), '# A\nno newline\nmore\n');
     assert.deepEqual(outcome.version.metadata, { tags: 'rbac,go', importance: '0.9', type: 'Note', agent: 'claude' });
@@ -197,22 +224,36 @@ describe('APPEND (reference §2.6, case 39)', () => {
     await refused(store.append('/missing.md', bytes('x'), {}, { expectedVersion: 1 }), 'ERR_NOT_FOUND');
     await store.publish('/a.md', bytes('one'), {});
     await store.publish('/a.md', bytes('two'), {});
-    assert.equal((await refused(store.append('/a.md', bytes('x'), {}, { expectedVersion: 1 }), 'ERR_CONFLICT')).serverVersion, 2);
-    assert.equal((await refused(store.append('/a.md', bytes('x'), {}, { expectedVersion: 3 }), 'ERR_CONFLICT')).serverVersion, 2);
+    assert.equal(
+      (await refused(store.append('/a.md', bytes('x'), {}, { expectedVersion: 1 }), 'ERR_CONFLICT')).serverVersion,
+      2,
+    );
+    assert.equal(
+      (await refused(store.append('/a.md', bytes('x'), {}, { expectedVersion: 3 }), 'ERR_CONFLICT')).serverVersion,
+      2,
+    );
   });
 
   it('refuses a joined body over 1 MiB', async () => {
     const { store } = await openStore();
     await store.publish('/a.md', Buffer.alloc(maxBodyBytes - 2, 0x61), {});
     await refused(store.append('/a.md', bytes('bc'), {}, { expectedVersion: 1 }), 'ERR_TOO_LARGE');
-    assert.equal((await store.append('/a.md', bytes('b'), {}, { expectedVersion: 1 })).version.body.length, maxBodyBytes);
+    assert.equal(
+      (await store.append('/a.md', bytes('b'), {}, { expectedVersion: 1 })).version.body.length,
+      maxBodyBytes,
+    );
   });
 
   it('refuses merged metadata over the limits although each side is within them', async () => {
     const { store } = await openStore();
-    const half = (prefix: string): Record<string, string> => Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`${prefix}${i}`, 'v']));
+    const half = (prefix: string): Record<string, string> =>
+      Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`${prefix}${i}`, 'v']));
     await store.publish('/a.md', bytes('x'), half('a'));
-    await refused(store.append('/a.md', bytes('y'), half('b'), { expectedVersion: 1 }), 'ERR_INVALID_METADATA', 'invalid publisher metadata: too many metadata keys (max 50)');
+    await refused(
+      store.append('/a.md', bytes('y'), half('b'), { expectedVersion: 1 }),
+      'ERR_INVALID_METADATA',
+      'invalid publisher metadata: too many metadata keys (max 50)',
+    );
   });
 
   it('treats a missing expected version or body as a programming error', async () => {
@@ -227,7 +268,11 @@ describe('write validation', () => {
   it('refuses a body over 1 MiB, a body that is not UTF-8, and bad metadata', async () => {
     const { store, root } = await openStore();
     await refused(store.publish('/a.md', Buffer.alloc(maxBodyBytes + 1, 0x61), {}), 'ERR_TOO_LARGE');
-    await refused(store.publish('/a.md', Buffer.from([0x89, 0x50, 0x4e, 0x47]), {}), 'ERR_INVALID_CONTENT', 'document body must be valid UTF-8 text');
+    await refused(
+      store.publish('/a.md', Buffer.from([0x89, 0x50, 0x4e, 0x47]), {}),
+      'ERR_INVALID_CONTENT',
+      'document body must be valid UTF-8 text',
+    );
     await refused(store.publish('/a.md', bytes('x'), { 'Bad Key': 'v' }), 'ERR_INVALID_METADATA');
     await refused(store.publish('/a.md', bytes('x'), { version: '9' }), 'ERR_INVALID_METADATA');
     assert.deepEqual(await readdir(root), []);
@@ -253,7 +298,8 @@ describe('policy hooks (case 51)', () => {
       writeCheck: (write) => {
         seen.push(write.metadata);
         if (write.body.length > 3) throw new StoreError('ERR_QUOTA', 'quota exceeded: 3 bytes');
-        if (write.metadata.tags === undefined) throw new StoreError('ERR_REJECTED', 'missing-tags: every document needs tags');
+        if (write.metadata.tags === undefined)
+          throw new StoreError('ERR_REJECTED', 'missing-tags: every document needs tags');
       },
     });
     await refused(store.publish('/a.md', bytes('x'), {}), 'ERR_REJECTED', 'missing-tags: every document needs tags');
@@ -316,14 +362,21 @@ describe('change events', () => {
 describe('concurrent writers in one process', () => {
   it('serialises writes to one document into consecutive versions with a valid chain', async () => {
     const { store } = await openStore();
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => store.publish('/c.md', bytes(`body ${i}`), {})));
-    assert.deepEqual(outcomes.map((o) => o.version.version).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.publish('/c.md', bytes(`body ${i}`), {})),
+    );
+    assert.deepEqual(
+      outcomes.map((o) => o.version.version).sort((a, b) => a - b),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
     assert.equal((await store.history('/c.md'))?.chainValid, true);
   });
 
   it('lets exactly one of several create-only publishes win', async () => {
     const { store } = await openStore();
-    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.publish('/once.md', bytes(`${i}`), {}, { expectedVersion: 0 })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => store.publish('/once.md', bytes(`${i}`), {}, { expectedVersion: 0 })),
+    );
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
     assert.ok(results.filter((r) => r.status === 'rejected').every((r) => isStoreError(r.reason, 'ERR_CONFLICT')));
   });

@@ -33,17 +33,27 @@ export function trustedRedirect(client: OAuthClient | null, params: Readonly<Rec
     if (client.redirectUris.length === 1 && client.anyLoopbackRedirect !== true) return client.redirectUris[0]!;
     throw new UntrustedRequestError('invalid_request', 'redirect_uri is required');
   }
-  if (!redirectUriAllowed(client, given)) throw new UntrustedRequestError('invalid_request', 'redirect_uri is not registered for this client');
+  if (!redirectUriAllowed(client, given))
+    throw new UntrustedRequestError('invalid_request', 'redirect_uri is not registered for this client');
   return given;
 }
 
 /** The rest of the request, once `redirectUri` is trusted; OAuthErrors here are redirected to the client. */
-export function checkAuthorizationParams(client: OAuthClient, redirectUri: string, params: Readonly<Record<string, string>>, resource: string): AuthorizationRequest {
-  if (params.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'only response_type=code is supported');
+export function checkAuthorizationParams(
+  client: OAuthClient,
+  redirectUri: string,
+  params: Readonly<Record<string, string>>,
+  resource: string,
+): AuthorizationRequest {
+  if (params.response_type !== 'code')
+    throw new OAuthError('unsupported_response_type', 'only response_type=code is supported');
   const challenge = params.code_challenge;
-  if (challenge === undefined || challenge === '') throw new OAuthError('invalid_request', 'code_challenge is required (PKCE)');
-  if (params.code_challenge_method !== 'S256') throw new OAuthError('invalid_request', 'only code_challenge_method=S256 is supported');
-  if (!isValidCodeChallenge(challenge)) throw new OAuthError('invalid_request', 'code_challenge is not a base64url SHA-256 value');
+  if (challenge === undefined || challenge === '')
+    throw new OAuthError('invalid_request', 'code_challenge is required (PKCE)');
+  if (params.code_challenge_method !== 'S256')
+    throw new OAuthError('invalid_request', 'only code_challenge_method=S256 is supported');
+  if (!isValidCodeChallenge(challenge))
+    throw new OAuthError('invalid_request', 'code_challenge is not a base64url SHA-256 value');
   checkResource(params.resource, resource);
   const request: AuthorizationRequest = {
     clientId: client.clientId,
@@ -61,11 +71,18 @@ export function checkAuthorizationParams(client: OAuthClient, redirectUri: strin
 /** RFC 8707 §2: the only resource the broker issues tokens for is its MCP resource. */
 export function checkResource(requested: string | undefined, resource: string): void {
   if (requested === undefined || requested === '') return;
-  if (requested.replace(/\/+$/, '') !== resource) throw new OAuthError('invalid_target', 'resource must be the MCP resource of this broker', { detail: `requested resource ${requested}` });
+  if (requested.replace(/\/+$/, '') !== resource)
+    throw new OAuthError('invalid_target', 'resource must be the MCP resource of this broker', {
+      detail: `requested resource ${requested}`,
+    });
 }
 
 /** The redirect back to the client: `code` or `error`, `state`, and `iss` (RFC 9207 §2). */
-export function clientRedirect(redirectUri: string, issuer: string, params: Record<string, string | undefined>): string {
+export function clientRedirect(
+  redirectUri: string,
+  issuer: string,
+  params: Record<string, string | undefined>,
+): string {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
   url.searchParams.set('iss', issuer);

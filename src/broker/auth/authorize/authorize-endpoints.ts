@@ -11,7 +11,13 @@ import type { SignInContext } from '../sign-in-context.ts';
 import { signInIdentityFromClaims, SignInRefused } from '../sign-in-identity.ts';
 import { constantTimeEqual } from '../secrets.ts';
 import { UpstreamSignInError } from '../upstream/upstream-idp.ts';
-import { checkAuthorizationParams, clientRedirect, trustedRedirect, UntrustedRequestError, type AuthorizationRequest } from './authorization-request.ts';
+import {
+  checkAuthorizationParams,
+  clientRedirect,
+  trustedRedirect,
+  UntrustedRequestError,
+  type AuthorizationRequest,
+} from './authorization-request.ts';
 
 type Params = Readonly<Record<string, string>>;
 
@@ -31,7 +37,8 @@ export async function authorizeEndpoint(context: SignInContext, params: Params):
     client = await context.clients.find(params.client_id ?? '');
     redirectUri = trustedRedirect(client, params);
   } catch (error) {
-    if (error instanceof OAuthError) return { kind: 'page-error', title: 'This sign-in link is not valid', message: error.description, status: 400 };
+    if (error instanceof OAuthError)
+      return { kind: 'page-error', title: 'This sign-in link is not valid', message: error.description, status: 400 };
     throw error;
   }
   let request: AuthorizationRequest;
@@ -39,17 +46,41 @@ export async function authorizeEndpoint(context: SignInContext, params: Params):
     request = checkAuthorizationParams(client!, redirectUri, params, context.resource);
   } catch (error) {
     if (!(error instanceof OAuthError) || error instanceof UntrustedRequestError) throw error;
-    return { kind: 'client-redirect', url: clientRedirect(redirectUri, context.issuer, { error: error.error, error_description: error.description, state: params.state }) };
+    return {
+      kind: 'client-redirect',
+      url: clientRedirect(redirectUri, context.issuer, {
+        error: error.error,
+        error_description: error.description,
+        state: params.state,
+      }),
+    };
   }
   if (client!.firstParty) return toUpstream(context, request);
   return { kind: 'consent', pendingId: await context.flows.savePending(request), client: client!, request };
 }
 
-export async function consentEndpoint(context: SignInContext, pendingId: string, decision: 'approve' | 'deny'): Promise<BrowserStep> {
+export async function consentEndpoint(
+  context: SignInContext,
+  pendingId: string,
+  decision: 'approve' | 'deny',
+): Promise<BrowserStep> {
   const request = await context.flows.takePending(pendingId);
-  if (request === null) return { kind: 'page-error', title: 'This sign-in has expired', message: 'Go back to the application and start signing in again.', status: 400 };
+  if (request === null)
+    return {
+      kind: 'page-error',
+      title: 'This sign-in has expired',
+      message: 'Go back to the application and start signing in again.',
+      status: 400,
+    };
   if (decision === 'deny') {
-    return { kind: 'client-redirect', url: clientRedirect(request.redirectUri, context.issuer, { error: 'access_denied', error_description: 'the user refused access', state: request.state }) };
+    return {
+      kind: 'client-redirect',
+      url: clientRedirect(request.redirectUri, context.issuer, {
+        error: 'access_denied',
+        error_description: 'the user refused access',
+        state: request.state,
+      }),
+    };
   }
   return toUpstream(context, request);
 }
@@ -61,12 +92,27 @@ async function toUpstream(context: SignInContext, request: AuthorizationRequest)
 }
 
 /** `GET /auth/callback`: `boundState` is the state cookie this browser was given on the way out. */
-export async function callbackEndpoint(context: SignInContext, callbackUrl: URL, boundState: string | undefined): Promise<BrowserStep> {
+export async function callbackEndpoint(
+  context: SignInContext,
+  callbackUrl: URL,
+  boundState: string | undefined,
+): Promise<BrowserStep> {
   const state = callbackUrl.searchParams.get('state') ?? '';
-  const expired = { kind: 'page-error', title: 'This sign-in has expired', message: 'Start again from your application or terminal.', status: 400 } as const;
+  const expired = {
+    kind: 'page-error',
+    title: 'This sign-in has expired',
+    message: 'Start again from your application or terminal.',
+    status: 400,
+  } as const;
   if (state === '') return expired;
   // Login CSRF: the callback must come back to the browser that left.
-  if (boundState === undefined || !constantTimeEqual(boundState, state)) return { kind: 'page-error', title: 'Sign-in was started elsewhere', message: 'Start again in this browser.', status: 400 };
+  if (boundState === undefined || !constantTimeEqual(boundState, state))
+    return {
+      kind: 'page-error',
+      title: 'Sign-in was started elsewhere',
+      message: 'Start again in this browser.',
+      status: 400,
+    };
   const roundTrip = await context.flows.takeRoundTrip(state);
   if (roundTrip === null) return expired;
   const result = await signIn(context, callbackUrl, roundTrip);
@@ -74,17 +120,30 @@ export async function callbackEndpoint(context: SignInContext, callbackUrl: URL,
   const { request } = roundTrip;
   if (result.ok) {
     const code = await context.flows.issueCode(request, result.identity, result.authTime);
-    return { kind: 'client-redirect', url: clientRedirect(request.redirectUri, context.issuer, { code, state: request.state }) };
+    return {
+      kind: 'client-redirect',
+      url: clientRedirect(request.redirectUri, context.issuer, { code, state: request.state }),
+    };
   }
-  const error = result.failure === 'failed' ? { error: 'server_error', error_description: 'identity provider sign-in failed' } : { error: 'access_denied', error_description: result.description };
-  return { kind: 'client-redirect', url: clientRedirect(request.redirectUri, context.issuer, { ...error, state: request.state }) };
+  const error =
+    result.failure === 'failed'
+      ? { error: 'server_error', error_description: 'identity provider sign-in failed' }
+      : { error: 'access_denied', error_description: result.description };
+  return {
+    kind: 'client-redirect',
+    url: clientRedirect(request.redirectUri, context.issuer, { ...error, state: request.state }),
+  };
 }
 
 type SignInResult =
   | { ok: true; identity: ReturnType<typeof signInIdentityFromClaims>; authTime: number }
   | { ok: false; failure: 'failed' | 'denied'; description: string };
 
-async function signIn(context: SignInContext, callbackUrl: URL, roundTrip: Parameters<SignInContext['upstream']['finish']>[1]): Promise<SignInResult> {
+async function signIn(
+  context: SignInContext,
+  callbackUrl: URL,
+  roundTrip: Parameters<SignInContext['upstream']['finish']>[1],
+): Promise<SignInResult> {
   try {
     const claims = await context.upstream.finish(callbackUrl, roundTrip);
     const identity = signInIdentityFromClaims(claims, context.allowDomains);
@@ -92,7 +151,13 @@ async function signIn(context: SignInContext, callbackUrl: URL, roundTrip: Param
     return { ok: true, identity, authTime };
   } catch (error) {
     if (error instanceof SignInRefused) return { ok: false, failure: 'denied', description: error.description };
-    if (error instanceof UpstreamSignInError) return { ok: false, failure: error.kind, description: error.kind === 'denied' ? 'the identity provider refused the sign-in' : 'identity provider sign-in failed' };
+    if (error instanceof UpstreamSignInError)
+      return {
+        ok: false,
+        failure: error.kind,
+        description:
+          error.kind === 'denied' ? 'the identity provider refused the sign-in' : 'identity provider sign-in failed',
+      };
     throw error;
   }
 }
@@ -102,10 +167,27 @@ async function finishDevice(context: SignInContext, deviceKey: string, result: S
   if (result.ok) {
     const approved = await context.devices.approve(deviceKey, result.identity);
     return approved
-      ? { kind: 'device-done', outcome: 'approved', message: `Signed in as ${result.identity.email}. You can close this window and return to your terminal.` }
-      : { kind: 'device-done', outcome: 'failed', message: 'This code has expired or was already used. Start again on your device.' };
+      ? {
+          kind: 'device-done',
+          outcome: 'approved',
+          message: `Signed in as ${result.identity.email}. You can close this window and return to your terminal.`,
+        }
+      : {
+          kind: 'device-done',
+          outcome: 'failed',
+          message: 'This code has expired or was already used. Start again on your device.',
+        };
   }
-  if (result.failure === 'failed') return { kind: 'device-done', outcome: 'failed', message: 'Sign-in could not be completed. Enter the code again to retry.' };
+  if (result.failure === 'failed')
+    return {
+      kind: 'device-done',
+      outcome: 'failed',
+      message: 'Sign-in could not be completed. Enter the code again to retry.',
+    };
   await context.devices.deny(deviceKey);
-  return { kind: 'device-done', outcome: 'denied', message: `Sign-in refused: ${result.description}. The device was not signed in.` };
+  return {
+    kind: 'device-done',
+    outcome: 'denied',
+    message: `Sign-in refused: ${result.description}. The device was not signed in.`,
+  };
 }

@@ -9,7 +9,8 @@ import type { UpstreamRoundTrip } from '../upstream/upstream-idp.ts';
 import type { EphemeralStore, JsonValue } from '../../state/index.ts';
 import type { AuthorizationRequest } from './authorization-request.ts';
 
-export type RoundTrip = UpstreamRoundTrip & ({ kind: 'device'; deviceKey: string } | { kind: 'authorize'; request: AuthorizationRequest });
+export type RoundTrip = UpstreamRoundTrip &
+  ({ kind: 'device'; deviceKey: string } | { kind: 'authorize'; request: AuthorizationRequest });
 
 export type CodeRecord = {
   request: AuthorizationRequest;
@@ -21,7 +22,11 @@ export type CodeRecord = {
   family?: string;
 };
 
-export type RedeemOutcome = { kind: 'redeemed'; record: CodeRecord } | { kind: 'replayed'; record: CodeRecord } | { kind: 'unknown' } | { kind: 'expired' };
+export type RedeemOutcome =
+  | { kind: 'redeemed'; record: CodeRecord }
+  | { kind: 'replayed'; record: CodeRecord }
+  | { kind: 'unknown' }
+  | { kind: 'expired' };
 
 export type FlowStateOptions = { pendingTtlMs: number; roundTripTtlMs: number; codeTtlMs: number; now?: () => number };
 
@@ -52,7 +57,11 @@ export class FlowState {
   }
 
   async saveRoundTrip(roundTrip: RoundTrip): Promise<void> {
-    await this.#store.set(`round-trip:${sha256Hex(roundTrip.state)}`, roundTrip as unknown as JsonValue, this.#options.roundTripTtlMs);
+    await this.#store.set(
+      `round-trip:${sha256Hex(roundTrip.state)}`,
+      roundTrip as unknown as JsonValue,
+      this.#options.roundTripTtlMs,
+    );
   }
 
   async takeRoundTrip(state: string): Promise<RoundTrip | null> {
@@ -88,6 +97,9 @@ export class FlowState {
   }
 
   async recordCodeFamily(code: string, family: string): Promise<void> {
-    await this.#store.update(`code:${sha256Hex(code)}`, (value) => ({ ...(value as object), family }) as unknown as JsonValue);
+    await this.#store.update(
+      `code:${sha256Hex(code)}`,
+      (value) => ({ ...(value as object), family }) as unknown as JsonValue,
+    );
   }
 }

@@ -14,7 +14,11 @@ export class ClientDirectory {
   readonly #registered: RegisteredClients;
   readonly #documents: ClientMetadataDocuments | null;
 
-  constructor(options: { web: ReadonlyMap<string, OAuthClient>; registered: RegisteredClients; documents: ClientMetadataDocuments | null }) {
+  constructor(options: {
+    web: ReadonlyMap<string, OAuthClient>;
+    registered: RegisteredClients;
+    documents: ClientMetadataDocuments | null;
+  }) {
     this.#web = options.web;
     this.#registered = options.registered;
     this.#documents = options.documents;

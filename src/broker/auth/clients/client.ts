@@ -45,7 +45,14 @@ const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
 /** `http://127.0.0.1:PORT/...`, `http://[::1]:PORT/...` or `http://localhost:PORT/...`, without userinfo. */
 export function isLoopbackRedirect(uri: string): boolean {
   const url = URL.canParse(uri) ? new URL(uri) : null;
-  return url !== null && url.protocol === 'http:' && loopbackHosts.has(url.hostname) && url.username === '' && url.password === '' && url.hash === '';
+  return (
+    url !== null &&
+    url.protocol === 'http:' &&
+    loopbackHosts.has(url.hostname) &&
+    url.username === '' &&
+    url.password === '' &&
+    url.hash === ''
+  );
 }
 
 /**

@@ -33,14 +33,21 @@ export class ClientMetadataDocuments {
 
   constructor(options: MetadataDocumentOptions = {}) {
     this.#allowLoopback = options.allowLoopback ?? false;
-    const fetchOptions = { timeoutMs: options.timeoutMs ?? 5000, maxBytes: options.maxBytes ?? 16 * 1024, allowLoopback: this.#allowLoopback };
+    const fetchOptions = {
+      timeoutMs: options.timeoutMs ?? 5000,
+      maxBytes: options.maxBytes ?? 16 * 1024,
+      allowLoopback: this.#allowLoopback,
+    };
     this.#fetch = options.fetchDocument ?? ((url) => guardedGet(url, fetchOptions));
     this.#now = options.now ?? Date.now;
   }
 
   /** Whether `clientId` has the form of a metadata-document URL (and so must be resolved by fetching it). */
   isDocumentUrl(clientId: string): boolean {
-    return clientId.startsWith('https://') || (this.#allowLoopback && /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/.test(clientId));
+    return (
+      clientId.startsWith('https://') ||
+      (this.#allowLoopback && /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/.test(clientId))
+    );
   }
 
   async resolve(clientId: string): Promise<OAuthClient> {
@@ -51,7 +58,10 @@ export class ClientMetadataDocuments {
     try {
       fetched = await this.#fetch(url);
     } catch (cause) {
-      throw new OAuthError('invalid_client', 'client metadata document could not be fetched', { detail: `fetching ${clientId}: ${(cause as Error).message}`, cause });
+      throw new OAuthError('invalid_client', 'client metadata document could not be fetched', {
+        detail: `fetching ${clientId}: ${(cause as Error).message}`,
+        cause,
+      });
     }
     const client = parseDocument(clientId, fetched);
     const ttl = cacheTtlMs(fetched.cacheControl);
@@ -77,7 +87,8 @@ export class ClientMetadataDocuments {
 }
 
 function parseDocument(clientId: string, fetched: FetchedDocument): OAuthClient {
-  const bad = (why: string) => new OAuthError('invalid_client', `client metadata document ${why}`, { detail: `${clientId}: ${why}` });
+  const bad = (why: string) =>
+    new OAuthError('invalid_client', `client metadata document ${why}`, { detail: `${clientId}: ${why}` });
   if (fetched.status !== 200) throw bad(`answered HTTP ${fetched.status}`);
   let doc: unknown;
   try {
@@ -89,10 +100,17 @@ function parseDocument(clientId: string, fetched: FetchedDocument): OAuthClient 
   const m = doc as Record<string, unknown>;
   if (m.client_id !== clientId) throw bad('names a different client_id');
   if (typeof m.client_name !== 'string' || m.client_name.trim() === '') throw bad('has no client_name');
-  if (!Array.isArray(m.redirect_uris) || m.redirect_uris.length === 0 || !m.redirect_uris.every((u) => typeof u === 'string')) throw bad('has no redirect_uris');
-  if (m.client_secret !== undefined || m.client_secret_expires_at !== undefined) throw bad('must not carry a client secret');
+  if (
+    !Array.isArray(m.redirect_uris) ||
+    m.redirect_uris.length === 0 ||
+    !m.redirect_uris.every((u) => typeof u === 'string')
+  )
+    throw bad('has no redirect_uris');
+  if (m.client_secret !== undefined || m.client_secret_expires_at !== undefined)
+    throw bad('must not carry a client secret');
   const method = m.token_endpoint_auth_method ?? 'none';
-  if (method !== 'none') throw bad(`uses token_endpoint_auth_method ${JSON.stringify(method)}; only "none" is supported`);
+  if (method !== 'none')
+    throw bad(`uses token_endpoint_auth_method ${JSON.stringify(method)}; only "none" is supported`);
   const redirectUris = m.redirect_uris as string[];
   for (const uri of redirectUris) {
     try {
@@ -101,7 +119,14 @@ function parseDocument(clientId: string, fetched: FetchedDocument): OAuthClient 
       throw bad(`lists an unacceptable redirect URI`);
     }
   }
-  return { clientId, kind: 'metadata-document', name: m.client_name.trim().slice(0, 200), redirectUris, authMethod: 'none', firstParty: false };
+  return {
+    clientId,
+    kind: 'metadata-document',
+    name: m.client_name.trim().slice(0, 200),
+    redirectUris,
+    authMethod: 'none',
+    firstParty: false,
+  };
 }
 
 function cacheTtlMs(cacheControl: string): number {

@@ -24,7 +24,13 @@ type StoredClient = {
 
 type ClientsDocument = { clients: Record<string, StoredClient> };
 
-export type RegisteredClient = { client: OAuthClient; issuedAt: number; grantTypes: string[]; applicationType?: string; secret?: string };
+export type RegisteredClient = {
+  client: OAuthClient;
+  issuedAt: number;
+  grantTypes: string[];
+  applicationType?: string;
+  secret?: string;
+};
 
 export type RegisteredClientsOptions = { maxClients?: number; now?: () => number };
 
@@ -33,7 +39,10 @@ const unusedGraceMs = 24 * 3_600_000;
 const touchEveryMs = 3_600_000;
 
 const isDocument = (value: unknown): value is ClientsDocument =>
-  typeof value === 'object' && value !== null && typeof (value as ClientsDocument).clients === 'object' && (value as ClientsDocument).clients !== null;
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as ClientsDocument).clients === 'object' &&
+  (value as ClientsDocument).clients !== null;
 
 export class RegisteredClients {
   readonly #document: JsonDocument<ClientsDocument>;
@@ -89,7 +98,8 @@ export class RegisteredClients {
     const now = Math.floor(this.#now() / 1000);
     await this.#document.update((doc) => {
       const stored = doc.clients[clientId];
-      if (stored === undefined || (stored.lastUsedAt !== undefined && now - stored.lastUsedAt < touchEveryMs / 1000)) return { outcome: undefined };
+      if (stored === undefined || (stored.lastUsedAt !== undefined && now - stored.lastUsedAt < touchEveryMs / 1000))
+        return { outcome: undefined };
       return { next: { clients: { ...doc.clients, [clientId]: { ...stored, lastUsedAt: now } } }, outcome: undefined };
     });
   }

@@ -9,7 +9,11 @@ import { isLoopbackRedirect, type TokenEndpointAuthMethod } from './client.ts';
 
 export const deviceCodeGrantType = 'urn:ietf:params:oauth:grant-type:device_code';
 export const supportedGrantTypes: readonly string[] = ['authorization_code', 'refresh_token', deviceCodeGrantType];
-export const supportedAuthMethods: readonly TokenEndpointAuthMethod[] = ['none', 'client_secret_basic', 'client_secret_post'];
+export const supportedAuthMethods: readonly TokenEndpointAuthMethod[] = [
+  'none',
+  'client_secret_basic',
+  'client_secret_post',
+];
 
 const maxRedirectUris = 20;
 const maxUriLength = 2000;
@@ -25,28 +29,45 @@ export type ClientRegistration = {
 
 export function parseRegistrationRequest(body: unknown): ClientRegistration {
   const meta = body === undefined || body === null ? {} : body;
-  if (typeof meta !== 'object' || Array.isArray(meta)) throw new OAuthError('invalid_client_metadata', 'client metadata must be a JSON object');
+  if (typeof meta !== 'object' || Array.isArray(meta))
+    throw new OAuthError('invalid_client_metadata', 'client metadata must be a JSON object');
   const m = meta as Record<string, unknown>;
   const grantTypes = stringList(m.grant_types, 'grant_types') ?? ['authorization_code'];
   const unknownGrant = grantTypes.find((g) => !supportedGrantTypes.includes(g));
-  if (unknownGrant !== undefined) throw new OAuthError('invalid_client_metadata', `grant type ${JSON.stringify(unknownGrant)} is not supported`);
+  if (unknownGrant !== undefined)
+    throw new OAuthError('invalid_client_metadata', `grant type ${JSON.stringify(unknownGrant)} is not supported`);
   const responseTypes = stringList(m.response_types, 'response_types') ?? ['code'];
-  if (responseTypes.some((r) => r !== 'code')) throw new OAuthError('invalid_client_metadata', 'only response type "code" is supported');
+  if (responseTypes.some((r) => r !== 'code'))
+    throw new OAuthError('invalid_client_metadata', 'only response type "code" is supported');
   const authMethod = m.token_endpoint_auth_method ?? 'client_secret_basic';
   if (typeof authMethod !== 'string' || !supportedAuthMethods.includes(authMethod as TokenEndpointAuthMethod)) {
-    throw new OAuthError('invalid_client_metadata', `token_endpoint_auth_method must be one of ${supportedAuthMethods.join(', ')}`);
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `token_endpoint_auth_method must be one of ${supportedAuthMethods.join(', ')}`,
+    );
   }
   const redirectUris = stringList(m.redirect_uris, 'redirect_uris') ?? [];
-  if (grantTypes.includes('authorization_code') && redirectUris.length === 0) throw new OAuthError('invalid_redirect_uri', 'redirect_uris is required for the authorization_code grant');
-  if (redirectUris.length > maxRedirectUris) throw new OAuthError('invalid_redirect_uri', `at most ${maxRedirectUris} redirect URIs`);
+  if (grantTypes.includes('authorization_code') && redirectUris.length === 0)
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uris is required for the authorization_code grant');
+  if (redirectUris.length > maxRedirectUris)
+    throw new OAuthError('invalid_redirect_uri', `at most ${maxRedirectUris} redirect URIs`);
   for (const uri of redirectUris) checkRedirectUri(uri);
-  const registration: ClientRegistration = { redirectUris: [...new Set(redirectUris)], grantTypes: [...new Set(grantTypes)], authMethod: authMethod as TokenEndpointAuthMethod };
+  const registration: ClientRegistration = {
+    redirectUris: [...new Set(redirectUris)],
+    grantTypes: [...new Set(grantTypes)],
+    authMethod: authMethod as TokenEndpointAuthMethod,
+  };
   if (m.client_name !== undefined) {
-    if (typeof m.client_name !== 'string' || m.client_name.length > maxNameLength) throw new OAuthError('invalid_client_metadata', `client_name must be a string of at most ${maxNameLength} characters`);
+    if (typeof m.client_name !== 'string' || m.client_name.length > maxNameLength)
+      throw new OAuthError(
+        'invalid_client_metadata',
+        `client_name must be a string of at most ${maxNameLength} characters`,
+      );
     if (m.client_name.trim() !== '') registration.clientName = m.client_name.trim();
   }
   if (m.application_type !== undefined) {
-    if (m.application_type !== 'web' && m.application_type !== 'native') throw new OAuthError('invalid_client_metadata', 'application_type must be "web" or "native"');
+    if (m.application_type !== 'web' && m.application_type !== 'native')
+      throw new OAuthError('invalid_client_metadata', 'application_type must be "web" or "native"');
     registration.applicationType = m.application_type;
   }
   return registration;
@@ -55,7 +76,10 @@ export function parseRegistrationRequest(body: unknown): ClientRegistration {
 function stringList(value: unknown, field: string): string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
-    throw new OAuthError(field === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata', `${field} must be an array of strings`);
+    throw new OAuthError(
+      field === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+      `${field} must be an array of strings`,
+    );
   }
   return value as string[];
 }
@@ -74,7 +98,10 @@ export function checkRedirectUri(uri: string): void {
     throw fail('must use https unless it is a loopback address');
   }
   // RFC 8252 §7.1: private-use schemes are reverse domain names (com.example.app:/callback).
-  if (!/^[a-z][a-z0-9+-]*\.[a-z0-9.+-]+:$/.test(url.protocol) || ['javascript:', 'data:', 'file:', 'vbscript:'].includes(url.protocol)) {
+  if (
+    !/^[a-z][a-z0-9+-]*\.[a-z0-9.+-]+:$/.test(url.protocol) ||
+    ['javascript:', 'data:', 'file:', 'vbscript:'].includes(url.protocol)
+  ) {
     throw fail('must be https, loopback http or a reverse-domain private-use scheme');
   }
 }

@@ -1,6 +1,11 @@
 import type { OAuthClient } from './client.ts';
 
-export type WebClientConfig = { clientID: string; clientSecretHash: string; redirectURIs: readonly string[]; name?: string | undefined };
+export type WebClientConfig = {
+  clientID: string;
+  clientSecretHash: string;
+  redirectURIs: readonly string[];
+  name?: string | undefined;
+};
 
 /**
  * Confidential web clients from `webClients[]` (inventory §2.5): the secret is

@@ -20,12 +20,20 @@ export type DeviceAuthorizationResponse = {
   interval: number;
 };
 
-export async function deviceAuthorizationEndpoint(context: SignInContext, authorization: string | undefined, form: Readonly<Record<string, string>>): Promise<DeviceAuthorizationResponse> {
+export async function deviceAuthorizationEndpoint(
+  context: SignInContext,
+  authorization: string | undefined,
+  form: Readonly<Record<string, string>>,
+): Promise<DeviceAuthorizationResponse> {
   const credentials = parseClientCredentials(authorization, form);
   const client = authenticateClient(await context.clients.find(credentials.clientId), credentials);
   if (client.kind === 'web') throw new OAuthError('unauthorized_client', 'web clients do not use the device flow');
   checkResource(form.resource, context.resource);
-  const { deviceCode, userCode } = await context.devices.start({ clientId: client.clientId, scope: grantedScope(form.scope), resource: context.resource });
+  const { deviceCode, userCode } = await context.devices.start({
+    clientId: client.clientId,
+    scope: grantedScope(form.scope),
+    resource: context.resource,
+  });
   const verification = endpointUrl(context, endpointPaths.verification);
   const shown = formatUserCode(userCode);
   return {
@@ -45,7 +53,11 @@ export type DeviceSubmitResult =
   | { kind: 'upstream'; url: string; state: string; clientName: string };
 
 /** The user confirmed (or refused) the code on the verification page. */
-export async function deviceSubmit(context: SignInContext, typed: string, action: 'approve' | 'deny'): Promise<DeviceSubmitResult> {
+export async function deviceSubmit(
+  context: SignInContext,
+  typed: string,
+  action: 'approve' | 'deny',
+): Promise<DeviceSubmitResult> {
   const found = await context.devices.findPending(typed);
   if (found === null) return { kind: 'unknown-code' };
   if (action === 'deny') {
@@ -59,7 +71,10 @@ export async function deviceSubmit(context: SignInContext, typed: string, action
 }
 
 /** Describes the pending grant behind a typed code, for the confirmation text; null when there is none. */
-export async function describeDeviceCode(context: SignInContext, typed: string): Promise<{ clientName: string } | null> {
+export async function describeDeviceCode(
+  context: SignInContext,
+  typed: string,
+): Promise<{ clientName: string } | null> {
   const found = await context.devices.findPending(typed);
   if (found === null) return null;
   const client = await context.clients.find(found.grant.clientId).catch(() => null);

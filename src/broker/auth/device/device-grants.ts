@@ -30,7 +30,10 @@ export type DeviceGrant = {
 
 export type PollOutcome =
   | { kind: 'approved'; grant: DeviceGrant }
-  | { kind: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant'; detail: string };
+  | {
+      kind: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant';
+      detail: string;
+    };
 
 export type DeviceGrantsOptions = { ttlMs: number; intervalMs: number; now?: () => number };
 
@@ -61,12 +64,22 @@ export class DeviceGrants {
     return this.#intervalMs;
   }
 
-  async start(request: { clientId: string; scope: string; resource: string }): Promise<{ deviceCode: string; userCode: string }> {
+  async start(request: {
+    clientId: string;
+    scope: string;
+    resource: string;
+  }): Promise<{ deviceCode: string; userCode: string }> {
     const deviceCode = randomSecret(32);
     for (let attempt = 0; attempt < 5; attempt++) {
       const userCode = generateUserCode();
       if ((await this.#store.get(userKey(userCode))) !== null) continue;
-      const grant: DeviceGrant = { ...request, userCode, status: 'pending', expiresAt: this.#now() + this.#ttlMs, intervalMs: this.#intervalMs };
+      const grant: DeviceGrant = {
+        ...request,
+        userCode,
+        status: 'pending',
+        expiresAt: this.#now() + this.#ttlMs,
+        intervalMs: this.#intervalMs,
+      };
       await this.#store.set(deviceKey(deviceCode), grant as unknown as JsonValue, 2 * this.#ttlMs);
       await this.#store.set(userKey(userCode), deviceKey(deviceCode), this.#ttlMs);
       return { deviceCode, userCode };
@@ -127,14 +140,28 @@ export class DeviceGrants {
 }
 
 /** Pure: what one poll at `now` means for `grant`, and the grant to store after it. */
-export function decide(grant: DeviceGrant, clientId: string, now: number): { outcome: PollOutcome; grant?: DeviceGrant } {
-  if (grant.clientId !== clientId) return { outcome: { kind: 'invalid_grant', detail: 'device_code was issued to another client' } };
-  if (grant.status === 'redeemed') return { outcome: { kind: 'invalid_grant', detail: 'device_code was already used' } };
-  if (grant.expiresAt <= now && grant.status !== 'denied') return { outcome: { kind: 'expired_token', detail: 'device_code expired' } };
+export function decide(
+  grant: DeviceGrant,
+  clientId: string,
+  now: number,
+): { outcome: PollOutcome; grant?: DeviceGrant } {
+  if (grant.clientId !== clientId)
+    return { outcome: { kind: 'invalid_grant', detail: 'device_code was issued to another client' } };
+  if (grant.status === 'redeemed')
+    return { outcome: { kind: 'invalid_grant', detail: 'device_code was already used' } };
+  if (grant.expiresAt <= now && grant.status !== 'denied')
+    return { outcome: { kind: 'expired_token', detail: 'device_code expired' } };
   if (grant.status === 'denied') return { outcome: { kind: 'access_denied', detail: 'the user denied the request' } };
   if (grant.lastPollAt !== undefined && now - grant.lastPollAt < grant.intervalMs) {
-    return { outcome: { kind: 'slow_down', detail: 'polled faster than the interval' }, grant: { ...grant, lastPollAt: now, intervalMs: grant.intervalMs + slowDownStepMs } };
+    return {
+      outcome: { kind: 'slow_down', detail: 'polled faster than the interval' },
+      grant: { ...grant, lastPollAt: now, intervalMs: grant.intervalMs + slowDownStepMs },
+    };
   }
-  if (grant.status === 'approved') return { outcome: { kind: 'approved', grant }, grant: { ...grant, status: 'redeemed', lastPollAt: now } };
-  return { outcome: { kind: 'authorization_pending', detail: 'the user has not finished signing in' }, grant: { ...grant, lastPollAt: now } };
+  if (grant.status === 'approved')
+    return { outcome: { kind: 'approved', grant }, grant: { ...grant, status: 'redeemed', lastPollAt: now } };
+  return {
+    outcome: { kind: 'authorization_pending', detail: 'the user has not finished signing in' },
+    grant: { ...grant, lastPollAt: now },
+  };
 }

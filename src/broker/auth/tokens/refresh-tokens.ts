@@ -31,7 +31,10 @@ export type RotateOutcome =
 export type RefreshTokensOptions = { ttlMs: number; maxFamilies?: number; maxSpent?: number; now?: () => number };
 
 const isDocument = (value: unknown): value is TokensDocument =>
-  typeof value === 'object' && value !== null && typeof (value as TokensDocument).families === 'object' && (value as TokensDocument).families !== null;
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as TokensDocument).families === 'object' &&
+  (value as TokensDocument).families !== null;
 
 export class RefreshTokens {
   readonly #document: JsonDocument<TokensDocument>;
@@ -57,7 +60,13 @@ export class RefreshTokens {
     await this.#document.update((doc) => {
       const families = live(doc.families, now);
       while (Object.keys(families).length >= this.#maxFamilies) delete families[oldestFamily(families)!];
-      families[family] = { ...grant, current: sha256Hex(token), spent: [], createdAt: now, expiresAt: now + this.#ttlMs };
+      families[family] = {
+        ...grant,
+        current: sha256Hex(token),
+        spent: [],
+        createdAt: now,
+        expiresAt: now + this.#ttlMs,
+      };
       return { next: { families }, outcome: undefined };
     });
     return { token, family };
@@ -85,7 +94,12 @@ export class RefreshTokens {
       }
       const spent = [...family.spent, hash].slice(-this.#maxSpent);
       families[id] = { ...family, current: sha256Hex(successor), spent, expiresAt: now + this.#ttlMs };
-      const grant: RefreshGrant = { clientId: family.clientId, identity: family.identity, scope: family.scope, resource: family.resource };
+      const grant: RefreshGrant = {
+        clientId: family.clientId,
+        identity: family.identity,
+        scope: family.scope,
+        resource: family.resource,
+      };
       return { next: { families }, outcome: { kind: 'rotated', token: successor, grant, family: id } };
     });
   }
@@ -133,7 +147,8 @@ function live(families: Record<string, Family>, now: number): Record<string, Fam
 
 function oldestFamily(families: Record<string, Family>): string | undefined {
   let oldest: [string, number] | undefined;
-  for (const [id, f] of Object.entries(families)) if (oldest === undefined || f.expiresAt < oldest[1]) oldest = [id, f.expiresAt];
+  for (const [id, f] of Object.entries(families))
+    if (oldest === undefined || f.expiresAt < oldest[1]) oldest = [id, f.expiresAt];
   return oldest?.[0];
 }
 

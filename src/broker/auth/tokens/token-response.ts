@@ -20,7 +20,18 @@ export type TokenResponse = {
 
 export type TokenSigner = { key: SigningKey; issuer: string; accessTokenTtlSeconds: number; now?: () => Date };
 
-export async function tokenResponse(signer: TokenSigner, grant: { clientId: string; identity: SignInIdentity; scope: string; resource: string; refreshToken: string; nonce?: string; authTime?: number }): Promise<TokenResponse> {
+export async function tokenResponse(
+  signer: TokenSigner,
+  grant: {
+    clientId: string;
+    identity: SignInIdentity;
+    scope: string;
+    resource: string;
+    refreshToken: string;
+    nonce?: string;
+    authTime?: number;
+  },
+): Promise<TokenResponse> {
   const { identity } = grant;
   const access = await mintBrokerToken({
     key: signer.key,
@@ -35,7 +46,13 @@ export async function tokenResponse(signer: TokenSigner, grant: { clientId: stri
     ttlSeconds: signer.accessTokenTtlSeconds,
     ...(signer.now ? { now: signer.now } : {}),
   });
-  const response: TokenResponse = { access_token: access, token_type: 'Bearer', expires_in: signer.accessTokenTtlSeconds, refresh_token: grant.refreshToken, scope: grant.scope };
+  const response: TokenResponse = {
+    access_token: access,
+    token_type: 'Bearer',
+    expires_in: signer.accessTokenTtlSeconds,
+    refresh_token: grant.refreshToken,
+    scope: grant.scope,
+  };
   if (wantsIdToken(grant.scope)) {
     response.id_token = await mintIdToken({
       key: signer.key,

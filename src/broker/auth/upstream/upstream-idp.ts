@@ -56,17 +56,27 @@ export async function discoverUpstreamIdp(options: UpstreamIdpOptions): Promise<
   const execute = [oidc.enableNonRepudiationChecks];
   // Config validation admits plain http only for loopback issuers (development and tests).
   if (new URL(options.issuer).protocol === 'http:') execute.push(oidc.allowInsecureRequests);
-  const config = await oidc.discovery(new URL(options.issuer), options.clientId, { redirect_uris: [options.redirectUri] }, auth, {
-    execute,
-    timeout: options.timeoutSeconds ?? 10,
-    ...(options.fetch ? { [oidc.customFetch]: options.fetch } : {}),
-  });
+  const config = await oidc.discovery(
+    new URL(options.issuer),
+    options.clientId,
+    { redirect_uris: [options.redirectUri] },
+    auth,
+    {
+      execute,
+      timeout: options.timeoutSeconds ?? 10,
+      ...(options.fetch ? { [oidc.customFetch]: options.fetch } : {}),
+    },
+  );
   const scope = (options.scopes ?? defaultScopes).join(' ');
   return {
     issuer: config.serverMetadata().issuer,
     authorizationOrigin: new URL(config.serverMetadata().authorization_endpoint ?? options.issuer).origin,
     async begin() {
-      const roundTrip = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier() };
+      const roundTrip = {
+        state: oidc.randomState(),
+        nonce: oidc.randomNonce(),
+        codeVerifier: oidc.randomPKCECodeVerifier(),
+      };
       const url = oidc.buildAuthorizationUrl(config, {
         redirect_uri: options.redirectUri,
         scope,
@@ -92,7 +102,9 @@ export async function discoverUpstreamIdp(options: UpstreamIdpOptions): Promise<
         if (error instanceof UpstreamSignInError) throw error;
         const kind: UpstreamFailureKind = error instanceof oidc.AuthorizationResponseError ? 'denied' : 'failed';
         const code = (error as { code?: unknown; error?: unknown }).error ?? (error as { code?: unknown }).code;
-        throw new UpstreamSignInError(kind, `upstream sign-in ${kind}: ${String(code ?? (error as Error).message)}`, { cause: error });
+        throw new UpstreamSignInError(kind, `upstream sign-in ${kind}: ${String(code ?? (error as Error).message)}`, {
+          cause: error,
+        });
       }
     },
   };

@@ -18,7 +18,12 @@ import { readWithBackoff } from '../read-retry.ts';
  */
 export const trustedRows = 500;
 
-export async function changedSince(gateway: WorldGateway, world: string, since: Date, signal?: AbortSignal): Promise<Set<string> | null> {
+export async function changedSince(
+  gateway: WorldGateway,
+  world: string,
+  since: Date,
+  signal?: AbortSignal,
+): Promise<Set<string> | null> {
   let response;
   try {
     response = await readWithBackoff(gateway, world, {
@@ -32,7 +37,8 @@ export async function changedSince(gateway: WorldGateway, world: string, since: 
   }
   if (response.status !== Status.Ok) return null;
   const paths = lookupPaths(Buffer.from(response.body).toString('utf8'));
-  if (paths === null || paths.length >= trustedRows || response.metadata['matches'] !== String(paths.length)) return null;
+  if (paths === null || paths.length >= trustedRows || response.metadata['matches'] !== String(paths.length))
+    return null;
   return new Set(paths);
 }
 

@@ -27,7 +27,12 @@ export function crawlStatePath(world: string): string {
   return `/.demarkus/crawl-state/${world}.md`;
 }
 
-export function buildCrawlState(world: string, crawledAt: Date, etags: ReadonlyMap<string, string>, changedAfter: Date | null): string {
+export function buildCrawlState(
+  world: string,
+  crawledAt: Date,
+  etags: ReadonlyMap<string, string>,
+  changedAfter: Date | null,
+): string {
   const paths = [...etags.keys()].sort();
   const since = changedAfter === null ? '' : `> Changed-After: ${formatRfc3339(changedAfter)}\n`;
   let out = `# Federation Crawl State\n\n> Format: ${crawlStateFormat}\n> World: ${world}\n> Crawled: ${formatRfc3339(crawledAt)}\n> Documents: ${paths.length}\n${since}\n| Path | Etag |\n|------|------|\n`;
@@ -40,7 +45,8 @@ export type ParsedCrawlState = { etags: Map<string, string>; changedAfter: Date 
 /** Path → etag and the change cutoff; empty for another format or another world's document (never trusted). */
 export function parseCrawlState(world: string, body: string): ParsedCrawlState {
   const etags = new Map<string, string>();
-  if (!body.includes(`> Format: ${crawlStateFormat}\n`) || !body.includes(`> World: ${world}\n`)) return { etags, changedAfter: null };
+  if (!body.includes(`> Format: ${crawlStateFormat}\n`) || !body.includes(`> World: ${world}\n`))
+    return { etags, changedAfter: null };
   const since = /^> Changed-After: (\S+)$/m.exec(body);
   for (const line of body.split('\n')) {
     const m = /^\| ((?:[^\\|]|\\.)+) \| ([0-9a-f]{64}) \|$/.exec(line);

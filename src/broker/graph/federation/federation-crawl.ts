@@ -33,10 +33,22 @@ export type FederationLimits = {
   worldWorkers: number;
 };
 
-export const defaultFederationLimits: FederationLimits = { maxDocumentsPerWorld: 10_000, maxListsPerWorld: 4096, maxDepth: 16, fetchWorkers: 8, worldWorkers: 4 };
+export const defaultFederationLimits: FederationLimits = {
+  maxDocumentsPerWorld: 10_000,
+  maxListsPerWorld: 4096,
+  maxDepth: 16,
+  fetchWorkers: 8,
+  worldWorkers: 4,
+};
 
 /** The identity the crawl writes as when none is given; the gateway must allow it to write to the hub. */
-export const crawlerIdentity: Identity = { subject: 'demarkus-broker-crawl', email: 'crawl@demarkus-broker.invalid', emailVerified: true, groups: [], issuedBy: 'broker' };
+export const crawlerIdentity: Identity = {
+  subject: 'demarkus-broker-crawl',
+  email: 'crawl@demarkus-broker.invalid',
+  emailVerified: true,
+  groups: [],
+  issuedBy: 'broker',
+};
 
 export type FederationCrawlOptions = {
   gateway: WorldGateway;
@@ -52,7 +64,18 @@ export type FederationCrawlOptions = {
   signal?: AbortSignal;
 };
 
-export type WorldSummary = { world: string; address: string; listed: number; fetched: number; skipped: number; skippedByCatalog: number; failed: number; documents: number; complete: boolean; problems: string[] };
+export type WorldSummary = {
+  world: string;
+  address: string;
+  listed: number;
+  fetched: number;
+  skipped: number;
+  skippedByCatalog: number;
+  failed: number;
+  documents: number;
+  complete: boolean;
+  problems: string[];
+};
 
 export type FederationCrawlSummary = {
   hub: string;
@@ -81,7 +104,14 @@ export async function runFederationCrawl(options: FederationCrawlOptions): Promi
   const previous = options.previous ?? (await loadPreviousCrawl(gateway, hub, worlds, signal));
   const crawls = await crawlAllWorlds(gateway, worlds, hub, previous, limits, signal);
   const crawledAt = options.now();
-  const writer: HubWriter = { gateway, hub, identity: options.identity ?? crawlerIdentity, retention: options.retention ?? 20, outputs: new Map(previous.outputs), ...(signal ? { signal } : {}) };
+  const writer: HubWriter = {
+    gateway,
+    hub,
+    identity: options.identity ?? crawlerIdentity,
+    retention: options.retention ?? 20,
+    outputs: new Map(previous.outputs),
+    ...(signal ? { signal } : {}),
+  };
   const { body: graphBody, nodes, edges } = graphDocument(crawls, crawledAt);
   const published: PublishOutcome[] = [];
   for (const crawl of crawls) published.push(await publishIndex(writer, crawl, crawledAt));
@@ -92,24 +122,49 @@ export async function runFederationCrawl(options: FederationCrawlOptions): Promi
   for (const crawl of crawls) {
     const path = crawlStatePath(crawl.world.name);
     if (!graphCurrent) published.push({ path, outcome: 'withheld', detail: `${graphOutputPath} was not published` });
-    else published.push(await publishOutput(writer, path, buildCrawlState(crawl.world.name, crawledAt, etagsOf(crawl), crawl.changedAfter)));
+    else
+      published.push(
+        await publishOutput(
+          writer,
+          path,
+          buildCrawlState(crawl.world.name, crawledAt, etagsOf(crawl), crawl.changedAfter),
+        ),
+      );
   }
   return summarize(options, crawls, nodes, edges, published, writer.outputs);
 }
 
-async function crawlAllWorlds(gateway: WorldGateway, worlds: readonly WorldInfo[], hub: string, previous: FederationCrawlState, limits: FederationLimits, signal: AbortSignal | undefined): Promise<WorldCrawl[]> {
+async function crawlAllWorlds(
+  gateway: WorldGateway,
+  worlds: readonly WorldInfo[],
+  hub: string,
+  previous: FederationCrawlState,
+  limits: FederationLimits,
+  signal: AbortSignal | undefined,
+): Promise<WorldCrawl[]> {
   const directory = new WorldDirectory(worlds);
   const crawls: WorldCrawl[] = [];
-  const walk = { maxDocuments: limits.maxDocumentsPerWorld, maxLists: limits.maxListsPerWorld, maxDepth: limits.maxDepth, workers: limits.fetchWorkers };
-  await runPool([...worlds], async (world) => {
-    crawls.push(await crawlWorld(gateway, world, {
-      limits: walk,
-      directory,
-      previous: previous.worlds.get(world.name),
-      ...(world.name === hub ? { exclude: isHubOutput } : {}),
-      ...(signal ? { signal } : {}),
-    }));
-  }, { workers: limits.worldWorkers, signal });
+  const walk = {
+    maxDocuments: limits.maxDocumentsPerWorld,
+    maxLists: limits.maxListsPerWorld,
+    maxDepth: limits.maxDepth,
+    workers: limits.fetchWorkers,
+  };
+  await runPool(
+    [...worlds],
+    async (world) => {
+      crawls.push(
+        await crawlWorld(gateway, world, {
+          limits: walk,
+          directory,
+          previous: previous.worlds.get(world.name),
+          ...(world.name === hub ? { exclude: isHubOutput } : {}),
+          ...(signal ? { signal } : {}),
+        }),
+      );
+    },
+    { workers: limits.worldWorkers, signal },
+  );
   return crawls.sort((a, b) => compareUtf8(a.world.name, b.world.name));
 }
 
@@ -118,7 +173,12 @@ function graphDocument(crawls: readonly WorldCrawl[], crawledAt: Date): { body: 
   const edges: GraphEdge[] = [];
   for (const crawl of crawls) {
     for (const [path, record] of crawl.records) {
-      nodes.push({ url: documentUrl(crawl.world.name, path), title: record.title, status: 'ok', linkCount: record.linkCount });
+      nodes.push({
+        url: documentUrl(crawl.world.name, path),
+        title: record.title,
+        status: 'ok',
+        linkCount: record.linkCount,
+      });
       edges.push(...record.edges);
     }
   }
@@ -128,9 +188,13 @@ function graphDocument(crawls: readonly WorldCrawl[], crawledAt: Date): { body: 
 /** A world's index is published only when its crawl was complete (as mark_index refuses an incomplete one). */
 function publishIndex(writer: HubWriter, crawl: WorldCrawl, crawledAt: Date): Promise<PublishOutcome> | PublishOutcome {
   const path = indexOutputPath(crawl.world);
-  if (!crawl.complete) return { path, outcome: 'withheld', detail: 'crawl incomplete; an authoritative index needs every document' };
+  if (!crawl.complete)
+    return { path, outcome: 'withheld', detail: 'crawl incomplete; an authoritative index needs every document' };
   const server = `mark://${crawl.world.name}`;
-  const entries: IndexEntry[] = [...crawl.records].filter(([, r]) => r.contentHash !== '').map(([p, r]) => ({ hash: r.contentHash, server, path: p })).sort((a, b) => compareUtf8(a.path, b.path));
+  const entries: IndexEntry[] = [...crawl.records]
+    .filter(([, r]) => r.contentHash !== '')
+    .map(([p, r]) => ({ hash: r.contentHash, server, path: p }))
+    .sort((a, b) => compareUtf8(a.path, b.path));
   return publishOutput(writer, path, buildContentIndex(server, crawledAt, entries));
 }
 
@@ -140,10 +204,31 @@ function etagsOf(crawl: WorldCrawl): Map<string, string> {
   return etags;
 }
 
-function summarize(options: FederationCrawlOptions, crawls: readonly WorldCrawl[], nodes: number, edges: number, published: PublishOutcome[], outputs: Map<string, string>): FederationCrawlSummary {
-  const worlds = crawls.map((c) => ({ world: c.world.name, address: c.world.address, listed: c.listed, fetched: c.fetched, skipped: c.skipped, skippedByCatalog: c.skippedByCatalog, failed: c.failed, documents: c.records.size, complete: c.complete, problems: c.problems }));
+function summarize(
+  options: FederationCrawlOptions,
+  crawls: readonly WorldCrawl[],
+  nodes: number,
+  edges: number,
+  published: PublishOutcome[],
+  outputs: Map<string, string>,
+): FederationCrawlSummary {
+  const worlds = crawls.map((c) => ({
+    world: c.world.name,
+    address: c.world.address,
+    listed: c.listed,
+    fetched: c.fetched,
+    skipped: c.skipped,
+    skippedByCatalog: c.skippedByCatalog,
+    failed: c.failed,
+    documents: c.records.size,
+    complete: c.complete,
+    problems: c.problems,
+  }));
   const total = (key: 'fetched' | 'skipped' | 'failed') => worlds.reduce((sum, w) => sum + w[key], 0);
-  const state: FederationCrawlState = { worlds: new Map(crawls.map((c) => [c.world.name, { records: c.records, changedAfter: c.changedAfter }])), outputs };
+  const state: FederationCrawlState = {
+    worlds: new Map(crawls.map((c) => [c.world.name, { records: c.records, changedAfter: c.changedAfter }])),
+    outputs,
+  };
   // Worlds no longer configured drop out of the state, and their rows out of /graph.md.
   return {
     hub: options.hub,

@@ -33,7 +33,12 @@ export function isHubOutput(path: string): boolean {
  * all three outputs agree on it (an etag, a graph node and an index row);
  * anything missing means it is simply read again.
  */
-export async function loadPreviousCrawl(gateway: WorldGateway, hub: string, worlds: readonly WorldInfo[], signal?: AbortSignal): Promise<FederationCrawlState> {
+export async function loadPreviousCrawl(
+  gateway: WorldGateway,
+  hub: string,
+  worlds: readonly WorldInfo[],
+  signal?: AbortSignal,
+): Promise<FederationCrawlState> {
   const state = emptyCrawlState();
   const graphBody = await fetchBody(gateway, hub, graphOutputPath, signal);
   if (graphBody !== null) state.outputs.set(graphOutputPath, outputFingerprint(graphBody));
@@ -43,10 +48,17 @@ export async function loadPreviousCrawl(gateway: WorldGateway, hub: string, worl
   const edgesFrom = groupEdges(graph.edges, directory);
   await Promise.all(
     worlds.map(async (world) => {
-      const [indexBody, stateBody] = await Promise.all([fetchBody(gateway, hub, indexOutputPath(world), signal), fetchBody(gateway, hub, crawlStatePath(world.name), signal)]);
+      const [indexBody, stateBody] = await Promise.all([
+        fetchBody(gateway, hub, indexOutputPath(world), signal),
+        fetchBody(gateway, hub, crawlStatePath(world.name), signal),
+      ]);
       if (indexBody !== null) state.outputs.set(indexOutputPath(world), outputFingerprint(indexBody));
       if (stateBody !== null) state.outputs.set(crawlStatePath(world.name), outputFingerprint(stateBody));
-      const hashes = new Map((indexBody === null ? [] : parseContentIndex(indexBody)).filter((e) => e.server === `mark://${world.name}`).map((e) => [e.path, e.hash]));
+      const hashes = new Map(
+        (indexBody === null ? [] : parseContentIndex(indexBody))
+          .filter((e) => e.server === `mark://${world.name}`)
+          .map((e) => [e.path, e.hash]),
+      );
       const records = new Map<string, DocumentRecord>();
       const parsed = parseCrawlState(world.name, stateBody ?? '');
       for (const [path, etag] of parsed.etags) {
@@ -54,7 +66,13 @@ export async function loadPreviousCrawl(gateway: WorldGateway, hub: string, worl
         const node = nodes.get(url);
         const contentHash = hashes.get(path);
         if (node === undefined || node.status !== Status.Ok || contentHash === undefined) continue;
-        records.set(path, { etag, contentHash, title: node.title, linkCount: node.linkCount, edges: edgesFrom.get(url) ?? [] });
+        records.set(path, {
+          etag,
+          contentHash,
+          title: node.title,
+          linkCount: node.linkCount,
+          edges: edgesFrom.get(url) ?? [],
+        });
       }
       // The cutoff vouches for the records; without any record it is of no use.
       state.worlds.set(world.name, { records, changedAfter: records.size > 0 ? parsed.changedAfter : null });
@@ -77,7 +95,12 @@ function groupEdges(edges: readonly GraphEdge[], directory: WorldDirectory): Map
 }
 
 /** The body of a hub document, or null when it is missing or unreadable (a first crawl). */
-async function fetchBody(gateway: WorldGateway, hub: string, path: string, signal?: AbortSignal): Promise<string | null> {
+async function fetchBody(
+  gateway: WorldGateway,
+  hub: string,
+  path: string,
+  signal?: AbortSignal,
+): Promise<string | null> {
   try {
     const response = await gateway.read(hub, { verb: 'FETCH', path, ...(signal ? { signal } : {}) });
     return response.status === Status.Ok ? Buffer.from(response.body).toString('utf8') : null;

@@ -32,12 +32,20 @@ export async function publishOutput(writer: HubWriter, path: string, body: strin
   const fingerprint = outputFingerprint(body);
   if (writer.outputs.get(path) === fingerprint) return { path, outcome: 'unchanged' };
   const bytes = Buffer.byteLength(body);
-  if (bytes > maxBodyBytes) return { path, outcome: 'too-large', detail: `${bytes} bytes exceeds the ${maxBodyBytes}-byte body limit` };
+  if (bytes > maxBodyBytes)
+    return { path, outcome: 'too-large', detail: `${bytes} bytes exceeds the ${maxBodyBytes}-byte body limit` };
   const metadata: Record<string, string> = { agent: writer.identity.email };
   if (writer.retention > 0) metadata['retention'] = String(writer.retention);
   try {
-    const response = await writer.gateway.write(writer.hub, writer.identity, { verb: 'PUBLISH', path, metadata, body, ...(writer.signal ? { signal: writer.signal } : {}) });
-    if (response.status !== Status.Ok && response.status !== Status.Created) return { path, outcome: 'failed', detail: `status ${response.status}` };
+    const response = await writer.gateway.write(writer.hub, writer.identity, {
+      verb: 'PUBLISH',
+      path,
+      metadata,
+      body,
+      ...(writer.signal ? { signal: writer.signal } : {}),
+    });
+    if (response.status !== Status.Ok && response.status !== Status.Created)
+      return { path, outcome: 'failed', detail: `status ${response.status}` };
     writer.outputs.set(path, fingerprint);
     const version = Number(response.metadata['version']);
     return { path, outcome: 'published', ...(Number.isSafeInteger(version) ? { version } : {}) };

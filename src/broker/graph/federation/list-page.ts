@@ -40,5 +40,7 @@ function decodeName(encoded: string): string | null {
   } catch {
     return null;
   }
-  return name === '' || name === '.' || name === '..' || name.includes('/') || /[\u0000-\u001f\u007f]/.test(name) ? null : name;
+  return name === '' || name === '.' || name === '..' || name.includes('/') || /[\u0000-\u001f\u007f]/.test(name)
+    ? null
+    : name;
 }

@@ -14,7 +14,12 @@ export type WalkLimits = { maxDocuments: number; maxLists: number; maxDepth: num
 
 export type WorldListing = { documents: string[]; complete: boolean; problems: string[] };
 
-export async function walkWorld(gateway: WorldGateway, world: string, limits: WalkLimits, options: { exclude?: (path: string) => boolean; signal?: AbortSignal } = {}): Promise<WorldListing> {
+export async function walkWorld(
+  gateway: WorldGateway,
+  world: string,
+  limits: WalkLimits,
+  options: { exclude?: (path: string) => boolean; signal?: AbortSignal } = {},
+): Promise<WorldListing> {
   const documents: string[] = [];
   const problems: string[] = [];
   const queue: Array<{ dir: string; depth: number }> = [{ dir: '/', depth: 0 }];
@@ -42,16 +47,19 @@ export async function walkWorld(gateway: WorldGateway, world: string, limits: Wa
       for (const entry of page.entries) {
         if (options.exclude?.(entry.path)) continue;
         if (!entry.directory) {
-          if (documents.length >= limits.maxDocuments) return void problems.push(`document bound of ${limits.maxDocuments} reached`);
+          if (documents.length >= limits.maxDocuments)
+            return void problems.push(`document bound of ${limits.maxDocuments} reached`);
           documents.push(entry.path);
-        } else if (depth + 1 > limits.maxDepth) problems.push(`${entry.path}/: depth bound of ${limits.maxDepth} reached`);
+        } else if (depth + 1 > limits.maxDepth)
+          problems.push(`${entry.path}/: depth bound of ${limits.maxDepth} reached`);
         else if (!visited.has(entry.path)) {
           visited.add(entry.path);
           queue.push({ dir: entry.path + '/', depth: depth + 1 });
         }
       }
       cursor = page.nextCursor;
-      if (!page.complete && (cursor === null || seenCursors.has(cursor))) return void problems.push(`${dir}: continuation cursor did not advance`);
+      if (!page.complete && (cursor === null || seenCursors.has(cursor)))
+        return void problems.push(`${dir}: continuation cursor did not advance`);
       if (cursor !== null) seenCursors.add(cursor);
     } while (cursor !== null);
   };

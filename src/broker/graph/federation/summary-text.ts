@@ -15,8 +15,12 @@ export function summaryText(summary: FederationCrawlSummary): string {
     `crawled ${summary.worlds.length} worlds into hub ${summary.hub}: fetched ${summary.documentsFetched}, unchanged ${summary.documentsSkipped}, failed ${summary.documentsFailed}; graph ${summary.nodes} nodes, ${summary.edges} edges`,
   ];
   for (const w of summary.worlds) {
-    const state = w.complete ? 'complete' : `incomplete (${w.problems.slice(0, 3).join('; ')}${w.problems.length > 3 ? `; +${w.problems.length - 3} more` : ''})`;
-    lines.push(`  ${w.world} (${w.address}): ${w.documents} documents, listed ${w.listed}, fetched ${w.fetched}, unchanged ${w.skipped} (${w.skippedByCatalog} by catalog), failed ${w.failed}; ${state}`);
+    const state = w.complete
+      ? 'complete'
+      : `incomplete (${w.problems.slice(0, 3).join('; ')}${w.problems.length > 3 ? `; +${w.problems.length - 3} more` : ''})`;
+    lines.push(
+      `  ${w.world} (${w.address}): ${w.documents} documents, listed ${w.listed}, fetched ${w.fetched}, unchanged ${w.skipped} (${w.skippedByCatalog} by catalog), failed ${w.failed}; ${state}`,
+    );
   }
   for (const p of summary.published) {
     const version = p.version === undefined ? '' : ` v${p.version}`;

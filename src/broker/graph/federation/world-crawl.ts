@@ -57,13 +57,32 @@ export type WorldCrawlOptions = {
   signal?: AbortSignal;
 };
 
-export async function crawlWorld(gateway: WorldGateway, world: WorldInfo, options: WorldCrawlOptions): Promise<WorldCrawl> {
+export async function crawlWorld(
+  gateway: WorldGateway,
+  world: WorldInfo,
+  options: WorldCrawlOptions,
+): Promise<WorldCrawl> {
   const started = performance.now();
-  const listing = await walkWorld(gateway, world.name, options.limits, { ...(options.exclude ? { exclude: options.exclude } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  const listing = await walkWorld(gateway, world.name, options.limits, {
+    ...(options.exclude ? { exclude: options.exclude } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const previousRecords = options.previous?.records;
   const cutoff = options.previous?.changedAfter ?? null;
-  const changed = cutoff === null || !listing.complete ? null : await changedSince(gateway, world.name, cutoff, options.signal);
-  const result: WorldCrawl = { world, records: new Map(), listed: listing.documents.length, fetched: 0, skipped: 0, skippedByCatalog: 0, failed: 0, complete: listing.complete, problems: [...listing.problems], changedAfter: null };
+  const changed =
+    cutoff === null || !listing.complete ? null : await changedSince(gateway, world.name, cutoff, options.signal);
+  const result: WorldCrawl = {
+    world,
+    records: new Map(),
+    listed: listing.documents.length,
+    fetched: 0,
+    skipped: 0,
+    skippedByCatalog: 0,
+    failed: 0,
+    complete: listing.complete,
+    problems: [...listing.problems],
+    changedAfter: null,
+  };
   let newestModified = Number.NEGATIVE_INFINITY;
   const visit = async (path: string) => {
     const previous = previousRecords?.get(path);
@@ -87,9 +106,13 @@ export async function crawlWorld(gateway: WorldGateway, world: WorldInfo, option
     if (record !== undefined) result.records.set(path, record);
     if (outcome.kind !== 'gone' && (record === undefined || record.contentHash === '')) result.complete = false;
   };
-  await runPool([...listing.documents], visit, { workers: options.limits.workers, ...(options.signal ? { signal: options.signal } : {}) });
+  await runPool([...listing.documents], visit, {
+    workers: options.limits.workers,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   if (!listing.complete && previousRecords) {
-    for (const [path, record] of previousRecords) if (!result.records.has(path) && !options.exclude?.(path)) result.records.set(path, record);
+    for (const [path, record] of previousRecords)
+      if (!result.records.has(path) && !options.exclude?.(path)) result.records.set(path, record);
   }
   if (result.failed > 0 || options.signal?.aborted) result.complete = false;
   result.changedAfter = nextCutoff(cutoff, result.complete, newestModified, performance.now() - started);
@@ -99,7 +122,9 @@ export async function crawlWorld(gateway: WorldGateway, world: WorldInfo, option
 /** Never later than this crawl's start in the world's clock; unchanged after an incomplete crawl. */
 function nextCutoff(previous: Date | null, complete: boolean, newestModified: number, durationMs: number): Date | null {
   if (!complete) return previous;
-  const candidate = Number.isFinite(newestModified) ? newestModified - durationMs - changeCutoffMarginMs : Number.NEGATIVE_INFINITY;
+  const candidate = Number.isFinite(newestModified)
+    ? newestModified - durationMs - changeCutoffMarginMs
+    : Number.NEGATIVE_INFINITY;
   const best = Math.max(previous?.getTime() ?? Number.NEGATIVE_INFINITY, candidate);
   return Number.isFinite(best) ? new Date(best) : null;
 }
@@ -110,7 +135,13 @@ type ReadOutcome =
   | { kind: 'gone'; record?: undefined }
   | { kind: 'failed'; reason: string; record?: undefined };
 
-async function readDocument(gateway: WorldGateway, world: string, path: string, previous: DocumentRecord | undefined, options: WorldCrawlOptions): Promise<ReadOutcome> {
+async function readDocument(
+  gateway: WorldGateway,
+  world: string,
+  path: string,
+  previous: DocumentRecord | undefined,
+  options: WorldCrawlOptions,
+): Promise<ReadOutcome> {
   let response: MarkResponse;
   try {
     response = await readWithBackoff(gateway, world, {
@@ -131,14 +162,26 @@ async function readDocument(gateway: WorldGateway, world: string, path: string, 
 }
 
 /** A read document as a record; an unverifiable content hash is left empty (the index will be incomplete). */
-export function documentRecord(world: string, path: string, response: MarkResponse, directory: WorldDirectory): DocumentRecord {
+export function documentRecord(
+  world: string,
+  path: string,
+  response: MarkResponse,
+  directory: WorldDirectory,
+): DocumentRecord {
   const url = documentUrl(world, path);
   const declared = response.metadata['content-hash'] ?? '';
   // mark_resolve verifies hashes too; an index row must name the bytes actually served.
   const contentHash = contentHashPattern.test(declared) && declared === prefixedSha256(response.body) ? declared : '';
   const body = textBody(response.body);
-  const links = body === null ? { title: '', linkCount: 0, edges: [] } : documentLinks(url, body, response.metadata, directory);
-  return { etag: response.metadata['etag'] ?? '', contentHash, title: links.title, linkCount: links.linkCount, edges: aggregate(links.edges.filter((e) => isMarkUrl(e.to))) };
+  const links =
+    body === null ? { title: '', linkCount: 0, edges: [] } : documentLinks(url, body, response.metadata, directory);
+  return {
+    etag: response.metadata['etag'] ?? '',
+    contentHash,
+    title: links.title,
+    linkCount: links.linkCount,
+    edges: aggregate(links.edges.filter((e) => isMarkUrl(e.to))),
+  };
 }
 
 function aggregate(edges: readonly GraphEdge[]): GraphEdge[] {

@@ -8,7 +8,12 @@ import { markGraphPublish } from './mark-graph-publish.ts';
 
 /** The graph tools, in the reference's mcpToolNames order, all backed by one BrokerGraph. */
 export function graphTools(graph: BrokerGraph): ToolDefinition[] {
-  return [erase(markBacklinks(graph)), erase(markGraph(graph)), erase(markGraphExport(graph)), erase(markGraphPublish(graph))];
+  return [
+    erase(markBacklinks(graph)),
+    erase(markGraph(graph)),
+    erase(markGraphExport(graph)),
+    erase(markGraphPublish(graph)),
+  ];
 }
 
 // A list of tools with different argument shapes; the MCP layer validates

@@ -28,9 +28,14 @@ export function markBacklinks(graph: BrokerGraph): ToolDefinition<typeof shape> 
       await graph.seed(ctx.signal);
       const entries = graph.backlinks(raw);
       if (entries.length === 0) {
-        return { text: `No backlinks found for ${raw}\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)` };
+        return {
+          text: `No backlinks found for ${raw}\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)`,
+        };
       }
-      return { text: `Backlinks for ${raw} (${entries.length}):\n\n` + entries.map((entry) => backlinkLine(entry) + '\n').join('') };
+      return {
+        text:
+          `Backlinks for ${raw} (${entries.length}):\n\n` + entries.map((entry) => backlinkLine(entry) + '\n').join(''),
+      };
     },
   };
 }

@@ -12,8 +12,13 @@ export const defaultGraphRetention = 20;
 
 const shape = {
   url: z.string().describe('mark:// URL to publish to, e.g. mark://root/graph.md'),
-  expected_version: z.number().describe('Current version of the target document (0 to create it); a mismatch answers conflict'),
-  retention: z.number().optional().describe('Versions the world keeps after this write: default 20, 0 keeps every version'),
+  expected_version: z
+    .number()
+    .describe('Current version of the target document (0 to create it); a mismatch answers conflict'),
+  retention: z
+    .number()
+    .optional()
+    .describe('Versions the world keeps after this write: default 20, 0 keeps every version'),
 };
 
 /** mark_graph_publish (go-broker-inventory §5.6): export the store and PUBLISH it with retention. */
@@ -53,7 +58,11 @@ export function markGraphPublish(graph: BrokerGraph): ToolDefinition<typeof shap
 
 type Checked = { target: ToolUrl; expectedVersion: number; retention: number };
 
-function checkArguments(args: { url?: string; expected_version?: number; retention?: number | undefined }): Checked | ToolResult {
+function checkArguments(args: {
+  url?: string;
+  expected_version?: number;
+  retention?: number | undefined;
+}): Checked | ToolResult {
   if (!args.url) return toolError('url is required');
   let target: ToolUrl;
   try {
@@ -62,7 +71,8 @@ function checkArguments(args: { url?: string; expected_version?: number; retenti
     if (error instanceof ToolUrlError) return toolError(`invalid URL: ${error.message}`);
     throw error;
   }
-  if (args.expected_version === undefined || !Number.isFinite(args.expected_version)) return toolError('expected_version is required');
+  if (args.expected_version === undefined || !Number.isFinite(args.expected_version))
+    return toolError('expected_version is required');
   const expectedVersion = Math.trunc(args.expected_version);
   if (expectedVersion < 0) return toolError('expected_version must be >= 0');
   const retention = Math.trunc(args.retention ?? defaultGraphRetention);

@@ -60,7 +60,8 @@ export function formatGraphSummary(result: GraphCrawl, startUrl: string): string
   const edges = [...result.graph.edges].sort(compareEdges);
   if (edges.length > 0) {
     out += '\nEdges:\n';
-    for (const edge of edges) out += `  ${edge.from} -> ${edge.to}${edgeAnnotation(edge.rel, edge.label, edge.anchor, edge.count)}\n`;
+    for (const edge of edges)
+      out += `  ${edge.from} -> ${edge.to}${edgeAnnotation(edge.rel, edge.label, edge.anchor, edge.count)}\n`;
   }
   return out;
 }

@@ -10,7 +10,10 @@ export function clientIp(request: Pick<FastifyRequest, 'headers' | 'socket'>, tr
   if (trustForwardedFor) {
     const header = request.headers['x-forwarded-for'];
     const joined = Array.isArray(header) ? header.join(',') : header;
-    const leftmost = joined?.split(',').map((part) => part.trim()).find((part) => part !== '');
+    const leftmost = joined
+      ?.split(',')
+      .map((part) => part.trim())
+      .find((part) => part !== '');
     if (leftmost !== undefined) return leftmost;
   }
   return request.socket.remoteAddress ?? 'unknown';

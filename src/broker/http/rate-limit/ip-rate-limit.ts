@@ -21,6 +21,9 @@ export function ipRateLimitHook(options: IpRateLimitOptions): onRequestHookHandl
     if (verdict.ok) return;
     options.metrics?.recordRateLimitRejection('ip', request.routeOptions.url ?? 'unmatched');
     request.log.warn({ route: request.routeOptions.url }, 'rate limit exceeded');
-    return sendTooManyRequests(reply, verdict.retryAfterSeconds, { error: 'rate_limited', error_description: 'rate limit exceeded' });
+    return sendTooManyRequests(reply, verdict.retryAfterSeconds, {
+      error: 'rate_limited',
+      error_description: 'rate limit exceeded',
+    });
   };
 }

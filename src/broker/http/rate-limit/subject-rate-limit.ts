@@ -22,7 +22,14 @@ export function subjectRateLimitHook(options: SubjectRateLimitOptions): onReques
     const verdict = options.buckets.take(subject);
     if (verdict.ok) return;
     options.metrics?.recordRateLimitRejection('subject', request.routeOptions.url ?? 'unmatched');
-    request.log.warn({ route: request.routeOptions.url, subject: sha256Hex(subject).slice(0, 16) }, 'rate limit exceeded');
-    return sendTooManyRequests(reply, verdict.retryAfterSeconds, jsonRpcError(JsonRpcCode.ServerError, 'rate limit exceeded'));
+    request.log.warn(
+      { route: request.routeOptions.url, subject: sha256Hex(subject).slice(0, 16) },
+      'rate limit exceeded',
+    );
+    return sendTooManyRequests(
+      reply,
+      verdict.retryAfterSeconds,
+      jsonRpcError(JsonRpcCode.ServerError, 'rate limit exceeded'),
+    );
   };
 }

@@ -27,8 +27,10 @@ export class TokenBuckets {
   readonly #buckets = new Map<string, Bucket>();
 
   constructor(options: TokenBucketOptions) {
-    if (!(options.perMinute > 0) || !Number.isFinite(options.perMinute)) throw new RangeError(`perMinute must be positive, got ${options.perMinute}`);
-    if (!(options.burst >= 1) || !Number.isInteger(options.burst)) throw new RangeError(`burst must be a positive integer, got ${options.burst}`);
+    if (!(options.perMinute > 0) || !Number.isFinite(options.perMinute))
+      throw new RangeError(`perMinute must be positive, got ${options.perMinute}`);
+    if (!(options.burst >= 1) || !Number.isInteger(options.burst))
+      throw new RangeError(`burst must be a positive integer, got ${options.burst}`);
     this.#perMs = options.perMinute / 60_000;
     this.#burst = options.burst;
     this.#maxKeys = options.maxKeys ?? defaultMaxKeys;

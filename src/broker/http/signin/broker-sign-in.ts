@@ -13,7 +13,13 @@ import type { SignInContext } from '../../auth/sign-in-context.ts';
 import { createSignInContext } from '../../auth/sign-in-setup.ts';
 import type { UpstreamIdp } from '../../auth/upstream/upstream-idp.ts';
 import type { BearerVerifierOptions } from '../../auth/verify-bearer.ts';
-import { FileStateStore, MemoryEphemeralStore, MemoryStateStore, type EphemeralStore, type StateDocumentStore } from '../../state/index.ts';
+import {
+  FileStateStore,
+  MemoryEphemeralStore,
+  MemoryStateStore,
+  type EphemeralStore,
+  type StateDocumentStore,
+} from '../../state/index.ts';
 import type { BrokerMetrics } from '../metrics.ts';
 import { signInRoutes } from './index.ts';
 import { allowAnyOrigin } from './replies.ts';
@@ -36,7 +42,11 @@ export type BrokerSignIn = {
   close(): Promise<void>;
 };
 
-export async function setUpBrokerSignIn(config: BrokerConfig, resource: string, options: BrokerSignInOptions = {}): Promise<BrokerSignIn> {
+export async function setUpBrokerSignIn(
+  config: BrokerConfig,
+  resource: string,
+  options: BrokerSignInOptions = {},
+): Promise<BrokerSignIn> {
   const durable = options.stateStore ?? defaultStateStore(config);
   const ring = await loadKeyRing({
     currentPem: config.oidc.brokerSigningKey,
@@ -47,18 +57,32 @@ export async function setUpBrokerSignIn(config: BrokerConfig, resource: string, 
   });
   if (config.oidc.issuer === undefined && options.upstreamIdp === undefined) {
     const plugin: FastifyPluginAsync = async (app) => {
-      app.get('/.well-known/jwks.json', async (_request, reply) => allowAnyOrigin(reply).header('cache-control', 'public, max-age=300').send(ringJwks(ring)));
+      app.get('/.well-known/jwks.json', async (_request, reply) =>
+        allowAnyOrigin(reply).header('cache-control', 'public, max-age=300').send(ringJwks(ring)),
+      );
     };
     return { ring, context: null, plugin, close: async () => {} };
   }
   const ephemeral = options.ephemeralStore ?? new MemoryEphemeralStore();
-  const context = await createSignInContext({ config, resource, ring, durable, ephemeral, ...pick(options, 'upstreamIdp', 'now') });
+  const context = await createSignInContext({
+    config,
+    resource,
+    ring,
+    durable,
+    ephemeral,
+    ...pick(options, 'upstreamIdp', 'now'),
+  });
   const plugin = signInRoutes({
     context,
     cookieKey: config.server.cookieKey === undefined ? randomBytes(32) : Buffer.from(config.server.cookieKey, 'base64'),
     insecureCookies: config.server.insecureCookies,
     roundTripTtlSeconds: Math.ceil(config.server.stateTTL / 1000),
-    rateLimit: { disabled: config.rateLimit.disabled, login: config.rateLimit.login, userCode: config.rateLimit.userCode, trustForwardedFor: config.rateLimit.trustForwardedFor },
+    rateLimit: {
+      disabled: config.rateLimit.disabled,
+      login: config.rateLimit.login,
+      userCode: config.rateLimit.userCode,
+      trustForwardedFor: config.rateLimit.trustForwardedFor,
+    },
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const timers = startSweepers(config, context, ephemeral, options.externalRefreshSweep === true);
@@ -66,20 +90,33 @@ export async function setUpBrokerSignIn(config: BrokerConfig, resource: string, 
 }
 
 /** The bearer verifier also trusts the ring's other keys, and applies `oidc.allowDomains`. */
-export function withKeyRing(options: BearerVerifierOptions, ring: SigningKeyRing, allowDomains: readonly string[]): BearerVerifierOptions {
-  const additionalKeys = ringVerificationKeys(ring).filter((key) => key.kid !== options.broker.kid).map((key) => ({ kid: key.kid, publicKey: key.publicKey }));
+export function withKeyRing(
+  options: BearerVerifierOptions,
+  ring: SigningKeyRing,
+  allowDomains: readonly string[],
+): BearerVerifierOptions {
+  const additionalKeys = ringVerificationKeys(ring)
+    .filter((key) => key.kid !== options.broker.kid)
+    .map((key) => ({ kid: key.kid, publicKey: key.publicKey }));
   return { ...options, broker: { ...options.broker, additionalKeys }, allowDomains };
 }
 
 function defaultStateStore(config: BrokerConfig): StateDocumentStore {
-  if (config.storage.backend === 'file' && config.storage.dir !== undefined) return new FileStateStore(config.storage.dir);
+  if (config.storage.backend === 'file' && config.storage.dir !== undefined)
+    return new FileStateStore(config.storage.dir);
   return new MemoryStateStore();
 }
 
-function startSweepers(config: BrokerConfig, context: SignInContext, ephemeral: EphemeralStore, external: boolean): NodeJS.Timeout[] {
+function startSweepers(
+  config: BrokerConfig,
+  context: SignInContext,
+  ephemeral: EphemeralStore,
+  external: boolean,
+): NodeJS.Timeout[] {
   const timers: NodeJS.Timeout[] = [];
   if (ephemeral instanceof MemoryEphemeralStore) timers.push(setInterval(() => ephemeral.sweep(), 30_000));
-  if (!config.sweeper.disabled && !external) timers.push(setInterval(() => void context.refreshTokens.sweep().catch(() => undefined), config.sweeper.interval));
+  if (!config.sweeper.disabled && !external)
+    timers.push(setInterval(() => void context.refreshTokens.sweep().catch(() => undefined), config.sweeper.interval));
   for (const timer of timers) timer.unref();
   return timers;
 }

@@ -8,13 +8,29 @@ export type CookiePolicy = { secure: boolean };
 export type CookieSpec = { name: string; path: string; sameSite: 'Strict' | 'Lax'; maxAgeSeconds: number };
 
 /** CSRF secret of the page forms; Strict: it is only ever needed on our own same-site POSTs. */
-export const csrfCookie = (policy: CookiePolicy): CookieSpec => ({ name: policy.secure ? '__Host-demarkus_csrf' : 'demarkus_csrf', path: '/', sameSite: 'Strict', maxAgeSeconds: 3600 });
+export const csrfCookie = (policy: CookiePolicy): CookieSpec => ({
+  name: policy.secure ? '__Host-demarkus_csrf' : 'demarkus_csrf',
+  path: '/',
+  sameSite: 'Strict',
+  maxAgeSeconds: 3600,
+});
 
 /** Binds an IdP round trip to this browser; Lax, since the IdP's redirect back is a cross-site top-level GET. */
-export const roundTripCookie = (policy: CookiePolicy, maxAgeSeconds: number): CookieSpec => ({ name: policy.secure ? '__Secure-demarkus_signin' : 'demarkus_signin', path: '/auth/callback', sameSite: 'Lax', maxAgeSeconds });
+export const roundTripCookie = (policy: CookiePolicy, maxAgeSeconds: number): CookieSpec => ({
+  name: policy.secure ? '__Secure-demarkus_signin' : 'demarkus_signin',
+  path: '/auth/callback',
+  sameSite: 'Lax',
+  maxAgeSeconds,
+});
 
 export function setCookie(spec: CookieSpec, value: string, policy: CookiePolicy): string {
-  const parts = [`${spec.name}=${value}`, `Path=${spec.path}`, `Max-Age=${spec.maxAgeSeconds}`, 'HttpOnly', `SameSite=${spec.sameSite}`];
+  const parts = [
+    `${spec.name}=${value}`,
+    `Path=${spec.path}`,
+    `Max-Age=${spec.maxAgeSeconds}`,
+    'HttpOnly',
+    `SameSite=${spec.sameSite}`,
+  ];
   if (policy.secure) parts.push('Secure');
   return parts.join('; ');
 }

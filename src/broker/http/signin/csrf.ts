@@ -27,7 +27,12 @@ export class CsrfGuard {
   }
 
   /** True when the form token matches the cookie secret and the request is not cross-origin. */
-  verify(input: { secret: string | undefined; token: string | undefined; origin: string | undefined; fetchSite: string | undefined }): boolean {
+  verify(input: {
+    secret: string | undefined;
+    token: string | undefined;
+    origin: string | undefined;
+    fetchSite: string | undefined;
+  }): boolean {
     if (input.fetchSite !== undefined && input.fetchSite !== 'same-origin' && input.fetchSite !== 'none') return false;
     if (input.origin !== undefined && input.origin !== this.#origin) return false;
     if (input.secret === undefined || input.token === undefined) return false;

@@ -10,13 +10,17 @@ export const formBodyLimitBytes = 64 * 1024;
  * repeated one is refused rather than one of its values picked.
  */
 export function registerFormParser(scope: FastifyInstance): void {
-  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: formBodyLimitBytes }, (_request, body, done) => {
-    try {
-      done(null, singleValued(new URLSearchParams(body as string)));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  scope.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: formBodyLimitBytes },
+    (_request, body, done) => {
+      try {
+        done(null, singleValued(new URLSearchParams(body as string)));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    },
+  );
 }
 
 export function singleValued(params: URLSearchParams): Record<string, string> {
@@ -37,6 +41,7 @@ export function queryParams(url: string): Record<string, string> {
 /** The form of a request whose body must be form-encoded (a missing body reads as empty). */
 export function formOf(body: unknown): Record<string, string> {
   if (body === undefined || body === null) return Object.create(null);
-  if (typeof body !== 'object' || Array.isArray(body)) throw new OAuthError('invalid_request', 'body must be application/x-www-form-urlencoded');
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new OAuthError('invalid_request', 'body must be application/x-www-form-urlencoded');
   return body as Record<string, string>;
 }

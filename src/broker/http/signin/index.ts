@@ -24,7 +24,13 @@ export type SignInRoutesOptions = {
   /** `server.insecureCookies`: plain-http development without Secure cookies. */
   insecureCookies: boolean;
   roundTripTtlSeconds: number;
-  rateLimit: { disabled: boolean; login: RateLimitSettings; userCode: RateLimitSettings; trustForwardedFor: boolean; now?: () => number };
+  rateLimit: {
+    disabled: boolean;
+    login: RateLimitSettings;
+    userCode: RateLimitSettings;
+    trustForwardedFor: boolean;
+    now?: () => number;
+  };
   metrics?: BrokerMetrics;
 };
 
@@ -35,7 +41,14 @@ export function signInRoutes(options: SignInRoutesOptions): FastifyPluginAsync {
   // One budget for every unauthenticated sign-in route, as the Go broker's `rateLimit.login`.
   const loginBuckets = rateLimit.disabled ? null : bucketsFor(rateLimit.login, rateLimit.now);
   const userCodeBuckets = rateLimit.disabled ? null : bucketsFor(rateLimit.userCode, rateLimit.now);
-  const limit = loginBuckets === null ? undefined : ipRateLimitHook({ buckets: loginBuckets, trustForwardedFor: rateLimit.trustForwardedFor, ...(options.metrics ? { metrics: options.metrics } : {}) });
+  const limit =
+    loginBuckets === null
+      ? undefined
+      : ipRateLimitHook({
+          buckets: loginBuckets,
+          trustForwardedFor: rateLimit.trustForwardedFor,
+          ...(options.metrics ? { metrics: options.metrics } : {}),
+        });
   return async (app) => {
     await app.register(async (scope) => metadataRoutes(scope, context));
     await app.register(async (scope) => {
@@ -45,7 +58,15 @@ export function signInRoutes(options: SignInRoutesOptions): FastifyPluginAsync {
     });
     await app.register(async (scope) => {
       redactQueryInLogs(scope);
-      pageRoutes(scope, { context, csrf, cookies, userCodeBuckets, trustForwardedFor: rateLimit.trustForwardedFor, roundTripTtlSeconds: options.roundTripTtlSeconds, ...(limit === undefined ? {} : { limit }) });
+      pageRoutes(scope, {
+        context,
+        csrf,
+        cookies,
+        userCodeBuckets,
+        trustForwardedFor: rateLimit.trustForwardedFor,
+        roundTripTtlSeconds: options.roundTripTtlSeconds,
+        ...(limit === undefined ? {} : { limit }),
+      });
     });
   };
 }
@@ -56,6 +77,13 @@ export function signInRoutes(options: SignInRoutesOptions): FastifyPluginAsync {
  */
 function redactQueryInLogs(scope: FastifyInstance): void {
   scope.addHook('onRoute', (route) => {
-    route.logSerializers = { ...route.logSerializers, req: (request: FastifyRequest) => ({ method: request.method, url: request.url.split('?')[0], remoteAddress: request.ip }) };
+    route.logSerializers = {
+      ...route.logSerializers,
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: request.url.split('?')[0],
+        remoteAddress: request.ip,
+      }),
+    };
   });
 }

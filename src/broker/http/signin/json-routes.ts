@@ -42,16 +42,31 @@ export function jsonRoutes(scope: FastifyInstance, context: SignInContext): void
   }
   const verify = userinfoVerifier(context);
   for (const method of ['GET', 'POST'] as const) {
-    scope.route({ method, url: endpointPaths.userinfo, handler: async (request, reply) => {
-      try {
-        return noStore(allowAnyOrigin(reply)).send(await userinfoEndpoint(verify, request.headers.authorization));
-      } catch (error) {
-        if (!(error instanceof BearerError)) throw error;
-        // RFC 6750 §3: the challenge names the problem; the body stays empty of detail.
-        return noStore(allowAnyOrigin(reply)).code(error.status).header('www-authenticate', `Bearer error="${error.error}"`).send({ error: error.error, error_description: error.description });
-      }
-    } });
+    scope.route({
+      method,
+      url: endpointPaths.userinfo,
+      handler: async (request, reply) => {
+        try {
+          return noStore(allowAnyOrigin(reply)).send(await userinfoEndpoint(verify, request.headers.authorization));
+        } catch (error) {
+          if (!(error instanceof BearerError)) throw error;
+          // RFC 6750 §3: the challenge names the problem; the body stays empty of detail.
+          return noStore(allowAnyOrigin(reply))
+            .code(error.status)
+            .header('www-authenticate', `Bearer error="${error.error}"`)
+            .send({ error: error.error, error_description: error.description });
+        }
+      },
+    });
   }
-  const paths = [endpointPaths.userinfo, endpointPaths.deviceAuthorization, endpointPaths.token, endpointPaths.legacyToken, endpointPaths.revocation, endpointPaths.legacyRevocation, ...(context.registration ? [endpointPaths.registration] : [])];
+  const paths = [
+    endpointPaths.userinfo,
+    endpointPaths.deviceAuthorization,
+    endpointPaths.token,
+    endpointPaths.legacyToken,
+    endpointPaths.revocation,
+    endpointPaths.legacyRevocation,
+    ...(context.registration ? [endpointPaths.registration] : []),
+  ];
   for (const path of paths) scope.options(path, preflight);
 }

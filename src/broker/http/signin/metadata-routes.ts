@@ -11,20 +11,26 @@ import { allowAnyOrigin, preflight } from './replies.ts';
 
 export function metadataPaths(issuer: string): string[] {
   const path = new URL(issuer).pathname.replace(/\/+$/, '');
-  return [...new Set([
-    '/.well-known/oauth-authorization-server',
-    `/.well-known/oauth-authorization-server${path}`,
-    '/.well-known/openid-configuration',
-    `${path}/.well-known/openid-configuration`,
-  ])];
+  return [
+    ...new Set([
+      '/.well-known/oauth-authorization-server',
+      `/.well-known/oauth-authorization-server${path}`,
+      '/.well-known/openid-configuration',
+      `${path}/.well-known/openid-configuration`,
+    ]),
+  ];
 }
 
 export function metadataRoutes(scope: FastifyInstance, context: SignInContext): void {
   const document = authorizationServerMetadata(context);
   for (const path of metadataPaths(context.issuer)) {
-    scope.get(path, async (_request, reply) => allowAnyOrigin(reply).header('cache-control', 'public, max-age=300').send(document));
+    scope.get(path, async (_request, reply) =>
+      allowAnyOrigin(reply).header('cache-control', 'public, max-age=300').send(document),
+    );
     scope.options(path, preflight);
   }
-  scope.get(endpointPaths.jwks, async (_request, reply) => allowAnyOrigin(reply).header('cache-control', 'public, max-age=300').send(ringJwks(context.ring)));
+  scope.get(endpointPaths.jwks, async (_request, reply) =>
+    allowAnyOrigin(reply).header('cache-control', 'public, max-age=300').send(ringJwks(context.ring)),
+  );
   scope.options(endpointPaths.jwks, preflight);
 }

@@ -5,7 +5,12 @@
  * every IdP round trip is bound to the browser by a cookie.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { authorizeEndpoint, callbackEndpoint, consentEndpoint, type BrowserStep } from '../../auth/authorize/authorize-endpoints.ts';
+import {
+  authorizeEndpoint,
+  callbackEndpoint,
+  consentEndpoint,
+  type BrowserStep,
+} from '../../auth/authorize/authorize-endpoints.ts';
 import { deviceSubmit } from '../../auth/device/device-endpoints.ts';
 import { endpointPaths, type SignInContext } from '../../auth/sign-in-context.ts';
 import type { TokenBuckets } from '../rate-limit/token-bucket.ts';
@@ -54,7 +59,16 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
       origin: stringHeader(request.headers.origin),
       fetchSite: stringHeader(request.headers['sec-fetch-site']),
     });
-  const forbidden = (reply: FastifyReply) => htmlReply(reply.code(403), messagePage('Request refused', 'This form expired or did not come from this site. Reload the page and try again.', 'alert'), []);
+  const forbidden = (reply: FastifyReply) =>
+    htmlReply(
+      reply.code(403),
+      messagePage(
+        'Request refused',
+        'This form expired or did not come from this site. Reload the page and try again.',
+        'alert',
+      ),
+      [],
+    );
 
   scope.get(endpointPaths.verification, limited, async (request, reply) => {
     const prefill = queryParams(request.url).user_code ?? '';
@@ -68,23 +82,49 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
     const verdict = options.userCodeBuckets?.take(clientIp(request, options.trustForwardedFor));
     if (verdict !== undefined && !verdict.ok) {
       reply.header('retry-after', String(verdict.retryAfterSeconds));
-      return htmlReply(reply.code(429), devicePage({ userCode: typed, csrf: csrfToken(request, reply), error: `Too many attempts. Wait ${verdict.retryAfterSeconds} seconds and try again.` }), idp);
+      return htmlReply(
+        reply.code(429),
+        devicePage({
+          userCode: typed,
+          csrf: csrfToken(request, reply),
+          error: `Too many attempts. Wait ${verdict.retryAfterSeconds} seconds and try again.`,
+        }),
+        idp,
+      );
     }
     const result = await deviceSubmit(context, typed, form.action === 'deny' ? 'deny' : 'approve');
-    if (result.kind === 'unknown-code') return htmlReply(reply.code(400), devicePage({ userCode: typed, csrf: csrfToken(request, reply), error: invalidCode }), idp);
-    if (result.kind === 'denied') return htmlReply(reply, messagePage('Request denied', 'The device was not signed in. You can close this window.'), []);
+    if (result.kind === 'unknown-code')
+      return htmlReply(
+        reply.code(400),
+        devicePage({ userCode: typed, csrf: csrfToken(request, reply), error: invalidCode }),
+        idp,
+      );
+    if (result.kind === 'denied')
+      return htmlReply(
+        reply,
+        messagePage('Request denied', 'The device was not signed in. You can close this window.'),
+        [],
+      );
     return toUpstream(reply, result.url, result.state);
   });
 
   const authorize = async (request: FastifyRequest, reply: FastifyReply, params: Record<string, string>) => {
     if (params.consent_id !== undefined) {
       if (!csrfOk(request, params.csrf)) return forbidden(reply);
-      return answer(request, reply, await consentEndpoint(context, params.consent_id, params.decision === 'approve' ? 'approve' : 'deny'));
+      return answer(
+        request,
+        reply,
+        await consentEndpoint(context, params.consent_id, params.decision === 'approve' ? 'approve' : 'deny'),
+      );
     }
     return answer(request, reply, await authorizeEndpoint(context, params));
   };
-  scope.get(endpointPaths.authorization, limited, async (request, reply) => authorize(request, reply, queryParams(request.url)));
-  scope.post(endpointPaths.authorization, limited, async (request, reply) => authorize(request, reply, { ...formOf(request.body) }));
+  scope.get(endpointPaths.authorization, limited, async (request, reply) =>
+    authorize(request, reply, queryParams(request.url)),
+  );
+  scope.post(endpointPaths.authorization, limited, async (request, reply) =>
+    authorize(request, reply, { ...formOf(request.body) }),
+  );
 
   scope.get(endpointPaths.callback, async (request, reply) => {
     const spec = roundTripCookie(cookies, options.roundTripTtlSeconds);
@@ -95,7 +135,10 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
   });
 
   const toUpstream = (reply: FastifyReply, url: string, state: string) =>
-    reply.header('set-cookie', setCookie(roundTripCookie(cookies, options.roundTripTtlSeconds), state, cookies)).header('cache-control', 'no-store').redirect(url, 303);
+    reply
+      .header('set-cookie', setCookie(roundTripCookie(cookies, options.roundTripTtlSeconds), state, cookies))
+      .header('cache-control', 'no-store')
+      .redirect(url, 303);
 
   const answer = (request: FastifyRequest, reply: FastifyReply, step: BrowserStep) => {
     switch (step.kind) {
@@ -106,12 +149,27 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
       case 'upstream':
         return toUpstream(reply, step.url, step.state);
       case 'consent': {
-        const body = consentPage({ client: step.client, redirectUri: step.request.redirectUri, scope: step.request.scope, consentId: step.pendingId, csrf: csrfToken(request, reply) });
+        const body = consentPage({
+          client: step.client,
+          redirectUri: step.request.redirectUri,
+          scope: step.request.scope,
+          consentId: step.pendingId,
+          csrf: csrfToken(request, reply),
+        });
         return htmlReply(reply, body, [...idp, formTarget(step.request.redirectUri)]);
       }
       case 'device-done': {
-        const title = step.outcome === 'approved' ? 'Device signed in' : step.outcome === 'denied' ? 'Sign-in refused' : 'Sign-in not completed';
-        return htmlReply(reply.code(step.outcome === 'approved' ? 200 : 400), messagePage(title, step.message, step.outcome === 'approved' ? 'status' : 'alert'), []);
+        const title =
+          step.outcome === 'approved'
+            ? 'Device signed in'
+            : step.outcome === 'denied'
+              ? 'Sign-in refused'
+              : 'Sign-in not completed';
+        return htmlReply(
+          reply.code(step.outcome === 'approved' ? 200 : 400),
+          messagePage(title, step.message, step.outcome === 'approved' ? 'status' : 'alert'),
+          [],
+        );
       }
     }
   };

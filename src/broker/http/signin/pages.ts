@@ -7,9 +7,12 @@ import type { OAuthClient } from '../../auth/clients/client.ts';
 import { html, page, type Raw } from './html.ts';
 
 export function devicePage(input: { userCode: string; csrf: string; error?: string }): string {
-  const error = input.error === undefined ? html`` : html`<p class="error" id="code-error" role="alert">${input.error}</p>`;
+  const error =
+    input.error === undefined ? html`` : html`<p class="error" id="code-error" role="alert">${input.error}</p>`;
   const described = input.error === undefined ? 'code-help' : 'code-help code-error';
-  return page('Sign in a device', html`
+  return page(
+    'Sign in a device',
+    html`
 <p>A program such as <code>demarkus-broker login</code> or an agent on another machine asked to sign in as you.</p>
 <p class="note" id="code-help">Only continue if you started this yourself and the code below is the one your device shows. Anyone who gets you to confirm their code can act as you.</p>
 ${error}
@@ -21,14 +24,26 @@ ${error}
     <button type="submit" name="action" value="approve">Continue to sign-in</button>
     <button type="submit" name="action" value="deny">Deny</button>
   </div>
-</form>`);
+</form>`,
+  );
 }
 
-export function consentPage(input: { client: OAuthClient; redirectUri: string; scope: string; consentId: string; csrf: string }): string {
+export function consentPage(input: {
+  client: OAuthClient;
+  redirectUri: string;
+  scope: string;
+  consentId: string;
+  csrf: string;
+}): string {
   const redirect = new URL(input.redirectUri);
-  const where = redirect.protocol === 'http:' || redirect.protocol === 'https:' ? redirect.host : `${redirect.protocol}//${redirect.host}`;
+  const where =
+    redirect.protocol === 'http:' || redirect.protocol === 'https:'
+      ? redirect.host
+      : `${redirect.protocol}//${redirect.host}`;
   const loopbackOnly = ['127.0.0.1', 'localhost', '[::1]'].includes(redirect.hostname);
-  return page('Allow access?', html`
+  return page(
+    'Allow access?',
+    html`
 <p><strong>${input.client.name}</strong> wants to use the demarkus knowledge system as you.${input.client.kind === 'registered' ? html` (The application chose this name itself; it is not verified.)` : html``}</p>
 <dl>
   <dt>Application</dt><dd><code>${input.client.clientId}</code></dd>
@@ -41,7 +56,8 @@ export function consentPage(input: { client: OAuthClient; redirectUri: string; s
   <input type="hidden" name="consent_id" value="${input.consentId}">
   <button type="submit" name="decision" value="approve">Allow and sign in</button>
   <button type="submit" name="decision" value="deny">Deny</button>
-</form>`);
+</form>`,
+  );
 }
 
 export function messagePage(title: string, message: string, role: 'status' | 'alert' = 'status'): string {

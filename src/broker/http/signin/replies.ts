@@ -22,26 +22,46 @@ export function preflight(_request: FastifyRequest, reply: FastifyReply): Fastif
 }
 
 /** The one place an error of a JSON endpoint becomes a body; 5xx details go to the log only. */
-export function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function oauthErrorHandler(
+  error: FastifyError | OAuthError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   const oauth = error instanceof OAuthError ? error : fromFastify(error as FastifyError);
   logRefusal(request, oauth);
   noStore(allowAnyOrigin(reply)).code(oauth.status);
   // RFC 6749 §5.2: invalid_client after an Authorization header attempt answers with a challenge.
-  if (oauth.error === 'invalid_client' && /^Basic\b/i.test(request.headers.authorization ?? '')) reply.header('www-authenticate', 'Basic realm="demarkus-broker"');
+  if (oauth.error === 'invalid_client' && /^Basic\b/i.test(request.headers.authorization ?? ''))
+    reply.header('www-authenticate', 'Basic realm="demarkus-broker"');
   return reply.send(oauth.toResponseObject());
 }
 
 /** Errors of the page routes become a page, never a stack trace. */
-export function pageErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function pageErrorHandler(
+  error: FastifyError | OAuthError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   const oauth = error instanceof OAuthError ? error : fromFastify(error as FastifyError);
   logRefusal(request, oauth);
-  return htmlReply(reply.code(oauth.status), messagePage('Something went wrong', oauth.status >= 500 ? 'The sign-in service had a problem. Try again in a moment.' : oauth.description, 'alert'), []);
+  return htmlReply(
+    reply.code(oauth.status),
+    messagePage(
+      'Something went wrong',
+      oauth.status >= 500 ? 'The sign-in service had a problem. Try again in a moment.' : oauth.description,
+      'alert',
+    ),
+    [],
+  );
 }
 
 function fromFastify(error: FastifyError): OAuthError {
-  if (error.statusCode === 413 || error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new OAuthError('invalid_request', 'request body is too large');
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new OAuthError('invalid_request', 'unsupported content type');
-  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return new OAuthError('invalid_request', 'malformed request');
+  if (error.statusCode === 413 || error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new OAuthError('invalid_request', 'request body is too large');
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return new OAuthError('invalid_request', 'unsupported content type');
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+    return new OAuthError('invalid_request', 'malformed request');
   return asOAuthError(error);
 }
 
@@ -53,12 +73,17 @@ function logRefusal(request: FastifyRequest, error: OAuthError): void {
 /** Security headers of every page: no framing (clickjacking), no script, forms only to us and `formTargets`. */
 export function htmlReply(reply: FastifyReply, body: string, formTargets: readonly string[]): FastifyReply {
   const formAction = ["'self'", ...new Set(formTargets)].join(' ');
-  return noStore(reply)
-    .type('text/html; charset=utf-8')
-    .header('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`)
-    .header('x-frame-options', 'DENY')
-    // Not no-referrer: under it browsers send `Origin: null` on our own form posts, which the CSRF check refuses.
-    .header('referrer-policy', 'same-origin')
-    .header('x-content-type-options', 'nosniff')
-    .send(body);
+  return (
+    noStore(reply)
+      .type('text/html; charset=utf-8')
+      .header(
+        'content-security-policy',
+        `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+      )
+      .header('x-frame-options', 'DENY')
+      // Not no-referrer: under it browsers send `Origin: null` on our own form posts, which the CSRF check refuses.
+      .header('referrer-policy', 'same-origin')
+      .header('x-content-type-options', 'nosniff')
+      .send(body)
+  );
 }

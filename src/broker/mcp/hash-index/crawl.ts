@@ -34,7 +34,12 @@ class BoundReached extends Error {}
 
 const contentHash = /^sha256-[0-9a-f]{64}$/;
 
-export async function crawlForIndex(ctx: ToolContext, world: string, sourcePath: string, bounds: Readonly<CrawlBounds> = crawlBounds): Promise<CrawlResult> {
+export async function crawlForIndex(
+  ctx: ToolContext,
+  world: string,
+  sourcePath: string,
+  bounds: Readonly<CrawlBounds> = crawlBounds,
+): Promise<CrawlResult> {
   const root = canonicalPath(sourcePath).replace(/\/?$/, '/');
   const walk = new IndexWalk(ctx, world, `mark://${world}`, root, bounds);
   try {
@@ -83,7 +88,8 @@ class IndexWalk {
       for (const entry of page.entries) await this.entry(entry, depth);
       if (page.complete) return;
       const next = page.nextCursor ?? '';
-      if (next === '' || next === cursor || cursors.has(next)) throw new CrawlError(`list ${dir}: continuation cursor did not advance`);
+      if (next === '' || next === cursor || cursors.has(next))
+        throw new CrawlError(`list ${dir}: continuation cursor did not advance`);
       cursors.add(next);
       cursor = next;
     }

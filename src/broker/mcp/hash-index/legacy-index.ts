@@ -56,7 +56,11 @@ export function parseIndex(body: string): IndexEntry[] {
 }
 
 /** Replaces every entry of `source` (any spelling of the same server) with `fresh`; other servers' rows stay. */
-export function mergeIndex(existing: readonly IndexEntry[], source: string, fresh: readonly IndexEntry[]): IndexEntry[] {
+export function mergeIndex(
+  existing: readonly IndexEntry[],
+  source: string,
+  fresh: readonly IndexEntry[],
+): IndexEntry[] {
   const wanted = canonicalServer(source);
   return [...existing.filter((entry) => canonicalServer(entry.server) !== wanted), ...fresh];
 }

@@ -58,4 +58,3 @@ function isHeader(cells: string[] | null): boolean {
 function isSeparator(cells: string[]): boolean {
   return cells.length === 4 && cells.every((cell) => /^:?-{3,}:?$/.test(cell.trim()));
 }
-

@@ -13,12 +13,18 @@ export type WorldFailure = { world: string; message: string };
 
 export function mergeRows(rows: WorldRow[], limit: number): WorldRow[] {
   const sorted = [...rows].sort(
-    (a, b) => a.rank - b.rank || b.importance - a.importance || compareBytes(a.world, b.world) || compareBytes(a.path, b.path),
+    (a, b) =>
+      a.rank - b.rank || b.importance - a.importance || compareBytes(a.world, b.world) || compareBytes(a.path, b.path),
   );
   return sorted.slice(0, limit);
 }
 
-export function renderLookupAll(query: string, worldCount: number, rows: readonly WorldRow[], failures: readonly WorldFailure[]): string {
+export function renderLookupAll(
+  query: string,
+  worldCount: number,
+  rows: readonly WorldRow[],
+  failures: readonly WorldFailure[],
+): string {
   const status = failures.length > 0 ? 'partial' : 'ok';
   let out =
     `status: ${status}\nworlds: ${worldCount}\nsucceeded: ${worldCount - failures.length}\nfailed: ${failures.length}\nmatches: ${rows.length}\n` +
@@ -36,7 +42,10 @@ export function renderLookupAll(query: string, worldCount: number, rows: readonl
 
 /** The world's own explanation, on one line and at most 256 characters (reference lookupFailureDetail). */
 export function failureDetail(body: string): string {
-  const detail = body.split(/\s+/).filter((word) => word !== '').join(' ');
+  const detail = body
+    .split(/\s+/)
+    .filter((word) => word !== '')
+    .join(' ');
   if (detail === '') return '';
   const runes = [...detail];
   return ': ' + (runes.length > 256 ? runes.slice(0, 256).join('') + '...' : detail);

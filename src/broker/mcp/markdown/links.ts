@@ -40,7 +40,9 @@ export function documentLinks(markdown: string): DocLink[] {
 }
 
 export function linkLines(markdown: string): string[] {
-  return documentLinks(markdown).map((link) => (link.text === '' ? `- ${link.dest}` : `- [${link.text}](${link.dest})`));
+  return documentLinks(markdown).map((link) =>
+    link.text === '' ? `- ${link.dest}` : `- [${link.text}](${link.dest})`,
+  );
 }
 
 /**

@@ -22,7 +22,10 @@ export function outlineBody(docUrl: string, markdown: string): string {
 
 /** At most `limit` lines, then an honest `+N more <noun>` for the rest. */
 export function cappedList(lines: readonly string[], limit: number, noun: string): string {
-  let out = lines.slice(0, limit).map((line) => line + '\n').join('');
+  let out = lines
+    .slice(0, limit)
+    .map((line) => line + '\n')
+    .join('');
   if (lines.length > limit) out += `+${lines.length - limit} more ${noun}\n`;
   return out;
 }
@@ -56,7 +59,8 @@ export function openingParagraph(markdown: string): string {
       continue;
     }
     if (paragraph.length > 0) {
-      if (blank || atxHeading.test(line) || fenceOpen.test(line) || interrupts.test(line)) return paragraph.join('\n').trim();
+      if (blank || atxHeading.test(line) || fenceOpen.test(line) || interrupts.test(line))
+        return paragraph.join('\n').trim();
       if (setextUnderline.test(line)) {
         paragraph = [];
         continue;

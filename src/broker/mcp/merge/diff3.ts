@@ -57,7 +57,15 @@ export function diff3(base: string, ours: string, theirs: string): MergeResult {
  * The base range [bLo, bHi) covered by the hunks starting at bLo and every hunk
  * of either side that starts inside it, with the matching side ranges.
  */
-function unstableChunk(bLo: number, oLo: number, tLo: number, oursHunks: Hunk[], oi: number, theirsHunks: Hunk[], ti: number) {
+function unstableChunk(
+  bLo: number,
+  oLo: number,
+  tLo: number,
+  oursHunks: Hunk[],
+  oi: number,
+  theirsHunks: Hunk[],
+  ti: number,
+) {
   let bHi = bLo;
   let lastOurs = { baseHi: bLo, sideHi: oLo };
   let lastTheirs = { baseHi: bLo, sideHi: tLo };
@@ -75,8 +83,8 @@ function unstableChunk(bLo: number, oLo: number, tLo: number, oursHunks: Hunk[],
   if (theirsHunks[ti]?.baseLo === bLo) takeTheirs();
   for (let grew = true; grew; ) {
     grew = false;
-    if (oi < oursHunks.length && oursHunks[oi]!.baseLo < bHi) (takeOurs(), (grew = true));
-    if (ti < theirsHunks.length && theirsHunks[ti]!.baseLo < bHi) (takeTheirs(), (grew = true));
+    if (oi < oursHunks.length && oursHunks[oi]!.baseLo < bHi) takeOurs(), (grew = true);
+    if (ti < theirsHunks.length && theirsHunks[ti]!.baseLo < bHi) takeTheirs(), (grew = true);
   }
   // After its last hunk each side equals the base line for line up to bHi.
   const oHi = lastOurs.sideHi + (bHi - lastOurs.baseHi);
@@ -128,7 +136,8 @@ function editHunks(base: string[], side: string[]): Hunk[] {
     bPrev = bi + 1;
     sPrev = si + 1;
   }
-  if (bPrev < base.length || sPrev < side.length) hunks.push({ baseLo: bPrev, baseHi: base.length, sideLo: sPrev, sideHi: side.length });
+  if (bPrev < base.length || sPrev < side.length)
+    hunks.push({ baseLo: bPrev, baseHi: base.length, sideLo: sPrev, sideHi: side.length });
   return hunks;
 }
 
@@ -158,7 +167,8 @@ function tableMatches(base: string[], side: string[], from: number, m: number, n
     for (let j = 1; j <= cols; j++) {
       const up = table[(i - 1) * width + j]!;
       const left = table[i * width + j - 1]!;
-      table[i * width + j] = base[from + i - 1] === side[from + j - 1] ? table[(i - 1) * width + j - 1]! + 1 : up >= left ? up : left;
+      table[i * width + j] =
+        base[from + i - 1] === side[from + j - 1] ? table[(i - 1) * width + j - 1]! + 1 : up >= left ? up : left;
     }
   }
   const matches: Match[] = [];

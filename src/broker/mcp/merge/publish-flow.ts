@@ -45,7 +45,9 @@ export async function publishWithMerge(ctx: ToolContext, sub: Submission): Promi
   try {
     return await mergeCandidate(ctx, sub);
   } catch (error) {
-    return error instanceof StepError ? stepFailure(sub.world, error.step, error.cause) : stepFailure(sub.world, 'merge', error);
+    return error instanceof StepError
+      ? stepFailure(sub.world, error.step, error.cause)
+      : stepFailure(sub.world, 'merge', error);
   }
 }
 
@@ -83,7 +85,13 @@ class StepError extends Error {
 
 function sendPublish(ctx: ToolContext, sub: Submission): Promise<MarkResponse> {
   const metadata = { ...sub.metadata, 'expected-version': String(sub.expectedVersion) };
-  return ctx.gateway.write(sub.world, ctx.identity, { verb: 'PUBLISH', path: sub.path, metadata, body: sub.body, signal: ctx.signal });
+  return ctx.gateway.write(sub.world, ctx.identity, {
+    verb: 'PUBLISH',
+    path: sub.path,
+    metadata,
+    body: sub.body,
+    signal: ctx.signal,
+  });
 }
 
 /** Reads without a token (the gateway's read path); a world with read-auth on the path answers unauthorized. */
@@ -101,14 +109,17 @@ async function fetchDoc(ctx: ToolContext, world: string, path: string, step: str
 function versionOf(response: MarkResponse, step: string): number {
   const raw = response.metadata['version'];
   if (raw === undefined || raw === '') return 0;
-  if (!/^[+-]?\d+$/.test(raw)) throw new StepError(step, new ToolStepError(`response metadata "version" = "${raw}" is not an integer`));
+  if (!/^[+-]?\d+$/.test(raw))
+    throw new StepError(step, new ToolStepError(`response metadata "version" = "${raw}" is not an integer`));
   return Number(raw);
 }
 
 /** The head is this submission: one version past the expected one, same body, same value for every key we sent. */
 function isOurSubmission(sub: Submission, head: Doc): boolean {
   if (head.version !== sub.expectedVersion + 1 || head.body !== sub.body) return false;
-  return Object.entries(sub.metadata).every(([key, value]) => (head.response.metadata[key] ?? '').trim() === value.trim());
+  return Object.entries(sub.metadata).every(
+    ([key, value]) => (head.response.metadata[key] ?? '').trim() === value.trim(),
+  );
 }
 
 async function landedHead(ctx: ToolContext, sub: Submission): Promise<ToolResult | null> {
@@ -129,7 +140,9 @@ function publishedAt(head: Doc): ToolResult {
 
 /** Refusals keep their own sentence; anything else is `publish failed: <step>: <reason>` as the reference words it. */
 function stepFailure(world: string, step: string, error: unknown): ToolResult {
-  const own = error instanceof WorldGatewayError && ['ERR_WORLD_NOT_FOUND', 'ERR_WRITE_DENIED', 'ERR_EMAIL_UNVERIFIED'].includes(error.code);
+  const own =
+    error instanceof WorldGatewayError &&
+    ['ERR_WORLD_NOT_FOUND', 'ERR_WRITE_DENIED', 'ERR_EMAIL_UNVERIFIED'].includes(error.code);
   if (own) return toolError(toolErrorText('publish', world, error));
   return toolError(`publish failed: ${step}: ${agentMessage(error)}`);
 }

@@ -11,7 +11,10 @@ import { describe, worldUrlHint } from './descriptions.ts';
 const inputSchema = {
   url: requiredString('url', urlDescription),
   body: requiredString('body', 'markdown to add at the end of the document'),
-  expected_version: optionalInteger('expected_version', 'the version you last read; leave out or 0 to append to whatever the current version is'),
+  expected_version: optionalInteger(
+    'expected_version',
+    'the version you last read; leave out or 0 to append to whatever the current version is',
+  ),
 };
 
 export const markAppend = defineTool({
@@ -54,7 +57,9 @@ async function currentVersion(ctx: ToolContext, world: string, path: string): Pr
   const response = answer.value;
   if (response.status !== 'ok') return { ok: false, error: toolError(`could not resolve version: ${response.status}`) };
   const current = response.metadata['current'];
-  if (current === undefined) return { ok: false, error: toolError('could not resolve version: no current version in response') };
-  if (!/^[+-]?\d+$/.test(current)) return { ok: false, error: toolError(`could not resolve version: invalid current version ${goQuote(current)}`) };
+  if (current === undefined)
+    return { ok: false, error: toolError('could not resolve version: no current version in response') };
+  if (!/^[+-]?\d+$/.test(current))
+    return { ok: false, error: toolError(`could not resolve version: invalid current version ${goQuote(current)}`) };
   return { ok: true, value: Number(current) };
 }

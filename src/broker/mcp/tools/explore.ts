@@ -54,7 +54,8 @@ async function explore(ctx: ToolContext, raw: string): Promise<ToolResult> {
 
 function outlineSection(body: string): string {
   const headings = outlineLines(body);
-  let out = '## Outline\n' + (headings.length === 0 ? '(no headings)\n' : cappedList(headings, exploreListCap, 'headings'));
+  let out =
+    '## Outline\n' + (headings.length === 0 ? '(no headings)\n' : cappedList(headings, exploreListCap, 'headings'));
   const opening = openingParagraph(body);
   if (opening !== '') out += `\n## Opening\n${opening}\n`;
   return out;
@@ -62,7 +63,10 @@ function outlineSection(body: string): string {
 
 function linksSection(body: string): string {
   const links = linkLines(body);
-  return `\n## Outbound links (${links.length})\n` + (links.length === 0 ? '(none)\n' : cappedList(links, exploreListCap, 'links'));
+  return (
+    `\n## Outbound links (${links.length})\n` +
+    (links.length === 0 ? '(none)\n' : cappedList(links, exploreListCap, 'links'))
+  );
 }
 
 /** Backlinks come from the broker's link graph; without one the card says so instead of failing. */
@@ -70,9 +74,13 @@ async function backlinksSection(ctx: ToolContext, docUrl: string): Promise<strin
   const backlinks = ctx.graph ? await ctx.graph.backlinks(docUrl, ctx.signal).catch(() => []) : [];
   let out = `\n## Backlinks (${backlinks.length})\n`;
   if (backlinks.length === 0) {
-    return out + "(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n";
+    return (
+      out + "(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n"
+    );
   }
-  const lines = backlinks.map((link) => (link.title !== '' ? `- [${link.title}](${link.url})${link.annotation}` : `- ${link.url}${link.annotation}`));
+  const lines = backlinks.map((link) =>
+    link.title !== '' ? `- [${link.title}](${link.url})${link.annotation}` : `- ${link.url}${link.annotation}`,
+  );
   return out + cappedList(lines, exploreListCap, 'backlinks');
 }
 
@@ -81,11 +89,18 @@ async function siblingsSection(ctx: ToolContext, world: string, path: string): P
   const dir = path.slice(0, path.lastIndexOf('/') + 1);
   const self = path.slice(path.lastIndexOf('/') + 1);
   const heading = `\n## Siblings in ${dir}`;
-  const answer = await readWorld(ctx, 'explore', world, { verb: 'LIST', path: dir, metadata: { 'page-size': String(exploreListCap + 2) } });
+  const answer = await readWorld(ctx, 'explore', world, {
+    verb: 'LIST',
+    path: dir,
+    metadata: { 'page-size': String(exploreListCap + 2) },
+  });
   if (!answer.ok || answer.value.status !== 'ok') return heading + '\n(listing unavailable)\n';
   const page = parseListingPage(dir, answer.value);
   if (page.invalid.length > 0) return heading + '\n(listing unavailable)\n';
-  const lines = page.entries.map((entry) => (entry.isDir ? entry.name + '/' : entry.name)).filter((name) => name !== self).map((name) => `- ${name}`);
+  const lines = page.entries
+    .map((entry) => (entry.isDir ? entry.name + '/' : entry.name))
+    .filter((name) => name !== self)
+    .map((name) => `- ${name}`);
   const count = page.complete ? `(${lines.length})` : `(${lines.length}+)`;
   return `${heading} ${count}\n` + (lines.length === 0 ? '(none)\n' : cappedList(lines, exploreListCap, 'siblings'));
 }

@@ -20,7 +20,10 @@ const fetchKeys = ['version', 'modified', 'etag'] as const;
 
 const inputSchema = {
   url: requiredString('url', `${urlDescription}; add #<anchor> to read one section`),
-  force: optionalBoolean('force', 'return the full body even when the document is large or unchanged since an earlier fetch in this session (default false)'),
+  force: optionalBoolean(
+    'force',
+    'return the full body even when the document is large or unchanged since an earlier fetch in this session (default false)',
+  ),
 };
 
 export const markFetch = defineTool({
@@ -58,7 +61,14 @@ async function fetchDocument(ctx: ToolContext, raw: string, force: boolean): Pro
   return wholeDocument(ctx, response, body, docUrl, `${world}${path}`, force);
 }
 
-function wholeDocument(ctx: ToolContext, response: MarkResponse, body: string, docUrl: string, key: string, force: boolean): ToolResult {
+function wholeDocument(
+  ctx: ToolContext,
+  response: MarkResponse,
+  body: string,
+  docUrl: string,
+  key: string,
+  force: boolean,
+): ToolResult {
   const memory = new FetchMemory(ctx.session);
   const current: SeenDoc = { version: response.metadata['version'] ?? '', etag: response.metadata['etag'] ?? '' };
   const previous = memory.lookup(key);

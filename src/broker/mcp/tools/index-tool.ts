@@ -15,12 +15,21 @@ import { describe, worldUrlHint } from './descriptions.ts';
 const inputSchema = {
   source: requiredString('source', 'world or directory to index, e.g. mark://team-a/'),
   target: requiredString('target', 'document to publish the index to, e.g. mark://hub/index/team-a.md'),
-  expected_version: optionalInteger('expected_version', "the target's current version to update it (its rows for other servers are kept), or 0 to create it (default 0)"),
+  expected_version: optionalInteger(
+    'expected_version',
+    "the target's current version to update it (its rows for other servers are kept), or 0 to create it (default 0)",
+  ),
   dry_run: optionalBoolean('dry_run', 'return the index without publishing it (default false)'),
   force: optionalBoolean('force', 'publish even when the target world has no agent manifest (default false)'),
 };
 
-type IndexArgs = { source: string; target: string; expected_version?: number | undefined; dry_run?: boolean | undefined; force?: boolean | undefined };
+type IndexArgs = {
+  source: string;
+  target: string;
+  expected_version?: number | undefined;
+  dry_run?: boolean | undefined;
+  force?: boolean | undefined;
+};
 
 /** The tool with its crawl bounds as a parameter, so tests can reach them with small worlds. */
 export function makeIndexTool(bounds: Readonly<CrawlBounds>): ToolDefinition {
@@ -64,13 +73,18 @@ async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<Cr
   }
   const warnings = [...manifests.warnings];
   if (crawl.truncated) warnings.push('warning: crawl bounds reached, some content may not be indexed');
-  if (crawl.skipped.length > 0) warnings.push(`warning: crawl skipped ${crawl.skipped.length} entries, index is incomplete`);
+  if (crawl.skipped.length > 0)
+    warnings.push(`warning: crawl skipped ${crawl.skipped.length} entries, index is incomplete`);
   const sourceServer = `mark://${source.value.world}`;
   const body = buildIndex(sourceServer, ctx.now(), crawl.entries);
   const preamble = warnings.map((warning) => warning + '\n').join('');
-  if (dryRun) return textResult(`${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer} (dry run, not published)\n\n${body}`);
+  if (dryRun)
+    return textResult(
+      `${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer} (dry run, not published)\n\n${body}`,
+    );
   // An index claims to be the whole truth about its source: a partial one must not replace a complete one.
-  if (crawl.truncated || crawl.skipped.length > 0) return toolError('crawl incomplete; refusing to publish an authoritative index');
+  if (crawl.truncated || crawl.skipped.length > 0)
+    return toolError('crawl incomplete; refusing to publish an authoritative index');
   const published = await publishIndex(ctx, target.value, expectedVersion, sourceServer, body, crawl.entries);
   if (!published.ok) return published.error;
   return textResult(`${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer}\n${published.text}`);
@@ -79,7 +93,13 @@ async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<Cr
 type Checked = { ok: true; warnings: string[] } | { ok: false; error: ToolResult };
 
 /** A source without a manifest is a warning; a target without one blocks publishing unless forced. */
-async function checkManifests(ctx: ToolContext, sourceWorld: string, targetWorld: string, dryRun: boolean, force: boolean): Promise<Checked> {
+async function checkManifests(
+  ctx: ToolContext,
+  sourceWorld: string,
+  targetWorld: string,
+  dryRun: boolean,
+  force: boolean,
+): Promise<Checked> {
   const warnings: string[] = [];
   if (!(await hasManifest(ctx, sourceWorld))) warnings.push('warning: source server has no agent manifest');
   if (dryRun || (await hasManifest(ctx, targetWorld))) return { ok: true, warnings };
@@ -114,12 +134,18 @@ async function publishIndex(
     // Updating: keep the other servers' rows, replace this source's.
     const existing = await readWorld(ctx, 'index (fetch existing)', target.world, { verb: 'FETCH', path: target.path });
     if (!existing.ok) return existing;
-    if (existing.value.status !== 'ok') return { ok: false, error: toolError(`failed to fetch existing index: ${existing.value.status}`) };
+    if (existing.value.status !== 'ok')
+      return { ok: false, error: toolError(`failed to fetch existing index: ${existing.value.status}`) };
     const merged = mergeIndex(parseIndex(bodyText(existing.value.body)), sourceServer, entries);
     document = buildIndex(`mark://${target.world}`, ctx.now(), merged);
   }
   const metadata = { ...writeMetadata(ctx.identity), 'expected-version': String(expectedVersion) };
-  const answer = await writeWorld(ctx, 'index (publish)', target.world, { verb: 'PUBLISH', path: target.path, metadata, body: document });
+  const answer = await writeWorld(ctx, 'index (publish)', target.world, {
+    verb: 'PUBLISH',
+    path: target.path,
+    metadata,
+    body: document,
+  });
   if (!answer.ok) return answer;
   return { ok: true, text: formatToolResult(answer.value, ['version', 'modified']) };
 }

@@ -10,9 +10,15 @@ import { describe, worldUrlHint } from './descriptions.ts';
 
 const inputSchema = {
   url: requiredString('url', `${urlDescription} (a directory, e.g. mark://team-a/docs/)`),
-  include_archived: optionalBoolean('include_archived', 'also list archived documents and directories holding only archived documents (default false)'),
+  include_archived: optionalBoolean(
+    'include_archived',
+    'also list archived documents and directories holding only archived documents (default false)',
+  ),
   cursor: optionalString('cursor', 'the next-cursor value of the previous page, to continue a long listing'),
-  page_size: optionalInteger('page_size', `entries per page, 1 to ${maxListPageEntries} (default ${maxListPageEntries})`),
+  page_size: optionalInteger(
+    'page_size',
+    `entries per page, 1 to ${maxListPageEntries} (default ${maxListPageEntries})`,
+  ),
 };
 
 export const markList = defineTool({
@@ -30,7 +36,15 @@ export const markList = defineTool({
   handler: async (args, ctx) => list(ctx, args),
 });
 
-async function list(ctx: ToolContext, args: { url: string; include_archived?: boolean | undefined; cursor?: string | undefined; page_size?: number | undefined }): Promise<ToolResult> {
+async function list(
+  ctx: ToolContext,
+  args: {
+    url: string;
+    include_archived?: boolean | undefined;
+    cursor?: string | undefined;
+    page_size?: number | undefined;
+  },
+): Promise<ToolResult> {
   const target = urlArgument(args.url);
   if (!target.ok) return target.error;
   const metadata: Metadata = {};
@@ -38,7 +52,8 @@ async function list(ctx: ToolContext, args: { url: string; include_archived?: bo
   if (args.cursor !== undefined && args.cursor !== '') metadata['cursor'] = args.cursor;
   if (args.page_size !== undefined) {
     // Mark reference §2.2: page-size runs 1..1000; checked here so the agent gets the argument's own name.
-    if (args.page_size < 1 || args.page_size > maxListPageEntries) return toolError(`page_size must be between 1 and ${maxListPageEntries}`);
+    if (args.page_size < 1 || args.page_size > maxListPageEntries)
+      return toolError(`page_size must be between 1 and ${maxListPageEntries}`);
     metadata['page-size'] = String(args.page_size);
   }
   const { world, path } = target.value;

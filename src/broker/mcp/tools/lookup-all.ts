@@ -7,7 +7,13 @@ import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { boundedMap } from '../../bounded-map.ts';
 import { parseLookupTable, type LookupTableRow } from '../lookup/parse-lookup-table.ts';
-import { failureDetail, mergeRows, renderLookupAll, type WorldFailure, type WorldRow } from '../lookup/render-lookup-all.ts';
+import {
+  failureDetail,
+  mergeRows,
+  renderLookupAll,
+  type WorldFailure,
+  type WorldRow,
+} from '../lookup/render-lookup-all.ts';
 import { defineTool } from '../run-tool.ts';
 import { textResult, toolError, ToolStepError } from '../tool-result.ts';
 import { renderBodyLookupAll, searchWorlds } from '../../search/index.ts';
@@ -18,14 +24,25 @@ import { failureMessage, gatewayLookup, rowUrl, scopeError } from './search-supp
 export const lookupAllConcurrency = 8;
 
 const inputSchema = {
-  query: requiredString('query', "subject words matched against tags and titles (at least 2 characters), or '*' for every catalogued document"),
+  query: requiredString(
+    'query',
+    "subject words matched against tags and titles (at least 2 characters), or '*' for every catalogued document",
+  ),
   scope: optionalString('scope', 'path applied in every world, e.g. / or /docs/ (default /)'),
-  filter: optionalString('filter', 'comma-separated key=value conditions applied in every world, e.g. modified-after=2026-01-01'),
-  limit: optionalInteger('limit', `most rows in the merged table (default ${lookupDefaultLimit}, at most ${lookupMaxLimit})`),
+  filter: optionalString(
+    'filter',
+    'comma-separated key=value conditions applied in every world, e.g. modified-after=2026-01-01',
+  ),
+  limit: optionalInteger(
+    'limit',
+    `most rows in the merged table (default ${lookupDefaultLimit}, at most ${lookupMaxLimit})`,
+  ),
   match: z
     .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
     .optional()
-    .describe('catalog (default): tags and titles; body: full text of sections, every query word required, with #anchors, snippets and one ranking across worlds'),
+    .describe(
+      'catalog (default): tags and titles; body: full text of sections, every query word required, with #anchors, snippets and one ranking across worlds',
+    ),
 };
 
 export const markLookupAll = defineTool({
@@ -42,7 +59,13 @@ export const markLookupAll = defineTool({
   handler: async (args, ctx) => lookupAll(ctx, args),
 });
 
-type LookupAllArgs = { query: string; scope?: string | undefined; filter?: string | undefined; limit?: number | undefined; match?: 'catalog' | 'body' | undefined };
+type LookupAllArgs = {
+  query: string;
+  scope?: string | undefined;
+  filter?: string | undefined;
+  limit?: number | undefined;
+  match?: 'catalog' | 'body' | undefined;
+};
 
 async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolResult> {
   const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
@@ -72,7 +95,8 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
 
 async function lookupIn(ctx: ToolContext, world: string, scope: string, metadata: Metadata): Promise<LookupTableRow[]> {
   const response = await ctx.gateway.read(world, { verb: 'LOOKUP', path: scope, metadata, signal: ctx.signal });
-  if (response.status !== 'ok') throw new ToolStepError(`status ${response.status}${failureDetail(bodyText(response.body))}`);
+  if (response.status !== 'ok')
+    throw new ToolStepError(`status ${response.status}${failureDetail(bodyText(response.body))}`);
   return parseLookupTable(response);
 }
 
@@ -84,10 +108,29 @@ async function lookupIn(ctx: ToolContext, world: string, scope: string, metadata
  */
 async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: string, limit: number): Promise<ToolResult> {
   const worlds = ctx.gateway.list().map((world) => world.name);
-  const outcome = await searchWorlds(gatewayLookup(ctx), { worlds, query: args.query, scope, filter: args.filter, limit, terms: 'all' });
-  const failures = outcome.failures.map((f) => ({ world: f.world, message: failureMessage('lookup', f.world, f.error) }));
+  const outcome = await searchWorlds(gatewayLookup(ctx), {
+    worlds,
+    query: args.query,
+    scope,
+    filter: args.filter,
+    limit,
+    terms: 'all',
+  });
+  const failures = outcome.failures.map((f) => ({
+    world: f.world,
+    message: failureMessage('lookup', f.world, f.error),
+  }));
   if (worlds.length > 0 && failures.length === worlds.length) {
     return toolError('lookup failed in all worlds: ' + failures.map((f) => `${f.world}: ${f.message}`).join('; '));
   }
-  return textResult(renderBodyLookupAll({ query: args.query, worldCount: worlds.length, rows: outcome.rows, ranking: outcome.ranking, url: rowUrl, failures }));
+  return textResult(
+    renderBodyLookupAll({
+      query: args.query,
+      worldCount: worlds.length,
+      rows: outcome.rows,
+      ranking: outcome.ranking,
+      url: rowUrl,
+      failures,
+    }),
+  );
 }

@@ -9,14 +9,25 @@ import { textResult } from '../tool-result.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
 const inputSchema = {
-  url: requiredString('url', 'scope to search: mark://{world}/ for the whole world, or a directory such as mark://{world}/docs/'),
-  query: requiredString('query', "subject words matched against tags and titles (at least 2 characters), or '*' for every document in the scope"),
-  filter: optionalString('filter', 'comma-separated key=value conditions, e.g. tag=runbook,modified-after=2026-01-01 (also modified-before=)'),
+  url: requiredString(
+    'url',
+    'scope to search: mark://{world}/ for the whole world, or a directory such as mark://{world}/docs/',
+  ),
+  query: requiredString(
+    'query',
+    "subject words matched against tags and titles (at least 2 characters), or '*' for every document in the scope",
+  ),
+  filter: optionalString(
+    'filter',
+    'comma-separated key=value conditions, e.g. tag=runbook,modified-after=2026-01-01 (also modified-before=)',
+  ),
   limit: optionalInteger('limit', 'most rows to return (world default 10, at most 1000)'),
   match: z
     .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
     .optional()
-    .describe('catalog (default): tags and titles; body: full text of document sections, every query word required, with snippets and #anchors'),
+    .describe(
+      'catalog (default): tags and titles; body: full text of document sections, every query word required, with snippets and #anchors',
+    ),
 };
 
 export const markLookup = defineTool({
@@ -33,7 +44,13 @@ export const markLookup = defineTool({
   handler: async (args, ctx) => lookup(ctx, args),
 });
 
-type LookupArgs = { url: string; query: string; filter?: string | undefined; limit?: number | undefined; match?: 'catalog' | 'body' | undefined };
+type LookupArgs = {
+  url: string;
+  query: string;
+  filter?: string | undefined;
+  limit?: number | undefined;
+  match?: 'catalog' | 'body' | undefined;
+};
 
 async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
   const target = urlArgument(args.url);

@@ -10,9 +10,18 @@ import { describe, worldUrlHint } from './descriptions.ts';
 
 const inputSchema = {
   url: requiredString('url', `${urlDescription} (must end in .md)`),
-  body: requiredString('body', 'the complete markdown of the new version (an empty body unarchives an archived document)'),
-  expected_version: requiredInteger('expected_version', 'the version you last read, or 0 to create a document that must not exist yet'),
-  on_conflict: optionalString('on_conflict', '"merge" (default): answer a conflict with a merge candidate to review and republish; "fail": return the conflict as is'),
+  body: requiredString(
+    'body',
+    'the complete markdown of the new version (an empty body unarchives an archived document)',
+  ),
+  expected_version: requiredInteger(
+    'expected_version',
+    'the version you last read, or 0 to create a document that must not exist yet',
+  ),
+  on_conflict: optionalString(
+    'on_conflict',
+    '"merge" (default): answer a conflict with a merge candidate to review and republish; "fail": return the conflict as is',
+  ),
   metadata: optionalObject(
     'metadata',
     'publisher metadata stored with the version; values become strings. tags (comma list) and importance (0 to 1) rank mark_lookup; title; rel-<relation> (comma list of paths) declares typed links; retention (a positive integer) permanently deletes all but the newest N versions, so ask before using it. agent is always set to you.',
@@ -35,7 +44,13 @@ export const markPublish = defineTool({
   handler: async (args, ctx) => publish(ctx, args),
 });
 
-type PublishArgs = { url: string; body: string; expected_version: number; on_conflict?: string | undefined; metadata?: Record<string, unknown> | undefined };
+type PublishArgs = {
+  url: string;
+  body: string;
+  expected_version: number;
+  on_conflict?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+};
 
 async function publish(ctx: ToolContext, args: PublishArgs): Promise<ToolResult> {
   const target = urlArgument(args.url);
@@ -43,10 +58,17 @@ async function publish(ctx: ToolContext, args: PublishArgs): Promise<ToolResult>
   if (args.expected_version < 0) return toolError('expected_version must be >= 0');
   // MCP clients often send "" for an omitted option: blank means the default.
   const mode = (args.on_conflict ?? '').trim() || 'merge';
-  if (mode !== 'merge' && mode !== 'fail') return toolError(`invalid on_conflict ${goQuote(mode)}: expected "merge" or "fail"`);
+  if (mode !== 'merge' && mode !== 'fail')
+    return toolError(`invalid on_conflict ${goQuote(mode)}: expected "merge" or "fail"`);
   const { world, path } = target.value;
   const refused = gateWrite(ctx, world);
   if (refused) return refused;
-  const submission = { world, path, body: args.body, expectedVersion: args.expected_version, metadata: writeMetadata(ctx.identity, args.metadata) };
+  const submission = {
+    world,
+    path,
+    body: args.body,
+    expectedVersion: args.expected_version,
+    metadata: writeMetadata(ctx.identity, args.metadata),
+  };
   return mode === 'fail' ? publishFailOnConflict(ctx, submission) : publishWithMerge(ctx, submission);
 }

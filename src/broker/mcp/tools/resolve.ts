@@ -16,7 +16,10 @@ const hashPattern = /^sha256-[0-9a-f]{64}$/;
 
 const inputSchema = {
   hash: requiredString('hash', 'content hash: sha256- followed by 64 lower-case hex characters'),
-  index: requiredString('index', 'mark:// URL of a hash index document, e.g. mark://hub/index/team-a.md (mark_index writes them)'),
+  index: requiredString(
+    'index',
+    'mark:// URL of a hash index document, e.g. mark://hub/index/team-a.md (mark_index writes them)',
+  ),
 };
 
 export const markResolve = defineTool({
@@ -36,7 +39,10 @@ async function resolve(ctx: ToolContext, hash: string, indexUrl: string): Promis
   if (!hashPattern.test(hash)) return toolError('invalid hash format: expected sha256-<64 lowercase hex characters>');
   const index = urlArgument(indexUrl, 'invalid index URL');
   if (!index.ok) return index.error;
-  const answer = await readWorld(ctx, 'resolve (index fetch)', index.value.world, { verb: 'FETCH', path: index.value.path });
+  const answer = await readWorld(ctx, 'resolve (index fetch)', index.value.world, {
+    verb: 'FETCH',
+    path: index.value.path,
+  });
   if (!answer.ok) return answer.error;
   if (answer.value.status !== 'ok') return toolError(`index fetch returned: ${answer.value.status}`);
   const candidates = parseIndex(bodyText(answer.value.body)).filter((entry) => entry.hash === hash);
@@ -44,7 +50,8 @@ async function resolve(ctx: ToolContext, hash: string, indexUrl: string): Promis
   let lastProblem = '';
   for (const candidate of candidates) {
     const outcome = await tryCandidate(ctx, candidate, hash);
-    if (typeof outcome !== 'string') return textResult(formatToolResult(outcome, ['version', 'modified', 'content-hash']));
+    if (typeof outcome !== 'string')
+      return textResult(formatToolResult(outcome, ['version', 'modified', 'content-hash']));
     lastProblem = outcome;
   }
   return toolError(`could not resolve hash from any server: ${lastProblem}`);
@@ -58,7 +65,8 @@ async function tryCandidate(ctx: ToolContext, entry: IndexEntry, hash: string): 
   try {
     response = await ctx.gateway.read(world, { verb: 'FETCH', path: `/${hash}`, signal: ctx.signal });
   } catch (error) {
-    if (isUnknownWorld(error)) return `${entry.server}: not a knowledge-system world (broker has no config for this server)`;
+    if (isUnknownWorld(error))
+      return `${entry.server}: not a knowledge-system world (broker has no config for this server)`;
     return `${entry.server}: ${toolErrorText('resolve', world, error).replace(/^resolve failed: /, '')}`;
   }
   if (response.status !== 'ok') return `${entry.server}: ${response.status}`;

@@ -19,7 +19,10 @@ const inputSchema = {
   world: optionalString('world', 'search only this world (a name from mark_worlds); default: every world'),
   scope: optionalString('scope', 'path searched in each world, e.g. / or /docs/ (default /)'),
   filter: optionalString('filter', 'comma-separated key=value conditions, e.g. tag=runbook,modified-after=2026-01-01'),
-  limit: optionalInteger('limit', `most documents to return (default ${searchDefaultLimit}, at most ${searchMaxLimit})`),
+  limit: optionalInteger(
+    'limit',
+    `most documents to return (default ${searchDefaultLimit}, at most ${searchMaxLimit})`,
+  ),
 };
 
 /**
@@ -44,18 +47,27 @@ export const markSearch = defineTool({
   handler: async (args, ctx) => search(ctx, args),
 });
 
-type SearchArgs = { query: string; world?: string | undefined; scope?: string | undefined; filter?: string | undefined; limit?: number | undefined };
+type SearchArgs = {
+  query: string;
+  world?: string | undefined;
+  scope?: string | undefined;
+  filter?: string | undefined;
+  limit?: number | undefined;
+};
 
 async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
   const query = args.query.trim();
-  if (query === '*') return toolError("query '*' matches no text; use mark_lookup_all with query '*' to list documents");
-  if ([...query].length < lookupMinQueryRunes) return toolError(`query must be at least ${lookupMinQueryRunes} characters`);
+  if (query === '*')
+    return toolError("query '*' matches no text; use mark_lookup_all with query '*' to list documents");
+  if ([...query].length < lookupMinQueryRunes)
+    return toolError(`query must be at least ${lookupMinQueryRunes} characters`);
   const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
   const scopeProblem = scopeError(scope);
   if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
   const limit = args.limit ?? searchDefaultLimit;
   if (limit < 1 || limit > searchMaxLimit) return toolError(`limit must be between 1 and ${searchMaxLimit}`);
-  if (args.world !== undefined && ctx.gateway.get(args.world) === undefined) return toolError(unknownWorldText(args.world));
+  if (args.world !== undefined && ctx.gateway.get(args.world) === undefined)
+    return toolError(unknownWorldText(args.world));
   const worlds = args.world !== undefined ? [args.world] : ctx.gateway.list().map((w) => w.name);
   const outcome = await searchWorlds(gatewayLookup(ctx), {
     worlds,
@@ -69,25 +81,36 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
     onePerDocument: true,
   });
   if (worlds.length > 0 && outcome.failures.length === worlds.length) {
-    return toolError('search failed in all worlds: ' + outcome.failures.map((f) => `${f.world}: ${failureMessage('search', f.world, f.error)}`).join('; '));
+    return toolError(
+      'search failed in all worlds: ' +
+        outcome.failures.map((f) => `${f.world}: ${failureMessage('search', f.world, f.error)}`).join('; '),
+    );
   }
-  return textResult(renderSearchText(query, {
-    status: outcome.failures.length > 0 ? 'partial' : 'ok',
-    worlds: worlds.length,
-    failed: outcome.failures.map((f) => ({ world: f.world, message: failureMessage('search', f.world, f.error) })),
-    ranking: outcome.ranking,
-    hits: outcome.rows.map((row) => hitOf(row, rowUrl)),
-    nearest: outcome.nearest.map((n) => ({ url: rowUrl({ world: n.world, path: n.path, anchor: '' }), title: n.title })),
-    notes: notesFor(outcome),
-  }));
+  return textResult(
+    renderSearchText(query, {
+      status: outcome.failures.length > 0 ? 'partial' : 'ok',
+      worlds: worlds.length,
+      failed: outcome.failures.map((f) => ({ world: f.world, message: failureMessage('search', f.world, f.error) })),
+      ranking: outcome.ranking,
+      hits: outcome.rows.map((row) => hitOf(row, rowUrl)),
+      nearest: outcome.nearest.map((n) => ({
+        url: rowUrl({ world: n.world, path: n.path, anchor: '' }),
+        title: n.title,
+      })),
+      notes: notesFor(outcome),
+    }),
+  );
 }
 
 function notesFor(outcome: SearchOutcome): string[] {
   const notes: string[] = [];
   if (outcome.strictWorlds.length > 0) {
-    notes.push(`${outcome.strictWorlds.join(', ')}: rows there contain every query word (that world ranks no partial matches), and are placed by that world's own rank`);
+    notes.push(
+      `${outcome.strictWorlds.join(', ')}: rows there contain every query word (that world ranks no partial matches), and are placed by that world's own rank`,
+    );
   }
-  if (outcome.catalogWorlds.length > 0) notes.push(`${outcome.catalogWorlds.join(', ')}: no full-text search there; rows match tags and titles only`);
+  if (outcome.catalogWorlds.length > 0)
+    notes.push(`${outcome.catalogWorlds.join(', ')}: no full-text search there; rows match tags and titles only`);
   if (outcome.rows.length === 0) notes.push(...outcome.languageHints);
   return notes;
 }

@@ -19,7 +19,8 @@ export class FileTokensSink implements WorldTokensSink {
 
   ensure(world: WorldDefinition, record: WriteTokenRecord): Promise<EnsureOutcome> {
     const path = world.tokens.file;
-    if (path === undefined) return Promise.reject(new TokensSinkError(world.name, `world ${JSON.stringify(world.name)} has no tokensFile`));
+    if (path === undefined)
+      return Promise.reject(new TokensSinkError(world.name, `world ${JSON.stringify(world.name)} has no tokensFile`));
     return this.#lock.run(path, () => this.#edit(world.name, path, record));
   }
 

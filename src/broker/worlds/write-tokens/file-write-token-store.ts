@@ -48,7 +48,11 @@ export class FileWriteTokenStore implements WriteTokenStore {
         }
       } catch (error) {
         if (error instanceof WriteTokenConflictError) throw error;
-        throw new WriteTokenStoreError(world, `cannot write the write-token record of world ${JSON.stringify(world)} in ${this.dir}`, { cause: error });
+        throw new WriteTokenStoreError(
+          world,
+          `cannot write the write-token record of world ${JSON.stringify(world)} in ${this.dir}`,
+          { cause: error },
+        );
       }
       return { record, version: sha256Hex(bytes) };
     });
@@ -58,7 +62,11 @@ export class FileWriteTokenStore implements WriteTokenStore {
     try {
       return await readIfExists(this.pathOf(world));
     } catch (cause) {
-      throw new WriteTokenStoreError(world, `cannot read the write-token record of world ${JSON.stringify(world)} in ${this.dir}`, { cause });
+      throw new WriteTokenStoreError(
+        world,
+        `cannot read the write-token record of world ${JSON.stringify(world)} in ${this.dir}`,
+        { cause },
+      );
     }
   }
 }
@@ -73,7 +81,8 @@ function encode(record: WriteTokenRecord): string {
 }
 
 function decode(world: string, bytes: Buffer): WriteTokenRecord {
-  const bad = () => new WriteTokenStoreError(world, `the write-token record of world ${JSON.stringify(world)} is malformed`);
+  const bad = () =>
+    new WriteTokenStoreError(world, `the write-token record of world ${JSON.stringify(world)} is malformed`);
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
@@ -82,7 +91,8 @@ function decode(world: string, bytes: Buffer): WriteTokenRecord {
   }
   const doc = value as { label?: unknown; rawToken?: unknown; entry?: { Hash?: unknown; Paths?: unknown } };
   const paths = doc.entry?.Paths;
-  if (typeof doc.label !== 'string' || typeof doc.rawToken !== 'string' || typeof doc.entry?.Hash !== 'string') throw bad();
+  if (typeof doc.label !== 'string' || typeof doc.rawToken !== 'string' || typeof doc.entry?.Hash !== 'string')
+    throw bad();
   if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) throw bad();
   const record: WriteTokenRecord = { label: doc.label, rawToken: doc.rawToken, hash: doc.entry.Hash, paths };
   if (!isWellFormedRecord(record)) throw bad();

@@ -32,5 +32,10 @@ export function mintWriteTokenRecord(world: string, paths: readonly string[]): W
 
 /** A record as read back from storage: a consistent hash and a raw token of the minted shape. */
 export function isWellFormedRecord(record: WriteTokenRecord): boolean {
-  return /^[0-9a-f]{64}$/.test(record.rawToken) && record.hash === hashToken(record.rawToken) && record.label !== '' && record.paths.length > 0;
+  return (
+    /^[0-9a-f]{64}$/.test(record.rawToken) &&
+    record.hash === hashToken(record.rawToken) &&
+    record.label !== '' &&
+    record.paths.length > 0
+  );
 }

@@ -19,7 +19,11 @@ export class TokensTomlError extends Error {
 export function ensureTokenEntry(text: string, record: WriteTokenRecord): TokensEdit {
   const document = parseTokens(text);
   const existing = tokensOf(document)[record.label];
-  const entryText = formatTokenEntry(record.label, { hash: record.hash, paths: record.paths, operations: writeTokenOperations });
+  const entryText = formatTokenEntry(record.label, {
+    hash: record.hash,
+    paths: record.paths,
+    operations: writeTokenOperations,
+  });
   if (existing === undefined) return checked({ text: text + entryText, outcome: 'appended' }, record);
   if (isTable(existing) && existing['hash'] === record.hash) return { text, outcome: 'unchanged' };
   const rest = removeTable(text, record.label, document) ?? reencodeWithout(document, record.label);
@@ -82,7 +86,9 @@ function canonical(value: unknown): string {
 
 function headerPattern(label: string): RegExp {
   const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^\\s*\\[\\s*tokens\\s*\\.\\s*(?:${escaped}|"${escaped}"|'${escaped}')\\s*\\]\\s*(?:#.*)?\\r?\\n?$`);
+  return new RegExp(
+    `^\\s*\\[\\s*tokens\\s*\\.\\s*(?:${escaped}|"${escaped}"|'${escaped}')\\s*\\]\\s*(?:#.*)?\\r?\\n?$`,
+  );
 }
 
 function reencodeWithout(document: Record<string, unknown>, label: string): string {
@@ -93,7 +99,9 @@ function reencodeWithout(document: Record<string, unknown>, label: string): stri
 function checked(edit: TokensEdit, record: WriteTokenRecord): TokensEdit {
   const entry = tokensOf(parseTokens(edit.text))[record.label];
   if (!isTable(entry) || entry['hash'] !== record.hash || canonical(entry['paths']) !== canonical(record.paths)) {
-    throw new TokensTomlError(`tokens file edit for ${JSON.stringify(record.label)} did not produce the expected entry`);
+    throw new TokensTomlError(
+      `tokens file edit for ${JSON.stringify(record.label)} did not produce the expected entry`,
+    );
   }
   return edit;
 }

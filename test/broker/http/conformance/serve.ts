@@ -18,14 +18,24 @@ import { createMcpListener } from '../../../../src/broker/http/mcp-listener.ts';
 import type { Identity } from '../../../../src/broker/identity.ts';
 import { definitions, issuer, listingGateway } from '../fixtures.ts';
 
-const conformanceIdentity: Identity = { subject: 'conformance', email: 'conformance@example.com', emailVerified: true, groups: [], issuedBy: 'broker' };
+const conformanceIdentity: Identity = {
+  subject: 'conformance',
+  email: 'conformance@example.com',
+  emailVerified: true,
+  groups: [],
+  issuedBy: 'broker',
+};
 
 const port = Number(process.argv[2] ?? 0);
 const listener = await createMcpListener({
   publicUrl: 'http://localhost',
   authorizationServers: [issuer],
   verifyBearer: async () => conformanceIdentity,
-  server: { serverInfo: { name: 'demarkus-broker-conformance', version: '0.0.0' }, definitions, gateway: listingGateway },
+  server: {
+    serverInfo: { name: 'demarkus-broker-conformance', version: '0.0.0' },
+    definitions,
+    gateway: listingGateway,
+  },
   rateLimit: { disabled: true },
 });
 await listener.app.listen({ host: '127.0.0.1', port });

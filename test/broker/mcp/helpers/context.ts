@@ -33,7 +33,10 @@ export const bob: Identity = { ...alice, subject: 'bob-sub', email: 'bob@example
 
 export const testNow = () => new Date('2026-01-08T12:00:00Z');
 
-export function toolContext(gateway: WorldGateway, options: { identity?: Identity; session?: SessionState; graph?: GraphService } = {}): ToolContext {
+export function toolContext(
+  gateway: WorldGateway,
+  options: { identity?: Identity; session?: SessionState; graph?: GraphService } = {},
+): ToolContext {
   return {
     gateway,
     identity: options.identity ?? alice,

@@ -44,8 +44,10 @@ export class FixtureGateway implements WorldGateway {
 
   write(world: string, identity: Identity, call: MarkCall): Promise<MarkResponse> {
     const target = this.#worlds.get(world);
-    if (target === undefined) return Promise.reject(new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `unknown world ${world}`));
-    if (!this.canWrite(world, identity)) return Promise.reject(new WorldGatewayError('ERR_WRITE_DENIED', world, `write denied for ${world}`));
+    if (target === undefined)
+      return Promise.reject(new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `unknown world ${world}`));
+    if (!this.canWrite(world, identity))
+      return Promise.reject(new WorldGatewayError('ERR_WRITE_DENIED', world, `write denied for ${world}`));
     return this.#send(world, { ...call, metadata: { ...call.metadata, auth: target.fixture.tokens['writer']! } });
   }
 
@@ -58,7 +60,10 @@ export class FixtureGateway implements WorldGateway {
     if (target === undefined) throw new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `unknown world ${world}`);
     this.sent.push({ world, verb: call.verb, path: call.path });
     try {
-      return await this.#client.call({ host: 'localhost', port: target.fixture.server.port, dialHost: '127.0.0.1' }, call);
+      return await this.#client.call(
+        { host: 'localhost', port: target.fixture.server.port, dialHost: '127.0.0.1' },
+        call,
+      );
     } catch (error) {
       if (!(error instanceof MarkTransportError)) throw error;
       const code = error.code === 'ERR_OUTCOME_UNKNOWN' ? 'ERR_OUTCOME_UNKNOWN' : 'ERR_WORLD_UNAVAILABLE';
@@ -85,10 +90,18 @@ export type TestStack = {
 };
 
 /** Real worlds named as given; alice may write every world. */
-export async function startTestStack(names: string[], options: { writers?: Record<string, string[]> } = {}): Promise<TestStack> {
+export async function startTestStack(
+  names: string[],
+  options: { writers?: Record<string, string[]> } = {},
+): Promise<TestStack> {
   const fixtures = await Promise.all(names.map(() => startWorldFixture()));
   const worlds = Object.fromEntries(names.map((name, i) => [name, fixtures[i]!]));
-  const client = new MarkClient({ ca: (await testTls()).cert, dialTimeoutMs: 1000, requestTimeoutMs: 5000, maxAttempts: 2 });
+  const client = new MarkClient({
+    ca: (await testTls()).cert,
+    dialTimeoutMs: 1000,
+    requestTimeoutMs: 5000,
+    maxAttempts: 2,
+  });
   const gateway = new FixtureGateway(
     names.map((name) => ({ name, fixture: worlds[name]!, writers: options.writers?.[name] ?? ['alice@example.com'] })),
     client,
@@ -100,8 +113,14 @@ export async function startTestStack(names: string[], options: { writers?: Recor
       const fixture = worlds[world]!;
       const current = await fixture.call('VERSIONS', path);
       const expected = current.status === 'ok' ? current.metadata['current']! : '0';
-      const response = await fixture.call('PUBLISH', path, { ...metadata, auth: fixture.tokens['writer']!, 'expected-version': expected }, body);
-      if (response.status !== 'created' && response.status !== 'ok') throw new Error(`seed ${world}${path}: ${response.status}`);
+      const response = await fixture.call(
+        'PUBLISH',
+        path,
+        { ...metadata, auth: fixture.tokens['writer']!, 'expected-version': expected },
+        body,
+      );
+      if (response.status !== 'created' && response.status !== 'ok')
+        throw new Error(`seed ${world}${path}: ${response.status}`);
       return Number(response.metadata['version']);
     },
     async close() {

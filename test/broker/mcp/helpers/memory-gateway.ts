@@ -24,7 +24,11 @@ export class MemoryGateway implements WorldGateway {
   }
 
   list(): readonly WorldInfo[] {
-    return [...this.#worlds.keys()].map((name) => ({ name, address: `${name}.test.svc.cluster.local:6309`, source: 'config' as const }));
+    return [...this.#worlds.keys()].map((name) => ({
+      name,
+      address: `${name}.test.svc.cluster.local:6309`,
+      source: 'config' as const,
+    }));
   }
 
   get(name: string): WorldInfo | undefined {
