@@ -102,7 +102,7 @@ function linearCatalog(entries: readonly CatalogEntry[]): Lookup {
     let best: Match[] = [];
     const terms = query.terms.map((term) => ({ term, folded: foldKey(term) }));
     for (const { entry, title, tags } of prepared) {
-      if (scope !== '/' && entry.path !== scope && !entry.path.startsWith(scope + '/')) continue;
+      if (scope !== '/' && entry.path !== scope && !entry.path.startsWith(`${scope}/`)) continue;
       if (!matchesFilter(entry, filter)) continue;
       let score = 0;
       if (!query.matchAll)

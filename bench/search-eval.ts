@@ -224,7 +224,7 @@ export class EvalWorlds {
 
   async publish(world: string, doc: SearchDoc): Promise<void> {
     const metadata: Metadata = { auth: this.#token, title: doc.title, 'expected-version': '0' };
-    if (doc.description) metadata['description'] = doc.description;
+    if (doc.description) metadata.description = doc.description;
     const response = await this.call(world, 'PUBLISH', doc.id, metadata, doc.body);
     if (response.status !== 'created') throw new Error(`publish ${doc.id}: ${response.status}`);
   }

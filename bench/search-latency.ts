@@ -56,11 +56,14 @@ class WordSource {
       let w = '';
       for (let s = 0; s < syllables; s++) w += pick(onsets, random) + pick(vowels, random);
       if (random() < 0.4) w += pick(['n', 'r', 's', 't', 'ng', 'ck', 'd'], random);
-      if (!seen.has(w)) seen.add(w), this.words.push(w);
+      if (!seen.has(w)) {
+        seen.add(w);
+        this.words.push(w);
+      }
     }
     this.#cumulative = new Float64Array(size);
     let sum = 0;
-    for (let i = 0; i < size; i++) this.#cumulative[i] = sum += 1 / Math.pow(i + 1, 1.07);
+    for (let i = 0; i < size; i++) this.#cumulative[i] = sum += 1 / (i + 1) ** 1.07;
   }
 
   next(): string {
@@ -144,7 +147,10 @@ function report(label: string, samples: number[]): void {
 
 function heapUsed(): number {
   const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc) gc(), gc();
+  if (gc) {
+    gc();
+    gc();
+  }
   return v8.getHeapStatistics().used_heap_size;
 }
 

@@ -25,7 +25,7 @@ export async function runWorldFetchBench(requests = 1000): Promise<{ lines: stri
     tls,
     rateLimit: { perSecond: 0, burst: 1 },
   });
-  const body = '# Small document\n\n' + 'A line of text about the broker.\n'.repeat(10);
+  const body = `# Small document\n\n${'A line of text about the broker.\n'.repeat(10)}`;
   await server.world.context.store.publish('/doc.md', Buffer.from(body), { tags: 'bench' }, {});
   const responseBytes = (
     await server.world.handle({

@@ -42,7 +42,7 @@ for (const file of sourceFiles(src)) {
   }
   for (const match of readFileSync(file, 'utf8').matchAll(importPattern)) {
     const target = resolve(dirname(file), match[1] ?? match[2]!);
-    if (!target.startsWith(src + '/')) continue;
+    if (!target.startsWith(`${src}/`)) continue;
     const targetLayer = layerOf(target);
     if (targetLayer !== layer && !permitted.includes(targetLayer)) {
       problems.push(

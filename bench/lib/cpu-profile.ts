@@ -29,7 +29,9 @@ export async function profile(work: () => Promise<void>): Promise<ProfileSummary
   };
   session.disconnect();
   const selfByNode = new Map<number, number>();
-  result.samples.forEach((id, i) => selfByNode.set(id, (selfByNode.get(id) ?? 0) + (result.timeDeltas[i] ?? 0) / 1000));
+  for (const [i, id] of result.samples.entries()) {
+    selfByNode.set(id, (selfByNode.get(id) ?? 0) + (result.timeDeltas[i] ?? 0) / 1000);
+  }
   const byArea = new Map<string, number>();
   const byFunction = new Map<string, { area: string; selfMs: number }>();
   let totalMs = 0;

@@ -139,12 +139,12 @@ async function listen(app: FastifyInstance, address: string): Promise<{ host: st
 function logSweepFailure(error: unknown): void {
   const detail = error instanceof Error ? error.message : String(error);
   process.stderr.write(
-    JSON.stringify({
+    `${JSON.stringify({
       time: new Date().toISOString(),
       level: 'warn',
       component: 'broker',
       msg: 'refresh token sweep failed',
       err: detail,
-    }) + '\n',
+    })}\n`,
   );
 }

@@ -79,7 +79,7 @@ export function startLeaderSweep(
     coordination: services.apis.coordination,
     namespace,
     name: config.sweeper.leaseName,
-    identity: process.env['POD_NAME'] || hostname() || 'broker',
+    identity: process.env.POD_NAME || hostname() || 'broker',
   });
   const stop = new AbortController();
   const running = runLeaderSweeper(stop.signal, {

@@ -24,8 +24,8 @@ export async function runBrokerCommand(args: string[]): Promise<number> {
     console.log(help);
     return 0;
   }
-  const config = await loadBrokerConfig(values.config ?? process.env['DEMARKUS_BROKER_CONFIG'] ?? defaultConfigPath);
-  const broker = await startBroker(config, { logger: { level: process.env['LOG_LEVEL'] ?? 'info' } });
+  const config = await loadBrokerConfig(values.config ?? process.env.DEMARKUS_BROKER_CONFIG ?? defaultConfigPath);
+  const broker = await startBroker(config, { logger: { level: process.env.LOG_LEVEL ?? 'info' } });
   const stopped = waitForSignal();
   logLine({
     msg: 'broker listening',
@@ -41,6 +41,6 @@ export async function runBrokerCommand(args: string[]): Promise<number> {
 
 function logLine(fields: Record<string, unknown>): void {
   process.stderr.write(
-    JSON.stringify({ time: new Date().toISOString(), level: 'info', component: 'broker', ...fields }) + '\n',
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'info', component: 'broker', ...fields })}\n`,
   );
 }

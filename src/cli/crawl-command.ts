@@ -43,7 +43,7 @@ export async function runCrawlCommand(args: string[]): Promise<number> {
   const retention = values.retention === undefined ? 20 : Number(values.retention);
   if (!Number.isInteger(retention) || retention < 0)
     throw new UsageError(`--retention must be a whole number >= 0, got "${values.retention}"`);
-  const config = await loadBrokerConfig(values.config ?? process.env['DEMARKUS_BROKER_CONFIG'] ?? defaultConfigPath);
+  const config = await loadBrokerConfig(values.config ?? process.env.DEMARKUS_BROKER_CONFIG ?? defaultConfigPath);
   const cluster = clusterServices(config);
   const gateway = await openWorldGateway(config, cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {});
   try {
@@ -57,7 +57,7 @@ export async function runCrawlCommand(args: string[]): Promise<number> {
       retention,
       identity,
     });
-    process.stdout.write(values.json ? JSON.stringify(summaryRecord(summary), null, 2) + '\n' : summaryText(summary));
+    process.stdout.write(values.json ? `${JSON.stringify(summaryRecord(summary), null, 2)}\n` : summaryText(summary));
     const failed = summary.published.some(
       (p) => p.outcome === 'failed' || p.outcome === 'too-large' || p.outcome === 'withheld',
     );

@@ -38,10 +38,10 @@ export async function runDevCommand(args: string[]): Promise<number> {
     console.log(help);
     return 0;
   }
-  const basePort = Number(values.port ?? process.env['DEMARKUS_DEV_PORT'] ?? 6401);
+  const basePort = Number(values.port ?? process.env.DEMARKUS_DEV_PORT ?? 6401);
   if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65533)
     throw new UsageError(`invalid --port "${values.port}"`);
-  const brokerPort = Number(values['broker-port'] ?? process.env['DEMARKUS_DEV_BROKER_PORT'] ?? 8080);
+  const brokerPort = Number(values['broker-port'] ?? process.env.DEMARKUS_DEV_BROKER_PORT ?? 8080);
   if (!Number.isInteger(brokerPort) || brokerPort < 1 || brokerPort > 65534)
     throw new UsageError(`invalid --broker-port "${values['broker-port']}"`);
   const dataDir = resolve(values.data ?? 'data');

@@ -35,8 +35,8 @@ type CredentialsFile = { current?: string; signIns: Record<string, StoredSignIn>
 
 /** `$DEMARKUS_BROKER_CONFIG_DIR`, else `$XDG_CONFIG_HOME/demarkus-broker`, else `~/.config/demarkus-broker`. */
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env['DEMARKUS_BROKER_CONFIG_DIR']) return env['DEMARKUS_BROKER_CONFIG_DIR'];
-  return join(env['XDG_CONFIG_HOME'] || join(homedir(), '.config'), 'demarkus-broker');
+  if (env.DEMARKUS_BROKER_CONFIG_DIR) return env.DEMARKUS_BROKER_CONFIG_DIR;
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'demarkus-broker');
 }
 
 export const credentialsPath = (env?: NodeJS.ProcessEnv) => join(configDir(env), 'credentials.json');
@@ -59,7 +59,7 @@ export async function saveSignIn(signIn: StoredSignIn, env?: NodeJS.ProcessEnv):
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = credentialsPath(env);
   const temp = `${path}.tmp-${process.pid}`;
-  await writeFile(temp, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 });
+  await writeFile(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   await chmod(temp, 0o600); // writeFile's mode is subject to the umask
   await rename(temp, path);
   return path;
@@ -67,7 +67,7 @@ export async function saveSignIn(signIn: StoredSignIn, env?: NodeJS.ProcessEnv):
 
 /** The issuer to talk to: the flag, the environment, the last sign-in, or the local stack. */
 export async function resolveIssuer(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const issuer = flag ?? env['DEMARKUS_BROKER_ISSUER'] ?? (await readCredentials(env)).current ?? localIssuer;
+  const issuer = flag ?? env.DEMARKUS_BROKER_ISSUER ?? (await readCredentials(env)).current ?? localIssuer;
   if (!URL.canParse(issuer)) throw new UsageError(`--issuer: ${JSON.stringify(issuer)} is not a URL`);
   return issuer.replace(/\/+$/, '');
 }

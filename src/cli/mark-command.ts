@@ -109,7 +109,7 @@ export async function runMarkCommand(args: string[]): Promise<number> {
 
 function buildMetadata(values: Record<string, unknown>): Record<string, string> {
   const metadata: Record<string, string> = {};
-  for (const pair of (values['meta'] as string[] | undefined) ?? []) {
+  for (const pair of (values.meta as string[] | undefined) ?? []) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`--meta expects KEY=VALUE, got "${pair}"`);
     metadata[pair.slice(0, eq)] = pair.slice(eq + 1);
@@ -119,8 +119,8 @@ function buildMetadata(values: Record<string, unknown>): Record<string, string> 
     if (typeof value === 'string') metadata[key] = value;
   }
   if (values['include-archived']) metadata['include-archived'] = 'true';
-  const token = (values['token'] as string | undefined) ?? process.env['DEMARKUS_TOKEN'];
-  if (token) metadata['auth'] = token;
+  const token = (values.token as string | undefined) ?? process.env.DEMARKUS_TOKEN;
+  if (token) metadata.auth = token;
   return metadata;
 }
 
@@ -146,7 +146,5 @@ function readable(response: MarkResponse): string {
   const lines = [`status: ${response.status || '(none)'}`];
   for (const key of Object.keys(response.metadata).sort()) lines.push(`${key}: ${response.metadata[key]}`);
   const body = Buffer.from(response.body).toString();
-  return (
-    lines.join('\n') + '\n' + (body === '' ? '' : `\n${body.replace(/^\n/, '')}${body.endsWith('\n') ? '' : '\n'}`)
-  );
+  return `${lines.join('\n')}\n${body === '' ? '' : `\n${body.replace(/^\n/, '')}${body.endsWith('\n') ? '' : '\n'}`}`;
 }

@@ -77,12 +77,12 @@ export async function runSearchCommand(args: string[]): Promise<number> {
     const options = { ...base, scope: values.scope ?? url.path };
     const answer = await searchDirect(url, options, {
       ...values,
-      token: values.token ?? process.env['DEMARKUS_TOKEN'],
+      token: values.token ?? process.env.DEMARKUS_TOKEN,
     });
     return report(answer, options, `demarkus-broker mark list ${identityUrl({ ...url, path: '/' })}`);
   }
   const options = { ...base, scope: values.scope ?? '/' };
-  const token = values.token ?? process.env['DEMARKUS_BROKER_TOKEN'];
+  const token = values.token ?? process.env.DEMARKUS_BROKER_TOKEN;
   if (!token) throw new UsageError('a broker token is required: --token or DEMARKUS_BROKER_TOKEN');
   const toolArgs: Record<string, unknown> = {
     query,
@@ -92,7 +92,7 @@ export async function runSearchCommand(args: string[]): Promise<number> {
     ...(values.filter ? { filter: values.filter } : {}),
   };
   const result = await callBrokerTool(
-    values.url ?? process.env['DEMARKUS_BROKER_URL'] ?? defaultBrokerUrl(),
+    values.url ?? process.env.DEMARKUS_BROKER_URL ?? defaultBrokerUrl(),
     token,
     'mark_search',
     toolArgs,
@@ -175,7 +175,7 @@ function report(answer: SearchText, options: Options, browse: string): number {
         '\n',
     );
     const help = answer.hits.length === 0 ? zeroResultLines(answer, options.query, browse) : [];
-    for (const line of [...help, ...notes]) process.stderr.write(line + '\n');
+    for (const line of [...help, ...notes]) process.stderr.write(`${line}\n`);
     return 0;
   }
   const out: string[] = [];
@@ -187,8 +187,8 @@ function report(answer: SearchText, options: Options, browse: string): number {
     if (hit.snippet !== '') out.push(`    ${hit.snippet}`);
   });
   if (answer.hits.length === 0) out.push(...zeroResultLines(answer, options.query, browse));
-  process.stdout.write(out.map((line) => line + '\n').join(''));
-  for (const line of notes) process.stderr.write(line + '\n');
+  process.stdout.write(out.map((line) => `${line}\n`).join(''));
+  for (const line of notes) process.stderr.write(`${line}\n`);
   return 0;
 }
 

@@ -33,7 +33,7 @@ export async function runTokenCommand(args: string[]): Promise<number> {
   }
   const email = values.email?.trim() ?? '';
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError('--email is required and must look like name@domain');
-  const config = await loadBrokerConfig(values.config ?? process.env['DEMARKUS_BROKER_CONFIG'] ?? defaultConfigPath);
+  const config = await loadBrokerConfig(values.config ?? process.env.DEMARKUS_BROKER_CONFIG ?? defaultConfigPath);
   let ttlMs = config.server.idTokenTTL;
   if (values.ttl !== undefined) {
     try {
@@ -55,6 +55,6 @@ export async function runTokenCommand(args: string[]): Promise<number> {
     groups,
     ttlSeconds: Math.max(1, Math.round(ttlMs / 1000)),
   });
-  process.stdout.write(token + '\n');
+  process.stdout.write(`${token}\n`);
   return 0;
 }

@@ -40,23 +40,23 @@ export async function runWorldCommand(args: string[]): Promise<number> {
     console.log(help);
     return 0;
   }
-  const root = values.root ?? process.env['DEMARKUS_ROOT'];
+  const root = values.root ?? process.env.DEMARKUS_ROOT;
   if (root === undefined || root === '') throw new UsageError('--root is required (or set DEMARKUS_ROOT)');
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined))
     throw new UsageError('--tls-cert and --tls-key go together');
-  const portFromEnv = process.env['DEMARKUS_PORT'] ? Number(process.env['DEMARKUS_PORT']) : defaultPort;
+  const portFromEnv = process.env.DEMARKUS_PORT ? Number(process.env.DEMARKUS_PORT) : defaultPort;
   const listen = parseHostPort(values.listen ?? `[::]:${portFromEnv}`, portFromEnv);
   const log = jsonLogger('world');
   const server = await startWorldServer({
     root: resolve(root),
-    tokensFile: values.tokens ?? process.env['DEMARKUS_TOKENS'] ?? undefined,
+    tokensFile: values.tokens ?? process.env.DEMARKUS_TOKENS ?? undefined,
     name: values.name,
     readOnly: values['read-only'] ?? false,
     listen,
     tls: values['tls-cert'] ? { certFile: values['tls-cert'], keyFile: values['tls-key']! } : 'dev',
     rateLimit: {
-      perSecond: numberOption('--rate-limit', values['rate-limit'] ?? process.env['DEMARKUS_RATE_LIMIT'], 50),
-      burst: numberOption('--rate-burst', values['rate-burst'] ?? process.env['DEMARKUS_RATE_BURST'], 100),
+      perSecond: numberOption('--rate-limit', values['rate-limit'] ?? process.env.DEMARKUS_RATE_LIMIT, 50),
+      burst: numberOption('--rate-burst', values['rate-burst'] ?? process.env.DEMARKUS_RATE_BURST, 100),
     },
     log,
   });
@@ -72,7 +72,7 @@ export async function runWorldCommand(args: string[]): Promise<number> {
     {
       listen: `${server.host}:${server.port}`,
       root: resolve(root),
-      tokens: Boolean(values.tokens ?? process.env['DEMARKUS_TOKENS']),
+      tokens: Boolean(values.tokens ?? process.env.DEMARKUS_TOKENS),
       documents: server.world.context.catalog.size,
     },
     'world listening',

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { mintTokenEntry, TokensFileError } from '../world/auth/index.ts';
+import { mintTokenEntry, TokensFileError, type MintedToken } from '../world/auth/index.ts';
 import { parseRfc3339 } from '../protocol/time.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -38,7 +38,7 @@ export async function runWorldTokenCommand(args: string[]): Promise<number> {
     if (op !== 'publish' && op !== 'read') throw new UsageError(`unknown operation "${op}": use publish and/or read`);
   if (values.expires !== undefined && parseRfc3339(values.expires) === null)
     throw new UsageError(`--expires must be RFC 3339, got "${values.expires}"`);
-  let minted;
+  let minted: MintedToken;
   try {
     minted = mintTokenEntry({ label, paths, operations: ops, ...(values.expires ? { expires: values.expires } : {}) });
   } catch (error) {

@@ -10,7 +10,7 @@ import { generateToken, hashToken } from '../protocol/token.ts';
 export async function devPublisherToken(file: string): Promise<string> {
   if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
   const token = generateToken();
-  await writeFile(file, token + '\n', { mode: 0o600 });
+  await writeFile(file, `${token}\n`, { mode: 0o600 });
   await chmod(file, 0o600);
   return token;
 }

@@ -94,7 +94,7 @@ function providerConfiguration(options: DevIdpOptions): Configuration {
       ctx.type = 'html';
       ctx.body = loginLayout(
         'Sign-in error',
-        `<p role="alert">${escape(String(out.error))}: ${escape(String(out.error_description ?? ''))}</p>`,
+        `<p role="alert">${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p>`,
       );
     },
   };
@@ -141,7 +141,7 @@ async function serveLogin(provider: Provider, request: IncomingMessage, response
 }
 
 function loginForm(uid: string): string {
-  return `<form method="post" action="/interaction/${escape(uid)}">
+  return `<form method="post" action="/interaction/${escapeHtml(uid)}">
 <label for="email">Email address</label>
 <input type="email" id="email" name="email" autocomplete="email" required autofocus>
 <button type="submit">Sign in</button>
@@ -149,13 +149,13 @@ function loginForm(uid: string): string {
 }
 
 function loginLayout(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}.dev{background:#fff3cd;border:2px solid #b58100;padding:.6rem .8rem}label{display:block;font-weight:600;margin:.8rem 0 .25rem}input{font:inherit;padding:.35rem}button{font:inherit;margin-top:.8rem;padding:.4rem 1rem}</style>
 </head><body><main><p class="dev" role="note"><strong>Development identity provider.</strong> Any email address signs in, without a password. Not for production.</p>
-<h1>${escape(title)}</h1>${body}</main></body></html>`;
+<h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
-function escape(value: string): string {
+function escapeHtml(value: string): string {
   return value.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,

@@ -15,7 +15,7 @@ export function seedGraphMarkdown(addressOf: (world: string) => string, exported
       const links = [...doc.body.matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)];
       nodes.push({
         url: from,
-        title: doc.metadata['title'] ?? doc.body.match(/^# (.+)$/m)?.[1] ?? doc.path,
+        title: doc.metadata.title ?? doc.body.match(/^# (.+)$/m)?.[1] ?? doc.path,
         links: links.length,
       });
       for (const [, label, target] of links)
@@ -25,7 +25,7 @@ export function seedGraphMarkdown(addressOf: (world: string) => string, exported
     }
   }
   nodes.sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
-  edges.sort((a, b) => (a.from + '\0' + a.to + '\0' + a.rel < b.from + '\0' + b.to + '\0' + b.rel ? -1 : 1));
+  edges.sort((a, b) => (`${a.from}\0${a.to}\0${a.rel}` < `${b.from}\0${b.to}\0${b.rel}` ? -1 : 1));
   const cell = (text: string) => text.replaceAll('\\', '\\\\').replaceAll('|', '\\|').replaceAll('\n', ' ');
   let out = `# Document Graph\n\n> Exported: ${exportedAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}\n> Nodes: ${nodes.length}\n> Edges: ${edges.length}\n`;
   out += '\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n';

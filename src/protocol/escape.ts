@@ -5,7 +5,7 @@
 const markdownSpecials = /[\\[\]()*_`~#|]/g;
 
 export function escapeMarkdown(text: string): string {
-  return text.replace(markdownSpecials, (ch) => '\\' + ch);
+  return text.replace(markdownSpecials, (ch) => `\\${ch}`);
 }
 
 /** A table cell: line breaks become spaces, then the usual escaping. */
@@ -22,7 +22,7 @@ export function pathEscape(segment: string): string {
   for (const byte of Buffer.from(segment)) {
     const ch = String.fromCharCode(byte);
     if (/[A-Za-z0-9\-_.~$&+:=@]/.test(ch)) out += ch;
-    else out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+    else out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
 }

@@ -21,16 +21,16 @@ export function goQuote(text: string): string {
   let out = '"';
   for (const char of text) {
     const code = char.codePointAt(0) ?? 0;
-    if (char === '"' || char === '\\') out += '\\' + char;
+    if (char === '"' || char === '\\') out += `\\${char}`;
     // A lone surrogate cannot reach Go as UTF-8; it would arrive as U+FFFD, which is printable.
     else if (code >= 0xd800 && code <= 0xdfff) out += '\ufffd';
     else if (printable.test(char)) out += char;
     else if (namedEscapes[code] !== undefined) out += namedEscapes[code];
-    else if (code < 0x80) out += '\\x' + hex(code, 2);
-    else if (code < 0x10000) out += '\\u' + hex(code, 4);
-    else out += '\\U' + hex(code, 8);
+    else if (code < 0x80) out += `\\x${hex(code, 2)}`;
+    else if (code < 0x10000) out += `\\u${hex(code, 4)}`;
+    else out += `\\U${hex(code, 8)}`;
   }
-  return out + '"';
+  return `${out}"`;
 }
 
 function hex(code: number, width: number): string {

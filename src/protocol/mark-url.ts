@@ -63,7 +63,7 @@ function parseAuthority(authority: string): { host: string; port: number; explic
 
 function decodePath(raw: string): string {
   const path = decodeComponent(raw);
-  return path.startsWith('/') ? path : '/' + path;
+  return path.startsWith('/') ? path : `/${path}`;
 }
 
 function decodeComponent(raw: string): string {

@@ -31,7 +31,7 @@ export function canonicalPath(path: string): string {
     if (segment === '..') out.pop();
     else out.push(segment);
   }
-  return '/' + out.join('/');
+  return `/${out.join('/')}`;
 }
 
 const hashPathPattern = /^\/sha256-[0-9a-f]{64}$/;

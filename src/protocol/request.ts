@@ -1,5 +1,5 @@
 import { decodeYamlMap, encodeYamlMap, YamlMapError } from './yaml-map.ts';
-import { joinFrontmatter, splitFrontmatter, UnclosedFrontmatterError } from './frontmatter.ts';
+import { joinFrontmatter, splitFrontmatter, UnclosedFrontmatterError, type SplitPayload } from './frontmatter.ts';
 import { maxBodyBytes, maxRequestFrontmatterBytes, maxRequestLineBytes, maxRequestPayloadBytes } from './limits.ts';
 import { isValidRequestPath } from './paths.ts';
 import { isVerb, type Verb } from './verbs.ts';
@@ -38,7 +38,7 @@ export function parseRequest(bytes: Uint8Array): MarkRequest {
   const { line, payload } = splitRequestLine(bytes);
   const { verb, path } = parseRequestLine(line);
   if (payload.length > maxRequestPayloadBytes) throw new RequestParseError('unreadable', 'payload exceeds limit');
-  let split;
+  let split: SplitPayload;
   try {
     split = splitFrontmatter(payload);
   } catch (error) {

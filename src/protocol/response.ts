@@ -1,5 +1,5 @@
 import { decodeYamlMap, encodeYamlMap } from './yaml-map.ts';
-import { joinFrontmatter, splitFrontmatter } from './frontmatter.ts';
+import { joinFrontmatter, splitFrontmatter, type SplitPayload } from './frontmatter.ts';
 import { statusTitle, type Status } from './status.ts';
 import type { Metadata } from './metadata.ts';
 
@@ -33,7 +33,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * other key stays, as a string. Unknown keys and statuses are kept, not refused.
  */
 export function parseResponse(bytes: Uint8Array): MarkResponse {
-  let split;
+  let split: SplitPayload;
   try {
     split = splitFrontmatter(bytes);
   } catch (error) {

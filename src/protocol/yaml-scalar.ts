@@ -83,8 +83,8 @@ function fitsGoInt(s: string): boolean {
   const negative = s.startsWith('-');
   const digits = s.replace(/^[-+]/, '');
   let magnitude: bigint;
-  if (/^0[oO]/.test(digits)) magnitude = BigInt('0o' + digits.slice(2));
-  else if (/^0[0-7]+$/.test(digits)) magnitude = BigInt('0o' + digits.slice(1));
+  if (/^0[oO]/.test(digits)) magnitude = BigInt(`0o${digits.slice(2)}`);
+  else if (/^0[0-7]+$/.test(digits)) magnitude = BigInt(`0o${digits.slice(1)}`);
   else magnitude = BigInt(digits);
   if (negative) return magnitude <= int64Max + 1n;
   return magnitude <= uint64Max;
@@ -183,38 +183,39 @@ export function scalarStyle(s: string): ScalarStyle {
   return singleAllowed ? 'single' : 'double';
 }
 
-const namedEscapes: Record<number, string> = {
-  0x00: '\\0',
-  0x07: '\\a',
-  0x08: '\\b',
-  0x09: '\\t',
-  0x0a: '\\n',
-  0x0b: '\\v',
-  0x0c: '\\f',
-  0x0d: '\\r',
-  0x1b: '\\e',
-  0x22: '\\"',
-  0x5c: '\\\\',
-  0x85: '\\N',
-  0xa0: '\\_',
-  0x2028: '\\L',
-  0x2029: '\\P',
-};
+/** libyaml's short escapes, by code point. */
+const namedEscapes = new Map<number, string>([
+  [0x00, '\\0'],
+  [0x07, '\\a'],
+  [0x08, '\\b'],
+  [0x09, '\\t'],
+  [0x0a, '\\n'],
+  [0x0b, '\\v'],
+  [0x0c, '\\f'],
+  [0x0d, '\\r'],
+  [0x1b, '\\e'],
+  [0x22, '\\"'],
+  [0x5c, '\\\\'],
+  [0x85, '\\N'],
+  [0xa0, '\\_'],
+  [0x2028, '\\L'],
+  [0x2029, '\\P'],
+]);
 
 function escapeDoubleQuoted(ch: string): string | null {
   const cp = ch.codePointAt(0)!;
   if (isPrintable(cp) && cp !== 0xfeff && !isBreak(cp) && ch !== '"' && ch !== '\\') return null;
-  const named = namedEscapes[cp];
+  const named = namedEscapes.get(cp);
   if (named !== undefined) return named;
   const hex = cp.toString(16).toUpperCase();
-  if (cp <= 0xff) return '\\x' + hex.padStart(2, '0');
-  if (cp <= 0xffff) return '\\u' + hex.padStart(4, '0');
-  return '\\U' + hex.padStart(8, '0');
+  if (cp <= 0xff) return `\\x${hex.padStart(2, '0')}`;
+  if (cp <= 0xffff) return `\\u${hex.padStart(4, '0')}`;
+  return `\\U${hex.padStart(8, '0')}`;
 }
 
 /** yaml.v3's defaults: best width 80, indent 4. */
 const bestWidth = 80;
-const continuationIndent = '\n' + ' '.repeat(4);
+const continuationIndent = `\n${' '.repeat(4)}`;
 
 /**
  * Writes `s` starting at `column` (characters already on the line), folding at

@@ -13,7 +13,7 @@ import type { DocRecord } from './doc-record.ts';
 import { gatherTerm } from './gather.ts';
 import type { IndexState } from './index-state.ts';
 import type { QueryTerm } from './query-terms.ts';
-import { DocFlag, DocState, QueryScratch } from './scratch.ts';
+import { DocFlag, DocState, type QueryScratch } from './scratch.ts';
 import { bm25tf, inverseDocumentFrequency, weights } from './scoring.ts';
 import { dfOf, fieldAverages } from './stats.ts';
 import type { FieldAverages } from './stats.ts';
@@ -79,7 +79,10 @@ function scoreTerm(state: IndexState, q: QueryScratch, avg: FieldAverages, idf: 
     t.tier[doc] = tier;
     t.contribution[doc] = contribution;
     q.docScore[doc] = (q.docScore[doc] ?? 0) + contribution;
-    if (q.docState[doc] === DocState.unseen) (q.docState[doc] = DocState.seen), q.docs.push(doc);
+    if (q.docState[doc] === DocState.unseen) {
+      q.docState[doc] = DocState.seen;
+      q.docs.push(doc);
+    }
     if (flags & DocFlag.catalog) q.catalogMask[doc] = (q.catalogMask[doc] ?? 0) | bit;
   }
   for (const section of t.sections) {

@@ -34,7 +34,10 @@ export class TermScratch {
   }
 
   reset(): void {
-    for (const s of this.sections) (this.sectionTf[s] = 0), (this.sectionTrail[s] = 0);
+    for (const s of this.sections) {
+      this.sectionTf[s] = 0;
+      this.sectionTrail[s] = 0;
+    }
     for (const d of this.docs) {
       this.bodyTf[d] = 0;
       this.cover[d] = 0;
@@ -80,8 +83,15 @@ export class QueryScratch {
 
   reset(): void {
     this.term.reset();
-    for (const d of this.docs) (this.docScore[d] = 0), (this.catalogMask[d] = 0), (this.docState[d] = 0);
-    for (const s of this.sections) (this.sectionExtra[s] = 0), (this.sectionMask[s] = 0);
+    for (const d of this.docs) {
+      this.docScore[d] = 0;
+      this.catalogMask[d] = 0;
+      this.docState[d] = 0;
+    }
+    for (const s of this.sections) {
+      this.sectionExtra[s] = 0;
+      this.sectionMask[s] = 0;
+    }
     this.docs = [];
     this.sections = [];
   }

@@ -62,7 +62,12 @@ export class ScriptProfile {
   dominant(): Script | undefined {
     let best: Script | undefined;
     let bestCount = 0;
-    for (const [script, n] of this.#counts) if (n > bestCount) (best = script), (bestCount = n);
+    for (const [script, n] of this.#counts) {
+      if (n > bestCount) {
+        best = script;
+        bestCount = n;
+      }
+    }
     return best;
   }
 

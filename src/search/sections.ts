@@ -52,17 +52,30 @@ class SectionCutter {
   #paragraphRaw: string[] = [];
 
   feed(line: string): void {
-    if (this.#fence !== undefined) return this.#feedCode(line);
+    if (this.#fence !== undefined) {
+      this.#feedCode(line);
+      return;
+    }
     const fence = fenceOpen.exec(line);
     if (fence?.[1] !== undefined && !(fence[1][0] === '`' && (fence[2] ?? '').includes('`'))) {
       this.#fence = { char: fence[1][0] ?? '`', length: fence[1].length };
-      return this.#endParagraph();
+      this.#endParagraph();
+      return;
     }
     const atx = atxHeading.exec(line);
-    if (atx?.[1] !== undefined) return this.#startSection(atx[1].length, atxSource(atx[2] ?? ''));
+    if (atx?.[1] !== undefined) {
+      this.#startSection(atx[1].length, atxSource(atx[2] ?? ''));
+      return;
+    }
     const underline = setextUnderline.exec(line);
-    if (underline?.[1] !== undefined && this.#paragraphStart >= 0) return this.#setext(underline[1][0] === '=' ? 1 : 2);
-    if (thematicBreak.test(line) || line.trim() === '') return this.#endParagraph();
+    if (underline?.[1] !== undefined && this.#paragraphStart >= 0) {
+      this.#setext(underline[1][0] === '=' ? 1 : 2);
+      return;
+    }
+    if (thematicBreak.test(line) || line.trim() === '') {
+      this.#endParagraph();
+      return;
+    }
     this.#feedText(line);
   }
 

@@ -16,7 +16,10 @@ export function bestLine(lines: readonly string[], terms: readonly QueryTerm[]):
   for (const line of lines) {
     if (line === '') continue;
     const hits = termHits(line.toLowerCase(), terms);
-    if (hits > bestHits) (best = line), (bestHits = hits);
+    if (hits > bestHits) {
+      best = line;
+      bestHits = hits;
+    }
   }
   return best;
 }

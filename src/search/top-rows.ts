@@ -57,7 +57,10 @@ export class TopRows {
   #isAllowed(id: string): boolean {
     if (this.#allow === undefined) return true;
     let ok = this.#allowed.get(id);
-    if (ok === undefined) this.#allowed.set(id, (ok = this.#allow(id)));
+    if (ok === undefined) {
+      ok = this.#allow(id);
+      this.#allowed.set(id, ok);
+    }
     return ok;
   }
 

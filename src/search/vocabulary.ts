@@ -107,8 +107,13 @@ export class Vocabulary {
     while (i < this.#sorted.length || j < this.#recent.length) {
       const a = this.#sorted[i];
       const b = this.#recent[j];
-      if (b === undefined || (a !== undefined && a < b)) (merged[k++] = a ?? ''), i++;
-      else (merged[k++] = b), j++;
+      if (b === undefined || (a !== undefined && a < b)) {
+        merged[k++] = a ?? '';
+        i++;
+      } else {
+        merged[k++] = b;
+        j++;
+      }
     }
     this.#sorted = merged;
     this.#recent = [];

@@ -3,7 +3,7 @@
  * without configured files the server runs on a self-signed development certificate.
  */
 import { readFile } from 'node:fs/promises';
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { generate } from 'selfsigned';
 import { TlsConfigError } from './errors.ts';
@@ -90,7 +90,7 @@ export function checkKeyPair(pair: TlsKeyPair): void {
   } catch (cause) {
     throw new TlsConfigError('TLS certificate is not a PEM certificate', { cause });
   }
-  let privateKey;
+  let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(pair.key);
   } catch (cause) {

@@ -56,8 +56,11 @@ export class BodyIndex {
   /** Call after the catalog has taken the same document. */
   upsert(doc: DocState): void {
     const entry = this.#catalog.get(doc.path);
-    if (entry === undefined) return this.remove(doc.path);
-    const description = doc.current.metadata['description'];
+    if (entry === undefined) {
+      this.remove(doc.path);
+      return;
+    }
+    const description = doc.current.metadata.description;
     this.#index.upsert({
       id: doc.path,
       title: entry.title,

@@ -13,7 +13,10 @@ export class HashIndex {
   set(path: string, contentHash: string): void {
     this.remove(path);
     let paths = this.#pathsByHash.get(contentHash);
-    if (paths === undefined) this.#pathsByHash.set(contentHash, (paths = new Set()));
+    if (paths === undefined) {
+      paths = new Set();
+      this.#pathsByHash.set(contentHash, paths);
+    }
     paths.add(path);
     this.#hashByPath.set(path, contentHash);
   }

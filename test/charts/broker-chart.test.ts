@@ -42,7 +42,7 @@ const objectsOf = (name: string): KubeObject[] => {
 
 function configText(testCase: BrokerCase): string {
   const secret = one(objectsOf(testCase.name), 'Secret', 'demarkus-broker-config');
-  return Buffer.from((secret['data'] as Record<string, string>)['config.yaml']!, 'base64').toString('utf8');
+  return Buffer.from((secret.data as Record<string, string>)['config.yaml']!, 'base64').toString('utf8');
 }
 
 function loadedConfig(testCase: BrokerCase): BrokerConfig {
@@ -54,9 +54,7 @@ const renderedConfig = (testCase: BrokerCase): unknown => parse(configText(testC
 const container = (objects: KubeObject[], kind = 'Deployment') => {
   const workload = one(objects, kind);
   const spec =
-    kind === 'CronJob'
-      ? (workload['spec'] as any).jobTemplate.spec.template.spec
-      : (workload['spec'] as any).template.spec;
+    kind === 'CronJob' ? (workload.spec as any).jobTemplate.spec.template.spec : (workload.spec as any).template.spec;
   return { pod: spec, main: spec.containers[0] };
 };
 
@@ -146,9 +144,9 @@ describe('demarkus-broker chart over the values matrix (real helm)', () => {
 describe('what each case renders', () => {
   it('defaults: one replica, a PDB that allows drains, a NetworkPolicy, no Ingress/HPA/ServiceMonitor', () => {
     const objects = objectsOf('defaults');
-    assert.equal((one(objects, 'Deployment')['spec'] as any).replicas, 1);
-    assert.equal((one(objects, 'PodDisruptionBudget')['spec'] as any).maxUnavailable, 1);
-    const egress = (one(objects, 'NetworkPolicy')['spec'] as any).egress;
+    assert.equal((one(objects, 'Deployment').spec as any).replicas, 1);
+    assert.equal((one(objects, 'PodDisruptionBudget').spec as any).maxUnavailable, 1);
+    const egress = (one(objects, 'NetworkPolicy').spec as any).egress;
     assert.deepEqual(
       egress.flatMap((rule: any) => rule.ports.map((port: any) => `${port.protocol}/${port.port}`)),
       ['UDP/53', 'TCP/53', 'TCP/443', 'TCP/6443', 'UDP/6309'],
@@ -161,17 +159,15 @@ describe('what each case renders', () => {
     const objects = objectsOf('ingress with TLS');
     const issuer = one(objects, 'Ingress', 'demarkus-broker');
     const mcp = one(objects, 'Ingress', 'demarkus-broker-mcp');
-    assert.deepEqual((issuer['spec'] as any).tls, [
-      { hosts: ['broker.example.com'], secretName: 'demarkus-broker-tls' },
-    ]);
-    assert.deepEqual((mcp['spec'] as any).tls, [
+    assert.deepEqual((issuer.spec as any).tls, [{ hosts: ['broker.example.com'], secretName: 'demarkus-broker-tls' }]);
+    assert.deepEqual((mcp.spec as any).tls, [
       { hosts: ['knowledge.example.com'], secretName: 'demarkus-broker-mcp-tls' },
     ]);
-    assert.equal((mcp['spec'] as any).rules[0].http.paths[0].backend.service.port.name, 'mcp');
+    assert.equal((mcp.spec as any).rules[0].http.paths[0].backend.service.port.name, 'mcp');
     assert.equal(mcp.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-read-timeout'], '3600');
     assert.equal(issuer.metadata.annotations, undefined, "the MCP host's annotations stay on its own Ingress");
     assert.deepEqual(
-      find(objects, 'Certificate').map((cert) => [(cert['spec'] as any).secretName, (cert['spec'] as any).dnsNames[0]]),
+      find(objects, 'Certificate').map((cert) => [(cert.spec as any).secretName, (cert.spec as any).dnsNames[0]]),
       [
         ['demarkus-broker-tls', 'broker.example.com'],
         ['demarkus-broker-mcp-tls', 'knowledge.example.com'],
@@ -195,13 +191,13 @@ describe('what each case renders', () => {
       BROKER_SIGNING_KEY: { name: 'jwks-signing-key', key: 'signing-key.pem' },
     });
     const secret = one(objects, 'Secret', 'demarkus-broker-config');
-    const text = Buffer.from((secret['data'] as Record<string, string>)['config.yaml']!, 'base64').toString('utf8');
+    const text = Buffer.from((secret.data as Record<string, string>)['config.yaml']!, 'base64').toString('utf8');
     assert.doesNotMatch(text, /BEGIN PRIVATE KEY/);
     assert.match(text, /caFile: \/etc\/demarkus-broker\/world-ca\/ca\.crt/);
     assert.deepEqual(pod.volumes.map((volume: any) => volume.name).sort(), ['config', 'mcp-tls', 'tmp', 'world-ca']);
     assert.deepEqual(find(objects, 'Certificate'), []);
     assert.deepEqual(
-      find(objects, 'Ingress').map((ingress) => (ingress['spec'] as any).tls[0].secretName),
+      find(objects, 'Ingress').map((ingress) => (ingress.spec as any).tls[0].secretName),
       ['broker-tls', 'knowledge-tls'],
     );
   });
@@ -213,11 +209,11 @@ describe('what each case renders', () => {
     assert.deepEqual(
       worldRoles
         .filter((role) => role.metadata.namespace === 'shared')
-        .map((role) => (role['rules'] as any)[0].resourceNames)
+        .map((role) => (role.rules as any)[0].resourceNames)
         .sort(),
       [['b-tokens'], ['shared-a-tokens']],
     );
-    const ports = (one(objects, 'NetworkPolicy')['spec'] as any).egress.at(-1).ports.map((port: any) => port.port);
+    const ports = (one(objects, 'NetworkPolicy').spec as any).egress.at(-1).ports.map((port: any) => port.port);
     assert.deepEqual(ports.sort(), [6309, 7000]);
     const config = loadedConfig(brokerCases.find((c) => c.name === 'many worlds')!);
     assert.equal(config.worlds.length, 13);
@@ -229,14 +225,14 @@ describe('what each case renders', () => {
 
   it('HA with autoscaling: an HPA owns the replica count, the PDB keeps one pod, metrics are scraped', () => {
     const objects = objectsOf('HA with autoscaling');
-    assert.equal((one(objects, 'Deployment')['spec'] as any).replicas, undefined);
-    const hpa = one(objects, 'HorizontalPodAutoscaler')['spec'] as any;
+    assert.equal((one(objects, 'Deployment').spec as any).replicas, undefined);
+    const hpa = one(objects, 'HorizontalPodAutoscaler').spec as any;
     assert.deepEqual([hpa.minReplicas, hpa.maxReplicas, hpa.metrics.length], [2, 6, 2]);
-    assert.equal((one(objects, 'PodDisruptionBudget')['spec'] as any).minAvailable, 1);
+    assert.equal((one(objects, 'PodDisruptionBudget').spec as any).minAvailable, 1);
     const monitor = one(objects, 'ServiceMonitor');
-    assert.equal(monitor.metadata.labels?.['release'], 'kube-prometheus-stack');
-    assert.deepEqual((monitor['spec'] as any).endpoints[0].path, '/metrics');
-    const ingress = (one(objects, 'NetworkPolicy')['spec'] as any).ingress;
+    assert.equal(monitor.metadata.labels?.release, 'kube-prometheus-stack');
+    assert.deepEqual((monitor.spec as any).endpoints[0].path, '/metrics');
+    const ingress = (one(objects, 'NetworkPolicy').spec as any).ingress;
     assert.equal(ingress[1].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'], 'monitoring');
     const spread = container(objects).pod.topologySpreadConstraints;
     assert.deepEqual(
@@ -247,7 +243,7 @@ describe('what each case renders', () => {
 
   it('discovery: a ClusterRole for all namespaces, or a Role in each listed namespace', () => {
     const all = objectsOf('discovery in all namespaces');
-    assert.deepEqual((one(all, 'ClusterRole')['rules'] as any)[0], {
+    assert.deepEqual((one(all, 'ClusterRole').rules as any)[0], {
       apiGroups: [''],
       resources: ['services'],
       verbs: ['list', 'watch'],
@@ -263,8 +259,8 @@ describe('what each case renders', () => {
   it("crawl CronJob on: the crawl subcommand with the broker's config, hardened like the broker", () => {
     const objects = objectsOf('crawl CronJob on');
     const cron = one(objects, 'CronJob');
-    assert.equal((cron['spec'] as any).schedule, '*/30 * * * *');
-    assert.equal((cron['spec'] as any).concurrencyPolicy, 'Forbid');
+    assert.equal((cron.spec as any).schedule, '*/30 * * * *');
+    assert.equal((cron.spec as any).concurrencyPolicy, 'Forbid');
     const { main } = container(objects, 'CronJob');
     assert.deepEqual(main.args, ['crawl', '--config', '/etc/demarkus-broker/config.yaml']);
     assert.equal(main.securityContext.readOnlyRootFilesystem, true);
@@ -273,7 +269,7 @@ describe('what each case renders', () => {
 
   it("keeps the cookie key identical in the config and in the Secret's cookie-key, and the checksum in step", () => {
     const objects = objectsOf('defaults');
-    const data = one(objects, 'Secret', 'demarkus-broker-config')['data'] as Record<string, string>;
+    const data = one(objects, 'Secret', 'demarkus-broker-config').data as Record<string, string>;
     const cookie = Buffer.from(data['cookie-key']!, 'base64').toString();
     assert.ok(Buffer.from(cookie, 'base64').length >= 16);
     assert.match(

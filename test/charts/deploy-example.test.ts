@@ -47,13 +47,13 @@ before(async () => {
   ]);
   broker = b!;
   brokerDex = d!;
-  rest.forEach((rendered, index) => worlds.set(worldNames[index]!, rendered));
+  for (const [index, rendered] of rest.entries()) worlds.set(worldNames[index]!, rendered);
   lints.push(...(await Promise.all([brokerRequest, dexRequest, ...worldRequests].map(lint))));
 });
 
 function config(rendered: Rendered): BrokerConfig {
   assert.equal(rendered.code, 0, rendered.stderr);
-  const data = one(rendered.objects, 'Secret', 'demarkus-broker-config')['data'] as Record<string, string>;
+  const data = one(rendered.objects, 'Secret', 'demarkus-broker-config').data as Record<string, string>;
   return parseBrokerConfig(Buffer.from(data['config.yaml']!, 'base64').toString('utf8'), env);
 }
 
@@ -114,7 +114,7 @@ describe('deploy/ organisation example (real helm)', () => {
       const world = config(broker).worlds.find((entry) => entry.name === name)!;
       const objects = worlds.get(name)!.objects;
       const job = one(objects, 'Job');
-      const args = (job['spec'] as any).template.spec.containers[0].args as string[];
+      const args = (job.spec as any).template.spec.containers[0].args as string[];
       assert.ok(
         args.includes(`--tokens-secret=${world.tokensSecret}`),
         'the bootstrap creates the Secret the broker updates',
@@ -127,15 +127,15 @@ describe('deploy/ organisation example (real helm)', () => {
         dialHost,
         'the default dial address is this Service',
       );
-      const cert = one(objects, 'Certificate')['spec'] as any;
+      const cert = one(objects, 'Certificate').spec as any;
       assert.ok(cert.dnsNames.includes(dialHost), 'the certificate names the dial host');
       assert.deepEqual(cert.issuerRef, { kind: 'ClusterIssuer', name: 'demarkus-worlds-ca' });
-      const policy = one(objects, 'NetworkPolicy')['spec'] as any;
+      const policy = one(objects, 'NetworkPolicy').spec as any;
       assert.equal(policy.ingress[0].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'], 'demarkus');
-      const image = (one(objects, 'StatefulSet')['spec'] as any).template.spec.containers[0].image;
+      const image = (one(objects, 'StatefulSet').spec as any).template.spec.containers[0].image;
       assert.equal(
         image,
-        (one(broker.objects, 'Deployment')['spec'] as any).template.spec.containers[0].image,
+        (one(broker.objects, 'Deployment').spec as any).template.spec.containers[0].image,
         'one image for broker and worlds',
       );
     });

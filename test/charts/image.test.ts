@@ -81,7 +81,7 @@ function runAsImageUser(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
       cwd: options.cwd,
-      env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', HOME: join(work, 'home'), ...options.env },
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOME: join(work, 'home'), ...options.env },
       ...(asRoot ? { uid: runtimeUid, gid: runtimeUid } : {}),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -117,7 +117,7 @@ before(() => {
   execFileSync('npm', ['run', 'build', '--silent'], {
     cwd: build,
     stdio: 'pipe',
-    env: { ...process.env, PATH: `${join(repo, 'node_modules', '.bin')}:${process.env['PATH']}` },
+    env: { ...process.env, PATH: `${join(repo, 'node_modules', '.bin')}:${process.env.PATH}` },
   });
   // deps stage: the Dockerfile's own RUN line, offline from the local npm cache.
   app = join(work, 'app');
@@ -132,7 +132,7 @@ before(() => {
   execFileSync('sh', ['-c', command], {
     cwd: app,
     stdio: 'pipe',
-    env: { ...process.env, PATH: `${join(repo, 'node_modules', '.bin')}:${process.env['PATH']}` },
+    env: { ...process.env, PATH: `${join(repo, 'node_modules', '.bin')}:${process.env.PATH}` },
   });
   // runtime stage: dist/ from build, package.json; everything read-only.
   cpSync(join(build, 'dist'), join(app, 'dist'), { recursive: true });
@@ -212,7 +212,7 @@ describe('container image (Dockerfile replayed from a clean copy)', () => {
       [main, 'world', '--root', root, '--listen', '127.0.0.1:0', '--name', 'probe'],
       {
         cwd: app,
-        env: { PATH: process.env['PATH'] ?? '', HOME: join(work, 'home'), NODE_ENV: 'production' },
+        env: { PATH: process.env.PATH ?? '', HOME: join(work, 'home'), NODE_ENV: 'production' },
         ...(process.getuid?.() === 0 ? { uid: runtimeUid, gid: runtimeUid } : {}),
         stdio: ['ignore', 'ignore', 'pipe'],
       },

@@ -21,7 +21,7 @@ export function granted(
 ): Set<string> {
   const out = new Set<string>();
   const bindsUs = (binding: KubeObject) =>
-    ((binding['subjects'] ?? []) as Subject[]).some(
+    ((binding.subjects ?? []) as Subject[]).some(
       (subject) =>
         subject.kind === 'ServiceAccount' &&
         subject.name === serviceAccount.name &&
@@ -30,7 +30,7 @@ export function granted(
   for (const binding of objects.filter(
     (object) => (object.kind === 'RoleBinding' || object.kind === 'ClusterRoleBinding') && bindsUs(object),
   )) {
-    const ref = binding['roleRef'] as { kind: string; name: string };
+    const ref = binding.roleRef as { kind: string; name: string };
     const cluster = binding.kind === 'ClusterRoleBinding';
     const namespace = cluster ? '*' : binding.metadata.namespace!;
     const role = objects.find(
@@ -41,7 +41,7 @@ export function granted(
     );
     if (role === undefined)
       throw new Error(`${binding.kind} ${binding.metadata.name} refers to a missing ${ref.kind} ${ref.name}`);
-    for (const rule of (role['rules'] ?? []) as Rule[]) {
+    for (const rule of (role.rules ?? []) as Rule[]) {
       for (const apiGroup of rule.apiGroups ?? [])
         for (const resource of rule.resources ?? [])
           for (const verb of rule.verbs ?? []) {

@@ -67,7 +67,7 @@ function unknownFields(value: unknown, type: string, path: string, problems: str
   const array = /^Array<(.+)>$/.exec(type);
   if (array) {
     if (Array.isArray(value))
-      value.forEach((item, index) => unknownFields(item, array[1]!, `${path}[${index}]`, problems));
+      for (const [index, item] of value.entries()) unknownFields(item, array[1]!, `${path}[${index}]`, problems);
     return;
   }
   const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);

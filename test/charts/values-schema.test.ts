@@ -62,7 +62,7 @@ const rejections: Rejection[] = [
   {
     chart: 'demarkus-broker',
     name: 'a string first-write retry count',
-    values: { server: { ...(brokerBase['server'] as Values), mcp: { firstMintMaxAttempts: 'ten' } } },
+    values: { server: { ...(brokerBase.server as Values), mcp: { firstMintMaxAttempts: 'ten' } } },
     error: "at '/server/mcp/firstMintMaxAttempts': got string, want integer",
   },
   {

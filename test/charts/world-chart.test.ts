@@ -45,10 +45,9 @@ const objectsOf = (name: string): KubeObject[] => {
   assert.equal(result.rendered.code, 0, result.rendered.stderr);
   return result.rendered.objects;
 };
-const worldContainer = (objects: KubeObject[]) =>
-  (one(objects, 'StatefulSet')['spec'] as any).template.spec.containers[0];
+const worldContainer = (objects: KubeObject[]) => (one(objects, 'StatefulSet').spec as any).template.spec.containers[0];
 const fullname = (testCase: WorldCase) =>
-  (testCase.values['fullnameOverride'] as string | undefined) ?? `${testCase.release}-demarkus-world`;
+  (testCase.values.fullnameOverride as string | undefined) ?? `${testCase.release}-demarkus-world`;
 
 describe('demarkus-world chart over the values matrix (real helm)', () => {
   for (const testCase of worldCases) {
@@ -67,11 +66,11 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
 
       it('runs one hardened world pod with its volume, UDP port and CLI probes', () => {
         const objects = objectsOf(testCase.name);
-        const set = one(objects, 'StatefulSet')['spec'] as any;
+        const set = one(objects, 'StatefulSet').spec as any;
         assert.equal(set.replicas, 1);
         assert.equal(
           set.volumeClaimTemplates[0].spec.resources.requests.storage,
-          (testCase.values['storage'] as any)?.size ?? '5Gi',
+          (testCase.values.storage as any)?.size ?? '5Gi',
         );
         assert.equal(set.persistentVolumeClaimRetentionPolicy.whenDeleted, 'Retain');
         const pod = set.template.spec;
@@ -98,10 +97,10 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
         assert.equal(mount.subPath, undefined, 'a directory mount, so Secret updates reach the pod');
         assert.equal(
           tokens.secret.secretName,
-          (testCase.values['tokens'] as any)?.existingSecret ?? `${fullname(testCase)}-tokens`,
+          (testCase.values.tokens as any)?.existingSecret ?? `${fullname(testCase)}-tokens`,
         );
         const service = one(objects, 'Service', fullname(testCase));
-        assert.deepEqual((service['spec'] as any).ports, [
+        assert.deepEqual((service.spec as any).ports, [
           { name: 'mark', port: 6309, targetPort: 'mark', protocol: 'UDP' },
         ]);
       });
@@ -129,14 +128,14 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
 
   it('takes TLS from cert-manager with the in-cluster DNS names, and puts the public URL on the Service', () => {
     const objects = objectsOf('cert-manager TLS and a public LoadBalancer');
-    const cert = one(objects, 'Certificate')['spec'] as any;
+    const cert = one(objects, 'Certificate').spec as any;
     assert.deepEqual(cert.dnsNames, ['root', 'root.root', 'root.root.svc', 'root.root.svc.cluster.local']);
     assert.equal(cert.secretName, 'root-tls');
     assert.deepEqual(find(objects, 'Secret'), [], 'no generated certificate');
     const service = one(objects, 'Service', 'root');
     assert.equal(service.metadata.annotations?.['demarkus.io/public-url'], 'mark://knowledge.example.com:6309');
     assert.deepEqual(
-      [(service['spec'] as any).type, (service['spec'] as any).loadBalancerIP],
+      [(service.spec as any).type, (service.spec as any).loadBalancerIP],
       ['LoadBalancer', '203.0.113.10'],
     );
   });
@@ -145,7 +144,7 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
     const objects = objectsOf('existing TLS and tokens Secrets, no bootstrap');
     assert.deepEqual(find(objects, 'Job'), []);
     assert.deepEqual(find(objects, 'Secret'), []);
-    const volumes = (one(objects, 'StatefulSet')['spec'] as any).template.spec.volumes;
+    const volumes = (one(objects, 'StatefulSet').spec as any).template.spec.volumes;
     assert.equal(volumes.find((volume: any) => volume.name === 'tls').secret.secretName, 'team-b-cert');
   });
 
@@ -153,7 +152,7 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
     const objects = objectsOf('defaults (generated dev certificate)');
     const job = one(objects, 'Job', 'team-a-token-bootstrap');
     assert.equal(job.metadata.annotations?.['helm.sh/hook'], 'pre-install,pre-upgrade');
-    const spec = (job['spec'] as any).template.spec;
+    const spec = (job.spec as any).template.spec;
     assert.equal(spec.containers[0].image, worldContainer(objects).image, 'the world image, no third-party image');
     assert.deepEqual(spec.containers[0].command, [
       'node',
@@ -187,7 +186,7 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
       [...want].sort(),
     );
     const ops = one(objectsOf('admin token from a Secret, no raw values, network policy'), 'Job');
-    const container = (ops['spec'] as any).template.spec.containers[0];
+    const container = (ops.spec as any).template.spec.containers[0];
     assert.ok(!container.args.some((arg: string) => arg.startsWith('--values-secret')));
     assert.deepEqual(container.env.find((entry: any) => entry.name === 'DEMARKUS_ADMIN_TOKEN').valueFrom.secretKeyRef, {
       name: 'ops-admin-token',
@@ -196,9 +195,8 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
   });
 
   it('restricts UDP 6309 to the listed peers when the NetworkPolicy is on', () => {
-    const policy = one(objectsOf('admin token from a Secret, no raw values, network policy'), 'NetworkPolicy')[
-      'spec'
-    ] as any;
+    const policy = one(objectsOf('admin token from a Secret, no raw values, network policy'), 'NetworkPolicy')
+      .spec as any;
     assert.deepEqual(policy.ingress[0].ports, [{ protocol: 'UDP', port: 6309 }]);
     assert.deepEqual(policy.egress, []);
   });
@@ -212,7 +210,7 @@ describe('the rendered world runs (chart arguments, dev certificate, bootstrappe
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'demarkus-world-chart-'));
     const objects = objectsOf('defaults (generated dev certificate)');
-    const tls = one(objects, 'Secret', 'team-a-tls')['data'] as Record<string, string>;
+    const tls = one(objects, 'Secret', 'team-a-tls').data as Record<string, string>;
     writeFileSync(join(dir, 'tls.crt'), Buffer.from(tls['tls.crt']!, 'base64'));
     writeFileSync(join(dir, 'tls.key'), Buffer.from(tls['tls.key']!, 'base64'));
     // The bootstrap Job's code, against a fake API server, produces the tokens Secret.
@@ -229,10 +227,7 @@ describe('the rendered world runs (chart arguments, dev certificate, bootstrappe
         operations: ['publish'],
       });
       const secret = (name: string, key: string) =>
-        Buffer.from(
-          ((api.store.get('secrets', 'team-a', name)?.['data'] ?? {}) as Record<string, string>)[key]!,
-          'base64',
-        );
+        Buffer.from(((api.store.get('secrets', 'team-a', name)?.data ?? {}) as Record<string, string>)[key]!, 'base64');
       writeFileSync(join(dir, 'tokens.toml'), secret('team-a-tokens', 'tokens.toml'));
       adminToken = secret('team-a-token-values', 'token').toString();
     } finally {

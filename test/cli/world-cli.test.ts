@@ -82,7 +82,7 @@ describe('world server and mark client as processes', () => {
   it('picks up a token added to tokens.toml without a restart', async () => {
     const minted = await runCli(['world', 'token', '--label', 'late', '--paths', '/late/*', '--ops', 'publish']);
     const lateToken = /^token: ([0-9a-f]{64})$/m.exec(minted.stdout)![1]!;
-    await appendFile(join(dir, 'tokens.toml'), '\n' + minted.stdout.slice(minted.stdout.indexOf('[tokens.')));
+    await appendFile(join(dir, 'tokens.toml'), `\n${minted.stdout.slice(minted.stdout.indexOf('[tokens.'))}`);
     let status = '';
     for (let attempt = 0; attempt < 50 && status !== 'created'; attempt++) {
       const result = await runCli([

@@ -61,9 +61,9 @@ describe('world crash safety (SIGKILL mid-write, as a process over QUIC)', () =>
               if (response.status === 'created') {
                 const fetched = await client.call(authority, {
                   verb: 'FETCH',
-                  path: `${path}/v${response.metadata['version']}`,
+                  path: `${path}/v${response.metadata.version}`,
                 });
-                versions.set(Number(response.metadata['version']), fetched.metadata['content-hash'] ?? '');
+                versions.set(Number(response.metadata.version), fetched.metadata['content-hash'] ?? '');
               } else if (response.status === 'conflict') {
                 versions.set(Number(response.metadata['server-version']), '');
               }

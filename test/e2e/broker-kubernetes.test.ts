@@ -29,7 +29,7 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
   let broker: RunningBroker;
   let client: Client;
   let dir: string;
-  const previousKubeconfig = process.env['KUBECONFIG'];
+  const previousKubeconfig = process.env.KUBECONFIG;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'demarkus-k8s-'));
@@ -62,7 +62,7 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
     });
     const kubeconfigFile = join(dir, 'kubeconfig');
     await writeFile(kubeconfigFile, api.kubeConfig('broker', 'broker').exportConfig());
-    process.env['KUBECONFIG'] = kubeconfigFile;
+    process.env.KUBECONFIG = kubeconfigFile;
     const [management, mcp] = [await freePort(), await freePort()];
     const config = parseBrokerConfig(
       stringify({
@@ -115,8 +115,8 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
     await broker?.close();
     await world?.close();
     await api?.close();
-    if (previousKubeconfig === undefined) delete process.env['KUBECONFIG'];
-    else process.env['KUBECONFIG'] = previousKubeconfig;
+    if (previousKubeconfig === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = previousKubeconfig;
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -148,7 +148,7 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
     await eventually(() => broker.gateway.get('team-b') !== undefined, 'team-b discovered');
     assert.match(
       resultText(await client.callTool({ name: 'mark_worlds', arguments: {} })),
-      /\| team-b \|  \| mark:\/\/team-b\.team-b\.svc\.cluster\.local:6309 \| no \|/,
+      /\| team-b \| {2}\| mark:\/\/team-b\.team-b\.svc\.cluster\.local:6309 \| no \|/,
     );
     await core.deleteNamespacedService({ namespace: 'team-b', name: 'team-b' });
     await eventually(() => broker.gateway.get('team-b') === undefined, 'team-b removed');

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { isError, resultText, startStack, type Stack } from './stack-fixture.ts';
 
-const sha = (text: string) => 'sha256-' + createHash('sha256').update(text).digest('hex');
+const sha = (text: string) => `sha256-${createHash('sha256').update(text).digest('hex')}`;
 
 /**
  * The product end to end: the official MCP SDK client over real HTTP to the
@@ -51,7 +51,7 @@ describe('broker MCP gateway end to end', () => {
   it('lists the worlds with their dial address and writability', async () => {
     const out = await text('mark_worlds', {});
     assert.match(out, /^status: ok\ncount: 3\n/);
-    assert.match(out, /\| team-a \|  \| mark:\/\/localhost:\d+ \| yes \|/);
+    assert.match(out, /\| team-a \| {2}\| mark:\/\/localhost:\d+ \| yes \|/);
   });
 
   it('publishes through the broker write token, recording the caller as agent', async () => {

@@ -8,12 +8,10 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { startSignInStack, type SignInStack } from './signin-fixture.ts';
 
 /** Debian's Chromium, installed by .ci/run; locally: apt-get install -y chromium. */
-const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // Skipped on a developer machine without it; under CI (.ci/run installs it) a missing browser fails the test.
 const skip =
-  existsSync(chromiumPath) || process.env['CI']
-    ? false
-    : `no Chromium at ${chromiumPath} (apt-get install -y chromium)`;
+  existsSync(chromiumPath) || process.env.CI ? false : `no Chromium at ${chromiumPath} (apt-get install -y chromium)`;
 
 // Flags from the machine notes: no sandbox as root, and no background traffic on a closed network.
 const launchArgs = [
@@ -63,6 +61,7 @@ describe('device verification page in a real browser', { skip }, () => {
     await page.getByLabel('Email address').fill('olivia@example.com');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Device signed in' }).waitFor();
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText() (rendered text), not the DOM property
     assert.match(await page.locator('main').innerText(), /Signed in as olivia@example\.com/);
     await page.close();
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -76,6 +75,7 @@ describe('device verification page in a real browser', { skip }, () => {
     await page.goto(`${stack.issuer}/device`);
     await page.getByLabel('Code shown on your device').fill('ZZZZ-ZZZZ');
     await page.getByRole('button', { name: 'Continue to sign-in' }).click();
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText() (rendered text), not the DOM property
     assert.match(await page.getByRole('alert').innerText(), /Invalid or expired code/);
     await page.close();
   });

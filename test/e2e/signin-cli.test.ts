@@ -12,15 +12,15 @@ import { UserAgent } from './signin-user-agent.ts';
 describe('demarkus-broker login and whoami', () => {
   let stack: SignInStack;
   let dir: string;
-  const previous = process.env['DEMARKUS_BROKER_CONFIG_DIR'];
+  const previous = process.env.DEMARKUS_BROKER_CONFIG_DIR;
   before(async () => {
     stack = await startSignInStack();
     dir = await mkdtemp(join(tmpdir(), 'demarkus-cli-config-'));
-    process.env['DEMARKUS_BROKER_CONFIG_DIR'] = dir;
+    process.env.DEMARKUS_BROKER_CONFIG_DIR = dir;
   });
   after(async () => {
-    if (previous === undefined) delete process.env['DEMARKUS_BROKER_CONFIG_DIR'];
-    else process.env['DEMARKUS_BROKER_CONFIG_DIR'] = previous;
+    if (previous === undefined) delete process.env.DEMARKUS_BROKER_CONFIG_DIR;
+    else process.env.DEMARKUS_BROKER_CONFIG_DIR = previous;
     await stack.close();
     await rm(dir, { recursive: true, force: true });
   });

@@ -12,7 +12,7 @@ import { parseBrokerConfig } from '../../src/broker/config/index.ts';
 import { generateSigningKeyPem } from '../../src/broker/auth/signing-key.ts';
 import { startDevIdp, type DevIdp, type DevIdpClaims } from '../../src/dev/idp.ts';
 import { freePort } from './stack-fixture.ts';
-import { UserAgent, type Page } from './signin-user-agent.ts';
+import type { UserAgent, Page } from './signin-user-agent.ts';
 
 export const webClient = {
   clientId: 'library-web',

@@ -507,7 +507,7 @@ describe('authorization server for MCP and web clients', () => {
       );
       assert.equal(wrong.json.error, 'invalid_client');
       const response = await fetch(
-        `${stack.issuer}/oauth/authorize?response_type=code&client_id=${webClient.clientId}&redirect_uri=${encodeURIComponent(webClient.redirectUri + '/')}`,
+        `${stack.issuer}/oauth/authorize?response_type=code&client_id=${webClient.clientId}&redirect_uri=${encodeURIComponent(`${webClient.redirectUri}/`)}`,
         { redirect: 'manual' },
       );
       assert.equal(response.status, 400);

@@ -33,9 +33,8 @@ const world: WorldDefinition = {
 let server: FakeApiServer;
 const liveTokensToml = () =>
   Buffer.from(
-    ((server.store.get('secrets', 'team-a', 'team-a-tokens')?.['data'] ?? {}) as Record<string, string>)[
-      'tokens.toml'
-    ] ?? '',
+    ((server.store.get('secrets', 'team-a', 'team-a-tokens')?.data ?? {}) as Record<string, string>)['tokens.toml'] ??
+      '',
     'base64',
   ).toString();
 const answer = (status: string): MarkResponse =>
@@ -123,7 +122,10 @@ describe('first write through the Kubernetes backends (fake API server)', () => 
     const pauses: number[] = [];
     let sends = 0;
     const result = await sendWithFirstMintRetry(await tokens.token(world), defaults, {
-      send: async () => (sends++, answer('unauthorized')),
+      send: async () => {
+        sends++;
+        return answer('unauthorized');
+      },
       reprovision: async () => {
         tokens.invalidate(world.name);
         return tokens.token(world);

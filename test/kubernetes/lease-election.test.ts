@@ -18,7 +18,10 @@ let counter = 0;
 /** Real pauses, and a `now` the test can move forward. */
 function shiftedClock(): Clock & { advance(ms: number): void } {
   let offset = 0;
-  return { now: () => Date.now() + offset, sleep: systemClock.sleep, advance: (ms) => void (offset += ms) };
+  const advance = (ms: number) => {
+    offset += ms;
+  };
+  return { now: () => Date.now() + offset, sleep: systemClock.sleep, advance };
 }
 
 function elector(identity: string, clock: Clock, errors: unknown[] = []) {
@@ -37,7 +40,7 @@ function elector(identity: string, clock: Clock, errors: unknown[] = []) {
 
 const lease = () => server.store.get('leases', namespace, leaseName);
 const spec = () =>
-  (lease()?.['spec'] ?? {}) as {
+  (lease()?.spec ?? {}) as {
     holderIdentity?: string;
     leaseTransitions?: number;
     renewTime?: string;

@@ -37,9 +37,8 @@ const entryText = (record: WriteTokenRecord) =>
 let server: FakeApiServer;
 const tokensToml = () =>
   Buffer.from(
-    ((server.store.get('secrets', 'team-a', 'team-a-tokens')?.['data'] ?? {}) as Record<string, string>)[
-      'tokens.toml'
-    ] ?? '',
+    ((server.store.get('secrets', 'team-a', 'team-a-tokens')?.data ?? {}) as Record<string, string>)['tokens.toml'] ??
+      '',
     'base64',
   ).toString('utf8');
 const calls = () =>
@@ -75,7 +74,7 @@ describe('world tokens Secret sink (fake API server, real client-node)', () => {
     assert.equal(await sink().ensure(world('team-a'), record), 'appended');
     assert.equal(tokensToml(), bootstrap + entryText(record));
     assert.equal(
-      ((server.store.get('secrets', 'team-a', 'team-a-tokens')?.['data'] ?? {}) as Record<string, string>)['other-key'],
+      ((server.store.get('secrets', 'team-a', 'team-a-tokens')?.data ?? {}) as Record<string, string>)['other-key'],
       'eA==',
     );
     assert.deepEqual(calls(), ['get team-a/team-a-tokens 200', 'update team-a/team-a-tokens 200']);

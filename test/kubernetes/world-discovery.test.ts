@@ -171,7 +171,13 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     const pauses: number[] = [];
     const errors: string[] = [];
     await startDiscovery({
-      clock: { now: Date.now, sleep: (ms, signal) => (pauses.push(ms), systemClock.sleep(0, signal)) },
+      clock: {
+        now: Date.now,
+        sleep: (ms, signal) => {
+          pauses.push(ms);
+          return systemClock.sleep(0, signal);
+        },
+      },
       onError: (scope) => void errors.push(scope),
       restartBackoff: { initialMs: 100, maxMs: 250 },
     });

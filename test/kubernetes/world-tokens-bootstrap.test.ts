@@ -26,7 +26,7 @@ const run = (overrides: Partial<Parameters<typeof bootstrapWorldTokens>[0]> = {}
     ...overrides,
   });
 const value = (name: string, key: string) => {
-  const data = (server.store.get('secrets', namespace, name)?.['data'] ?? {}) as Record<string, string>;
+  const data = (server.store.get('secrets', namespace, name)?.data ?? {}) as Record<string, string>;
   return data[key] === undefined ? null : Buffer.from(data[key], 'base64').toString();
 };
 const calls = () => server.requests.map((request) => `${request.verb} ${request.name ?? '-'} ${request.status}`);

@@ -51,7 +51,7 @@ beforeEach(() => {
 
 const storedRecord = (world: string) => {
   const secret = server.store.get('secrets', namespace, writeTokenSecretName(world));
-  const data = (secret?.['data'] ?? {}) as Record<string, string>;
+  const data = (secret?.data ?? {}) as Record<string, string>;
   return data[writeTokenSecretKey] === undefined
     ? null
     : Buffer.from(data[writeTokenSecretKey], 'base64').toString('utf8');
@@ -83,7 +83,7 @@ describe('write-token record Secret store (fake API server, real client-node)', 
     );
     assert.deepEqual(calls(), ['create 201']);
     const secret = server.store.get('secrets', namespace, 'demarkus-broker-write-token-team-a');
-    assert.equal(secret?.['type'], 'Opaque');
+    assert.equal(secret?.type, 'Opaque');
     assert.equal(secret?.metadata.labels?.['app.kubernetes.io/managed-by'], 'demarkus-broker');
     const read = await store().get('team-a');
     assert.deepEqual(read?.record, record);
@@ -126,7 +126,7 @@ describe('write-token record Secret store (fake API server, real client-node)', 
       .sort();
     assert.deepEqual(creates, [201, 409]);
     const toml = Buffer.from(
-      ((server.store.get('secrets', 'race', 'race-tokens')?.['data'] ?? {}) as Record<string, string>)['tokens.toml']!,
+      ((server.store.get('secrets', 'race', 'race-tokens')?.data ?? {}) as Record<string, string>)['tokens.toml']!,
       'base64',
     ).toString();
     assert.equal(toml.split('[tokens.broker-write-race]').length - 1, 1, "one entry in the world's tokens.toml");
@@ -136,7 +136,7 @@ describe('write-token record Secret store (fake API server, real client-node)', 
     const bad = JSON.stringify({
       label: 'broker-write-hidden',
       rawToken: 'c'.repeat(64),
-      entry: { Hash: 'sha256-' + '0'.repeat(64), Paths: ['/**'], Operations: ['publish'], Expires: '' },
+      entry: { Hash: `sha256-${'0'.repeat(64)}`, Paths: ['/**'], Operations: ['publish'], Expires: '' },
     });
     server.store.create('secrets', {
       metadata: { name: writeTokenSecretName('hidden'), namespace },

@@ -80,13 +80,13 @@ describe('request framing (Mark SPEC §4, reference §1.2)', () => {
 
   it('answers size limits and empty requests as unreadable (server-error)', () => {
     assert.equal(parseKind(new Uint8Array(0)), 'unreadable');
-    assert.equal(parseKind(bytes('FETCH /' + 'a'.repeat(maxRequestLineBytes))), 'unreadable');
+    assert.equal(parseKind(bytes(`FETCH /${'a'.repeat(maxRequestLineBytes)}`)), 'unreadable');
     assert.equal(
       parseKind(Buffer.concat([bytes('PUBLISH /a.md\n'), Buffer.alloc(maxBodyBytes + 1, 0x61)])),
       'unreadable',
     );
-    const bigBlock = '---\nk: ' + 'v'.repeat(70_000) + '\n---\n';
-    assert.equal(parseKind(bytes('FETCH /a.md\n' + bigBlock)), 'unreadable');
+    const bigBlock = `---\nk: ${'v'.repeat(70_000)}\n---\n`;
+    assert.equal(parseKind(bytes(`FETCH /a.md\n${bigBlock}`)), 'unreadable');
   });
 
   it('accepts a body of exactly the limit', () => {

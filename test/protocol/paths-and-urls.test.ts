@@ -18,8 +18,8 @@ describe('request paths', () => {
     assert.ok(!isValidRequestPath('a.md'));
     assert.ok(!isValidRequestPath('/a\u0000'));
     assert.ok(!isValidRequestPath('/a\u007f'));
-    assert.ok(isValidRequestPath('/' + 'a'.repeat(maxRequestPathBytes - 1)));
-    assert.ok(!isValidRequestPath('/' + 'a'.repeat(maxRequestPathBytes)));
+    assert.ok(isValidRequestPath(`/${'a'.repeat(maxRequestPathBytes - 1)}`));
+    assert.ok(!isValidRequestPath(`/${'a'.repeat(maxRequestPathBytes)}`));
   });
 
   it('cleans paths like Go path.Clean', () => {
@@ -34,9 +34,9 @@ describe('request paths', () => {
   });
 
   it('recognises only lower-case 64-hex hash paths', () => {
-    assert.ok(isHashPath('/sha256-' + '0'.repeat(64)));
-    assert.ok(!isHashPath('/sha256-' + 'A'.repeat(64)));
-    assert.ok(!isHashPath('/sha256-' + '0'.repeat(63)));
+    assert.ok(isHashPath(`/sha256-${'0'.repeat(64)}`));
+    assert.ok(!isHashPath(`/sha256-${'A'.repeat(64)}`));
+    assert.ok(!isHashPath(`/sha256-${'0'.repeat(63)}`));
   });
 
   it('splits /vN only for N >= 1', () => {

@@ -46,7 +46,7 @@ describe('LOOKUP extension values (src/search/lookup-extension.ts)', () => {
 
   it('never reads a df from Object.prototype, so `constructor` is an ordinary term', () => {
     const merged = mergeQueryStats([index.queryStats('constructor'), index.queryStats('constructor')]);
-    assert.equal(merged.df['constructor'], 0);
+    assert.equal(merged.df.constructor, 0);
     const global = decodeQueryStats(encodeQueryStats(merged)['corpus-stats'], '');
     const rows = index.search('constructor keys', { mode: 'any', globalStats: global });
     assert.ok(rows.every((r) => Number.isFinite(r.score)));
@@ -87,10 +87,10 @@ describe('statistics over what a caller may read', () => {
     const all = index.queryStats('quartz');
     const visible = index.queryStats('quartz', { admit: (id) => !id.startsWith('/secret/') });
     assert.equal(all.totals.docCount, 4);
-    assert.equal(all.df['quartz'], 2);
+    assert.equal(all.df.quartz, 2);
     assert.equal(visible.totals.docCount, 3);
     assert.equal(visible.totals.describedDocs, 0);
-    assert.equal(visible.df['quartz'], 1);
+    assert.equal(visible.df.quartz, 1);
   });
 
   it('suggests only admitted titles', () => {

@@ -97,7 +97,10 @@ describe('scope and read authorization', () => {
     const asked: string[] = [];
     const rows = many.search('shared topic', {
       limit: 2,
-      allow: (id) => (asked.push(id), id !== '/team/d0.md' && id !== '/team/d1.md'),
+      allow: (id) => {
+        asked.push(id);
+        return id !== '/team/d0.md' && id !== '/team/d1.md';
+      },
     });
     assert.deepEqual(paths(rows), ['/team/d2.md#part', '/team/d3.md#part']);
     assert.ok(asked.includes('/team/d0.md'));

@@ -41,7 +41,7 @@ describe('LOOKUP match: body keeps its index current through the world', () => {
 
   it('drops an archived document and finds it again once unarchived', async () => {
     assert.equal((await worlds.call('w', 'ARCHIVE', '/ops/rotate.md', { auth: worlds.tokens.writer })).status, 'ok');
-    assert.equal((await body('weekly')).metadata['matches'], '0');
+    assert.equal((await body('weekly')).metadata.matches, '0');
     const unarchived = await worlds.call('w', 'PUBLISH', '/ops/rotate.md', { auth: worlds.tokens.writer });
     assert.equal(unarchived.status, 'ok');
     assert.deepEqual(rowsOf(await body('weekly')), ['/ops/rotate.md#rotation']);
@@ -66,7 +66,7 @@ describe('LOOKUP match: body keeps its index current through the world', () => {
 
   it('relaxes to any term only when asked, and echoes that it did', async () => {
     const strict = await body('weekly zzzabsent');
-    assert.equal(strict.metadata['matches'], '0');
+    assert.equal(strict.metadata.matches, '0');
     const relaxed = await body('weekly zzzabsent', { 'match-terms': 'any' });
     assert.equal(relaxed.metadata['match-terms'], 'any');
     assert.deepEqual(rowsOf(relaxed), ['/ops/rotate.md#rotation']);
@@ -89,12 +89,12 @@ describe('LOOKUP match: body keeps its index current through the world', () => {
   it('returns scores only under statistics the caller supplied, one per row', async () => {
     assert.equal((await body('rotation', { 'match-terms': 'any' })).metadata['row-scores'], undefined);
     const stats = await body('rotation', { 'corpus-stats': 'only' });
-    assert.equal(stats.metadata['matches'], '0');
+    assert.equal(stats.metadata.matches, '0');
     const scored = await body('rotation', {
       'corpus-stats': stats.metadata['corpus-stats']!,
       'corpus-df': stats.metadata['corpus-df']!,
     });
-    const scores = decodeScores(scored.metadata['row-scores'], Number(scored.metadata['matches']));
+    const scores = decodeScores(scored.metadata['row-scores'], Number(scored.metadata.matches));
     assert.ok(scores !== undefined && scores.length > 0 && scores.every((s) => s > 0));
     assert.deepEqual(
       [...scores].sort((a, b) => b - a),
@@ -105,7 +105,7 @@ describe('LOOKUP match: body keeps its index current through the world', () => {
   it('suggests the nearest titles when nothing matches, only when asked', async () => {
     assert.equal((await body('rotatoin')).metadata['nearest-titles'], undefined);
     const helped = await body('rotatoin', { 'nearest-titles': '2' });
-    assert.equal(helped.metadata['matches'], '0');
+    assert.equal(helped.metadata.matches, '0');
     assert.deepEqual(
       decodeNearest(helped.metadata['nearest-titles']).map((n) => n.path),
       ['/ops/rotate.md'],
@@ -127,7 +127,7 @@ describe('LOOKUP match: body under read-auth', () => {
   it('hides protected section rows from a caller without the read token, counts included', async () => {
     const anonymous = await body('budget');
     assert.deepEqual(rowsOf(anonymous), ['/public/budget.md']);
-    assert.equal(anonymous.metadata['matches'], '1');
+    assert.equal(anonymous.metadata.matches, '1');
     const reader = await body('budget', { auth: worlds.tokens.reader });
     assert.deepEqual(rowsOf(reader).sort(), ['/private/salary.md#salary-bands', '/public/budget.md']);
   });
@@ -135,12 +135,12 @@ describe('LOOKUP match: body under read-auth', () => {
   it('does not count hidden documents in the statistics it reveals', async () => {
     const anonymous = decodeQueryStats(...statsOf(await body('quartz', { 'corpus-stats': 'only' })));
     assert.equal(anonymous.totals.docCount, 1);
-    assert.equal(anonymous.df['quartz'], 0);
+    assert.equal(anonymous.df.quartz, 0);
     const reader = decodeQueryStats(
       ...statsOf(await body('quartz', { 'corpus-stats': 'only', auth: worlds.tokens.reader })),
     );
     assert.equal(reader.totals.docCount, 2);
-    assert.equal(reader.df['quartz'], 1);
+    assert.equal(reader.df.quartz, 1);
   });
 
   it('never suggests a hidden title', async () => {

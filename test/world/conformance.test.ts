@@ -54,7 +54,7 @@ describe('framing and parse errors (reference §8 cases 15-24)', () => {
     const publish = encodeRequest({
       verb: 'PUBLISH',
       path: '/../../etc/passwd',
-      metadata: { auth: world.tokens['writer']! },
+      metadata: { auth: world.tokens.writer! },
       body: Buffer.from('# x\n'),
     });
     assert.equal(await rawStatus(world, publish), 'not-found');
@@ -82,22 +82,22 @@ describe('FETCH, hashes and conditionals (reference §8 cases 25-31)', () => {
     world = await startWorldFixture();
     await world.server.world.context.store.publish('/hello.md', Buffer.from('# Hello World\n'), {}, {});
     const response = await world.call('FETCH', '/hello.md');
-    etag = response.metadata['etag']!;
-    modified = response.metadata['modified']!;
+    etag = response.metadata.etag!;
+    modified = response.metadata.modified!;
   });
   after(() => world.close());
 
   it('computes the etag over the stored bytes and the content hash over the body (25)', async () => {
     assert.equal(etag, sha256('---\nversion: 1\narchived: false\n---\n# Hello World\n'));
     const response = await world.call('FETCH', '/hello.md');
-    assert.equal(response.metadata['content-hash'], 'sha256-' + sha256('# Hello World\n'));
+    assert.equal(response.metadata['content-hash'], `sha256-${sha256('# Hello World\n')}`);
   });
 
   it('serves a document by its content hash and misses an unknown hash (26)', async () => {
-    const byHash = await world.call('FETCH', '/sha256-' + sha256('# Hello World\n'));
+    const byHash = await world.call('FETCH', `/sha256-${sha256('# Hello World\n')}`);
     assert.equal(byHash.status, 'ok');
     assert.equal(text(byHash), '# Hello World\n');
-    const miss = await world.call('FETCH', '/sha256-' + '0'.repeat(64));
+    const miss = await world.call('FETCH', `/sha256-${'0'.repeat(64)}`);
     assert.equal(miss.status, 'not-found');
     assert.match(text(miss), /content not found for hash sha256-0{64}/);
   });
@@ -125,8 +125,8 @@ describe('FETCH, hashes and conditionals (reference §8 cases 25-31)', () => {
     );
     const after = await world.call('FETCH', '/hello.md', { 'if-none-match': etag });
     assert.equal(after.status, 'ok');
-    assert.equal(after.metadata['version'], '2');
-    assert.notEqual(after.metadata['etag'], etag);
+    assert.equal(after.metadata.version, '2');
+    assert.notEqual(after.metadata.etag, etag);
     assert.equal(after.metadata['content-hash'], before.metadata['content-hash']);
   });
 
@@ -137,14 +137,14 @@ describe('FETCH, hashes and conditionals (reference §8 cases 25-31)', () => {
   });
 
   it('lists a directory on FETCH and treats /vN under a directory as a path (31)', async () => {
-    const auth = world.tokens['writer']!;
+    const auth = world.tokens.writer!;
     assert.equal((await world.call('PUBLISH', '/api/v2/doc.md', { auth }, '# Doc\n')).status, 'created');
     const listing = await world.call('FETCH', '/api/v2');
     assert.equal(listing.status, 'ok');
     assert.match(text(listing), /\[doc\.md\]\(doc\.md\)/);
-    assert.equal(listing.metadata['etag'], sha256(listing.body));
+    assert.equal(listing.metadata.etag, sha256(listing.body));
     assert.equal(
-      (await world.call('FETCH', '/api/v2', { 'if-none-match': listing.metadata['etag']! })).status,
+      (await world.call('FETCH', '/api/v2', { 'if-none-match': listing.metadata.etag! })).status,
       'not-modified',
     );
     assert.equal((await world.call('FETCH', '/api/v2/doc.md/v1')).status, 'ok');
@@ -152,7 +152,7 @@ describe('FETCH, hashes and conditionals (reference §8 cases 25-31)', () => {
   });
 
   it('serves a directory index.md when it is live', async () => {
-    const auth = world.tokens['writer']!;
+    const auth = world.tokens.writer!;
     await world.call('PUBLISH', '/guide/index.md', { auth }, '# Guide\n');
     assert.equal(text(await world.call('FETCH', '/guide')), '# Guide\n');
   });
@@ -176,7 +176,7 @@ describe('write rules (reference §8 cases 32-39)', () => {
         { label: 'reader', paths: ['/docs/**'], operations: ['read'] },
       ],
     });
-    auth = world.tokens['writer']!;
+    auth = world.tokens.writer!;
   });
   after(() => world.close());
 
@@ -192,7 +192,7 @@ describe('write rules (reference §8 cases 32-39)', () => {
     await world.local('PUBLISH', '/same.md', { auth, type: 'Document' }, '# Same\n');
     const again = await world.local('PUBLISH', '/same.md', { auth, type: 'Document' }, '# Same\n');
     assert.equal(again.status, 'ok');
-    assert.equal(again.metadata['version'], '1');
+    assert.equal(again.metadata.version, '1');
   });
 
   it('checks expected-version (34) and rejects malformed ones (35)', async () => {
@@ -245,15 +245,15 @@ describe('write rules (reference §8 cases 32-39)', () => {
   it('authenticates and authorises writes (37)', async () => {
     assert.equal((await world.local('PUBLISH', '/x.md', {}, '# X\n')).status, 'unauthorized');
     assert.equal((await world.local('PUBLISH', '/x.md', { auth: 'wrong-secret' }, '# X\n')).status, 'unauthorized');
-    const outside = await world.local('PUBLISH', '/private/secret.md', { auth: world.tokens['docs']! }, '# S\n');
+    const outside = await world.local('PUBLISH', '/private/secret.md', { auth: world.tokens.docs! }, '# S\n');
     assert.equal(outside.status, 'not-permitted');
     assert.match(text(outside), /insufficient permissions/);
     assert.equal(
-      (await world.local('PUBLISH', '/docs/test.md', { auth: world.tokens['reader']! }, '# T\n')).status,
+      (await world.local('PUBLISH', '/docs/test.md', { auth: world.tokens.reader! }, '# T\n')).status,
       'not-permitted',
     );
     assert.equal(
-      (await world.local('PUBLISH', '/docs/test.md', { auth: world.tokens['docs']! }, '# T\n')).status,
+      (await world.local('PUBLISH', '/docs/test.md', { auth: world.tokens.docs! }, '# T\n')).status,
       'created',
     );
   });
@@ -263,13 +263,13 @@ describe('write rules (reference §8 cases 32-39)', () => {
     await world.local('PUBLISH', '/doc.md', { auth }, '# Doc\n');
     assert.equal((await world.local('ARCHIVE', '/doc.md')).status, 'unauthorized');
     const archived = await world.local('ARCHIVE', '/doc.md', { auth });
-    assert.deepEqual([archived.status, archived.metadata['archived']], ['ok', 'true']);
+    assert.deepEqual([archived.status, archived.metadata.archived], ['ok', 'true']);
     assert.equal((await world.local('ARCHIVE', '/doc.md', { auth })).status, 'ok');
     assert.equal((await world.local('FETCH', '/doc.md')).status, 'archived');
     assert.equal((await world.local('FETCH', '/doc.md/v1')).status, 'ok');
     assert.equal((await world.local('PUBLISH', '/doc.md', { auth }, '# New\n')).status, 'archived');
     const unarchived = await world.local('PUBLISH', '/doc.md', { auth }, '');
-    assert.deepEqual([unarchived.status, unarchived.metadata['version']], ['ok', '1']);
+    assert.deepEqual([unarchived.status, unarchived.metadata.version], ['ok', '1']);
     assert.equal((await world.local('FETCH', '/doc.md')).status, 'ok');
     assert.equal((await world.local('PUBLISH', '/never.md', { auth }, '')).status, 'not-found');
   });
@@ -297,7 +297,7 @@ describe('write rules (reference §8 cases 32-39)', () => {
   });
 
   it('refuses writes to reserved hash paths before auth', async () => {
-    const response = await world.local('PUBLISH', '/sha256-' + 'a'.repeat(64), {}, '# x\n');
+    const response = await world.local('PUBLISH', `/sha256-${'a'.repeat(64)}`, {}, '# x\n');
     assert.match(text(response), /paths matching \/sha256-<hash> are reserved/);
   });
 });
@@ -326,7 +326,7 @@ describe('store refusals (reference §8 case 51)', () => {
         },
       },
     });
-    const auth = world.tokens['writer']!;
+    const auth = world.tokens.writer!;
     try {
       await world.local('PUBLISH', '/r.md', { auth }, '# R\n');
       const cases: Array<[Error, string, RegExp]> = [
@@ -357,7 +357,7 @@ describe('LIST validation', () => {
   let world: WorldFixture;
   before(async () => {
     world = await startWorldFixture();
-    await world.local('PUBLISH', '/docs/a.md', { auth: world.tokens['writer']! }, '# A\n');
+    await world.local('PUBLISH', '/docs/a.md', { auth: world.tokens.writer! }, '# A\n');
   });
   after(() => world.close());
 
@@ -366,7 +366,7 @@ describe('LIST validation', () => {
     [{ 'page-size': '0' }, /page-size must be between 1 and 1000/],
     [{ 'page-size': '1001' }, /page-size must be between 1 and 1000/],
     [{ cursor: '!!!' }, /invalid LIST cursor/],
-    [{ cursor: Buffer.from([2, 0, 0, 5]).toString('base64url') + 'L2RvY3M' }, /unsupported LIST cursor/],
+    [{ cursor: `${Buffer.from([2, 0, 0, 5]).toString('base64url')}L2RvY3M` }, /unsupported LIST cursor/],
     [{ cursor: 'AQAABS9kb2NzYS5tZA', 'include-archived': 'true' }, /LIST cursor does not match this request/],
   ];
   for (const [meta, message] of cases) {

@@ -13,10 +13,10 @@ const paths = [
   '/docs',
   '/../etc/passwd',
   '/a/../../b',
-  '/sha256-' + 'a'.repeat(64),
+  `/sha256-${'a'.repeat(64)}`,
   'relative',
   '/x\u0000y',
-  '/' + 'p'.repeat(5000),
+  `/${'p'.repeat(5000)}`,
   '/docs/a.md/v1',
   '/docs/a.md/v0',
   '/ü/ß.md',
@@ -74,7 +74,7 @@ describe('fuzzing the world handler', () => {
   let auth: string;
   before(async () => {
     world = await startWorldFixture();
-    auth = world.tokens['writer']!;
+    auth = world.tokens.writer!;
     await world.local('PUBLISH', '/docs/a.md', { auth, tags: 'auth' }, '# A\n');
   });
   after(() => world.close());
@@ -98,7 +98,7 @@ describe('fuzzing the world handler', () => {
   });
 
   it('answers a huge request line and an oversized body over QUIC with server-error', async () => {
-    const longLine = Buffer.from('FETCH /' + 'a'.repeat(10_000) + '\n');
+    const longLine = Buffer.from(`FETCH /${'a'.repeat(10_000)}\n`);
     assert.equal(parseResponse(await world.raw(longLine)).status, 'server-error');
     const big = encodeRequest({
       verb: 'PUBLISH',

@@ -7,7 +7,7 @@ describe('LOOKUP in catalog mode (reference §8 cases 40-48)', () => {
   let auth: string;
   before(async () => {
     world = await startWorldFixture();
-    auth = world.tokens['writer']!;
+    auth = world.tokens.writer!;
     await world.local(
       'PUBLISH',
       '/docs/auth.md',
@@ -20,7 +20,7 @@ describe('LOOKUP in catalog mode (reference §8 cases 40-48)', () => {
 
   it('matches a tag exactly and shows importance with two decimals (40)', async () => {
     const response = await world.call('LOOKUP', '/', { query: 'auth' });
-    assert.equal(response.metadata['matches'], '1');
+    assert.equal(response.metadata.matches, '1');
     assert.match(text(response), /\| \/docs\/auth\.md \| 0\.90 \| Auth design \| auth, go \|/);
     assert.doesNotMatch(text(response), /misc/);
   });
@@ -63,21 +63,21 @@ describe('LOOKUP in catalog mode (reference §8 cases 40-48)', () => {
     assert.equal(missing.status, 'not-found');
     assert.match(text(missing), /\/nope not found/);
     const none = await world.local('LOOKUP', '/', { query: 'kubernetes' });
-    assert.deepEqual([none.status, none.metadata['matches']], ['ok', '0']);
+    assert.deepEqual([none.status, none.metadata.matches], ['ok', '0']);
   });
 
   it('applies filters (42)', async () => {
     const tagged = await world.local('LOOKUP', '/', { query: 'auth', filter: 'tag=GO' });
-    assert.equal(tagged.metadata['matches'], '1');
+    assert.equal(tagged.metadata.matches, '1');
     const other = await world.local('LOOKUP', '/', { query: 'auth', filter: 'author=fritz' });
-    assert.equal(other.metadata['matches'], '0');
+    assert.equal(other.metadata.matches, '0');
     const future = await world.local('LOOKUP', '/', { query: 'auth', filter: 'modified-after=2030-01-01' });
-    assert.equal(future.metadata['matches'], '0');
+    assert.equal(future.metadata.matches, '0');
   });
 
   it('echoes match only when the request carried it (48)', async () => {
-    assert.equal((await world.local('LOOKUP', '/', { query: 'auth', match: 'catalog' })).metadata['match'], 'catalog');
-    assert.equal((await world.local('LOOKUP', '/', { query: 'auth' })).metadata['match'], undefined);
+    assert.equal((await world.local('LOOKUP', '/', { query: 'auth', match: 'catalog' })).metadata.match, 'catalog');
+    assert.equal((await world.local('LOOKUP', '/', { query: 'auth' })).metadata.match, undefined);
   });
 });
 
@@ -86,7 +86,7 @@ describe('LOOKUP ordering and catalog sync (reference §8 cases 44, 46, 47)', ()
   let auth: string;
   before(async () => {
     world = await startWorldFixture();
-    auth = world.tokens['writer']!;
+    auth = world.tokens.writer!;
   });
   after(() => world.close());
 
@@ -99,7 +99,7 @@ describe('LOOKUP ordering and catalog sync (reference §8 cases 44, 46, 47)', ()
       await world.local('PUBLISH', `/go/${name}.md`, { auth, tags: 'go', importance: importance! }, `# ${name}\n`);
     }
     const response = await world.local('LOOKUP', '/go', { query: 'go', limit: '2' });
-    assert.equal(response.metadata['matches'], '2');
+    assert.equal(response.metadata.matches, '2');
     assert.match(text(response), /\/go\/a\.md[\s\S]*\/go\/b\.md/);
     assert.doesNotMatch(text(response), /\/go\/c\.md/);
   });
@@ -108,20 +108,20 @@ describe('LOOKUP ordering and catalog sync (reference §8 cases 44, 46, 47)', ()
     await world.local('PUBLISH', '/auth.md', { auth, tags: 'middleware,go' }, '# Auth Middleware\n');
     assert.match(text(await world.local('LOOKUP', '/', { query: 'middleware' })), /\| Auth Middleware \|/);
     await world.local('ARCHIVE', '/auth.md', { auth });
-    assert.equal((await world.local('LOOKUP', '/', { query: 'middleware' })).metadata['matches'], '0');
+    assert.equal((await world.local('LOOKUP', '/', { query: 'middleware' })).metadata.matches, '0');
     await world.local('PUBLISH', '/rbac.md', { auth, tags: 'rbac,go', importance: '0.9' }, '# RBAC\n');
     await world.local('APPEND', '/rbac.md', { auth, 'expected-version': '1', agent: 'claude' }, '\nmore\n');
-    assert.equal((await world.local('LOOKUP', '/', { query: 'rbac' })).metadata['matches'], '1');
+    assert.equal((await world.local('LOOKUP', '/', { query: 'rbac' })).metadata.matches, '1');
     const fetched = await world.local('FETCH', '/rbac.md');
-    assert.equal(fetched.metadata['importance'], '0.9');
-    assert.equal(fetched.metadata['agent'], 'claude');
+    assert.equal(fetched.metadata.importance, '0.9');
+    assert.equal(fetched.metadata.agent, 'claude');
   });
 
   it("matches everything with query '*', most important first (47)", async () => {
     await world.local('PUBLISH', '/star/hub.md', { auth, importance: '0.9' }, '# Hub\n');
     await world.local('PUBLISH', '/star/note.md', { auth, importance: '0.3' }, '# Note\n');
     const response = await world.call('LOOKUP', '/star', { query: '*' });
-    assert.deepEqual([response.status, response.metadata['matches']], ['ok', '2']);
+    assert.deepEqual([response.status, response.metadata.matches], ['ok', '2']);
     assert.ok(text(response).indexOf('/star/hub.md') < text(response).indexOf('/star/note.md'));
   });
 

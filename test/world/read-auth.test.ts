@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { startWorldFixture, text, type WorldFixture } from './world-fixture.ts';
 
 const secretBody = '# Secret plans\n\nThe auth rollout date.\n';
-const sha = (s: string) => 'sha256-' + createHash('sha256').update(s).digest('hex');
+const sha = (s: string) => `sha256-${createHash('sha256').update(s).digest('hex')}`;
 
 /**
  * Read-auth leakage (reference §5.4, §8 cases 45 and 50): documents under a
@@ -21,7 +21,7 @@ describe('read-auth leakage', () => {
         { label: 'expired', paths: ['/private/**'], operations: ['read'], expires: '2020-01-01T00:00:00Z' },
       ],
     });
-    const auth = world.tokens['writer']!;
+    const auth = world.tokens.writer!;
     await world.local('PUBLISH', '/public/doc.md', { auth, tags: 'auth' }, '# Public doc\n');
     await world.local('PUBLISH', '/private/secret.md', { auth, tags: 'auth', title: 'Secret' }, secretBody);
     await world.local('PUBLISH', '/private/deeper/more.md', { auth, tags: 'auth' }, '# More secret\n');
@@ -31,10 +31,10 @@ describe('read-auth leakage', () => {
 
   it('hides protected rows from LOOKUP, counts included (45)', async () => {
     const anonymous = await world.call('LOOKUP', '/', { query: 'auth' });
-    assert.equal(anonymous.metadata['matches'], '1');
+    assert.equal(anonymous.metadata.matches, '1');
     assert.doesNotMatch(text(anonymous), /private|Secret|More secret/);
-    const reader = await world.call('LOOKUP', '/', { query: 'auth', auth: world.tokens['reader']! });
-    assert.equal(reader.metadata['matches'], '3');
+    const reader = await world.call('LOOKUP', '/', { query: 'auth', auth: world.tokens.reader! });
+    assert.equal(reader.metadata.matches, '3');
   });
 
   it('does not let hidden rows displace visible ones under a limit', async () => {
@@ -47,17 +47,17 @@ describe('read-auth leakage', () => {
     assert.doesNotMatch(text(root), /private/);
     assert.match(text(root), /public/);
     assert.equal((await world.call('LIST', '/private')).status, 'unauthorized');
-    const reader = await world.call('LIST', '/', { auth: world.tokens['reader']! });
+    const reader = await world.call('LIST', '/', { auth: world.tokens.reader! });
     assert.match(text(reader), /private/);
   });
 
   it('does not serve protected content by hash, nor confirm it exists', async () => {
-    const anonymous = await world.call('FETCH', '/' + sha(secretBody));
-    const unknown = await world.call('FETCH', '/sha256-' + 'f'.repeat(64));
+    const anonymous = await world.call('FETCH', `/${sha(secretBody)}`);
+    const unknown = await world.call('FETCH', `/sha256-${'f'.repeat(64)}`);
     assert.equal(anonymous.status, 'not-found');
     assert.equal(text(anonymous).replace(/[0-9a-f]{64}/, 'H'), text(unknown).replace(/[0-9a-f]{64}/, 'H'));
     assert.doesNotMatch(text(anonymous), /Secret|private/);
-    const reader = await world.call('FETCH', '/' + sha(secretBody), { auth: world.tokens['reader']! });
+    const reader = await world.call('FETCH', `/${sha(secretBody)}`, { auth: world.tokens.reader! });
     assert.equal(text(reader), secretBody);
   });
 
@@ -67,20 +67,20 @@ describe('read-auth leakage', () => {
     assert.equal((await world.call('VERSIONS', '/private/secret.md')).status, 'unauthorized');
     assert.equal((await world.call('FETCH', '/private/secret.md', { auth: 'unknown-token' })).status, 'unauthorized');
     assert.equal(
-      (await world.call('FETCH', '/private/secret.md', { auth: world.tokens['writer']! })).status,
+      (await world.call('FETCH', '/private/secret.md', { auth: world.tokens.writer! })).status,
       'not-permitted',
     );
     assert.equal(
-      (await world.call('FETCH', '/private/secret.md', { auth: world.tokens['expired']! })).status,
+      (await world.call('FETCH', '/private/secret.md', { auth: world.tokens.expired! })).status,
       'unauthorized',
     );
-    assert.equal((await world.call('FETCH', '/private/secret.md', { auth: world.tokens['reader']! })).status, 'ok');
+    assert.equal((await world.call('FETCH', '/private/secret.md', { auth: world.tokens.reader! })).status, 'ok');
   });
 
   it('keeps public paths public even with a bad token, and grants /team through the /team/ pattern (50)', async () => {
     assert.equal((await world.call('FETCH', '/public/doc.md', { auth: 'garbage' })).status, 'ok');
     assert.equal((await world.call('FETCH', '/team')).status, 'unauthorized');
-    assert.equal((await world.call('FETCH', '/team', { auth: world.tokens['reader']! })).status, 'ok');
+    assert.equal((await world.call('FETCH', '/team', { auth: world.tokens.reader! })).status, 'ok');
   });
 
   it('always serves the agent manifest', async () => {

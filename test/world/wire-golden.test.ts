@@ -17,7 +17,7 @@ describe('wire goldens over QUIC (reference §8 cases 1-14)', () => {
   let auth: string;
   before(async () => {
     world = await startWorldFixture();
-    auth = world.tokens['writer']!;
+    auth = world.tokens.writer!;
   });
   after(() => world.close());
 

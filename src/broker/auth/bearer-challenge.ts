@@ -21,7 +21,7 @@ export function bearerChallenge(error: BearerError, options: ChallengeOptions): 
   ];
   if (options.scopes !== undefined && options.scopes.length > 0) params.push(['scope', options.scopes.join(' ')]);
   params.push(['resource_metadata', options.resourceMetadataUrl]);
-  return 'Bearer ' + params.map(([name, value]) => `${name}="${quotedStringContent(value)}"`).join(', ');
+  return `Bearer ${params.map(([name, value]) => `${name}="${quotedStringContent(value)}"`).join(', ')}`;
 }
 
 /** The JSON body beside the challenge (RFC 6749 §5.2 shape). */

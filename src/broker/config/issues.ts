@@ -71,7 +71,7 @@ function codeOf(issue: z.core.$ZodIssue): ConfigErrorCode {
   // "is required when storage.backend is …" and "at least one world is required" are missing keys too.
   if (issue.message.startsWith(requiredMessage) || issue.message.endsWith(requiredMessage))
     return 'ERR_CONFIG_REQUIRED';
-  if (issue.code === 'custom' && issue.params?.['conflict'] === true) return 'ERR_CONFIG_CONFLICT';
+  if (issue.code === 'custom' && issue.params?.conflict === true) return 'ERR_CONFIG_CONFLICT';
   return 'ERR_CONFIG_INVALID';
 }
 

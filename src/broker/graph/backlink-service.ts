@@ -7,13 +7,11 @@ export function backlinkService(graph: BrokerGraph): GraphService {
   return {
     async backlinks(url: string, signal: AbortSignal): Promise<readonly Backlink[]> {
       await graph.seed(signal);
-      return graph
-        .backlinks(url)
-        .map((entry) => ({
-          url: entry.url,
-          title: entry.title,
-          annotation: edgeAnnotation(entry.rel, entry.label, entry.anchor, entry.count),
-        }));
+      return graph.backlinks(url).map((entry) => ({
+        url: entry.url,
+        title: entry.title,
+        annotation: edgeAnnotation(entry.rel, entry.label, entry.anchor, entry.count),
+      }));
     },
   };
 }

@@ -18,11 +18,9 @@ export function backlinkLine(entry: BacklinkEntry): string {
 export function renderBacklinksSection(entries: readonly BacklinkEntry[]): string {
   let out = `\n## Backlinks (${entries.length})\n`;
   if (entries.length === 0) {
-    return (
-      out + "(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n"
-    );
+    return `${out}(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n`;
   }
-  for (const entry of entries.slice(0, exploreSectionCap)) out += backlinkLine(entry) + '\n';
+  for (const entry of entries.slice(0, exploreSectionCap)) out += `${backlinkLine(entry)}\n`;
   if (entries.length > exploreSectionCap) out += `+${entries.length - exploreSectionCap} more backlinks\n`;
   return out;
 }

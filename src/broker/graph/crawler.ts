@@ -76,7 +76,7 @@ async function readNode(
   } catch {
     return { node: { ...blank, status: UnobservedStatus.Error }, edges: [] };
   }
-  const etag = response.metadata['etag'];
+  const etag = response.metadata.etag;
   if (etag) etags.set(item.url, etag);
   if (response.status !== Status.Ok)
     return { node: { ...blank, status: response.status || UnobservedStatus.Error }, edges: [] };

@@ -27,7 +27,7 @@ export function documentLinks(docUrl: string, body: string, metadata: Metadata, 
   }));
   for (const ref of relReferences(docUrl, metadata, worlds))
     edges.push({ from: docUrl, to: ref.target, rel: ref.rel, label: '', anchor: '', count: 1 });
-  const title = documentTitle(body, headings) || (metadata['title'] ?? '').trim();
+  const title = documentTitle(body, headings) || (metadata.title ?? '').trim();
   return { title, linkCount: links.length, edges };
 }
 

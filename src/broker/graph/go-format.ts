@@ -21,8 +21,8 @@ export function goPadEnd(text: string, width: number): string {
 export function edgeAnnotation(rel: string, label: string, anchor: string, count: number): string {
   const parts: string[] = [];
   if (label !== '') parts.push(goQuote(label));
-  if (anchor !== '') parts.push('#' + anchor);
-  if (count > 1) parts.push('x' + count);
+  if (anchor !== '') parts.push(`#${anchor}`);
+  if (count > 1) parts.push(`x${count}`);
   let out = rel === '' ? '' : ` [${rel}]`;
   if (parts.length > 0) out += ` (${parts.join(', ')})`;
   return out;

@@ -32,7 +32,7 @@ export function resolveReference(base: string, reference: string): string {
 
 /** RFC 3986 §5.2.3. */
 function mergePaths(base: UriParts, refPath: string): string {
-  if (base.authority !== null && base.path === '') return '/' + refPath;
+  if (base.authority !== null && base.path === '') return `/${refPath}`;
   return base.path.slice(0, base.path.lastIndexOf('/') + 1) + refPath;
 }
 
@@ -51,7 +51,7 @@ export function removeDotSegments(path: string): string {
     out.push(segment);
   });
   const joined = out.join('/');
-  return path.startsWith('/') && !joined.startsWith('/') ? '/' + joined : joined;
+  return path.startsWith('/') && !joined.startsWith('/') ? `/${joined}` : joined;
 }
 
 /** RFC 3986 §5.3. */
@@ -82,7 +82,7 @@ export function canonicalMarkUrl(text: string): string | null {
   const authority = canonicalAuthority(parts.authority);
   if (authority === null) return null;
   const path = normalizePercentEncoding(removeDotSegments(parts.path === '' ? '/' : parts.path));
-  return `mark://${authority}${path.startsWith('/') ? path : '/' + path}`;
+  return `mark://${authority}${path.startsWith('/') ? path : `/${path}`}`;
 }
 
 /** `host[:port]` lower-cased with the default port dropped; null for userinfo or a bad port. */
@@ -113,7 +113,7 @@ export function normalizePercentEncoding(path: string): string {
     if (ch === '%' && /^[0-9A-Fa-f]{2}$/.test(path.slice(i + 1, i + 3))) {
       const byte = parseInt(path.slice(i + 1, i + 3), 16);
       const decoded = String.fromCharCode(byte);
-      out += byte < 0x80 && unreserved.test(decoded) ? decoded : '%' + path.slice(i + 1, i + 3).toUpperCase();
+      out += byte < 0x80 && unreserved.test(decoded) ? decoded : `%${path.slice(i + 1, i + 3).toUpperCase()}`;
       i += 2;
     } else if (pathSafe.test(ch)) {
       out += ch;
@@ -121,7 +121,7 @@ export function normalizePercentEncoding(path: string): string {
       const cp = path.codePointAt(i)!;
       if (cp > 0xffff) i++;
       for (const byte of Buffer.from(String.fromCodePoint(cp)))
-        out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+        out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
     }
   }
   return out;
@@ -133,7 +133,7 @@ export function normalizePercentEncoding(path: string): string {
  */
 export function externalLinkIdentity(text: string): string {
   return stripFragment(text).replace(/[\s|\u0000-\u001f\u007f]/gu, (ch) => {
-    return [...Buffer.from(ch)].map((b) => '%' + b.toString(16).toUpperCase().padStart(2, '0')).join('');
+    return [...Buffer.from(ch)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
   });
 }
 
@@ -153,6 +153,6 @@ export function encodeRawPath(path: string): string {
 
 /** The node URL of a document: `mark://{world}` + its request path, encoded. */
 export function documentUrl(world: string, path: string): string {
-  const encoded = encodeRawPath(path.startsWith('/') ? path : '/' + path);
+  const encoded = encodeRawPath(path.startsWith('/') ? path : `/${path}`);
   return canonicalMarkUrl(`mark://${world}${encoded}`) ?? `mark://${world}${encoded}`;
 }

@@ -96,7 +96,7 @@ function blockLinks(block: TextBlock, definitions: ReadonlyMap<string, string>, 
   return withLines(block, found);
 }
 
-const special = /[\\`<!\[\]]/g;
+const special = /[\\`<![\]]/g;
 
 /** Labels longer than this are cut before conversion to plain text. */
 const maxLabelSourceChars = 2048;

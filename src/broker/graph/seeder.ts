@@ -1,3 +1,4 @@
+import type { MarkResponse } from '../../protocol/response.ts';
 import { Status } from '../../protocol/status.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
 import { parseExport } from './graph-export.ts';
@@ -72,7 +73,7 @@ export class GraphSeeder {
 
   async #check(world: string): Promise<void> {
     const etag = this.#store.seedEtag(world);
-    let response;
+    let response: MarkResponse;
     try {
       response = await this.#gateway.read(world, {
         verb: 'FETCH',
@@ -99,7 +100,7 @@ export class GraphSeeder {
       to: worlds.translate(edge.to),
     }));
     this.#store.seedFromExport(nodes, edges);
-    const nextEtag = response.metadata['etag'];
+    const nextEtag = response.metadata.etag;
     if (nextEtag) this.#store.setSeedEtag(world, nextEtag);
   }
 }

@@ -23,8 +23,8 @@ import type { ToolOutcome } from './metrics.ts';
 
 /** Everything the MCP server offers, in SDK-neutral form (src/broker/mcp). */
 export type McpDefinitions = {
-  // Each tool has its own argument shape; the registry only needs the common surface.
-  tools: readonly ToolDefinition<any>[];
+  // Each tool has its own argument shape, widened by defineTool; the registry only needs the common surface.
+  tools: readonly ToolDefinition[];
   resourceTemplates: readonly ResourceTemplateDefinition[];
   /** Concrete resources (one `index.md` per world); a function because worlds come and go. */
   resources: () => readonly ConcreteResourceDefinition[];
@@ -69,9 +69,9 @@ export function registerDefinitions(
 type ContextOf = (ctx: ServerContext) => ToolContext;
 
 // A server is built per session and per stateless request: build each tool's schema once.
-const inputSchemas = new WeakMap<ToolDefinition<any>, z.ZodObject>();
+const inputSchemas = new WeakMap<ToolDefinition, z.ZodObject>();
 
-function inputSchemaOf(tool: ToolDefinition<any>): z.ZodObject {
+function inputSchemaOf(tool: ToolDefinition): z.ZodObject {
   let schema = inputSchemas.get(tool);
   if (schema === undefined) {
     schema = z.object(tool.inputSchema);
@@ -80,12 +80,7 @@ function inputSchemaOf(tool: ToolDefinition<any>): z.ZodObject {
   return schema;
 }
 
-function registerTool(
-  server: McpServer,
-  tool: ToolDefinition<any>,
-  contextOf: ContextOf,
-  options: RegisterOptions,
-): void {
+function registerTool(server: McpServer, tool: ToolDefinition, contextOf: ContextOf, options: RegisterOptions): void {
   const config = {
     title: tool.title,
     description: tool.description,

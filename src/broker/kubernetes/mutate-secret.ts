@@ -48,8 +48,7 @@ export async function mutateSecret(
     const secret = await readSecret(core, ref);
     const current = secret === null ? null : secretValue(secret, ref.key);
     const next = mutate(current);
-    if (next === null || (current !== null && current.equals(next)))
-      return { result: 'unchanged', value: current, attempts: attempt };
+    if (next === null || current?.equals(next)) return { result: 'unchanged', value: current, attempts: attempt };
     if (secret === null) {
       // Go mutateSecret: an empty result for an absent Secret is a no-op, not an empty Secret.
       if (next.length === 0) return { result: 'unchanged', value: null, attempts: attempt };

@@ -25,7 +25,7 @@ export async function runWorldTokensBootstrap(args: string[], env: NodeJS.Proces
       ops: { type: 'string', default: 'publish' },
     },
   });
-  const namespace = env['POD_NAMESPACE'];
+  const namespace = env.POD_NAMESPACE;
   if (!values.world || !values['tokens-secret'] || !namespace) {
     process.stderr.write('world-tokens-bootstrap: --world, --tokens-secret and POD_NAMESPACE are required\n');
     return 2;
@@ -44,17 +44,17 @@ export async function runWorldTokensBootstrap(args: string[], env: NodeJS.Proces
     label: values.label,
     paths: list(values.paths),
     operations: list(values.ops),
-    ...(env['DEMARKUS_ADMIN_TOKEN'] ? { rawToken: env['DEMARKUS_ADMIN_TOKEN'] } : {}),
+    ...(env.DEMARKUS_ADMIN_TOKEN ? { rawToken: env.DEMARKUS_ADMIN_TOKEN } : {}),
     labels: { 'app.kubernetes.io/managed-by': 'demarkus-world-bootstrap', 'demarkus.io/world': values.world },
   });
   process.stdout.write(
-    JSON.stringify({
+    `${JSON.stringify({
       msg: 'world tokens bootstrap',
       world: values.world,
       namespace,
       secret: values['tokens-secret'],
       result,
-    }) + '\n',
+    })}\n`,
   );
   return 0;
 }

@@ -56,7 +56,7 @@ export function unchangedNotice(doc: SeenDoc): string {
   if (doc.version !== '') out += `version: ${doc.version}\n`;
   if (doc.etag !== '') out += `etag: ${doc.etag}\n`;
   const since = doc.version !== '' ? `since v${doc.version}` : "since this session's earlier fetch (etag match)";
-  return out + `\nunchanged ${since}; the full body was returned earlier this session; pass force=true to re-read it\n`;
+  return `${out}\nunchanged ${since}; the full body was returned earlier this session; pass force=true to re-read it\n`;
 }
 
 /** How the identity moved since the session's earlier full fetch (reference ChangedNote). */

@@ -40,6 +40,6 @@ function render(status: string, metadata: Readonly<Metadata>, body: string, keys
     .filter((key) => !shown.has(key))
     .sort(compareBytes);
   for (const key of remaining) out += `${key}: ${metadata[key]}\n`;
-  if (body !== '') out += '\n' + body;
+  if (body !== '') out += `\n${body}`;
   return out;
 }

@@ -47,13 +47,13 @@ export function goEscapePath(path: string): string {
   for (const byte of Buffer.from(path)) {
     const ch = String.fromCharCode(byte);
     if (/[A-Za-z0-9\-_.~$&+,/:;=@]/.test(ch)) out += ch;
-    else out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+    else out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
 }
 
 /** `mark://{world}{path}` as Go's url.URL.String() writes it (path escaped). */
 export function qualifiedWorldUrl(world: string, path: string): string {
-  const absolute = path.startsWith('/') ? path : '/' + path;
+  const absolute = path.startsWith('/') ? path : `/${path}`;
   return `mark://${world}${goEscapePath(absolute)}`;
 }

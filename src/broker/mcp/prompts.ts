@@ -73,8 +73,8 @@ export const whatsNewPrompt: PromptDefinition = {
     { name: 'world', description: 'only this world (default: every world)', required: false },
   ],
   render(args, ctx) {
-    const since = (args['since'] ?? '').trim();
-    const world = (args['world'] ?? '').trim();
+    const since = (args.since ?? '').trim();
+    const world = (args.world ?? '').trim();
     if (since !== '' && !isCalendarDate(since))
       throw new PromptArgumentError('since argument must be a date as YYYY-MM-DD');
     if (world !== '' && !ctx.worlds.includes(world)) {

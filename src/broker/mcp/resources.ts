@@ -1,3 +1,4 @@
+import type { MarkResponse } from '../../protocol/response.ts';
 import type { WorldInfo } from '../worlds/gateway.ts';
 import { bodyText } from './body-text.ts';
 import type {
@@ -9,7 +10,7 @@ import type {
 import { goQuote } from './go-format.ts';
 import { findSection, sectionNotFoundText } from './markdown/headings.ts';
 import { agentMessage, toolErrorText } from './tool-result.ts';
-import { cutAnchor, parseToolUrl } from './tool-url.ts';
+import { cutAnchor, parseToolUrl, type ToolUrl } from './tool-url.ts';
 
 /**
  * Documents as MCP resources (go-broker-inventory §4.4): any document through
@@ -46,13 +47,13 @@ export function worldIndexResources(worlds: readonly WorldInfo[]): ConcreteResou
 
 export async function readDocument(uri: string, ctx: ToolContext): Promise<ResourceContents> {
   const { url: docUrl, anchor } = cutAnchor(uri);
-  let target;
+  let target: ToolUrl;
   try {
     target = parseToolUrl(docUrl);
   } catch (error) {
     throw new ResourceReadError(`invalid resource URI ${goQuote(uri)}: ${agentMessage(error)}`, { cause: error });
   }
-  let response;
+  let response: MarkResponse;
   try {
     response = await ctx.gateway.read(target.world, { verb: 'FETCH', path: target.path, signal: ctx.signal });
   } catch (error) {

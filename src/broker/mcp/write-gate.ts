@@ -35,6 +35,6 @@ export function writeMetadata(identity: Identity, callerMetadata?: Readonly<Reco
     if (key === 'agent' || controlKeys.has(key)) continue;
     out[key] = goValueString(value);
   }
-  out['agent'] = canonicalEmail(identity);
+  out.agent = canonicalEmail(identity);
   return out;
 }

@@ -48,7 +48,7 @@ export function parseLookupRows(response: MarkResponse): TableRow[] {
       throw new LookupAnswerError(`malformed LOOKUP response: row has ${cells.length} columns`);
     rows.push(rowFrom(cells, rows.length));
   }
-  const declared = response.metadata['matches'];
+  const declared = response.metadata.matches;
   if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) !== rows.length) {
     throw new LookupAnswerError('malformed LOOKUP response: matches metadata does not match table');
   }

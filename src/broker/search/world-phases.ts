@@ -86,7 +86,7 @@ export async function phaseTwo(
 async function ask(lookup: LookupFn, world: string, request: PhaseRequest, extra: Metadata): Promise<MarkResponse> {
   const metadata: Metadata = { query: request.query, match: 'body', limit: String(request.limit), ...extra };
   if (request.terms === 'any') metadata[keys.matchTerms] = 'any';
-  if (request.filter !== undefined && request.filter !== '') metadata['filter'] = request.filter;
+  if (request.filter !== undefined && request.filter !== '') metadata.filter = request.filter;
   const response = await lookup(world, { verb: 'LOOKUP', path: request.scope, metadata });
   if (response.status !== 'ok') throw new WorldSearchError(`status ${response.status}${detailOf(response.body)}`);
   return response;
@@ -95,7 +95,7 @@ async function ask(lookup: LookupFn, world: string, request: PhaseRequest, extra
 function answerOf(response: MarkResponse, request: PhaseRequest, scored: boolean): WorldAnswer {
   const rows = parseLookupRows(response);
   // Mark SPEC §6.4: a reply without the `match: body` echo is a catalog answer.
-  const body = response.metadata['match'] === 'body';
+  const body = response.metadata.match === 'body';
   const relaxed = body && request.terms === 'any' && response.metadata[keys.matchTerms] === 'any';
   const answer: WorldAnswer = {
     rows,
@@ -117,5 +117,5 @@ function detailOf(body: Uint8Array): string {
     .filter((w) => w !== '');
   if (words.length === 0) return '';
   const runes = [...words.join(' ')];
-  return ': ' + (runes.length > 256 ? runes.slice(0, 256).join('') + '...' : runes.join(''));
+  return `: ${runes.length > 256 ? `${runes.slice(0, 256).join('')}...` : runes.join('')}`;
 }

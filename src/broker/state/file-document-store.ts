@@ -37,7 +37,7 @@ export class FileStateStore implements StateDocumentStore {
     return this.#lock.run(document, async () => {
       const current = await this.read(document);
       const next = mutate(current);
-      if (next === null || (current !== null && current.equals(next))) return current;
+      if (next === null || current?.equals(next)) return current;
       try {
         await mkdir(this.dir, { recursive: true, mode: 0o700 });
         await replaceFile(this.pathOf(document), next, fileMode);

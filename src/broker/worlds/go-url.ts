@@ -34,7 +34,7 @@ export function goParseUrl(rawUrl: string): GoUrl {
     throw wrap(beforeHash, error);
   }
   try {
-    url.fragment = hashAt < 0 ? '' : unescape(rawUrl.slice(hashAt + 1), 'fragment');
+    url.fragment = hashAt < 0 ? '' : percentDecode(rawUrl.slice(hashAt + 1), 'fragment');
   } catch (error) {
     throw wrap(rawUrl, error);
   }
@@ -76,7 +76,7 @@ function parseWithoutFragment(raw: string): GoUrl {
       url.hasUser = true;
     }
   }
-  url.path = unescape(rest, 'path');
+  url.path = percentDecode(rest, 'path');
   return url;
 }
 
@@ -106,7 +106,7 @@ function parseHost(host: string): string {
     const colon = host.lastIndexOf(':');
     if (colon >= 0) checkOptionalPort(host.slice(colon));
   }
-  return unescape(host, 'host');
+  return percentDecode(host, 'host');
 }
 
 function checkOptionalPort(colonPort: string): void {
@@ -120,24 +120,24 @@ export function isValidOptionalPort(colonPort: string): boolean {
 function checkUserinfo(userinfo: string): void {
   if (!/^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/.test(userinfo)) throw new Error('net/url: invalid userinfo');
   const colon = userinfo.indexOf(':');
-  unescape(colon < 0 ? userinfo : userinfo.slice(0, colon), 'user');
-  if (colon >= 0) unescape(userinfo.slice(colon + 1), 'user');
+  percentDecode(colon < 0 ? userinfo : userinfo.slice(0, colon), 'user');
+  if (colon >= 0) percentDecode(userinfo.slice(colon + 1), 'user');
 }
 
 // RFC 3986 §3.2.2 as Go applies it: characters a host may hold unescaped.
 const hostAllowed = /[A-Za-z0-9!$&'()*+,;=:[\]<>"\-_.~]/;
 
-/** Percent-decoding with Go's checks: well-formed escapes, and in hosts only non-ASCII escapes (or %25). */
-function unescape(text: string, mode: Mode): string {
+/** Percent-decoding with Go's checks (its url.unescape): well-formed escapes, and in hosts only non-ASCII escapes (or %25). */
+function percentDecode(text: string, mode: Mode): string {
   const bytes: number[] = [];
   for (let i = 0; i < text.length; ) {
     const c = text[i]!;
     if (c === '%') {
-      const escape = text.slice(i, i + 3);
-      if (!/^%[0-9A-Fa-f]{2}$/.test(escape)) throw new Error(`invalid URL escape ${goQuote(escape)}`);
-      if (mode === 'host' && parseInt(escape[1]!, 16) < 8 && escape !== '%25')
-        throw new Error(`invalid URL escape ${goQuote(escape)}`);
-      bytes.push(parseInt(escape.slice(1), 16));
+      const percentEscape = text.slice(i, i + 3);
+      if (!/^%[0-9A-Fa-f]{2}$/.test(percentEscape)) throw new Error(`invalid URL escape ${goQuote(percentEscape)}`);
+      if (mode === 'host' && parseInt(percentEscape[1]!, 16) < 8 && percentEscape !== '%25')
+        throw new Error(`invalid URL escape ${goQuote(percentEscape)}`);
+      bytes.push(parseInt(percentEscape.slice(1), 16));
       i += 3;
       continue;
     }

@@ -9,7 +9,7 @@
  * Messages are the reference's `parseToolURL` texts; tools wrap them as
  * `invalid URL: <message>` and resources as `invalid resource URI "<raw>": <message>`.
  */
-import { goHostname, goParseUrl, goPort, GoUrlError } from './go-url.ts';
+import { goHostname, goParseUrl, goPort, GoUrlError, type GoUrl } from './go-url.ts';
 import { goQuote } from '../../protocol/go-quote.ts';
 
 export type WorldUrl = {
@@ -37,7 +37,7 @@ export function parseWorldUrl(text: string, options: { allowFragment?: boolean }
     const hashAt = text.indexOf('#');
     if (hashAt >= 0) [raw, fragment] = [text.slice(0, hashAt), text.slice(hashAt + 1) || null];
   }
-  let url;
+  let url: GoUrl;
   try {
     url = goParseUrl(raw);
   } catch (error) {

@@ -8,7 +8,7 @@ export type ListEntry = { name: string; kind: 'document' | 'directory' };
  * slash, and a truncation note when more entries remain.
  */
 export function renderList(dir: string, entries: readonly ListEntry[], complete: boolean): string {
-  const heading = dir.endsWith('/') ? dir : dir + '/';
+  const heading = dir.endsWith('/') ? dir : `${dir}/`;
   let body = `\n# Index of ${escapeMarkdown(heading)}\n\n`;
   for (const entry of entries) {
     const slash = entry.kind === 'directory' ? '/' : '';

@@ -82,8 +82,8 @@ export class CatalogIndex {
 
   /** Documents under a normalized scope other than `/`: the scope itself and the range [scope/, scope0). */
   scopeSize(scope: string): number {
-    const low = scope + '/';
-    const high = scope + '0';
+    const low = `${scope}/`;
+    const high = `${scope}0`;
     const inRange =
       this.paths.countBefore((doc) => compareCodePoints(doc.path, high) < 0) -
       this.paths.countBefore((doc) => compareCodePoints(doc.path, low) < 0);
@@ -93,7 +93,7 @@ export class CatalogIndex {
   forEachInScope(scope: string, visit: (doc: CatalogDoc) => void): void {
     const exact = this.#byPath.get(scope);
     if (exact !== undefined) visit(exact);
-    const low = scope + '/';
+    const low = `${scope}/`;
     // The range [scope/, scope0) is exactly the paths that start with scope/.
     this.paths.forEachFrom(
       (doc) => compareCodePoints(doc.path, low) < 0,

@@ -34,9 +34,9 @@ export function entryFromDocument(source: CatalogSource): CatalogEntry {
   const metadata: Metadata = { ...source.metadata };
   return Object.freeze({
     path: source.path,
-    title: resolveTitle(metadata['title'], source.body, source.path),
-    tags: Object.freeze(splitTags(metadata['tags'])),
-    importance: parseImportance(metadata['importance']),
+    title: resolveTitle(metadata.title, source.body, source.path),
+    tags: Object.freeze(splitTags(metadata.tags)),
+    importance: parseImportance(metadata.importance),
     modified: new Date(source.modified.getTime()),
     metadata: Object.freeze(metadata),
   });

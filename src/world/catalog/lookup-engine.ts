@@ -30,7 +30,9 @@ export function produceMatchAll(index: CatalogIndex, plan: LookupPlan, sink: Res
   const source = narrowestSource(index, plan);
   if (source !== null && preferEnumerate(source.size, sink.wanted, index.size)) {
     const docs: CatalogDoc[] = [];
-    source.forEach((doc) => accepts(doc) && docs.push(doc));
+    source.forEach((doc) => {
+      if (accepts(doc)) docs.push(doc);
+    });
     drainInOrder(docs, compareRank, (doc) => sink.offer(doc, 0));
     return;
   }
@@ -158,7 +160,13 @@ function produceLevels(
     if (counts[score] === 0 && !walkLazily) continue;
     // Both ways yield a level in rank order, so rows already produced are its first ones.
     let skip = score === termCount ? producedTop : 0;
-    const emit = (doc: CatalogDoc): boolean => (skip > 0 ? (skip--, true) : sink.offer(doc, score));
+    const emit = (doc: CatalogDoc): boolean => {
+      if (skip > 0) {
+        skip--;
+        return true;
+      }
+      return sink.offer(doc, score);
+    };
     if (!walkLazily && preferEnumerate(counts[score]!, sink.wanted + skip, index.size)) {
       const docs: CatalogDoc[] = [];
       for (const id of board.touched) if (board.score(id) === score) docs.push(index.doc(id));

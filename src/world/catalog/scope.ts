@@ -7,7 +7,7 @@
 /** `/` for the whole world, else a leading-slashed scope without trailing slashes. */
 export function normalizeScope(scope: string): string {
   if (scope === '' || scope === '/') return '/';
-  const anchored = scope.startsWith('/') ? scope : '/' + scope;
+  const anchored = scope.startsWith('/') ? scope : `/${scope}`;
   let end = anchored.length;
   while (end > 0 && anchored.charCodeAt(end - 1) === 0x2f) end--;
   return anchored.slice(0, end);

@@ -1,3 +1,4 @@
+import type { Metadata } from '../../protocol/metadata.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import { formatRfc3339 } from '../../protocol/time.ts';
 import { extractPublisherMeta, isStoreError, validateMeta } from '../store/index.ts';
@@ -16,7 +17,7 @@ export async function handleAppend(ctx: WorldContext, scope: RequestScope): Prom
   if (refused) return refused;
   const { path, request } = scope;
   if (request.body.length === 0) return serverError('append requires a body');
-  let metadata;
+  let metadata: Metadata;
   try {
     metadata = extractPublisherMeta(request.metadata);
     validateMeta(metadata);

@@ -44,7 +44,7 @@ export function parseListOptions(meta: Record<string, string>, dir: string): Lis
   if (!/^\d+$/.test(pageSizeText ?? '1') || pageSize < 1 || pageSize > maxListPageEntries) {
     return `page-size must be between 1 and ${maxListPageEntries}`;
   }
-  const cursor = meta['cursor'];
+  const cursor = meta.cursor;
   if (cursor === undefined || cursor === '') return { includeArchived, pageSize, after: null };
   try {
     return { includeArchived, pageSize, after: decodeListCursor(cursor, { dir, includeArchived }) };

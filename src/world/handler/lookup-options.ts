@@ -20,20 +20,20 @@ export function parseLookupOptions(meta: Metadata): LookupOptions | string {
   let query: LookupQuery;
   let limit: number;
   try {
-    query = parseLookupQuery(meta['query']);
-    limit = parseLookupLimit(meta['limit']);
+    query = parseLookupQuery(meta.query);
+    limit = parseLookupLimit(meta.limit);
   } catch (error) {
     if (isLookupRequestError(error)) return error.message;
     throw error;
   }
-  const match = meta['match'];
+  const match = meta.match;
   if (match !== undefined && match !== '' && match !== 'catalog' && match !== 'body') {
     return `match must be "catalog" or "body", got "${match}"`;
   }
   return {
     ...query,
     limit,
-    filterText: meta['filter'] ?? '',
+    filterText: meta.filter ?? '',
     mode: match === 'body' ? 'body' : 'catalog',
     echoMatch: match !== undefined,
   };

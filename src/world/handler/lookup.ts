@@ -1,6 +1,6 @@
 import { renderLookup, type LookupRow } from '../../protocol/render/lookup.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
-import { FilterError, parseFilter } from '../catalog/index.ts';
+import { FilterError, parseFilter, type Predicate } from '../catalog/index.ts';
 import type { RequestScope, WorldContext } from './context.ts';
 import { parseLookupOptions, type LookupOptions } from './lookup-options.ts';
 import { canRead } from './read-auth.ts';
@@ -14,7 +14,7 @@ import { badRequest, notFound, ok } from './respond.ts';
 export async function handleLookup(ctx: WorldContext, scope: RequestScope): Promise<MarkResponse> {
   const options = parseLookupOptions(scope.request.metadata);
   if (typeof options === 'string') return badRequest(options);
-  let filter;
+  let filter: Predicate[];
   try {
     filter = parseFilter(options.filterText);
   } catch (error) {
@@ -36,7 +36,7 @@ export async function handleLookup(ctx: WorldContext, scope: RequestScope): Prom
       : { rows: catalogRows(ctx, options, scope.path, filter, allow), metadata: {} };
   if (typeof answer === 'string') return badRequest(answer);
   const metadata: Record<string, string> = { ...answer.metadata, matches: String(answer.rows.length) };
-  if (options.echoMatch) metadata['match'] = mode;
+  if (options.echoMatch) metadata.match = mode;
   return ok(metadata, renderLookup(options.text, scope.path, mode, answer.rows));
 }
 

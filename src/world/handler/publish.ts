@@ -1,3 +1,4 @@
+import type { Metadata } from '../../protocol/metadata.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import { formatRfc3339 } from '../../protocol/time.ts';
 import { applyOkfTypeDefault, extractPublisherMeta, isStoreError, validateMeta } from '../store/index.ts';
@@ -17,7 +18,7 @@ export async function handlePublish(ctx: WorldContext, scope: RequestScope): Pro
   if (refused) return refused;
   const { path, request } = scope;
   if (request.body.length === 0) return unarchive(ctx, path);
-  let metadata;
+  let metadata: Metadata;
   try {
     metadata = applyOkfTypeDefault(path, extractPublisherMeta(request.metadata));
     validateMeta(metadata);

@@ -56,7 +56,7 @@ export async function respond(ctx: WorldContext, incoming: IncomingRequest): Pro
     path: canonicalPath(request.path),
     trailingSlash: request.path.endsWith('/'),
     tokens: ctx.tokens(),
-    token: request.metadata['auth'],
+    token: request.metadata.auth,
   };
   if (request.verb === Verb.Fetch && scope.path === '/health') return ok({}, healthBody);
   try {

@@ -4,6 +4,7 @@
  * files count as versions: a planted symlink is never a version (Go
  * `perDocVersionNumber`).
  */
+import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { maxBodyBytes, maxStoreFrontmatterBytes } from '../../protocol/limits.ts';
@@ -24,7 +25,7 @@ export type VersionFile = { raw: Buffer; mtime: Date };
 
 /** Retained version numbers, ascending; empty when there is no history. */
 export async function listVersions(docDir: string): Promise<number[]> {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(docDir, { withFileTypes: true });
   } catch (err) {
@@ -91,7 +92,7 @@ export type CurrentPointer =
  * `versions/<base>/v<N>`, `version` is N; any other target gives 0.
  */
 export async function readCurrentPointer(loc: DocLocation): Promise<CurrentPointer> {
-  let info;
+  let info: Stats;
   try {
     info = await lstat(loc.currentAbs);
   } catch (err) {

@@ -4,6 +4,7 @@
  * and non-documents (files without history). Archived documents, and
  * directories with no live document beneath them, appear only when asked for.
  */
+import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isDirectory, resolveExisting } from './containment.ts';
@@ -40,7 +41,7 @@ export async function listDirectory(ctx: StoreRoot, reqPath: string, includeArch
 }
 
 async function readChildren(dirAbs: string): Promise<Child[]> {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(dirAbs, { withFileTypes: true });
   } catch (err) {

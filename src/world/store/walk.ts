@@ -5,6 +5,7 @@
  * directories are history, never documents; symlinked directories are not
  * followed.
  */
+import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { readCurrent, type StoreRoot } from './doc-reader.ts';
@@ -14,7 +15,7 @@ import type { DocState } from './types.ts';
 
 export async function* walkDocuments(ctx: StoreRoot, relDir = ''): AsyncGenerator<DocState> {
   const dirAbs = path.join(ctx.root, relDir);
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(dirAbs, { withFileTypes: true });
   } catch (err) {

@@ -127,7 +127,10 @@ describe('broker tokens (ES256, own key)', () => {
       upstream: {
         issuer: 'https://idp.example.com',
         clientId,
-        jwks: async () => (upstreamCalls.push('called'), otherKey.publicKey),
+        jwks: async () => {
+          upstreamCalls.push('called');
+          return otherKey.publicKey;
+        },
       },
     });
     const error = await assertRefused(withUpstream, `Bearer ${forged}`, 'ERR_BEARER_INVALID');

@@ -177,10 +177,10 @@ describe('broker config: defaults', () => {
 
   it('treats zero counts and zero durations as "use the default", as the Go broker does', () => {
     const config = parseBrokerConfig(
-      kubernetesConfig.replace(
+      `${kubernetesConfig.replace(
         '  brokerNamespace',
         '  idTokenTTL: 0s\n  mcp: { firstMintMaxAttempts: 0 }\n  brokerNamespace',
-      ) + 'rateLimit: { tokens: { perMinute: 0, burst: 0 } }\n',
+      )}rateLimit: { tokens: { perMinute: 0, burst: 0 } }\n`,
       env,
     );
     assert.equal(config.server.idTokenTTL, 900_000);
@@ -189,11 +189,10 @@ describe('broker config: defaults', () => {
   });
 
   it('reads blank values as unset, as the Go chart renders optional keys', () => {
-    const chartRendered =
-      kubernetesConfig.replace(
-        '    tokensSecret: root-tokens',
-        '    tokensSecret: root-tokens\n    publicURL: ""\n    internalAddress: ""\n    allow: { domains: [], groups: [], emails: [] }',
-      ) + 'oidc:\n  clientSecret: ""\n  brokerSigningKey: ""\n';
+    const chartRendered = `${kubernetesConfig.replace(
+      '    tokensSecret: root-tokens',
+      '    tokensSecret: root-tokens\n    publicURL: ""\n    internalAddress: ""\n    allow: { domains: [], groups: [], emails: [] }',
+    )}oidc:\n  clientSecret: ""\n  brokerSigningKey: ""\n`;
     const world = parseBrokerConfig(chartRendered, env).worlds[0];
     assert.equal(world?.publicURL, undefined);
     assert.equal(world?.internalAddress, undefined);

@@ -49,7 +49,7 @@ describe('broker config: shape errors name the key path', () => {
     );
     refuses(fileConfig, 'ERR_CONFIG_REQUIRED', 'config: oidc.brokerSigningKey: is required', {});
     refuses(
-      fileConfig.replace(/    defaultToken:\n      paths: \["\/\*\*"\]\n  - name: team-b/, '  - name: team-b'),
+      fileConfig.replace(/ {4}defaultToken:\n {6}paths: \["\/\*\*"\]\n {2}- name: team-b/, '  - name: team-b'),
       'ERR_CONFIG_REQUIRED',
       'config: worlds[0].defaultToken: is required',
     );

@@ -29,10 +29,10 @@ describe('link graph crawl', () => {
       'rel-cites': ' , has space, /docs/b.md, mark://team-b/notes.md',
     });
     for (let i = 1; i <= 7; i++) await a(`/chain/${i}.md`, `# Chain ${i}\n\n[next](${i + 1}.md)\n`);
-    await a('/wide/index.md', '# Wide\n\n' + Array.from({ length: 300 }, (_, i) => `- [n${i}](n${i}.md)\n`).join(''));
+    await a('/wide/index.md', `# Wide\n\n${Array.from({ length: 300 }, (_, i) => `- [n${i}](n${i}.md)\n`).join('')}`);
     await a('/binary.md', '# Not text\u0000\n\n[hidden](docs/a.md)\n');
     const line = '- [Doc](docs/a.md) then [t](t/1.md) [u](t/2.md)\n';
-    await a('/huge.md', '# Huge\n\n' + line.repeat(Math.floor(1_000_000 / line.length)));
+    await a('/huge.md', `# Huge\n\n${line.repeat(Math.floor(1_000_000 / line.length))}`);
     await gateway.publish(
       'team-b',
       '/notes.md',

@@ -101,7 +101,7 @@ describe('federation crawl', () => {
 
   it('publishes its outputs with the retention bound', async () => {
     const response = await gateway.read('root', { verb: 'FETCH', path: '/graph.md' });
-    assert.equal(response.metadata['retention'], '20');
+    assert.equal(response.metadata.retention, '20');
   });
 
   it('lets a cold broker answer backlinks from the published graph before any crawl', async () => {
@@ -280,7 +280,7 @@ describe('federation crawl change detection through the catalog', () => {
     assert.equal(teamC(second).skippedByCatalog, 3, JSON.stringify(teamC(second)));
     assert.deepEqual(fetchesOf('team-c'), ['/newest.md'], 'only the document inside the safety margin is asked');
     assert.equal(gateway.callsTo('LOOKUP').filter((c) => c.world === 'team-c').length, 1);
-    assert.match(gateway.callsTo('LOOKUP')[0]?.metadata['filter'] ?? '', /^modified-after=2026-01-01T10:5\d:\d\dZ$/);
+    assert.match(gateway.callsTo('LOOKUP')[0]?.metadata.filter ?? '', /^modified-after=2026-01-01T10:5\d:\d\dZ$/);
   });
 
   it('reads a document changed since, and keeps the others without a request', async () => {

@@ -158,7 +158,7 @@ describe('/graph.md parsing (ParseExport)', () => {
   });
 
   it('stays linear on a hostile row of spaces and escapes', () => {
-    const hostile = '## Edges\n|h|\n|-|\n|' + ' \\'.repeat(200_000) + '\n|' + ' '.repeat(400_000) + 'x\n';
+    const hostile = `## Edges\n|h|\n|-|\n|${' \\'.repeat(200_000)}\n|${' '.repeat(400_000)}x\n`;
     assert.deepEqual(parseExport(hostile).edges, []);
   });
 });

@@ -22,8 +22,8 @@ const edge = (from: string, to: string, extra: Partial<GraphEdge> = {}): GraphEd
 });
 const crawlOf = (nodes: GraphNode[], edges: GraphEdge[]) => {
   const graph = new CrawledGraph();
-  nodes.forEach((n) => graph.addNode(n));
-  edges.forEach((e) => graph.addEdge(e));
+  for (const n of nodes) graph.addNode(n);
+  for (const e of edges) graph.addEdge(e);
   return graph;
 };
 const A = 'mark://team-a/a.md';

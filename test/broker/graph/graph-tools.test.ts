@@ -113,7 +113,7 @@ describe('graph tools', () => {
 
     it('shows (no title) and the rel of typed edges', async () => {
       const result = await call('mark_graph', { url: 'mark://team-a/docs/b.md' });
-      assert.match(result.text, /\[ok {7}\] mark:\/\/team-a\/docs\/b\.md {18}"\(no title\)"  0 links\n/);
+      assert.match(result.text, /\[ok {7}\] mark:\/\/team-a\/docs\/b\.md {18}"\(no title\)" {2}0 links\n/);
       assert.match(result.text, /mark:\/\/team-a\/docs\/b\.md -> mark:\/\/team-a\/docs\/a\.md \[supersedes\]\n/);
     });
 
@@ -206,14 +206,14 @@ describe('graph tools', () => {
       await graph.crawl('mark://team-a/docs/b.md', 1);
       await call('mark_graph_publish', { url: 'mark://root/pruned.md', expected_version: 2, retention: 2 });
       const versions = await gateway.read('root', { verb: 'VERSIONS', path: '/pruned.md' });
-      assert.equal(versions.metadata['total'], '2');
+      assert.equal(versions.metadata.total, '2');
       gateway.calls.length = 0;
       const conflict = await call('mark_graph_publish', {
         url: 'mark://root/pruned.md',
         expected_version: 1,
         retention: 0,
       });
-      assert.equal(gateway.callsTo('PUBLISH')[0]?.metadata['retention'], undefined);
+      assert.equal(gateway.callsTo('PUBLISH')[0]?.metadata.retention, undefined);
       assert.match(conflict.text, /\nstatus: conflict\n/);
       assert.equal(conflict.isError, undefined);
     });

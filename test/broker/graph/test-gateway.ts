@@ -68,7 +68,7 @@ export class TestGateway implements WorldGateway {
   async write(world: string, identity: Identity, call: MarkCall): Promise<MarkResponse> {
     if (!this.canWrite(world, identity))
       throw new WorldGatewayError('ERR_WRITE_DENIED', world, `write access denied for world "${world}"`);
-    const token = this.fixtures.get(world)!.tokens['writer']!;
+    const token = this.fixtures.get(world)!.tokens.writer!;
     return this.#send(world, { ...call, metadata: { ...call.metadata, auth: token } });
   }
 
@@ -80,7 +80,7 @@ export class TestGateway implements WorldGateway {
     metadata: Record<string, string> = {},
   ): Promise<MarkResponse> {
     const fixture = this.fixtures.get(world)!;
-    const response = await fixture.call('PUBLISH', path, { ...metadata, auth: fixture.tokens['writer']! }, body);
+    const response = await fixture.call('PUBLISH', path, { ...metadata, auth: fixture.tokens.writer! }, body);
     if (response.status !== 'ok' && response.status !== 'created')
       throw new Error(`publish ${world}${path}: ${response.status} ${Buffer.from(response.body).toString()}`);
     return response;
@@ -89,7 +89,7 @@ export class TestGateway implements WorldGateway {
   /** Archives a document directly (as the world's writer). */
   async archive(world: string, path: string): Promise<void> {
     const fixture = this.fixtures.get(world)!;
-    const response = await fixture.call('ARCHIVE', path, { auth: fixture.tokens['writer']! });
+    const response = await fixture.call('ARCHIVE', path, { auth: fixture.tokens.writer! });
     if (response.status !== 'ok') throw new Error(`archive ${world}${path}: ${response.status}`);
   }
 

@@ -6,6 +6,7 @@ import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts'
 import { createMcpListener, type McpListener, type McpListenerOptions } from '../../../src/broker/http/mcp-listener.ts';
 import type { McpDefinitions } from '../../../src/broker/http/register-definitions.ts';
 import type { ToolDefinition } from '../../../src/broker/mcp/definitions.ts';
+import { defineTool } from '../../../src/broker/mcp/run-tool.ts';
 import { WorldGatewayError, type WorldGateway, type WorldInfo } from '../../../src/broker/worlds/gateway.ts';
 
 export const issuer = 'http://127.0.0.1:7000';
@@ -29,7 +30,7 @@ export const listingGateway: WorldGateway = {
   close: async () => {},
 };
 
-const echo: ToolDefinition<{ text: z.ZodString }> = {
+const echo = defineTool<{ text: z.ZodString }>({
   name: 'echo',
   title: 'Echo',
   description: 'Returns its text argument with the caller and a per-session call count.',
@@ -40,9 +41,9 @@ const echo: ToolDefinition<{ text: z.ZodString }> = {
     ctx.session.set('calls', calls);
     return { text: `${text} from ${ctx.identity.email} call ${calls} session ${ctx.session.id ?? 'none'}` };
   },
-};
+});
 
-const refuse: ToolDefinition<{}> = {
+const refuse: ToolDefinition = {
   name: 'refuse',
   title: 'Refuse',
   description: 'Always answers with a tool error.',
@@ -51,7 +52,7 @@ const refuse: ToolDefinition<{}> = {
   handler: async () => ({ text: 'status: not-permitted', isError: true }),
 };
 
-const explode: ToolDefinition<{}> = {
+const explode: ToolDefinition = {
   name: 'explode',
   title: 'Explode',
   description: 'Throws; the broker must turn that into a tool error.',
@@ -62,7 +63,7 @@ const explode: ToolDefinition<{}> = {
   },
 };
 
-const unreachable: ToolDefinition<{}> = {
+const unreachable: ToolDefinition = {
   name: 'unreachable',
   title: 'Unreachable',
   description: 'Throws a gateway error, whose text is meant for agents.',

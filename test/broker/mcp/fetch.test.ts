@@ -9,7 +9,7 @@ import { startTestStack, type TestStack } from './helpers/fixture-gateway.ts';
 /** A document of exactly `bytes` bytes: a heading, a paragraph, a filler line. */
 function documentOf(bytes: number): string {
   const head = '# Big\n\nOpening words.\n\n';
-  return head + 'x'.repeat(bytes - Buffer.byteLength(head) - 1) + '\n';
+  return `${head + 'x'.repeat(bytes - Buffer.byteLength(head) - 1)}\n`;
 }
 
 const sectioned =
@@ -40,7 +40,7 @@ describe('mark_fetch against a real world', () => {
     const m = direct.metadata;
     assert.equal(
       result.text,
-      `status: ok\nversion: 1\nmodified: ${m['modified']}\netag: ${m['etag']}\ncontent-hash: ${m['content-hash']}\ntype: Document\n\n${documentOf(8191)}`,
+      `status: ok\nversion: 1\nmodified: ${m.modified}\netag: ${m.etag}\ncontent-hash: ${m['content-hash']}\ntype: Document\n\n${documentOf(8191)}`,
     );
   });
 
@@ -50,14 +50,14 @@ describe('mark_fetch against a real world', () => {
     const m = direct.metadata;
     assert.equal(
       result.text,
-      `status: ok\nversion: 1\nmodified: ${m['modified']}\netag: ${m['etag']}\ncontent-hash: ${m['content-hash']}\nmode: outline\nsize: 8192 bytes, 6 lines\ntype: Document\n\n` +
+      `status: ok\nversion: 1\nmodified: ${m.modified}\netag: ${m.etag}\ncontent-hash: ${m['content-hash']}\nmode: outline\nsize: 8192 bytes, 6 lines\ntype: Document\n\n` +
         '- Big (#big, 5 lines)\n\nOpening words.\n\nfetch mark://team-a/large.md#<anchor> for a section; force=true for the full body\n',
     );
   });
 
   it('returns the full large body with force=true', async () => {
     const result = await fetch('mark://team-a/large.md', { force: true });
-    assert.ok(result.text.endsWith('\n\n' + documentOf(8192)));
+    assert.ok(result.text.endsWith(`\n\n${documentOf(8192)}`));
     assert.doesNotMatch(result.text, /mode: outline/);
   });
 

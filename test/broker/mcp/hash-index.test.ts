@@ -96,7 +96,7 @@ describe('mark_index and mark_resolve against real worlds', () => {
       ctx(),
     );
     assert.match(update.text, /^Indexed 3 documents from mark:\/\/team-a\nstatus: created\nversion: 3\n/);
-    const stored = Buffer.from((await stack.worlds['hub']!.call('FETCH', '/index/all.md')).body).toString();
+    const stored = Buffer.from((await stack.worlds.hub!.call('FETCH', '/index/all.md')).body).toString();
     assert.deepEqual(parseIndex(stored), [{ hash: h('x'), server: 'mark://team-b', path: '/x.md' }, ...expectedRows()]);
     assert.match(stored, /^# Content Index\n\n> Source: mark:\/\/hub\n/);
   });
@@ -115,7 +115,7 @@ describe('mark_index and mark_resolve against real worlds', () => {
     const small = makeIndexTool({ maxDocuments: 2, maxLists: 100, maxDepth: 16 });
     const refused = await runTool(small, { source: 'mark://team-a/', target: 'mark://hub/index/partial.md' }, ctx());
     assert.deepEqual(refused, { isError: true, text: 'crawl incomplete; refusing to publish an authoritative index' });
-    assert.equal((await stack.worlds['hub']!.call('FETCH', '/index/partial.md')).status, 'not-found');
+    assert.equal((await stack.worlds.hub!.call('FETCH', '/index/partial.md')).status, 'not-found');
     const dry = await runTool(
       small,
       { source: 'mark://team-a/', target: 'mark://hub/index/partial.md', dry_run: true },

@@ -76,7 +76,7 @@ describe('mark_lookup_all with one world stopped', () => {
   before(async () => {
     stack = await startTestStack(['alpha', 'beta', 'gamma']);
     await seedWorlds(stack);
-    await stack.worlds['gamma']!.server.close();
+    await stack.worlds.gamma!.server.close();
   });
   after(() => stack.close());
 

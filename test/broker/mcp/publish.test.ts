@@ -33,11 +33,11 @@ describe('mark_publish against a real world', () => {
     });
     assert.match(created.text, /^status: created\n/);
     const fetched = await stack.worlds['team-a']!.call('FETCH', '/meta.md');
-    assert.equal(fetched.metadata['agent'], 'alice@example.com');
-    assert.equal(fetched.metadata['importance'], '0.8');
-    assert.equal(fetched.metadata['tags'], 'a,b');
-    assert.equal(fetched.metadata['reach'], '1e+06');
-    assert.equal(fetched.metadata['pinned'], 'true');
+    assert.equal(fetched.metadata.agent, 'alice@example.com');
+    assert.equal(fetched.metadata.importance, '0.8');
+    assert.equal(fetched.metadata.tags, 'a,b');
+    assert.equal(fetched.metadata.reach, '1e+06');
+    assert.equal(fetched.metadata.pinned, 'true');
   });
 
   it('forwards a world refusal of bad metadata as a normal result', async () => {
@@ -81,7 +81,7 @@ describe('mark_publish against a real world', () => {
 
   it("returns the world's conflict verbatim with on_conflict=fail", async () => {
     await stack.seed('team-a', '/strict.md', base);
-    await stack.seed('team-a', '/strict.md', base + 'more\n');
+    await stack.seed('team-a', '/strict.md', `${base}more\n`);
     const result = await publish({
       url: 'mark://team-a/strict.md',
       body: 'mine\n',

@@ -32,8 +32,8 @@ describe('the single-world tools against a real world', () => {
     assert.equal(result.text, 'status: created\nversion: 2\nmodified: 2026-01-01T00:00:00Z\n');
     assert.equal(await body('/log.md'), '# Log\n\nfirst entry\n\nsecond entry\n');
     const fetched = await stack.worlds['team-a']!.call('FETCH', '/log.md');
-    assert.equal(fetched.metadata['agent'], 'alice@example.com');
-    assert.equal(fetched.metadata['title'], 'Team log');
+    assert.equal(fetched.metadata.agent, 'alice@example.com');
+    assert.equal(fetched.metadata.title, 'Team log');
   });
 
   it("mark_append with a stale expected_version returns the world's conflict as a normal result", async () => {

@@ -35,15 +35,15 @@ describe('demarkus-broker search', () => {
     assert.ok(Array.isArray(hits) && hits.length === 2);
     for (const hit of hits) {
       assert.deepEqual(Object.keys(hit), ['uri', 'title', 'score', 'snippet']);
-      assert.equal(typeof hit['score'], 'number');
+      assert.equal(typeof hit.score, 'number');
     }
     assert.deepEqual(hits[0], {
       uri: 'mark://team-a/ops/rotation.md#key-rotation',
       title: 'Key rotation › Key rotation',
-      score: hits[0]!['score'],
+      score: hits[0]!.score,
       snippet: 'Signing keys rotate every night.',
     });
-    assert.ok((hits[0]!['score'] as number) > (hits[1]!['score'] as number));
+    assert.ok((hits[0]!.score as number) > (hits[1]!.score as number));
   });
 
   it('prints a readable ranked list by default, and searches one world with --world', async () => {
@@ -51,7 +51,7 @@ describe('demarkus-broker search', () => {
     assert.equal(code, 0);
     assert.match(
       stdout,
-      /^ 1\. Deploy › Deploy  ·  score \d+\.\d\d\n    mark:\/\/team-b\/dev\/deploy\.md#deploy\n    The deploy job ships the build at night\.\n$/,
+      /^ 1\. Deploy › Deploy {2}· {2}score \d+\.\d\d\n {4}mark:\/\/team-b\/dev\/deploy\.md#deploy\n {4}The deploy job ships the build at night\.\n$/,
     );
   });
 
@@ -61,7 +61,7 @@ describe('demarkus-broker search', () => {
     assert.equal(stdout, '[]\n');
     assert.match(
       stderr,
-      /^no document matches "rotatoin"\nnearest titles:\n  Key rotation  mark:\/\/team-a\/ops\/rotation\.md\nbrowse all: /,
+      /^no document matches "rotatoin"\nnearest titles:\n {2}Key rotation {2}mark:\/\/team-a\/ops\/rotation\.md\nbrowse all: /,
     );
     const readable = await broker(['rotatoin']);
     assert.match(readable.stdout, /^no document matches "rotatoin"\nnearest titles:\n/);

@@ -108,7 +108,7 @@ describe('cross-world search over real worlds', () => {
     const partial = await startTestStack(['up', 'down']);
     try {
       await partial.seed('up', '/a.md', '# Alpha\n\nrotation of keys\n');
-      await partial.worlds['down']!.server.close();
+      await partial.worlds.down!.server.close();
       const outcome = await searchWorlds(lookupVia(partial), {
         worlds: ['down', 'up'],
         query: 'rotation',

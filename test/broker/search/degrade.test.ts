@@ -57,7 +57,10 @@ describe('cross-world search with worlds that do not score', () => {
 
   it('asks a Go world once: its phase-one answer is final', async () => {
     const seen: string[] = [];
-    const counting: LookupFn = (world, call) => (seen.push(world), lookup(world, call));
+    const counting: LookupFn = (world, call) => {
+      seen.push(world);
+      return lookup(world, call);
+    };
     await searchWorlds(counting, { ...request, worlds: worlds.names, query: 'rotation' });
     assert.deepEqual(
       seen.filter((w) => w === 'go'),
@@ -83,7 +86,7 @@ describe('cross-world search with worlds that answer badly', () => {
       if (world === 'good') return worlds.lookup(world, call);
       const answer = await worlds.lookup('good', {
         ...call,
-        metadata: { query: call.metadata['query']!, match: 'body' },
+        metadata: { query: call.metadata.query!, match: 'body' },
       });
       return { ...answer, metadata: { ...answer.metadata, matches: '7' } };
     };
@@ -97,7 +100,7 @@ describe('cross-world search with worlds that answer badly', () => {
   });
 
   it('fails a world whose statistics do not parse', async () => {
-    const garbled: LookupFn = async (world, call) => {
+    const garbled: LookupFn = async (_world, call) => {
       const answer = await worlds.lookup('good', call);
       return answer.metadata['corpus-stats']
         ? { ...answer, metadata: { ...answer.metadata, 'corpus-stats': 'docs=many' } }
@@ -106,7 +109,7 @@ describe('cross-world search with worlds that answer badly', () => {
     const outcome = await searchWorlds(garbled, { ...request, worlds: ['w'], query: 'rotation' });
     assert.deepEqual(outcome.rows, []);
     assert.match(
-      String((outcome.failures[0]?.error as Error).message),
+      String((outcome.failures[0]!.error as Error).message),
       /malformed LOOKUP response: invalid corpus-stats entry/,
     );
   });

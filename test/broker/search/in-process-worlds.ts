@@ -52,7 +52,7 @@ export async function openInProcessWorlds(
     call,
     async publish(world, path, body, metadata = {}) {
       const current = await call(world, 'VERSIONS', path);
-      const expected = current.status === 'ok' ? current.metadata['current']! : '0';
+      const expected = current.status === 'ok' ? current.metadata.current! : '0';
       const answer = await call(
         world,
         'PUBLISH',

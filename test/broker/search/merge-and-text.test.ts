@@ -85,7 +85,7 @@ describe('mark_search text', () => {
       {
         url: 'mark://a/docs/pipes_and%20more.md#pipes_and-more',
         title: 'A | B › C',
-        score: 3.14159,
+        score: Math.PI,
         snippet: 'uses `code` and [links]',
       },
       { url: 'mark://a/go.md', title: 'Go', score: null, snippet: '' },

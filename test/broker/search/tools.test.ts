@@ -85,7 +85,7 @@ describe('mark_search over real worlds', () => {
   });
 
   it('reduces a question of more than 32 words to its search terms instead of failing', async () => {
-    const long = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ') + ' rotation';
+    const long = `${Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ')} rotation`;
     assert.ok(fitQuery(long).split(' ').length <= 32);
     assert.equal(fitQuery('short question'), 'short question');
     const result = await search({ query: long });
@@ -98,7 +98,7 @@ describe('mark_search with a world down', () => {
   before(async () => {
     stack = await startTestStack(['alpha', 'beta', 'gamma']);
     await seed(stack);
-    await stack.worlds['beta']!.server.close();
+    await stack.worlds.beta!.server.close();
   });
   after(() => stack.close());
 
@@ -140,7 +140,7 @@ describe('mark_lookup_all with match: body', () => {
     const strict = await runTool(markLookupAll, { query: 'night fleet', match: 'body' }, toolContext(stack.gateway));
     assert.match(
       strict.text,
-      /\nmatches: 1\n[\s\S]*\| mark:\/\/beta\/dev\/deploy\.md#deploy \| 0\.50 \| Deploy › Deploy \|  \| The deploy job ships the build to the fleet at night\. \|\n$/,
+      /\nmatches: 1\n[\s\S]*\| mark:\/\/beta\/dev\/deploy\.md#deploy \| 0\.50 \| Deploy › Deploy \| {2}\| The deploy job ships the build to the fleet at night\. \|\n$/,
     );
   });
 

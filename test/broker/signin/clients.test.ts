@@ -6,7 +6,7 @@ import { builtinCliClient, redirectUriAllowed, type OAuthClient } from '../../..
 import { checkRedirectUri, parseRegistrationRequest } from '../../../src/broker/auth/clients/registration-request.ts';
 import { RegisteredClients } from '../../../src/broker/auth/clients/registered-clients.ts';
 import { webClientsFromConfig } from '../../../src/broker/auth/clients/web-clients.ts';
-import { OAuthError } from '../../../src/broker/auth/oauth-error.ts';
+import type { OAuthError } from '../../../src/broker/auth/oauth-error.ts';
 import { MemoryStateStore } from '../../../src/broker/state/index.ts';
 
 const code = (fn: () => unknown) => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { parseBrokerConfig, type BrokerConfig } from '../../../src/broker/config/index.ts';
 import {
-  MarkWorldGateway,
+  type MarkWorldGateway,
   openWorldGateway,
   WorldGatewayError,
   WriteDeniedError,
@@ -107,7 +107,7 @@ describe('world gateway against real world servers', () => {
     assert.equal(written.status, 'created');
     const fetched = await gateway.read('team-a', { verb: 'FETCH', path: '/agent.md' });
     assert.equal(fetched.status, 'ok');
-    assert.equal(fetched.metadata['agent'], 'ann@example.com');
+    assert.equal(fetched.metadata.agent, 'ann@example.com');
     assert.equal(text(fetched.body), 'x\n');
   });
 

@@ -77,7 +77,7 @@ describe('editing a tokens.toml for the write token', () => {
   it('replaces an entry with a stale hash and keeps the rest byte for byte', () => {
     const stale = record();
     const fresh = record();
-    const bob = '\n[tokens.bob]\nhash = "sha256-' + 'c'.repeat(64) + '"\npaths = ["/**"]\noperations = ["publish"]\n';
+    const bob = `\n[tokens.bob]\nhash = "sha256-${'c'.repeat(64)}"\npaths = ["/**"]\noperations = ["publish"]\n`;
     const edit = ensureTokenEntry(ensureTokenEntry(existing, stale).text + bob, fresh);
     assert.equal(edit.outcome, 'replaced');
     assert.equal(
@@ -93,7 +93,7 @@ describe('editing a tokens.toml for the write token', () => {
     assert.equal(edit.outcome, 'replaced');
     const tokens = (parse(edit.text) as { tokens: Record<string, { hash: string }> }).tokens;
     assert.equal(tokens['broker-write-team-a']?.hash, fresh.hash);
-    assert.equal(tokens['alice']?.hash, `sha256-${'b'.repeat(64)}`);
+    assert.equal(tokens.alice?.hash, `sha256-${'b'.repeat(64)}`);
   });
 
   it('refuses a file that is not valid TOML rather than overwrite it', () => {

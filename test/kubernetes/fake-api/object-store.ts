@@ -62,7 +62,7 @@ export class ObjectStore {
       )
       .map(clone)
       .sort((a, b) =>
-        (a.metadata.namespace + '/' + a.metadata.name).localeCompare(b.metadata.namespace + '/' + b.metadata.name),
+        `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`),
       );
   }
 

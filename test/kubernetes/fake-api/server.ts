@@ -104,10 +104,10 @@ export class FakeApiServer {
       if (!watch.bookmarks || watch.held) continue;
       const { kind, apiVersion } = kinds[watch.resource]!;
       watch.response.write(
-        JSON.stringify({
+        `${JSON.stringify({
           type: 'BOOKMARK',
           object: { kind, apiVersion, metadata: { resourceVersion: String(this.store.revision) } },
-        }) + '\n',
+        })}\n`,
       );
       sent++;
     }
@@ -222,7 +222,7 @@ export class FakeApiServer {
     response.flushHeaders(); // as the API server does: the client's watch() resolves on the headers
     const watch = { response, bookmarks: query.get('allowWatchBookmarks') === 'true', resource, held: false };
     const write = (type: string, object: KubeObject) =>
-      !watch.held && response.write(JSON.stringify({ type, object: { ...kinds[resource], ...object } }) + '\n');
+      !watch.held && response.write(`${JSON.stringify({ type, object: { ...kinds[resource], ...object } })}\n`);
     const deliver = (event: StoredEvent) => {
       if (event.resource !== resource || !inScope(event.object)) return;
       const now = matches(event.object.metadata.labels);
@@ -238,7 +238,7 @@ export class FakeApiServer {
         if (matches(object.metadata.labels)) write('ADDED', object);
     } else if (Number(from) < this.store.oldestWatchable) {
       const status = statusBody(410, `too old resource version: ${from} (${this.store.oldestWatchable})`, 'Expired');
-      response.end(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
+      response.end(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
       return;
     } else {
       for (const event of this.store.eventsAfter(resource, Number(from))) deliver(event);

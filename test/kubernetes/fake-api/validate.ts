@@ -19,7 +19,7 @@ export function validateObject(resource: string, object: KubeObject, kind: strin
 }
 
 function validateSecret(object: KubeObject): void {
-  const data = (object['data'] ?? {}) as Record<string, unknown>;
+  const data = (object.data ?? {}) as Record<string, unknown>;
   for (const [key, value] of Object.entries(data)) {
     if (typeof value !== 'string' || value.length % 4 !== 0 || !base64.test(value)) {
       throw badRequest(
@@ -27,12 +27,12 @@ function validateSecret(object: KubeObject): void {
       );
     }
   }
-  if (object['stringData'] !== undefined)
+  if (object.stringData !== undefined)
     throw badRequest('the fake API server stores data only: send base64 data, not stringData');
 }
 
 function validateLease(object: KubeObject): void {
-  const spec = (object['spec'] ?? {}) as Record<string, unknown>;
+  const spec = (object.spec ?? {}) as Record<string, unknown>;
   for (const field of ['acquireTime', 'renewTime']) {
     const value = spec[field];
     if (value !== undefined && (typeof value !== 'string' || !microTime.test(value))) {
@@ -41,7 +41,7 @@ function validateLease(object: KubeObject): void {
       );
     }
   }
-  const duration = spec['leaseDurationSeconds'];
+  const duration = spec.leaseDurationSeconds;
   if (duration !== undefined && (!Number.isInteger(duration) || (duration as number) < 1)) {
     throw badRequest('Lease.coordination.k8s.io is invalid: spec.leaseDurationSeconds: must be greater than 0');
   }

@@ -24,7 +24,7 @@ function linearLookup(entries: Iterable<CatalogEntry>, request: LookupRequest): 
   if (request.matchAll !== true && terms.length === 0) return [];
   const rows: { entry: CatalogEntry; score: number }[] = [];
   for (const entry of entries) {
-    const underScope = scope === '/' || entry.path === scope || entry.path.startsWith(scope + '/');
+    const underScope = scope === '/' || entry.path === scope || entry.path.startsWith(`${scope}/`);
     if (!underScope || !matchesFilter(entry, request.filter ?? [])) continue;
     const title = goToLower(entry.title);
     const score =
@@ -146,7 +146,7 @@ function randomEntry(random: () => number): CatalogEntry {
     type: pick(random, ['Note', 'note']),
     importance: pick(random, ['0', '0.3', '0.5', '0.9', '1', '']),
   };
-  if (random() < 0.5) metadata['title'] = title;
+  if (random() < 0.5) metadata.title = title;
   return entryFromDocument({
     path: `${pick(random, dirs)}/${pick(random, names)}`,
     body: `# ${title}\n`,

@@ -213,7 +213,11 @@ describe('per-row read authorization before the limit (case 45)', () => {
 
   it('asks about rows in rank order and stops once the limit is filled', () => {
     const asked: string[] = [];
-    lookup(catalog, 'auth', { limit: 1, allow: (path) => (asked.push(path), publicOnly(path)) });
+    const allow = (path: string) => {
+      asked.push(path);
+      return publicOnly(path);
+    };
+    lookup(catalog, 'auth', { limit: 1, allow });
     assert.deepEqual(asked, ['/private/secret.md', '/public/doc.md']);
   });
 
@@ -290,7 +294,7 @@ describe('catalog sync (case 46)', () => {
     );
     const hits = lookup(catalog, 'rbac');
     assert.equal(hits.length, 1);
-    assert.equal(hits[0]!.metadata['agent'], 'claude');
+    assert.equal(hits[0]!.metadata.agent, 'claude');
   });
 
   it('canonicalizes paths on upsert, get and remove', () => {
@@ -323,7 +327,11 @@ describe('catalog sync (case 46)', () => {
 
   it('refuses to be used from inside allow, and stays usable afterwards', () => {
     const catalog = new Catalog([doc('/a.md', { tags: 'go' })]);
-    assert.throws(() => lookup(catalog, 'go', { allow: () => (catalog.remove('/a.md'), true) }), /re-entered/);
+    const reenter = () => {
+      catalog.remove('/a.md');
+      return true;
+    };
+    assert.throws(() => lookup(catalog, 'go', { allow: reenter }), /re-entered/);
     assert.equal(lookup(catalog, 'go').length, 1);
   });
 });

@@ -133,8 +133,8 @@ export function generateCorpus(count: number, options: CorpusOptions = {}): Corp
       type: types[Math.floor(random() * types.length)]!,
       project: projects[Math.floor(random() * projects.length)]!,
     };
-    if (random() < 0.6) metadata['importance'] = (Math.round(random() * 100) / 100).toString();
-    if (random() < 0.3) metadata['title'] = title;
+    if (random() < 0.6) metadata.importance = (Math.round(random() * 100) / 100).toString();
+    if (random() < 0.3) metadata.title = title;
     const area = areas[Math.floor(random() * areas.length)]!;
     const path = `/${area}/sub-${Math.floor(random() * 8)}/${titleWords[0]}-${n}.md`;
     const body =

@@ -81,7 +81,7 @@ describe('entryFromDocument (entry.go FromDocument)', () => {
     assert.deepEqual(entry.tags, ['go', 'auth']);
     assert.equal(entry.importance, 0.8);
     assert.equal(entry.title, 'Auth design');
-    assert.equal(entry.metadata['project'], 'broker');
+    assert.equal(entry.metadata.project, 'broker');
     assert.equal(entry.modified.getTime(), modified.getTime());
   });
 
@@ -94,8 +94,8 @@ describe('entryFromDocument (entry.go FromDocument)', () => {
   it('copies the metadata, so later changes to the caller map do not leak in', () => {
     const metadata: Record<string, string> = { project: 'broker' };
     const entry = entryFromDocument({ ...source, metadata });
-    metadata['project'] = 'mutated';
-    assert.equal(entry.metadata['project'], 'broker');
+    metadata.project = 'mutated';
+    assert.equal(entry.metadata.project, 'broker');
   });
 
   it('returns a frozen entry', () => {

@@ -7,7 +7,10 @@ const byNumber = (a: number, b: number) => a - b;
 
 function contents(list: SortedList<number>, from: ((n: number) => boolean) | null = null): number[] {
   const out: number[] = [];
-  list.forEachFrom(from, (n) => (out.push(n), true));
+  list.forEachFrom(from, (n) => {
+    out.push(n);
+    return true;
+  });
   return out;
 }
 
@@ -59,7 +62,10 @@ describe('SortedList', () => {
   it('stops walking when the visitor says so', () => {
     const list = new SortedList(byNumber, [1, 2, 3, 4]);
     const seen: number[] = [];
-    list.forEachFrom(null, (n) => (seen.push(n), n < 2));
+    list.forEachFrom(null, (n) => {
+      seen.push(n);
+      return n < 2;
+    });
     assert.deepEqual(seen, [1, 2]);
   });
 });

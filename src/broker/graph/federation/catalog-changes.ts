@@ -1,6 +1,7 @@
 import { lookupMaxLimit } from '../../../protocol/limits.ts';
 import { Status } from '../../../protocol/status.ts';
 import { formatRfc3339 } from '../../../protocol/time.ts';
+import type { MarkResponse } from '../../../protocol/response.ts';
 import type { WorldGateway } from '../../worlds/gateway.ts';
 import { readWithBackoff } from '../read-retry.ts';
 
@@ -24,7 +25,7 @@ export async function changedSince(
   since: Date,
   signal?: AbortSignal,
 ): Promise<Set<string> | null> {
-  let response;
+  let response: MarkResponse;
   try {
     response = await readWithBackoff(gateway, world, {
       verb: 'LOOKUP',
@@ -37,8 +38,7 @@ export async function changedSince(
   }
   if (response.status !== Status.Ok) return null;
   const paths = lookupPaths(Buffer.from(response.body).toString('utf8'));
-  if (paths === null || paths.length >= trustedRows || response.metadata['matches'] !== String(paths.length))
-    return null;
+  if (paths === null || paths.length >= trustedRows || response.metadata.matches !== String(paths.length)) return null;
   return new Set(paths);
 }
 

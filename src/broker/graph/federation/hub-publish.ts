@@ -35,7 +35,7 @@ export async function publishOutput(writer: HubWriter, path: string, body: strin
   if (bytes > maxBodyBytes)
     return { path, outcome: 'too-large', detail: `${bytes} bytes exceeds the ${maxBodyBytes}-byte body limit` };
   const metadata: Record<string, string> = { agent: writer.identity.email };
-  if (writer.retention > 0) metadata['retention'] = String(writer.retention);
+  if (writer.retention > 0) metadata.retention = String(writer.retention);
   try {
     const response = await writer.gateway.write(writer.hub, writer.identity, {
       verb: 'PUBLISH',
@@ -47,7 +47,7 @@ export async function publishOutput(writer: HubWriter, path: string, body: strin
     if (response.status !== Status.Ok && response.status !== Status.Created)
       return { path, outcome: 'failed', detail: `status ${response.status}` };
     writer.outputs.set(path, fingerprint);
-    const version = Number(response.metadata['version']);
+    const version = Number(response.metadata.version);
     return { path, outcome: 'published', ...(Number.isSafeInteger(version) ? { version } : {}) };
   } catch (error) {
     return { path, outcome: 'failed', detail: error instanceof Error ? error.message : String(error) };

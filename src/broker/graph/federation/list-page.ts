@@ -15,7 +15,7 @@ const entryLine = /^- \[(?:\\.|[^\\\]])*\]\(([^()\s]*)\)$/;
 
 export function parseListPage(dir: string, response: MarkResponse): ListPage {
   if (response.status !== Status.Ok) throw new Error(`LIST ${dir}: ${response.status}`);
-  const base = dir.endsWith('/') ? dir : dir + '/';
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
   const entries: ListEntry[] = [];
   const invalid: string[] = [];
   for (const line of Buffer.from(response.body).toString('utf8').split('\n')) {
@@ -28,7 +28,7 @@ export function parseListPage(dir: string, response: MarkResponse): ListPage {
     else entries.push({ path: base + name, directory });
   }
   // Worlds before 0.19 send one page and no `complete`.
-  const complete = response.metadata['complete'] !== 'false';
+  const complete = response.metadata.complete !== 'false';
   const nextCursor = complete ? null : (response.metadata['next-cursor'] ?? null);
   return { entries, invalid, complete, nextCursor };
 }

@@ -1,7 +1,7 @@
 import { maxListPageEntries } from '../../../protocol/limits.ts';
 import type { WorldGateway } from '../../worlds/gateway.ts';
 import { runPool } from '../work-pool.ts';
-import { parseListPage } from './list-page.ts';
+import { parseListPage, type ListPage } from './list-page.ts';
 
 /**
  * Every document path of a world, by paginated LIST from `/` (the walk
@@ -31,7 +31,7 @@ export async function walkWorld(
     do {
       if (lists >= limits.maxLists) return void problems.push(`${dir}: LIST bound of ${limits.maxLists} reached`);
       lists++;
-      let page;
+      let page: ListPage;
       try {
         const response = await gateway.read(world, {
           verb: 'LIST',
@@ -54,7 +54,7 @@ export async function walkWorld(
           problems.push(`${entry.path}/: depth bound of ${limits.maxDepth} reached`);
         else if (!visited.has(entry.path)) {
           visited.add(entry.path);
-          queue.push({ dir: entry.path + '/', depth: depth + 1 });
+          queue.push({ dir: `${entry.path}/`, depth: depth + 1 });
         }
       }
       cursor = page.nextCursor;

@@ -26,5 +26,5 @@ export function summaryText(summary: FederationCrawlSummary): string {
     const version = p.version === undefined ? '' : ` v${p.version}`;
     lines.push(`  ${p.path}: ${p.outcome}${version}${p.detail ? ` (${p.detail})` : ''}`);
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

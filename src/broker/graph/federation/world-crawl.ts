@@ -157,7 +157,7 @@ async function readDocument(
   // Archived or removed between LIST and FETCH: no longer part of the world.
   if (response.status === Status.NotFound || response.status === Status.Archived) return { kind: 'gone' };
   if (response.status !== Status.Ok) return { kind: 'failed', reason: `status ${response.status || '(none)'}` };
-  const modified = parseRfc3339(response.metadata['modified'] ?? '')?.getTime() ?? Number.NEGATIVE_INFINITY;
+  const modified = parseRfc3339(response.metadata.modified ?? '')?.getTime() ?? Number.NEGATIVE_INFINITY;
   return { kind: 'read', record: documentRecord(world, path, response, options.directory), modified };
 }
 
@@ -176,7 +176,7 @@ export function documentRecord(
   const links =
     body === null ? { title: '', linkCount: 0, edges: [] } : documentLinks(url, body, response.metadata, directory);
   return {
-    etag: response.metadata['etag'] ?? '',
+    etag: response.metadata.etag ?? '',
     contentHash,
     title: links.title,
     linkCount: links.linkCount,

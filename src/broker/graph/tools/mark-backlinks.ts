@@ -33,8 +33,7 @@ export function markBacklinks(graph: BrokerGraph): ToolDefinition<typeof shape> 
         };
       }
       return {
-        text:
-          `Backlinks for ${raw} (${entries.length}):\n\n` + entries.map((entry) => backlinkLine(entry) + '\n').join(''),
+        text: `Backlinks for ${raw} (${entries.length}):\n\n${entries.map((entry) => `${backlinkLine(entry)}\n`).join('')}`,
       };
     },
   };

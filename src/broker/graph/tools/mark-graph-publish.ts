@@ -36,7 +36,7 @@ export function markGraphPublish(graph: BrokerGraph): ToolDefinition<typeof shap
       const denied = writeGate(ctx.gateway, ctx.identity, checked.target.world);
       if (denied) return denied;
       const metadata: Record<string, string> = { agent: ctx.identity.email };
-      if (checked.retention > 0) metadata['retention'] = String(checked.retention);
+      if (checked.retention > 0) metadata.retention = String(checked.retention);
       const body = graph.exportMarkdown();
       let response: MarkResponse;
       try {

@@ -86,7 +86,10 @@ export async function setUpBrokerSignIn(
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const timers = startSweepers(config, context, ephemeral, options.externalRefreshSweep === true);
-  return { ring, context, plugin, close: async () => timers.forEach((t) => clearInterval(t)) };
+  const close = async () => {
+    for (const timer of timers) clearInterval(timer);
+  };
+  return { ring, context, plugin, close };
 }
 
 /** The bearer verifier also trusts the ring's other keys, and applies `oidc.allowDomains`. */

@@ -99,7 +99,7 @@ class IndexWalk {
     if (this.#lists >= this.bounds.maxLists) throw new BoundReached();
     this.#lists++;
     const metadata: Record<string, string> = { 'page-size': String(maxListPageEntries) };
-    if (cursor !== '') metadata['cursor'] = cursor;
+    if (cursor !== '') metadata.cursor = cursor;
     try {
       return await this.ctx.gateway.read(this.world, { verb: 'LIST', path: dir, metadata, signal: this.ctx.signal });
     } catch (error) {

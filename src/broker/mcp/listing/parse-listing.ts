@@ -31,7 +31,7 @@ export function parseListingPage(dir: string, response: MarkResponse): ListingPa
     if (entry === null) invalid.push(match ? match[2]! : line);
     else entries.push(entry);
   }
-  const declared = response.metadata['complete'];
+  const declared = response.metadata.complete;
   const complete = declared === undefined ? !body.includes('*...truncated') : declared !== 'false';
   return { entries, invalid, complete, nextCursor: complete ? null : (response.metadata['next-cursor'] ?? null) };
 }
@@ -45,6 +45,6 @@ function entryFrom(dir: string, dest: string): ListedEntry | null {
     return null;
   }
   if (name === '' || name === '.' || name === '..') return null;
-  const base = dir.endsWith('/') ? dir : dir + '/';
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
   return { name, isDir, path: canonicalPath(base + name) };
 }

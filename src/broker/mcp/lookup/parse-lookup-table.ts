@@ -31,7 +31,7 @@ export function parseLookupTable(response: MarkResponse): LookupTableRow[] {
     if (isSeparator(cells)) continue;
     rows.push(rowFrom(cells, rows.length));
   }
-  const declared = response.metadata['matches'];
+  const declared = response.metadata.matches;
   if (declared === undefined || !/^[+-]?\d+$/.test(declared) || Number(declared) !== rows.length) {
     throw new LookupTableError('malformed LOOKUP response: matches metadata does not match table');
   }

@@ -48,5 +48,5 @@ export function failureDetail(body: string): string {
     .join(' ');
   if (detail === '') return '';
   const runes = [...detail];
-  return ': ' + (runes.length > 256 ? runes.slice(0, 256).join('') + '...' : detail);
+  return `: ${runes.length > 256 ? `${runes.slice(0, 256).join('')}...` : detail}`;
 }

@@ -41,7 +41,7 @@ export function documentHeadings(markdown: string): DocHeading[] {
 export function sectionText(markdown: string, heading: DocHeading): string {
   const lines = markdown.split('\n');
   const text = lines.slice(heading.startLine, heading.endLine).join('\n');
-  return heading.endLine < lines.length ? text + '\n' : text;
+  return heading.endLine < lines.length ? `${text}\n` : text;
 }
 
 /**

@@ -14,17 +14,17 @@ export function outlineLines(markdown: string): string[] {
 
 export function outlineBody(docUrl: string, markdown: string): string {
   const lines = outlineLines(markdown);
-  let out = lines.length === 0 ? '(document has no headings)\n' : lines.map((line) => line + '\n').join('');
+  let out = lines.length === 0 ? '(document has no headings)\n' : lines.map((line) => `${line}\n`).join('');
   const opening = openingParagraph(markdown);
   if (opening !== '') out += `\n${opening}\n`;
-  return out + `\nfetch ${docUrl}#<anchor> for a section; force=true for the full body\n`;
+  return `${out}\nfetch ${docUrl}#<anchor> for a section; force=true for the full body\n`;
 }
 
 /** At most `limit` lines, then an honest `+N more <noun>` for the rest. */
 export function cappedList(lines: readonly string[], limit: number, noun: string): string {
   let out = lines
     .slice(0, limit)
-    .map((line) => line + '\n')
+    .map((line) => `${line}\n`)
     .join('');
   if (lines.length > limit) out += `+${lines.length - limit} more ${noun}\n`;
   return out;

@@ -83,8 +83,14 @@ function unstableChunk(
   if (theirsHunks[ti]?.baseLo === bLo) takeTheirs();
   for (let grew = true; grew; ) {
     grew = false;
-    if (oi < oursHunks.length && oursHunks[oi]!.baseLo < bHi) takeOurs(), (grew = true);
-    if (ti < theirsHunks.length && theirsHunks[ti]!.baseLo < bHi) takeTheirs(), (grew = true);
+    if (oi < oursHunks.length && oursHunks[oi]!.baseLo < bHi) {
+      takeOurs();
+      grew = true;
+    }
+    if (ti < theirsHunks.length && theirsHunks[ti]!.baseLo < bHi) {
+      takeTheirs();
+      grew = true;
+    }
   }
   // After its last hunk each side equals the base line for line up to bHi.
   const oHi = lastOurs.sideHi + (bHi - lastOurs.baseHi);
@@ -168,7 +174,7 @@ function tableMatches(base: string[], side: string[], from: number, m: number, n
       const up = table[(i - 1) * width + j]!;
       const left = table[i * width + j - 1]!;
       table[i * width + j] =
-        base[from + i - 1] === side[from + j - 1] ? table[(i - 1) * width + j - 1]! + 1 : up >= left ? up : left;
+        base[from + i - 1] === side[from + j - 1] ? table[(i - 1) * width + j - 1]! + 1 : Math.max(up, left);
     }
   }
   const matches: Match[] = [];

@@ -107,7 +107,7 @@ async function fetchDoc(ctx: ToolContext, world: string, path: string, step: str
 }
 
 function versionOf(response: MarkResponse, step: string): number {
-  const raw = response.metadata['version'];
+  const raw = response.metadata.version;
   if (raw === undefined || raw === '') return 0;
   if (!/^[+-]?\d+$/.test(raw))
     throw new StepError(step, new ToolStepError(`response metadata "version" = "${raw}" is not an integer`));
@@ -133,8 +133,8 @@ async function landedHead(ctx: ToolContext, sub: Submission): Promise<ToolResult
 
 function publishedAt(head: Doc): ToolResult {
   const metadata: Metadata = { version: String(head.version) };
-  const modified = head.response.metadata['modified'];
-  if (modified !== undefined) metadata['modified'] = modified;
+  const modified = head.response.metadata.modified;
+  if (modified !== undefined) metadata.modified = modified;
   return textResult(formatToolResult({ status: 'ok', metadata, body: new Uint8Array(0) }, publishKeys));
 }
 

@@ -56,7 +56,7 @@ async function currentVersion(ctx: ToolContext, world: string, path: string): Pr
   if (!answer.ok) return answer;
   const response = answer.value;
   if (response.status !== 'ok') return { ok: false, error: toolError(`could not resolve version: ${response.status}`) };
-  const current = response.metadata['current'];
+  const current = response.metadata.current;
   if (current === undefined)
     return { ok: false, error: toolError('could not resolve version: no current version in response') };
   if (!/^[+-]?\d+$/.test(current))

@@ -54,8 +54,7 @@ async function explore(ctx: ToolContext, raw: string): Promise<ToolResult> {
 
 function outlineSection(body: string): string {
   const headings = outlineLines(body);
-  let out =
-    '## Outline\n' + (headings.length === 0 ? '(no headings)\n' : cappedList(headings, exploreListCap, 'headings'));
+  let out = `## Outline\n${headings.length === 0 ? '(no headings)\n' : cappedList(headings, exploreListCap, 'headings')}`;
   const opening = openingParagraph(body);
   if (opening !== '') out += `\n## Opening\n${opening}\n`;
   return out;
@@ -72,11 +71,9 @@ function linksSection(body: string): string {
 /** Backlinks come from the broker's link graph; without one the card says so instead of failing. */
 async function backlinksSection(ctx: ToolContext, docUrl: string): Promise<string> {
   const backlinks = ctx.graph ? await ctx.graph.backlinks(docUrl, ctx.signal).catch(() => []) : [];
-  let out = `\n## Backlinks (${backlinks.length})\n`;
+  const out = `\n## Backlinks (${backlinks.length})\n`;
   if (backlinks.length === 0) {
-    return (
-      out + "(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n"
-    );
+    return `${out}(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n`;
   }
   const lines = backlinks.map((link) =>
     link.title !== '' ? `- [${link.title}](${link.url})${link.annotation}` : `- ${link.url}${link.annotation}`,
@@ -94,13 +91,13 @@ async function siblingsSection(ctx: ToolContext, world: string, path: string): P
     path: dir,
     metadata: { 'page-size': String(exploreListCap + 2) },
   });
-  if (!answer.ok || answer.value.status !== 'ok') return heading + '\n(listing unavailable)\n';
+  if (!answer.ok || answer.value.status !== 'ok') return `${heading}\n(listing unavailable)\n`;
   const page = parseListingPage(dir, answer.value);
-  if (page.invalid.length > 0) return heading + '\n(listing unavailable)\n';
+  if (page.invalid.length > 0) return `${heading}\n(listing unavailable)\n`;
   const lines = page.entries
-    .map((entry) => (entry.isDir ? entry.name + '/' : entry.name))
+    .map((entry) => (entry.isDir ? `${entry.name}/` : entry.name))
     .filter((name) => name !== self)
     .map((name) => `- ${name}`);
   const count = page.complete ? `(${lines.length})` : `(${lines.length}+)`;
-  return `${heading} ${count}\n` + (lines.length === 0 ? '(none)\n' : cappedList(lines, exploreListCap, 'siblings'));
+  return `${heading} ${count}\n${lines.length === 0 ? '(none)\n' : cappedList(lines, exploreListCap, 'siblings')}`;
 }

@@ -70,17 +70,17 @@ function wholeDocument(
   force: boolean,
 ): ToolResult {
   const memory = new FetchMemory(ctx.session);
-  const current: SeenDoc = { version: response.metadata['version'] ?? '', etag: response.metadata['etag'] ?? '' };
+  const current: SeenDoc = { version: response.metadata.version ?? '', etag: response.metadata.etag ?? '' };
   const previous = memory.lookup(key);
   if (previous !== undefined && !force && identified(current) && sameDoc(previous, current)) {
     return textResult(unchangedNotice(current));
   }
   const extra: Metadata = {};
-  if (previous !== undefined && !sameDoc(previous, current)) extra['note'] = changedNote(previous, current);
+  if (previous !== undefined && !sameDoc(previous, current)) extra.note = changedNote(previous, current);
   if (!force && response.body.byteLength >= outlineThresholdBytes) {
     // An outline is not the body: the document is not recorded as seen.
-    extra['mode'] = 'outline';
-    extra['size'] = sizeLine(response.body);
+    extra.mode = 'outline';
+    extra.size = sizeLine(response.body);
     return textResult(formatToolResultWith(response, outlineBody(docUrl, body), extra, fetchKeys));
   }
   memory.record(key, current);

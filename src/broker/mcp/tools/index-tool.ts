@@ -2,7 +2,7 @@ import { optionalBoolean, optionalInteger, requiredString } from '../args.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolDefinition, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
-import { crawlBounds, CrawlError, crawlForIndex, type CrawlBounds } from '../hash-index/crawl.ts';
+import { crawlBounds, CrawlError, crawlForIndex, type CrawlBounds, type CrawlResult } from '../hash-index/crawl.ts';
 import { buildIndex, mergeIndex, parseIndex } from '../hash-index/legacy-index.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument, writeWorld } from '../tool-input.ts';
@@ -64,7 +64,7 @@ async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<Cr
   }
   const manifests = await checkManifests(ctx, source.value.world, target.value.world, dryRun, args.force === true);
   if (!manifests.ok) return manifests.error;
-  let crawl;
+  let crawl: CrawlResult;
   try {
     crawl = await crawlForIndex(ctx, source.value.world, source.value.path, bounds);
   } catch (error) {
@@ -77,7 +77,7 @@ async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<Cr
     warnings.push(`warning: crawl skipped ${crawl.skipped.length} entries, index is incomplete`);
   const sourceServer = `mark://${source.value.world}`;
   const body = buildIndex(sourceServer, ctx.now(), crawl.entries);
-  const preamble = warnings.map((warning) => warning + '\n').join('');
+  const preamble = warnings.map((warning) => `${warning}\n`).join('');
   if (dryRun)
     return textResult(
       `${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer} (dry run, not published)\n\n${body}`,

@@ -49,7 +49,7 @@ async function list(
   if (!target.ok) return target.error;
   const metadata: Metadata = {};
   if (args.include_archived === true) metadata['include-archived'] = 'true';
-  if (args.cursor !== undefined && args.cursor !== '') metadata['cursor'] = args.cursor;
+  if (args.cursor !== undefined && args.cursor !== '') metadata.cursor = args.cursor;
   if (args.page_size !== undefined) {
     // Mark reference §2.2: page-size runs 1..1000; checked here so the agent gets the argument's own name.
     if (args.page_size < 1 || args.page_size > maxListPageEntries)

@@ -76,7 +76,7 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   const limit = Math.min(requested, lookupMaxLimit);
   if (args.match === 'body') return bodyLookupAll(ctx, args, scope, limit);
   const metadata: Metadata = { query: args.query, limit: String(limit) };
-  if (args.filter !== undefined && args.filter !== '') metadata['filter'] = args.filter;
+  if (args.filter !== undefined && args.filter !== '') metadata.filter = args.filter;
   const worlds = ctx.gateway.list().map((world) => world.name);
   const answers = await boundedMap(worlds, lookupAllConcurrency, (world) => lookupIn(ctx, world, scope, metadata));
   const rows: WorldRow[] = [];
@@ -88,7 +88,7 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   });
   failures.sort((a, b) => compareBytes(a.world, b.world));
   if (worlds.length > 0 && failures.length === worlds.length) {
-    return toolError('lookup failed in all worlds: ' + failures.map((f) => `${f.world}: ${f.message}`).join('; '));
+    return toolError(`lookup failed in all worlds: ${failures.map((f) => `${f.world}: ${f.message}`).join('; ')}`);
   }
   return textResult(renderLookupAll(args.query, worlds.length, mergeRows(rows, limit), failures));
 }
@@ -121,7 +121,7 @@ async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: strin
     message: failureMessage('lookup', f.world, f.error),
   }));
   if (worlds.length > 0 && failures.length === worlds.length) {
-    return toolError('lookup failed in all worlds: ' + failures.map((f) => `${f.world}: ${f.message}`).join('; '));
+    return toolError(`lookup failed in all worlds: ${failures.map((f) => `${f.world}: ${f.message}`).join('; ')}`);
   }
   return textResult(
     renderBodyLookupAll({

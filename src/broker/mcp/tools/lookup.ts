@@ -57,9 +57,9 @@ async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
   if (!target.ok) return target.error;
   // The world validates query, filter and limit and answers bad-request itself.
   const metadata: Metadata = { query: args.query };
-  if (args.filter !== undefined && args.filter !== '') metadata['filter'] = args.filter;
-  if (args.limit !== undefined && args.limit > 0) metadata['limit'] = String(args.limit);
-  if (args.match !== undefined) metadata['match'] = args.match;
+  if (args.filter !== undefined && args.filter !== '') metadata.filter = args.filter;
+  if (args.limit !== undefined && args.limit > 0) metadata.limit = String(args.limit);
+  if (args.match !== undefined) metadata.match = args.match;
   const { world, path } = target.value;
   const answer = await readWorld(ctx, 'lookup', world, { verb: 'LOOKUP', path, metadata });
   if (!answer.ok) return answer.error;

@@ -25,7 +25,7 @@ export function ensureTokenEntry(text: string, record: WriteTokenRecord): Tokens
     operations: writeTokenOperations,
   });
   if (existing === undefined) return checked({ text: text + entryText, outcome: 'appended' }, record);
-  if (isTable(existing) && existing['hash'] === record.hash) return { text, outcome: 'unchanged' };
+  if (isTable(existing) && existing.hash === record.hash) return { text, outcome: 'unchanged' };
   const rest = removeTable(text, record.label, document) ?? reencodeWithout(document, record.label);
   return checked({ text: rest + entryText, outcome: 'replaced' }, record);
 }
@@ -39,7 +39,7 @@ function parseTokens(text: string): Record<string, unknown> {
 }
 
 function tokensOf(document: Record<string, unknown>): Record<string, unknown> {
-  const tokens = document['tokens'];
+  const tokens = document.tokens;
   if (tokens === undefined) return {};
   if (!isTable(tokens)) throw new TokensTomlError('tokens file: [tokens] is not a table');
   return tokens;
@@ -98,7 +98,7 @@ function reencodeWithout(document: Record<string, unknown>, label: string): stri
 /** The edit must load and hold exactly our entry; anything else is refused rather than written. */
 function checked(edit: TokensEdit, record: WriteTokenRecord): TokensEdit {
   const entry = tokensOf(parseTokens(edit.text))[record.label];
-  if (!isTable(entry) || entry['hash'] !== record.hash || canonical(entry['paths']) !== canonical(record.paths)) {
+  if (!isTable(entry) || entry.hash !== record.hash || canonical(entry.paths) !== canonical(record.paths)) {
     throw new TokensTomlError(
       `tokens file edit for ${JSON.stringify(record.label)} did not produce the expected entry`,
     );

@@ -48,7 +48,7 @@ export class FixtureGateway implements WorldGateway {
       return Promise.reject(new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `unknown world ${world}`));
     if (!this.canWrite(world, identity))
       return Promise.reject(new WorldGatewayError('ERR_WRITE_DENIED', world, `write denied for ${world}`));
-    return this.#send(world, { ...call, metadata: { ...call.metadata, auth: target.fixture.tokens['writer']! } });
+    return this.#send(world, { ...call, metadata: { ...call.metadata, auth: target.fixture.tokens.writer! } });
   }
 
   async close(): Promise<void> {
@@ -112,16 +112,16 @@ export async function startTestStack(
     async seed(world, path, body, metadata = {}) {
       const fixture = worlds[world]!;
       const current = await fixture.call('VERSIONS', path);
-      const expected = current.status === 'ok' ? current.metadata['current']! : '0';
+      const expected = current.status === 'ok' ? current.metadata.current! : '0';
       const response = await fixture.call(
         'PUBLISH',
         path,
-        { ...metadata, auth: fixture.tokens['writer']!, 'expected-version': expected },
+        { ...metadata, auth: fixture.tokens.writer!, 'expected-version': expected },
         body,
       );
       if (response.status !== 'created' && response.status !== 'ok')
         throw new Error(`seed ${world}${path}: ${response.status}`);
-      return Number(response.metadata['version']);
+      return Number(response.metadata.version);
     },
     async close() {
       await gateway.close();
