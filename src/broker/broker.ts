@@ -11,7 +11,7 @@ import { tokenTrust, verifierOptions, type TokenTrust } from './trust.ts';
 import { worldMetricsAdapter } from './world-metrics-adapter.ts';
 import { setUpBrokerSignIn, withKeyRing, type BrokerSignInOptions } from './http/signin/broker-sign-in.ts';
 import type { SignInContext } from './auth/sign-in-context.ts';
-import { BrokerGraph, backlinkService } from './graph/index.ts';
+import { BrokerGraph } from './graph/index.ts';
 import { clusterServices, startDiscovery, startLeaderSweep, sweepsByLease } from './cluster.ts';
 
 export type BrokerOptions = {
@@ -85,9 +85,9 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       server: {
         serverInfo: { name: 'demarkus-broker', version: options.version ?? '0.1.0' },
         instructions: serverInstructions,
-        definitions: brokerDefinitions(gateway, graph),
+        definitions: brokerDefinitions(gateway, { graph: true }),
         gateway,
-        graph: backlinkService(graph),
+        graph,
         ...(options.now ? { now: options.now } : {}),
       },
       ...(config.server.allowedHosts ? { allowedHosts: config.server.allowedHosts } : {}),

@@ -1,17 +1,8 @@
-/**
- * Go formatting the graph tools' texts depend on: `%q` (shared, from
- * src/protocol) and `%-Ns` (left-justified, padded by rune count).
- */
+/** Go formatting the graph's edge listings depend on: `%q` (shared, from src/protocol). */
 
 import { goQuote } from '../../protocol/go-quote.ts';
 
 export { goQuote };
-
-/** `%-<width>s`: pads with spaces to `width` runes, never truncates. */
-export function goPadEnd(text: string, width: number): string {
-  const runes = [...text].length;
-  return runes >= width ? text : text + ' '.repeat(width - runes);
-}
 
 /**
  * The provenance suffix shared by every edge listing (graph.EdgeAnnotation):

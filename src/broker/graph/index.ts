@@ -1,4 +1,4 @@
-/** The broker's link graph: store, crawler, `/graph.md` export and seeding, graph tools, federation crawl. */
+/** The broker's link graph: store, crawler, `/graph.md` export and seeding, federation crawl (its tools live in src/broker/mcp/tools). */
 export { BrokerGraph, type BrokerGraphOptions, type GraphCrawl } from './graph-service.ts';
 export { GraphStore, type BacklinkEntry, type StoredNode, type StoredEdge } from './graph-store.ts';
 export { CrawledGraph } from './crawled-graph.ts';
@@ -25,11 +25,8 @@ export { documentLinks, relReferences } from './document-links.ts';
 export { canonicalMarkUrl, documentUrl, resolveLinkTarget, resolveReference } from './link-url.ts';
 export { WorldDirectory } from './world-urls.ts';
 export { edgeAnnotation, goQuote } from './go-format.ts';
-export type { GraphEdge, GraphNode } from './model.ts';
-export { graphTools } from './tools/graph-tools.ts';
+export { compareEdges, compareUtf8, type GraphEdge, type GraphNode } from './model.ts';
 export { renderBacklinksSection, backlinkLine, exploreSectionCap } from './backlinks-section.ts';
-export { formatGraphSummary } from './tools/mark-graph.ts';
-export { defaultGraphRetention } from './tools/mark-graph-publish.ts';
 export {
   runFederationCrawl,
   crawlerIdentity,
@@ -45,4 +42,3 @@ export type { PublishOutcome } from './federation/hub-publish.ts';
 export { summaryRecord, summaryText } from './federation/summary-text.ts';
 export { graphOutputPath, indexOutputPath } from './federation/hub-outputs.ts';
 export { crawlStatePath } from './federation/crawl-state.ts';
-export { backlinkService } from './backlink-service.ts';

@@ -1,4 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ToolOutcome } from '../mcp/run-tool.ts';
+
+export type { ToolOutcome };
 
 /** What the world gateway reports; structural, so `src/broker/worlds` can declare its own copy. */
 export interface WorldMetrics {
@@ -8,7 +11,6 @@ export interface WorldMetrics {
 }
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
-export type ToolOutcome = 'ok' | 'tool_error' | 'exception';
 
 /** Every broker metric on one registry, plus the small recorders the other modules call. */
 export interface BrokerMetrics extends WorldMetrics {

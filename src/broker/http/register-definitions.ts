@@ -5,6 +5,7 @@ import {
   ResourceTemplate,
   type McpServer,
   type ServerContext,
+  type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Identity } from '../identity.ts';
@@ -14,12 +15,12 @@ import type {
   ResourceTemplateDefinition,
   ToolContext,
   ToolDefinition,
-  ToolResult,
 } from '../mcp/definitions.ts';
+import { callTool, inputSchemaOf, type ToolCallOptions } from '../mcp/run-tool.ts';
 import { WorldGatewayError } from '../worlds/gateway.ts';
 import { ResourceReadError } from '../mcp/resources.ts';
 import { identityFromAuthInfo } from './auth-info.ts';
-import type { ToolOutcome } from './metrics.ts';
+import type { ToolOutcome } from '../mcp/run-tool.ts';
 
 /** Everything the MCP server offers, in SDK-neutral form (src/broker/mcp). */
 export type McpDefinitions = {
@@ -34,17 +35,16 @@ export type McpDefinitions = {
 /** Builds the tools' context for one call from the verified caller and the call's abort signal. */
 export type CallContextFactory = (call: { identity: Identity; signal: AbortSignal }) => ToolContext;
 
-export type RegisterOptions = {
+export type RegisterOptions = ToolCallOptions & {
   recordToolCall?: (tool: string, seconds: number, outcome: ToolOutcome) => void;
-  /** Where unexpected failures go; the client only ever sees "internal error". */
-  logError?: (error: unknown, message: string) => void;
 };
 
 /**
- * Registers the definitions with one SDK server instance. Arguments are
- * validated by the SDK against the zod shapes (invalid ones come back as the
- * SDK's `isError` input-validation result, unknown tools as its protocol
- * error); a tool's genuine failure is `isError: true`, never a thrown error.
+ * Registers the definitions with one SDK server instance. Every tool call goes
+ * through `callTool` (src/broker/mcp/run-tool.ts), which validates arguments
+ * against the zod shape and answers invalid ones, and a tool's genuine
+ * failure, with `isError: true`, never a thrown error; an unknown tool is the
+ * SDK's protocol error.
  */
 export function registerDefinitions(
   server: McpServer,
@@ -68,45 +68,35 @@ export function registerDefinitions(
 
 type ContextOf = (ctx: ServerContext) => ToolContext;
 
-// A server is built per session and per stateless request: build each tool's schema once.
-const inputSchemas = new WeakMap<ToolDefinition, z.ZodObject>();
-
-function inputSchemaOf(tool: ToolDefinition): z.ZodObject {
-  let schema = inputSchemas.get(tool);
-  if (schema === undefined) {
-    schema = z.object(tool.inputSchema);
-    inputSchemas.set(tool, schema);
-  }
-  return schema;
-}
-
 function registerTool(server: McpServer, tool: ToolDefinition, contextOf: ContextOf, options: RegisterOptions): void {
   const config = {
     title: tool.title,
     description: tool.description,
-    inputSchema: inputSchemaOf(tool),
+    inputSchema: advertisedOnly(inputSchemaOf(tool)),
     annotations: { readOnlyHint: tool.readOnly },
   };
-  server.registerTool(tool.name, config, async (args: Record<string, unknown>, ctx: ServerContext) => {
+  server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
     const started = performance.now();
-    const record = (outcome: ToolOutcome) =>
-      options.recordToolCall?.(tool.name, (performance.now() - started) / 1000, outcome);
-    try {
-      const result: ToolResult = await tool.handler(args, contextOf(ctx));
-      record(result.isError === true ? 'tool_error' : 'ok');
-      return { content: [{ type: 'text' as const, text: result.text }], isError: result.isError === true };
-    } catch (error) {
-      record('exception');
-      return { content: [{ type: 'text' as const, text: toolFailureText(tool.name, error, options) }], isError: true };
-    }
+    const { result, outcome } = await callTool(tool, args, contextOf(ctx), options);
+    options.recordToolCall?.(tool.name, (performance.now() - started) / 1000, outcome);
+    return { content: [{ type: 'text' as const, text: result.text }], isError: result.isError === true };
   });
 }
 
-/** Gateway errors carry texts meant for agents; anything else is logged and reported generically. */
-function toolFailureText(tool: string, error: unknown, options: RegisterOptions): string {
-  if (error instanceof WorldGatewayError) return error.message;
-  options.logError?.(error, `tool ${tool} failed unexpectedly`);
-  return `${tool} failed: internal error`;
+/**
+ * The tool's schema as the SDK lists it in tools/list, with validation left to
+ * `callTool`, so a call over HTTP and a call in a test meet the same checks and
+ * the same messages (the SDK would otherwise answer first, in its own words).
+ */
+function advertisedOnly(schema: z.ZodObject): StandardSchemaWithJSON {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'demarkus',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: schema['~standard'].jsonSchema,
+    },
+  };
 }
 
 function registerTemplate(

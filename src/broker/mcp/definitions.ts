@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Identity } from '../identity.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
+import type { BrokerGraph } from '../graph/index.ts';
 
 /**
  * SDK-neutral definitions of what the MCP server offers. The HTTP layer
@@ -15,17 +16,14 @@ export interface SessionState {
 }
 
 /**
- * One document linking to another, as the link graph knows it. `annotation` is
- * the graph's own rendering of the edge (relation, label, anchor, count), e.g.
- * ` [supersedes]`; the graph module owns that format.
+ * The broker's link graph as the tools use it: mark_explore's backlinks and the
+ * graph tools (mark_backlinks, mark_graph, mark_graph_export,
+ * mark_graph_publish). `BrokerGraph` (src/broker/graph) is the implementation.
  */
-export type Backlink = { url: string; title: string; annotation: string };
-
-/** The seam to the broker's link graph (the graph issue provides it). */
-export interface GraphService {
-  /** Documents known to link to `url` (a `mark://{world}/{path}` URL), in the graph's order. */
-  backlinks(url: string, signal: AbortSignal): Promise<readonly Backlink[]>;
-}
+export type GraphService = Pick<
+  BrokerGraph,
+  'seed' | 'backlinks' | 'backlinksSection' | 'crawl' | 'exportMarkdown' | 'store'
+>;
 
 export type ToolContext = {
   gateway: WorldGateway;
@@ -33,7 +31,7 @@ export type ToolContext = {
   session: SessionState;
   signal: AbortSignal;
   now: () => Date;
-  /** The link graph, when the broker has one; mark_explore renders "none recorded" without it. */
+  /** The link graph, when the broker has one: the graph tools need it; mark_explore says "none recorded" without it. */
   graph?: GraphService;
 };
 

@@ -57,3 +57,9 @@ export function qualifiedWorldUrl(world: string, path: string): string {
   const absolute = path.startsWith('/') ? path : `/${path}`;
   return `mark://${world}${goEscapePath(absolute)}`;
 }
+
+/** `%-<width>s`: pads with spaces to `width` runes, never truncates. */
+export function goPadEnd(text: string, width: number): string {
+  const runes = [...text].length;
+  return runes >= width ? text : text + ' '.repeat(width - runes);
+}

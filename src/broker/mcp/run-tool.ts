@@ -1,30 +1,76 @@
 import { z } from 'zod';
+import { WorldGatewayError } from '../worlds/gateway.ts';
 import type { ToolContext, ToolDefinition, ToolResult } from './definitions.ts';
 import { toolError, toolErrorText } from './tool-result.ts';
 
 /**
  * A tool with a concrete argument shape, widened for the registry. The handler
- * only ever receives arguments parsed with its own `inputSchema` (by `runTool`
- * or by the SDK), which is what makes the widening sound.
+ * only ever receives arguments parsed with its own `inputSchema` (by
+ * `callTool`), which is what makes the widening sound.
  */
 export function defineTool<Shape extends z.ZodRawShape>(definition: ToolDefinition<Shape>): ToolDefinition {
   return definition as unknown as ToolDefinition;
 }
 
-/**
- * Validates raw JSON arguments against the tool's schema and runs it. Schema
- * fields carry the reference broker's messages (`url is required`, ...), so
- * the first problem found becomes that tool error; an exception that escapes a
- * handler becomes `<tool> failed: ...` rather than a protocol error.
- */
-export async function runTool(definition: ToolDefinition, rawArgs: unknown, ctx: ToolContext): Promise<ToolResult> {
-  const parsed = z.object(definition.inputSchema).safeParse(rawArgs ?? {});
-  if (!parsed.success) return toolError(firstIssueMessage(parsed.error));
-  try {
-    return await definition.handler(parsed.data, ctx);
-  } catch (error) {
-    return toolError(toolErrorText(definition.name.replace(/^mark_/, ''), '', error));
+/** How a call ended, for metrics: a normal answer, a tool error, or an exception the tool did not handle. */
+export type ToolOutcome = 'ok' | 'tool_error' | 'exception';
+
+export type ToolCallOptions = {
+  /** Where unexpected failures go; the agent only reads `<verb> failed: internal error`. */
+  logError?: (error: unknown, message: string) => void;
+};
+
+// A server is built per session and per stateless request: build each tool's schema once.
+const inputSchemas = new WeakMap<ToolDefinition, z.ZodObject>();
+
+/** The zod object for a tool's argument shape, built once per tool. */
+export function inputSchemaOf(tool: ToolDefinition): z.ZodObject {
+  let schema = inputSchemas.get(tool);
+  if (schema === undefined) {
+    schema = z.object(tool.inputSchema);
+    inputSchemas.set(tool, schema);
   }
+  return schema;
+}
+
+/**
+ * The one way a tool runs, in production (src/broker/http/register-definitions.ts)
+ * and in tests: validate the raw JSON arguments against the tool's schema, run
+ * the handler, and turn an exception that escapes it into a tool error. Schema
+ * fields carry the reference broker's messages (`url is required`, ...), so the
+ * first problem found becomes that tool error; an escaped exception reads like
+ * the failures handlers report themselves (`<verb> failed: ...`).
+ */
+export async function callTool(
+  definition: ToolDefinition,
+  rawArgs: unknown,
+  ctx: ToolContext,
+  options: ToolCallOptions = {},
+): Promise<{ result: ToolResult; outcome: ToolOutcome }> {
+  const parsed = inputSchemaOf(definition).safeParse(rawArgs ?? {});
+  if (!parsed.success) return { result: toolError(firstIssueMessage(parsed.error)), outcome: 'tool_error' };
+  try {
+    const result = await definition.handler(parsed.data, ctx);
+    return { result, outcome: result.isError === true ? 'tool_error' : 'ok' };
+  } catch (error) {
+    if (!(error instanceof WorldGatewayError)) options.logError?.(error, `tool ${definition.name} failed unexpectedly`);
+    return { result: toolError(toolErrorText(verbOf(definition.name), '', error)), outcome: 'exception' };
+  }
+}
+
+/** `callTool`'s result alone: what the agent reads. */
+export async function runTool(
+  definition: ToolDefinition,
+  rawArgs: unknown,
+  ctx: ToolContext,
+  options: ToolCallOptions = {},
+): Promise<ToolResult> {
+  return (await callTool(definition, rawArgs, ctx, options)).result;
+}
+
+/** `mark_fetch` fails as `fetch failed: ...`, as the reference words it. */
+function verbOf(toolName: string): string {
+  return toolName.replace(/^mark_/, '');
 }
 
 function firstIssueMessage(error: z.ZodError): string {

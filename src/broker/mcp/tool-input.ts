@@ -1,6 +1,6 @@
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { MarkCall } from '../../transport/mark-client.ts';
-import type { ToolContext, ToolResult } from './definitions.ts';
+import type { GraphService, ToolContext, ToolResult } from './definitions.ts';
 import { toolError, toolErrorFor } from './tool-result.ts';
 import { parseToolUrl, ToolUrlError, type ToolUrl } from './tool-url.ts';
 
@@ -44,4 +44,14 @@ export async function writeWorld(
   } catch (error) {
     return { ok: false, error: toolErrorFor(verb, world, error) };
   }
+}
+
+/**
+ * The broker's link graph for the graph tools. They are only offered when the
+ * broker runs a graph (src/broker/mcp/tools/index.ts), so a missing one is a
+ * wiring mistake that the caller is told about plainly.
+ */
+export function linkGraph(ctx: ToolContext): Outcome<GraphService> {
+  if (ctx.graph === undefined) return { ok: false, error: toolError('this broker keeps no link graph') };
+  return { ok: true, value: ctx.graph };
 }

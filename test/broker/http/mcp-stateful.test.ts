@@ -3,7 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startListener, type Harness } from './fixtures.ts';
+import type { Identity } from '../../../src/broker/identity.ts';
+import type { SessionState, ToolContext } from '../../../src/broker/mcp/definitions.ts';
+import { runTool } from '../../../src/broker/mcp/run-tool.ts';
+import { definitions, listingGateway, startListener, type Harness } from './fixtures.ts';
 import { jsonRpcHeaders, rawRequest } from './raw-http.ts';
 
 function textOf(result: { content?: unknown }): string {
@@ -96,16 +99,20 @@ describe('stateful MCP sessions (protocol 2025-11-25)', () => {
     assert.equal(result.isError, true);
     assert.equal(textOf(result), 'explode failed: internal error');
     const gateway = await client.callTool({ name: 'unreachable', arguments: {} });
-    assert.equal(textOf(gateway), 'world "alpha" is unavailable');
+    // An escaped gateway error reads as the failures tools report themselves (`<verb> failed: ...`).
+    assert.equal(textOf(gateway), 'unreachable failed: world "alpha" is unavailable');
     await transport.terminateSession();
     await client.close();
   });
 
-  it('answers invalid arguments through the SDK validation error path', async () => {
+  it('answers invalid arguments with the tool schema message, as runTool does in tests', async () => {
     const { client, transport } = await connect(harness, await harness.token());
     const result = await client.callTool({ name: 'echo', arguments: { text: 42 } });
     assert.equal(result.isError, true);
-    assert.match(textOf(result), /Input validation error/);
+    const ctx = { gateway: listingGateway, identity: {} as Identity, session: {} as SessionState };
+    const direct = await runTool(definitions.tools[0]!, { text: 42 }, ctx as ToolContext);
+    assert.deepEqual({ text: textOf(result), isError: true }, direct);
+    assert.equal(textOf(result), 'Invalid input: expected string, received number');
     await transport.terminateSession();
     await client.close();
   });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { runTool } from '../../../src/broker/mcp/run-tool.ts';
 import { markExplore } from '../../../src/broker/mcp/tools/explore.ts';
 import type { GraphService } from '../../../src/broker/mcp/definitions.ts';
+import { renderBacklinksSection } from '../../../src/broker/graph/index.ts';
 import { toolContext } from './helpers/context.ts';
 import { startTestStack, type TestStack } from './helpers/fixture-gateway.ts';
 import { MemoryGateway } from './helpers/memory-gateway.ts';
@@ -71,15 +72,23 @@ describe('mark_explore against a real world', () => {
 
   it('lists backlinks from the graph service when the broker has one', async () => {
     const asked: string[] = [];
-    const graph: GraphService = {
-      async backlinks(url) {
+    const graph = {
+      async backlinksSection(url: string) {
         asked.push(url);
-        return [
-          { url: 'mark://team-a/docs/runbook.md', title: 'Runbook', annotation: ' [supersedes]' },
-          { url: 'mark://team-b/notes.md', title: '', annotation: '' },
-        ];
+        return renderBacklinksSection([
+          {
+            url: 'mark://team-a/docs/runbook.md',
+            title: 'Runbook',
+            status: 'ok',
+            rel: 'supersedes',
+            label: '',
+            anchor: '',
+            count: 1,
+          },
+          { url: 'mark://team-b/notes.md', title: '', status: 'ok', rel: '', label: '', anchor: '', count: 1 },
+        ]);
       },
-    };
+    } as Partial<GraphService> as GraphService;
     const result = await runTool(
       markExplore,
       { url: 'mark://team-a/docs/guide.md' },
@@ -90,6 +99,18 @@ describe('mark_explore against a real world', () => {
       result.text,
       /\n## Backlinks \(2\)\n- \[Runbook\]\(mark:\/\/team-a\/docs\/runbook\.md\) \[supersedes\]\n- mark:\/\/team-b\/notes\.md\n/,
     );
+  });
+
+  it('says none are recorded when the graph cannot be seeded', async () => {
+    const graph = {
+      backlinksSection: () => Promise.reject(new Error('hub unreachable')),
+    } as Partial<GraphService> as GraphService;
+    const result = await runTool(
+      markExplore,
+      { url: 'mark://team-a/docs/guide.md' },
+      toolContext(stack.gateway, { graph }),
+    );
+    assert.match(result.text, /\n## Backlinks \(0\)\n\(none recorded; /);
   });
 
   it('returns a world status unchanged for a missing document', async () => {

@@ -10,9 +10,10 @@ import { readWorld, urlArgument } from '../tool-input.ts';
 import { textResult } from '../tool-result.ts';
 import { cutAnchor } from '../tool-url.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
+import { exploreSectionCap, renderBacklinksSection } from '../../graph/index.ts';
 
-/** Each list on the card shows at most this many entries, then "+N more" (reference exploreSectionCap). */
-export const exploreListCap = 10;
+/** Each list on the card shows at most this many entries, then "+N more" (the graph's backlinks section too). */
+const exploreListCap = exploreSectionCap;
 
 const cardKeys = ['version', 'modified', 'etag'] as const;
 
@@ -68,17 +69,10 @@ function linksSection(body: string): string {
   );
 }
 
-/** Backlinks come from the broker's link graph; without one the card says so instead of failing. */
+/** Backlinks come from the broker's link graph; without one (or when seeding fails) the card says none are recorded. */
 async function backlinksSection(ctx: ToolContext, docUrl: string): Promise<string> {
-  const backlinks = ctx.graph ? await ctx.graph.backlinks(docUrl, ctx.signal).catch(() => []) : [];
-  const out = `\n## Backlinks (${backlinks.length})\n`;
-  if (backlinks.length === 0) {
-    return `${out}(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n`;
-  }
-  const lines = backlinks.map((link) =>
-    link.title !== '' ? `- [${link.title}](${link.url})${link.annotation}` : `- ${link.url}${link.annotation}`,
-  );
-  return out + cappedList(lines, exploreListCap, 'backlinks');
+  const none = renderBacklinksSection([]);
+  return ctx.graph ? await ctx.graph.backlinksSection(docUrl, ctx.signal).catch(() => none) : none;
 }
 
 /** The parent directory's other entries, from one short LIST page; a failed LIST is a note, not an error. */

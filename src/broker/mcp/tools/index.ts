@@ -1,5 +1,9 @@
 import type { ToolDefinition } from '../definitions.ts';
 import { markAppend } from './append.ts';
+import { markBacklinks } from './backlinks.ts';
+import { markGraph } from './graph-crawl.ts';
+import { markGraphExport } from './graph-export.ts';
+import { markGraphPublish } from './graph-publish.ts';
 import { markArchive } from './archive.ts';
 import { markDiscover } from './discover.ts';
 import { markExplore } from './explore.ts';
@@ -17,11 +21,12 @@ import { markWorlds } from './worlds.ts';
 /**
  * Every tool, in the reference broker's order (go-broker-inventory §4.3,
  * `mcpToolNames`). The graph tools (mark_backlinks, mark_graph,
- * mark_graph_export, mark_graph_publish) come with the graph store and slot in
- * after mark_index. mark_search is ours (cross-world full-text search, not in
- * the reference) and comes last, so the reference tools keep their positions.
+ * mark_graph_export, mark_graph_publish) are offered when the broker keeps a
+ * link graph (it reaches them through the tool context) and sit after
+ * mark_index. mark_search is ours (cross-world full-text search, not in the
+ * reference) and comes last, so the reference tools keep their positions.
  */
-export function allTools(): ToolDefinition[] {
+export function allTools(options: { graph?: boolean } = {}): ToolDefinition[] {
   return [
     markFetch,
     markExplore,
@@ -35,7 +40,11 @@ export function allTools(): ToolDefinition[] {
     markDiscover,
     markResolve,
     markIndex,
+    ...(options.graph === true ? graphTools : []),
     markWorlds,
     markSearch,
   ];
 }
+
+/** The tools backed by the link graph, in the reference's order. */
+export const graphTools: readonly ToolDefinition[] = [markBacklinks, markGraph, markGraphExport, markGraphPublish];

@@ -1,19 +1,19 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
-import { graphTools } from '../../../src/broker/graph/tools/graph-tools.ts';
 import { edgeAnnotation, goQuote } from '../../../src/broker/graph/go-format.ts';
 import { renderBacklinksSection } from '../../../src/broker/graph/backlinks-section.ts';
-import type { ToolContext, ToolDefinition, ToolResult } from '../../../src/broker/mcp/definitions.ts';
+import { allTools, graphTools, runTool } from '../../../src/broker/mcp/index.ts';
+import type { ToolContext, ToolResult } from '../../../src/broker/mcp/definitions.ts';
 import type { Identity } from '../../../src/broker/identity.ts';
-import { readerIdentity, TestGateway, writerIdentity } from './test-gateway.ts';
+import { readerIdentity, TestGateway, writerIdentity } from '../graph/test-gateway.ts';
 
 const now = () => new Date('2026-03-01T00:00:00Z');
 
 describe('graph tools', () => {
   let gateway: TestGateway;
   let graph: BrokerGraph;
-  let tools: Map<string, ToolDefinition>;
+  const tools = new Map(graphTools.map((tool) => [tool.name, tool]));
   const call = (
     name: string,
     args: Record<string, unknown>,
@@ -25,8 +25,9 @@ describe('graph tools', () => {
       session: { id: undefined, get: () => undefined, set: () => {} },
       signal: new AbortController().signal,
       now,
+      graph,
     };
-    return tools.get(name)!.handler(args as never, ctx);
+    return runTool(tools.get(name)!, args, ctx);
   };
 
   before(async () => {
@@ -43,7 +44,35 @@ describe('graph tools', () => {
   after(() => gateway.close());
   beforeEach(() => {
     graph = new BrokerGraph({ gateway, now });
-    tools = new Map(graphTools(graph).map((tool) => [tool.name, tool]));
+  });
+
+  it('offers the graph tools after mark_index only when the broker keeps a graph', () => {
+    const names = (tools: ReturnType<typeof allTools>) => tools.map((tool) => tool.name);
+    assert.ok(!names(allTools()).includes('mark_graph'));
+    const withGraph = names(allTools({ graph: true }));
+    const at = withGraph.indexOf('mark_index') + 1;
+    assert.deepEqual(withGraph.slice(at, at + 5), [
+      'mark_backlinks',
+      'mark_graph',
+      'mark_graph_export',
+      'mark_graph_publish',
+      'mark_worlds',
+    ]);
+  });
+
+  it('answers plainly when reached on a broker without a graph', async () => {
+    const ctx: ToolContext = {
+      gateway,
+      identity: writerIdentity,
+      session: { id: undefined, get: () => undefined, set: () => {} },
+      signal: new AbortController().signal,
+      now,
+    };
+    for (const tool of graphTools)
+      assert.deepEqual(await runTool(tool, { url: 'mark://team-a/index.md', expected_version: 0 }, ctx), {
+        text: 'this broker keeps no link graph',
+        isError: true,
+      });
   });
 
   it('offers the four graph tools with read-only hints', () => {

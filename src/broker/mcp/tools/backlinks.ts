@@ -1,0 +1,32 @@
+import { requiredString } from '../args.ts';
+import { defineTool } from '../run-tool.ts';
+import { linkGraph, urlArgument } from '../tool-input.ts';
+import { textResult, toolError } from '../tool-result.ts';
+import { backlinkLine } from '../../graph/index.ts';
+
+/** mark_backlinks: who links here, with label, section and count per edge. */
+export const markBacklinks = defineTool({
+  name: 'mark_backlinks',
+  title: 'Backlinks',
+  description:
+    "List the documents that link to a document, one line per link with its relation, link text, source section and occurrence count. Answers from the broker's link graph (seeded from each world's published /graph.md, extended by mark_graph crawls); it does not fetch the document.",
+  inputSchema: { url: requiredString('url', 'mark:// URL of the document, e.g. mark://team-a/index.md') },
+  readOnly: true,
+  handler: async (args, ctx) => {
+    const graph = linkGraph(ctx);
+    if (!graph.ok) return graph.error;
+    if (args.url === '') return toolError('url is required');
+    const target = urlArgument(args.url);
+    if (!target.ok) return target.error;
+    await graph.value.seed(ctx.signal);
+    const entries = graph.value.backlinks(args.url);
+    if (entries.length === 0) {
+      return textResult(
+        `No backlinks found for ${args.url}\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)`,
+      );
+    }
+    return textResult(
+      `Backlinks for ${args.url} (${entries.length}):\n\n${entries.map((entry) => `${backlinkLine(entry)}\n`).join('')}`,
+    );
+  },
+});

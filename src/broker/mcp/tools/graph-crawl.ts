@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { requiredString } from '../args.ts';
+import { defineTool } from '../run-tool.ts';
+import { linkGraph, urlArgument } from '../tool-input.ts';
+import { textResult, toolError, unknownWorldText } from '../tool-result.ts';
+import { goPadEnd, goQuote } from '../go-format.ts';
+import { compareEdges, compareUtf8, defaultCrawlLimits, edgeAnnotation, type GraphCrawl } from '../../graph/index.ts';
+
+/** mark_graph: crawl from a document and record what was found in the link graph. */
+export const markGraph = defineTool({
+  name: 'mark_graph',
+  title: 'Crawl the link graph',
+  description:
+    "Crawl outward from a document along its links and rel-* relations (breadth first, default depth 2, at most 5, at most 200 documents) and record every node and edge in the broker's link graph, so mark_backlinks and mark_explore can answer. Returns the nodes and edges this crawl saw. Links to other worlds' documents are followed; links outside the knowledge system are recorded, not followed.",
+  inputSchema: {
+    url: requiredString('url', 'mark:// URL to start from, e.g. mark://team-a/index.md'),
+    depth: z
+      .number({ error: 'depth must be a number' })
+      .optional()
+      .describe('Link hops to follow from the start document: 1 to 5, default 2'),
+  },
+  readOnly: true,
+  handler: async (args, ctx) => {
+    const graph = linkGraph(ctx);
+    if (!graph.ok) return graph.error;
+    if (args.url === '') return toolError('url is required');
+    const target = urlArgument(args.url);
+    if (!target.ok) return target.error;
+    if (ctx.gateway.get(target.value.world) === undefined) return toolError(unknownWorldText(target.value.world));
+    // Seed first so a depth-limited crawl still lands in hub context.
+    await graph.value.seed(ctx.signal);
+    let result: GraphCrawl;
+    try {
+      result = await graph.value.crawl(args.url, args.depth ?? defaultCrawlLimits.maxDepth, ctx.signal);
+    } catch (error) {
+      return toolError(`crawl failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return textResult(formatGraphSummary(result, args.url));
+  },
+});
+
+/**
+ * Counts for this crawl, then nodes and edges. Nodes are sorted by URL and
+ * edges by (from, to, rel), so the text is deterministic.
+ */
+export function formatGraphSummary(result: GraphCrawl, startUrl: string): string {
+  const nodes = [...result.graph.nodes.values()].sort((a, b) => compareUtf8(a.url, b.url));
+  let out = `Crawled ${nodes.length} nodes, ${result.graph.edgeCount} edges from ${startUrl}\n`;
+  if (nodes.length === 0) return out;
+  out += '\nNodes:\n';
+  for (const node of nodes) {
+    out += `  [${goPadEnd(node.status, 9)}] ${goPadEnd(node.url, 40)} ${goQuote(node.title || '(no title)')}  ${node.linkCount} links\n`;
+  }
+  const edges = [...result.graph.edges].sort(compareEdges);
+  if (edges.length > 0) {
+    out += '\nEdges:\n';
+    for (const edge of edges)
+      out += `  ${edge.from} -> ${edge.to}${edgeAnnotation(edge.rel, edge.label, edge.anchor, edge.count)}\n`;
+  }
+  return out;
+}

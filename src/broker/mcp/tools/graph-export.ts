@@ -1,0 +1,18 @@
+import { defineTool } from '../run-tool.ts';
+import { linkGraph } from '../tool-input.ts';
+import { textResult } from '../tool-result.ts';
+
+/** mark_graph_export: the whole link graph as a `/graph.md` document. */
+export const markGraphExport = defineTool({
+  name: 'mark_graph_export',
+  title: 'Export the link graph',
+  description:
+    "Return the broker's whole link graph as a /graph.md markdown document (node table: URL, title, status, link count; edge table: from, to, relation, label, anchor, count). Read-only; use mark_graph_publish to store it in a world.",
+  inputSchema: {},
+  readOnly: true,
+  handler: async (_args, ctx) => {
+    const graph = linkGraph(ctx);
+    if (!graph.ok) return graph.error;
+    return textResult(graph.value.exportMarkdown());
+  },
+});

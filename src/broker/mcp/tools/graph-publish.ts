@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { requiredInteger, requiredString } from '../args.ts';
+import { defineTool } from '../run-tool.ts';
+import { linkGraph, urlArgument, writeWorld } from '../tool-input.ts';
+import { formatToolResult } from '../format-tool-result.ts';
+import { textResult, toolError } from '../tool-result.ts';
+import { gateWrite, writeMetadata } from '../write-gate.ts';
+
+/** Versions of a published graph kept by default: a generated artifact needs little history. */
+export const defaultGraphRetention = 20;
+
+/** mark_graph_publish: export the link graph and PUBLISH it to a world, pruning old versions. */
+export const markGraphPublish = defineTool({
+  name: 'mark_graph_publish',
+  title: 'Publish the link graph',
+  description:
+    "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to (typically mark://<hub>/graph.md, which every broker seeds from). Needs expected_version like mark_publish; conflicts are returned, not merged. Older versions beyond retention (default 20) are pruned.",
+  inputSchema: {
+    url: requiredString('url', 'mark:// URL to publish to, e.g. mark://root/graph.md'),
+    expected_version: requiredInteger(
+      'expected_version',
+      'Current version of the target document (0 to create it); a mismatch answers conflict',
+    ),
+    retention: z
+      .number({ error: 'retention must be a number' })
+      .optional()
+      .describe('Versions the world keeps after this write: default 20, 0 keeps every version'),
+  },
+  readOnly: false,
+  handler: async (args, ctx) => {
+    const graph = linkGraph(ctx);
+    if (!graph.ok) return graph.error;
+    if (args.url === '') return toolError('url is required');
+    const target = urlArgument(args.url);
+    if (!target.ok) return target.error;
+    if (args.expected_version < 0) return toolError('expected_version must be >= 0');
+    const retention = Math.trunc(args.retention ?? defaultGraphRetention);
+    if (!Number.isFinite(retention) || retention < 0)
+      return toolError('retention must be >= 0 (0 keeps every version)');
+    const { world, path } = target.value;
+    const refused = gateWrite(ctx, world);
+    if (refused) return refused;
+    const metadata = writeMetadata(ctx.identity);
+    if (retention > 0) metadata.retention = String(retention);
+    metadata['expected-version'] = String(args.expected_version);
+    const body = graph.value.exportMarkdown();
+    const answer = await writeWorld(ctx, 'graph publish', world, { verb: 'PUBLISH', path, metadata, body });
+    if (!answer.ok) return answer.error;
+    const { nodeCount, edgeCount } = graph.value.store;
+    const header = `Published graph (${nodeCount} nodes, ${edgeCount} edges) to ${args.url}\n`;
+    return textResult(header + formatToolResult(answer.value, ['version', 'modified', 'server-version']));
+  },
+});
