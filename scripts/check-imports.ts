@@ -1,7 +1,7 @@
 /**
  * Fails when a module imports against the direction of the layers
- * (ARCHITECTURE.md): protocol and search import nothing of ours, transport only
- * protocol, world and broker never reach into each other, and nothing below the
+ * (ARCHITECTURE.md): errors (the coded-error base every layer shares) imports
+ * nothing of ours, protocol and search nothing else, transport only protocol, world and broker never reach into each other, and nothing below the
  * wiring layers imports cli or dev.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -11,13 +11,14 @@ const root = resolve(import.meta.dirname, '..');
 const src = join(root, 'src');
 
 const allowed: Record<string, readonly string[]> = {
-  protocol: [],
-  search: [],
-  transport: ['protocol'],
-  world: ['protocol', 'transport', 'search'],
-  broker: ['protocol', 'transport', 'search'],
-  dev: ['protocol', 'transport', 'search', 'world', 'broker', 'cli'],
-  cli: ['protocol', 'transport', 'search', 'world', 'broker', 'dev'],
+  errors: [],
+  protocol: ['errors'],
+  search: ['errors'],
+  transport: ['errors', 'protocol'],
+  world: ['errors', 'protocol', 'transport', 'search'],
+  broker: ['errors', 'protocol', 'transport', 'search'],
+  dev: ['errors', 'protocol', 'transport', 'search', 'world', 'broker', 'cli'],
+  cli: ['errors', 'protocol', 'transport', 'search', 'world', 'broker', 'dev'],
 };
 
 function* sourceFiles(dir: string): Generator<string> {

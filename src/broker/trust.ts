@@ -2,6 +2,7 @@ import type { BrokerConfig } from './config/index.ts';
 import { loadSigningKey, type SigningKey } from './auth/signing-key.ts';
 import { remoteJwks } from './auth/remote-jwks.ts';
 import type { BearerVerifierOptions } from './auth/verify-bearer.ts';
+import { errorWithCode } from '../errors/coded-error.ts';
 
 /** What the broker's tokens say about themselves, derived once from the config. */
 export type TokenTrust = {
@@ -47,9 +48,7 @@ export async function verifierOptions(
   return { broker, upstream: { issuer, clientId: clientID, jwks: remoteJwks(jwksUri) } };
 }
 
-export class UpstreamDiscoveryError extends Error {
-  readonly code = 'ERR_UPSTREAM_DISCOVERY';
-}
+export class UpstreamDiscoveryError extends errorWithCode('ERR_UPSTREAM_DISCOVERY') {}
 
 async function discoverJwksUri(issuer: string, fetchImpl: typeof fetch): Promise<string> {
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;

@@ -1,7 +1,6 @@
 /** A command line that cannot run as given: printed as one line with the command's usage, exit code 2. */
-export class UsageError extends Error {
-  readonly code = 'ERR_USAGE';
-}
+import { errorWithCode } from '../errors/coded-error.ts';
+export class UsageError extends errorWithCode('ERR_USAGE') {}
 
 export function parseHostPort(text: string, defaultPort: number): { host: string; port: number } {
   const match = /^(\[[^\]]+\]|[^:]*)(?::(\d{1,5}))?$/.exec(text);

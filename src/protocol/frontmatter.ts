@@ -11,6 +11,7 @@
  * (its block would need a line of its own), which is why encoders write the blank
  * line when there is no metadata but the body itself starts with `---\n`.
  */
+import { CodedError } from '../errors/coded-error.ts';
 
 const openFence = Buffer.from('---\n');
 const closeFence = Buffer.from('\n---\n');
@@ -22,10 +23,9 @@ export type SplitPayload = {
   body: Uint8Array;
 };
 
-export class UnclosedFrontmatterError extends Error {
-  readonly code = 'ERR_UNCLOSED_FRONTMATTER';
+export class UnclosedFrontmatterError extends CodedError<'ERR_UNCLOSED_FRONTMATTER'> {
   constructor() {
-    super('unclosed frontmatter');
+    super('ERR_UNCLOSED_FRONTMATTER', 'unclosed frontmatter');
   }
 }
 

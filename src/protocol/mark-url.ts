@@ -1,4 +1,5 @@
 import { defaultPort } from './limits.ts';
+import { errorWithCode } from '../errors/coded-error.ts';
 
 /**
  * `mark://host[:port]/path` (Mark SPEC §2.1). Hosts are case-insensitive and
@@ -16,9 +17,7 @@ export type MarkUrl = {
   fragment: string | null;
 };
 
-export class MarkUrlError extends Error {
-  readonly code = 'ERR_INVALID_MARK_URL';
-}
+export class MarkUrlError extends errorWithCode('ERR_INVALID_MARK_URL') {}
 
 const shape = /^mark:\/\/([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/is;
 

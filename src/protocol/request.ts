@@ -4,6 +4,7 @@ import { maxBodyBytes, maxRequestFrontmatterBytes, maxRequestLineBytes, maxReque
 import { isValidRequestPath } from './paths.ts';
 import { isVerb, type Verb } from './verbs.ts';
 import type { Metadata } from './metadata.ts';
+import { CodedError } from '../errors/coded-error.ts';
 
 /** A request on the wire: `VERB SP PATH LF [---\n block \n---\n] body`, ended by the stream FIN. */
 export type MarkRequest = {
@@ -21,11 +22,10 @@ export type MarkRequest = {
  */
 export type RequestParseErrorKind = 'malformed' | 'unreadable';
 
-export class RequestParseError extends Error {
-  readonly code = 'ERR_REQUEST_PARSE';
+export class RequestParseError extends CodedError<'ERR_REQUEST_PARSE'> {
   readonly kind: RequestParseErrorKind;
   constructor(kind: RequestParseErrorKind, detail: string) {
-    super(detail);
+    super('ERR_REQUEST_PARSE', detail);
     this.kind = kind;
   }
 }

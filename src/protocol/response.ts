@@ -2,6 +2,7 @@ import { decodeYamlMap, encodeYamlMap } from './yaml-map.ts';
 import { joinFrontmatter, splitFrontmatter, type SplitPayload } from './frontmatter.ts';
 import { statusTitle, type Status } from './status.ts';
 import type { Metadata } from './metadata.ts';
+import { errorWithCode } from '../errors/coded-error.ts';
 
 /**
  * A response: `---\n` yaml(metadata ∪ {status}) `---\n` body. The status sits in
@@ -21,9 +22,7 @@ export function encodeResponse(response: MarkResponse): Uint8Array {
   return joinFrontmatter(block, response.body);
 }
 
-export class ResponseParseError extends Error {
-  readonly code = 'ERR_RESPONSE_PARSE';
-}
+export class ResponseParseError extends errorWithCode('ERR_RESPONSE_PARSE') {}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

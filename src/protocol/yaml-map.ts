@@ -1,5 +1,6 @@
 import { parseDocument, isMap, isScalar, isPair } from 'yaml';
 import { writeScalar } from './yaml-scalar.ts';
+import { errorWithCode } from '../errors/coded-error.ts';
 
 /**
  * Encodes a string map as yaml.v3's `Marshal(map[string]string)` does: keys in
@@ -22,9 +23,7 @@ export function compareBytes(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
-export class YamlMapError extends Error {
-  readonly code = 'ERR_YAML_NOT_A_STRING_MAP';
-}
+export class YamlMapError extends errorWithCode('ERR_YAML_NOT_A_STRING_MAP') {}
 
 /**
  * Decodes a metadata block into a string map, reading every scalar as its source

@@ -11,6 +11,7 @@
  * `=` or `,` and a `term=n,term=n` list needs no escaping.
  */
 import type { CorpusTotals, QueryStats } from './types.ts';
+import { errorWithCode } from '../errors/coded-error.ts';
 
 export const lookupExtensionKeys = {
   /**
@@ -39,9 +40,7 @@ export const statsOnlyValue = 'only';
 export const maxNearestTitles = 10;
 
 /** An extension value that does not parse; the world answers bad-request with the message. */
-export class LookupExtensionError extends Error {
-  readonly code = 'ERR_LOOKUP_EXTENSION';
-}
+export class LookupExtensionError extends errorWithCode('ERR_LOOKUP_EXTENSION') {}
 
 const totalsFields: readonly [keyof CorpusTotals, string][] = [
   ['docCount', 'docs'],

@@ -3,6 +3,7 @@
  * once shipped; the library error that caused a failure stays on `cause`, and no
  * library message text is part of our own messages.
  */
+import { CodedError } from '../errors/coded-error.ts';
 
 export type MarkTransportErrorCode =
   | 'ERR_DIAL_FAILED'
@@ -16,15 +17,7 @@ export type MarkTransportErrorCode =
   | 'ERR_LISTEN_FAILED'
   | 'ERR_TLS_CONFIG';
 
-export class MarkTransportError extends Error {
-  readonly code: MarkTransportErrorCode;
-
-  constructor(code: MarkTransportErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-    this.name = new.target.name;
-  }
-}
+export class MarkTransportError extends CodedError<MarkTransportErrorCode> {}
 
 /** The QUIC connection could not be established (unreachable, timed out, refused). */
 export class DialFailedError extends MarkTransportError {

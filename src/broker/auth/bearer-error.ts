@@ -4,6 +4,7 @@
  * challenge and body; `message` is the private detail for logs only (it may
  * name the failing claim, never the token).
  */
+import { CodedError } from '../../errors/coded-error.ts';
 export type BearerErrorCode =
   | 'ERR_BEARER_MISSING'
   | 'ERR_BEARER_MALFORMED'
@@ -29,16 +30,13 @@ const wireByCode: Record<BearerErrorCode, Wire> = {
   ERR_BEARER_DOMAIN: { error: 'invalid_token', status: 401, description: 'invalid bearer token' },
 };
 
-export class BearerError extends Error {
-  readonly code: BearerErrorCode;
+export class BearerError extends CodedError<BearerErrorCode> {
   readonly error: Wire['error'];
   readonly status: Wire['status'];
   readonly description: string;
 
   constructor(code: BearerErrorCode, detail: string, options?: { cause?: unknown }) {
-    super(detail, options);
-    this.name = 'BearerError';
-    this.code = code;
+    super(code, detail, options);
     const wire = wireByCode[code];
     this.error = wire.error;
     this.status = wire.status;

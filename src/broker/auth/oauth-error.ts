@@ -4,6 +4,7 @@
  * RFC 7591 §3.2.2, RFC 8707 §2, RFC 7009 §2.2.1). `description` is the public
  * `error_description`; `message` is the private detail for logs.
  */
+import { CodedError } from '../../errors/coded-error.ts';
 export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
@@ -42,20 +43,19 @@ const statusByCode: Record<OAuthErrorCode, number> = {
   temporarily_unavailable: 503,
 };
 
-export class OAuthError extends Error {
+/** Stable code for logs and `switch`: `ERR_OAUTH_<ERROR>`. */
+export type OAuthErrorStableCode = `ERR_OAUTH_${Uppercase<OAuthErrorCode>}`;
+
+export class OAuthError extends CodedError<OAuthErrorStableCode> {
   readonly error: OAuthErrorCode;
   readonly status: number;
   readonly description: string;
-  /** Stable code for logs and `switch`: `ERR_OAUTH_<ERROR>`. */
-  readonly code: string;
 
   constructor(error: OAuthErrorCode, description: string, options?: { detail?: string; cause?: unknown }) {
-    super(options?.detail ?? description, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'OAuthError';
+    super(`ERR_OAUTH_${error.toUpperCase() as Uppercase<OAuthErrorCode>}`, options?.detail ?? description, options);
     this.error = error;
     this.status = statusByCode[error];
     this.description = description;
-    this.code = `ERR_OAUTH_${error.toUpperCase()}`;
   }
 
   /** RFC 6749 §5.2 body; a 5xx never carries internal text. */

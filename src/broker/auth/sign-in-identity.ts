@@ -28,7 +28,6 @@ export class SignInRefused extends OAuthError {
   readonly reason: SignInRefusalReason;
   constructor(reason: SignInRefusalReason) {
     super('access_denied', descriptions[reason]);
-    this.name = 'SignInRefused';
     this.reason = reason;
   }
 }

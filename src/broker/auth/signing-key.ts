@@ -1,4 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { errorWithCode } from '../../errors/coded-error.ts';
 
 /** The broker's ES256 signing key (inventory §2.6): one P-256 key, no rotation yet. */
 export type SigningKey = {
@@ -12,13 +13,7 @@ export type SigningKey = {
 
 export type PublicSigningJwk = { kty: 'EC'; crv: 'P-256'; x: string; y: string; kid: string; alg: 'ES256'; use: 'sig' };
 
-export class SigningKeyError extends Error {
-  readonly code = 'ERR_SIGNING_KEY_INVALID';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'SigningKeyError';
-  }
-}
+export class SigningKeyError extends errorWithCode('ERR_SIGNING_KEY_INVALID') {}
 
 /**
  * Loads a P-256 private key from PEM: PKCS#8 (`PRIVATE KEY`) or SEC1

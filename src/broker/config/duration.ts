@@ -5,6 +5,7 @@
  * milliseconds: the broker has no use for finer timers, so a value with a
  * sub-millisecond remainder is refused rather than silently rounded.
  */
+import { errorWithCode } from '../../errors/coded-error.ts';
 const nanosPerUnit: Record<string, bigint> = {
   ns: 1n,
   us: 1_000n,
@@ -20,9 +21,7 @@ const maxNanos = 2n ** 63n - 1n;
 const nanosPerMilli = 1_000_000n;
 const example = 'use Go syntax such as "250ms", "5m" or "2160h"';
 
-export class DurationError extends Error {
-  readonly code = 'ERR_INVALID_DURATION';
-}
+export class DurationError extends errorWithCode('ERR_INVALID_DURATION') {}
 
 /** Milliseconds in `text`; negative values are returned as such (callers decide). */
 export function parseGoDuration(text: string): number {

@@ -3,6 +3,7 @@
  * the problem (`config: worlds[1].name: duplicate world name "team-a"`); never
  * a configured value of a secret key, never a line of the file's text.
  */
+import { CodedError } from '../../errors/coded-error.ts';
 export type ConfigErrorCode =
   /** The file could not be read. */
   | 'ERR_CONFIG_READ'
@@ -17,15 +18,12 @@ export type ConfigErrorCode =
   /** Values that are each fine but do not fit together (cross-field rules). */
   | 'ERR_CONFIG_CONFLICT';
 
-export class ConfigError extends Error {
-  readonly code: ConfigErrorCode;
+export class ConfigError extends CodedError<ConfigErrorCode> {
   /** The offending key path (`server.mcp.addr`, `worlds[1].name`), when one key is to blame. */
   readonly keyPath: string | undefined;
 
   constructor(code: ConfigErrorCode, message: string, options?: { keyPath?: string; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'ConfigError';
-    this.code = code;
+    super(code, message, options);
     this.keyPath = options?.keyPath;
   }
 }

@@ -4,6 +4,7 @@
  * always present).
  */
 import { isIP } from 'node:net';
+import { errorWithCode } from '../../errors/coded-error.ts';
 
 export type HostPort = {
   /** Host without IPv6 brackets; null in a listen address means every interface. */
@@ -11,9 +12,7 @@ export type HostPort = {
   port: number;
 };
 
-export class AddressError extends Error {
-  readonly code = 'ERR_INVALID_ADDRESS';
-}
+export class AddressError extends errorWithCode('ERR_INVALID_ADDRESS') {}
 
 const dnsName = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
 

@@ -4,6 +4,7 @@
  * data, and the client library's own error is kept as `cause` only (its text
  * carries response headers and bodies, which must not reach logs verbatim).
  */
+import { CodedError } from '../../errors/coded-error.ts';
 export type KubernetesBackendErrorCode =
   /** Optimistic concurrency kept losing: another writer updated the object between our read and write. */
   | 'ERR_K8S_CONFLICT'
@@ -14,8 +15,7 @@ export type KubernetesBackendErrorCode =
   /** An object exists but its content cannot be used (bad JSON, bad TOML). */
   | 'ERR_K8S_INVALID_CONTENT';
 
-export class KubernetesBackendError extends Error {
-  readonly code: KubernetesBackendErrorCode;
+export class KubernetesBackendError extends CodedError<KubernetesBackendErrorCode> {
   /** `namespace/name` of the object involved. */
   readonly object: string;
   /** HTTP status of the last API answer, when there was one. */
@@ -27,9 +27,7 @@ export class KubernetesBackendError extends Error {
     message: string,
     options?: { status?: number; cause?: unknown },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'KubernetesBackendError';
-    this.code = code;
+    super(code, message, options);
     this.object = object;
     this.status = options?.status;
   }

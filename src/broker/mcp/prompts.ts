@@ -1,4 +1,5 @@
 import type { PromptDefinition } from './definitions.ts';
+import { errorWithCode } from '../../errors/coded-error.ts';
 
 /**
  * Workflows offered as MCP prompts (go-broker-inventory §4.5): orient on one
@@ -9,10 +10,7 @@ import type { PromptDefinition } from './definitions.ts';
  */
 
 /** A prompt argument that is missing or unusable; the HTTP layer answers it as invalid params. */
-export class PromptArgumentError extends Error {
-  readonly code = 'ERR_PROMPT_ARGUMENT';
-  override readonly name = 'PromptArgumentError';
-}
+export class PromptArgumentError extends errorWithCode('ERR_PROMPT_ARGUMENT') {}
 
 /** Arguments arrive as strings and are trimmed; an empty one counts as missing. */
 function requiredArgument(args: Record<string, string | undefined>, name: string): string {

@@ -11,6 +11,7 @@ import { goQuote } from './go-format.ts';
 import { findSection, sectionNotFoundText } from './markdown/headings.ts';
 import { agentMessage, toolErrorText } from './tool-result.ts';
 import { cutAnchor, parseToolUrl, type ToolUrl } from './tool-url.ts';
+import { errorWithCode } from '../../errors/coded-error.ts';
 
 /**
  * Documents as MCP resources (go-broker-inventory §4.4): any document through
@@ -21,10 +22,7 @@ import { cutAnchor, parseToolUrl, type ToolUrl } from './tool-url.ts';
 export const markdownMimeType = 'text/markdown';
 
 /** A read that cannot be answered; the HTTP layer turns it into a JSON-RPC error with this message. */
-export class ResourceReadError extends Error {
-  readonly code = 'ERR_RESOURCE_READ';
-  override readonly name = 'ResourceReadError';
-}
+export class ResourceReadError extends errorWithCode('ERR_RESOURCE_READ') {}
 
 export const documentTemplate: ResourceTemplateDefinition = {
   name: 'knowledge-system document',

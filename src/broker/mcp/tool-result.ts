@@ -1,3 +1,4 @@
+import { codeOf, errorWithCode } from '../../errors/coded-error.ts';
 import { WorldGatewayError } from '../worlds/gateway.ts';
 import type { ToolResult } from './definitions.ts';
 import { goQuote } from './go-format.ts';
@@ -22,39 +23,58 @@ export function unknownWorldText(world: string): string {
 }
 
 /**
- * The reference's `toolErrorFor(verb, world, err)`: known gateway refusals get
- * their own sentence, everything else `<verb> failed: <message>`. Only our own
- * errors (a stable `ERR_*` code) are worded for agents; anything else is a bug
- * whose text stays in the logs, and the agent reads `internal error`.
+ * The Go broker's `toolErrorFor(verb, world, err)`: known gateway refusals get
+ * their own sentence, everything else `<verb> failed: <public message>`.
  */
 export function toolErrorText(verb: string, world: string, error: unknown): string {
-  if (error instanceof WorldGatewayError) {
-    switch (error.code) {
-      case 'ERR_WORLD_NOT_FOUND':
-        return unknownWorldText(error.world || world);
-      case 'ERR_WRITE_DENIED':
-        return `write access denied for world ${goQuote(world)}`;
-      case 'ERR_EMAIL_UNVERIFIED':
-        return 'identity email is not verified';
-      default:
-        return `${verb} failed: ${error.message}`;
-    }
+  switch (codeOf(error)) {
+    case 'ERR_WORLD_NOT_FOUND':
+      return unknownWorldText((error as WorldGatewayError).world || world);
+    case 'ERR_WRITE_DENIED':
+      return `write access denied for world ${goQuote(world)}`;
+    case 'ERR_EMAIL_UNVERIFIED':
+      return 'identity email is not verified';
+    default:
+      return `${verb} failed: ${agentMessage(error)}`;
   }
-  return `${verb} failed: ${agentMessage(error)}`;
 }
 
-/** The message of one of our own errors, or a neutral word for anything else. */
+/**
+ * Codes whose message we word for the agent and build only from what the
+ * agent already knows or may know (world names, paths, a world's own status
+ * and text), never addresses, file paths, library text or secrets. Every other
+ * error, coded or not, reads as `internal error`; its detail stays in the logs.
+ * docs/errors.md lists these as the MCP tool surface.
+ */
+export const agentVisibleCodes: ReadonlySet<string> = new Set([
+  'ERR_WORLD_NOT_FOUND',
+  'ERR_WORLD_UNAVAILABLE',
+  'ERR_WRITE_DENIED',
+  'ERR_EMAIL_UNVERIFIED',
+  'ERR_OUTCOME_UNKNOWN',
+  'ERR_WRITE_TOKEN_REJECTED',
+  'ERR_WRITE_TOKEN_UNAVAILABLE',
+  'ERR_TOOL_STEP',
+  'ERR_INVALID_TOOL_URL',
+  'ERR_INVALID_MARK_URL',
+  'ERR_MALFORMED_LOOKUP',
+  'ERR_WORLD_SEARCH',
+  'ERR_INDEX_CRAWL',
+  'ERR_RESOURCE_READ',
+  'ERR_PROMPT_ARGUMENT',
+  'ERR_HUB_NOT_CONFIGURED',
+]);
+
+/** The public message of an error: its own for an allowlisted code, a neutral word for anything else. */
 export function agentMessage(error: unknown): string {
   if (error instanceof Error && error.name === 'AbortError') return 'request cancelled';
-  const code = (error as { code?: unknown } | null)?.code;
-  if (error instanceof Error && typeof code === 'string' && code.startsWith('ERR_')) return error.message;
+  const code = codeOf(error);
+  if (code !== undefined && agentVisibleCodes.has(code)) return (error as Error).message;
   return 'internal error';
 }
 
 /** An explanation we wrote ourselves (a world's status, a malformed answer), safe to show the agent. */
-export class ToolStepError extends Error {
-  readonly code = 'ERR_TOOL_STEP';
-}
+export class ToolStepError extends errorWithCode('ERR_TOOL_STEP') {}
 
 export function toolErrorFor(verb: string, world: string, error: unknown): ToolResult {
   return toolError(toolErrorText(verb, world, error));

@@ -1,4 +1,5 @@
 import { parseWorldUrl, WorldUrlError } from '../worlds/world-url.ts';
+import { errorWithCode } from '../../errors/coded-error.ts';
 
 /**
  * Tool URLs: `mark://{world}/{path}` and nothing else (reference broker
@@ -8,10 +9,7 @@ import { parseWorldUrl, WorldUrlError } from '../worlds/world-url.ts';
  */
 export type ToolUrl = { world: string; path: string };
 
-export class ToolUrlError extends Error {
-  readonly code = 'ERR_INVALID_TOOL_URL';
-  override readonly name = 'ToolUrlError';
-}
+export class ToolUrlError extends errorWithCode('ERR_INVALID_TOOL_URL') {}
 
 export function parseToolUrl(raw: string): ToolUrl {
   try {

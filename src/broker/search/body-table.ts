@@ -1,5 +1,6 @@
 import type { MarkResponse } from '../../protocol/response.ts';
 import { isEscapedAt, splitTableRow, unescapeCell } from '../../protocol/table-cells.ts';
+import { errorWithCode } from '../../errors/coded-error.ts';
 
 /**
  * A world's LOOKUP table read back into rows (Mark reference §2.7 rendering):
@@ -21,9 +22,7 @@ export type TableRow = {
   rank: number;
 };
 
-export class LookupAnswerError extends Error {
-  readonly code = 'ERR_MALFORMED_LOOKUP';
-}
+export class LookupAnswerError extends errorWithCode('ERR_MALFORMED_LOOKUP') {}
 
 const columns = {
   body: ['path', 'importance', 'title', 'tags', 'snippet'],

@@ -6,12 +6,11 @@
  * initialize round trip is needed. The answer may come as JSON or as an SSE
  * stream; both are read.
  */
+import { errorWithCode } from '../../errors/coded-error.ts';
 export type BrokerToolResult = { text: string; isError: boolean };
 
 /** The broker could not be asked, or answered something other than a tool result. */
-export class BrokerCallError extends Error {
-  readonly code = 'ERR_BROKER_CALL';
-}
+export class BrokerCallError extends errorWithCode('ERR_BROKER_CALL') {}
 
 const protocolVersion = '2025-06-18';
 

@@ -12,6 +12,7 @@ import {
   type QueryStats,
 } from '../../search/index.ts';
 import { LookupAnswerError, parseLookupRows, type TableRow } from './body-table.ts';
+import { errorWithCode } from '../../errors/coded-error.ts';
 
 /**
  * The two LOOKUP calls of a cross-world body search, for one world.
@@ -54,9 +55,7 @@ export type WorldAnswer = {
 export type PhaseOne = { kind: 'stats'; stats: QueryStats } | { kind: 'final'; answer: WorldAnswer };
 
 /** A world answered, but not `ok`; the message is the world's status and its own words. */
-export class WorldSearchError extends Error {
-  readonly code = 'ERR_WORLD_SEARCH';
-}
+export class WorldSearchError extends errorWithCode('ERR_WORLD_SEARCH') {}
 
 export async function phaseOne(lookup: LookupFn, world: string, request: PhaseRequest): Promise<PhaseOne> {
   const response = await ask(lookup, world, request, { [keys.corpusStats]: statsOnlyValue });

@@ -10,6 +10,7 @@
  *   more than once (an optimistic-concurrency retry), so it must be a pure
  *   function of its input. It returns the bytes stored when the call ends.
  */
+import { CodedError } from '../../errors/coded-error.ts';
 export type DocumentMutation = (current: Buffer | null) => Uint8Array | null;
 
 export interface StateDocumentStore {
@@ -24,12 +25,10 @@ export const signInDocuments = {
   signingKeys: 'signing_keys.json',
 } as const;
 
-export class StateStoreError extends Error {
-  readonly code = 'ERR_STATE_STORE';
+export class StateStoreError extends CodedError<'ERR_STATE_STORE'> {
   readonly document: string;
   constructor(document: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StateStoreError';
+    super('ERR_STATE_STORE', message, options);
     this.document = document;
   }
 }

@@ -1,6 +1,7 @@
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { MarkCall } from '../../transport/mark-client.ts';
 import type { Identity } from '../identity.ts';
+import { CodedError } from '../../errors/coded-error.ts';
 
 /** A world the broker can route to. */
 export type WorldInfo = {
@@ -37,21 +38,20 @@ export interface WorldGateway {
 }
 
 /** Failures the tools turn into tool errors; codes never change once shipped. */
-export class WorldGatewayError extends Error {
-  readonly code:
-    | 'ERR_WORLD_NOT_FOUND'
-    | 'ERR_WORLD_UNAVAILABLE'
-    | 'ERR_WRITE_DENIED'
-    | 'ERR_OUTCOME_UNKNOWN'
-    | 'ERR_WRITE_TOKEN_REJECTED'
-    | 'ERR_EMAIL_UNVERIFIED'
-    /** The write token could not be read, created or synced into the world's tokens (storage failure); nothing was sent. */
-    | 'ERR_WRITE_TOKEN_UNAVAILABLE';
+export type WorldGatewayErrorCode =
+  | 'ERR_WORLD_NOT_FOUND'
+  | 'ERR_WORLD_UNAVAILABLE'
+  | 'ERR_WRITE_DENIED'
+  | 'ERR_OUTCOME_UNKNOWN'
+  | 'ERR_WRITE_TOKEN_REJECTED'
+  | 'ERR_EMAIL_UNVERIFIED'
+  /** The write token could not be read, created or synced into the world's tokens (storage failure); nothing was sent. */
+  | 'ERR_WRITE_TOKEN_UNAVAILABLE';
+
+export class WorldGatewayError extends CodedError<WorldGatewayErrorCode> {
   readonly world: string;
-  constructor(code: WorldGatewayError['code'], world: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'WorldGatewayError';
-    this.code = code;
+  constructor(code: WorldGatewayErrorCode, world: string, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
     this.world = world;
   }
 }
@@ -70,7 +70,6 @@ export class WriteDeniedError extends WorldGatewayError {
         ? `write access denied for world ${JSON.stringify(world)}`
         : 'identity email is not verified',
     );
-    this.name = 'WriteDeniedError';
   }
 }
 
@@ -88,8 +87,7 @@ export class WorldUnavailableError extends WorldGatewayError {
     message: string,
     options?: { cause?: unknown; retryAfterMs?: number },
   ) {
-    super('ERR_WORLD_UNAVAILABLE', world, message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'WorldUnavailableError';
+    super('ERR_WORLD_UNAVAILABLE', world, message, options);
     this.reason = reason;
     this.retryAfterMs = options?.retryAfterMs;
   }

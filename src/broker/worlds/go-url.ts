@@ -5,6 +5,7 @@
  * carry the same text (`parse "<url>": invalid character " " in host name`).
  */
 import { goQuote } from '../../protocol/go-quote.ts';
+import { errorWithCode } from '../../errors/coded-error.ts';
 
 export type GoUrl = {
   scheme: string;
@@ -18,9 +19,7 @@ export type GoUrl = {
   fragment: string;
 };
 
-export class GoUrlError extends Error {
-  readonly code = 'ERR_GO_URL_PARSE';
-}
+export class GoUrlError extends errorWithCode('ERR_GO_URL_PARSE') {}
 
 type Mode = 'path' | 'host' | 'user' | 'fragment';
 

@@ -20,6 +20,7 @@ import {
   type WorldTokensSink,
   type WriteTokenStore,
 } from './write-tokens/index.ts';
+import { errorWithCode } from '../../errors/coded-error.ts';
 
 export type WriteTokenBackend = { store: WriteTokenStore; sink: WorldTokensSink };
 
@@ -31,9 +32,7 @@ export type OpenWorldGatewayOptions = {
   wait?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 };
 
-export class StorageBackendUnavailableError extends Error {
-  readonly code = 'ERR_STORAGE_BACKEND_UNAVAILABLE';
-}
+export class StorageBackendUnavailableError extends errorWithCode('ERR_STORAGE_BACKEND_UNAVAILABLE') {}
 
 export async function openWorldGateway(
   config: BrokerConfig,

@@ -162,11 +162,31 @@ export class WorldConnection {
       default:
         return {
           kind: 'failure',
-          error: new WorldUnavailableError(name, 'transport', `world ${quoted} is unavailable: ${error.message}`, {
-            cause: error,
-          }),
+          // The transport's message names the dial address: it stays on `cause`, for logs only.
+          error: new WorldUnavailableError(
+            name,
+            'transport',
+            `world ${quoted} is unavailable: ${transportFailure(error)}`,
+            {
+              cause: error,
+            },
+          ),
         };
     }
+  }
+}
+
+/** A public phrase for a transport failure: what went wrong, never where (addresses, server names). */
+function transportFailure(error: MarkTransportError): string {
+  switch (error.code) {
+    case 'ERR_DIAL_FAILED':
+      return 'could not connect';
+    case 'ERR_TLS_HANDSHAKE':
+      return 'the TLS handshake failed';
+    case 'ERR_CONNECTION_LOST':
+      return 'the connection was lost before the answer was complete';
+    default:
+      return 'transport failure';
   }
 }
 

@@ -11,6 +11,7 @@
  */
 import { goHostname, goParseUrl, goPort, GoUrlError, type GoUrl } from './go-url.ts';
 import { goQuote } from '../../protocol/go-quote.ts';
+import { CodedError } from '../../errors/coded-error.ts';
 
 export type WorldUrl = {
   world: string;
@@ -20,12 +21,10 @@ export type WorldUrl = {
   fragment: string | null;
 };
 
-export class WorldUrlError extends Error {
-  readonly code = 'ERR_INVALID_WORLD_URL';
+export class WorldUrlError extends CodedError<'ERR_INVALID_WORLD_URL'> {
   readonly input: string;
   constructor(input: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'WorldUrlError';
+    super('ERR_INVALID_WORLD_URL', message, options);
     this.input = input;
   }
 }

@@ -14,11 +14,10 @@
  * before the malformed part is reached (Go validates the rest of the pattern).
  * Characters are Unicode code points, as Go decodes runes for '?' and classes.
  */
-export class BadPatternError extends Error {
-  readonly code = 'ERR_BAD_PATTERN';
+import { CodedError } from '../../errors/coded-error.ts';
+export class BadPatternError extends CodedError<'ERR_BAD_PATTERN'> {
   constructor() {
-    super('syntax error in pattern');
-    this.name = 'BadPatternError';
+    super('ERR_BAD_PATTERN', 'syntax error in pattern');
   }
 }
 

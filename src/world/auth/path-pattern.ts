@@ -10,14 +10,9 @@
  *   (zero intermediate segments allowed).
  */
 import { BadPatternError, pathMatch } from './path-match.ts';
+import { errorWithCode } from '../../errors/coded-error.ts';
 
-export class PatternError extends Error {
-  readonly code = 'ERR_PATTERN';
-  constructor(message: string) {
-    super(message);
-    this.name = 'PatternError';
-  }
-}
+export class PatternError extends errorWithCode('ERR_PATTERN') {}
 
 /** Go `validatePattern`: throws PatternError when the pattern would be a load error. */
 export function validatePattern(pattern: string): void {

@@ -13,6 +13,7 @@
 import { parse, TomlError } from 'smol-toml';
 import { PatternError, validatePattern } from './path-pattern.ts';
 import { parseRfc3339 } from '../../protocol/time.ts';
+import { CodedError } from '../../errors/coded-error.ts';
 
 export type TokenEntry = {
   label: string;
@@ -25,13 +26,11 @@ export type TokenEntry = {
   expiresAt: Date | null;
 };
 
-export class TokensFileError extends Error {
-  readonly code = 'ERR_TOKENS_FILE';
+export class TokensFileError extends CodedError<'ERR_TOKENS_FILE'> {
   /** The offending token's label, when the problem is in one entry. */
   readonly label: string | undefined;
   constructor(message: string, options?: { label?: string; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'TokensFileError';
+    super('ERR_TOKENS_FILE', message, options);
     this.label = options?.label;
   }
 }

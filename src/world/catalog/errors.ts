@@ -11,6 +11,7 @@
  * | ERR_LOOKUP_MALFORMED_FILTER  | a clause without `=`, key or value            | malformed filter clause "<clause>"         |
  * | ERR_LOOKUP_FILTER_DATE       | modified-after/-before value is not a date    | filter <key>: invalid date "<v>" (want …)  |
  */
+import { CodedError } from '../../errors/coded-error.ts';
 export type LookupRequestErrorCode =
   | 'ERR_LOOKUP_QUERY_TOO_SHORT'
   | 'ERR_LOOKUP_TOO_MANY_TERMS'
@@ -18,15 +19,7 @@ export type LookupRequestErrorCode =
   | 'ERR_LOOKUP_MALFORMED_FILTER'
   | 'ERR_LOOKUP_FILTER_DATE';
 
-export class LookupRequestError extends Error {
-  readonly code: LookupRequestErrorCode;
-
-  constructor(code: LookupRequestErrorCode, message: string) {
-    super(message);
-    this.name = 'LookupRequestError';
-    this.code = code;
-  }
-}
+export class LookupRequestError extends CodedError<LookupRequestErrorCode> {}
 
 /** The `filter` option does not parse (Mark SPEC §6.3); `clause` is the trimmed clause at fault. */
 export class FilterError extends LookupRequestError {
@@ -34,7 +27,6 @@ export class FilterError extends LookupRequestError {
 
   constructor(code: 'ERR_LOOKUP_MALFORMED_FILTER' | 'ERR_LOOKUP_FILTER_DATE', message: string, clause: string) {
     super(code, message);
-    this.name = 'FilterError';
     this.clause = clause;
   }
 }

@@ -4,6 +4,7 @@
  *   [0x01][flags: 0x01 = include-archived][uint16 BE len(dir)][dir][last name]
  * e.g. `AQAABS9kb2NzYS5tZA` = 01 00 0005 "/docs" "a.md".
  */
+import { errorWithCode } from '../../errors/coded-error.ts';
 
 const cursorVersion = 0x01;
 const includeArchivedFlag = 0x01;
@@ -12,9 +13,7 @@ const maxCursorBytes = 2 + 2 + 4096 + 4096;
 
 export type ListCursor = { dir: string; includeArchived: boolean; after: string };
 
-export class ListCursorError extends Error {
-  readonly code = 'ERR_LIST_CURSOR';
-}
+export class ListCursorError extends errorWithCode('ERR_LIST_CURSOR') {}
 
 export function encodeListCursor(cursor: ListCursor): string {
   const dir = Buffer.from(cursor.dir);

@@ -16,6 +16,7 @@
  * | ERR_REJECTED          | backend.ErrRejected             | bad-request, message as is     |
  * | ERR_INTEGRITY         | storefmt.ErrIntegrity           | server-error (or chain-valid)  |
  */
+import { CodedError } from '../../errors/coded-error.ts';
 export type StoreErrorCode =
   | 'ERR_NOT_FOUND'
   | 'ERR_CONFLICT'
@@ -29,15 +30,12 @@ export type StoreErrorCode =
   | 'ERR_REJECTED'
   | 'ERR_INTEGRITY';
 
-export class StoreError extends Error {
-  readonly code: StoreErrorCode;
+export class StoreError extends CodedError<StoreErrorCode> {
   /** On ERR_CONFLICT: the document's current version (0 when it does not exist). */
   readonly serverVersion: number | undefined;
 
   constructor(code: StoreErrorCode, message: string, options?: { serverVersion?: number; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'StoreError';
-    this.code = code;
+    super(code, message, options);
     this.serverVersion = options?.serverVersion;
   }
 }

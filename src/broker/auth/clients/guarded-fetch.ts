@@ -8,14 +8,13 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { errorWithCode } from '../../../errors/coded-error.ts';
 
 export type FetchedDocument = { status: number; contentType: string; cacheControl: string; body: string };
 
 export type GuardedFetchOptions = { timeoutMs: number; maxBytes: number; allowLoopback: boolean };
 
-export class GuardedFetchError extends Error {
-  readonly code = 'ERR_GUARDED_FETCH';
-}
+export class GuardedFetchError extends errorWithCode('ERR_GUARDED_FETCH') {}
 
 const blocked = new BlockList();
 for (const [net, prefix] of [

@@ -6,6 +6,7 @@
  * `enableNonRepudiationChecks`, which is therefore always on.
  */
 import * as oidc from 'openid-client';
+import { CodedError } from '../../../errors/coded-error.ts';
 
 export type UpstreamIdpOptions = {
   issuer: string;
@@ -29,12 +30,10 @@ export type UpstreamFailureKind =
   /** Exchange or validation failed (network, token endpoint, ID token): not the user's refusal. */
   | 'failed';
 
-export class UpstreamSignInError extends Error {
-  readonly code = 'ERR_UPSTREAM_SIGN_IN';
+export class UpstreamSignInError extends CodedError<'ERR_UPSTREAM_SIGN_IN'> {
   readonly kind: UpstreamFailureKind;
   constructor(kind: UpstreamFailureKind, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'UpstreamSignInError';
+    super('ERR_UPSTREAM_SIGN_IN', message, options);
     this.kind = kind;
   }
 }

@@ -11,6 +11,7 @@ import type { FederationCrawlState } from './crawl-record.ts';
 import { graphOutputPath, indexOutputPath, isHubOutput, loadPreviousCrawl } from './hub-outputs.ts';
 import { publishOutput, type HubWriter, type PublishOutcome } from './hub-publish.ts';
 import { crawlWorld, type WorldCrawl } from './world-crawl.ts';
+import { errorWithCode } from '../../../errors/coded-error.ts';
 
 /**
  * The federation crawl behind `demarkus-broker crawl` (issue "Link graph",
@@ -91,9 +92,7 @@ export type FederationCrawlSummary = {
   state: FederationCrawlState;
 };
 
-export class FederationCrawlError extends Error {
-  readonly code = 'ERR_HUB_NOT_CONFIGURED';
-}
+export class FederationCrawlError extends errorWithCode('ERR_HUB_NOT_CONFIGURED') {}
 
 export async function runFederationCrawl(options: FederationCrawlOptions): Promise<FederationCrawlSummary> {
   const { gateway, hub } = options;

@@ -5,6 +5,7 @@ import type { ToolContext } from '../definitions.ts';
 import { parseListingPage, type ListedEntry } from '../listing/parse-listing.ts';
 import { agentMessage } from '../tool-result.ts';
 import type { IndexEntry } from './legacy-index.ts';
+import { errorWithCode } from '../../../errors/coded-error.ts';
 
 /**
  * mark_index's walk of a source world (go-broker-inventory §4.3): paginated
@@ -26,9 +27,7 @@ export type CrawlResult = {
 };
 
 /** A LIST that could not be sent or a cursor that did not advance: the crawl cannot go on. */
-export class CrawlError extends Error {
-  readonly code = 'ERR_INDEX_CRAWL';
-}
+export class CrawlError extends errorWithCode('ERR_INDEX_CRAWL') {}
 
 class BoundReached extends Error {}
 

@@ -2,6 +2,7 @@ import type { MarkResponse } from '../../../protocol/response.ts';
 import { bodyText } from '../body-text.ts';
 import { goQuote } from '../go-format.ts';
 import { splitTableRow, unescapeCell } from '../../../protocol/table-cells.ts';
+import { errorWithCode } from '../../../errors/coded-error.ts';
 
 /**
  * A world's catalog LOOKUP table read back into rows (Mark reference §2.7),
@@ -12,9 +13,7 @@ import { splitTableRow, unescapeCell } from '../../../protocol/table-cells.ts';
  */
 export type LookupTableRow = { path: string; importance: number; title: string; tags: string; rank: number };
 
-export class LookupTableError extends Error {
-  readonly code = 'ERR_MALFORMED_LOOKUP';
-}
+export class LookupTableError extends errorWithCode('ERR_MALFORMED_LOOKUP') {}
 
 export function parseLookupTable(response: MarkResponse): LookupTableRow[] {
   const lines = bodyText(response.body).replaceAll('\r\n', '\n').split('\n');

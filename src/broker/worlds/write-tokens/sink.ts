@@ -12,6 +12,7 @@
  */
 import type { WorldDefinition } from '../world-definition.ts';
 import type { WriteTokenRecord } from './record.ts';
+import { CodedError } from '../../../errors/coded-error.ts';
 
 export type EnsureOutcome = 'unchanged' | 'replaced' | 'appended';
 
@@ -19,12 +20,10 @@ export interface WorldTokensSink {
   ensure(world: WorldDefinition, record: WriteTokenRecord): Promise<EnsureOutcome>;
 }
 
-export class TokensSinkError extends Error {
-  readonly code = 'ERR_TOKENS_SINK';
+export class TokensSinkError extends CodedError<'ERR_TOKENS_SINK'> {
   readonly world: string;
   constructor(world: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'TokensSinkError';
+    super('ERR_TOKENS_SINK', message, options);
     this.world = world;
   }
 }

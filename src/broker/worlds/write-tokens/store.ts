@@ -13,6 +13,7 @@
  * - raw tokens never appear in messages.
  */
 import type { WriteTokenRecord } from './record.ts';
+import { CodedError } from '../../../errors/coded-error.ts';
 
 export type StoredWriteToken = {
   record: WriteTokenRecord;
@@ -25,22 +26,18 @@ export interface WriteTokenStore {
   put(world: string, record: WriteTokenRecord, expectedVersion: string | null): Promise<StoredWriteToken>;
 }
 
-export class WriteTokenConflictError extends Error {
-  readonly code = 'ERR_WRITE_TOKEN_CONFLICT';
+export class WriteTokenConflictError extends CodedError<'ERR_WRITE_TOKEN_CONFLICT'> {
   readonly world: string;
   constructor(world: string) {
-    super(`write-token record of world ${JSON.stringify(world)} changed concurrently`);
-    this.name = 'WriteTokenConflictError';
+    super('ERR_WRITE_TOKEN_CONFLICT', `write-token record of world ${JSON.stringify(world)} changed concurrently`);
     this.world = world;
   }
 }
 
-export class WriteTokenStoreError extends Error {
-  readonly code = 'ERR_WRITE_TOKEN_STORE';
+export class WriteTokenStoreError extends CodedError<'ERR_WRITE_TOKEN_STORE'> {
   readonly world: string;
   constructor(world: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'WriteTokenStoreError';
+    super('ERR_WRITE_TOKEN_STORE', message, options);
     this.world = world;
   }
 }

@@ -9,12 +9,11 @@ import { parse, stringify } from 'smol-toml';
 import { formatTokenEntry } from './toml-entry.ts';
 import { writeTokenOperations, type WriteTokenRecord } from './record.ts';
 import type { EnsureOutcome } from './sink.ts';
+import { errorWithCode } from '../../../errors/coded-error.ts';
 
 export type TokensEdit = { text: string; outcome: EnsureOutcome };
 
-export class TokensTomlError extends Error {
-  readonly code = 'ERR_TOKENS_TOML';
-}
+export class TokensTomlError extends errorWithCode('ERR_TOKENS_TOML') {}
 
 export function ensureTokenEntry(text: string, record: WriteTokenRecord): TokensEdit {
   const document = parseTokens(text);
