@@ -23,7 +23,8 @@ export type OAuthErrorCode =
   | 'server_error'
   | 'temporarily_unavailable';
 
-const statusByCode: Record<OAuthErrorCode, number> = {
+/** The HTTP status of each `error` value (docs/errors.md lists them). */
+export const oauthErrorStatus: Readonly<Record<OAuthErrorCode, number>> = {
   invalid_request: 400,
   // RFC 6749 §5.2: 401 when the client tried to authenticate (with a challenge), else 400; we always answer 401.
   invalid_client: 401,
@@ -54,7 +55,7 @@ export class OAuthError extends CodedError<OAuthErrorStableCode> {
   constructor(error: OAuthErrorCode, description: string, options?: { detail?: string; cause?: unknown }) {
     super(`ERR_OAUTH_${error.toUpperCase() as Uppercase<OAuthErrorCode>}`, options?.detail ?? description, options);
     this.error = error;
-    this.status = statusByCode[error];
+    this.status = oauthErrorStatus[error];
     this.description = description;
   }
 

@@ -5,15 +5,14 @@
  * carries response headers and bodies, which must not reach logs verbatim).
  */
 import { CodedError } from '../../errors/coded-error.ts';
+
 export type KubernetesBackendErrorCode =
   /** Optimistic concurrency kept losing: another writer updated the object between our read and write. */
   | 'ERR_K8S_CONFLICT'
   /** An object the broker only updates (a world's tokens Secret) does not exist. */
   | 'ERR_K8S_NOT_FOUND'
   /** The API server refused or failed the call (403, 5xx, transport). */
-  | 'ERR_K8S_API'
-  /** An object exists but its content cannot be used (bad JSON, bad TOML). */
-  | 'ERR_K8S_INVALID_CONTENT';
+  | 'ERR_K8S_API';
 
 export class KubernetesBackendError extends CodedError<KubernetesBackendErrorCode> {
   /** `namespace/name` of the object involved. */
