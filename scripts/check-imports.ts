@@ -1,7 +1,8 @@
 /**
  * Fails when a module imports against the direction of the layers
- * (ARCHITECTURE.md): errors (the coded-error base every layer shares) imports
- * nothing of ours, protocol and search nothing else, transport only protocol, world and broker never reach into each other, and nothing below the
+ * (ARCHITECTURE.md): errors (the coded-error base every layer shares) and
+ * markdown import nothing of ours, protocol and search only those two,
+ * transport only protocol, world and broker never reach into each other, and nothing below the
  * wiring layers imports cli or dev.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -12,13 +13,14 @@ const src = join(root, 'src');
 
 const allowed: Record<string, readonly string[]> = {
   errors: [],
-  protocol: ['errors'],
-  search: ['errors'],
+  markdown: [],
+  protocol: ['errors', 'markdown'],
+  search: ['errors', 'markdown'],
   transport: ['errors', 'protocol'],
-  world: ['errors', 'protocol', 'transport', 'search'],
-  broker: ['errors', 'protocol', 'transport', 'search'],
-  dev: ['errors', 'protocol', 'transport', 'search', 'world', 'broker', 'cli'],
-  cli: ['errors', 'protocol', 'transport', 'search', 'world', 'broker', 'dev'],
+  world: ['errors', 'markdown', 'protocol', 'transport', 'search'],
+  broker: ['errors', 'markdown', 'protocol', 'transport', 'search'],
+  dev: ['errors', 'markdown', 'protocol', 'transport', 'search', 'world', 'broker', 'cli'],
+  cli: ['errors', 'markdown', 'protocol', 'transport', 'search', 'world', 'broker', 'dev'],
 };
 
 function* sourceFiles(dir: string): Generator<string> {

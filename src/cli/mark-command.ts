@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { MarkClient } from '../transport/mark-client.ts';
 import { parseMarkUrl, bareHost } from '../protocol/mark-url.ts';
-import { sectionByAnchor } from '../protocol/outline.ts';
+import { findSection } from '../markdown/index.ts';
 import { encodeResponse, type MarkResponse } from '../protocol/response.ts';
 import { Status } from '../protocol/status.ts';
 import type { Verb } from '../protocol/verbs.ts';
@@ -137,9 +137,9 @@ async function readBody(text: string | undefined, file: string | undefined): Pro
 /** A `#anchor` selects one section client-side; it is never sent on the wire. */
 function selectSection(response: MarkResponse, anchor: string): MarkResponse {
   if (response.status !== Status.Ok) return response;
-  const section = sectionByAnchor(Buffer.from(response.body).toString(), anchor);
+  const section = findSection(Buffer.from(response.body).toString(), anchor);
   if (section === null) throw new UsageError(`no section with anchor #${anchor} in this document`);
-  return { ...response, body: Buffer.from(section.markdown) };
+  return { ...response, body: Buffer.from(section) };
 }
 
 function readable(response: MarkResponse): string {

@@ -12,7 +12,6 @@ export * from './frontmatter.ts';
 export * from './yaml-map.ts';
 export * from './request.ts';
 export * from './response.ts';
-export * from './outline.ts';
 export * from './render/list.ts';
 export * from './render/versions.ts';
 export * from './render/lookup.ts';

@@ -20,7 +20,6 @@ export { stem, stopwords } from './stem.ts';
 export { fieldTokens, wordRuns, isCjkChar, utf8Length, maxTokenBytes } from './tokenize.ts';
 export { splitSections } from './sections.ts';
 export type { MarkdownSection } from './sections.ts';
-export { githubSlug, AnchorAllocator } from './slug.ts';
 export { cutSnippet, maxSnippetBytes } from './snippet.ts';
 export { editDistance, wordSimilarity } from './nearest-titles.ts';
 export type { NearTitle } from './nearest-titles.ts';

@@ -42,9 +42,3 @@ export function stripLine(line: string): string {
 export function collapse(text: string): string {
   return text.replace(/\s+/gu, ' ').trim();
 }
-
-/** A line that starts or continues a paragraph, so a setext underline may follow it. */
-export function isParagraphLine(line: string): boolean {
-  if (line.trim() === '') return false;
-  return !quoteMarkers.test(line) && !listMarker.test(line) && !/^[ \t]*\|/.test(line) && !linkDefinition.test(line);
-}

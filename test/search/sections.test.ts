@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AnchorAllocator, githubSlug, splitSections } from '../../src/search/index.ts';
+import { AnchorSlugger, githubSlug, plainText } from '../../src/markdown/index.ts';
+import { splitSections } from '../../src/search/index.ts';
 
 const anchors = (body: string): string[] => splitSections(body).map((s) => s.anchor);
 
@@ -11,7 +12,7 @@ describe('heading anchors (Mark SPEC §6.4, GitHub slug)', () => {
   });
 
   it('slugs the heading source: tags vanish, link text stays, whitespace is not collapsed', () => {
-    assert.equal(githubSlug('a<b>c</b> [link](http://x) `code`'), 'ac-link-code');
+    assert.equal(githubSlug(plainText('a<b>c</b> [link](http://x) `code`')), 'ac-link-code');
     assert.equal(githubSlug('a  b'), 'a--b');
     assert.deepEqual(anchors('## Setup  *steps*\n'), ['setup--steps']);
   });
@@ -22,15 +23,15 @@ describe('heading anchors (Mark SPEC §6.4, GitHub slug)', () => {
 
   it('counts generated suffixes as taken', () => {
     assert.deepEqual(anchors('# A\n# A\n# A-1\n'), ['a', 'a-1', 'a-1-1']);
-    const allocator = new AnchorAllocator();
+    const slugger = new AnchorSlugger();
     assert.deepEqual(
-      ['a-1', 'a', 'a'].map((h) => allocator.allocate(h)),
+      ['a-1', 'a', 'a'].map((h) => slugger.slug(h)),
       ['a-1', 'a', 'a-2'],
     );
   });
 
-  it('never gives a heading the bare section anchor', () => {
-    assert.deepEqual(anchors('# ???\n'), ['-1']);
+  it('gives a heading with nothing to slug the empty anchor, as GitHub does', () => {
+    assert.deepEqual(anchors('# ???\n# 🚀\n'), ['', '-1']);
   });
 });
 

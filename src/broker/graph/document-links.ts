@@ -1,6 +1,5 @@
 import type { Metadata } from '../../protocol/metadata.ts';
-import { outline } from '../../protocol/outline.ts';
-import { anchoredLinks, documentTitle } from './markdown-links.ts';
+import { documentTitle, linksAndHeadings } from '../../markdown/index.ts';
 import { resolveLinkTarget } from './link-url.ts';
 import type { GraphEdge } from './model.ts';
 import type { WorldDirectory } from './world-urls.ts';
@@ -15,8 +14,7 @@ import type { WorldDirectory } from './world-urls.ts';
 export type DocumentLinks = { title: string; linkCount: number; edges: GraphEdge[] };
 
 export function documentLinks(docUrl: string, body: string, metadata: Metadata, worlds: WorldDirectory): DocumentLinks {
-  const headings = outline(body);
-  const links = anchoredLinks(body, headings);
+  const { links, headings } = linksAndHeadings(body);
   const edges: GraphEdge[] = links.map((link) => ({
     from: docUrl,
     to: worlds.translateCanonical(resolveLinkTarget(docUrl, link.dest)),
@@ -27,7 +25,7 @@ export function documentLinks(docUrl: string, body: string, metadata: Metadata, 
   }));
   for (const ref of relReferences(docUrl, metadata, worlds))
     edges.push({ from: docUrl, to: ref.target, rel: ref.rel, label: '', anchor: '', count: 1 });
-  const title = documentTitle(body, headings) || (metadata.title ?? '').trim();
+  const title = documentTitle(headings) || (metadata.title ?? '').trim();
   return { title, linkCount: links.length, edges };
 }
 

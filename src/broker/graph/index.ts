@@ -20,7 +20,6 @@ export {
   contentHashPattern,
   type IndexEntry,
 } from './content-index.ts';
-export { anchoredLinks, documentTitle, type AnchoredLink } from './markdown-links.ts';
 export { documentLinks, relReferences } from './document-links.ts';
 export { canonicalMarkUrl, documentUrl, resolveLinkTarget, resolveReference } from './link-url.ts';
 export { WorldDirectory } from './world-urls.ts';

@@ -8,7 +8,8 @@ import type {
   ToolContext,
 } from './definitions.ts';
 import { goQuote } from './go-format.ts';
-import { findSection, sectionNotFoundText } from './markdown/headings.ts';
+import { findSection } from '../../markdown/index.ts';
+import { sectionNotFoundText } from './outline-text.ts';
 import { agentMessage, toolErrorText } from './tool-result.ts';
 import { cutAnchor, parseToolUrl, type ToolUrl } from './tool-url.ts';
 import { errorWithCode } from '../../errors/coded-error.ts';

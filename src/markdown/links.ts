@@ -1,6 +1,6 @@
-import { outline, type Heading } from '../../protocol/outline.ts';
-import { markdownBlocks, type TextBlock } from './markdown-blocks.ts';
+import { markdownBlocks, type Block } from './blocks.ts';
 import { BlockScanner, CodeSpanFinder, skipAngle } from './inline-scan.ts';
+import { headingsOf, type Heading } from './outline.ts';
 import { plainText } from './plain-text.ts';
 
 /**
@@ -18,8 +18,15 @@ export type AnchoredLink = { dest: string; label: string; anchor: string };
 
 type RawLink = { dest: string; labelSource: string; line: number };
 
-export function anchoredLinks(markdown: string, headings: readonly Heading[] = outline(markdown)): AnchoredLink[] {
-  const { blocks, definitions } = markdownBlocks(markdown);
+export function anchoredLinks(markdown: string): AnchoredLink[] {
+  return linksAndHeadings(markdown).links;
+}
+
+/** One scan of the document for both its links and its headings (the link graph needs both). */
+export function linksAndHeadings(markdown: string): { links: AnchoredLink[]; headings: Heading[] } {
+  const { blocks: all, definitions } = markdownBlocks(markdown);
+  const headings = headingsOf(all);
+  const blocks = all.filter(hasInlineText).map((block) => ({ line: block.line, text: block.lines.join('\n') }));
   const links: AnchoredLink[] = [];
   let h = -1;
   let maxDefinedLabel = 0;
@@ -32,13 +39,34 @@ export function anchoredLinks(markdown: string, headings: readonly Heading[] = o
       links.push({ dest, label: plainText(link.labelSource), anchor: h < 0 ? '' : headings[h]!.anchor });
     }
   }
-  return links;
+  return { links, headings };
+}
+
+/**
+ * The document's outbound links for a reader (mark_explore's card): each
+ * destination once, in document order, with the text of its first link.
+ */
+export function distinctLinks(markdown: string): Array<{ text: string; dest: string }> {
+  const seen = new Set<string>();
+  const out: Array<{ text: string; dest: string }> = [];
+  for (const link of anchoredLinks(markdown)) {
+    if (seen.has(link.dest)) continue;
+    seen.add(link.dest);
+    out.push({ text: link.label, dest: link.dest });
+  }
+  return out;
 }
 
 /** The text of the first level-1 heading (links.ExtractTitle), "" when there is none. */
-export function documentTitle(markdown: string, headings: readonly Heading[] = outline(markdown)): string {
-  const first = headings.find((heading) => heading.level === 1);
-  return first === undefined ? '' : plainText(first.text);
+export function documentTitle(headings: readonly Heading[]): string {
+  return headings.find((heading) => heading.level === 1)?.text ?? '';
+}
+
+type TextBlock = { line: number; text: string };
+
+/** Code, comments and breaks hold no links. */
+function hasInlineText(block: Block): boolean {
+  return block.kind === 'paragraph' || block.kind === 'container' || block.kind === 'heading';
 }
 
 function cutFragment(dest: string): string | null {

@@ -1,4 +1,4 @@
-import { normalizeLabel, unwrapDestination } from './markdown-blocks.ts';
+import { normalizeLabel, unwrapDestination } from './blocks.ts';
 
 /**
  * The pieces of CommonMark inline syntax link extraction needs (§6.1 code

@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { anchoredLinks, documentTitle } from '../../../src/broker/graph/markdown-links.ts';
+import { anchoredLinks, documentTitle as titleOf, outline } from '../../src/markdown/index.ts';
+
+const documentTitle = (md: string) => titleOf(outline(md));
 
 const dests = (md: string) => anchoredLinks(md).map((l) => l.dest);
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { anchorSlug, outline, sectionByAnchor } from '../../src/protocol/outline.ts';
+import { findSection, githubSlug as anchorSlug, outline } from '../../src/markdown/index.ts';
 
 const doc =
   '# Alpha\n\nIntro.\n\n## Details\n\nSee it.\n\n```\n# not a heading\n```\n\n## Details\n\nAgain.\n\nSetext Title\n------------\n\nText.\n\n# Next Top\n';
@@ -26,10 +26,10 @@ describe('markdown outline (GitHub anchors)', () => {
   });
 
   it('slices a section up to the next heading of the same or higher level', () => {
-    const section = sectionByAnchor(doc, '#details-1');
-    assert.ok(section);
-    assert.equal(section.markdown, '## Details\n\nAgain.\n');
-    assert.equal(sectionByAnchor(doc, 'alpha')?.markdown.includes('## Details'), true);
-    assert.equal(sectionByAnchor(doc, 'missing'), null);
+    // Byte for byte: the blank line before the next heading belongs to the section.
+    assert.equal(findSection(doc, '#details-1'), '## Details\n\nAgain.\n\n');
+    assert.equal(findSection(doc, 'alpha')?.includes('## Details'), true);
+    assert.equal(findSection(doc, 'Details'), '## Details\n\nSee it.\n\n```\n# not a heading\n```\n\n');
+    assert.equal(findSection(doc, 'missing'), null);
   });
 });

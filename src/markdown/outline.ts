@@ -1,0 +1,81 @@
+import { markdownBlocks, type Block } from './blocks.ts';
+import { plainText } from './plain-text.ts';
+import { AnchorSlugger, githubSlug } from './slug.ts';
+
+/**
+ * A document's outline: its headings with GitHub anchors, and the section each
+ * one opens. A `#anchor` in a `mark://` URL names one of these sections (Mark
+ * SPEC: fragments select a section on the client side and are never sent), so
+ * mark_fetch, the search index, mark_explore and the link graph all take their
+ * anchors from here. A heading with no text (`#` alone) is not counted: it gets
+ * no anchor and ends no section.
+ */
+export type Heading = {
+  level: number;
+  /** The heading's rendered text (links keep their text; markers, tags and escapes are gone). */
+  text: string;
+  anchor: string;
+  /** Zero-based line of the heading (the first text line of a setext heading). */
+  line: number;
+};
+
+/** A heading with the span of its section: up to the next heading of the same or a higher level. */
+export type OutlineEntry = Heading & {
+  /** The line after the section's last line. */
+  endLine: number;
+  /** Lines in the section, a last line without LF counted, trailing blank lines included. */
+  lineCount: number;
+};
+
+export function outline(markdown: string): Heading[] {
+  return headingsOf(markdownBlocks(markdown).blocks);
+}
+
+/** The anchored headings among already scanned blocks, in document order. */
+export function headingsOf(blocks: readonly Block[]): Heading[] {
+  const slugger = new AnchorSlugger();
+  const headings: Heading[] = [];
+  for (const block of blocks) {
+    if (block.kind !== 'heading') continue;
+    const text = plainText(block.source);
+    if (text === '') continue;
+    headings.push({ level: block.level, text, anchor: slugger.slug(text), line: block.line });
+  }
+  return headings;
+}
+
+export function outlineEntries(markdown: string): OutlineEntry[] {
+  const lines = markdown.split('\n');
+  const found = outline(markdown);
+  return found.map((heading, i) => {
+    const next = found.slice(i + 1).find((candidate) => candidate.level <= heading.level);
+    const endLine = next?.line ?? lines.length;
+    // Splitting "a\n" gives ["a", ""]: the empty tail is not a line of its own.
+    const tailIsEmpty = endLine === lines.length && markdown.endsWith('\n');
+    return { ...heading, endLine, lineCount: endLine - heading.line - (tailIsEmpty ? 1 : 0) };
+  });
+}
+
+/** The exact text of a section, byte for byte: its lines as they were, with the line break that ends it. */
+export function sectionText(markdown: string, entry: OutlineEntry): string {
+  const lines = markdown.split('\n');
+  const text = lines.slice(entry.line, entry.endLine).join('\n');
+  return entry.endLine < lines.length ? `${text}\n` : text;
+}
+
+/**
+ * The section an anchor names: a case-insensitive anchor match first, then
+ * the argument slugged, so a caller may pass the heading text itself
+ * ("Problem Statement") instead of its slug. A leading `#` is optional.
+ */
+export function findSection(markdown: string, anchor: string): string | null {
+  const wanted = anchor.trim().replace(/^#/, '');
+  const entries = outlineEntries(markdown);
+  const exact = entries.find((entry) => entry.anchor.toLowerCase() === wanted.toLowerCase());
+  const match = exact ?? entries.find((entry) => entry.anchor === githubSlug(wanted));
+  return match === undefined ? null : sectionText(markdown, match);
+}
+
+export function anchorsOf(markdown: string): string[] {
+  return outline(markdown).map((heading) => heading.anchor);
+}
