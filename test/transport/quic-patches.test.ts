@@ -1,0 +1,92 @@
+/**
+ * The installed @matrixai/quic and @matrixai/async-locks are the patched ones
+ * (patches/, applied by patch-package on `npm install`), so a clean clone that
+ * skipped or failed the patch step fails here. The patched behaviour that must
+ * not change (a lock with a deadline still times out; streams still round-trip
+ * and close) is checked beside it.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { QUICClient } from '@matrixai/quic';
+import { Lock, errors as lockErrors } from '@matrixai/async-locks';
+import { setupTimedCancellable } from '@matrixai/async-locks/utils.js';
+import { clientCryptoOps, silentQuicLogger } from '../../src/transport/quic-support.ts';
+import { readBounded, writeAndFinish } from '../../src/transport/stream-io.ts';
+import { devCertificate, echoListener } from './helpers.ts';
+
+describe('patched @matrixai/quic is what runs', () => {
+  it('serialises recv with the promise-chain mutex and keeps one re-armed timer per connection', async () => {
+    const listener = await echoListener();
+    const client = await QUICClient.createQUICClient({
+      host: '127.0.0.1',
+      port: listener.port,
+      serverName: 'localhost',
+      crypto: { ops: clientCryptoOps },
+      logger: silentQuicLogger(),
+      config: { applicationProtos: ['mark'], verifyPeer: true, ca: (await devCertificate()).cert },
+    });
+    try {
+      const internals = client.connection as unknown as {
+        recvLock: object;
+        connTimeoutTimer?: object;
+      };
+      assert.equal(internals.recvLock.constructor.name, 'RecvMutex');
+      assert.equal(internals.connTimeoutTimer?.constructor.name, 'ConnTimeout');
+      const firstTimer = internals.connTimeoutTimer;
+      for (const text of ['one', 'two', 'three']) {
+        const stream = client.connection.newStream('bidi');
+        const writing = writeAndFinish(stream.writable, new TextEncoder().encode(text));
+        const { bytes } = await readBounded(stream.readable, 1024);
+        await writing;
+        assert.ok(bytes.byteLength > 0, 'the echo listener answers every stream');
+      }
+      assert.equal(internals.connTimeoutTimer, firstTimer, 'sends re-arm the same timer instead of making new ones');
+    } finally {
+      await client.destroy({ force: true });
+      await listener.close();
+    }
+  });
+});
+
+describe('patched @matrixai/async-locks is what runs', () => {
+  it('builds no timer for an acquisition without a deadline', async () => {
+    let seen: { timer?: unknown; signal?: AbortSignal } | undefined;
+    await setupTimedCancellable(
+      (ctx: { timer?: unknown; signal?: AbortSignal }) => {
+        seen = { ...ctx };
+        return Promise.resolve();
+      },
+      true,
+      Number.POSITIVE_INFINITY,
+      lockErrors.ErrorAsyncLocksTimeout,
+      {},
+      [],
+    );
+    assert.equal(seen?.timer, undefined);
+    assert.ok(seen?.signal instanceof AbortSignal, 'the acquisition still gets a signal to cancel with');
+  });
+
+  it('still times out a lock acquisition that has a deadline', async () => {
+    const lock = new Lock();
+    let release: () => void = () => {};
+    const held = lock.withF(() => new Promise<void>((resolve) => (release = resolve)));
+    await assert.rejects(
+      lock.withF({ timer: 20 }, async () => {}),
+      (error: unknown) => error instanceof lockErrors.ErrorAsyncLocksTimeout,
+    );
+    release();
+    await held;
+  });
+
+  it('still cancels a waiting acquisition through a caller signal', async () => {
+    const lock = new Lock();
+    let release: () => void = () => {};
+    const held = lock.withF(() => new Promise<void>((resolve) => (release = resolve)));
+    const controller = new AbortController();
+    const waiting = lock.withF({ signal: controller.signal }, async () => {});
+    controller.abort(new Error('caller gave up'));
+    await assert.rejects(waiting, /caller gave up/);
+    release();
+    await held;
+  });
+});
