@@ -8,6 +8,8 @@ import { runWorldFetchBench } from './world-fetch.ts';
 import { runPublishBench, runStartupBench } from './world-store.ts';
 import { runLookupBenchmark, printLookupBenchmark } from './lookup.ts';
 import { formatProfile } from './lib/cpu-profile.ts';
+import { formatPatchBench, runQuicPatchBench } from './quic-patches.ts';
+import { formatLargeDocuments, runLargeDocumentBench } from './large-documents.ts';
 
 const quick = process.argv.includes('--quick');
 const section = (title: string) => console.log(`\n=== ${title} ===`);
@@ -17,6 +19,14 @@ const bare = await runBareEcho({ requests: quick ? 200 : 1000, payloadBytes: 100
 const ours = await runTransportEcho({ requests: quick ? 200 : 1000, payloadBytes: 100 });
 console.log(
   `bare ${bare.roundTripsPerSecond.toFixed(0)}/s p50 ${bare.p50Ms.toFixed(2)} ms; ours ${ours.roundTripsPerSecond.toFixed(0)}/s p50 ${ours.p50Ms.toFixed(2)} ms; ratio ${(ours.roundTripsPerSecond / bare.roundTripsPerSecond).toFixed(3)}`,
+);
+
+section('@matrixai/quic patches: each against upstream, interleaved');
+console.log(formatPatchBench(await runQuicPatchBench(quick ? 2 : 6, quick ? 50 : 200, 100)));
+
+section('Large documents through the transport (goal 50 MB/s)');
+console.log(
+  formatLargeDocuments(await runLargeDocumentBench(quick ? 1 : 3, quick ? [1_048_576] : [1_048_576, 4_194_304])),
 );
 
 section('FETCH through client and world server');

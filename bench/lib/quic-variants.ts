@@ -33,11 +33,6 @@ export const quicPatchChanges: readonly QuicPatchChange[] = [
     owns: (file, hunk) => file.includes('+quic+') && (hunk.includes('RecvMutex') || hunk.includes('import { Lock }')),
   },
   {
-    name: 'conn-timeout',
-    summary: 'one re-armed Node timer per connection instead of a new @matrixai/timer Timer per send',
-    owns: (file, hunk) => file.includes('+quic+') && hunk.includes('ConnTimeout'),
-  },
-  {
     name: 'lock-no-deadline',
     summary: 'async-locks builds no timeout error, Timer or abort when a lock has no deadline (stream destroy, recv)',
     owns: (file) => file.includes('+async-locks+'),
