@@ -32,8 +32,14 @@ export interface MarkTransportClientOptions {
   insecureSkipVerify?: boolean;
   /** Default 10 s. */
   dialTimeoutMs?: number;
-  /** Per attempt, from asking for a stream to the response's FIN; default 10 s. */
+  /** Per attempt, from asking for a connection (dial included) to the response's FIN; default 10 s. */
   requestTimeoutMs?: number;
+  /**
+   * The whole request, every attempt and pause included; default none (each
+   * attempt gets its full `requestTimeoutMs`). With a budget, an attempt gets
+   * what is left of it when that is less, and no attempt starts once it is spent.
+   */
+  budgetMs?: number;
   /** Attempts in total for a retryable failure; default 5. */
   maxAttempts?: number;
   /** Pause between attempts; default 100 ms. */
@@ -53,12 +59,15 @@ export interface MarkRequestOptions {
   idempotent: boolean;
   /** Overrides the client's per-attempt request timeout. */
   timeoutMs?: number;
+  /** Overrides the client's budget for the whole request. */
+  budgetMs?: number;
   signal?: AbortSignal;
 }
 
 export class MarkTransportClient {
   readonly #pool: ConnectionPool;
   readonly #requestTimeoutMs: number;
+  readonly #budgetMs: number | undefined;
   readonly #maxAttempts: number;
   readonly #retryDelayMs: number;
   readonly #maxResponseBytes: number;
@@ -67,6 +76,7 @@ export class MarkTransportClient {
   constructor(options: MarkTransportClientOptions = {}) {
     if (options.ca !== undefined && typeof options.ca !== 'string') throw new TypeError('ca must be PEM text');
     this.#requestTimeoutMs = positive('requestTimeoutMs', options.requestTimeoutMs ?? 10_000);
+    this.#budgetMs = options.budgetMs === undefined ? undefined : positive('budgetMs', options.budgetMs);
     this.#maxAttempts = Math.floor(positive('maxAttempts', options.maxAttempts ?? 5));
     this.#retryDelayMs = positive('retryDelayMs', options.retryDelayMs ?? 100, true);
     this.#maxResponseBytes = positive('maxResponseBytes', options.maxResponseBytes ?? protocolMaxResponseBytes);
@@ -84,13 +94,19 @@ export class MarkTransportClient {
   async request(authority: MarkAuthority, request: Uint8Array, options: MarkRequestOptions): Promise<Uint8Array> {
     if (!(request instanceof Uint8Array)) throw new TypeError('request must be a Uint8Array');
     const target = dialTargetOf(authority);
+    const budgetMs = options.budgetMs ?? this.#budgetMs;
+    const endsAt = budgetMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + budgetMs;
+    const attemptMs = options.timeoutMs ?? this.#requestTimeoutMs;
     let lastError: MarkTransportError = new ConnectionLostError();
     for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
       if (this.#closed) throw new ClientClosedError();
       if (attempt > 1) await this.#pause(options.signal);
+      const leftMs = Math.floor(endsAt - performance.now());
+      // The budget is spent: report it as a timeout of the whole request.
+      if (leftMs <= 0) throw new TimeoutError(budgetMs ?? attemptMs, { cause: lastError });
       const progress: ExchangeProgress = { sent: false };
       try {
-        return await this.#attempt(target, request, options, progress);
+        return await this.#attempt(target, request, Math.min(attemptMs, leftMs), options.signal, progress);
       } catch (error) {
         const failure = error as MarkTransportError;
         if (!options.idempotent && progress.sent && !(failure instanceof ResponseTooLargeError)) {
@@ -112,18 +128,19 @@ export class MarkTransportClient {
   async #attempt(
     target: ReturnType<typeof dialTargetOf>,
     request: Uint8Array,
-    options: MarkRequestOptions,
+    timeoutMs: number,
+    caller: AbortSignal | undefined,
     progress: ExchangeProgress,
   ): Promise<Uint8Array> {
-    const timeoutMs = options.timeoutMs ?? this.#requestTimeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
     let connection: PooledConnection | undefined;
     try {
-      connection = await this.#pool.acquire(target, options.signal);
+      // The dial counts against the attempt too, so a budget bounds a slow dial as well.
+      connection = await this.#pool.acquire(target, signal);
       return await exchange(connection, request, { maxResponseBytes: this.#maxResponseBytes, signal }, progress);
     } catch (error) {
-      const failure = classify(error, options.signal, timeout, timeoutMs);
+      const failure = classify(error, caller, timeout, timeoutMs);
       // Go client: a retry goes out on a fresh connection.
       if (connection && isRetryable(failure)) this.#pool.retire(connection);
       throw failure;

@@ -15,7 +15,10 @@ export type MarkCall = {
   path: string;
   metadata?: Metadata;
   body?: Uint8Array | string;
+  /** Per attempt; default the client's `requestTimeoutMs`. */
   timeoutMs?: number;
+  /** The whole call, retries included; default the client's `budgetMs`. */
+  budgetMs?: number;
   signal?: AbortSignal;
 };
 
@@ -32,6 +35,7 @@ export class MarkClient {
     const bytes = await this.transport.request(authority, encodeRequest(request), {
       idempotent: isReadVerb(call.verb),
       ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
+      ...(call.budgetMs === undefined ? {} : { budgetMs: call.budgetMs }),
       ...(call.signal === undefined ? {} : { signal: call.signal }),
     });
     return parseResponse(bytes);

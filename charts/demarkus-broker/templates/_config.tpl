@@ -58,6 +58,7 @@ worldDialer:
   {{- end }}
   dialTimeout: {{ $v.worldDialer.dialTimeout | toJson }}
   requestTimeout: {{ $v.worldDialer.requestTimeout | toJson }}
+  attemptTimeout: {{ $v.worldDialer.attemptTimeout | default "0s" | toJson }}
 {{- if $v.discovery.enabled }}
 discovery:
   enabled: true

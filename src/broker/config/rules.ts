@@ -25,6 +25,15 @@ const rules: Rule[] = [
   ({ server }) =>
     shorter(['server', 'devicePollInterval'], server.devicePollInterval, 'server.deviceCodeTTL', server.deviceCodeTTL),
   firstMintBackoffs,
+  ({ worldDialer }) =>
+    worldDialer.attemptTimeout === 0
+      ? null
+      : shorter(
+          ['worldDialer', 'attemptTimeout'],
+          worldDialer.attemptTimeout,
+          'worldDialer.requestTimeout',
+          worldDialer.requestTimeout,
+        ),
   tlsPair,
   oidcIssuer,
   dialerTrust,

@@ -59,6 +59,8 @@ const worldDialerSchema = z.strictObject({
   dialTimeout: duration('5s'),
   /** Budget of one world call, retries of reads included. */
   requestTimeout: duration('10s'),
+  /** One attempt of a world call; 0 (the default) means half of `requestTimeout`, so a read that stalls once is retried in time. */
+  attemptTimeout: duration('0s'),
   /** Consecutive transport failures that open a world's circuit. */
   failureThreshold: count(3),
   /** How long an open circuit fails fast before one probe call is let through. */

@@ -73,6 +73,7 @@ export async function dialerSettingsOf(config: BrokerConfig): Promise<WorldDiale
     insecureSkipVerify: worldDialer.insecureSkipVerify,
     dialTimeoutMs: worldDialer.dialTimeout,
     requestTimeoutMs: worldDialer.requestTimeout,
+    attemptTimeoutMs: worldDialer.attemptTimeout || Math.ceil(worldDialer.requestTimeout / 2),
     failureThreshold: worldDialer.failureThreshold,
     cooldownMs: worldDialer.cooldown,
   };

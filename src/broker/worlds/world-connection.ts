@@ -1,7 +1,7 @@
 /**
  * One world's line: its own pooled QUIC client (own connections, own stream
- * gates), a deadline per call and a circuit breaker, so a dead or slow world
- * costs only its own callers. Transport failures are translated here, once,
+ * gates), a time budget per call that the transport keeps (src/transport/client.ts)
+ * and a circuit breaker, so a dead or slow world costs only its own callers. Transport failures are translated here, once,
  * into WorldGatewayErrors; world statuses pass through as answers.
  */
 import { ResponseParseError, type MarkResponse } from '../../protocol/response.ts';
@@ -20,8 +20,10 @@ export type WorldDialerSettings = {
   ca?: string;
   insecureSkipVerify: boolean;
   dialTimeoutMs: number;
-  /** Budget of one call, read retries included. */
+  /** Budget of one call, read retries included: the transport owns it (src/transport/client.ts `budgetMs`). */
   requestTimeoutMs: number;
+  /** One attempt of a call; shorter than `requestTimeoutMs`, so a read that stalls once is retried in time. */
+  attemptTimeoutMs: number;
   failureThreshold: number;
   cooldownMs: number;
 };
@@ -49,7 +51,8 @@ export class WorldConnection {
       ...(settings.ca === undefined ? {} : { ca: settings.ca }),
       insecureSkipVerify: settings.insecureSkipVerify,
       dialTimeoutMs: settings.dialTimeoutMs,
-      requestTimeoutMs: settings.requestTimeoutMs,
+      requestTimeoutMs: settings.attemptTimeoutMs,
+      budgetMs: settings.requestTimeoutMs,
     });
     this.#breaker = new CircuitBreaker({
       failureThreshold: settings.failureThreshold,
@@ -67,15 +70,13 @@ export class WorldConnection {
     const ticket = this.#breaker.admit();
     if (ticket === null) throw this.#failFast(call.verb);
     const started = performance.now();
-    const deadline = AbortSignal.timeout(this.#settings.requestTimeoutMs);
-    const signal = call.signal === undefined ? deadline : AbortSignal.any([call.signal, deadline]);
     try {
-      const response = await this.#client.call(this.#authority, { ...call, signal });
+      const response = await this.#client.call(this.#authority, call);
       this.#breaker.recordSuccess(ticket);
       this.#metrics.requestFinished(this.world.name, call.verb, response.status, performance.now() - started);
       return response;
     } catch (error) {
-      throw this.#settle(ticket, call, error, deadline, performance.now() - started);
+      throw this.#settle(ticket, call, error, performance.now() - started);
     }
   }
 
@@ -90,8 +91,8 @@ export class WorldConnection {
     return new WorldUnavailableError(this.world.name, 'circuit-open', message, { retryAfterMs });
   }
 
-  #settle(ticket: CircuitTicket, call: MarkCall, error: unknown, deadline: AbortSignal, durationMs: number): Error {
-    const outcome = this.#classify(call, error, deadline);
+  #settle(ticket: CircuitTicket, call: MarkCall, error: unknown, durationMs: number): Error {
+    const outcome = this.#classify(call, error);
     if (outcome.kind === 'failure') this.#breaker.recordFailure(ticket);
     else if (outcome.kind === 'answered') this.#breaker.recordSuccess(ticket);
     else this.#breaker.recordNeutral(ticket);
@@ -103,7 +104,7 @@ export class WorldConnection {
   }
 
   /** Style rule 7: translate at the layer boundary, keep the cause, never leak library text. */
-  #classify(call: MarkCall, error: unknown, deadline: AbortSignal): Outcome {
+  #classify(call: MarkCall, error: unknown): Outcome {
     const name = this.world.name;
     const quoted = JSON.stringify(name);
     if (error instanceof ResponseParseError) {
@@ -122,16 +123,7 @@ export class WorldConnection {
         return { kind: 'failure', error: outcomeUnknown(name, error) };
       case 'ERR_ABORTED':
         // The caller's own signal: theirs to handle, not the world's fault.
-        if (call.signal?.aborted === true || !deadline.aborted) return { kind: 'neutral', error };
-        return {
-          kind: 'failure',
-          error: new WorldUnavailableError(
-            name,
-            'timeout',
-            `world ${quoted} did not answer within ${this.#settings.requestTimeoutMs} ms`,
-            { cause: error },
-          ),
-        };
+        return { kind: 'neutral', error };
       case 'ERR_TIMEOUT':
         return {
           kind: 'failure',

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseBrokerConfig, type ConfigErrorCode } from '../../../src/broker/config/index.ts';
+import { dialerSettingsOf } from '../../../src/broker/worlds/index.ts';
 import { env, fileConfig, kubernetesConfig, p384Key } from './fixtures.ts';
 
 /** Asserts the exact one-line message and code of a refused config. */
@@ -287,6 +288,18 @@ describe('broker config: cross-field rules', () => {
       'ERR_CONFIG_CONFLICT',
       'config: server.devicePollInterval: must be shorter than server.deviceCodeTTL (5s is not less than 5s)',
     );
+  });
+
+  it('refuses a world attempt timeout not shorter than the call budget, and derives half of it by default', async () => {
+    refuses(
+      `${fileConfig}worldDialer: { requestTimeout: 4s, attemptTimeout: 4s }\n`,
+      'ERR_CONFIG_CONFLICT',
+      'config: worldDialer.attemptTimeout: must be shorter than worldDialer.requestTimeout (4s is not less than 4s)',
+    );
+    const settings = await dialerSettingsOf(
+      parseBrokerConfig(`${fileConfig}worldDialer: { requestTimeout: 4s }\n`, env),
+    );
+    assert.deepEqual([settings.requestTimeoutMs, settings.attemptTimeoutMs], [4000, 2000]);
   });
 
   it('refuses a first-mint initial backoff above its maximum', () => {
