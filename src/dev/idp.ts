@@ -8,7 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Provider, { type AccountClaims, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { errorWithCode } from '../errors/coded-error.ts';
+import type Provider from 'oidc-provider';
+import type { AccountClaims, Configuration, KoaContextWithOIDC } from 'oidc-provider';
+
+/** A package only development installs have is missing (the dev stack in a production install). */
+export class DevDependencyMissingError extends errorWithCode('ERR_DEV_DEPENDENCY_MISSING') {}
 
 export type DevIdpClient = { clientId: string; clientSecret: string; redirectUris: string[] };
 
@@ -27,7 +32,26 @@ export type DevIdpOptions = {
 
 export type DevIdp = { issuer: string; port: number; close(): Promise<void> };
 
+/**
+ * oidc-provider is a development dependency: the production image does not
+ * ship it (test/charts/image.test.ts), so it is loaded only when the dev stack
+ * runs, with a message that says what to install when it is missing.
+ */
+export async function loadOidcProvider(): Promise<typeof Provider> {
+  try {
+    return (await import('oidc-provider')).default;
+  } catch (cause) {
+    if ((cause as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw cause;
+    throw new DevDependencyMissingError(
+      'the development stack needs the development package oidc-provider, which this install omits; ' +
+        'run it from a checkout with `npm install` (development packages included), never from the production image',
+      { cause },
+    );
+  }
+}
+
 export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
+  const OidcProvider = await loadOidcProvider();
   let handler: (request: IncomingMessage, response: ServerResponse) => void = (_q, r) => void r.writeHead(503).end();
   const server: Server = createServer((request, response) => handler(request, response));
   const host = options.host ?? '127.0.0.1';
@@ -37,7 +61,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   });
   const port = (server.address() as AddressInfo).port;
   const issuer = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const provider = quietly(options.verbose === true, () => new Provider(issuer, providerConfiguration(options)));
+  const provider = quietly(options.verbose === true, () => new OidcProvider(issuer, providerConfiguration(options)));
   const providerHandler = provider.callback();
   handler = (request, response) => {
     const interaction = /^\/interaction\/([A-Za-z0-9_-]+)$/.exec((request.url ?? '').split('?')[0]!);

@@ -11,7 +11,7 @@ import { devPublisherToken, devTokensToml } from './dev-tokens.ts';
 import { devBrokerConfig } from './broker-config.ts';
 import { startBroker, type RunningBroker } from '../broker/broker.ts';
 import { mintBrokerToken } from '../broker/auth/mint-broker-token.ts';
-import { startDevIdp, type DevIdp } from './idp.ts';
+import { loadOidcProvider, startDevIdp, type DevIdp } from './idp.ts';
 import { randomBytes } from 'node:crypto';
 
 export type DevStackOptions = {
@@ -51,6 +51,8 @@ export type DevStack = {
  * development publisher token.
  */
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
+  // Fail before anything listens when the development IdP's package is not installed.
+  await loadOidcProvider();
   await mkdir(options.dataDir, { recursive: true });
   const tls = await devCertificate(join(options.dataDir, 'tls'), options.host);
   const token = await devPublisherToken(join(options.dataDir, 'dev-token'));

@@ -177,6 +177,42 @@ describe('container image (Dockerfile replayed from a clean copy)', () => {
     );
   });
 
+  it('lists no development-only package in `npm ls --omit=dev`', () => {
+    const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+    const tree = JSON.parse(
+      execFileSync('npm', ['ls', '--omit=dev', '--all', '--json'], {
+        cwd: app,
+        encoding: 'utf8',
+        env: { ...process.env, PATH: `${join(repo, 'node_modules', '.bin')}:${process.env.PATH}` },
+      }),
+    );
+    // Who requires each installed package: a development package may be here only as some production package's dependency.
+    const requiredBy = new Map<string, Set<string>>();
+    const walk = (node: { dependencies?: Record<string, unknown> }, parent: string) => {
+      for (const [name, child] of Object.entries(node.dependencies ?? {})) {
+        if (!requiredBy.has(name)) requiredBy.set(name, new Set());
+        requiredBy.get(name)!.add(parent);
+        walk(child as typeof node, name);
+      }
+    };
+    walk(tree, '(this package)');
+    assert.ok(requiredBy.has('fastify'), 'the listing names production packages');
+    const devOnly = Object.keys(manifest.devDependencies).filter((name) => !(name in manifest.dependencies));
+    assert.ok(devOnly.includes('oidc-provider'), 'the development IdP is a development dependency');
+    // Ours means required by this package itself; @types/node, for one, comes with @kubernetes/client-node.
+    const ours = devOnly.filter((name) => requiredBy.get(name)?.has('(this package)') === true);
+    assert.deepEqual(ours, []);
+    assert.equal(requiredBy.has('oidc-provider'), false, 'oidc-provider is not in the image');
+  });
+
+  it('says what is missing when the development stack is started from the image, before it listens', async () => {
+    const result = await runAsImageUser([join(app, 'dist', 'cli', 'main.js'), 'dev', '--data', join(work, 'data')], {
+      cwd: app,
+    });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /needs the development package oidc-provider/);
+  });
+
   for (const command of [
     ['world', '--help'],
     ['world', 'token', '--help'],

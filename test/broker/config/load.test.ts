@@ -55,6 +55,7 @@ worldDialer:
   caFile: /tls/worlds-ca.pem
   dialTimeout: 2s
   requestTimeout: 4s
+  attemptTimeout: 1500ms
   failureThreshold: 5
   cooldown: 30s
 metrics: { enabled: false }
@@ -85,6 +86,7 @@ metrics: { enabled: false }
       caFile: '/tls/worlds-ca.pem',
       dialTimeout: 2_000,
       requestTimeout: 4_000,
+      attemptTimeout: 1_500,
       failureThreshold: 5,
       cooldown: 30_000,
     });
@@ -148,11 +150,12 @@ describe('broker config: defaults', () => {
     assert.equal(config.metrics.enabled, true);
   });
 
-  it('defaults our own dialer keys: 5s dial, 10s per call, 3 failures open the circuit for 5s', () => {
+  it('defaults our own dialer keys: 5s dial, 10s per call (0: half of it per attempt), 3 failures open the circuit for 5s', () => {
     assert.deepEqual(parseBrokerConfig(kubernetesConfig, env).worldDialer, {
       insecureSkipVerify: false,
       dialTimeout: 5_000,
       requestTimeout: 10_000,
+      attemptTimeout: 0,
       failureThreshold: 3,
       cooldown: 5_000,
     });
