@@ -96,7 +96,11 @@ export class MarkTransportClient {
     const target = dialTargetOf(authority);
     const budgetMs = options.budgetMs ?? this.#budgetMs;
     const endsAt = budgetMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + budgetMs;
-    const attemptMs = options.timeoutMs ?? this.#requestTimeoutMs;
+    // A write is sent once, so with a budget its one attempt may use all of it.
+    const attemptMs =
+      options.idempotent || budgetMs === undefined
+        ? (options.timeoutMs ?? this.#requestTimeoutMs)
+        : (options.timeoutMs ?? budgetMs);
     let lastError: MarkTransportError = new ConnectionLostError();
     for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
       if (this.#closed) throw new ClientClosedError();

@@ -22,7 +22,7 @@ export type WorldDialerSettings = {
   dialTimeoutMs: number;
   /** Budget of one call, read retries included: the transport owns it (src/transport/client.ts `budgetMs`). */
   requestTimeoutMs: number;
-  /** One attempt of a call; shorter than `requestTimeoutMs`, so a read that stalls once is retried in time. */
+  /** One attempt of a read; shorter than `requestTimeoutMs`, so a read that stalls once is retried in time. A write, sent once, has the whole budget. */
   attemptTimeoutMs: number;
   failureThreshold: number;
   cooldownMs: number;
