@@ -13,6 +13,7 @@ import { setUpBrokerSignIn, withKeyRing, type BrokerSignInOptions } from './http
 import type { SignInContext } from './auth/sign-in-context.ts';
 import { BrokerGraph } from './graph/index.ts';
 import { clusterServices, startDiscovery, startLeaderSweep, sweepsByLease } from './cluster.ts';
+import { openSharedState } from './state/index.ts';
 
 export type BrokerOptions = {
   logger?: FastifyServerOptions['logger'];
@@ -52,11 +53,16 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
   const metrics = createBrokerMetrics();
   const cluster = clusterServices(config);
   const leaderSweeps = sweepsByLease(config, cluster);
+  const shared = await openSharedState(config, logWarning('redis connection failed'));
   const signIn = await setUpBrokerSignIn(config, trust.resource, {
     ...(cluster.state ? { stateStore: cluster.state } : {}),
+    ephemeralStore: shared.ephemeral,
     externalRefreshSweep: leaderSweeps,
     ...options.signIn,
     metrics,
+  }).catch(async (error) => {
+    await shared.close();
+    throw error;
   });
   const verifyBearer = createBearerVerifier(
     withKeyRing(await verifierOptions(config, trust), signIn.ring, config.oidc.allowDomains),
@@ -67,7 +73,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
   });
   const graph = new BrokerGraph({ gateway, ...(options.now ? { now: options.now } : {}) });
   let listening = false;
-  const closers: Array<() => Promise<unknown>> = [() => signIn.close(), () => gateway.close()];
+  const closers: Array<() => Promise<unknown>> = [() => shared.close(), () => signIn.close(), () => gateway.close()];
   const close = async () => {
     listening = false;
     for (const closer of closers.reverse()) await closer().catch(() => undefined);
@@ -77,7 +83,14 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     if (stopDiscovery) closers.push(stopDiscovery);
     const refreshTokens = signIn.context?.refreshTokens;
     if (leaderSweeps && refreshTokens)
-      closers.push(startLeaderSweep(config, cluster, async () => void (await refreshTokens.sweep()), logSweepFailure));
+      closers.push(
+        startLeaderSweep(
+          config,
+          cluster,
+          async () => void (await refreshTokens.sweep()),
+          logWarning('refresh token sweep failed'),
+        ),
+      );
     const listener = await createMcpListener({
       publicUrl: config.server.mcp.publicURL ?? config.server.publicURL,
       authorizationServers: [config.server.publicURL],
@@ -136,15 +149,12 @@ async function listen(app: FastifyInstance, address: string): Promise<{ host: st
   return { host: bound.address, port: bound.port };
 }
 
-function logSweepFailure(error: unknown): void {
-  const detail = error instanceof Error ? error.message : String(error);
-  process.stderr.write(
-    `${JSON.stringify({
-      time: new Date().toISOString(),
-      level: 'warn',
-      component: 'broker',
-      msg: 'refresh token sweep failed',
-      err: detail,
-    })}\n`,
-  );
+/** A background failure, as one JSON log line on stderr (no request to log it with). */
+function logWarning(msg: string): (error: unknown) => void {
+  return (error) => {
+    const detail = error instanceof Error ? error.message : String(error);
+    process.stderr.write(
+      `${JSON.stringify({ time: new Date().toISOString(), level: 'warn', component: 'broker', msg, err: detail })}\n`,
+    );
+  };
 }

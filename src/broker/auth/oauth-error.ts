@@ -5,6 +5,8 @@
  * `error_description`; `message` is the private detail for logs.
  */
 import { CodedError } from '../../errors/coded-error.ts';
+import { isStateUnavailable } from '../state/index.ts';
+
 export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
@@ -52,22 +54,40 @@ export class OAuthError extends CodedError<OAuthErrorStableCode> {
   readonly status: number;
   readonly description: string;
 
-  constructor(error: OAuthErrorCode, description: string, options?: { detail?: string; cause?: unknown }) {
+  /** RFC 9110 §10.2.3 `Retry-After` in seconds, for `temporarily_unavailable`. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    error: OAuthErrorCode,
+    description: string,
+    options?: { detail?: string; cause?: unknown; retryAfterSeconds?: number },
+  ) {
     super(`ERR_OAUTH_${error.toUpperCase() as Uppercase<OAuthErrorCode>}`, options?.detail ?? description, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds;
     this.error = error;
     this.status = oauthErrorStatus[error];
     this.description = description;
   }
 
-  /** RFC 6749 §5.2 body; a 5xx never carries internal text. */
+  /** RFC 6749 §5.2 body; a server_error never carries internal text. */
   toResponseObject(): { error: OAuthErrorCode; error_description: string } {
-    return { error: this.error, error_description: this.status >= 500 ? 'internal error' : this.description };
+    return {
+      error: this.error,
+      error_description: this.error === 'server_error' ? 'internal error' : this.description,
+    };
   }
 }
 
 /** Anything thrown below the routes becomes an OAuthError here, keeping `cause`. */
 export function asOAuthError(error: unknown): OAuthError {
   if (error instanceof OAuthError) return error;
+  // The shared sign-in state (Redis) is unreachable: RFC 6749 §4.1.2.1 `temporarily_unavailable`, retry later.
+  if (isStateUnavailable(error))
+    return new OAuthError(
+      'temporarily_unavailable',
+      'the sign-in service cannot reach its shared state; try again in a few seconds',
+      { detail: error.message, cause: error, retryAfterSeconds: error.retryAfterSeconds },
+    );
   return new OAuthError('server_error', 'internal error', {
     detail: error instanceof Error ? error.message : String(error),
     cause: error,

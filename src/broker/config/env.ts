@@ -14,6 +14,10 @@
  *   DEMARKUS_BROKER_MCP_ADDR       → server.mcp.addr
  *   DEMARKUS_BROKER_MCP_PUBLIC_URL → server.mcp.publicURL
  *   DEMARKUS_BROKER_STORAGE_DIR    → storage.dir
+ *   DEMARKUS_BROKER_STATE_EPHEMERAL → state.ephemeral
+ *   DEMARKUS_BROKER_REDIS_URL      → redis.url
+ *   DEMARKUS_BROKER_REDIS_USERNAME → redis.username
+ *   DEMARKUS_BROKER_REDIS_PASSWORD → redis.password (the chart fills it from a Secret)
  */
 export const envOverrides: ReadonlyArray<{ variable: string; path: readonly string[] }> = [
   { variable: 'OIDC_CLIENT_SECRET', path: ['oidc', 'clientSecret'] },
@@ -23,6 +27,10 @@ export const envOverrides: ReadonlyArray<{ variable: string; path: readonly stri
   { variable: 'DEMARKUS_BROKER_MCP_ADDR', path: ['server', 'mcp', 'addr'] },
   { variable: 'DEMARKUS_BROKER_MCP_PUBLIC_URL', path: ['server', 'mcp', 'publicURL'] },
   { variable: 'DEMARKUS_BROKER_STORAGE_DIR', path: ['storage', 'dir'] },
+  { variable: 'DEMARKUS_BROKER_STATE_EPHEMERAL', path: ['state', 'ephemeral'] },
+  { variable: 'DEMARKUS_BROKER_REDIS_URL', path: ['redis', 'url'] },
+  { variable: 'DEMARKUS_BROKER_REDIS_USERNAME', path: ['redis', 'username'] },
+  { variable: 'DEMARKUS_BROKER_REDIS_PASSWORD', path: ['redis', 'password'] },
 ];
 
 export type Env = Readonly<Record<string, string | undefined>>;

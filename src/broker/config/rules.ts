@@ -42,6 +42,7 @@ const rules: Rule[] = [
   someWorld,
   uniqueWorldNames,
   storageRequirements,
+  redisRequirements,
   fileCollisions,
   uniqueWebClients,
 ];
@@ -175,5 +176,14 @@ function uniqueWebClients({ webClients }: ParsedBrokerConfig): RuleViolation | n
       };
     seen.add(client.clientID);
   }
+  return null;
+}
+
+/** `state.ephemeral: redis` needs somewhere to connect; one source of each secret. */
+function redisRequirements({ state, redis }: ParsedBrokerConfig): RuleViolation | null {
+  if (state.ephemeral === 'redis' && (redis === undefined || (redis.url === undefined && redis.sentinel === undefined)))
+    return { path: ['redis', 'url'], message: 'is required when state.ephemeral is "redis" (or set redis.sentinel)' };
+  if (redis?.password !== undefined && redis.passwordFile !== undefined)
+    return { path: ['redis', 'passwordFile'], message: 'conflicts with redis.password (give one of them)' };
   return null;
 }

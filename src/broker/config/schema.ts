@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { count, countOrDefault, duration, flag, lowerList, section, signingKeyPem, text, webUrl } from './fields.ts';
+import { redisSchema, stateSchema } from './redis-schema.ts';
 import { serverSchema } from './server-schema.ts';
 import { worldSchema } from './world-schema.ts';
 
@@ -135,6 +136,8 @@ export const brokerConfigShape = z.strictObject({
   server: section(serverSchema),
   oidc: section(oidcSchema),
   storage: storageSchema.prefault({}),
+  state: stateSchema.prefault({}),
+  redis: redisSchema.optional(),
   // At least one world unless discovery is on (checked in rules.ts, where both are known).
   worlds: z.array(worldSchema).prefault([]),
   discovery: discoverySchema.prefault({}),

@@ -8,3 +8,8 @@ export type { JsonDocument } from './json-document.ts';
 export type { EphemeralStore, JsonValue } from './ephemeral-store.ts';
 export { MemoryEphemeralStore } from './memory-ephemeral-store.ts';
 export type { MemoryEphemeralStoreOptions } from './memory-ephemeral-store.ts';
+export { StateUnavailableError, isStateUnavailable } from './state-unavailable.ts';
+export { RedisEphemeralStore } from './redis/redis-ephemeral-store.ts';
+export { connectRedis, redisOptions } from './redis/redis-client.ts';
+export { redisScript, type RedisScript } from './redis/redis-script.ts';
+export { openSharedState, type SharedState } from './shared-state.ts';

@@ -85,6 +85,10 @@ describe('broker config: environment overrides (reference §6.3)', () => {
         'DEMARKUS_BROKER_MCP_ADDR',
         'DEMARKUS_BROKER_MCP_PUBLIC_URL',
         'DEMARKUS_BROKER_STORAGE_DIR',
+        'DEMARKUS_BROKER_STATE_EPHEMERAL',
+        'DEMARKUS_BROKER_REDIS_URL',
+        'DEMARKUS_BROKER_REDIS_USERNAME',
+        'DEMARKUS_BROKER_REDIS_PASSWORD',
       ],
     );
     const config = parseBrokerConfig(fileConfig, {

@@ -6,7 +6,8 @@
 import { randomSecret, sha256Hex } from '../secrets.ts';
 import type { SignInIdentity } from '../sign-in-identity.ts';
 import type { UpstreamRoundTrip } from '../upstream/upstream-idp.ts';
-import type { EphemeralStore, JsonValue } from '../../state/index.ts';
+import type { EphemeralStore } from '../../state/index.ts';
+import { authorizationRequestRecord, codeRecord, readRecord, roundTripRecord, toJson } from '../sign-in-records.ts';
 import type { AuthorizationRequest } from './authorization-request.ts';
 
 export type RoundTrip = UpstreamRoundTrip &
@@ -43,36 +44,32 @@ export class FlowState {
 
   async savePending(request: AuthorizationRequest): Promise<string> {
     const id = randomSecret(24);
-    await this.#store.set(`authz:${id}`, request as unknown as JsonValue, this.#options.pendingTtlMs);
+    await this.#store.set(`authz:${id}`, toJson(request), this.#options.pendingTtlMs);
     return id;
   }
 
   /** Single use: consent is given or refused once. */
   async takePending(id: string): Promise<AuthorizationRequest | null> {
-    return (await this.#store.take(`authz:${id}`)) as AuthorizationRequest | null;
+    return readRecord(authorizationRequestRecord, 'authz', await this.#store.take(`authz:${id}`));
   }
 
   async peekPending(id: string): Promise<AuthorizationRequest | null> {
-    return (await this.#store.get(`authz:${id}`)) as AuthorizationRequest | null;
+    return readRecord(authorizationRequestRecord, 'authz', await this.#store.get(`authz:${id}`));
   }
 
   async saveRoundTrip(roundTrip: RoundTrip): Promise<void> {
-    await this.#store.set(
-      `round-trip:${sha256Hex(roundTrip.state)}`,
-      roundTrip as unknown as JsonValue,
-      this.#options.roundTripTtlMs,
-    );
+    await this.#store.set(`round-trip:${sha256Hex(roundTrip.state)}`, toJson(roundTrip), this.#options.roundTripTtlMs);
   }
 
   async takeRoundTrip(state: string): Promise<RoundTrip | null> {
-    return (await this.#store.take(`round-trip:${sha256Hex(state)}`)) as RoundTrip | null;
+    return readRecord(roundTripRecord, 'round-trip', await this.#store.take(`round-trip:${sha256Hex(state)}`));
   }
 
   async issueCode(request: AuthorizationRequest, identity: SignInIdentity, authTime: number): Promise<string> {
     const code = randomSecret(32);
     const record: CodeRecord = { request, identity, authTime, issuedAt: this.#now(), status: 'issued' };
     // Kept past its validity so a replay is recognised and can revoke what the code issued.
-    await this.#store.set(`code:${sha256Hex(code)}`, record as unknown as JsonValue, 10 * this.#options.codeTtlMs);
+    await this.#store.set(`code:${sha256Hex(code)}`, toJson(record), 10 * this.#options.codeTtlMs);
     return code;
   }
 
@@ -81,7 +78,7 @@ export class FlowState {
     let outcome: RedeemOutcome = { kind: 'unknown' };
     const now = this.#now();
     await this.#store.update(`code:${sha256Hex(code)}`, (value) => {
-      const record = value as unknown as CodeRecord;
+      const record = readRecord(codeRecord, 'code', value)!;
       if (record.status === 'redeemed') {
         outcome = { kind: 'replayed', record };
         return undefined;
@@ -91,15 +88,14 @@ export class FlowState {
         return undefined;
       }
       outcome = { kind: 'redeemed', record };
-      return { ...record, status: 'redeemed' } as unknown as JsonValue;
+      return toJson({ ...record, status: 'redeemed' });
     });
     return outcome;
   }
 
   async recordCodeFamily(code: string, family: string): Promise<void> {
-    await this.#store.update(
-      `code:${sha256Hex(code)}`,
-      (value) => ({ ...(value as object), family }) as unknown as JsonValue,
+    await this.#store.update(`code:${sha256Hex(code)}`, (value) =>
+      toJson({ ...readRecord(codeRecord, 'code', value)!, family }),
     );
   }
 }

@@ -11,7 +11,8 @@
 import { randomSecret, sha256Hex, constantTimeEqual } from '../secrets.ts';
 import type { SignInIdentity } from '../sign-in-identity.ts';
 import { generateUserCode, normalizeUserCode } from '../user-code.ts';
-import type { EphemeralStore, JsonValue } from '../../state/index.ts';
+import type { EphemeralStore } from '../../state/index.ts';
+import { deviceGrantRecord, readRecord, toJson } from '../sign-in-records.ts';
 
 export type DeviceGrantStatus = 'pending' | 'approved' | 'denied' | 'redeemed';
 
@@ -80,7 +81,7 @@ export class DeviceGrants {
         expiresAt: this.#now() + this.#ttlMs,
         intervalMs: this.#intervalMs,
       };
-      await this.#store.set(deviceKey(deviceCode), grant as unknown as JsonValue, 2 * this.#ttlMs);
+      await this.#store.set(deviceKey(deviceCode), toJson(grant), 2 * this.#ttlMs);
       await this.#store.set(userKey(userCode), deviceKey(deviceCode), this.#ttlMs);
       return { deviceCode, userCode };
     }
@@ -93,13 +94,13 @@ export class DeviceGrants {
     if (userCode === null) return null;
     const key = await this.#store.get(userKey(userCode));
     if (typeof key !== 'string') return null;
-    const grant = (await this.#store.get(key)) as DeviceGrant | null;
+    const grant = readRecord(deviceGrantRecord, 'device', await this.#store.get(key));
     if (grant === null || grant.status !== 'pending' || grant.expiresAt <= this.#now()) return null;
     return constantTimeEqual(grant.userCode, userCode) ? { key, grant } : null;
   }
 
   async get(key: string): Promise<DeviceGrant | null> {
-    return (await this.#store.get(key)) as DeviceGrant | null;
+    return readRecord(deviceGrantRecord, 'device', await this.#store.get(key));
   }
 
   /** Approves a pending grant for `identity`; false when it is no longer pending. The user code is then spent. */
@@ -114,11 +115,11 @@ export class DeviceGrants {
   async #settle(key: string, change: Partial<DeviceGrant>): Promise<boolean> {
     let settled: DeviceGrant | null = null;
     await this.#store.update(key, (value) => {
-      const grant = value as unknown as DeviceGrant;
+      const grant = readRecord(deviceGrantRecord, 'device', value)!;
       settled = null;
       if (grant.status !== 'pending' || grant.expiresAt <= this.#now()) return undefined;
       settled = { ...grant, ...change };
-      return settled as unknown as JsonValue;
+      return toJson(settled);
     });
     if (settled === null) return false;
     await this.#store.delete(userKey((settled as DeviceGrant).userCode));
@@ -130,10 +131,9 @@ export class DeviceGrants {
     const now = this.#now();
     let outcome: PollOutcome = { kind: 'invalid_grant', detail: 'unknown device_code' };
     await this.#store.update(deviceKey(deviceCode), (value) => {
-      const grant = value as unknown as DeviceGrant;
-      const next = decide(grant, clientId, now);
+      const next = decide(readRecord(deviceGrantRecord, 'device', value)!, clientId, now);
       outcome = next.outcome;
-      return next.grant as unknown as JsonValue | undefined;
+      return next.grant === undefined ? undefined : toJson(next.grant);
     });
     return outcome;
   }

@@ -30,6 +30,7 @@ export function oauthErrorHandler(
   const oauth = error instanceof OAuthError ? error : fromFastify(error as FastifyError);
   logRefusal(request, oauth);
   noStore(allowAnyOrigin(reply)).code(oauth.status);
+  retryAfter(reply, oauth);
   // RFC 6749 §5.2: invalid_client after an Authorization header attempt answers with a challenge.
   if (oauth.error === 'invalid_client' && /^Basic\b/i.test(request.headers.authorization ?? ''))
     reply.header('www-authenticate', 'Basic realm="demarkus-broker"');
@@ -44,15 +45,21 @@ export function pageErrorHandler(
 ): FastifyReply {
   const oauth = error instanceof OAuthError ? error : fromFastify(error as FastifyError);
   logRefusal(request, oauth);
+  retryAfter(reply, oauth);
   return htmlReply(
     reply.code(oauth.status),
     messagePage(
       'Something went wrong',
-      oauth.status >= 500 ? 'The sign-in service had a problem. Try again in a moment.' : oauth.description,
+      oauth.error === 'server_error' ? 'The sign-in service had a problem. Try again in a moment.' : oauth.description,
       'alert',
     ),
     [],
   );
+}
+
+function retryAfter(reply: FastifyReply, error: OAuthError): void {
+  if (error.retryAfterSeconds !== undefined)
+    reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
 }
 
 function fromFastify(error: FastifyError): OAuthError {
