@@ -241,6 +241,52 @@ describe('what each case renders', () => {
     );
   });
 
+  it('Redis: shared state in the config, the password from the Secret as env, egress to Redis only', () => {
+    const haCase = brokerCases.find((testCase) => testCase.name === 'HA with autoscaling')!;
+    const config = loadedConfig({ ...haCase, env: { DEMARKUS_BROKER_REDIS_PASSWORD: 'from-the-secret' } });
+    assert.equal(config.state.ephemeral, 'redis');
+    assert.equal(config.redis?.url, 'redis://redis-master.redis.svc.cluster.local:6379/0');
+    assert.equal(config.redis?.username, 'demarkus');
+    assert.equal(config.redis?.keyPrefix, 'broker-a:');
+    assert.equal(config.redis?.password, 'from-the-secret');
+    assert.doesNotMatch(configText(haCase), /password/i, 'no password in the config Secret');
+    const objects = objectsOf('HA with autoscaling');
+    const passwordEnv = container(objects).main.env.find(
+      (entry: any) => entry.name === 'DEMARKUS_BROKER_REDIS_PASSWORD',
+    );
+    assert.deepEqual(passwordEnv.valueFrom.secretKeyRef, { name: 'redis-credentials', key: 'password' });
+    const egress = (one(objects, 'NetworkPolicy').spec as any).egress;
+    const toRedis = egress.find((rule: any) => rule.ports.some((port: any) => port.port === 6379));
+    assert.deepEqual(toRedis.ports, [{ protocol: 'TCP', port: 6379 }]);
+    assert.deepEqual(toRedis.to, [
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'redis' } },
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'redis' } },
+      },
+    ]);
+
+    const sentinelCase = brokerCases.find((testCase) => testCase.name === 'two replicas on Redis Sentinel')!;
+    const viaSentinel = loadedConfig(sentinelCase);
+    assert.equal(viaSentinel.state.ephemeral, 'redis');
+    assert.deepEqual(viaSentinel.redis?.sentinel, {
+      masterName: 'mymaster',
+      nodes: ['redis-node-0.redis-headless.redis:26379', 'redis:26379'],
+    });
+    const sentinelObjects = objectsOf('two replicas on Redis Sentinel');
+    assert.equal((one(sentinelObjects, 'Deployment').spec as any).replicas, 2);
+    const sentinelEgress = (one(sentinelObjects, 'NetworkPolicy').spec as any).egress.find((rule: any) =>
+      rule.ports.some((port: any) => port.port === 26379),
+    );
+    assert.deepEqual(sentinelEgress.to, [{ ipBlock: { cidr: '10.20.0.0/16' } }]);
+  });
+
+  it('defaults: no Redis, no state section, no Redis egress', () => {
+    const minimalCase = brokerCases[0]!;
+    assert.equal(loadedConfig(minimalCase).state.ephemeral, 'memory');
+    const egress = (one(objectsOf(minimalCase.name), 'NetworkPolicy').spec as any).egress;
+    assert.ok(!egress.some((rule: any) => rule.ports.some((port: any) => port.port === 6379)));
+  });
+
   it('discovery: a ClusterRole for all namespaces, or a Role in each listed namespace', () => {
     const all = objectsOf('discovery in all namespaces');
     assert.deepEqual((one(all, 'ClusterRole').rules as any)[0], {

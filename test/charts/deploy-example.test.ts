@@ -23,6 +23,7 @@ const worldNames = ['root', 'team-a', 'team-b'];
 
 let broker: Rendered;
 let brokerDex: Rendered;
+let brokerHa: Rendered;
 const worlds = new Map<string, Rendered>();
 const lints: Array<{ code: number; output: string }> = [];
 
@@ -34,21 +35,24 @@ before(async () => {
     values: [valuesFile('broker.yaml')],
   };
   const dexRequest = { ...brokerRequest, values: [valuesFile('broker.yaml'), valuesFile('broker-dex.yaml')] };
+  const haRequest = { ...brokerRequest, values: [valuesFile('broker.yaml'), valuesFile('broker-ha.yaml')] };
   const worldRequests = worldNames.map((name) => ({
     chart: 'demarkus-world' as const,
     release: name,
     namespace: name,
     values: [valuesFile(`world-${name}.yaml`)],
   }));
-  const [b, d, ...rest] = await Promise.all([
+  const [b, d, h, ...rest] = await Promise.all([
     template(brokerRequest),
     template(dexRequest),
+    template(haRequest),
     ...worldRequests.map(template),
   ]);
   broker = b!;
   brokerDex = d!;
+  brokerHa = h!;
   for (const [index, rendered] of rest.entries()) worlds.set(worldNames[index]!, rendered);
-  lints.push(...(await Promise.all([brokerRequest, dexRequest, ...worldRequests].map(lint))));
+  lints.push(...(await Promise.all([brokerRequest, dexRequest, haRequest, ...worldRequests].map(lint))));
 });
 
 function config(rendered: Rendered): BrokerConfig {
@@ -60,7 +64,15 @@ function config(rendered: Rendered): BrokerConfig {
 describe('deploy/ organisation example (real helm)', () => {
   it('lints and renders every release', () => {
     for (const result of lints) assert.equal(result.code, 0, result.output);
-    for (const rendered of [broker, brokerDex, ...worlds.values()]) assert.equal(rendered.code, 0, rendered.stderr);
+    for (const rendered of [broker, brokerDex, brokerHa, ...worlds.values()])
+      assert.equal(rendered.code, 0, rendered.stderr);
+  });
+
+  it('runs two replicas on the example Redis with the HA overlay', () => {
+    const ha = config(brokerHa);
+    assert.equal(ha.state.ephemeral, 'redis');
+    assert.equal(ha.redis?.url, 'redis://redis-master.redis.svc.cluster.local:6379/0');
+    assert.equal((one(brokerHa.objects, 'Deployment').spec as any).replicas, 2);
   });
 
   it('renders only objects valid against the Kubernetes API schemas, cluster issuers included', async () => {
@@ -70,6 +82,7 @@ describe('deploy/ organisation example (real helm)', () => {
     const all = [
       ...broker.objects,
       ...brokerDex.objects,
+      ...brokerHa.objects,
       ...[...worlds.values()].flatMap((rendered) => rendered.objects),
       ...issuers,
     ];

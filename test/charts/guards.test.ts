@@ -203,6 +203,31 @@ const guards: Guard[] = [
     'crawl.schedule is required when crawl.enabled (a cron expression)',
   ),
 
+  broker(
+    'two replicas without Redis',
+    { replicaCount: 2 },
+    'replicaCount 2 needs redis.url or redis.sentinel: device grants, authorization codes and rate limits must be shared by every replica, or a sign-in started on one pod fails on the next (docs/operations.md, "Scale the broker")',
+  ),
+  broker(
+    'autoscaling without Redis',
+    { autoscaling: { enabled: true } },
+    'autoscaling.enabled needs redis.url or redis.sentinel: device grants, authorization codes and rate limits must be shared by every replica, or a sign-in started on one pod fails on the next (docs/operations.md, "Scale the broker")',
+  ),
+  broker(
+    'a Redis URL with a password in it',
+    { redis: { url: 'redis://:hunter2@redis:6379' } },
+    'redis.url "redis://:hunter2@redis:6379" must be redis://host[:port][/db] or rediss://… without credentials (the password comes from redis.existingSecret)',
+  ),
+  broker(
+    'Sentinel without nodes',
+    { redis: { sentinel: { masterName: 'mymaster' } } },
+    'redis.sentinel.nodes must list at least one sentinel (host:port) when redis.sentinel.masterName is set',
+  ),
+  broker(
+    'a Redis Secret without key',
+    { redis: { url: 'redis://redis:6379', existingSecret: { name: 'redis', key: '' } } },
+    'redis.existingSecret.key is required when redis.existingSecret.name is set',
+  ),
   world(
     'two replicas',
     { replicaCount: 2 },

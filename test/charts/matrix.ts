@@ -103,6 +103,12 @@ export const brokerCases: BrokerCase[] = [
     inlineKey: true,
     values: {
       ...minimal,
+      redis: {
+        url: 'redis://redis-master.redis.svc.cluster.local:6379/0',
+        username: 'demarkus',
+        existingSecret: { name: 'redis-credentials', key: 'password' },
+        keyPrefix: 'broker-a:',
+      },
       autoscaling: {
         enabled: true,
         minReplicas: 2,
@@ -112,16 +118,27 @@ export const brokerCases: BrokerCase[] = [
       },
       podDisruptionBudget: { minAvailable: 1, maxUnavailable: '' },
       metrics: { serviceMonitor: { enabled: true, labels: { release: 'kube-prometheus-stack' } } },
-      networkPolicy: { metricsFromNamespace: 'monitoring', httpsEgressCIDRs: ['10.0.0.1/32', '0.0.0.0/0'] },
-      ingress: {
-        enabled: true,
-        host: 'broker.example.com',
-        mcp: {
-          host: 'knowledge.example.com',
-          annotations: { 'nginx.ingress.kubernetes.io/upstream-hash-by': '$http_mcp_session_id' },
-        },
+      networkPolicy: {
+        metricsFromNamespace: 'monitoring',
+        httpsEgressCIDRs: ['10.0.0.1/32', '0.0.0.0/0'],
+        redisEgress: { namespace: 'redis', podLabels: { 'app.kubernetes.io/name': 'redis' } },
       },
+      ingress: { enabled: true, host: 'broker.example.com', mcp: { host: 'knowledge.example.com' } },
     },
+  },
+  {
+    name: 'two replicas on Redis Sentinel',
+    inlineKey: true,
+    values: {
+      ...minimal,
+      replicaCount: 2,
+      redis: {
+        sentinel: { masterName: 'mymaster', nodes: ['redis-node-0.redis-headless.redis:26379', 'redis:26379'] },
+        existingSecret: { name: 'redis', key: 'redis-password' },
+      },
+      networkPolicy: { redisEgress: { cidrs: ['10.20.0.0/16'] } },
+    },
+    env: { DEMARKUS_BROKER_REDIS_PASSWORD: 'from-the-secret' },
   },
   { name: 'discovery in all namespaces', inlineKey: true, values: { ...minimal, discovery: { enabled: true } } },
   {

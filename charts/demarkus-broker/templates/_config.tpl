@@ -46,6 +46,28 @@ sweeper:
   disabled: {{ $v.sweeper.disabled }}
   interval: {{ $v.sweeper.interval | toJson }}
   leaseName: {{ $v.sweeper.leaseName | toJson }}
+{{- if include "demarkus-broker.redisEnabled" . }}
+state:
+  ephemeral: redis
+redis:
+  {{- if $v.redis.url }}
+  url: {{ $v.redis.url | toJson }}
+  {{- end }}
+  {{- if $v.redis.username }}
+  username: {{ $v.redis.username | toJson }}
+  {{- end }}
+  keyPrefix: {{ $v.redis.keyPrefix | toJson }}
+  connectTimeout: {{ $v.redis.connectTimeout | toJson }}
+  commandTimeout: {{ $v.redis.commandTimeout | toJson }}
+  {{- if $v.redis.caSecretRef.name }}
+  caFile: /etc/demarkus-broker/redis-ca/ca.crt
+  {{- end }}
+  {{- if $v.redis.sentinel.masterName }}
+  sentinel:
+    masterName: {{ $v.redis.sentinel.masterName | toJson }}
+    nodes: {{ $v.redis.sentinel.nodes | toJson }}
+  {{- end }}
+{{- end }}
 rateLimit:
   disabled: {{ $v.rateLimit.disabled }}
   tokens: {{ $v.rateLimit.tokens | toJson }}

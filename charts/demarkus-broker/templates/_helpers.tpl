@@ -180,6 +180,18 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- if and $v.crawl.enabled (not $v.crawl.schedule) -}}
 {{- fail "crawl.schedule is required when crawl.enabled (a cron expression)" -}}
 {{- end -}}
+{{- if and (or $v.autoscaling.enabled (gt (int $v.replicaCount) 1)) (not (include "demarkus-broker.redisEnabled" .)) -}}
+{{- fail (printf "%s needs redis.url or redis.sentinel: device grants, authorization codes and rate limits must be shared by every replica, or a sign-in started on one pod fails on the next (docs/operations.md, \"Scale the broker\")" (ternary "autoscaling.enabled" (printf "replicaCount %v" $v.replicaCount) $v.autoscaling.enabled)) -}}
+{{- end -}}
+{{- if and $v.redis.url (not (regexMatch "^rediss?://[^/@:]+(:[0-9]+)?(/[0-9]{0,2})?$" $v.redis.url)) -}}
+{{- fail (printf "redis.url %q must be redis://host[:port][/db] or rediss://… without credentials (the password comes from redis.existingSecret)" $v.redis.url) -}}
+{{- end -}}
+{{- if and $v.redis.sentinel.masterName (not $v.redis.sentinel.nodes) -}}
+{{- fail "redis.sentinel.nodes must list at least one sentinel (host:port) when redis.sentinel.masterName is set" -}}
+{{- end -}}
+{{- if and $v.redis.existingSecret.name (not $v.redis.existingSecret.key) -}}
+{{- fail "redis.existingSecret.key is required when redis.existingSecret.name is set" -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
@@ -223,6 +235,14 @@ Secret and the Deployment's checksum see the same key.
   secret:
     secretName: {{ .Values.server.mcp.tls.existingSecretRef.name }}
 {{- end }}
+{{- if .Values.redis.caSecretRef.name }}
+- name: redis-ca
+  secret:
+    secretName: {{ .Values.redis.caSecretRef.name }}
+    items:
+      - key: {{ .Values.redis.caSecretRef.key }}
+        path: ca.crt
+{{- end }}
 {{- if .Values.worldDialer.caSecretRef.name }}
 - name: world-ca
   secret:
@@ -245,11 +265,34 @@ Secret and the Deployment's checksum see the same key.
   mountPath: /etc/demarkus-broker/tls/mcp
   readOnly: true
 {{- end }}
+{{- if .Values.redis.caSecretRef.name }}
+- name: redis-ca
+  mountPath: /etc/demarkus-broker/redis-ca
+  readOnly: true
+{{- end }}
 {{- if .Values.worldDialer.caSecretRef.name }}
 - name: world-ca
   mountPath: /etc/demarkus-broker/world-ca
   readOnly: true
 {{- end }}
+{{- end -}}
+
+{{/* "true" when the broker shares its short-lived state through Redis, else "". */}}
+{{- define "demarkus-broker.redisEnabled" -}}
+{{- if or .Values.redis.url .Values.redis.sentinel.masterName -}}true{{- end -}}
+{{- end -}}
+
+{{/* The TCP ports the broker dials Redis on: the URL's (6379 by default) and each sentinel's. */}}
+{{- define "demarkus-broker.redisPorts" -}}
+{{- $ports := dict -}}
+{{- with .Values.redis.url -}}
+{{- $hostPort := regexReplaceAll "^rediss?://([^/]*).*$" . "${1}" -}}
+{{- $_ := set $ports (ternary (splitList ":" $hostPort | last) "6379" (contains ":" $hostPort)) true -}}
+{{- end -}}
+{{- range .Values.redis.sentinel.nodes -}}
+{{- $_ := set $ports (splitList ":" . | last) true -}}
+{{- end -}}
+{{- keys $ports | sortAlpha | join "," -}}
 {{- end -}}
 
 {{- define "demarkus-broker.env" -}}
@@ -276,6 +319,13 @@ Secret and the Deployment's checksum see the same key.
     secretKeyRef:
       name: {{ .Values.oidc.existingSigningKeyRef.name }}
       key: {{ .Values.oidc.existingSigningKeyRef.key }}
+{{- end }}
+{{- if .Values.redis.existingSecret.name }}
+- name: DEMARKUS_BROKER_REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.redis.existingSecret.name }}
+      key: {{ .Values.redis.existingSecret.key }}
 {{- end }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
