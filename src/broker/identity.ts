@@ -14,4 +14,10 @@ export type Identity = {
   hostedDomain?: string;
   /** Which key vouched for the token: the broker's own signing key, or the upstream IdP's JWKS. */
   issuedBy: 'broker' | 'upstream';
+  /**
+   * The operator-configured web client (`webClients[]`) the token was issued
+   * to, if any: a server-rendered app showing documents to people, which gets
+   * documents whole (no per-session "unchanged" notices, no outlines).
+   */
+  webClient?: string;
 };

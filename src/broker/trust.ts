@@ -3,6 +3,7 @@ import { loadSigningKey, type SigningKey } from './auth/signing-key.ts';
 import { remoteJwks } from './auth/remote-jwks.ts';
 import type { BearerVerifierOptions } from './auth/verify-bearer.ts';
 import { errorWithCode } from '../errors/coded-error.ts';
+import { idTokenBearerClientIds } from './auth/clients/web-clients.ts';
 
 /** What the broker's tokens say about themselves, derived once from the config. */
 export type TokenTrust = {
@@ -41,6 +42,8 @@ export async function verifierOptions(
     kid: trust.key.kid,
     issuer: trust.issuer,
     audiences: trust.audiences,
+    idTokenClients: idTokenBearerClientIds(config.webClients),
+    webClients: config.webClients.map((client) => client.clientID),
   };
   const { issuer, clientID } = config.oidc;
   if (issuer === undefined || clientID === undefined) return { broker };

@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { startBroker, type RunningBroker } from '../../src/broker/broker.ts';
 import { parseBrokerConfig } from '../../src/broker/config/index.ts';
 import { generateSigningKeyPem } from '../../src/broker/auth/signing-key.ts';
-import { startDevIdp, type DevIdp, type DevIdpClaims } from '../../src/dev/idp.ts';
+import { startDevIdp, type DevIdp, type DevIdpClaims, type DevIdpClient } from '../../src/dev/idp.ts';
 import { freePort } from './stack-fixture.ts';
 import type { UserAgent, Page } from './signin-user-agent.ts';
 
@@ -45,14 +45,24 @@ export function testClaims(email: string): DevIdpClaims {
 }
 
 export async function startSignInStack(
-  options: { brokerConfig?: (document: Record<string, any>) => void; logLines?: string[] } = {},
+  options: {
+    brokerConfig?: (document: Record<string, any>) => void;
+    logLines?: string[];
+    /** More clients at the development IdP, beside the broker's own. */
+    idpClients?: DevIdpClient[];
+    /** Runs after `brokerConfig`, before the broker starts (to start worlds the config names). */
+    beforeBroker?: (document: Record<string, any>) => Promise<void>;
+  } = {},
 ): Promise<SignInStack> {
   const dir = await mkdtemp(join(tmpdir(), 'demarkus-signin-'));
   const [managementPort, mcpPort] = [await freePort(), await freePort()];
   const issuer = `http://127.0.0.1:${managementPort}`;
   const idpSecret = randomBytes(16).toString('hex');
   const idp = await startDevIdp({
-    clients: [{ clientId: 'demarkus-broker', clientSecret: idpSecret, redirectUris: [`${issuer}/auth/callback`] }],
+    clients: [
+      { clientId: 'demarkus-broker', clientSecret: idpSecret, redirectUris: [`${issuer}/auth/callback`] },
+      ...(options.idpClients ?? []),
+    ],
     claimsFor: testClaims,
   });
   await mkdir(join(dir, 'world'), { recursive: true });
@@ -98,6 +108,7 @@ export async function startSignInStack(
   options.brokerConfig?.(document);
   let broker: RunningBroker;
   try {
+    await options.beforeBroker?.(document);
     const logLines = options.logLines;
     const logger =
       logLines === undefined ? false : { level: 'info', stream: { write: (line: string) => void logLines.push(line) } };

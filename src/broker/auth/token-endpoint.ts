@@ -83,6 +83,7 @@ async function authorizationCodeGrant(context: SignInContext, client: OAuthClien
     refreshToken: issued.token,
     authTime,
     ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
+    ...idTokenBearer(client),
   });
 }
 
@@ -114,6 +115,7 @@ async function refreshTokenGrant(context: SignInContext, client: OAuthClient, fo
     scope,
     resource: context.resource,
     refreshToken: outcome.token,
+    ...idTokenBearer(client),
   });
 }
 
@@ -138,6 +140,10 @@ async function deviceCodeGrant(context: SignInContext, client: OAuthClient, form
     resource: grant.resource,
     refreshToken: issued.token,
   });
+}
+
+function idTokenBearer(client: OAuthClient): { idTokenBearer?: true } {
+  return client.idTokenBearer === true ? { idTokenBearer: true } : {};
 }
 
 function signer(context: SignInContext) {

@@ -16,6 +16,15 @@ export type BrokerTokenTrust = {
   audiences: readonly string[];
   /** More keys of the broker's key ring (the next key, a just-retired one), by `kid`. */
   additionalKeys?: ReadonlyArray<{ kid: string; publicKey: KeyObject }>;
+  /**
+   * Web clients configured with `bearer: id_token`. A broker ID token is
+   * accepted for one of them only when its `aud` is exactly that client and
+   * its `azp` names it too (the broker sets `azp` only on ID tokens it mints
+   * to be bearers), so no other client's ID token ever passes.
+   */
+  idTokenClients?: readonly string[];
+  /** Every configured web client id: their callers are marked `webClient` (tools answer them whole documents). */
+  webClients?: readonly string[];
 };
 
 /** ID tokens of the configured upstream OIDC issuer, for compatibility (inventory §2.7). */
@@ -90,14 +99,16 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
       kid === broker.kid ? broker.publicKey : broker.additionalKeys?.find((k) => k.kid === kid)?.publicKey;
     let claims: JWTPayload;
     let issuedBy: Identity['issuedBy'];
+    let client: string | undefined;
     if (brokerKey !== undefined) {
       claims = await verified(token, brokerKey, {
         ...common,
         algorithms: ['ES256'],
         issuer: broker.issuer,
-        audience: [...broker.audiences],
+        audience: [...broker.audiences, ...(broker.idTokenClients ?? [])],
       });
       issuedBy = 'broker';
+      client = clientOf(claims, broker);
     } else {
       if (upstream === undefined)
         throw new BearerError(
@@ -114,9 +125,26 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
       issuedBy = 'upstream';
     }
     const identity = identityFromClaims(claims, issuedBy);
+    if (client !== undefined && broker.webClients?.includes(client) === true) identity.webClient = client;
     if (typeof claims.exp === 'number') cache.set(token, identity, claims.exp * 1000);
     return identity;
   }
+}
+
+/**
+ * The OAuth client a verified broker token was issued to. A token for the MCP
+ * resource names it in `client_id` (RFC 9068 §2.2); a token accepted only
+ * through a client audience must be that client's bearer ID token: one
+ * audience, and `azp` equal to it.
+ */
+function clientOf(claims: JWTPayload, broker: BrokerTokenTrust): string | undefined {
+  const audiences = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
+  if (audiences.some((aud) => broker.audiences.includes(aud)))
+    return typeof claims.client_id === 'string' ? claims.client_id : undefined;
+  const [audience, ...more] = audiences;
+  if (audience === undefined || more.length > 0 || claims.azp !== audience)
+    throw new BearerError('ERR_BEARER_INVALID', 'an ID token is accepted only as the bearer of the client it names');
+  return audience;
 }
 
 /**

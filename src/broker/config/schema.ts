@@ -91,7 +91,14 @@ const webRedirectUri = () =>
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-/** Reference §2.5 confidential web clients; accepted now, used by the sign-in issue. */
+/**
+ * Confidential web clients (docs/signin.md "Web apps"). `bearer` says which
+ * token the client sends to `/mcp`: the RFC 9068 access token (default), or,
+ * for web apps written that way, the ID token its token responses then always
+ * carry (the client's id becomes an accepted audience for that client only).
+ */
+export const webClientBearers = ['access_token', 'id_token'] as const;
+
 const webClientSchema = z.strictObject({
   clientID: text(),
   clientSecretHash: z
@@ -100,6 +107,7 @@ const webClientSchema = z.strictObject({
     .refine((value) => /^[0-9a-f]{64}$/.test(value), 'must be 64 hex characters (sha256 of the client secret)'),
   redirectURIs: z.array(webRedirectUri()).min(1, 'must list at least one redirect URI'),
   name: text().optional(),
+  bearer: z.enum(webClientBearers, { error: `must be one of ${webClientBearers.join(', ')}` }).default('access_token'),
 });
 
 /** Our authorization server's own knobs (no Go broker equivalent). */

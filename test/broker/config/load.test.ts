@@ -214,6 +214,7 @@ describe('broker config: defaults', () => {
     assert.equal(config.server.stateTTL, 120_000);
     assert.equal(config.server.devicePollInterval, 3_000);
     assert.equal(config.webClients[0]?.clientSecretHash, 'ab'.repeat(32));
+    assert.equal(config.webClients[0]?.bearer, 'access_token', 'RFC-clean access tokens unless configured otherwise');
     assert.deepEqual(config.sweeper, { disabled: true, interval: 3_600_000, leaseName: 'sweep' });
   });
 });

@@ -423,4 +423,13 @@ describe('broker config: cross-field rules', () => {
       'config: webClients[1].clientID: duplicate clientID "web"',
     );
   });
+
+  it('refuses a web client bearer other than access_token or id_token', () => {
+    const client = `  - clientID: web\n    clientSecretHash: "${'a'.repeat(64)}"\n    redirectURIs: [https://web.example.com/cb]\n    bearer: jwt\n`;
+    refuses(
+      `${fileConfig}webClients:\n${client}`,
+      'ERR_CONFIG_INVALID',
+      'config: webClients[0].bearer: must be one of access_token, id_token',
+    );
+  });
 });

@@ -21,6 +21,12 @@ export type OAuthClient = {
   firstParty: boolean;
   /** The built-in CLI client accepts any loopback redirect (RFC 8252 §7.3). */
   anyLoopbackRedirect?: boolean;
+  /**
+   * A web client configured with `bearer: id_token`: every token response
+   * (code and refresh) carries an ID token, which the gateway accepts as this
+   * client's bearer. Only operator-configured web clients can have it.
+   */
+  idTokenBearer?: boolean;
 };
 
 /** The public client `demarkus-broker login` uses (device flow; loopback redirects for native apps). */

@@ -5,6 +5,8 @@ export type WebClientConfig = {
   clientSecretHash: string;
   redirectURIs: readonly string[];
   name?: string | undefined;
+  /** The token the client presents to `/mcp` (default `access_token`). */
+  bearer?: 'access_token' | 'id_token' | undefined;
 };
 
 /**
@@ -23,7 +25,13 @@ export function webClientsFromConfig(configs: readonly WebClientConfig[]): Map<s
       authMethod: 'client_secret_basic',
       secretHash: config.clientSecretHash,
       firstParty: true,
+      ...(config.bearer === 'id_token' ? { idTokenBearer: true } : {}),
     });
   }
   return clients;
+}
+
+/** The web clients whose ID tokens the gateway accepts as bearers, each for itself only. */
+export function idTokenBearerClientIds(configs: readonly WebClientConfig[]): string[] {
+  return configs.filter((config) => config.bearer === 'id_token').map((config) => config.clientID);
 }

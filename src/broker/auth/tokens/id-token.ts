@@ -14,6 +14,12 @@ export type IdTokenOptions = {
   authTime?: number;
   ttlSeconds: number;
   now?: () => Date;
+  /**
+   * For a client that presents its ID token as the `/mcp` bearer: `azp`
+   * (OIDC Core §2) names the client the gateway accepts it for, and `scope`
+   * carries the grant as an access token would (RFC 9068 §2.2.3).
+   */
+  bearerFor?: { scope: string };
 };
 
 /** An OpenID Connect ID token for clients that asked for `openid`: ES256, `kid` of the signing key. */
@@ -25,6 +31,10 @@ export async function mintIdToken(options: IdTokenOptions): Promise<string> {
   if (identity.hostedDomain !== undefined) claims.hd = identity.hostedDomain;
   if (options.nonce !== undefined) claims.nonce = options.nonce;
   if (options.authTime !== undefined) claims.auth_time = options.authTime;
+  if (options.bearerFor !== undefined) {
+    claims.azp = options.clientId;
+    if (options.bearerFor.scope !== '') claims.scope = options.bearerFor.scope;
+  }
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid: options.key.kid })
     .setIssuer(options.issuer)

@@ -1,7 +1,9 @@
 /**
  * The token endpoint's success body (RFC 6749 §5.1): a broker access token for
  * the MCP resource (RFC 8707 audience), a fresh or rotated refresh token, and
- * an ID token when `openid` was granted.
+ * an ID token when `openid` was granted or the client presents ID tokens as
+ * its bearer (a web client configured with `bearer: id_token`, whose code and
+ * refresh responses must both carry one).
  */
 import { mintBrokerToken } from '../mint-broker-token.ts';
 import type { SigningKey } from '../signing-key.ts';
@@ -30,6 +32,7 @@ export async function tokenResponse(
     refreshToken: string;
     nonce?: string;
     authTime?: number;
+    idTokenBearer?: boolean;
   },
 ): Promise<TokenResponse> {
   const { identity } = grant;
@@ -53,7 +56,7 @@ export async function tokenResponse(
     refresh_token: grant.refreshToken,
     scope: grant.scope,
   };
-  if (wantsIdToken(grant.scope)) {
+  if (grant.idTokenBearer === true || wantsIdToken(grant.scope)) {
     response.id_token = await mintIdToken({
       key: signer.key,
       issuer: signer.issuer,
@@ -62,6 +65,7 @@ export async function tokenResponse(
       ttlSeconds: signer.accessTokenTtlSeconds,
       ...(grant.nonce === undefined ? {} : { nonce: grant.nonce }),
       ...(grant.authTime === undefined ? {} : { authTime: grant.authTime }),
+      ...(grant.idTokenBearer === true ? { bearerFor: { scope: grant.scope } } : {}),
       ...(signer.now ? { now: signer.now } : {}),
     });
   }

@@ -38,7 +38,9 @@ export const markFetch = defineTool({
   ),
   inputSchema,
   readOnly: true,
-  handler: async (args, ctx) => fetchDocument(ctx, args.url, args.force === true),
+  // A web client renders documents for people (docs/signin.md "Web apps"): it always gets them whole.
+  handler: async (args, ctx) =>
+    fetchDocument(ctx, args.url, args.force === true || ctx.identity.webClient !== undefined),
 });
 
 async function fetchDocument(ctx: ToolContext, raw: string, force: boolean): Promise<ToolResult> {
