@@ -24,7 +24,7 @@ import {
 
 const library = {
   clientId: 'library-web',
-  secret: 'library:secret%with+reserved',
+  secret: "library:secret%with+reserved (it's *)",
   redirectUri: 'https://library.example.test/auth/callback',
 };
 /** A second web client the operator left on the default bearer (access tokens). */

@@ -141,10 +141,16 @@ export class LibraryOAuth {
 
   /** RFC 6749 §2.3.1 as the library does it: each half form-urlencoded (Go's url.QueryEscape), then Basic. */
   #basic(): string {
-    const escape = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
-    const pair = `${escape(this.#config.clientId)}:${escape(this.#config.clientSecret)}`;
+    const pair = `${queryEscape(this.#config.clientId)}:${queryEscape(this.#config.clientSecret)}`;
     return `Basic ${Buffer.from(pair).toString('base64')}`;
   }
+}
+
+/** Go's url.QueryEscape: like encodeURIComponent, but `!'()*` escaped too and spaces as `+`. */
+function queryEscape(value: string): string {
+  return encodeURIComponent(value)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
 }
 
 type Session = { id: string; idToken: string; refreshToken: string; idTokenExpiry: number };
