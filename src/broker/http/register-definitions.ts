@@ -16,7 +16,7 @@ import type {
   ToolContext,
   ToolDefinition,
 } from '../mcp/definitions.ts';
-import { callTool, inputSchemaOf, type ToolCallOptions } from '../mcp/run-tool.ts';
+import { callTool, inputSchemaOf, outputSchemaOf, type ToolCallOptions } from '../mcp/run-tool.ts';
 import { WorldGatewayError } from '../worlds/gateway.ts';
 import { ResourceReadError } from '../mcp/resources.ts';
 import { identityFromAuthInfo } from './auth-info.ts';
@@ -69,23 +69,29 @@ export function registerDefinitions(
 type ContextOf = (ctx: ServerContext) => ToolContext;
 
 function registerTool(server: McpServer, tool: ToolDefinition, contextOf: ContextOf, options: RegisterOptions): void {
+  const output = outputSchemaOf(tool);
   const config = {
     title: tool.title,
     description: tool.description,
     inputSchema: advertisedOnly(inputSchemaOf(tool)),
+    ...(output === undefined ? {} : { outputSchema: advertisedOnly(output) }),
     annotations: { readOnlyHint: tool.readOnly },
   };
   server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
     const started = performance.now();
     const { result, outcome } = await callTool(tool, args, contextOf(ctx), options);
     options.recordToolCall?.(tool.name, (performance.now() - started) / 1000, outcome);
-    return { content: [{ type: 'text' as const, text: result.text }], isError: result.isError === true };
+    const content = [{ type: 'text' as const, text: result.text }];
+    // The text stays the reference broker's, byte for byte; the structure rides beside it (MCP 2025-06-18).
+    if (result.isError === true || result.structured === undefined)
+      return { content, isError: result.isError === true };
+    return { content, structuredContent: result.structured, isError: false };
   });
 }
 
 /**
- * The tool's schema as the SDK lists it in tools/list, with validation left to
- * `callTool`, so a call over HTTP and a call in a test meet the same checks and
+ * The tool's schemas as the SDK lists them in tools/list, with validation left to
+ * `callTool` (arguments in, structured answers out), so a call over HTTP and a call in a test meet the same checks and
  * the same messages (the SDK would otherwise answer first, in its own words).
  */
 function advertisedOnly(schema: z.ZodObject): StandardSchemaWithJSON {

@@ -35,8 +35,13 @@ export type ToolContext = {
   graph?: GraphService;
 };
 
-/** The text result the Go broker's formatToolResult produces; `isError` for genuine failures only. */
-export type ToolResult = { text: string; isError?: boolean };
+/**
+ * The text result the Go broker's formatToolResult produces, byte for byte;
+ * `isError` for genuine failures only. `structured` is the same answer as data
+ * (MCP `structuredContent`, checked against the tool's `outputSchema`); every
+ * answer that is not an error has it.
+ */
+export type ToolResult = { text: string; isError?: boolean; structured?: Record<string, unknown> };
 
 export type ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> = {
   name: string;
@@ -44,6 +49,8 @@ export type ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> = {
   /** Precise and short: when an agent should use this tool, and what it returns. */
   description: string;
   inputSchema: Shape;
+  /** The shape of `structured` in every answer that is not an error (MCP `outputSchema`). */
+  outputSchema?: z.ZodRawShape;
   /** True for tools that change nothing (MCP annotation readOnlyHint). */
   readOnly: boolean;
   handler: (args: z.infer<z.ZodObject<Shape>>, ctx: ToolContext) => Promise<ToolResult>;

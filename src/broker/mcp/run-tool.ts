@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorWithCode } from '../../errors/coded-error.ts';
 import { WorldGatewayError } from '../worlds/gateway.ts';
 import type { ToolContext, ToolDefinition, ToolResult } from './definitions.ts';
 import { toolError, toolErrorText } from './tool-result.ts';
@@ -51,11 +52,37 @@ export async function callTool(
   if (!parsed.success) return { result: toolError(firstIssueMessage(parsed.error)), outcome: 'tool_error' };
   try {
     const result = await definition.handler(parsed.data, ctx);
-    return { result, outcome: result.isError === true ? 'tool_error' : 'ok' };
+    if (result.isError === true) return { result, outcome: 'tool_error' };
+    checkStructured(definition, result);
+    return { result, outcome: 'ok' };
   } catch (error) {
     if (!(error instanceof WorldGatewayError)) options.logError?.(error, `tool ${definition.name} failed unexpectedly`);
     return { result: toolError(toolErrorText(verbOf(definition.name), '', error)), outcome: 'exception' };
   }
+}
+
+const outputSchemas = new WeakMap<ToolDefinition, z.ZodObject>();
+
+/** The zod object for a tool's output shape, built once per tool; undefined for a tool without one. */
+export function outputSchemaOf(tool: ToolDefinition): z.ZodObject | undefined {
+  if (tool.outputSchema === undefined) return undefined;
+  let schema = outputSchemas.get(tool);
+  if (schema === undefined) {
+    schema = z.object(tool.outputSchema);
+    outputSchemas.set(tool, schema);
+  }
+  return schema;
+}
+
+/** A tool that declares an outputSchema must answer in it (MCP tools, "Output Schema"); anything else is our bug. */
+export class StructuredOutputError extends errorWithCode('ERR_STRUCTURED_OUTPUT') {}
+
+function checkStructured(definition: ToolDefinition, result: ToolResult): void {
+  const schema = outputSchemaOf(definition);
+  if (schema === undefined) return;
+  const checked = schema.safeParse(result.structured);
+  if (!checked.success)
+    throw new StructuredOutputError(`${definition.name} answered outside its outputSchema`, { cause: checked.error });
 }
 
 /** `callTool`'s result alone: what the agent reads. */

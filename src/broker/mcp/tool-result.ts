@@ -13,6 +13,11 @@ export function textResult(text: string): ToolResult {
   return { text };
 }
 
+/** The reference text, and the same answer as data for the tool's outputSchema. */
+export function structuredResult(text: string, structured: Record<string, unknown>): ToolResult {
+  return { text, structured };
+}
+
 export function toolError(text: string): ToolResult {
   return { text, isError: true };
 }

@@ -15,3 +15,15 @@ export function renderVersions(path: string, versions: readonly VersionLine[]): 
   }
   return body;
 }
+
+const versionLine = /^- \[v(\d+)\]\([^()\s]*\) - (\S+)$/;
+
+/** The VERSIONS body read back: each `- [vN](...) - <time>` line, in the order written (newest first). */
+export function parseVersions(body: string): Array<{ version: number; modified: string }> {
+  const out: Array<{ version: number; modified: string }> = [];
+  for (const line of body.split('\n')) {
+    const match = versionLine.exec(line.trimEnd());
+    if (match !== null) out.push({ version: Number(match[1]), modified: match[2]! });
+  }
+  return out;
+}

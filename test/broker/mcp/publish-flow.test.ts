@@ -25,7 +25,16 @@ describe('mark_publish when the write answer is lost (never resend)', () => {
         { url: 'mark://w/d.md', body: 'body\n', expected_version: 3, on_conflict: mode },
         toolContext(gateway),
       );
-      assert.deepEqual(result, { text: 'status: ok\nversion: 4\nmodified: 2026-01-02T00:00:00Z\n' });
+      assert.deepEqual(result, {
+        text: 'status: ok\nversion: 4\nmodified: 2026-01-02T00:00:00Z\n',
+        structured: {
+          status: 'ok',
+          url: 'mark://w/d.md',
+          version: 4,
+          modified: '2026-01-02T00:00:00Z',
+          metadata: { version: '4', modified: '2026-01-02T00:00:00Z' },
+        },
+      });
       assert.deepEqual(
         gateway.calls.map((c) => c.verb),
         ['PUBLISH', 'FETCH'],

@@ -4,7 +4,16 @@ import { WorldGatewayError } from '../../worlds/gateway.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
-import { agentMessage, isOutcomeUnknown, textResult, toolError, toolErrorText, ToolStepError } from '../tool-result.ts';
+import {
+  agentMessage,
+  isOutcomeUnknown,
+  structuredResult,
+  toolError,
+  toolErrorText,
+  ToolStepError,
+} from '../tool-result.ts';
+import { qualifiedWorldUrl } from '../go-format.ts';
+import { responseFields } from '../structured.ts';
 import { diff3 } from './diff3.ts';
 
 /**
@@ -30,7 +39,14 @@ export async function publishFailOnConflict(ctx: ToolContext, sub: Submission): 
     const landed = isOutcomeUnknown(error) ? await landedHead(ctx, sub) : null;
     return landed ?? toolError(toolErrorText('publish', sub.world, error));
   }
-  return textResult(formatToolResult(response, publishKeys));
+  return written(sub, response);
+}
+
+function written(sub: Submission, response: MarkResponse): ToolResult {
+  return structuredResult(
+    formatToolResult(response, publishKeys),
+    responseFields(qualifiedWorldUrl(sub.world, sub.path), response),
+  );
 }
 
 export async function publishWithMerge(ctx: ToolContext, sub: Submission): Promise<ToolResult> {
@@ -41,7 +57,7 @@ export async function publishWithMerge(ctx: ToolContext, sub: Submission): Promi
     const landed = isOutcomeUnknown(error) ? await landedHead(ctx, sub) : null;
     return landed ?? stepFailure(sub.world, 'publish', error);
   }
-  if (response.status !== 'conflict') return textResult(formatToolResult(response, publishKeys));
+  if (response.status !== 'conflict') return written(sub, response);
   try {
     return await mergeCandidate(ctx, sub);
   } catch (error) {
@@ -54,7 +70,7 @@ export async function publishWithMerge(ctx: ToolContext, sub: Submission): Promi
 async function mergeCandidate(ctx: ToolContext, sub: Submission): Promise<ToolResult> {
   const head = await fetchDoc(ctx, sub.world, sub.path, 'fetch current');
   // A conflict with our own earlier attempt (its answer lost) is a success, not a merge.
-  if (isOurSubmission(sub, head)) return publishedAt(head);
+  if (isOurSubmission(sub, head)) return publishedAt(sub, head);
   let base = '';
   if (sub.expectedVersion > 0) {
     const step = `fetch base v${sub.expectedVersion}`;
@@ -63,14 +79,25 @@ async function mergeCandidate(ctx: ToolContext, sub: Submission): Promise<ToolRe
   // Without a real head version the follow-up publish would turn into a create.
   if (head.version <= 0) throw new StepError('fetch current', new ToolStepError('missing or invalid version metadata'));
   const merged = diff3(base, sub.body, head.body);
-  return textResult(
+  const text =
     'status: merge-candidate\n' +
-      `your-version: ${sub.expectedVersion}\n` +
-      `current-version: ${head.version}\n` +
-      `publish-at-version: ${head.version}\n` +
-      `has-markers: ${merged.conflict}\n\n` +
-      merged.body,
-  );
+    `your-version: ${sub.expectedVersion}\n` +
+    `current-version: ${head.version}\n` +
+    `publish-at-version: ${head.version}\n` +
+    `has-markers: ${merged.conflict}\n\n` +
+    merged.body;
+  return structuredResult(text, {
+    status: 'merge-candidate',
+    url: qualifiedWorldUrl(sub.world, sub.path),
+    metadata: {},
+    merge: {
+      your_version: sub.expectedVersion,
+      current_version: head.version,
+      publish_at_version: head.version,
+      has_markers: merged.conflict,
+      body: merged.body,
+    },
+  });
 }
 
 type Doc = { response: MarkResponse; body: string; version: number };
@@ -125,17 +152,17 @@ function isOurSubmission(sub: Submission, head: Doc): boolean {
 async function landedHead(ctx: ToolContext, sub: Submission): Promise<ToolResult | null> {
   try {
     const head = await fetchDoc(ctx, sub.world, sub.path, 'fetch current');
-    return isOurSubmission(sub, head) ? publishedAt(head) : null;
+    return isOurSubmission(sub, head) ? publishedAt(sub, head) : null;
   } catch {
     return null;
   }
 }
 
-function publishedAt(head: Doc): ToolResult {
+function publishedAt(sub: Submission, head: Doc): ToolResult {
   const metadata: Metadata = { version: String(head.version) };
   const modified = head.response.metadata.modified;
   if (modified !== undefined) metadata.modified = modified;
-  return textResult(formatToolResult({ status: 'ok', metadata, body: new Uint8Array(0) }, publishKeys));
+  return written(sub, { status: 'ok', metadata, body: new Uint8Array(0) });
 }
 
 /** Refusals keep their own sentence; anything else is `publish failed: <step>: <reason>` as the reference words it. */

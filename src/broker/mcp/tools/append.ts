@@ -4,7 +4,9 @@ import { formatToolResult } from '../format-tool-result.ts';
 import { goQuote } from '../go-format.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument, writeWorld, type Outcome } from '../tool-input.ts';
-import { textResult, toolError } from '../tool-result.ts';
+import { structuredResult, toolError } from '../tool-result.ts';
+import { qualifiedWorldUrl } from '../go-format.ts';
+import { responseFields, writeShape } from '../structured.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
@@ -27,6 +29,7 @@ export const markAppend = defineTool({
     worldUrlHint,
   ),
   inputSchema,
+  outputSchema: writeShape,
   readOnly: false,
   handler: async (args, ctx) => append(ctx, args.url, args.body, args.expected_version ?? 0),
 });
@@ -47,7 +50,10 @@ async function append(ctx: ToolContext, raw: string, body: string, expectedVersi
   const metadata = { ...writeMetadata(ctx.identity), 'expected-version': String(version) };
   const answer = await writeWorld(ctx, 'append', world, { verb: 'APPEND', path, metadata, body });
   if (!answer.ok) return answer.error;
-  return textResult(formatToolResult(answer.value, ['version', 'modified', 'server-version']));
+  return structuredResult(
+    formatToolResult(answer.value, ['version', 'modified', 'server-version']),
+    responseFields(qualifiedWorldUrl(world, path), answer.value),
+  );
 }
 
 /** expected_version 0 means "the current one": VERSIONS tells (reference texts for each way it can fail). */

@@ -2,7 +2,9 @@ import { requiredString, urlDescription } from '../args.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { defineTool } from '../run-tool.ts';
 import { urlArgument, writeWorld } from '../tool-input.ts';
-import { textResult } from '../tool-result.ts';
+import { structuredResult } from '../tool-result.ts';
+import { qualifiedWorldUrl } from '../go-format.ts';
+import { responseFields, writeShape } from '../structured.ts';
 import { gateWrite } from '../write-gate.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
@@ -15,6 +17,7 @@ export const markArchive = defineTool({
     worldUrlHint,
   ),
   inputSchema: { url: requiredString('url', urlDescription) },
+  outputSchema: writeShape,
   readOnly: false,
   handler: async (args, ctx) => {
     const target = urlArgument(args.url);
@@ -24,6 +27,9 @@ export const markArchive = defineTool({
     if (refused) return refused;
     const answer = await writeWorld(ctx, 'archive', world, { verb: 'ARCHIVE', path });
     if (!answer.ok) return answer.error;
-    return textResult(formatToolResult(answer.value, ['version']));
+    return structuredResult(
+      formatToolResult(answer.value, ['version']),
+      responseFields(qualifiedWorldUrl(world, path), answer.value),
+    );
   },
 });

@@ -5,11 +5,14 @@ import { bodyText, sizeLine } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { changedNote, FetchMemory, identified, sameDoc, unchangedNotice, type SeenDoc } from '../fetch-dedup.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
-import { findSection } from '../../../markdown/index.ts';
+import { findSection, outlineEntries } from '../../../markdown/index.ts';
 import { outlineBody, sectionNotFoundText } from '../outline-text.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
-import { textResult, toolError } from '../tool-result.ts';
+import { structuredResult, toolError } from '../tool-result.ts';
+import { responseFields, responseShape } from '../structured.ts';
+import { qualifiedWorldUrl } from '../go-format.ts';
+import { z } from 'zod';
 import { cutAnchor } from '../tool-url.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
@@ -26,6 +29,29 @@ const inputSchema = {
   ),
 };
 
+const outputSchema = {
+  ...responseShape,
+  mode: z
+    .enum(['full', 'section', 'outline', 'unchanged'])
+    .optional()
+    .describe('what body carries: the whole document, one section, an outline instead, or nothing new'),
+  body: z.string().optional().describe('the markdown of the document (full) or of the section'),
+  section: z.string().optional().describe('the anchor of the section returned'),
+  outline: z
+    .array(
+      z.object({
+        level: z.number().int(),
+        title: z.string(),
+        anchor: z.string(),
+        lines: z.number().int(),
+      }),
+    )
+    .optional()
+    .describe('the headings of a large document, with their #anchors and section sizes in lines'),
+  size: z.string().optional().describe('the size of a document returned as an outline'),
+  note: z.string().optional().describe('how the document changed since an earlier fetch in this session'),
+};
+
 export const markFetch = defineTool({
   name: 'mark_fetch',
   title: 'Fetch a document',
@@ -37,6 +63,7 @@ export const markFetch = defineTool({
     worldUrlHint,
   ),
   inputSchema,
+  outputSchema,
   readOnly: true,
   // A web client renders documents for people (docs/signin.md "Web apps"): it always gets them whole.
   handler: async (args, ctx) =>
@@ -52,30 +79,54 @@ async function fetchDocument(ctx: ToolContext, raw: string, force: boolean): Pro
   const answer = await readWorld(ctx, 'fetch', world, { verb: 'FETCH', path });
   if (!answer.ok) return answer.error;
   const response = answer.value;
-  if (response.status !== 'ok') return textResult(formatToolResult(response, fetchKeys));
+  const url = qualifiedWorldUrl(world, path);
+  if (response.status !== 'ok')
+    return structuredResult(formatToolResult(response, fetchKeys), {
+      ...responseFields(url, response),
+      body: bodyText(response.body),
+    });
   const body = bodyText(response.body);
   // A section is content the agent asked for by name: any size, and no dedup.
   if (anchor !== '') {
     const section = findSection(body, anchor);
     if (section === null) return toolError(sectionNotFoundText(anchor, docUrl, body));
-    return textResult(formatToolResultWith(response, section, { section: `#${anchor}` }, fetchKeys));
+    const extra = { section: `#${anchor}` };
+    return structuredResult(formatToolResultWith(response, section, extra, fetchKeys), {
+      ...responseFields(url, response, extra),
+      mode: 'section',
+      section: anchor,
+      body: section,
+    });
   }
-  return wholeDocument(ctx, response, body, docUrl, `${world}${path}`, force);
+  return wholeDocument(ctx, response, body, { docUrl, url }, `${world}${path}`, force);
 }
 
 function wholeDocument(
   ctx: ToolContext,
   response: MarkResponse,
   body: string,
-  docUrl: string,
+  urls: { docUrl: string; url: string },
   key: string,
   force: boolean,
 ): ToolResult {
+  const { docUrl, url } = urls;
   const memory = new FetchMemory(ctx.session);
   const current: SeenDoc = { version: response.metadata.version ?? '', etag: response.metadata.etag ?? '' };
   const previous = memory.lookup(key);
   if (previous !== undefined && !force && identified(current) && sameDoc(previous, current)) {
-    return textResult(unchangedNotice(current));
+    const { version, etag, modified } = responseFields(url, response);
+    return structuredResult(unchangedNotice(current), {
+      status: 'unchanged',
+      url,
+      mode: 'unchanged',
+      ...(version === undefined ? {} : { version }),
+      ...(etag === undefined ? {} : { etag }),
+      ...(modified === undefined ? {} : { modified }),
+      metadata: {
+        ...(current.version === '' ? {} : { version: current.version }),
+        ...(current.etag === '' ? {} : { etag: current.etag }),
+      },
+    });
   }
   const extra: Metadata = {};
   if (previous !== undefined && !sameDoc(previous, current)) extra.note = changedNote(previous, current);
@@ -83,8 +134,25 @@ function wholeDocument(
     // An outline is not the body: the document is not recorded as seen.
     extra.mode = 'outline';
     extra.size = sizeLine(response.body);
-    return textResult(formatToolResultWith(response, outlineBody(docUrl, body), extra, fetchKeys));
+    const outline = outlineEntries(body).map((h) => ({
+      level: h.level,
+      title: h.text,
+      anchor: h.anchor,
+      lines: h.lineCount,
+    }));
+    return structuredResult(formatToolResultWith(response, outlineBody(docUrl, body), extra, fetchKeys), {
+      ...responseFields(url, response, extra),
+      mode: 'outline',
+      size: extra.size,
+      outline,
+      ...(extra.note === undefined ? {} : { note: extra.note }),
+    });
   }
   memory.record(key, current);
-  return textResult(formatToolResultWith(response, body, extra, fetchKeys));
+  return structuredResult(formatToolResultWith(response, body, extra, fetchKeys), {
+    ...responseFields(url, response, extra),
+    mode: 'full',
+    body,
+    ...(extra.note === undefined ? {} : { note: extra.note }),
+  });
 }

@@ -5,7 +5,11 @@ import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
-import { textResult, toolError } from '../tool-result.ts';
+import { structuredResult, toolError } from '../tool-result.ts';
+import { z } from 'zod';
+import { qualifiedWorldUrl } from '../go-format.ts';
+import { parseListingPage } from '../listing/parse-listing.ts';
+import { responseFields, responseShape } from '../structured.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
 const inputSchema = {
@@ -21,6 +25,21 @@ const inputSchema = {
   ),
 };
 
+const outputSchema = {
+  ...responseShape,
+  entries: z
+    .array(
+      z.object({
+        name: z.string(),
+        kind: z.enum(['document', 'directory']),
+        url: z.string().describe('the entry as a mark:// URL, ready for mark_fetch or mark_list'),
+      }),
+    )
+    .describe('the entries of this page, as the world ordered them'),
+  complete: z.boolean().describe('false when more entries remain: pass next_cursor as cursor'),
+  next_cursor: z.string().optional(),
+};
+
 export const markList = defineTool({
   name: 'mark_list',
   title: 'List a directory',
@@ -32,6 +51,7 @@ export const markList = defineTool({
     worldUrlHint,
   ),
   inputSchema,
+  outputSchema,
   readOnly: true,
   handler: async (args, ctx) => list(ctx, args),
 });
@@ -59,5 +79,16 @@ async function list(
   const { world, path } = target.value;
   const answer = await readWorld(ctx, 'list', world, { verb: 'LIST', path, metadata });
   if (!answer.ok) return answer.error;
-  return textResult(formatToolResult(answer.value, ['modified']));
+  const response = answer.value;
+  const page = response.status === 'ok' ? parseListingPage(path, response) : null;
+  return structuredResult(formatToolResult(response, ['modified']), {
+    ...responseFields(qualifiedWorldUrl(world, path), response),
+    entries: (page?.entries ?? []).map((entry) => ({
+      name: entry.name,
+      kind: entry.isDir ? 'directory' : 'document',
+      url: qualifiedWorldUrl(world, entry.isDir ? `${entry.path}/` : entry.path),
+    })),
+    complete: page?.complete ?? true,
+    ...(page?.nextCursor ? { next_cursor: page.nextCursor } : {}),
+  });
 }

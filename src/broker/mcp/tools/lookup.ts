@@ -5,7 +5,10 @@ import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
-import { textResult } from '../tool-result.ts';
+import { structuredResult } from '../tool-result.ts';
+import { qualifiedWorldUrl } from '../go-format.ts';
+import { lookupRowsShape, structuredLookupRows } from '../lookup/structured-rows.ts';
+import { integerOf, responseFields, responseShape } from '../structured.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
 const inputSchema = {
@@ -30,6 +33,12 @@ const inputSchema = {
     ),
 };
 
+const outputSchema = {
+  ...responseShape,
+  matches: z.number().int().optional().describe('how many rows the world returned'),
+  ...lookupRowsShape,
+};
+
 export const markLookup = defineTool({
   name: 'mark_lookup',
   title: 'Look up documents in one world',
@@ -40,6 +49,7 @@ export const markLookup = defineTool({
     worldUrlHint,
   ),
   inputSchema,
+  outputSchema,
   readOnly: true,
   handler: async (args, ctx) => lookup(ctx, args),
 });
@@ -63,5 +73,11 @@ async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
   const { world, path } = target.value;
   const answer = await readWorld(ctx, 'lookup', world, { verb: 'LOOKUP', path, metadata });
   if (!answer.ok) return answer.error;
-  return textResult(formatToolResult(answer.value, ['matches']));
+  const response = answer.value;
+  const matches = integerOf(response.metadata.matches);
+  return structuredResult(formatToolResult(response, ['matches']), {
+    ...responseFields(qualifiedWorldUrl(world, path), response),
+    ...(matches === undefined ? {} : { matches }),
+    ...structuredLookupRows(world, response),
+  });
 }

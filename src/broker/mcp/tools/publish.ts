@@ -7,6 +7,7 @@ import { urlArgument } from '../tool-input.ts';
 import { toolError } from '../tool-result.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
+import { writeShape } from '../structured.ts';
 
 const inputSchema = {
   url: requiredString('url', `${urlDescription} (must end in .md)`),
@@ -40,6 +41,7 @@ export const markPublish = defineTool({
     worldUrlHint,
   ),
   inputSchema,
+  outputSchema: writeShape,
   readOnly: false,
   handler: async (args, ctx) => publish(ctx, args),
 });

@@ -1,5 +1,6 @@
 import { defineTool } from '../run-tool.ts';
-import { textResult } from '../tool-result.ts';
+import { z } from 'zod';
+import { structuredResult } from '../tool-result.ts';
 import type { ToolContext } from '../definitions.ts';
 import { describe } from './descriptions.ts';
 
@@ -20,6 +21,30 @@ export function worldsTable(ctx: ToolContext): string {
   return out;
 }
 
+const outputSchema = {
+  status: z.literal('ok'),
+  count: z.number().int(),
+  worlds: z.array(
+    z.object({
+      name: z.string().describe('the name to use in mark://{world}/... URLs'),
+      url: z.string().optional().describe("the world's public mark:// URL, when it has one"),
+      address: z.string().describe("the world's internal mark:// address"),
+      writable: z.boolean().describe('whether you may publish to it'),
+    }),
+  ),
+};
+
+/** The same worlds as data. */
+export function worldsData(ctx: ToolContext) {
+  const worlds = ctx.gateway.list().map((world) => ({
+    name: world.name,
+    ...(world.publicUrl ? { url: world.publicUrl } : {}),
+    address: `mark://${world.address}`,
+    writable: ctx.gateway.canWrite(world.name, ctx.identity),
+  }));
+  return { status: 'ok' as const, count: worlds.length, worlds };
+}
+
 export const markWorlds = defineTool({
   name: 'mark_worlds',
   title: 'List worlds',
@@ -28,6 +53,7 @@ export const markWorlds = defineTool({
     'Call it first to see what exists and where you can publish.',
   ),
   inputSchema: {},
+  outputSchema,
   readOnly: true,
-  handler: async (_args, ctx) => textResult(worldsTable(ctx)),
+  handler: async (_args, ctx) => structuredResult(worldsTable(ctx), worldsData(ctx)),
 });
