@@ -14,7 +14,7 @@ import { gatherTerm } from './gather.ts';
 import type { IndexState } from './index-state.ts';
 import type { QueryTerm } from './query-terms.ts';
 import { DocFlag, DocState, type QueryScratch } from './scratch.ts';
-import { bm25tf, inverseDocumentFrequency, weights } from './scoring.ts';
+import { bm25, bm25tf, inverseDocumentFrequency, weights } from './scoring.ts';
 import { dfOf, fieldAverages } from './stats.ts';
 import type { FieldAverages } from './stats.ts';
 import type { MatchMode, QueryStats } from './types.ts';
@@ -73,7 +73,7 @@ function scoreTerm(state: IndexState, q: QueryScratch, avg: FieldAverages, idf: 
     const nameTier = cover > 0 ? weights.namePrefix * Math.max(weights.nameCoverFloor, cover) : 0;
     const descTier =
       flags & DocFlag.description ? weights.description * bm25tf(1, record.descriptionLength, avg.description) : 0;
-    const bodyTier = weights.body * bm25tf(t.bodyTf[doc] ?? 0, record.bodyLength, avg.body);
+    const bodyTier = weights.body * bm25tf(t.bodyTf[doc] ?? 0, record.bodyLength, avg.body, bm25.textB);
     const tier = Math.max(nameTier, descTier, bodyTier);
     const contribution = Math.min(weights.termCeiling, idf * tier);
     t.tier[doc] = tier;
@@ -88,7 +88,7 @@ function scoreTerm(state: IndexState, q: QueryScratch, avg: FieldAverages, idf: 
   for (const section of t.sections) {
     const doc = state.sectionDoc[section] ?? 0;
     const textTier =
-      weights.section * bm25tf(t.sectionTf[section] ?? 0, state.sectionLength[section] ?? 0, avg.section);
+      weights.section * bm25tf(t.sectionTf[section] ?? 0, state.sectionLength[section] ?? 0, avg.section, bm25.textB);
     const trailTier = t.sectionTrail[section]
       ? weights.trail * bm25tf(1, state.sectionTrailLength[section] ?? 0, avg.trail)
       : 0;
