@@ -1,0 +1,138 @@
+/**
+ * Relaxed body-match LOOKUP (`match: body`, `match-terms: any`, what `mark_search`
+ * asks a world) over real QUIC, beside a FETCH whose response has the same size,
+ * interleaved one for one in the same run so machine load hits both alike. The
+ * difference of the two is what the search path costs above moving the bytes.
+ * Also times both in the world handler (no QUIC), to split that cost into handler
+ * work and response-path work.
+ *
+ * The corpus is the 171-node spex snapshot (bench/search-eval.ts); the queries are
+ * both question sets.
+ *
+ *   node bench/search-quic.ts [rounds]
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { percentile } from './lib/measure.ts';
+import { questionsOf, spexCorpus } from './search-eval.ts';
+import { encodeRequest } from '../src/protocol/request.ts';
+import type { Metadata } from '../src/protocol/metadata.ts';
+import { generateDevCertificate } from '../src/transport/tls.ts';
+import { MarkClient } from '../src/transport/mark-client.ts';
+import { startWorldServer } from '../src/world/world-server.ts';
+
+export interface SearchQuicResult {
+  lines: string[];
+  lookupP50Ms: number;
+  fetchP50Ms: number;
+}
+
+function lookupMetadata(query: string): Metadata {
+  return { query, match: 'body', 'match-terms': 'any', limit: '10' };
+}
+
+export async function runSearchQuicBench(rounds = 10): Promise<SearchQuicResult> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-search-quic-'));
+  const tls = await generateDevCertificate();
+  const server = await startWorldServer({
+    root: join(dir, 'root'),
+    listen: { host: '127.0.0.1', port: 0 },
+    tls,
+    rateLimit: { perSecond: 0, burst: 1 },
+  });
+  const client = new MarkClient({ ca: tls.cert });
+  try {
+    const store = server.world.context.store;
+    for (const doc of spexCorpus().docs) {
+      const metadata: Record<string, string> = { title: doc.title };
+      if (doc.description) metadata.description = doc.description;
+      await store.publish(doc.id, Buffer.from(doc.body), metadata, {});
+    }
+    const queries = [...questionsOf('public'), ...questionsOf('second')].map((q) => q.query);
+    const handle = (verb: 'LOOKUP' | 'FETCH', path: string, metadata: Metadata): Promise<Uint8Array> =>
+      server.world.handle({ bytes: encodeRequest({ verb, path, metadata, body: new Uint8Array() }) });
+
+    // One FETCH target per query, padded so its response is as long as the LOOKUP's.
+    const sizes: number[] = [];
+    for (const [i, query] of queries.entries()) {
+      const lookupBytes = (await handle('LOOKUP', '/', lookupMetadata(query))).length;
+      sizes.push(lookupBytes);
+      const path = `/same-size/${i}.md`;
+      await store.publish(path, Buffer.from(''), {}, {});
+      const emptyBytes = (await handle('FETCH', path, {})).length;
+      const pad = Math.max(0, lookupBytes - emptyBytes);
+      await store.publish(path, Buffer.from('x'.repeat(pad)), {}, { 'expected-version': '1' });
+    }
+
+    const authority = { host: 'localhost', port: server.port, dialHost: '127.0.0.1' };
+    const times = {
+      lookup: [] as number[],
+      fetch: [] as number[],
+      lookupHandler: [] as number[],
+      fetchHandler: [] as number[],
+    };
+    const timed = async (into: number[], op: () => Promise<unknown>): Promise<void> => {
+      const start = performance.now();
+      await op();
+      into.push(performance.now() - start);
+    };
+    for (let round = -1; round < rounds; round++) {
+      for (const [i, query] of queries.entries()) {
+        const warm = round < 0;
+        const sink = (xs: number[]): number[] => (warm ? [] : xs);
+        const path = `/same-size/${i}.md`;
+        // Alternate which goes first, so neither always runs on a warmer connection.
+        const pair = [
+          () =>
+            timed(sink(times.lookup), async () => {
+              const r = await client.call(authority, { verb: 'LOOKUP', path: '/', metadata: lookupMetadata(query) });
+              if (r.status !== 'ok') throw new Error(`LOOKUP answered ${r.status}`);
+            }),
+          () =>
+            timed(sink(times.fetch), async () => {
+              const r = await client.call(authority, { verb: 'FETCH', path });
+              if (r.status !== 'ok') throw new Error(`FETCH answered ${r.status}`);
+            }),
+        ];
+        if (i % 2 === 1) pair.reverse();
+        for (const run of pair) await run();
+        await timed(sink(times.lookupHandler), () => handle('LOOKUP', '/', lookupMetadata(query)));
+        await timed(sink(times.fetchHandler), () => handle('FETCH', path, {}));
+      }
+    }
+    const p = (xs: number[], q: number): number =>
+      percentile(
+        [...xs].sort((a, b) => a - b),
+        q,
+      );
+    const line = (name: string, xs: number[]): string =>
+      `${name.padEnd(44)} p50 ${p(xs, 0.5).toFixed(3)} ms   p99 ${p(xs, 0.99).toFixed(3)} ms`;
+    const sorted = [...sizes].sort((a, b) => a - b);
+    const lookupP50Ms = p(times.lookup, 0.5);
+    const fetchP50Ms = p(times.fetch, 0.5);
+    return {
+      lookupP50Ms,
+      fetchP50Ms,
+      lines: [
+        `relaxed LOOKUP vs same-size FETCH over QUIC, ${queries.length} questions x ${rounds} rounds, 171 documents`,
+        `response bytes: median ${percentile(sorted, 0.5)}, max ${sorted.at(-1)}`,
+        line('LOOKUP match: body, match-terms: any (QUIC)', times.lookup),
+        line('FETCH of the same size (QUIC)', times.fetch),
+        line('LOOKUP in the world handler (no QUIC)', times.lookupHandler),
+        line('FETCH in the world handler (no QUIC)', times.fetchHandler),
+        `LOOKUP - FETCH at p50: ${(lookupP50Ms - fetchP50Ms).toFixed(3)} ms; ratio ${(lookupP50Ms / fetchP50Ms).toFixed(3)}`,
+      ],
+    };
+  } finally {
+    await client.close();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const result = await runSearchQuicBench(Number(process.argv[2] ?? 10));
+  console.log(result.lines.join('\n'));
+}
