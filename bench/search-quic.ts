@@ -6,10 +6,12 @@
  * Also times both in the world handler (no QUIC), to split that cost into handler
  * work and response-path work.
  *
- * The corpus is the 171-node spex snapshot (bench/search-eval.ts); the queries are
- * both question sets.
+ * The LOOKUP is the one `mark_search` sends each world in its second phase:
+ * relaxed, `limit` 50 (10 documents × 5 rows), with the merged corpus statistics
+ * (here the world's own), answered with row scores. The corpus is the 171-node
+ * spex snapshot (bench/search-eval.ts); the queries are both question sets.
  *
- *   node bench/search-quic.ts [rounds]
+ *   node bench/search-quic.ts [rounds] [limit]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { percentile } from './lib/measure.ts';
 import { questionsOf, spexCorpus } from './search-eval.ts';
 import { encodeRequest } from '../src/protocol/request.ts';
+import { parseResponse } from '../src/protocol/response.ts';
 import type { Metadata } from '../src/protocol/metadata.ts';
 import { generateDevCertificate } from '../src/transport/tls.ts';
 import { MarkClient } from '../src/transport/mark-client.ts';
@@ -29,11 +32,7 @@ export interface SearchQuicResult {
   fetchP50Ms: number;
 }
 
-function lookupMetadata(query: string): Metadata {
-  return { query, match: 'body', 'match-terms': 'any', limit: '10' };
-}
-
-export async function runSearchQuicBench(rounds = 10): Promise<SearchQuicResult> {
+export async function runSearchQuicBench(rounds = 10, limit = 50): Promise<SearchQuicResult> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-search-quic-'));
   const tls = await generateDevCertificate();
   const server = await startWorldServer({
@@ -53,6 +52,19 @@ export async function runSearchQuicBench(rounds = 10): Promise<SearchQuicResult>
     const queries = [...questionsOf('public'), ...questionsOf('second')].map((q) => q.query);
     const handle = (verb: 'LOOKUP' | 'FETCH', path: string, metadata: Metadata): Promise<Uint8Array> =>
       server.world.handle({ bytes: encodeRequest({ verb, path, metadata, body: new Uint8Array() }) });
+    // Phase one, once per query: the statistics phase two carries.
+    const statsOf = new Map<string, Metadata>();
+    for (const query of queries) {
+      const base = { query, match: 'body', 'match-terms': 'any' };
+      const answer = parseResponse(await handle('LOOKUP', '/', { ...base, 'corpus-stats': 'only' }));
+      statsOf.set(query, {
+        ...base,
+        limit: String(limit),
+        'corpus-stats': answer.metadata['corpus-stats'] ?? '',
+        'corpus-df': answer.metadata['corpus-df'] ?? '',
+      });
+    }
+    const lookupMetadata = (query: string): Metadata => statsOf.get(query) ?? {};
 
     // One FETCH target per query, padded so its response is as long as the LOOKUP's.
     const sizes: number[] = [];
@@ -63,7 +75,7 @@ export async function runSearchQuicBench(rounds = 10): Promise<SearchQuicResult>
       await store.publish(path, Buffer.from(''), {}, {});
       const emptyBytes = (await handle('FETCH', path, {})).length;
       const pad = Math.max(0, lookupBytes - emptyBytes);
-      await store.publish(path, Buffer.from('x'.repeat(pad)), {}, { 'expected-version': '1' });
+      await store.publish(path, Buffer.from('x'.repeat(pad)), {}, { expectedVersion: 1 });
     }
 
     const authority = { host: 'localhost', port: server.port, dialHost: '127.0.0.1' };
@@ -73,10 +85,16 @@ export async function runSearchQuicBench(rounds = 10): Promise<SearchQuicResult>
       lookupHandler: [] as number[],
       fetchHandler: [] as number[],
     };
+    // CPU time of this process per operation (client and world both live here),
+    // beside wall time: on a contended machine it moves far less than wall time.
+    const cpu = new Map<number[], number>();
     const timed = async (into: number[], op: () => Promise<unknown>): Promise<void> => {
       const start = performance.now();
+      const used = process.cpuUsage();
       await op();
+      const spent = process.cpuUsage(used);
       into.push(performance.now() - start);
+      cpu.set(into, (cpu.get(into) ?? 0) + (spent.user + spent.system) / 1000);
     };
     for (let round = -1; round < rounds; round++) {
       for (const [i, query] of queries.entries()) {
@@ -107,8 +125,9 @@ export async function runSearchQuicBench(rounds = 10): Promise<SearchQuicResult>
         [...xs].sort((a, b) => a - b),
         q,
       );
+    const cpuMs = (xs: number[]): number => (cpu.get(xs) ?? 0) / Math.max(1, xs.length);
     const line = (name: string, xs: number[]): string =>
-      `${name.padEnd(44)} p50 ${p(xs, 0.5).toFixed(3)} ms   p99 ${p(xs, 0.99).toFixed(3)} ms`;
+      `${name.padEnd(44)} p50 ${p(xs, 0.5).toFixed(3)} ms   p99 ${p(xs, 0.99).toFixed(3)} ms   cpu ${cpuMs(xs).toFixed(3)} ms/op`;
     const sorted = [...sizes].sort((a, b) => a - b);
     const lookupP50Ms = p(times.lookup, 0.5);
     const fetchP50Ms = p(times.fetch, 0.5);
@@ -116,13 +135,13 @@ export async function runSearchQuicBench(rounds = 10): Promise<SearchQuicResult>
       lookupP50Ms,
       fetchP50Ms,
       lines: [
-        `relaxed LOOKUP vs same-size FETCH over QUIC, ${queries.length} questions x ${rounds} rounds, 171 documents`,
+        `relaxed LOOKUP (limit ${limit}, supplied statistics) vs same-size FETCH over QUIC, ${queries.length} questions x ${rounds} rounds, 171 documents`,
         `response bytes: median ${percentile(sorted, 0.5)}, max ${sorted.at(-1)}`,
         line('LOOKUP match: body, match-terms: any (QUIC)', times.lookup),
         line('FETCH of the same size (QUIC)', times.fetch),
         line('LOOKUP in the world handler (no QUIC)', times.lookupHandler),
         line('FETCH in the world handler (no QUIC)', times.fetchHandler),
-        `LOOKUP - FETCH at p50: ${(lookupP50Ms - fetchP50Ms).toFixed(3)} ms; ratio ${(lookupP50Ms / fetchP50Ms).toFixed(3)}`,
+        `LOOKUP - FETCH over QUIC: p50 ${(lookupP50Ms - fetchP50Ms).toFixed(3)} ms (ratio ${(lookupP50Ms / fetchP50Ms).toFixed(3)}), cpu ${(cpuMs(times.lookup) - cpuMs(times.fetch)).toFixed(3)} ms/op`,
       ],
     };
   } finally {
@@ -133,6 +152,6 @@ export async function runSearchQuicBench(rounds = 10): Promise<SearchQuicResult>
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await runSearchQuicBench(Number(process.argv[2] ?? 10));
+  const result = await runSearchQuicBench(Number(process.argv[2] ?? 10), Number(process.argv[3] ?? 50));
   console.log(result.lines.join('\n'));
 }

@@ -32,6 +32,38 @@ export class YamlMapError extends errorWithCode('ERR_YAML_NOT_A_STRING_MAP') {}
  * An empty or comment-only block is an empty map.
  */
 export function decodeYamlMap(text: string): Record<string, string> {
+  return decodeSimpleMap(text) ?? decodeYamlMapByParser(text);
+}
+
+/** `key: value` with a key of word characters and a value YAML reads as plain text (see decodeSimpleMap). */
+const simpleLine = /^([A-Za-z0-9_][A-Za-z0-9_-]*): ([A-Za-z0-9_./=+(][\x20-\x7e]*)$/;
+
+/**
+ * The common metadata block, decoded without the YAML parser: every line is
+ * `key: value` where the value is printable ASCII that cannot start or hold YAML
+ * syntax (no leading indicator, no `: ` or ` #`, no trailing `:` or space), so its
+ * plain scalar is its own text. Anything else (quotes, comments, continuation
+ * lines, duplicate keys, non-ASCII) answers undefined and takes the parser, so
+ * the result is always the parser's (test/protocol/yaml-map.test.ts checks this
+ * on generated blocks).
+ */
+function decodeSimpleMap(text: string): Record<string, string> | undefined {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const result: Record<string, string> = Object.create(null);
+  for (const line of lines) {
+    const match = simpleLine.exec(line);
+    if (match === null) return undefined;
+    const [, key = '', value = ''] = match;
+    if (key in result || value.endsWith(':') || value.endsWith(' ') || value.includes(': ') || value.includes(' #'))
+      return undefined;
+    result[key] = isPlainNull('PLAIN', value) ? '' : value;
+  }
+  return { ...result };
+}
+
+/** decodeYamlMap through the YAML parser alone: what the simple path must always agree with. */
+export function decodeYamlMapByParser(text: string): Record<string, string> {
   const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: true, strict: true, prettyErrors: false });
   if (doc.errors.length > 0) throw new YamlMapError(`invalid YAML: ${doc.errors[0]!.code}`);
   const root = doc.contents;

@@ -5,6 +5,7 @@
  */
 import { documentPrior } from './scoring.ts';
 import { splitSections } from './sections.ts';
+import { foldForScan } from './snippet.ts';
 import { wordRuns } from './tokenize.ts';
 import { FieldBit } from './vocabulary.ts';
 import type { CorpusTotals, SearchDoc } from './types.ts';
@@ -15,6 +16,8 @@ export interface SectionRecord {
   trail: string[];
   /** Stripped text lines joined by '\n' (snippets are cut from it). */
   text: string;
+  /** `text` folded for snippet scans (snippet.ts foldForScan). */
+  fold: string;
 }
 
 export interface DocRecord {
@@ -52,6 +55,7 @@ export function makeRecord(doc: SearchDoc, num: number, firstSection: number): D
     heading: s.heading,
     trail: s.trail,
     text: s.text,
+    fold: foldForScan(s.text),
   }));
   return {
     num,

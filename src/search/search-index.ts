@@ -12,7 +12,7 @@ import type { NearTitle } from './nearest-titles.ts';
 import { parseQuery } from './query-terms.ts';
 import type { QueryTerm } from './query-terms.ts';
 import { QueryScratch } from './scratch.ts';
-import { snippetFor } from './snippet.ts';
+import { foldForScan, snippetFor } from './snippet.ts';
 import { TopRows } from './top-rows.ts';
 import type { Candidate } from './top-rows.ts';
 import { emptyTotals, fieldAverages } from './stats.ts';
@@ -167,15 +167,25 @@ function toRow(candidate: Candidate, terms: QueryTerm[]): SearchRow {
   const { doc, section } = candidate;
   const own = doc.sections[section];
   const base = { id: doc.id, docTitle: doc.title, score: candidate.score };
-  if (own === undefined) return { ...base, anchor: '', snippet: snippetFor(bareLines(doc), terms) };
-  const row: SearchRow = { ...base, anchor: own.anchor, snippet: snippetFor(own.text.split('\n'), terms) };
+  if (own === undefined) {
+    const { text, fold } = bareText(doc);
+    return { ...base, anchor: '', snippet: snippetFor(text, fold, terms) };
+  }
+  const row: SearchRow = { ...base, anchor: own.anchor, snippet: snippetFor(own.text, own.fold, terms) };
   if (own.heading !== '' || own.anchor !== '') row.heading = own.heading;
   return row;
 }
 
-/** A bare-path row's snippet comes from the description and then the whole body. */
-function bareLines(doc: DocRecord): string[] {
-  const lines = doc.description === '' ? [] : [doc.description];
-  for (const s of doc.sections) lines.push(...s.text.split('\n'));
-  return lines;
+/**
+ * A bare-path row's snippet comes from the description and then the whole body,
+ * as lines (a metadata value holds no line break, so the description is one line).
+ */
+function bareText(doc: DocRecord): { text: string; fold: string } {
+  const texts = doc.description === '' ? [] : [doc.description];
+  const folds = doc.description === '' ? [] : [foldForScan(doc.description)];
+  for (const s of doc.sections) {
+    texts.push(s.text);
+    folds.push(s.fold);
+  }
+  return { text: texts.join('\n'), fold: folds.join('\n') };
 }

@@ -2,6 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cutSnippet, maxSnippetBytes, utf8Length } from '../../src/search/index.ts';
 import { doc, filler, indexOf } from './fixtures.ts';
+import { bestLine } from '../../src/search/snippet.ts';
+import { prng } from '../support/prng.ts';
 
 describe('snippets (Mark SPEC §6.4)', () => {
   const index = indexOf([
@@ -43,5 +45,38 @@ describe('snippets (Mark SPEC §6.4)', () => {
     const snippet = long.search('needle')[0]?.snippet ?? '';
     assert.ok(snippet.endsWith('...'));
     assert.equal(utf8Length(snippet), maxSnippetBytes);
+  });
+});
+
+describe('snippet line choice', () => {
+  /** The rule spelled out line by line: most distinct stems in the lowercase line, first non-empty wins. */
+  function naiveBestLine(text: string, stems: string[]): string {
+    let best = '';
+    let bestHits = -1;
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      const lower = line.toLowerCase();
+      const hits = stems.filter((s) => lower.includes(s)).length;
+      if (hits > bestHits) {
+        best = line;
+        bestHits = hits;
+      }
+    }
+    return best;
+  }
+
+  it('picks the line the line-by-line rule picks, on generated text', () => {
+    const random = prng(16);
+    const words = ['Alpha', 'beta', 'ΣΊΣΥΦΟΣ', 'İstanbul', '节点', 'gamma', 'delta', 'alphabet', '', ' '];
+    const stems = ['alph', 'bet', 'σίσυφος', 'i̇st', '节', 'gam', 'zzz'];
+    for (let n = 0; n < 500; n++) {
+      const lines = Array.from({ length: 1 + Math.floor(random() * 12) }, () =>
+        Array.from({ length: Math.floor(random() * 6) }, () => words[Math.floor(random() * words.length)]).join(' '),
+      );
+      const text = lines.join('\n');
+      const chosen = stems.filter(() => random() < 0.5);
+      const terms = chosen.map((stem) => ({ text: stem, stem, expands: true }));
+      assert.equal(bestLine(text, terms), naiveBestLine(text, chosen), JSON.stringify({ text, chosen }));
+    }
   });
 });
