@@ -41,7 +41,11 @@ export function bestLine(text: string, terms: readonly QueryTerm[], fold = foldF
   const hits = new Map<number, number>();
   for (const term of terms) {
     const stem = term.stem;
-    const haystack = beyondLatin1Test.test(stem) ? (lower ??= text.toLowerCase()) : fold;
+    let haystack = fold;
+    if (beyondLatin1Test.test(stem)) {
+      lower ??= text.toLowerCase();
+      haystack = lower;
+    }
     for (let at = haystack.indexOf(stem); at >= 0; ) {
       const start = haystack.lastIndexOf('\n', at) + 1;
       hits.set(start, (hits.get(start) ?? 0) + 1);
