@@ -73,6 +73,57 @@ export async function startStack(
     await writeFile(join(dir, name, 'tokens.toml'), '[tokens]\n');
     await startWorld(name, 0);
   }
+  const front = await startBrokerFront(dir, [...worlds.values()], options);
+  const { config, mcpUrl, token, connect, clients } = front;
+  return {
+    dir,
+    worlds,
+    get broker() {
+      return front.broker;
+    },
+    config,
+    mcpUrl,
+    token,
+    connect,
+    async stopWorld(name) {
+      await worlds.get(name)!.server.close();
+    },
+    async restartWorld(name) {
+      await startWorld(name, worlds.get(name)!.port);
+    },
+    async restartBroker() {
+      for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+      await front.broker.close();
+      front.broker = await startBroker(config);
+    },
+    async close() {
+      await front.close();
+      for (const world of worlds.values()) await world.server.close().catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type BrokerFront = {
+  broker: RunningBroker;
+  config: BrokerConfig;
+  mcpUrl: URL;
+  clients: Client[];
+  token(email?: string, groups?: string[]): Promise<string>;
+  connect(token?: string): Promise<Client>;
+  /** Closes the clients and the broker (not the worlds). */
+  close(): Promise<void>;
+};
+
+/**
+ * The real broker (both listeners, file state under `dir`, trusting `dir/ca.pem`)
+ * in front of worlds already listening on loopback, wherever they run.
+ */
+export async function startBrokerFront(
+  dir: string,
+  worlds: readonly { name: string; port: number; tokensFile: string }[],
+  options: { brokerConfig?: Record<string, unknown>; allow?: Record<string, unknown> } = {},
+): Promise<BrokerFront> {
   const [managementPort, mcpPort] = [await freePort(), await freePort()];
   const document = {
     server: {
@@ -88,7 +139,7 @@ export async function startStack(
     },
     oidc: { brokerSigningKey: generateSigningKeyPem() },
     storage: { backend: 'file', dir: join(dir, 'broker-state') },
-    worlds: [...worlds.values()].map((w) => ({
+    worlds: worlds.map((w) => ({
       name: w.name,
       internalAddress: `localhost:${w.port}`,
       tokensFile: w.tokensFile,
@@ -99,26 +150,23 @@ export async function startStack(
     ...options.brokerConfig,
   };
   const config = parseBrokerConfig(stringify(document), {});
-  let broker = await startBroker(config);
+  const broker = await startBroker(config);
   const mcpUrl = new URL(broker.trust.resource);
   const token = (email = 'alice@example.com', groups: string[] = []) =>
     mintBrokerToken({
-      key: broker.trust.key,
-      issuer: broker.trust.issuer,
-      audience: broker.trust.resource,
+      key: front.broker.trust.key,
+      issuer: front.broker.trust.issuer,
+      audience: front.broker.trust.resource,
       email,
       groups,
       ttlSeconds: 600,
     });
   const clients: Client[] = [];
-  return {
-    dir,
-    worlds,
-    get broker() {
-      return broker;
-    },
+  const front: BrokerFront = {
+    broker,
     config,
     mcpUrl,
+    clients,
     token,
     async connect(bearer) {
       const client = new Client({ name: 'e2e', version: '1.0.0' });
@@ -129,24 +177,12 @@ export async function startStack(
       clients.push(client);
       return client;
     },
-    async stopWorld(name) {
-      await worlds.get(name)!.server.close();
-    },
-    async restartWorld(name) {
-      await startWorld(name, worlds.get(name)!.port);
-    },
-    async restartBroker() {
-      for (const client of clients.splice(0)) await client.close().catch(() => undefined);
-      await broker.close();
-      broker = await startBroker(config);
-    },
     async close() {
       for (const client of clients) await client.close().catch(() => undefined);
-      await broker.close();
-      for (const world of worlds.values()) await world.server.close().catch(() => undefined);
-      await rm(dir, { recursive: true, force: true });
+      await front.broker.close();
     },
   };
+  return front;
 }
 
 /** The text of a tool result's first content block. */
