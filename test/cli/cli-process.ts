@@ -25,12 +25,15 @@ export function runCli(args: string[], options: { input?: string; env?: NodeJS.P
 export type WorldProcess = { child: ChildProcess; port: number; stderr: () => string; exited: Promise<number | null> };
 
 /** Starts `demarkus-broker world` and waits for its "world listening" log line to learn the port. */
-export function startWorldProcess(args: string[]): Promise<WorldProcess> {
+export function startWorldProcess(args: string[], startTimeoutMs = 30_000): Promise<WorldProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binPath, 'world', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    const timer = setTimeout(() => reject(new Error(`world did not start:\n${stderr}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`world did not start:\n${stderr}`));
+    }, startTimeoutMs);
     child.stderr!.on('data', (chunk) => {
       stderr += chunk;
       const line = stderr.split('\n').find((l) => l.includes('"world listening"'));

@@ -3,7 +3,7 @@
  * phases, one ranking on a shared scale), and the texts mark_search and
  * mark_lookup_all render from it. The MCP tools and the CLI both drive it.
  */
-export { searchWorlds, searchConcurrency } from './search-worlds.ts';
+export { searchWorlds } from './search-worlds.ts';
 export type { SearchOutcome, SearchWorldsRequest, WorldFailure } from './search-worlds.ts';
 export { phaseOne, phaseTwo, WorldSearchError } from './world-phases.ts';
 export type { LookupFn, PhaseRequest, WorldAnswer } from './world-phases.ts';

@@ -1,11 +1,8 @@
 import { compareBytes } from '../../protocol/yaml-map.ts';
 import { mergeQueryStats, type NearestTitleEntry, type QueryStats } from '../../search/index.ts';
 import { bestRowPerDocument, mergeWorldRows, type Ranking, type WorldRow } from './merge-rows.ts';
-import { boundedMap } from '../bounded-map.ts';
+import { boundedMap, worldFanOut } from '../bounded-map.ts';
 import { phaseOne, phaseTwo, type LookupFn, type PhaseRequest, type WorldAnswer } from './world-phases.ts';
-
-/** Worlds asked at once; the gateway keeps a slow world from holding up the others. */
-export const searchConcurrency = 8;
 
 export type SearchWorldsRequest = PhaseRequest & {
   worlds: readonly string[];
@@ -47,7 +44,7 @@ export async function searchWorlds(lookup: LookupFn, request: SearchWorldsReques
   const failures: WorldFailure[] = [];
   const answers = new Map<string, WorldAnswer>();
   const stats = new Map<string, QueryStats>();
-  const first = await boundedMap(request.worlds, searchConcurrency, (world) => phaseOne(lookup, world, perWorld));
+  const first = await boundedMap(request.worlds, worldFanOut, (world) => phaseOne(lookup, world, perWorld));
   first.forEach((result, i) => {
     const world = request.worlds[i]!;
     if (!result.ok) failures.push({ world, error: result.error });
@@ -56,7 +53,7 @@ export async function searchWorlds(lookup: LookupFn, request: SearchWorldsReques
   });
   const global = mergeQueryStats([...stats.values()]);
   const scoring = [...stats.keys()];
-  const second = await boundedMap(scoring, searchConcurrency, (world) => phaseTwo(lookup, world, perWorld, global));
+  const second = await boundedMap(scoring, worldFanOut, (world) => phaseTwo(lookup, world, perWorld, global));
   second.forEach((result, i) => {
     const world = scoring[i]!;
     if (result.ok) answers.set(world, result.value);

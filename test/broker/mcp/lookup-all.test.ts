@@ -1,4 +1,5 @@
 import { after, before, describe, it } from 'node:test';
+import { worldFanOut } from '../../../src/broker/bounded-map.ts';
 import assert from 'node:assert/strict';
 import { runTool } from '../../../src/broker/mcp/run-tool.ts';
 import { markLookupAll } from '../../../src/broker/mcp/tools/lookup-all.ts';
@@ -124,7 +125,7 @@ describe('mark_lookup_all table reading (pure rules)', () => {
     assert.ok(result.text.endsWith('| mark://w/a\\_b.md | 0.25 | T \\| \\[x\\] | a, b |\n'));
   });
 
-  it('asks at most 8 worlds at once, and every world in the end', async () => {
+  it(`asks at most ${worldFanOut} worlds at once, and every world in the end`, async () => {
     let inFlight = 0;
     let peak = 0;
     const slow = async () => {
@@ -135,12 +136,12 @@ describe('mark_lookup_all table reading (pure rules)', () => {
       return table('', '0');
     };
     const gateway = new MemoryGateway(
-      Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`w${String(i).padStart(2, '0')}`, slow])),
+      Object.fromEntries(Array.from({ length: worldFanOut + 4 }, (_, i) => [`w${String(i).padStart(3, '0')}`, slow])),
     );
     const result = await runTool(markLookupAll, { query: 'q' }, toolContext(gateway));
-    assert.equal(peak, 8);
-    assert.equal(gateway.calls.length, 12);
-    assert.match(result.text, /^status: ok\nworlds: 12\nsucceeded: 12\n/);
+    assert.equal(peak, worldFanOut);
+    assert.equal(gateway.calls.length, worldFanOut + 4);
+    assert.match(result.text, new RegExp(`^status: ok\nworlds: ${worldFanOut + 4}\nsucceeded: ${worldFanOut + 4}\n`));
   });
 
   it('asks every world with the merged limit as its own limit', async () => {

@@ -29,7 +29,10 @@ export type FederationLimits = {
   maxDocumentsPerWorld: number;
   maxListsPerWorld: number;
   maxDepth: number;
-  /** Requests in flight per world, and worlds crawled at once. */
+  /**
+   * Requests in flight per world (8: the transport's streams per connection, so
+   * none waits for a stream), and worlds crawled at once.
+   */
   fetchWorkers: number;
   worldWorkers: number;
 };
@@ -39,7 +42,9 @@ export const defaultFederationLimits: FederationLimits = {
   maxListsPerWorld: 4096,
   maxDepth: 16,
   fetchWorkers: 8,
-  worldWorkers: 4,
+  // Each world is its own server and connection: crawling 4 at a time left most
+  // of a federation idle behind the slowest worlds of each wave.
+  worldWorkers: 16,
 };
 
 /** The identity the crawl writes as when none is given; the gateway must allow it to write to the hub. */

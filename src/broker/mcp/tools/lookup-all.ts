@@ -5,7 +5,7 @@ import type { Metadata } from '../../../protocol/metadata.ts';
 import { optionalInteger, optionalString, requiredString } from '../args.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
-import { boundedMap } from '../../bounded-map.ts';
+import { boundedMap, worldFanOut } from '../../bounded-map.ts';
 import { parseLookupTable, type LookupTableRow } from '../lookup/parse-lookup-table.ts';
 import {
   failureDetail,
@@ -19,9 +19,6 @@ import { textResult, toolError, ToolStepError } from '../tool-result.ts';
 import { renderBodyLookupAll, searchWorlds } from '../../search/index.ts';
 import { describe } from './descriptions.ts';
 import { failureMessage, gatewayLookup, rowUrl, scopeError } from './search-support.ts';
-
-/** Worlds asked at once; the gateway keeps a slow world from holding up the others. */
-export const lookupAllConcurrency = 8;
 
 const inputSchema = {
   query: requiredString(
@@ -78,7 +75,7 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   const metadata: Metadata = { query: args.query, limit: String(limit) };
   if (args.filter !== undefined && args.filter !== '') metadata.filter = args.filter;
   const worlds = ctx.gateway.list().map((world) => world.name);
-  const answers = await boundedMap(worlds, lookupAllConcurrency, (world) => lookupIn(ctx, world, scope, metadata));
+  const answers = await boundedMap(worlds, worldFanOut, (world) => lookupIn(ctx, world, scope, metadata));
   const rows: WorldRow[] = [];
   const failures: WorldFailure[] = [];
   answers.forEach((answer, i) => {
