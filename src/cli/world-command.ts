@@ -1,7 +1,13 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { defaultPort } from '../protocol/limits.ts';
+import { readFile } from 'node:fs/promises';
+import { seedDocumentOnce } from '../world/seed-document.ts';
+import type { World } from '../world/world.ts';
 import { startWorldServer } from '../world/world-server.ts';
+
+/** Where a world describes itself (docs/knowledge.md "World descriptors"). */
+const worldMdPath = '/world.md';
 import { jsonLogger } from './json-logger.ts';
 import { parseHostPort, UsageError } from './usage-error.ts';
 
@@ -17,7 +23,8 @@ Runs a Mark Protocol world server over QUIC (ALPN "mark").
   --name NAME           world name shown in the generated agent manifest
   --read-only           refuse every write
   --rate-limit N        requests per second per IP (default 50; 0 = off; env DEMARKUS_RATE_LIMIT)
-  --rate-burst N        burst per IP (default 100; env DEMARKUS_RATE_BURST)`;
+  --rate-burst N        burst per IP (default 100; env DEMARKUS_RATE_BURST)
+  --seed-world-md FILE  publish FILE as /world.md on first start (only if the world never had one)`;
 
 export async function runWorldCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -32,6 +39,7 @@ export async function runWorldCommand(args: string[]): Promise<number> {
       'read-only': { type: 'boolean' },
       'rate-limit': { type: 'string' },
       'rate-burst': { type: 'string' },
+      'seed-world-md': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -60,6 +68,7 @@ export async function runWorldCommand(args: string[]): Promise<number> {
     },
     log,
   });
+  if (values['seed-world-md'] !== undefined) await seedWorldMd(server.world, values['seed-world-md'], log);
   // Handlers first: whoever reads the "listening" line may signal at once.
   const stopped = waitForSignal();
   if (server.devCertificate) {
@@ -81,6 +90,17 @@ export async function runWorldCommand(args: string[]): Promise<number> {
   log.info({}, 'shutting down');
   await server.close();
   return 0;
+}
+
+async function seedWorldMd(world: World, file: string, log: ReturnType<typeof jsonLogger>): Promise<void> {
+  let body: string;
+  try {
+    body = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--seed-world-md: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+  const written = await seedDocumentOnce(world, worldMdPath, body, {});
+  log.info({ path: worldMdPath, written }, written ? 'seeded /world.md' : '/world.md exists: seed left unused');
 }
 
 function numberOption(name: string, text: string | undefined, fallback: number): number {

@@ -6,6 +6,7 @@ import { startWorldServer, type WorldServer } from '../world/world-server.ts';
 import { encodeRequest } from '../protocol/request.ts';
 import type { WorldLogger } from '../world/handler/context.ts';
 import { seedWorlds } from './seed-documents.ts';
+import { knowledgeSeeds } from './seed-knowledge.ts';
 import { seedGraphMarkdown } from './seed-graph.ts';
 import { devPublisherToken, devTokensToml } from './dev-tokens.ts';
 import { devBrokerConfig } from './broker-config.ts';
@@ -157,7 +158,7 @@ async function devCertificate(dir: string, host: string): Promise<TlsKeyPair> {
 async function seedWorld(world: DevWorld, all: DevWorld[], token: string): Promise<number> {
   if (world.server.world.context.catalog.size > 0) return 0;
   const seed = seedWorlds.find((s) => s.name === world.name)!;
-  const documents = [...seed.documents];
+  const documents = [...seed.documents, ...knowledgeSeeds(world.name)];
   if (world.name === 'root') {
     const addressOf = (name: string) => all.find((w) => w.name === name)?.address ?? name;
     documents.push({

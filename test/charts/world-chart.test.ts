@@ -202,14 +202,26 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
   });
 });
 
-describe('the rendered world runs (chart arguments, dev certificate, bootstrapped tokens)', () => {
+const seedWorldMd = '# Team A\n\nSign-in and access reviews.\n\n## Owners\n\n- team-a@example.com\n';
+
+describe('the rendered world runs (chart arguments, dev certificate, bootstrapped tokens, seeded world.md)', () => {
   let dir: string;
   let world: WorldProcess | undefined;
   let adminToken = '';
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'demarkus-world-chart-'));
-    const objects = objectsOf('defaults (generated dev certificate)');
+    // The defaults plus a seeded world.md: the run covers the seed ConfigMap and argument too.
+    const seeded = await template({
+      chart: 'demarkus-world',
+      release: 'team-a',
+      namespace: 'team-a',
+      values: [{ fullnameOverride: 'team-a', seed: { worldMd: seedWorldMd } }],
+    });
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const objects = seeded.objects;
+    const seedMap = one(objects, 'ConfigMap', 'team-a-seed').data as Record<string, string>;
+    writeFileSync(join(dir, 'world.md'), seedMap['world.md']!);
     const tls = one(objects, 'Secret', 'team-a-tls').data as Record<string, string>;
     writeFileSync(join(dir, 'tls.crt'), Buffer.from(tls['tls.crt']!, 'base64'));
     writeFileSync(join(dir, 'tls.key'), Buffer.from(tls['tls.key']!, 'base64'));
@@ -238,6 +250,7 @@ describe('the rendered world runs (chart arguments, dev certificate, bootstrappe
         .replace('/data/', `${dir}/`)
         .replace('/etc/demarkus/tokens/', `${dir}/`)
         .replace('/etc/demarkus/tls/', `${dir}/`)
+        .replace('/etc/demarkus/seed/', `${dir}/`)
         .replace(/^--listen=.*$/, '--listen=127.0.0.1:0'),
     );
     world = await startWorldProcess(args);
@@ -264,6 +277,16 @@ describe('the rendered world runs (chart arguments, dev certificate, bootstrappe
     const result = await cli(probe.slice(2).map((arg) => arg.replace(':6309/', `:${world!.port}/`)));
     assert.equal(result.code, 0);
     assert.match(result.stdout, /^status: ok$/m);
+  });
+
+  it('serves the world.md seeded from values on first start', async () => {
+    const result = await cli(['mark', 'fetch', `mark://127.0.0.1:${world!.port}/world.md`, '--insecure']);
+    assert.equal(result.code, 0, result.stdout);
+    assert.ok(result.stdout.includes(seedWorldMd), result.stdout);
+    const mount = (worldContainer(objectsOf('defaults (generated dev certificate)')).volumeMounts as any[]).map(
+      (m) => m.name,
+    );
+    assert.ok(!mount.includes('seed'), 'without seed.worldMd nothing is mounted');
   });
 
   it('accepts a write with the bootstrapped admin token and refuses one without', async () => {

@@ -1,24 +1,37 @@
-import { defineTool } from '../run-tool.ts';
 import { z } from 'zod';
-import { structuredResult } from '../tool-result.ts';
+import { escapeCell } from '../../../protocol/escape.ts';
+import type { DescriptorState } from '../../knowledge/world-descriptors.ts';
 import type { ToolContext } from '../definitions.ts';
+import { defineTool } from '../run-tool.ts';
+import { structuredResult } from '../tool-result.ts';
 import { describe } from './descriptions.ts';
 
 /**
  * Every configured world, readable by any signed-in caller, with whether this
- * caller may write to it (go-broker-inventory §4.3 mark_worlds). The columns
- * are append-only: agents parse them by position.
+ * caller may write to it (go-broker-inventory §4.3 mark_worlds), then what the
+ * world says of itself in its `/world.md` (src/broker/knowledge). The Go
+ * table's columns come first and keep their order: agents parse them by
+ * position; the descriptor columns are appended after them.
  */
-export function worldsTable(ctx: ToolContext): string {
+export function worldsTable(ctx: ToolContext, descriptors: ReadonlyMap<string, DescriptorState> = new Map()): string {
   const worlds = ctx.gateway.list();
   let out = `status: ok\ncount: ${worlds.length}\n`;
   if (worlds.length === 0) return out;
-  out += '\n| world | url | address | writable |\n|-------|-----|---------|----------|\n';
+  out += '\n| world | url | address | writable | title | summary | owners | holds |\n';
+  out += '|-------|-----|---------|----------|-------|---------|--------|-------|\n';
   for (const world of worlds) {
     const writable = ctx.gateway.canWrite(world.name, ctx.identity) ? 'yes' : 'no';
-    out += `| ${world.name} | ${world.publicUrl ?? ''} | mark://${world.address} | ${writable} |\n`;
+    const described = descriptorCells(descriptors.get(world.name));
+    out += `| ${world.name} | ${world.publicUrl ?? ''} | mark://${world.address} | ${writable} | ${described} |\n`;
   }
   return out;
+}
+
+function descriptorCells(state: DescriptorState | undefined): string {
+  if (state === undefined || state.kind === 'absent') return ' |  |  | ';
+  if (state.kind === 'unknown') return ' | (world.md not available: the world did not answer) |  | ';
+  const { title, summary, owners, holds } = state.descriptor;
+  return [title, summary, owners.join(', '), holds.join('; ')].map(escapeCell).join(' | ');
 }
 
 const outputSchema = {
@@ -30,30 +43,52 @@ const outputSchema = {
       url: z.string().optional().describe("the world's public mark:// URL, when it has one"),
       address: z.string().describe("the world's internal mark:// address"),
       writable: z.boolean().describe('whether you may publish to it'),
+      descriptor: z
+        .object({
+          title: z.string(),
+          summary: z.string().describe('the one sentence under the H1 of its world.md'),
+          owners: z.array(z.string()),
+          holds: z.array(z.string()).describe('what goes where, from its world.md'),
+        })
+        .optional()
+        .describe('what the world says of itself in /world.md; absent when it has none or did not answer'),
     }),
   ),
 };
 
 /** The same worlds as data. */
-export function worldsData(ctx: ToolContext) {
-  const worlds = ctx.gateway.list().map((world) => ({
-    name: world.name,
-    ...(world.publicUrl ? { url: world.publicUrl } : {}),
-    address: `mark://${world.address}`,
-    writable: ctx.gateway.canWrite(world.name, ctx.identity),
-  }));
+export function worldsData(ctx: ToolContext, descriptors: ReadonlyMap<string, DescriptorState> = new Map()) {
+  const worlds = ctx.gateway.list().map((world) => {
+    const described = descriptors.get(world.name);
+    return {
+      name: world.name,
+      ...(world.publicUrl ? { url: world.publicUrl } : {}),
+      address: `mark://${world.address}`,
+      writable: ctx.gateway.canWrite(world.name, ctx.identity),
+      ...(described?.kind === 'present' ? { descriptor: described.descriptor } : {}),
+    };
+  });
   return { status: 'ok' as const, count: worlds.length, worlds };
 }
+
+/** How long mark_worlds waits for descriptors; a world slower than this shows as "not available" this time. */
+const descriptorWaitMs = 1500;
 
 export const markWorlds = defineTool({
   name: 'mark_worlds',
   title: 'List worlds',
   description: describe(
-    'List the worlds of this knowledge system: the name to use in mark://{world}/... URLs, the public URL, the internal address, and whether you may write to it.',
-    'Call it first to see what exists and where you can publish.',
+    'List the worlds of this knowledge system: the name to use in mark://{world}/... URLs, the public URL, the internal address, whether you may write to it, and what each world says of itself in its world.md (title, summary, owners, what it holds).',
+    'Call it first to see what exists, where a subject lives and where you can publish.',
   ),
   inputSchema: {},
   outputSchema,
   readOnly: true,
-  handler: async (_args, ctx) => structuredResult(worldsTable(ctx), worldsData(ctx)),
+  handler: async (_args, ctx) => {
+    const names = ctx.gateway.list().map((world) => world.name);
+    const descriptors = ctx.knowledge
+      ? await ctx.knowledge.descriptors.describeAll(names, { waitMs: descriptorWaitMs, signal: ctx.signal })
+      : new Map<string, DescriptorState>();
+    return structuredResult(worldsTable(ctx, descriptors), worldsData(ctx, descriptors));
+  },
 });

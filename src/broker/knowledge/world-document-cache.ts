@@ -1,0 +1,108 @@
+import type { MarkResponse } from '../../protocol/response.ts';
+import { Status } from '../../protocol/status.ts';
+import type { WorldGateway } from '../worlds/gateway.ts';
+
+/**
+ * One well-known document per world (`/world.md`, `/.well-known/demarkus/policy.md`),
+ * kept fresh with conditional FETCHes: at most one check per document per
+ * interval, `if-none-match` on the etag held, concurrent callers share one
+ * check, and a failed check keeps the copy already held (a world that is down
+ * does not make its descriptor or the org's policy vanish).
+ *
+ * Reads go through `WorldGateway.read` without a caller's credentials, so a
+ * cached copy is what any caller may read and can be shared between callers
+ * (docs/knowledge.md "Read rights").
+ */
+
+export type WorldDocument = {
+  world: string;
+  path: string;
+  body: string;
+  etag: string;
+  metadata: Readonly<Record<string, string>>;
+};
+
+/** What a check found: the document, its absence (`not-found`), or nothing known yet because the world could not say. */
+export type DocumentState =
+  | { kind: 'present'; document: WorldDocument }
+  | { kind: 'absent' }
+  | { kind: 'unknown'; reason: string };
+
+export type WorldDocumentCacheOptions = {
+  gateway: WorldGateway;
+  now?: () => number;
+  /** How long an answer is trusted before the next conditional check (default 30 s). */
+  revalidateMs?: number;
+  /** Called when a check fails; the last good state is kept. */
+  onCheckFailed?: (world: string, path: string, reason: string) => void;
+};
+
+type Entry = { state: DocumentState; checkedAt: number };
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+export class WorldDocumentCache {
+  readonly #gateway: WorldGateway;
+  readonly #now: () => number;
+  readonly #revalidateMs: number;
+  readonly #onCheckFailed: WorldDocumentCacheOptions['onCheckFailed'];
+  // Keyed by world and path; both come from configuration and code, never from callers, so the map stays small.
+  readonly #entries = new Map<string, Entry>();
+  readonly #inFlight = new Map<string, Promise<DocumentState>>();
+
+  constructor(options: WorldDocumentCacheOptions) {
+    this.#gateway = options.gateway;
+    this.#now = options.now ?? Date.now;
+    this.#revalidateMs = options.revalidateMs ?? 30_000;
+    this.#onCheckFailed = options.onCheckFailed;
+  }
+
+  /** The document's state, checking the world first when the held answer is older than the interval. */
+  get(world: string, path: string): Promise<DocumentState> {
+    const key = `${world}\n${path}`;
+    const entry = this.#entries.get(key);
+    if (entry !== undefined && this.#now() - entry.checkedAt < this.#revalidateMs) return Promise.resolve(entry.state);
+    const running = this.#inFlight.get(key);
+    if (running !== undefined) return running;
+    const check = this.#check(world, path, entry).finally(() => this.#inFlight.delete(key));
+    this.#inFlight.set(key, check);
+    return check;
+  }
+
+  /** Forgets what is held for one document, so the next `get` reads it again (after a publish through the broker). */
+  invalidate(world: string, path: string): void {
+    this.#entries.delete(`${world}\n${path}`);
+  }
+
+  async #check(world: string, path: string, previous: Entry | undefined): Promise<DocumentState> {
+    const checkedAt = this.#now();
+    const held = previous?.state.kind === 'present' ? previous.state.document : undefined;
+    let response: MarkResponse;
+    try {
+      response = await this.#gateway.read(world, {
+        verb: 'FETCH',
+        path,
+        ...(held && held.etag !== '' ? { metadata: { 'if-none-match': held.etag } } : {}),
+      });
+    } catch (error) {
+      return this.#failed(world, path, previous, checkedAt, error instanceof Error ? error.message : String(error));
+    }
+    let state: DocumentState;
+    if (response.status === Status.NotModified && held) state = previous!.state;
+    else if (response.status === Status.Ok) {
+      const { etag = '', ...metadata } = response.metadata;
+      state = { kind: 'present', document: { world, path, body: utf8.decode(response.body), etag, metadata } };
+    } else if (response.status === Status.NotFound || response.status === Status.Archived) state = { kind: 'absent' };
+    else return this.#failed(world, path, previous, checkedAt, `world answered ${response.status}`);
+    this.#entries.set(`${world}\n${path}`, { state, checkedAt });
+    return state;
+  }
+
+  #failed(world: string, path: string, previous: Entry | undefined, checkedAt: number, reason: string): DocumentState {
+    this.#onCheckFailed?.(world, path, reason);
+    const state: DocumentState = previous?.state ?? { kind: 'unknown', reason };
+    // Throttled like a success, so a world that is down is not asked on every call.
+    this.#entries.set(`${world}\n${path}`, { state, checkedAt });
+    return state;
+  }
+}

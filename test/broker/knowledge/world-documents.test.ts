@@ -1,0 +1,97 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createKnowledge, parseWorldDescriptor, WorldDocumentCache } from '../../../src/broker/knowledge/index.ts';
+import { startTestStack, type TestStack } from '../mcp/helpers/fixture-gateway.ts';
+
+const policyBody = (rows: string) => `# Policy\n\nRules.\n\n| rule | setting | severity |\n|---|---|---|\n${rows}\n`;
+
+describe('world documents over real QUIC worlds (world.md, the hub standard)', () => {
+  let stack: TestStack;
+  let clock = 0;
+  before(async () => {
+    stack = await startTestStack(['root', 'team-a']);
+  });
+  after(() => stack.close());
+
+  it('re-reads conditionally once per interval and sees a new etag', async () => {
+    const cache = new WorldDocumentCache({ gateway: stack.gateway, now: () => clock, revalidateMs: 1000 });
+    await stack.seed('team-a', '/world.md', '# Team A\n\nFirst summary.\n');
+    const first = await cache.get('team-a', '/world.md');
+    assert.equal(first.kind, 'present');
+    const sentBefore = stack.gateway.sent.length;
+    await cache.get('team-a', '/world.md');
+    assert.equal(stack.gateway.sent.length, sentBefore, 'inside the interval nothing is sent');
+    clock += 1000;
+    const same = await cache.get('team-a', '/world.md');
+    assert.equal(stack.gateway.sent.length, sentBefore + 1);
+    assert.deepEqual(same, first, 'not-modified keeps the copy held');
+    await stack.seed('team-a', '/world.md', '# Team A\n\nSecond summary.\n');
+    clock += 1000;
+    const changed = await cache.get('team-a', '/world.md');
+    assert.ok(changed.kind === 'present' && first.kind === 'present');
+    assert.notEqual(changed.document.etag, first.document.etag);
+    assert.match(changed.document.body, /Second summary/);
+  });
+
+  it('answers absent for a missing document and keeps the last copy when the world stops answering', async () => {
+    const failures: string[] = [];
+    const cache = new WorldDocumentCache({
+      gateway: stack.gateway,
+      now: () => clock,
+      revalidateMs: 1000,
+      onCheckFailed: (world, path) => failures.push(`${world}${path}`),
+    });
+    assert.deepEqual(await cache.get('root', '/world.md'), { kind: 'absent' });
+    const held = await cache.get('team-a', '/world.md');
+    await stack.worlds['team-a']!.close();
+    clock += 1000;
+    assert.deepEqual(await cache.get('team-a', '/world.md'), held);
+    assert.deepEqual(failures, ['team-a/world.md']);
+  });
+
+  it('applies no policy, and logs why, when the hub policy cannot be read', async () => {
+    const warnings: Array<Record<string, unknown>> = [];
+    const knowledge = createKnowledge({
+      gateway: stack.gateway,
+      revalidateMs: 0,
+      log: { warn: (fields) => warnings.push(fields) },
+    });
+    const submission = { body: 'no heading', metadata: {} };
+    assert.deepEqual(await knowledge.standard.check('/a.md', submission, 'document'), { kind: 'none' });
+    await stack.seed('root', '/.well-known/demarkus/policy.md', policyBody('| h1-first | | block |'));
+    const checked = await knowledge.standard.check('/a.md', submission, 'document');
+    assert.equal(checked.kind, 'checked');
+    assert.deepEqual(checked.kind === 'checked' && checked.violations.map((v) => v.rule), ['h1-first']);
+    assert.deepEqual(await knowledge.standard.check('/.well-known/demarkus/style.md', submission, 'document'), {
+      kind: 'none',
+    });
+    await stack.seed('root', '/.well-known/demarkus/policy.md', policyBody('| h1-first | | sometimes |'));
+    assert.deepEqual(await knowledge.standard.check('/a.md', submission, 'document'), { kind: 'none' });
+    await knowledge.standard.check('/a.md', submission, 'document');
+    assert.equal(warnings.length, 1, 'logged once per version of the file');
+    assert.match(String(warnings[0]?.reason), /severity "sometimes"/);
+  });
+});
+
+describe('world descriptor format', () => {
+  it('reads title, first sentence, owners and holdings, ignoring other sections', () => {
+    const body =
+      'Team B\n======\n\nSearch and the **link graph**. We also run LOOKUP.\n\n## Owners\n\n* `team-b@example.com`\n\n## History\n\n- not an owner\n\n## What goes where\n\n1. /docs/: notes\n';
+    assert.deepEqual(parseWorldDescriptor(body), {
+      title: 'Team B',
+      summary: 'Search and the link graph.',
+      owners: ['team-b@example.com'],
+      holds: ['/docs/: notes'],
+    });
+  });
+
+  it('prefers metadata title and owners, and copes with a document that has neither', () => {
+    assert.deepEqual(parseWorldDescriptor('# Old name\n\nSummary.\n', { title: 'New name', owners: 'a@x, b@x' }), {
+      title: 'New name',
+      summary: 'Summary.',
+      owners: ['a@x', 'b@x'],
+      holds: [],
+    });
+    assert.deepEqual(parseWorldDescriptor(''), { title: '', summary: '', owners: [], holds: [] });
+  });
+});
