@@ -12,6 +12,7 @@ import { worldMetricsAdapter } from './world-metrics-adapter.ts';
 import { setUpBrokerSignIn, withKeyRing, type BrokerSignInOptions } from './http/signin/broker-sign-in.ts';
 import type { SignInContext } from './auth/sign-in-context.ts';
 import { BrokerGraph } from './graph/index.ts';
+import { createKnowledge } from './knowledge/index.ts';
 import { clusterServices, startDiscovery, startLeaderSweep, sweepsByLease } from './cluster.ts';
 import { openSharedState } from './state/index.ts';
 
@@ -72,6 +73,9 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     ...(cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {}),
   });
   const graph = new BrokerGraph({ gateway, ...(options.now ? { now: options.now } : {}) });
+  // The listener's logger exists only once the listener does; knowledge warnings wait for it.
+  let logKnowledge: (fields: Record<string, unknown>, message: string) => void = () => {};
+  const knowledge = createKnowledge({ gateway, log: { warn: (fields, message) => logKnowledge(fields, message) } });
   let listening = false;
   const closers: Array<() => Promise<unknown>> = [() => shared.close(), () => signIn.close(), () => gateway.close()];
   const close = async () => {
@@ -98,9 +102,10 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       server: {
         serverInfo: { name: 'demarkus-broker', version: options.version ?? '0.1.0' },
         instructions: serverInstructions,
-        definitions: brokerDefinitions(gateway, { graph: true }),
+        definitions: brokerDefinitions(gateway, { graph: true, knowledge }),
         gateway,
         graph,
+        knowledge,
         ...(options.now ? { now: options.now } : {}),
       },
       ...(config.server.allowedHosts ? { allowedHosts: config.server.allowedHosts } : {}),
@@ -115,6 +120,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       logger: options.logger ?? false,
     });
     closers.push(() => listener.app.close());
+    logKnowledge = (fields, message) => listener.app.log.warn(fields, message);
     const management = await createManagementApp({
       metrics,
       ready: () => ({ listeners: listening, signer: true, worlds: gateway.list().length > 0 }),

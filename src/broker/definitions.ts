@@ -1,4 +1,5 @@
-import { allPrompts, allTools, documentTemplate, worldIndexResources } from './mcp/index.ts';
+import { allPrompts, allTools, documentTemplate, knowledgeResources, worldIndexResources } from './mcp/index.ts';
+import type { KnowledgeServices } from './mcp/index.ts';
 import type { McpDefinitions } from './http/register-definitions.ts';
 import type { WorldGateway } from './worlds/gateway.ts';
 
@@ -7,11 +8,18 @@ import type { WorldGateway } from './worlds/gateway.ts';
  * tools (the graph tools too when the broker keeps a link graph, which reaches
  * them through the tool context), the document resources and the prompts.
  */
-export function brokerDefinitions(gateway: WorldGateway, options: { graph?: boolean } = {}): McpDefinitions {
+export function brokerDefinitions(
+  gateway: WorldGateway,
+  options: { graph?: boolean; knowledge?: KnowledgeServices } = {},
+): McpDefinitions {
+  const { knowledge } = options;
   return {
     tools: allTools(options),
     resourceTemplates: [documentTemplate],
-    resources: () => worldIndexResources(gateway.list()),
+    resources: () => [
+      ...worldIndexResources(gateway.list()),
+      ...(knowledge ? knowledgeResources(gateway.list(), knowledge.standard.hub) : []),
+    ],
     prompts: allPrompts(),
   };
 }

@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import type { GraphService, SessionState } from '../mcp/definitions.ts';
+import type { GraphService, KnowledgeServices, SessionState } from '../mcp/definitions.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
 import { registerDefinitions, type McpDefinitions, type RegisterOptions } from './register-definitions.ts';
 
@@ -10,6 +10,8 @@ export type McpServerSetup = {
   gateway: WorldGateway;
   /** The link graph, for mark_explore's backlinks; absent, the card says none are recorded. */
   graph?: GraphService;
+  /** World descriptors and the publishing standard; absent, mark_worlds shows no descriptors and no policy applies. */
+  knowledge?: KnowledgeServices;
   now?: () => Date;
 } & RegisterOptions;
 
@@ -36,6 +38,7 @@ export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory 
         signal,
         now,
         ...(setup.graph ? { graph: setup.graph } : {}),
+        ...(setup.knowledge ? { knowledge: setup.knowledge } : {}),
       }),
       setup,
     );

@@ -150,10 +150,11 @@ function registerPrompt(server: McpServer, prompt: PromptDefinition, contextOf: 
       ? z.string().describe(arg.description)
       : z.string().optional().describe(arg.description);
   const config = { title: prompt.title, description: prompt.description, argsSchema: z.object(shape) };
-  server.registerPrompt(prompt.name, config, (args: Record<string, string | undefined>, ctx: ServerContext) => {
+  server.registerPrompt(prompt.name, config, async (args: Record<string, string | undefined>, ctx: ServerContext) => {
     const toolContext = contextOf(ctx);
     const worlds = toolContext.gateway.list().map((w) => w.name);
-    const rendered = prompt.render(args, { now: toolContext.now, worlds });
+    const knowledge = toolContext.knowledge;
+    const rendered = await prompt.render(args, { now: toolContext.now, worlds, ...(knowledge ? { knowledge } : {}) });
     return {
       description: rendered.description,
       messages: [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.text } }],

@@ -1,4 +1,5 @@
-import { documentShape, firstSentence, inlineText, sectionListItems } from './document-shape.ts';
+import { plainText } from '../../markdown/index.ts';
+import { documentShape, firstSentence, sectionListItems } from './document-shape.ts';
 
 /**
  * A world's description of itself, read from its `/world.md` (docs/knowledge.md
@@ -21,14 +22,14 @@ const holdsAnchors = ['what-it-holds', 'holds', 'contents', 'what-goes-where'];
 
 export function parseWorldDescriptor(body: string, metadata: Readonly<Record<string, string>> = {}): WorldDescriptor {
   const shape = documentShape(body);
-  const title = metadata.title?.trim() || inlineText(shape.leadingH1?.text ?? shape.headings[0]?.text ?? '');
+  const title = metadata.title?.trim() || (shape.leadingH1?.text ?? shape.headings[0]?.text ?? '');
   const fromMetadata = (metadata.owners ?? '')
     .split(',')
     .map((owner) => owner.trim())
     .filter((owner) => owner !== '');
   return {
     title,
-    summary: inlineText(firstSentence(shape.leadParagraph)),
+    summary: plainText(firstSentence(shape.leadParagraph)),
     owners: fromMetadata.length > 0 ? fromMetadata : sectionListItems(body, ownerAnchors),
     holds: sectionListItems(body, holdsAnchors),
   };

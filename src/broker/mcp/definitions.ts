@@ -1,5 +1,8 @@
 import type { z } from 'zod';
 import type { Identity } from '../identity.ts';
+import type { PublishingStandard } from '../knowledge/publishing-standard.ts';
+import type { WorldDescriptors } from '../knowledge/world-descriptors.ts';
+import type { WorldDocumentCache } from '../knowledge/world-document-cache.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
 import type { BrokerGraph } from '../graph/index.ts';
 
@@ -33,6 +36,14 @@ export type ToolContext = {
   now: () => Date;
   /** The link graph, when the broker has one: the graph tools need it; mark_explore says "none recorded" without it. */
   graph?: GraphService;
+  /** World descriptors and the org's publishing standard (src/broker/knowledge); absent, tools work without them. */
+  knowledge?: KnowledgeServices;
+};
+
+export type KnowledgeServices = {
+  documents: WorldDocumentCache;
+  descriptors: WorldDescriptors;
+  standard: PublishingStandard;
 };
 
 /**
@@ -73,6 +84,8 @@ export type ConcreteResourceDefinition = {
   mimeType: string;
 };
 
+export type RenderedPrompt = { description: string; text: string };
+
 export type PromptDefinition = {
   name: string;
   title: string;
@@ -80,6 +93,6 @@ export type PromptDefinition = {
   arguments: Array<{ name: string; description: string; required: boolean }>;
   render: (
     args: Record<string, string | undefined>,
-    ctx: { now: () => Date; worlds: readonly string[] },
-  ) => { description: string; text: string };
+    ctx: { now: () => Date; worlds: readonly string[]; knowledge?: KnowledgeServices },
+  ) => RenderedPrompt | Promise<RenderedPrompt>;
 };

@@ -7,10 +7,18 @@ export { runTool, defineTool } from './run-tool.ts';
 export {
   documentTemplate,
   worldIndexResources,
+  knowledgeResources,
   readDocument,
   ResourceReadError,
   markdownMimeType,
 } from './resources.ts';
-export { allPrompts, orientPrompt, recallPrompt, whatsNewPrompt, PromptArgumentError } from './prompts.ts';
+export {
+  allPrompts,
+  orientPrompt,
+  publishPrompt,
+  recallPrompt,
+  whatsNewPrompt,
+  PromptArgumentError,
+} from './prompts.ts';
 export { formatToolResult, formatToolResultWith } from './format-tool-result.ts';
 export { parseToolUrl, cutAnchor, ToolUrlError, type ToolUrl } from './tool-url.ts';

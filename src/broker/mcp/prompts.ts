@@ -103,8 +103,50 @@ export const whatsNewPrompt: PromptDefinition = {
   },
 };
 
+export const publishPrompt: PromptDefinition = {
+  name: 'publish',
+  title: 'Publish to the standard',
+  description:
+    "Write or update a document the way this organisation's publishing standard asks, so it passes the broker's policy check the first time.",
+  arguments: [
+    {
+      name: 'url',
+      description: 'mark:// URL of the document to write, e.g. mark://team-a/docs/runbook.md',
+      required: true,
+    },
+    { name: 'subject', description: 'what the document is about', required: false },
+  ],
+  async render(args, ctx) {
+    const url = requiredArgument(args, 'url');
+    const subject = (args.subject ?? '').trim();
+    const standard = ctx.knowledge?.standard;
+    const parts = standard
+      ? await Promise.all(
+          (['policy', 'template', 'style'] as const).map(async (part) => [part, await standard.part(part)] as const),
+        )
+      : [];
+    const published = parts.filter(([, document]) => document !== undefined);
+    const lines = [
+      `Write ${url}${subject === '' ? '' : ` about: ${subject}`}.`,
+      '',
+      '1. Call mark_fetch on the URL: if it exists, note its version and keep what is still true; if not, you will publish with expected_version 0.',
+      "2. Call mark_worlds and read the world's descriptor: make sure the document belongs in this world and in this folder.",
+      '3. Write the document by the standard below: the name as the H1, one sentence under it saying what the document is, unique headings, and the metadata the policy requires (tags, importance).',
+      '4. Call mark_publish. If the policy refuses, fix every rule it lists and publish again; pass confirm: true only when a rule asked for confirmation and you are sure.',
+    ];
+    if (published.length === 0)
+      lines.push(
+        '',
+        'This organisation has not published a standard on its hub; follow the style of the neighbouring documents.',
+      );
+    for (const [part, document] of published)
+      lines.push('', `## The org's ${part} (mark://${standard!.hub}${document!.path})`, '', document!.body.trim());
+    return { description: `Publish ${url} to the standard`, text: lines.join('\n') };
+  },
+};
+
 export function allPrompts(): PromptDefinition[] {
-  return [orientPrompt, recallPrompt, whatsNewPrompt];
+  return [orientPrompt, recallPrompt, whatsNewPrompt, publishPrompt];
 }
 
 function isCalendarDate(text: string): boolean {

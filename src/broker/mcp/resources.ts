@@ -10,6 +10,8 @@ import type {
 import { goQuote } from './go-format.ts';
 import { findSection } from '../../markdown/index.ts';
 import { sectionNotFoundText } from './outline-text.ts';
+import { standardPaths, type StandardPart } from '../knowledge/publishing-standard.ts';
+import { worldDescriptorPath } from '../knowledge/world-descriptor.ts';
 import { agentMessage, toolErrorText } from './tool-result.ts';
 import { cutAnchor, parseToolUrl, type ToolUrl } from './tool-url.ts';
 import { errorWithCode } from '../../errors/coded-error.ts';
@@ -43,6 +45,34 @@ export function worldIndexResources(worlds: readonly WorldInfo[]): ConcreteResou
     mimeType: markdownMimeType,
   }));
 }
+
+/**
+ * Each world's `/world.md` descriptor, and the org's publishing standard on
+ * the hub (src/broker/knowledge), when the hub is a configured world. Read,
+ * like every document, through `documentTemplate.read` with the caller's rights.
+ */
+export function knowledgeResources(worlds: readonly WorldInfo[], hub: string): ConcreteResourceDefinition[] {
+  const descriptors = worlds.map((world) => ({
+    name: `${world.name}: world descriptor`,
+    uri: `mark://${world.name}${worldDescriptorPath}`,
+    description: `What the ${world.name} world holds, who owns it and what goes where.`,
+    mimeType: markdownMimeType,
+  }));
+  if (!worlds.some((world) => world.name === hub)) return descriptors;
+  const standard = (Object.entries(standardPaths) as Array<[StandardPart, string]>).map(([part, path]) => ({
+    name: `publishing ${part}`,
+    uri: `mark://${hub}${path}`,
+    description: standardDescriptions[part],
+    mimeType: markdownMimeType,
+  }));
+  return [...descriptors, ...standard];
+}
+
+const standardDescriptions: Record<StandardPart, string> = {
+  policy: "The org's publishing policy: the rules the broker checks on every publish, with their severities.",
+  template: 'The layout every world follows: which folders exist and what goes in each.',
+  style: 'How documents are written: name as H1, a one-sentence summary, unique headings.',
+};
 
 export async function readDocument(uri: string, ctx: ToolContext): Promise<ResourceContents> {
   const { url: docUrl, anchor } = cutAnchor(uri);

@@ -68,13 +68,14 @@ describe('resources (go-broker-inventory §4.4) against a real world', () => {
 describe('prompts (go-broker-inventory §4.5)', () => {
   const ctx = { now: testNow, worlds: ['ops', 'team-a'] };
 
-  it('offers orient, recall and whats-new with their argument rules', () => {
+  it('offers orient, recall, whats-new and publish with their argument rules', () => {
     assert.deepEqual(
       allPrompts().map((prompt) => [prompt.name, prompt.arguments.map((a) => `${a.name}${a.required ? '!' : '?'}`)]),
       [
         ['orient', ['url!']],
         ['recall', ['subject!']],
         ['whats-new', ['since?', 'world?']],
+        ['publish', ['url!', 'subject?']],
       ],
     );
   });
@@ -90,25 +91,25 @@ describe('prompts (go-broker-inventory §4.5)', () => {
     );
   });
 
-  it('renders orient around the trimmed URL, pointing at mark_explore then sections', () => {
-    const rendered = orientPrompt.render({ url: ' mark://ops/runbook.md ' }, ctx);
+  it('renders orient around the trimmed URL, pointing at mark_explore then sections', async () => {
+    const rendered = await orientPrompt.render({ url: ' mark://ops/runbook.md ' }, ctx);
     assert.equal(rendered.description, 'Orient around mark://ops/runbook.md');
     assert.match(rendered.text, /mark_explore with url "mark:\/\/ops\/runbook\.md"/);
     assert.match(rendered.text, /mark_fetch, url "mark:\/\/ops\/runbook\.md#<anchor>"/);
   });
 
-  it('renders recall as a lookup across every world that tells failure from absence', () => {
-    const rendered = recallPrompt.render({ subject: 'release checklist' }, ctx);
+  it('renders recall as a lookup across every world that tells failure from absence', async () => {
+    const rendered = await recallPrompt.render({ subject: 'release checklist' }, ctx);
     assert.equal(rendered.description, 'Recall: release checklist');
     assert.match(rendered.text, /mark_lookup_all with query "release checklist"/);
     assert.match(rendered.text, /status: partial/);
   });
 
-  it('renders whats-new from seven days ago by default, or from the given date in one world', () => {
-    const fallback = whatsNewPrompt.render({}, ctx);
+  it('renders whats-new from seven days ago by default, or from the given date in one world', async () => {
+    const fallback = await whatsNewPrompt.render({}, ctx);
     assert.equal(fallback.description, "What's new");
     assert.match(fallback.text, /mark_lookup_all with query "\*" and filter "modified-after=2026-01-01"/);
-    const narrowed = whatsNewPrompt.render({ since: '2025-12-24', world: 'ops' }, ctx);
+    const narrowed = await whatsNewPrompt.render({ since: '2025-12-24', world: 'ops' }, ctx);
     assert.equal(narrowed.description, "What's new since 2025-12-24 in ops");
     assert.match(
       narrowed.text,

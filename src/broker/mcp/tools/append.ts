@@ -1,7 +1,8 @@
-import { optionalInteger, requiredString, urlDescription } from '../args.ts';
+import { optionalBoolean, optionalInteger, requiredString, urlDescription } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { goQuote } from '../go-format.ts';
+import { forgetCachedCopy, policyGate, withPolicyNotes } from '../policy-gate.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument, writeWorld, type Outcome } from '../tool-input.ts';
 import { structuredResult, toolError } from '../tool-result.ts';
@@ -17,6 +18,10 @@ const inputSchema = {
     'expected_version',
     'the version you last read; leave out or 0 to append to whatever the current version is',
   ),
+  confirm: optionalBoolean(
+    'confirm',
+    "true to append although the org's publishing policy asked for confirmation on an earlier attempt",
+  ),
 };
 
 export const markAppend = defineTool({
@@ -26,21 +31,30 @@ export const markAppend = defineTool({
     'Add markdown to the end of an existing document, creating a new version that keeps its tags, importance, title and type.',
     'expected_version is optional: leave it out (or 0) to append to the current version, or pass the version you read to be told when someone changed it first.',
     'To change metadata or rewrite text, use mark_publish.',
+    "The org's publishing policy is checked on the added text (banned characters, secrets).",
     worldUrlHint,
   ),
   inputSchema,
   outputSchema: writeShape,
   readOnly: false,
-  handler: async (args, ctx) => append(ctx, args.url, args.body, args.expected_version ?? 0),
+  handler: async (args, ctx) => append(ctx, args.url, args.body, args.expected_version ?? 0, args.confirm === true),
 });
 
-async function append(ctx: ToolContext, raw: string, body: string, expectedVersion: number): Promise<ToolResult> {
+async function append(
+  ctx: ToolContext,
+  raw: string,
+  body: string,
+  expectedVersion: number,
+  confirm: boolean,
+): Promise<ToolResult> {
   const target = urlArgument(raw);
   if (!target.ok) return target.error;
   if (expectedVersion < 0) return toolError('expected_version must be >= 0');
   const { world, path } = target.value;
   const refused = gateWrite(ctx, world);
   if (refused) return refused;
+  const gate = await policyGate(ctx, 'append', { path, body, metadata: {}, scope: 'fragment', confirm });
+  if (gate.refused) return gate.refused;
   let version = expectedVersion;
   if (version === 0) {
     const resolved = await currentVersion(ctx, world, path);
@@ -50,9 +64,13 @@ async function append(ctx: ToolContext, raw: string, body: string, expectedVersi
   const metadata = { ...writeMetadata(ctx.identity), 'expected-version': String(version) };
   const answer = await writeWorld(ctx, 'append', world, { verb: 'APPEND', path, metadata, body });
   if (!answer.ok) return answer.error;
-  return structuredResult(
-    formatToolResult(answer.value, ['version', 'modified', 'server-version']),
-    responseFields(qualifiedWorldUrl(world, path), answer.value),
+  forgetCachedCopy(ctx, world, path);
+  return withPolicyNotes(
+    structuredResult(
+      formatToolResult(answer.value, ['version', 'modified', 'server-version']),
+      responseFields(qualifiedWorldUrl(world, path), answer.value),
+    ),
+    gate.notes,
   );
 }
 

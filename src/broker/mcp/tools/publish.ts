@@ -1,7 +1,15 @@
-import { optionalObject, optionalString, requiredInteger, requiredString, urlDescription } from '../args.ts';
+import {
+  optionalBoolean,
+  optionalObject,
+  optionalString,
+  requiredInteger,
+  requiredString,
+  urlDescription,
+} from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { goQuote } from '../go-format.ts';
 import { publishFailOnConflict, publishWithMerge } from '../merge/publish-flow.ts';
+import { forgetCachedCopy, policyGate, withPolicyNotes } from '../policy-gate.ts';
 import { defineTool } from '../run-tool.ts';
 import { urlArgument } from '../tool-input.ts';
 import { toolError } from '../tool-result.ts';
@@ -27,6 +35,10 @@ const inputSchema = {
     'metadata',
     'publisher metadata stored with the version; values become strings. tags (comma list) and importance (0 to 1) rank mark_lookup; title; rel-<relation> (comma list of paths) declares typed links; retention (a positive integer) permanently deletes all but the newest N versions, so ask before using it. agent is always set to you.',
   ),
+  confirm: optionalBoolean(
+    'confirm',
+    "true to publish although the org's publishing policy asked for confirmation on an earlier attempt",
+  ),
 };
 
 export const markPublish = defineTool({
@@ -38,6 +50,7 @@ export const markPublish = defineTool({
     'If someone published in between, the default on_conflict=merge does not overwrite: it answers status: merge-candidate with a merged body (git-style markers where both sides changed the same lines).',
     'Review and fix that body, then publish it with expected_version set to the returned publish-at-version. on_conflict=fail returns the conflict as is.',
     'To add to the end of a document without rewriting it, use mark_append.',
+    "The org's publishing policy (resource mark://root/.well-known/demarkus/policy.md) is checked first: a refusal lists each rule broken and how to fix it.",
     worldUrlHint,
   ),
   inputSchema,
@@ -52,6 +65,7 @@ type PublishArgs = {
   expected_version: number;
   on_conflict?: string | undefined;
   metadata?: Record<string, unknown> | undefined;
+  confirm?: boolean | undefined;
 };
 
 async function publish(ctx: ToolContext, args: PublishArgs): Promise<ToolResult> {
@@ -72,5 +86,15 @@ async function publish(ctx: ToolContext, args: PublishArgs): Promise<ToolResult>
     expectedVersion: args.expected_version,
     metadata: writeMetadata(ctx.identity, args.metadata),
   };
-  return mode === 'fail' ? publishFailOnConflict(ctx, submission) : publishWithMerge(ctx, submission);
+  const gate = await policyGate(ctx, 'publish', {
+    path,
+    body: args.body,
+    metadata: submission.metadata,
+    scope: 'document',
+    confirm: args.confirm === true,
+  });
+  if (gate.refused) return gate.refused;
+  const result = await (mode === 'fail' ? publishFailOnConflict(ctx, submission) : publishWithMerge(ctx, submission));
+  forgetCachedCopy(ctx, world, path);
+  return withPolicyNotes(result, gate.notes);
 }

@@ -1,0 +1,76 @@
+import { checkSubmission, isExemptFromPolicy, type Scope, type Submission, type Violation } from './policy-check.ts';
+import { parsePolicy, policyPath, type Policy } from './policy.ts';
+import type { WorldDocument, WorldDocumentCache } from './world-document-cache.ts';
+
+/**
+ * The org's publishing standard as published on the hub world: the policy the
+ * broker enforces, and the template and style guide it serves to agents
+ * (docs/knowledge.md). Read through the shared conditional cache, so a change
+ * on the hub applies within one revalidation interval and costs one
+ * `not-modified` answer per interval otherwise.
+ */
+export const standardPaths = {
+  policy: policyPath,
+  template: '/.well-known/demarkus/template.md',
+  style: '/.well-known/demarkus/style.md',
+} as const;
+export type StandardPart = keyof typeof standardPaths;
+
+export type StandardLog = { warn(fields: Record<string, unknown>, message: string): void };
+
+export type PolicyVerdict = { kind: 'none' } | { kind: 'checked'; violations: Violation[]; policyUrl: string };
+
+export class PublishingStandard {
+  readonly hub: string;
+  readonly #documents: WorldDocumentCache;
+  readonly #log: StandardLog | undefined;
+  #parsed: { etag: string; body: string; policy: Policy | undefined } | undefined;
+
+  constructor(options: { documents: WorldDocumentCache; hub?: string; log?: StandardLog }) {
+    this.#documents = options.documents;
+    this.hub = options.hub ?? 'root';
+    this.#log = options.log;
+  }
+
+  /** One part of the standard as the hub holds it, or undefined when the hub has none or cannot say. */
+  async part(part: StandardPart): Promise<WorldDocument | undefined> {
+    const state = await this.#documents.get(this.hub, standardPaths[part]);
+    return state.kind === 'present' ? state.document : undefined;
+  }
+
+  /** The policy in force: undefined when there is none, or when the file cannot be read exactly (logged once per version). */
+  async policy(): Promise<Policy | undefined> {
+    const document = await this.part('policy');
+    if (document === undefined) return undefined;
+    const held = this.#parsed;
+    if (held !== undefined && held.etag === document.etag && held.body === document.body) return held.policy;
+    let policy: Policy | undefined;
+    try {
+      policy = parsePolicy(document.body);
+    } catch (error) {
+      this.#log?.warn(
+        { world: this.hub, path: policyPath, etag: document.etag, reason: (error as Error).message },
+        'publishing policy ignored: it cannot be read, so no policy applies until it is fixed',
+      );
+    }
+    this.#parsed = { etag: document.etag, body: document.body, policy };
+    return policy;
+  }
+
+  /** Checks a write against the policy in force; paths of the standard itself and generated state are exempt. */
+  async check(path: string, submission: Submission, scope: Scope): Promise<PolicyVerdict> {
+    if (isExemptFromPolicy(path)) return { kind: 'none' };
+    const policy = await this.policy();
+    if (policy === undefined) return { kind: 'none' };
+    return {
+      kind: 'checked',
+      violations: checkSubmission(policy, submission, scope),
+      policyUrl: `mark://${this.hub}${policyPath}`,
+    };
+  }
+
+  /** Forgets the held copies, e.g. after the standard was published through this broker. */
+  invalidate(path: string): void {
+    for (const part of Object.values(standardPaths)) if (part === path) this.#documents.invalidate(this.hub, part);
+  }
+}

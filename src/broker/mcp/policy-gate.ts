@@ -1,0 +1,58 @@
+import type { Violation } from '../knowledge/policy-check.ts';
+import type { Scope } from '../knowledge/policy-check.ts';
+import type { ToolContext, ToolResult } from './definitions.ts';
+import { toolError } from './tool-result.ts';
+
+/**
+ * The publishing policy applied to a write tool's submission (docs/knowledge.md
+ * "Severities"): `block` refuses and lists each rule with its fix; `ask`
+ * refuses until the caller repeats the call with `confirm: true`; `warn`
+ * lets the write through and hands the warnings to the result. Without a
+ * policy on the hub, writes pass untouched.
+ */
+export type PolicyGate = { refused: ToolResult } | { refused: null; notes: string };
+
+export type GateSubmission = {
+  path: string;
+  body: string;
+  metadata: Readonly<Record<string, string>>;
+  scope: Scope;
+  confirm: boolean;
+};
+
+export async function policyGate(ctx: ToolContext, verb: string, submission: GateSubmission): Promise<PolicyGate> {
+  const standard = ctx.knowledge?.standard;
+  if (standard === undefined) return { refused: null, notes: '' };
+  const verdict = await standard.check(submission.path, submission, submission.scope);
+  if (verdict.kind === 'none' || verdict.violations.length === 0) return { refused: null, notes: '' };
+  const { violations, policyUrl } = verdict;
+  const blocking = violations.filter((v) => v.severity === 'block');
+  const asking = violations.filter((v) => v.severity === 'ask');
+  if (blocking.length > 0 || (asking.length > 0 && !submission.confirm)) {
+    const next =
+      blocking.length > 0
+        ? `Fix every rule marked block, then ${verb} again.`
+        : `These rules ask for confirmation: fix them, or ${verb} again with confirm: true to go ahead as is.`;
+    return {
+      refused: toolError(
+        `${verb} refused by the publishing policy (${policyUrl}):\n${violationLines(violations)}\n\n${next}`,
+      ),
+    };
+  }
+  const noted = violations.filter((v) => v.severity === 'warn' || v.severity === 'ask');
+  return { refused: null, notes: `\npolicy-warnings: ${noted.length} (${policyUrl})\n${violationLines(noted)}\n` };
+}
+
+function violationLines(violations: readonly Violation[]): string {
+  return violations.map((v) => `- ${v.rule} (${v.severity}): ${v.problem}. Fix: ${v.fix}.`).join('\n');
+}
+
+/** A successful write's text with the policy's warnings after it; an error result stays as it is. */
+export function withPolicyNotes(result: ToolResult, notes: string): ToolResult {
+  return notes === '' || result.isError === true ? result : { ...result, text: `${result.text}${notes}` };
+}
+
+/** After a write through the broker, the next read of a cached well-known document (world.md, the standard) sees it at once. */
+export function forgetCachedCopy(ctx: ToolContext, world: string, path: string): void {
+  ctx.knowledge?.documents.invalidate(world, path);
+}

@@ -1,0 +1,166 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkSubmission, parsePolicy, PolicyFormatError, type Severity } from '../../../src/broker/knowledge/index.ts';
+
+const table = (rows: string[]) =>
+  `# Publishing policy\n\nPeople read this part.\n\n| rule | setting | severity |\n|------|---------|----------|\n${rows.join('\n')}\n`;
+
+const good = {
+  body: '# Deploy runbook\n\nHow to ship a release safely.\n\n## Steps\n\nRun the pipeline.\n',
+  metadata: { tags: 'category:runbook, deploy', importance: '0.5', owner: 'ops@example.com' },
+};
+
+const everyRule = (severity: Severity) =>
+  parsePolicy(
+    table([
+      `| required-tags | category, audience | ${severity} |`,
+      `| importance | 0.2 to 0.8 | ${severity} |`,
+      `| required-fields | owner | ${severity} |`,
+      `| h1-first | | ${severity} |`,
+      `| summary-sentence | | ${severity} |`,
+      `| unique-headings | | ${severity} |`,
+      `| banned-characters | U+2014 | ${severity} |`,
+      `| no-frontmatter | | ${severity} |`,
+      `| no-secrets | | ${severity} |`,
+    ]),
+  );
+
+describe('publishing policy format', () => {
+  it('reads the rule table, taking blank severities from the strictness row', () => {
+    const policy = parsePolicy(table(['| strictness | | ask |', '| h1-first | | |', '| no-secrets | | block |']));
+    assert.equal(policy.strictness, 'ask');
+    assert.deepEqual(
+      policy.rules.map((rule) => [rule.id, rule.severity]),
+      [
+        ['h1-first', 'ask'],
+        ['no-secrets', 'block'],
+      ],
+    );
+  });
+
+  it('drops rules set to off and reads each setting form', () => {
+    const policy = parsePolicy(
+      table([
+        '| summary-sentence | | off |',
+        '| importance | 0.1..1 | warn |',
+        '| banned-characters | — U+2013 | warn |',
+        '| required-tags | Category | block |',
+      ]),
+    );
+    assert.deepEqual(policy.rules, [
+      { id: 'importance', setting: { min: 0.1, max: 1 }, severity: 'warn' },
+      { id: 'banned-characters', setting: ['\u2014', '\u2013'], severity: 'warn' },
+      { id: 'required-tags', setting: ['category'], severity: 'block' },
+    ]);
+  });
+
+  it('ignores a table inside fenced code and reads the real one after it', () => {
+    const markdown = `# P\n\n\`\`\`\n| rule | setting | severity |\n|---|---|---|\n| h1-first | | block |\n\`\`\`\n\n${table(['| no-secrets | | warn |'])}`;
+    assert.deepEqual(
+      parsePolicy(markdown).rules.map((rule) => rule.id),
+      ['no-secrets'],
+    );
+  });
+
+  for (const [name, markdown, message] of [
+    ['no table', '# Policy\n\nJust prose.\n', /no policy table/],
+    ['an unknown rule', table(['| be-nice | | warn |']), /line 7: unknown rule "be-nice"/],
+    ['a bad severity', table(['| h1-first | | maybe |']), /severity "maybe" is not one of/],
+    ['a rule listed twice', table(['| h1-first | | warn |', '| h1-first | | block |']), /listed twice/],
+    ['a range outside 0 to 1', table(['| importance | 0.5 to 2 | warn |']), /inside 0 to 1/],
+    ['a setting on a rule without one', table(['| h1-first | yes | warn |']), /takes no setting/],
+    ['an empty tag list', table(['| required-tags | | warn |']), /needs a comma list/],
+    ['a multi-character banned token', table(['| banned-characters | -- | warn |']), /not one character/],
+    ['a row with two cells', table(['| h1-first | warn |']), /3 cells, found 2/],
+  ] as const) {
+    it(`refuses a policy with ${name}`, () => {
+      assert.throws(
+        () => parsePolicy(markdown),
+        (error: unknown) => {
+          assert.ok(error instanceof PolicyFormatError);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
+    });
+  }
+});
+
+describe('publishing policy rules', () => {
+  it('passes a document that follows every rule, untouched', () => {
+    assert.deepEqual(checkSubmission(everyRule('block'), good, 'document'), [
+      {
+        rule: 'required-tags',
+        severity: 'block',
+        problem: 'no "audience:" tag',
+        fix: 'add a tag such as audience:<value> to metadata.tags',
+      },
+    ]);
+    const withAudience = { ...good, metadata: { ...good.metadata, tags: 'category:runbook, audience:ops' } };
+    assert.deepEqual(checkSubmission(everyRule('block'), withAudience, 'document'), []);
+  });
+
+  it('names every rule a bad document breaks, at the declared severity, without echoing secrets', () => {
+    const secret = 'AKIAABCDEFGHIJKLMNOP';
+    const bad = {
+      body: `---\ntitle: x\n---\n## Notes\n\nText — with a dash.\n\n## Notes\n\nkey ${secret}\nsee https://bob:hunter2@db.example.com/\n`,
+      metadata: { tags: 'runbook', importance: '0.95' },
+    };
+    for (const severity of ['block', 'ask', 'warn'] as const) {
+      const violations = checkSubmission(everyRule(severity), bad, 'document');
+      assert.ok(violations.every((v) => v.severity === severity));
+      assert.deepEqual([...new Set(violations.map((v) => v.rule))].sort(), [
+        'banned-characters',
+        'h1-first',
+        'importance',
+        'no-frontmatter',
+        'no-secrets',
+        'required-fields',
+        'required-tags',
+        'summary-sentence',
+        'unique-headings',
+      ]);
+      const text = JSON.stringify(violations);
+      assert.ok(!text.includes(secret) && !text.includes('hunter2'), 'a finding never repeats the secret');
+      assert.match(text, /line 10 looks like an AWS access key id/);
+      assert.match(text, /line 11 looks like a password in a URL/);
+      assert.match(text, /U\+2014 \(\\"—\\"\) on line 6/);
+    }
+  });
+
+  it('checks a summary: present, a sentence, and only one', () => {
+    const policy = parsePolicy(table(['| summary-sentence | | warn |']));
+    const problems = (body: string) =>
+      checkSubmission(policy, { body, metadata: {} }, 'document').map((v) => v.problem);
+    assert.deepEqual(problems('# T\n\nOne sentence here.\n\n## A\n'), []);
+    assert.deepEqual(problems('# T\n\n## A\n'), ['no summary paragraph under the H1']);
+    assert.deepEqual(problems('# T\n\n- a list\n'), ['no summary paragraph under the H1']);
+    assert.deepEqual(problems('# T\n\nno full stop\n'), ['the summary under the H1 is not a sentence']);
+    assert.deepEqual(problems('# T\n\nFirst one. Second one.\n'), [
+      'the summary under the H1 is more than one sentence',
+    ]);
+    assert.deepEqual(problems('Setext title\n============\n\nA line that wraps\nonto a second line.\n'), []);
+  });
+
+  it('finds the common credential shapes and leaves ordinary text alone', () => {
+    const policy = parsePolicy(table(['| no-secrets | | block |']));
+    const found = (line: string) =>
+      checkSubmission(policy, { body: `# T\n\n${line}\n`, metadata: {} }, 'document').map((v) => v.problem);
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.${'s'.repeat(20)}`;
+    assert.deepEqual(found('-----BEGIN OPENSSH PRIVATE KEY-----'), ['line 3 looks like a private key block']);
+    assert.deepEqual(found(`token ghp_${'a'.repeat(36)}`), ['line 3 looks like a GitHub token']);
+    assert.deepEqual(found(`Authorization: Bearer ${'x'.repeat(30)}`), ['line 3 looks like a bearer token']);
+    assert.deepEqual(found(jwt), ['line 3 looks like a JSON Web Token']);
+    assert.deepEqual(found(`AIza${'b'.repeat(35)}`), ['line 3 looks like a Google API key']);
+    assert.deepEqual(found('Use the bearer token from the vault; see https://example.com/a@b.'), []);
+    assert.deepEqual(found('AKIA is the prefix of AWS key ids'), []);
+  });
+
+  it('checks an appended fragment only for characters and secrets', () => {
+    const fragment = { body: '## Later\n\nMore — text.\n', metadata: {} };
+    assert.deepEqual(
+      checkSubmission(everyRule('block'), fragment, 'fragment').map((v) => v.rule),
+      ['banned-characters'],
+    );
+  });
+});

@@ -1,0 +1,193 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { runCli } from '../cli/cli-process.ts';
+import { isError, resultText, startStack, type Stack } from './stack-fixture.ts';
+
+const policyUrl = 'mark://root/.well-known/demarkus/policy.md';
+
+const policy = (rows: string[]) =>
+  `# Publishing policy\n\nThe rules every publish is checked against.\n\n| rule | setting | severity |\n|------|---------|----------|\n${rows.join('\n')}\n`;
+
+const descriptor = (summary: string) =>
+  `# Team A: identity and access\n\n${summary}\n\n## Owners\n\n- alice@example.com\n- [Team A](mailto:team-a@example.com)\n\n## What it holds\n\n- /docs/: designs and runbooks\n- /notes/: meeting notes\n`;
+
+/**
+ * The knowledge layer end to end: the official MCP SDK client, the real
+ * broker, real worlds over QUIC. World descriptors in mark_worlds and as
+ * resources, and the hub's publishing policy enforced on mark_publish and
+ * mark_append at each declared severity.
+ */
+describe('knowledge layer end to end: world descriptors and the publishing policy', () => {
+  let stack: Stack;
+  let alice: Client;
+  let carol: Client;
+  const publish = (client: Client, args: Record<string, unknown>) =>
+    client.callTool({ name: 'mark_publish', arguments: { expected_version: 0, on_conflict: 'fail', ...args } });
+  const worldsRow = async (client: Client, world: string) => {
+    const text = resultText(await client.callTool({ name: 'mark_worlds', arguments: {} }));
+    const row = text.split('\n').find((line) => line.startsWith(`| ${world} |`));
+    assert.ok(row, text);
+    return row.split(' | ').map((cell) => cell.replace(/^\| | \|$/g, ''));
+  };
+  const setPolicy = async (rows: string[]) => {
+    const current = resultText(await alice.callTool({ name: 'mark_versions', arguments: { url: policyUrl } }));
+    const version = Number(/current: (\d+)/.exec(current)?.[1] ?? 0);
+    const result = await publish(alice, { url: policyUrl, body: policy(rows), expected_version: version });
+    assert.equal(isError(result), false, resultText(result));
+  };
+
+  before(async () => {
+    stack = await startStack({
+      worlds: ['root', 'team-a'],
+      allow: { 'team-a': { emails: ['alice@example.com'] }, root: { emails: ['alice@example.com'] } },
+    });
+    alice = await stack.connect();
+    carol = await stack.connect(await stack.token('carol@example.com'));
+  });
+  after(() => stack.close());
+
+  it('shows each world descriptor after the Go columns, with writable per caller', async () => {
+    const created = await publish(alice, {
+      url: 'mark://team-a/world.md',
+      body: descriptor('Sign-in, tokens and access reviews. Ask us before changing scopes.'),
+    });
+    assert.equal(isError(created), false, resultText(created));
+    const text = resultText(await alice.callTool({ name: 'mark_worlds', arguments: {} }));
+    assert.match(text, /\n\| world \| url \| address \| writable \| title \| summary \| owners \| holds \|\n/);
+    const [world, , address, writable, title, summary, owners, holds] = await worldsRow(alice, 'team-a');
+    assert.deepEqual(
+      { world, writable, title, summary, owners, holds },
+      {
+        world: 'team-a',
+        writable: 'yes',
+        title: 'Team A: identity and access',
+        summary: 'Sign-in, tokens and access reviews.',
+        owners: 'alice@example.com, Team A',
+        holds: '/docs/: designs and runbooks; /notes/: meeting notes',
+      },
+    );
+    assert.match(address!, /^mark:\/\/localhost:\d+$/);
+    assert.equal((await worldsRow(carol, 'team-a'))[3], 'no', 'carol is not on the writer allowlist');
+    const [, , , , rootTitle, rootSummary] = await worldsRow(alice, 'root');
+    assert.deepEqual([rootTitle, rootSummary], ['', ''], 'a world without world.md has empty descriptor cells');
+  });
+
+  it('shows a changed world.md at once, and serves it as a resource', async () => {
+    const republished = await publish(alice, {
+      url: 'mark://team-a/world.md',
+      body: descriptor('Everything about who may sign in.'),
+      expected_version: 1,
+    });
+    assert.equal(isError(republished), false, resultText(republished));
+    assert.equal((await worldsRow(alice, 'team-a'))[5], 'Everything about who may sign in.');
+    const { resources } = await alice.listResources();
+    const uris = resources.map((r) => r.uri);
+    for (const uri of ['mark://team-a/world.md', 'mark://root/world.md', policyUrl]) assert.ok(uris.includes(uri), uri);
+    const read = await alice.readResource({ uri: 'mark://team-a/world.md' });
+    const contents = read.contents[0];
+    assert.ok(contents && 'text' in contents);
+    assert.match(contents.text, /Everything about who may sign in\./);
+  });
+
+  it('publishes untouched while the hub has no policy', async () => {
+    const result = await publish(alice, { url: 'mark://team-a/docs/free.md', body: 'no heading at all — anything' });
+    assert.equal(isError(result), false, resultText(result));
+    assert.doesNotMatch(resultText(result), /policy/);
+  });
+
+  it('blocks, asks and warns exactly as the policy declares, naming each rule', async () => {
+    await setPolicy([
+      '| required-tags | category | block |',
+      '| unique-headings | | ask |',
+      '| banned-characters | U+2014 | warn |',
+      '| no-secrets | | block |',
+    ]);
+    const blocked = await publish(alice, {
+      url: 'mark://team-a/docs/blocked.md',
+      body: '# Blocked\n\nA page.\n',
+      metadata: { tags: 'runbook' },
+    });
+    assert.equal(isError(blocked), true);
+    assert.equal(
+      resultText(blocked),
+      `publish refused by the publishing policy (${policyUrl}):\n` +
+        '- required-tags (block): no "category:" tag. Fix: add a tag such as category:<value> to metadata.tags.\n\n' +
+        'Fix every rule marked block, then publish again.',
+    );
+    const missing = await alice.callTool({ name: 'mark_fetch', arguments: { url: 'mark://team-a/docs/blocked.md' } });
+    assert.match(resultText(missing), /not-found/, 'a blocked publish sends nothing to the world');
+
+    const askArgs = {
+      url: 'mark://team-a/docs/asked.md',
+      body: '# Asked\n\nA page.\n\n## Notes\n\nOne.\n\n## Notes\n\nTwo.\n',
+      metadata: { tags: 'category:notes' },
+    };
+    const asked = await publish(alice, askArgs);
+    assert.equal(isError(asked), true);
+    assert.match(resultText(asked), /- unique-headings \(ask\): 2 headings read "Notes"/);
+    assert.match(resultText(asked), /publish again with confirm: true to go ahead as is/);
+    const confirmed = await publish(alice, { ...askArgs, confirm: true });
+    assert.equal(isError(confirmed), false, resultText(confirmed));
+    assert.match(resultText(confirmed), /\npolicy-warnings: 1 \(mark:\/\/root\/\.well-known\/demarkus\/policy\.md\)\n/);
+
+    const warned = await publish(alice, {
+      url: 'mark://team-a/docs/warned.md',
+      body: '# Warned\n\nA page — with a long dash.\n',
+      metadata: { tags: 'category:notes' },
+    });
+    assert.equal(isError(warned), false, resultText(warned));
+    assert.match(resultText(warned), /^status: created\n/);
+    assert.match(resultText(warned), /- banned-characters \(warn\): U\+2014 \("—"\) on line 3\./);
+
+    const clean = await publish(alice, {
+      url: 'mark://team-a/docs/clean.md',
+      body: '# Clean\n\nA page that follows the rules.\n',
+      metadata: { tags: 'category:notes' },
+    });
+    assert.equal(isError(clean), false, resultText(clean));
+    assert.doesNotMatch(resultText(clean), /policy/);
+
+    const appended = await alice.callTool({
+      name: 'mark_append',
+      arguments: { url: 'mark://team-a/docs/clean.md', body: `\nkey AKIA${'Q'.repeat(16)}\n` },
+    });
+    assert.equal(isError(appended), true);
+    assert.match(
+      resultText(appended),
+      /^append refused by the publishing policy .*\n- no-secrets \(block\): line 2 looks like an AWS access key id\./,
+    );
+    assert.doesNotMatch(resultText(appended), /AKIAQ/);
+  });
+
+  it('degrades a broken policy to no policy, never to a refused write', async () => {
+    await setPolicy(['| required-tags | category | block |', '| be-kind | | block |']);
+    const result = await publish(alice, { url: 'mark://team-a/docs/after-broken.md', body: '# Any\n\nText.\n' });
+    assert.equal(isError(result), false, resultText(result));
+    assert.doesNotMatch(resultText(result), /policy/);
+  });
+
+  it('offers the standard as a prompt that carries the policy text', async () => {
+    await setPolicy(['| h1-first | | block |']);
+    const prompt = await alice.getPrompt({ name: 'publish', arguments: { url: 'mark://team-a/docs/new.md' } });
+    const text = String((prompt.messages[0]?.content as { text?: string } | undefined)?.text);
+    assert.match(text, /Write mark:\/\/team-a\/docs\/new\.md\./);
+    assert.match(text, /## The org's policy \(mark:\/\/root\/\.well-known\/demarkus\/policy\.md\)/);
+    assert.match(text, /\| h1-first \| \| block \|/);
+  });
+
+  it('prints the doctor report for people from the CLI, with the exit status saying whether there are findings', async () => {
+    const env = { DEMARKUS_BROKER_TOKEN: await stack.token() };
+    const doctor = (args: string[]) => runCli(['doctor', '--url', stack.mcpUrl.href, ...args], { env });
+    const report = await doctor(['--all', '--kinds', 'untagged,broken-link']);
+    assert.equal(report.code, 1, report.stderr);
+    assert.match(report.stdout, /^status: ok\nworlds: 2\n/);
+    assert.match(report.stdout, /\| untagged \| mark:\/\/team-a\/docs\/free\.md \|/);
+    const clean = await doctor(['--kinds', 'exact-duplicate']);
+    assert.equal(clean.code, 0, clean.stdout);
+    assert.match(clean.stdout, /\nfindings: 0\n/);
+    const usage = await doctor(['--similarity', '3']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--similarity must be a number from 0\.5 to 1/);
+  });
+});
