@@ -8,6 +8,7 @@ import { runLoginCommand } from './login-command.ts';
 import { runWhoamiCommand } from './whoami-command.ts';
 import { runSearchCommand } from './search-command.ts';
 import { runCrawlCommand } from './crawl-command.ts';
+import { runDoctorCommand } from './doctor-command.ts';
 import { UsageError } from './usage-error.ts';
 
 const usage = `demarkus-broker <command> [options]
@@ -23,6 +24,7 @@ Commands:
   world token              mint a world token and print its tokens.toml entry
   mark <verb> <mark-url>   send one Mark request and print the answer
   search <query>           full-text search through the broker, or --direct against one world
+  doctor                   report duplicates, policy breaks, untagged docs, broken links and orphans
 
 Run "demarkus-broker <command> --help" for a command's options.`;
 
@@ -38,6 +40,7 @@ const commands: Record<string, Command> = {
   world: (args) => (args[0] === 'token' ? runWorldTokenCommand(args.slice(1)) : runWorldCommand(args)),
   mark: runMarkCommand,
   search: runSearchCommand,
+  doctor: runDoctorCommand,
 };
 
 /** The CLI entry: returns the process exit code (0 ok, 1 failure, 2 usage). */

@@ -151,7 +151,7 @@ describe('what each case renders', () => {
       egress.flatMap((rule: any) => rule.ports.map((port: any) => `${port.protocol}/${port.port}`)),
       ['UDP/53', 'TCP/53', 'TCP/443', 'TCP/6443', 'UDP/6309'],
     );
-    for (const kind of ['Ingress', 'HorizontalPodAutoscaler', 'ServiceMonitor', 'CronJob', 'ClusterRole'])
+    for (const kind of ['Ingress', 'HorizontalPodAutoscaler', 'ServiceMonitor', 'ClusterRole'])
       assert.deepEqual(find(objects, kind), [], kind);
   });
 
@@ -302,15 +302,26 @@ describe('what each case renders', () => {
     );
   });
 
-  it("crawl CronJob on: the crawl subcommand with the broker's config, hardened like the broker", () => {
-    const objects = objectsOf('crawl CronJob on');
+  it("crawl on by default: hourly against the root hub, as the broker's ServiceAccount, inside its NetworkPolicy", () => {
+    const objects = objectsOf('defaults');
     const cron = one(objects, 'CronJob');
-    assert.equal((cron.spec as any).schedule, '*/30 * * * *');
+    assert.equal((cron.spec as any).schedule, '17 * * * *');
     assert.equal((cron.spec as any).concurrencyPolicy, 'Forbid');
+    const pod = (cron.spec as any).jobTemplate.spec.template;
     const { main } = container(objects, 'CronJob');
-    assert.deepEqual(main.args, ['crawl', '--config', '/etc/demarkus-broker/config.yaml']);
+    assert.deepEqual(main.args, ['crawl', '--config', '/etc/demarkus-broker/config.yaml', '--hub', 'root']);
     assert.equal(main.securityContext.readOnlyRootFilesystem, true);
-    assert.deepEqual(find(objectsOf('defaults'), 'CronJob'), [], 'off by default');
+    const deployment = (one(objects, 'Deployment').spec as any).template.spec;
+    assert.equal(pod.spec.serviceAccountName, deployment.serviceAccountName, 'the RBAC tests cover its calls');
+    const selector = (one(objects, 'NetworkPolicy').spec as any).podSelector.matchLabels as Record<string, string>;
+    for (const [key, value] of Object.entries(selector)) assert.equal(pod.metadata.labels[key], value, key);
+  });
+
+  it("crawl CronJob settings: schedule and hub from values, the broker's hardening, and off when disabled", () => {
+    const objects = objectsOf('crawl CronJob on');
+    assert.equal((one(objects, 'CronJob').spec as any).schedule, '*/30 * * * *');
+    assert.deepEqual(container(objects, 'CronJob').main.args.slice(-2), ['--hub', 'hub']);
+    assert.deepEqual(find(objectsOf('crawl CronJob off'), 'CronJob'), []);
   });
 
   it("keeps the cookie key identical in the config and in the Secret's cookie-key, and the checksum in step", () => {

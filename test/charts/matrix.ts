@@ -149,8 +149,9 @@ export const brokerCases: BrokerCase[] = [
   {
     name: 'crawl CronJob on',
     inlineKey: true,
-    values: { ...minimal, crawl: { enabled: true, schedule: '*/30 * * * *' } },
+    values: { ...minimal, crawl: { enabled: true, schedule: '*/30 * * * *', hub: 'hub' } },
   },
+  { name: 'crawl CronJob off', inlineKey: true, values: { ...minimal, crawl: { enabled: false } } },
   {
     name: 'sweeper off',
     inlineKey: true,

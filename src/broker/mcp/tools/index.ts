@@ -6,6 +6,7 @@ import { markGraphExport } from './graph-export.ts';
 import { markGraphPublish } from './graph-publish.ts';
 import { markArchive } from './archive.ts';
 import { markDiscover } from './discover.ts';
+import { markDoctor } from './doctor.ts';
 import { markExplore } from './explore.ts';
 import { markFetch } from './fetch.ts';
 import { markIndex } from './index-tool.ts';
@@ -23,8 +24,9 @@ import { markWorlds } from './worlds.ts';
  * `mcpToolNames`). The graph tools (mark_backlinks, mark_graph,
  * mark_graph_export, mark_graph_publish) are offered when the broker keeps a
  * link graph (it reaches them through the tool context) and sit after
- * mark_index. mark_search is ours (cross-world full-text search, not in the
- * reference) and comes last, so the reference tools keep their positions.
+ * mark_index. mark_search (cross-world full-text search) and mark_doctor (the knowledge
+ * doctor) are ours, not in the reference, and come last, so the reference
+ * tools keep their positions.
  */
 export function allTools(options: { graph?: boolean } = {}): ToolDefinition[] {
   return [
@@ -43,6 +45,7 @@ export function allTools(options: { graph?: boolean } = {}): ToolDefinition[] {
     ...(options.graph === true ? graphTools : []),
     markWorlds,
     markSearch,
+    markDoctor,
   ];
 }
 

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { Status } from '../../../protocol/status.ts';
+import { isHubOutput, runPool, walkWorld } from '../../graph/index.ts';
+import type { WorldGateway, WorldInfo } from '../../worlds/gateway.ts';
+import type { DoctorDocument } from './diagnose.ts';
+
+/**
+ * What the doctor reads: every document of the given worlds, through the
+ * gateway's reads (so exactly what the caller may read), within a bound on
+ * documents and on time. The hub's generated outputs (`/graph.md`,
+ * `/index/*`, `/.demarkus/*`) are not content and are skipped, as the
+ * federation crawl skips them.
+ */
+export type CorpusLimits = { maxDocuments: number; timeMs: number; workers: number };
+
+/** 5,000 documents and 20 s per report, 8 reads in flight: bounded for the caller and for the worlds. */
+export const defaultCorpusLimits: CorpusLimits = { maxDocuments: 5000, timeMs: 20_000, workers: 8 };
+
+export type Corpus = {
+  documents: DoctorDocument[];
+  /** Worlds whose every listed document was read. */
+  completeWorlds: Set<string>;
+  /** Worlds (or parts of them) the report could not cover, and why. */
+  notExamined: Array<{ world: string; reason: string }>;
+};
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+export async function collectCorpus(
+  gateway: WorldGateway,
+  worlds: readonly WorldInfo[],
+  options: { hub: string; limits?: CorpusLimits; signal?: AbortSignal },
+): Promise<Corpus> {
+  const limits = options.limits ?? defaultCorpusLimits;
+  const budget = AbortSignal.any([AbortSignal.timeout(limits.timeMs), ...(options.signal ? [options.signal] : [])]);
+  const corpus: Corpus = { documents: [], completeWorlds: new Set(), notExamined: [] };
+  let remaining = limits.maxDocuments;
+  for (const world of worlds) {
+    if (budget.aborted || remaining <= 0) {
+      corpus.notExamined.push({
+        world: world.name,
+        reason: budget.aborted ? 'time budget spent' : 'document bound reached',
+      });
+      continue;
+    }
+    const listing = await walkWorld(
+      gateway,
+      world.name,
+      { maxDocuments: remaining, maxLists: remaining, maxDepth: 32, workers: limits.workers },
+      { ...(world.name === options.hub ? { exclude: isHubOutput } : {}), signal: budget },
+    );
+    let failed = 0;
+    await runPool(
+      listing.documents.slice(0, remaining),
+      async (path) => {
+        const document = await readDocument(gateway, world.name, path, budget);
+        if (document) corpus.documents.push(document);
+        else failed++;
+      },
+      { workers: limits.workers, signal: budget },
+    );
+    const read = corpus.documents.filter((doc) => doc.world === world.name).length;
+    remaining -= read;
+    if (listing.complete && failed === 0 && read === listing.documents.length) corpus.completeWorlds.add(world.name);
+    else
+      corpus.notExamined.push({
+        world: world.name,
+        reason: budget.aborted
+          ? 'time budget spent before every document was read'
+          : `${listing.complete ? '' : 'listing incomplete; '}${failed} of ${listing.documents.length} documents could not be read`,
+      });
+  }
+  corpus.documents.sort((a, b) => (a.world === b.world ? (a.path < b.path ? -1 : 1) : a.world < b.world ? -1 : 1));
+  return corpus;
+}
+
+async function readDocument(
+  gateway: WorldGateway,
+  world: string,
+  path: string,
+  signal: AbortSignal,
+): Promise<DoctorDocument | undefined> {
+  try {
+    const response = await gateway.read(world, { verb: 'FETCH', path, signal });
+    if (response.status !== Status.Ok) return undefined;
+    const { etag: _etag, ...metadata } = response.metadata;
+    const hash = `sha256-${createHash('sha256').update(response.body).digest('hex')}`;
+    return { world, path, body: utf8.decode(response.body), metadata, hash };
+  } catch {
+    return undefined;
+  }
+}

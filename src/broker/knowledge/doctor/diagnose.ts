@@ -1,0 +1,127 @@
+import type { Metadata } from '../../../protocol/metadata.ts';
+import { documentLinks, type WorldDirectory } from '../../graph/index.ts';
+import { checkSubmission, isExemptFromPolicy } from '../policy-check.ts';
+import type { Policy, Severity } from '../policy.ts';
+import { nearDuplicates } from './near-duplicates.ts';
+
+/**
+ * The knowledge doctor's judgement over a set of read documents (pure: the
+ * corpus is collected elsewhere). Each finding is something a person can act
+ * on: merge the duplicates, fix the rule, tag the document, fix or remove the
+ * link, link the orphan from somewhere or archive it.
+ */
+export type DoctorDocument = { world: string; path: string; body: string; metadata: Metadata; hash: string };
+
+export type Finding =
+  | { kind: 'exact-duplicate'; hash: string; urls: string[] }
+  | { kind: 'near-duplicate'; similarity: number; urls: [string, string] }
+  | { kind: 'policy'; url: string; rule: string; severity: Severity; problem: string }
+  | { kind: 'untagged'; url: string }
+  | { kind: 'broken-link'; url: string; target: string }
+  | { kind: 'orphan'; url: string };
+
+export type FindingKind = Finding['kind'];
+export const findingKinds: readonly FindingKind[] = [
+  'exact-duplicate',
+  'near-duplicate',
+  'policy',
+  'untagged',
+  'broken-link',
+  'orphan',
+];
+
+export type DiagnoseInput = {
+  documents: readonly DoctorDocument[];
+  policy: Policy | undefined;
+  directory: WorldDirectory;
+  /** Worlds whose every document was read: only there can a missing link target be called broken. */
+  completeWorlds: ReadonlySet<string>;
+  /** Whether every world was read in full: only then can "nothing links here" be said of a document. */
+  judgeOrphans: boolean;
+  /** Jaccard similarity of word 3-grams at or above which two documents are near duplicates (0.5 to 1). */
+  nearThreshold: number;
+};
+
+/** Entry points that nothing needs to link to (besides the standard under /.well-known/). */
+const rootDocuments = new Set(['/index.md', '/world.md']);
+
+export function diagnose(input: DiagnoseInput): Finding[] {
+  const { documents } = input;
+  const urls = documents.map((doc) => `mark://${doc.world}${doc.path}`);
+  const known = new Set(urls);
+  const findings: Finding[] = [];
+
+  const byHash = new Map<string, number[]>();
+  documents.forEach((doc, i) => {
+    if (doc.body.trim() === '') return;
+    byHash.set(doc.hash, [...(byHash.get(doc.hash) ?? []), i]);
+  });
+  const representatives: number[] = [];
+  for (const [hash, members] of byHash) {
+    representatives.push(members[0]!);
+    if (members.length > 1) findings.push({ kind: 'exact-duplicate', hash, urls: members.map((i) => urls[i]!).sort() });
+  }
+
+  representatives.sort((a, b) => a - b);
+  for (const pair of nearDuplicates(
+    representatives.map((i) => documents[i]!.body),
+    input.nearThreshold,
+  )) {
+    const a = urls[representatives[pair.a]!]!;
+    const b = urls[representatives[pair.b]!]!;
+    findings.push({ kind: 'near-duplicate', similarity: pair.similarity, urls: a < b ? [a, b] : [b, a] });
+  }
+
+  const inbound = new Map<string, number>();
+  documents.forEach((doc, i) => {
+    const url = urls[i]!;
+    if (input.policy && !isExemptFromPolicy(doc.path))
+      for (const v of checkSubmission(input.policy, doc, 'document'))
+        findings.push({ kind: 'policy', url, rule: v.rule, severity: v.severity, problem: v.problem });
+    if ((doc.metadata.tags ?? '').trim() === '') findings.push({ kind: 'untagged', url });
+    const broken = new Set<string>();
+    for (const edge of documentLinks(url, doc.body, doc.metadata, input.directory).edges) {
+      const target = edge.to.replace(/[?#].*$/, '');
+      if (target === url) continue;
+      inbound.set(target, (inbound.get(target) ?? 0) + 1);
+      if (isBroken(target, known, input)) broken.add(target);
+    }
+    for (const target of broken) findings.push({ kind: 'broken-link', url, target });
+  });
+
+  if (input.judgeOrphans)
+    documents.forEach((doc, i) => {
+      const entryPoint = rootDocuments.has(doc.path) || isExemptFromPolicy(doc.path);
+      if (!entryPoint && (inbound.get(urls[i]!) ?? 0) === 0) findings.push({ kind: 'orphan', url: urls[i]! });
+    });
+  return findings.sort(compareFindings);
+}
+
+function isBroken(target: string, known: ReadonlySet<string>, input: DiagnoseInput): boolean {
+  const match = /^mark:\/\/([^/]+)(\/.*)$/.exec(target);
+  if (match === null || !match[2]!.endsWith('.md')) return false;
+  // A link into a world that was not read in full (or is not ours) cannot be judged.
+  return input.completeWorlds.has(match[1]!) && !known.has(target);
+}
+
+function compareFindings(a: Finding, b: Finding): number {
+  const order = findingKinds.indexOf(a.kind) - findingKinds.indexOf(b.kind);
+  if (order !== 0) return order;
+  if (a.kind === 'near-duplicate' && b.kind === 'near-duplicate' && a.similarity !== b.similarity)
+    return b.similarity - a.similarity;
+  return findingKey(a).localeCompare(findingKey(b));
+}
+
+function findingKey(finding: Finding): string {
+  switch (finding.kind) {
+    case 'exact-duplicate':
+    case 'near-duplicate':
+      return finding.urls.join(' ');
+    case 'policy':
+      return `${finding.url} ${finding.rule} ${finding.problem}`;
+    case 'broken-link':
+      return `${finding.url} ${finding.target}`;
+    default:
+      return finding.url;
+  }
+}

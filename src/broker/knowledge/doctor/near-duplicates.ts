@@ -1,0 +1,99 @@
+/**
+ * Near-duplicate documents by shingled similarity: each body becomes a set of
+ * word 3-grams, MinHash signatures estimate the Jaccard similarity of two
+ * sets, and locality-sensitive hashing over bands of the signature proposes
+ * candidate pairs, which are then scored exactly. Cost grows with the corpus,
+ * not with its square (Broder 1997; Leskovec, Rajaraman, Ullman, "Mining of
+ * Massive Datasets", ch. 3).
+ */
+export type NearDuplicate = { a: number; b: number; similarity: number };
+
+const shingleWords = 3;
+const bands = 16;
+const rowsPerBand = 4;
+const signatureLength = bands * rowsPerBand;
+/** Shingle sets larger than this are sampled down to the smallest hashes (a bottom-k sketch). */
+const maxShingles = 4096;
+
+export function nearDuplicates(bodies: readonly string[], threshold: number): NearDuplicate[] {
+  const sets = bodies.map(shingles);
+  const signatures = sets.map(signature);
+  const seen = new Set<string>();
+  const found: NearDuplicate[] = [];
+  for (let band = 0; band < bands; band++) {
+    const buckets = new Map<string, number[]>();
+    signatures.forEach((sig, doc) => {
+      if (sets[doc]!.length === 0) return;
+      const key = sig.slice(band * rowsPerBand, (band + 1) * rowsPerBand).join(',');
+      const bucket = buckets.get(key);
+      if (bucket) bucket.push(doc);
+      else buckets.set(key, [doc]);
+    });
+    for (const bucket of buckets.values()) {
+      for (let i = 0; i < bucket.length; i++)
+        for (let j = i + 1; j < bucket.length; j++) {
+          const a = bucket[i]!;
+          const b = bucket[j]!;
+          const key = `${a},${b}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          const similarity = jaccard(sets[a]!, sets[b]!);
+          if (similarity >= threshold) found.push({ a, b, similarity });
+        }
+    }
+  }
+  return found.sort((x, y) => y.similarity - x.similarity || x.a - y.a || x.b - y.b);
+}
+
+/** Sorted distinct 32-bit hashes of the body's word 3-grams (case and punctuation folded). */
+export function shingles(body: string): Uint32Array {
+  const words = body.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const hashes = new Set<number>();
+  if (words.length > 0 && words.length < shingleWords) hashes.add(fnv1a(words.join(' ')));
+  for (let i = 0; i + shingleWords <= words.length; i++) hashes.add(fnv1a(words.slice(i, i + shingleWords).join(' ')));
+  const sorted = Uint32Array.from(hashes).sort();
+  return sorted.length > maxShingles ? sorted.slice(0, maxShingles) : sorted;
+}
+
+function signature(set: Uint32Array): number[] {
+  const sig = new Array<number>(signatureLength).fill(0xffffffff);
+  for (const value of set)
+    for (let i = 0; i < signatureLength; i++) {
+      const h = mix(value ^ seeds[i]!);
+      if (h < sig[i]!) sig[i] = h;
+    }
+  return sig;
+}
+
+/** Exact Jaccard similarity of two sorted hash sets. */
+export function jaccard(a: Uint32Array, b: Uint32Array): number {
+  let i = 0;
+  let j = 0;
+  let common = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      common++;
+      i++;
+      j++;
+    } else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  const union = a.length + b.length - common;
+  return union === 0 ? 0 : common / union;
+}
+
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** A 32-bit finalizer (murmur3 fmix32): one independent-looking hash per seed. */
+function mix(x: number): number {
+  let h = x >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+const seeds = Array.from({ length: signatureLength }, (_, i) => mix(0x9e3779b9 * (i + 1)));

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { collectCorpus, diagnose, findingKinds, renderReport } from '../../knowledge/doctor/index.ts';
+import { WorldDirectory } from '../../graph/index.ts';
+import { optionalInteger, optionalString } from '../args.ts';
+import type { ToolContext, ToolResult } from '../definitions.ts';
+import { defineTool } from '../run-tool.ts';
+import { textResult, toolError } from '../tool-result.ts';
+import { describe } from './descriptions.ts';
+
+const inputSchema = {
+  worlds: optionalString('worlds', 'comma list of world names to examine (default: every world)'),
+  kinds: optionalString('kinds', `comma list of finding kinds to report (default: all): ${findingKinds.join(', ')}`),
+  similarity: z
+    .number({ error: 'similarity must be a number' })
+    .min(0.5, { error: 'similarity must be from 0.5 to 1' })
+    .max(1, { error: 'similarity must be from 0.5 to 1' })
+    .optional()
+    .describe('how alike two documents must be to count as near duplicates, 0.5 to 1 (default 0.8)'),
+  limit: optionalInteger('limit', 'findings per page, 1 to 500 (default 50)'),
+  cursor: optionalString('cursor', 'next-cursor from the previous page'),
+};
+
+export const markDoctor = defineTool({
+  name: 'mark_doctor',
+  title: 'Check the knowledge base',
+  description: describe(
+    'Report what needs care across the worlds you may read: exact and near duplicate documents, documents that break the publishing policy, untagged documents that mark_lookup cannot find, broken mark:// links and orphans nothing links to.',
+    'Reads up to 5,000 documents within 20 s; status: partial names the worlds it could not cover. Paged: pass next-cursor to get the next page.',
+  ),
+  inputSchema,
+  readOnly: true,
+  handler: async (args, ctx) => doctor(ctx, args),
+});
+
+type DoctorArgs = { worlds?: string; kinds?: string; similarity?: number; limit?: number; cursor?: string };
+
+async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
+  const limit = args.limit ?? 50;
+  if (limit < 1 || limit > 500) return toolError('limit must be from 1 to 500');
+  const offset = args.cursor === undefined || args.cursor === '' ? 0 : Number(args.cursor);
+  if (!Number.isInteger(offset) || offset < 0)
+    return toolError('invalid cursor: pass the next-cursor of a previous page');
+  const known = ctx.gateway.list();
+  const wanted = commaList(args.worlds);
+  const unknownWorld = wanted.find((name) => !known.some((world) => world.name === name));
+  if (unknownWorld !== undefined)
+    return toolError(`unknown world "${unknownWorld}" (worlds: ${known.map((w) => w.name).join(', ')})`);
+  const kinds = commaList(args.kinds);
+  const badKind = kinds.find((kind) => !(findingKinds as readonly string[]).includes(kind));
+  if (badKind !== undefined) return toolError(`unknown finding kind "${badKind}" (kinds: ${findingKinds.join(', ')})`);
+  const worlds = wanted.length === 0 ? known : known.filter((world) => wanted.includes(world.name));
+  const hub = ctx.knowledge?.standard.hub ?? 'root';
+  const corpus = await collectCorpus(ctx.gateway, worlds, { hub, signal: ctx.signal });
+  const findings = diagnose({
+    documents: corpus.documents,
+    policy: await ctx.knowledge?.standard.policy(),
+    directory: new WorldDirectory(known),
+    completeWorlds: corpus.completeWorlds,
+    judgeOrphans: known.every((world) => corpus.completeWorlds.has(world.name)),
+    nearThreshold: args.similarity ?? 0.8,
+  }).filter((finding) => kinds.length === 0 || kinds.includes(finding.kind));
+  return textResult(renderReport(corpus, worlds.length, findings, { offset, limit }));
+}
+
+function commaList(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}

@@ -1,0 +1,64 @@
+import { parseArgs } from 'node:util';
+import { callBrokerTool } from '../broker/search/index.ts';
+import { UsageError } from './usage-error.ts';
+
+const help = `demarkus-broker doctor [options]
+
+The knowledge doctor for people: asks the broker's mark_doctor tool what needs
+care across the worlds you may read (exact and near duplicates, policy breaks,
+untagged documents, broken mark:// links, orphans) and prints the report.
+
+  --url URL          the broker's MCP endpoint (env DEMARKUS_BROKER_URL; default http://127.0.0.1:8081/mcp)
+  --token TOKEN      bearer token (env DEMARKUS_BROKER_TOKEN), e.g. from "demarkus-broker token"
+  --worlds W1,W2     examine only these worlds
+  --kinds K1,K2      report only these kinds (exact-duplicate, near-duplicate, policy, untagged, broken-link, orphan)
+  --similarity S     near-duplicate threshold, 0.5 to 1 (default 0.8)
+  --all              follow next-cursor and print every page
+
+Exit status: 0 when the report has no findings, 1 when it has some or could not be made, 2 for usage.`;
+
+export async function runDoctorCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      url: { type: 'string' },
+      token: { type: 'string' },
+      worlds: { type: 'string' },
+      kinds: { type: 'string' },
+      similarity: { type: 'string' },
+      all: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(help);
+    return 0;
+  }
+  const token = values.token ?? process.env.DEMARKUS_BROKER_TOKEN;
+  if (!token) throw new UsageError('a broker token is required: --token or DEMARKUS_BROKER_TOKEN');
+  const similarity = values.similarity === undefined ? undefined : Number(values.similarity);
+  if (similarity !== undefined && !(similarity >= 0.5 && similarity <= 1))
+    throw new UsageError('--similarity must be a number from 0.5 to 1');
+  const url = values.url ?? process.env.DEMARKUS_BROKER_URL ?? 'http://127.0.0.1:8081/mcp';
+  const toolArgs: Record<string, unknown> = {
+    limit: 500,
+    ...(values.worlds ? { worlds: values.worlds } : {}),
+    ...(values.kinds ? { kinds: values.kinds } : {}),
+    ...(similarity === undefined ? {} : { similarity }),
+  };
+  let findings = 0;
+  for (let cursor: string | undefined; ; ) {
+    const result = await callBrokerTool(url, token, 'mark_doctor', { ...toolArgs, ...(cursor ? { cursor } : {}) });
+    if (result.isError) throw new Error(result.text);
+    process.stdout.write(result.text);
+    findings = Number(/^findings: (\d+)$/m.exec(result.text)?.[1] ?? 0);
+    cursor = /^next-cursor: (\d+)$/m.exec(result.text)?.[1];
+    if (!values.all || cursor === undefined) {
+      if (cursor !== undefined) process.stderr.write(`more findings: run again with --all to print every page\n`);
+      break;
+    }
+    process.stdout.write('\n');
+  }
+  return findings === 0 ? 0 : 1;
+}

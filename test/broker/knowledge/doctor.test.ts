@@ -1,0 +1,151 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createKnowledge } from '../../../src/broker/knowledge/index.ts';
+import { nearDuplicates } from '../../../src/broker/knowledge/doctor/index.ts';
+import { runTool } from '../../../src/broker/mcp/run-tool.ts';
+import { markDoctor } from '../../../src/broker/mcp/tools/doctor.ts';
+import { MarkClient } from '../../../src/transport/mark-client.ts';
+import { startWorldFixture, testTls, type WorldFixture } from '../../world/world-fixture.ts';
+import { toolContext } from '../mcp/helpers/context.ts';
+import { FixtureGateway } from '../mcp/helpers/fixture-gateway.ts';
+
+const near =
+  'The release train leaves every Tuesday at noon. Each team merges its changes before Monday evening, ' +
+  'runs the full suite on the candidate branch, and signs off in the release channel. Hotfixes skip the ' +
+  'train only with approval from the on-call lead, and every hotfix gets a follow-up review within a week.';
+const nearEdited = near.replace('Tuesday at noon', 'Wednesday at noon').replace('within a week', 'within two weeks');
+const duplicate = '# Access policy\n\nOnly the platform team grants production access.\n';
+const tags = { tags: 'category:test' };
+
+/** Finding rows of the report's table as "kind | document | detail". */
+const rows = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => /^\| [a-z-]+ \| mark:/.test(line))
+    .map((line) => line.split(' | ').slice(0, 2).join(' | ').replace(/^\| /, ''));
+
+describe('mark_doctor over real QUIC worlds', () => {
+  let alpha: WorldFixture;
+  let beta: WorldFixture;
+  let gateway: FixtureGateway;
+  const seed = async (world: WorldFixture, path: string, body: string, metadata: Record<string, string> = tags) => {
+    const response = await world.call(
+      'PUBLISH',
+      path,
+      { ...metadata, auth: world.tokens.writer!, 'expected-version': '0' },
+      body,
+    );
+    assert.equal(response.status, 'created', `${path}: ${response.status}`);
+  };
+
+  before(async () => {
+    [alpha, beta] = await Promise.all([
+      startWorldFixture({
+        tokens: [
+          { label: 'writer', paths: ['/**'], operations: ['publish'] },
+          { label: 'reader', paths: ['/private/**'], operations: ['read'] },
+        ],
+      }),
+      startWorldFixture(),
+    ]);
+    gateway = new FixtureGateway(
+      [
+        { name: 'alpha', fixture: alpha, writers: ['alice@example.com'] },
+        { name: 'beta', fixture: beta, writers: ['alice@example.com'] },
+      ],
+      new MarkClient({ ca: (await testTls()).cert, maxAttempts: 2 }),
+    );
+    await seed(
+      alpha,
+      '/index.md',
+      '# Alpha\n\nThe alpha world.\n\n- [Guide](guide.md)\n- [Dup](dup-a.md)\n- [Near](near-a.md)\n- [Gone](missing.md)\n- [Beta](mark://beta/index.md)\n',
+    );
+    await seed(
+      alpha,
+      '/guide.md',
+      '# Guide\n\nHow we work here.\n\nSee [untagged](untagged.md) and [the other train](mark://beta/near-b.md).\n',
+    );
+    await seed(alpha, '/dup-a.md', duplicate);
+    await seed(alpha, '/near-a.md', `# Release train\n\n${near}\n`);
+    await seed(alpha, '/orphan.md', '# Orphan\n\nNobody links to this page about the release train.\n');
+    await seed(alpha, '/untagged.md', '# Untagged\n\nA page without tags.\n', {});
+    await seed(alpha, '/private/secret.md', duplicate);
+    await seed(
+      beta,
+      '/index.md',
+      '# Beta\n\nThe beta world.\n\n- [Dup](dup-b.md)\n- [Alpha](mark://alpha/index.md)\n- [Gone](mark://alpha/gone.md)\n',
+    );
+    await seed(beta, '/dup-b.md', duplicate);
+    await seed(beta, '/near-b.md', `# Release train\n\n${nearEdited}\n`);
+  });
+  after(async () => {
+    await gateway.close();
+    await Promise.all([alpha.close(), beta.close()]);
+  });
+
+  it('finds every seeded problem and nothing else (precision and recall 1)', async () => {
+    const result = await runTool(markDoctor, {}, toolContext(gateway));
+    assert.equal(result.isError, undefined, result.text);
+    assert.match(result.text, /^status: ok\nworlds: 2\ndocuments: 9\nfindings: 6\n/);
+    assert.deepEqual(rows(result.text), [
+      'exact-duplicate | mark://alpha/dup-a.md, mark://beta/dup-b.md',
+      'near-duplicate | mark://alpha/near-a.md, mark://beta/near-b.md',
+      'untagged | mark://alpha/untagged.md',
+      'broken-link | mark://alpha/index.md',
+      'broken-link | mark://beta/index.md',
+      'orphan | mark://alpha/orphan.md',
+    ]);
+    assert.match(result.text, /links to mark:\/\/alpha\/missing\.md, which does not exist/);
+    assert.match(result.text, /links to mark:\/\/alpha\/gone\.md, which does not exist/);
+  });
+
+  it('never shows a document the caller cannot read', async () => {
+    const result = await runTool(markDoctor, {}, toolContext(gateway));
+    assert.doesNotMatch(result.text, /private/);
+  });
+
+  it('reports policy breaks with the hub policy, and filters, pages and validates', async () => {
+    await seed(
+      alpha,
+      '/.well-known/demarkus/policy.md',
+      '# Policy\n\nRules.\n\n| rule | setting | severity |\n|---|---|---|\n| required-tags | category | warn |\n',
+    );
+    const knowledge = createKnowledge({ gateway, hub: 'alpha' });
+    const ctx = { ...toolContext(gateway), knowledge };
+    const policy = await runTool(markDoctor, { kinds: 'policy' }, ctx);
+    assert.deepEqual(rows(policy.text), ['policy | mark://alpha/untagged.md']);
+    assert.match(policy.text, /required-tags \\\(warn\\\): no "category:" tag/);
+
+    const first = await runTool(markDoctor, { limit: 4 }, ctx);
+    assert.match(first.text, /\nfindings: 7\nshown: 1-4\nnext-cursor: 4\n/);
+    const second = await runTool(markDoctor, { limit: 4, cursor: '4' }, ctx);
+    assert.match(second.text, /\nshown: 5-7\n/);
+    assert.doesNotMatch(second.text, /next-cursor/);
+    assert.equal(rows(first.text).length + rows(second.text).length, 7);
+
+    const betaOnly = await runTool(markDoctor, { worlds: 'beta' }, ctx);
+    assert.match(
+      betaOnly.text,
+      /\nworlds: 1\ndocuments: 3\nfindings: 0\n/,
+      'links into, and orphans of, unread worlds are not judged',
+    );
+    assert.deepEqual(await runTool(markDoctor, { worlds: 'gamma' }, ctx), {
+      isError: true,
+      text: 'unknown world "gamma" (worlds: alpha, beta)',
+    });
+    assert.equal((await runTool(markDoctor, { kinds: 'typos' }, ctx)).isError, true);
+    assert.equal((await runTool(markDoctor, { cursor: 'x' }, ctx)).isError, true);
+    assert.equal((await runTool(markDoctor, { similarity: 0.2 }, ctx)).isError, true);
+  });
+});
+
+describe('near-duplicate detection', () => {
+  it('pairs documents above the threshold and leaves unrelated ones alone', () => {
+    const unrelated = 'Tokens rotate on every use and a replayed refresh token revokes the whole family of tokens.';
+    const found = nearDuplicates([near, unrelated, nearEdited, ''], 0.8);
+    assert.equal(found.length, 1);
+    assert.deepEqual([found[0]!.a, found[0]!.b], [0, 2]);
+    assert.ok(found[0]!.similarity >= 0.8 && found[0]!.similarity < 1);
+    assert.deepEqual(nearDuplicates([near, nearEdited], 0.99), []);
+  });
+});
