@@ -1,3 +1,4 @@
+import { errorWithCode } from '../../errors/coded-error.ts';
 import { splitTableRow, unescapeCell } from '../../protocol/table-cells.ts';
 
 /**
@@ -50,10 +51,8 @@ export type PolicyRule = { [K in RuleId]: { id: K; setting: RuleSettings[K]; sev
 
 export type Policy = { strictness: Severity; rules: readonly PolicyRule[] };
 
-export class PolicyFormatError extends Error {
-  override readonly name = 'PolicyFormatError';
-  readonly code = 'ERR_POLICY_FORMAT';
-}
+/** The hub's policy.md cannot be read exactly; the broker then applies no policy and logs this (docs/knowledge.md). */
+export class PolicyFormatError extends errorWithCode('ERR_POLICY_FORMAT') {}
 
 export function parsePolicy(markdown: string): Policy {
   const rows = policyTable(markdown);
