@@ -183,7 +183,7 @@ describe('broker MCP gateway end to end', () => {
     assert.equal(first.mimeType, 'text/markdown');
     assert.match(first.text, /^## Audit\n/);
     const { prompts } = await client.listPrompts();
-    assert.deepEqual(prompts.map((p) => p.name).sort(), ['orient', 'recall', 'whats-new']);
+    assert.deepEqual(prompts.map((p) => p.name).sort(), ['orient', 'publish', 'recall', 'whats-new']);
     const orient = await client.getPrompt({ name: 'orient', arguments: { url: 'mark://team-a/docs/auth.md' } });
     assert.match(JSON.stringify(orient.messages), /mark_explore/);
   });

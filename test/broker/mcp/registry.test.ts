@@ -25,6 +25,7 @@ describe('the tool registry', () => {
         'mark_index',
         'mark_worlds',
         'mark_search',
+        'mark_doctor',
       ],
     );
   });

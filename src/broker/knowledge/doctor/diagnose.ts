@@ -94,7 +94,13 @@ export function diagnose(input: DiagnoseInput): Finding[] {
       const entryPoint = rootDocuments.has(doc.path) || isExemptFromPolicy(doc.path);
       if (!entryPoint && (inbound.get(urls[i]!) ?? 0) === 0) findings.push({ kind: 'orphan', url: urls[i]! });
     });
-  return findings.sort(compareFindings);
+  const keyed = findings.map((finding) => ({
+    finding,
+    rank: findingKinds.indexOf(finding.kind),
+    key: findingKey(finding),
+  }));
+  keyed.sort(compareKeyed);
+  return keyed.map((entry) => entry.finding);
 }
 
 function isBroken(target: string, known: ReadonlySet<string>, input: DiagnoseInput): boolean {
@@ -104,12 +110,16 @@ function isBroken(target: string, known: ReadonlySet<string>, input: DiagnoseInp
   return input.completeWorlds.has(match[1]!) && !known.has(target);
 }
 
-function compareFindings(a: Finding, b: Finding): number {
-  const order = findingKinds.indexOf(a.kind) - findingKinds.indexOf(b.kind);
-  if (order !== 0) return order;
-  if (a.kind === 'near-duplicate' && b.kind === 'near-duplicate' && a.similarity !== b.similarity)
-    return b.similarity - a.similarity;
-  return findingKey(a).localeCompare(findingKey(b));
+type Keyed = { finding: Finding; rank: number; key: string };
+
+/** Kind order, then the most similar near duplicates first, then by URL (code-point order, stable across locales). */
+function compareKeyed(a: Keyed, b: Keyed): number {
+  if (a.rank !== b.rank) return a.rank - b.rank;
+  const x = a.finding;
+  const y = b.finding;
+  if (x.kind === 'near-duplicate' && y.kind === 'near-duplicate' && x.similarity !== y.similarity)
+    return y.similarity - x.similarity;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
 function findingKey(finding: Finding): string {
