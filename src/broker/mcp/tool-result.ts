@@ -39,6 +39,8 @@ export function toolErrorText(verb: string, world: string, error: unknown): stri
       return `write access denied for world ${goQuote(world)}`;
     case 'ERR_EMAIL_UNVERIFIED':
       return 'identity email is not verified';
+    case 'ERR_WRITE_READ_PROTECTED':
+      return (error as Error).message;
     default:
       return `${verb} failed: ${agentMessage(error)}`;
   }
@@ -56,6 +58,7 @@ export const agentVisibleCodes: ReadonlySet<string> = new Set([
   'ERR_WORLD_UNAVAILABLE',
   'ERR_WRITE_DENIED',
   'ERR_EMAIL_UNVERIFIED',
+  'ERR_WRITE_READ_PROTECTED',
   'ERR_OUTCOME_UNKNOWN',
   'ERR_WRITE_TOKEN_REJECTED',
   'ERR_WRITE_TOKEN_UNAVAILABLE',

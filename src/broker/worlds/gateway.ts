@@ -31,7 +31,9 @@ export interface WorldGateway {
   read(world: string, call: MarkCall): Promise<MarkResponse>;
   /**
    * A write (PUBLISH, APPEND, ARCHIVE) with the world's write token. Throws
-   * WriteDeniedError when the identity is not an allowed writer (nothing is sent).
+   * WriteDeniedError when the identity is not an allowed writer, and
+   * ReadProtectedWriteError when the caller may not read the target (nothing
+   * is written in either case).
    */
   write(world: string, identity: Identity, call: MarkCall): Promise<MarkResponse>;
   close(): Promise<void>;
@@ -45,6 +47,8 @@ export type WorldGatewayErrorCode =
   | 'ERR_OUTCOME_UNKNOWN'
   | 'ERR_WRITE_TOKEN_REJECTED'
   | 'ERR_EMAIL_UNVERIFIED'
+  /** The target is read-protected on the world and the caller may not read it; nothing was written. */
+  | 'ERR_WRITE_READ_PROTECTED'
   /** The write token could not be read, created or synced into the world's tokens (storage failure); nothing was sent. */
   | 'ERR_WRITE_TOKEN_UNAVAILABLE';
 
@@ -70,6 +74,24 @@ export class WriteDeniedError extends WorldGatewayError {
         ? `write access denied for world ${JSON.stringify(world)}`
         : 'identity email is not verified',
     );
+  }
+}
+
+/**
+ * The broker never writes where its caller could not read (no confused
+ * deputy): the world protects `path` for reading and the caller holds no read
+ * right there. The same answer for an existing and a missing document, so it
+ * reveals neither existence nor version.
+ */
+export class ReadProtectedWriteError extends WorldGatewayError {
+  readonly path: string;
+  constructor(world: string, path: string) {
+    super(
+      'ERR_WRITE_READ_PROTECTED',
+      world,
+      `write refused: ${path} is read-protected on world ${JSON.stringify(world)} and you may not read it there; the broker only writes where its caller may read`,
+    );
+    this.path = path;
   }
 }
 

@@ -13,7 +13,14 @@ import type { Identity } from '../identity.ts';
 import { worldAllows } from './allowlist.ts';
 import type { CircuitState } from './circuit-breaker.ts';
 import { sendWithFirstMintRetry, type FirstMintPolicy } from './first-mint.ts';
-import { WorldGatewayError, WriteDeniedError, type WorldGateway, type WorldInfo } from './gateway.ts';
+import {
+  ReadProtectedWriteError,
+  WorldGatewayError,
+  WriteDeniedError,
+  type WorldGateway,
+  type WorldInfo,
+} from './gateway.ts';
+import { readRightProbe, refusesRead } from './read-right-probe.ts';
 import { noopWorldGatewayMetrics, type WorldGatewayMetrics } from './metrics.ts';
 import type { WorldChange, WorldRegistry } from './registry.ts';
 import { worldInfoOf, type WorldDefinition } from './world-definition.ts';
@@ -86,6 +93,9 @@ export class MarkWorldGateway implements WorldGateway {
     const agent = identity.email.trim().toLowerCase();
     const provisioner = this.#options.writeTokens;
     const connection = this.#connection(definition);
+    // The broker's token may write anywhere; the caller may only write where it may read.
+    const probe = await connection.send(readRightProbe(call));
+    if (refusesRead(probe)) throw new ReadProtectedWriteError(world, call.path);
     const response = await sendWithFirstMintRetry(await this.#provision(definition), this.#options.firstMint, {
       send: (token) => connection.send({ ...call, metadata: writeMetadata(call.metadata, token, agent) }),
       reprovision: () => {

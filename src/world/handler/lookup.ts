@@ -3,13 +3,13 @@ import type { MarkResponse } from '../../protocol/response.ts';
 import { FilterError, parseFilter, type Predicate } from '../catalog/index.ts';
 import type { RequestScope, WorldContext } from './context.ts';
 import { parseLookupOptions, type LookupOptions } from './lookup-options.ts';
-import { canRead } from './read-auth.ts';
+import { canRead, checkRead } from './read-auth.ts';
 import { badRequest, notFound, ok } from './respond.ts';
 
 /**
  * LOOKUP (Mark SPEC §6.7). Rows a caller may not read are removed before the
  * limit, so hidden documents neither show (no path, no title, no count) nor
- * displace visible ones. The scope itself is not read-checked.
+ * displace visible ones. A scope below `/` is read-checked like a LIST of it.
  */
 export async function handleLookup(ctx: WorldContext, scope: RequestScope): Promise<MarkResponse> {
   const options = parseLookupOptions(scope.request.metadata);
@@ -21,7 +21,13 @@ export async function handleLookup(ctx: WorldContext, scope: RequestScope): Prom
     if (error instanceof FilterError) return badRequest(error.message);
     throw error;
   }
-  if (scope.path !== '/' && !(await ctx.store.isDirectory(scope.path))) return notFound(`${scope.path} not found`);
+  if (scope.path !== '/') {
+    // Read-auth on the scope first, as LIST does: inside a protected tree an
+    // existing and a missing folder get the same denial, so names cannot be probed.
+    const denied = checkRead(scope.tokens, scope.token, scope.path);
+    if (denied) return denied;
+    if (!(await ctx.store.isDirectory(scope.path))) return notFound(`${scope.path} not found`);
+  }
   const allow = (path: string) => canRead(scope.tokens, scope.token, path);
   const mode = options.mode === 'body' && ctx.bodyIndex !== null ? 'body' : 'catalog';
   // Body mode also answers our optional extension keys (src/search/lookup-extension.ts).

@@ -216,7 +216,8 @@ describe('world gateway against real world servers', () => {
     }
     assert.deepEqual(
       decoyMetrics.events.map((e) => (e.kind === 'finished' ? e.status : e.kind)),
-      ['unauthorized', 'unauthorized', 'unauthorized'],
+      // The read-right probe (anonymous, answered not-found), then the three write attempts.
+      ['not-found', 'unauthorized', 'unauthorized', 'unauthorized'],
     );
   });
 });

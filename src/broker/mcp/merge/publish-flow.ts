@@ -169,7 +169,9 @@ function publishedAt(sub: Submission, head: Doc): ToolResult {
 function stepFailure(world: string, step: string, error: unknown): ToolResult {
   const own =
     error instanceof WorldGatewayError &&
-    ['ERR_WORLD_NOT_FOUND', 'ERR_WRITE_DENIED', 'ERR_EMAIL_UNVERIFIED'].includes(error.code);
+    ['ERR_WORLD_NOT_FOUND', 'ERR_WRITE_DENIED', 'ERR_EMAIL_UNVERIFIED', 'ERR_WRITE_READ_PROTECTED'].includes(
+      error.code,
+    );
   if (own) return toolError(toolErrorText('publish', world, error));
   return toolError(`publish failed: ${step}: ${agentMessage(error)}`);
 }

@@ -1,3 +1,5 @@
+import { ReadProtectedWriteError } from '../../worlds/gateway.ts';
+import { refusesRead } from '../../worlds/read-right-probe.ts';
 import { optionalBoolean, optionalInteger, requiredString, urlDescription } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
@@ -79,6 +81,8 @@ async function currentVersion(ctx: ToolContext, world: string, path: string): Pr
   const answer = await readWorld(ctx, 'append (auto-resolve)', world, { verb: 'VERSIONS', path });
   if (!answer.ok) return answer;
   const response = answer.value;
+  // Same refusal as the write itself would get: a protected path says nothing about existence.
+  if (refusesRead(response)) return { ok: false, error: toolError(new ReadProtectedWriteError(world, path).message) };
   if (response.status !== 'ok') return { ok: false, error: toolError(`could not resolve version: ${response.status}`) };
   const current = response.metadata.current;
   if (current === undefined)
