@@ -52,6 +52,7 @@ export async function createSignInContext(setup: SignInSetup): Promise<SignInCon
     refreshTokens: new RefreshTokens(setup.durable, {
       ttlMs: config.server.refreshTokenTTL,
       maxFamilies: config.oauth.maxRefreshTokenFamilies,
+      maxFamiliesPerUser: config.oauth.maxRefreshTokenFamiliesPerUser,
       now,
     }),
     devices: new DeviceGrants(setup.ephemeral, {

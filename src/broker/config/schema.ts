@@ -124,6 +124,8 @@ const oauthSchema = z.strictObject({
     .prefault({}),
   /** Refresh-token families kept at most; the oldest unused goes first (a Kubernetes Secret holds about 5000). */
   maxRefreshTokenFamilies: count(5000),
+  /** Families one person may hold; their own oldest goes first, so one user cannot evict others. */
+  maxRefreshTokenFamiliesPerUser: count(20),
 });
 
 /**

@@ -19,7 +19,8 @@ import type { SessionStore } from './session-store.ts';
  *    exists and belongs to the same subject; otherwise 404, so the client
  *    starts a new session (Streamable HTTP, "Session Management").
  * 3. A 2025-era `initialize` without a session id opens a stateful session
- *    (in `stateless` mode it is answered without one).
+ *    (in `stateless` mode, or when the session store is full of other
+ *    subjects' sessions, it is answered without one: nobody is evicted).
  * 4. Any other 2025-era POST without a session id is served statelessly by a
  *    fresh server; GET and DELETE without one get 405 (no stream to open).
  */
@@ -51,7 +52,8 @@ export async function serveMcpRequest(
       .header('allow', 'POST')
       .send(jsonRpcError(JsonRpcCode.ServerError, 'Method not allowed: GET and DELETE need an Mcp-Session-Id'));
   }
-  if (endpoint.mode === 'stateful' && isInitializeRequest(body)) return openSession(endpoint, request, reply, identity);
+  if (endpoint.mode === 'stateful' && isInitializeRequest(body) && endpoint.sessions.canOpen(identity.subject))
+    return openSession(endpoint, request, reply, identity);
   return serveStateless(endpoint, request, reply);
 }
 
@@ -85,7 +87,8 @@ async function openSession(
     enableJsonResponse: true,
     onsessioninitialized: (id) => {
       state.bindId(id);
-      endpoint.sessions.add({ id, subject: identity.subject, state, transport, close });
+      // Lost a race for the last free place: the client's next request gets 404 and starts over.
+      if (!endpoint.sessions.add({ id, subject: identity.subject, state, transport, close })) void close();
     },
     onsessionclosed: (id) => endpoint.sessions.forget(id),
   });

@@ -24,7 +24,7 @@ import {
   defaultSubjectRateLimit,
   type RateLimitOptions,
 } from './rate-limit/settings.ts';
-import { subjectRateLimitHook } from './rate-limit/subject-rate-limit.ts';
+import { subjectRateLimitHooks } from './rate-limit/subject-rate-limit.ts';
 import { decorateIdentity, requireIdentity } from './request-identity.ts';
 import { BoundedSessionState } from './session-state.ts';
 import { SessionStore, type SessionStoreOptions } from './session-store.ts';
@@ -144,7 +144,9 @@ function mcpRoutes(
   );
   if (!limits.disabled) {
     const buckets = bucketsFor(limits.subject ?? defaultSubjectRateLimit, limits.now);
-    scope.addHook('onRequest', subjectRateLimitHook({ buckets, ...pick(options, 'metrics') }));
+    const budget = subjectRateLimitHooks({ buckets, ...pick(options, 'metrics') });
+    scope.addHook('onRequest', budget.onRequest);
+    scope.addHook('preHandler', budget.preHandler);
   }
   scope.route({
     method: ['GET', 'POST', 'DELETE'],

@@ -12,7 +12,7 @@ export type Session = {
 };
 
 export type SessionStoreOptions = {
-  /** Sessions kept at most; past it the least recently used one is closed. */
+  /** Sessions kept at most; past it a subject may only replace its own (see `canOpen`). */
   maxSessions?: number;
   /** Sessions one subject may keep; past it that subject's least recently used one is closed. */
   maxSessionsPerSubject?: number;
@@ -24,7 +24,7 @@ export type SessionStoreOptions = {
 };
 
 export const defaultMaxSessions = 1000;
-export const defaultMaxSessionsPerSubject = 50;
+export const defaultMaxSessionsPerSubject = 20;
 export const defaultSessionIdleTtlMs = 30 * 60_000;
 
 type Entry = { session: Session; lastUsed: number };
@@ -32,7 +32,10 @@ type Entry = { session: Session; lastUsed: number };
 /**
  * Stateful sessions, bounded three ways: total count, count per subject, and
  * idle time. Clients that vanish without DELETE (the Go broker's
- * mcp-go#723 leak) are closed by the idle sweep or pushed out by newer ones.
+ * mcp-go#723 leak) are closed by the idle sweep or pushed out by their own
+ * subject's newer ones. One subject never closes another's session: when the
+ * store is full, a subject with no session of its own is told no room
+ * (`canOpen`), and the endpoint serves it without a session instead.
  */
 export class SessionStore {
   readonly #max: number;
@@ -73,11 +76,29 @@ export class SessionStore {
     return entry.session;
   }
 
-  add(session: Session): void {
-    this.#evictForSubject(session.subject);
-    while (this.#entries.size >= this.#max) this.#evictOldest(() => true, 'capacity');
+  /**
+   * Whether `subject` may open a session now: below the total cap (after
+   * closing sessions past their idle TTL), or holding one of its own to replace.
+   */
+  canOpen(subject: string): boolean {
+    if (this.#entries.size >= this.#max) this.sweep();
+    return this.#entries.size < this.#max || this.#countOf(subject) > 0;
+  }
+
+  /**
+   * Adds a session, closing the subject's own least recently used ones to stay
+   * within both caps. Returns false, adding nothing, when the store is full of
+   * other subjects' sessions (possible only when `canOpen` raced another add).
+   */
+  add(session: Session): boolean {
+    const mine = (entry: Entry) => entry.session.subject === session.subject;
+    let own = this.#countOf(session.subject);
+    for (; own >= this.#maxPerSubject; own -= 1) this.#evictOldest(mine, 'subject-capacity');
+    for (; this.#entries.size >= this.#max && own > 0; own -= 1) this.#evictOldest(mine, 'capacity');
+    if (this.#entries.size >= this.#max) return false;
     this.#entries.set(session.id, { session, lastUsed: this.#now() });
     this.#onSizeChange(this.#entries.size);
+    return true;
   }
 
   /** Forgets a session the client ended (DELETE) or whose transport closed; does not close it again. */
@@ -103,13 +124,10 @@ export class SessionStore {
     await Promise.all(entries.map(([id, entry]) => this.#close(id, entry, 'shutdown')));
   }
 
-  #evictForSubject(subject: string): void {
+  #countOf(subject: string): number {
     let count = 0;
     for (const entry of this.#entries.values()) if (entry.session.subject === subject) count += 1;
-    while (count >= this.#maxPerSubject) {
-      this.#evictOldest((entry) => entry.session.subject === subject, 'subject-capacity');
-      count -= 1;
-    }
+    return count;
   }
 
   #evictOldest(matches: (entry: Entry) => boolean, reason: 'capacity' | 'subject-capacity'): void {

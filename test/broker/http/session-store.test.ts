@@ -27,20 +27,43 @@ function session(id: string, subject = 'ada'): Probe {
 }
 
 describe('session store bounds', () => {
-  it('closes the least recently used session when full, freeing its state', () => {
+  it("when full, never closes another subject's session: a newcomer is told no room", () => {
     const evicted: string[] = [];
     const store = new SessionStore({ maxSessions: 2, onEvict: (s, reason) => evicted.push(`${s.id}:${reason}`) });
     const [a, b, c] = [session('a', 'x'), session('b', 'y'), session('c', 'z')];
     store.add(a);
     store.add(b);
+    assert.equal(store.canOpen('z'), false);
+    assert.equal(store.add(c), false);
+    assert.deepEqual(evicted, []);
+    assert.equal(c.closed(), false);
     assert.ok(store.use('a', 'x'));
-    store.add(c);
-    assert.deepEqual(evicted, ['b:capacity']);
-    assert.equal(b.closed(), true);
-    assert.equal(b.state.size, 0);
-    assert.equal(store.size, 2);
-    assert.equal(store.use('b', 'y'), undefined);
-    assert.equal(a.closed(), false);
+    assert.ok(store.use('b', 'y'));
+  });
+
+  it('when full, a subject replaces its own least recently used session, freeing its state', () => {
+    const evicted: string[] = [];
+    const store = new SessionStore({ maxSessions: 3, onEvict: (s, reason) => evicted.push(`${s.id}:${reason}`) });
+    const [a1, a2, b, a3] = [session('a1', 'x'), session('a2', 'x'), session('b', 'y'), session('a3', 'x')];
+    for (const s of [a1, a2, b]) store.add(s);
+    assert.ok(store.use('a1', 'x'));
+    assert.equal(store.canOpen('x'), true);
+    assert.equal(store.add(a3), true);
+    assert.deepEqual(evicted, ['a2:capacity']);
+    assert.equal(a2.state.size, 0);
+    assert.equal(b.closed(), false);
+    assert.equal(store.size, 3);
+  });
+
+  it('when full, closes sessions past their idle TTL to make room for a newcomer', () => {
+    const time = clock();
+    const store = new SessionStore({ maxSessions: 1, idleTtlMs: 1000, now: time.now });
+    const old = session('old', 'x');
+    store.add(old);
+    assert.equal(store.canOpen('y'), false);
+    time.advance(1001);
+    assert.equal(store.canOpen('y'), true);
+    assert.equal(old.closed(), true);
   });
 
   it('caps sessions per subject without touching other subjects', () => {

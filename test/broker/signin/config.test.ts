@@ -18,6 +18,7 @@ describe('sign-in config keys', () => {
       registration: { disabled: false, maxClients: 1000 },
       clientMetadataDocuments: { disabled: false, allowLoopback: false },
       maxRefreshTokenFamilies: 5000,
+      maxRefreshTokenFamiliesPerUser: 20,
     });
     assert.deepEqual(config.rateLimit.userCode, { perMinute: 10, burst: 5 });
     assert.equal(config.oidc.nextBrokerSigningKey, undefined);

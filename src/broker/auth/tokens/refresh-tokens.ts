@@ -28,7 +28,18 @@ export type RotateOutcome =
   | { kind: 'reused'; family: string; clientId: string }
   | { kind: 'invalid'; reason: 'unknown' | 'expired' | 'other-client' };
 
-export type RefreshTokensOptions = { ttlMs: number; maxFamilies?: number; maxSpent?: number; now?: () => number };
+export type RefreshTokensOptions = {
+  ttlMs: number;
+  /** Families kept at most; past it the largest holder's oldest family goes, never a light user's. */
+  maxFamilies?: number;
+  /** Families one user (upstream subject) may hold; past it that user's oldest family goes. */
+  maxFamiliesPerUser?: number;
+  maxSpent?: number;
+  now?: () => number;
+};
+
+/** Sign-ins one person keeps at once: a few devices and clients each, not thousands. */
+export const defaultMaxRefreshFamiliesPerUser = 20;
 
 const isDocument = (value: unknown): value is TokensDocument =>
   typeof value === 'object' &&
@@ -40,6 +51,7 @@ export class RefreshTokens {
   readonly #document: JsonDocument<TokensDocument>;
   readonly #ttlMs: number;
   readonly #maxFamilies: number;
+  readonly #maxPerUser: number;
   readonly #maxSpent: number;
   readonly #now: () => number;
 
@@ -48,6 +60,7 @@ export class RefreshTokens {
     this.#ttlMs = options.ttlMs;
     // About 5000 records fit a 1 MiB Kubernetes Secret (inventory §2.6).
     this.#maxFamilies = options.maxFamilies ?? 5000;
+    this.#maxPerUser = options.maxFamiliesPerUser ?? defaultMaxRefreshFamiliesPerUser;
     this.#maxSpent = options.maxSpent ?? 16;
     this.#now = options.now ?? Date.now;
   }
@@ -59,7 +72,12 @@ export class RefreshTokens {
     const now = this.#now();
     await this.#document.update((doc) => {
       const families = live(doc.families, now);
-      while (Object.keys(families).length >= this.#maxFamilies) delete families[oldestFamily(families)!];
+      // A user's own sign-ins make room for their next one; others' families are not touched.
+      const subject = grant.identity.subject;
+      let own = Object.values(families).filter((f) => f.identity.subject === subject).length;
+      for (; own >= this.#maxPerUser; own -= 1)
+        delete families[oldestFamily(families, (f) => f.identity.subject === subject)!];
+      while (Object.keys(families).length >= this.#maxFamilies) delete families[oldestOfLargestHolder(families)!];
       families[family] = {
         ...grant,
         current: sha256Hex(token),
@@ -145,11 +163,23 @@ function live(families: Record<string, Family>, now: number): Record<string, Fam
   return Object.fromEntries(Object.entries(families).filter(([, f]) => f.expiresAt > now));
 }
 
-function oldestFamily(families: Record<string, Family>): string | undefined {
+function oldestFamily(
+  families: Record<string, Family>,
+  matches: (f: Family) => boolean = () => true,
+): string | undefined {
   let oldest: [string, number] | undefined;
   for (const [id, f] of Object.entries(families))
-    if (oldest === undefined || f.expiresAt < oldest[1]) oldest = [id, f.expiresAt];
+    if (matches(f) && (oldest === undefined || f.expiresAt < oldest[1])) oldest = [id, f.expiresAt];
   return oldest?.[0];
+}
+
+/** At the global cap the user holding the most families pays, so many light users are never evicted by a few heavy ones. */
+function oldestOfLargestHolder(families: Record<string, Family>): string | undefined {
+  const counts = new Map<string, number>();
+  for (const f of Object.values(families)) counts.set(f.identity.subject, (counts.get(f.identity.subject) ?? 0) + 1);
+  let largest: [string, number] | undefined;
+  for (const entry of counts) if (largest === undefined || entry[1] > largest[1]) largest = entry;
+  return largest === undefined ? undefined : oldestFamily(families, (f) => f.identity.subject === largest[0]);
 }
 
 function findFamily(families: Record<string, Family>, hash: string): [string, Family] | null {

@@ -41,15 +41,25 @@ export class TokenBuckets {
     return this.#buckets.size;
   }
 
-  /** Spends one token of `key`, or says how long until one is there (ceil seconds, at least 1). */
-  take(key: string): TakeResult {
+  get burst(): number {
+    return this.#burst;
+  }
+
+  /**
+   * Spends `cost` tokens of `key` all at once, or none and says how long until
+   * they are there (ceil seconds, at least 1). A cost above the burst can
+   * never be paid: `retryAfterSeconds` is then Infinity.
+   */
+  take(key: string, cost = 1): TakeResult {
+    if (!(cost >= 1) || !Number.isInteger(cost)) throw new RangeError(`cost must be a positive integer, got ${cost}`);
     const now = this.#now();
     const bucket = this.#refilled(key, now);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    if (bucket.tokens >= cost) {
+      bucket.tokens -= cost;
       return { ok: true };
     }
-    const waitMs = (1 - bucket.tokens) / this.#perMs;
+    if (cost > this.#burst) return { ok: false, retryAfterSeconds: Number.POSITIVE_INFINITY };
+    const waitMs = (cost - bucket.tokens) / this.#perMs;
     return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
 
