@@ -62,6 +62,6 @@ function refuse(
   return sendTooManyRequests(
     reply,
     verdict.retryAfterSeconds,
-    jsonRpcError(JsonRpcCode.ServerError, 'rate limit exceeded: each JSON-RPC message in a request counts'),
+    jsonRpcError(JsonRpcCode.ServerError, 'rate limit exceeded'),
   );
 }
