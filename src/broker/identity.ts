@@ -12,6 +12,12 @@ export type Identity = {
   groups: readonly string[];
   /** The IdP's hosted-domain claim (`hd`), when present. */
   hostedDomain?: string;
+  /**
+   * OAuth scopes the token grants (`mark.read`, `mark.write`): checked per
+   * JSON-RPC call at the gateway (`src/broker/http/scope-hook.ts`). Absent only
+   * for identities the broker makes for itself; absent grants nothing.
+   */
+  scopes?: readonly string[];
   /** Which key vouched for the token: the broker's own signing key, or the upstream IdP's JWKS. */
   issuedBy: 'broker' | 'upstream';
   /**

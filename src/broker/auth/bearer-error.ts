@@ -12,9 +12,15 @@ export type BearerErrorCode =
   | 'ERR_BEARER_EXPIRED'
   | 'ERR_BEARER_EMAIL_MISSING'
   | 'ERR_BEARER_EMAIL_UNVERIFIED'
-  | 'ERR_BEARER_DOMAIN';
+  | 'ERR_BEARER_DOMAIN'
+  /** The token is valid but lacks a scope the call needs (403; the challenge names the scopes). */
+  | 'ERR_BEARER_SCOPE';
 
-type Wire = { error: 'invalid_request' | 'invalid_token'; status: 400 | 401; description: string };
+type Wire = {
+  error: 'invalid_request' | 'invalid_token' | 'insufficient_scope';
+  status: 400 | 401 | 403;
+  description: string;
+};
 
 // RFC 6750 §3.1: invalid_request → 400, invalid_token → 401. A request without
 // any bearer credential still gets 401, so that MCP clients start discovery
@@ -28,6 +34,12 @@ const wireByCode: Record<BearerErrorCode, Wire> = {
   ERR_BEARER_EMAIL_UNVERIFIED: { error: 'invalid_token', status: 401, description: 'email not verified' },
   // Inventory §2.7 era 3: a domain refusal reads as an invalid token (it says nothing about the allowlist).
   ERR_BEARER_DOMAIN: { error: 'invalid_token', status: 401, description: 'invalid bearer token' },
+  // RFC 6750 §3.1 and MCP authorization "Scope Challenge Handling": 403, so the client can step up.
+  ERR_BEARER_SCOPE: {
+    error: 'insufficient_scope',
+    status: 403,
+    description: 'the token lacks a scope this call needs; sign in again asking for it',
+  },
 };
 
 export class BearerError extends CodedError<BearerErrorCode> {

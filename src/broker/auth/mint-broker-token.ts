@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
 import type { SigningKey } from './signing-key.ts';
+import { resourceScopes } from './tokens/scope.ts';
 
 /** Default lifetime of a broker token: the Go broker's `server.idTokenTTL` (inventory §2.6). */
 export const defaultBrokerTokenTtlSeconds = 15 * 60;
@@ -18,7 +19,10 @@ export type MintBrokerTokenOptions = {
   ttlSeconds?: number;
   /** RFC 9068 §2.2: the OAuth client the token was issued to (sign-in flows). */
   clientId?: string;
-  /** RFC 9068 §2.2.3: the granted scope, space-separated (advisory at the gateway). */
+  /**
+   * RFC 9068 §2.2.3: the granted scope, space-separated, enforced per call at
+   * the gateway. Default `mark.read mark.write` (development tokens).
+   */
   scope?: string;
   now?: () => Date;
 };
@@ -40,7 +44,8 @@ export async function mintBrokerToken(options: MintBrokerTokenOptions): Promise<
   if (options.groups !== undefined && options.groups.length > 0) claims.groups = [...options.groups];
   if (options.hostedDomain !== undefined && options.hostedDomain !== '') claims.hd = options.hostedDomain;
   if (options.clientId !== undefined) claims.client_id = options.clientId;
-  if (options.scope !== undefined && options.scope !== '') claims.scope = options.scope;
+  const scope = options.scope ?? resourceScopes.join(' ');
+  if (scope !== '') claims.scope = scope;
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid: options.key.kid })
     .setIssuer(options.issuer)

@@ -1,16 +1,18 @@
 /**
  * The token endpoint (OAuth 2.1 §3.2): client authentication first, then one
  * handler per grant type. Every failure is an OAuthError; every success is a
- * broker access token for the MCP resource plus a refresh token.
+ * broker access token for the MCP resource, plus a refresh token for clients
+ * registered for the refresh_token grant.
  */
 import { authenticateClient, parseClientCredentials } from './clients/client-authentication.ts';
-import type { OAuthClient } from './clients/client.ts';
-import { deviceCodeGrantType } from './clients/registration-request.ts';
+import { requireGrantType, type OAuthClient } from './clients/client.ts';
+import { deviceCodeGrantType, supportedGrantTypes } from './clients/registration-request.ts';
 import { checkResource } from './authorize/authorization-request.ts';
 import { OAuthError } from './oauth-error.ts';
 import { verifyS256 } from './pkce.ts';
 import { assertStillAllowed } from './sign-in-identity.ts';
 import type { SignInContext } from './sign-in-context.ts';
+import type { RefreshGrant } from './tokens/refresh-tokens.ts';
 import { tokenResponse, type TokenResponse } from './tokens/token-response.ts';
 
 type Form = Readonly<Record<string, string>>;
@@ -22,6 +24,7 @@ export async function tokenEndpoint(
 ): Promise<TokenResponse> {
   const credentials = parseClientCredentials(authorization, form);
   const client = authenticateClient(await context.clients.find(credentials.clientId), credentials);
+  if (form.grant_type !== undefined && supportedGrants.has(form.grant_type)) requireGrantType(client, form.grant_type);
   switch (form.grant_type) {
     case 'authorization_code':
       return authorizationCodeGrant(context, client, form);
@@ -67,20 +70,15 @@ async function authorizationCodeGrant(context: SignInContext, client: OAuthClien
   if (!verifyS256(verifier, request.codeChallenge))
     throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
   checkResource(form.resource, context.resource);
-  const issued = await context.refreshTokens.issue({
-    clientId: client.clientId,
-    identity,
-    scope: request.scope,
-    resource: context.resource,
-  });
-  await context.flows.recordCodeFamily(code, issued.family);
+  const issued = await issueRefresh(context, client, { identity, scope: request.scope, resource: context.resource });
+  if (issued !== undefined) await context.flows.recordCodeFamily(code, issued.family);
   await context.clients.touch(client);
   return tokenResponse(signer(context), {
     clientId: client.clientId,
     identity,
     scope: request.scope,
     resource: context.resource,
-    refreshToken: issued.token,
+    ...(issued === undefined ? {} : { refreshToken: issued.token }),
     authTime,
     ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
     ...idTokenBearer(client),
@@ -126,24 +124,31 @@ async function deviceCodeGrant(context: SignInContext, client: OAuthClient, form
   if (outcome.kind !== 'approved') throw new OAuthError(outcome.kind, outcome.detail);
   const { grant } = outcome;
   const identity = grant.identity!;
-  const issued = await context.refreshTokens.issue({
-    clientId: client.clientId,
-    identity,
-    scope: grant.scope,
-    resource: grant.resource,
-  });
+  const issued = await issueRefresh(context, client, { identity, scope: grant.scope, resource: grant.resource });
   await context.clients.touch(client);
   return tokenResponse(signer(context), {
     clientId: client.clientId,
     identity,
     scope: grant.scope,
     resource: grant.resource,
-    refreshToken: issued.token,
+    ...(issued === undefined ? {} : { refreshToken: issued.token }),
   });
 }
 
 function idTokenBearer(client: OAuthClient): { idTokenBearer?: true } {
   return client.idTokenBearer === true ? { idTokenBearer: true } : {};
+}
+
+const supportedGrants: ReadonlySet<string> = new Set(supportedGrantTypes);
+
+/** A refresh-token family, only for clients registered for the refresh_token grant. */
+async function issueRefresh(
+  context: SignInContext,
+  client: OAuthClient,
+  grant: Omit<RefreshGrant, 'clientId'>,
+): Promise<{ token: string; family: string } | undefined> {
+  if (!client.grantTypes.includes('refresh_token')) return undefined;
+  return context.refreshTokens.issue({ clientId: client.clientId, ...grant });
 }
 
 function signer(context: SignInContext) {

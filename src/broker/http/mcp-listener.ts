@@ -24,6 +24,7 @@ import {
   defaultSubjectRateLimit,
   type RateLimitOptions,
 } from './rate-limit/settings.ts';
+import { scopeHook } from './scope-hook.ts';
 import { subjectRateLimitHooks } from './rate-limit/subject-rate-limit.ts';
 import { decorateIdentity, requireIdentity } from './request-identity.ts';
 import { BoundedSessionState } from './session-state.ts';
@@ -148,6 +149,10 @@ function mcpRoutes(
     scope.addHook('onRequest', budget.onRequest);
     scope.addHook('preHandler', budget.preHandler);
   }
+  scope.addHook(
+    'preHandler',
+    scopeHook({ tools: options.server.definitions.tools, resourceMetadataUrl: resource.metadataUrl }),
+  );
   scope.route({
     method: ['GET', 'POST', 'DELETE'],
     url: mcpPath,

@@ -39,6 +39,7 @@ describe('mintBrokerToken (demarkus-broker token --email)', () => {
       email_verified: true,
       groups: ['team-a'],
       hd: 'example.com',
+      scope: 'mark.read mark.write',
     });
   });
 

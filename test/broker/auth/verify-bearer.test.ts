@@ -47,6 +47,7 @@ describe('broker tokens (ES256, own key)', () => {
       email: 'ada@example.com',
       emailVerified: true,
       groups: ['team-a'],
+      scopes: ['mark.read', 'mark.write'],
       issuedBy: 'broker',
     });
   });
@@ -225,6 +226,7 @@ describe('upstream ID tokens (remote JWKS)', () => {
       emailVerified: true,
       groups: ['ops'],
       hostedDomain: 'example.com',
+      scopes: ['mark.read', 'mark.write'],
       issuedBy: 'upstream',
     });
     assert.ok(idp.fetches() >= 1);

@@ -134,6 +134,7 @@ describe('redirect URI matching', () => {
     name: 'c',
     redirectUris: ['http://127.0.0.1:1234/cb', 'https://app.example/cb'],
     authMethod: 'none',
+    grantTypes: ['authorization_code'],
     firstParty: false,
   };
   const [web] = [
@@ -166,6 +167,7 @@ describe('client authentication (RFC 6749 §2.3.1)', () => {
     name: 'w',
     redirectUris: [],
     authMethod: 'client_secret_basic',
+    grantTypes: ['authorization_code', 'refresh_token'],
     secretHash: createHash('sha256').update(secret).digest('hex'),
     firstParty: true,
   };

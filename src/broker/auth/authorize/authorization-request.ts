@@ -7,7 +7,7 @@
  */
 import { OAuthError } from '../oauth-error.ts';
 import { isValidCodeChallenge } from '../pkce.ts';
-import { redirectUriAllowed, type OAuthClient } from '../clients/client.ts';
+import { redirectUriAllowed, requireGrantType, type OAuthClient } from '../clients/client.ts';
 import { grantedScope } from '../tokens/scope.ts';
 
 export type AuthorizationRequest = {
@@ -47,6 +47,8 @@ export function checkAuthorizationParams(
 ): AuthorizationRequest {
   if (params.response_type !== 'code')
     throw new OAuthError('unsupported_response_type', 'only response_type=code is supported');
+  // Registered with response type "code" is the same as registered for this grant (RFC 7591 §2.1).
+  requireGrantType(client, 'authorization_code');
   const challenge = params.code_challenge;
   if (challenge === undefined || challenge === '')
     throw new OAuthError('invalid_request', 'code_challenge is required (PKCE)');

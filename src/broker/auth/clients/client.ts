@@ -1,3 +1,5 @@
+import { OAuthError } from '../oauth-error.ts';
+
 /**
  * The OAuth clients the broker's authorization server knows, whatever their
  * source: confidential web clients from config (`webClients[]`), clients
@@ -15,6 +17,14 @@ export type OAuthClient = {
   name: string;
   redirectUris: readonly string[];
   authMethod: TokenEndpointAuthMethod;
+  /**
+   * Grant types the client may use (RFC 7591 §2 `grant_types`), enforced at
+   * every endpoint: `authorization_code` at /authorize and the token endpoint,
+   * the device grant at /device_authorization, `refresh_token` on refresh
+   * (and only such clients are given refresh tokens). `response_type=code`
+   * goes with `authorization_code` (RFC 7591 §2.1).
+   */
+  grantTypes: readonly string[];
   /** Hex SHA-256 of the client secret; confidential clients only. */
   secretHash?: string;
   /** Clients from the operator's config skip the consent page; anyone can register the others. */
@@ -38,9 +48,16 @@ export const builtinCliClient: OAuthClient = {
   name: 'demarkus-broker CLI',
   redirectUris: [],
   authMethod: 'none',
+  grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
   firstParty: false,
   anyLoopbackRedirect: true,
 };
+
+/** OAuth 2.1 §5.2 `unauthorized_client` unless the client registered `grantType`. */
+export function requireGrantType(client: OAuthClient, grantType: string): void {
+  if (!client.grantTypes.includes(grantType))
+    throw new OAuthError('unauthorized_client', `this client is not registered for the ${grantType} grant`);
+}
 
 export function isConfidential(client: OAuthClient): boolean {
   return client.secretHash !== undefined;

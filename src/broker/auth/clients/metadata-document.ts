@@ -9,7 +9,7 @@
  */
 import { OAuthError } from '../oauth-error.ts';
 import type { OAuthClient } from './client.ts';
-import { checkRedirectUri } from './registration-request.ts';
+import { checkRedirectUri, supportedGrantTypes } from './registration-request.ts';
 import { guardedGet, type FetchedDocument } from './guarded-fetch.ts';
 
 export type MetadataDocumentOptions = {
@@ -119,12 +119,25 @@ function parseDocument(clientId: string, fetched: FetchedDocument): OAuthClient 
       throw bad(`lists an unacceptable redirect URI`);
     }
   }
+  const grantTypes = m.grant_types ?? ['authorization_code'];
+  if (
+    !Array.isArray(grantTypes) ||
+    !grantTypes.every((g) => typeof g === 'string' && supportedGrantTypes.includes(g)) ||
+    grantTypes.length > supportedGrantTypes.length
+  )
+    throw bad('lists grant_types the broker does not support');
+  if (
+    m.response_types !== undefined &&
+    !(Array.isArray(m.response_types) && m.response_types.every((r) => r === 'code'))
+  )
+    throw bad('lists response_types other than "code"');
   return {
     clientId,
     kind: 'metadata-document',
     name: m.client_name.trim().slice(0, 200),
     redirectUris,
     authMethod: 'none',
+    grantTypes: [...new Set(grantTypes as string[])],
     firstParty: false,
   };
 }

@@ -122,6 +122,7 @@ function toClient(stored: StoredClient): OAuthClient {
     name: stored.name ?? 'unnamed client',
     redirectUris: stored.redirectUris,
     authMethod: stored.authMethod,
+    grantTypes: stored.grantTypes,
     firstParty: false,
     ...(stored.secretHash === undefined ? {} : { secretHash: stored.secretHash }),
   };

@@ -36,9 +36,16 @@ export function parseRegistrationRequest(body: unknown): ClientRegistration {
   const unknownGrant = grantTypes.find((g) => !supportedGrantTypes.includes(g));
   if (unknownGrant !== undefined)
     throw new OAuthError('invalid_client_metadata', `grant type ${JSON.stringify(unknownGrant)} is not supported`);
-  const responseTypes = stringList(m.response_types, 'response_types') ?? ['code'];
+  const responseTypes =
+    stringList(m.response_types, 'response_types') ?? (grantTypes.includes('authorization_code') ? ['code'] : []);
   if (responseTypes.some((r) => r !== 'code'))
     throw new OAuthError('invalid_client_metadata', 'only response type "code" is supported');
+  // RFC 7591 §2.1: response type "code" and the authorization_code grant go together.
+  if (grantTypes.includes('authorization_code') !== responseTypes.includes('code'))
+    throw new OAuthError(
+      'invalid_client_metadata',
+      'grant type "authorization_code" and response type "code" must be registered together',
+    );
   const authMethod = m.token_endpoint_auth_method ?? 'client_secret_basic';
   if (typeof authMethod !== 'string' || !supportedAuthMethods.includes(authMethod as TokenEndpointAuthMethod)) {
     throw new OAuthError(

@@ -23,6 +23,7 @@ export function webClientsFromConfig(configs: readonly WebClientConfig[]): Map<s
       name: config.name ?? config.clientID,
       redirectUris: [...config.redirectURIs],
       authMethod: 'client_secret_basic',
+      grantTypes: ['authorization_code', 'refresh_token'],
       secretHash: config.clientSecretHash,
       firstParty: true,
       ...(config.bearer === 'id_token' ? { idTokenBearer: true } : {}),

@@ -6,6 +6,8 @@
  */
 import { authenticateClient, parseClientCredentials } from '../clients/client-authentication.ts';
 import { checkResource } from '../authorize/authorization-request.ts';
+import { requireGrantType } from '../clients/client.ts';
+import { deviceCodeGrantType } from '../clients/registration-request.ts';
 import { OAuthError } from '../oauth-error.ts';
 import { endpointPaths, endpointUrl, type SignInContext } from '../sign-in-context.ts';
 import { grantedScope } from '../tokens/scope.ts';
@@ -27,7 +29,7 @@ export async function deviceAuthorizationEndpoint(
 ): Promise<DeviceAuthorizationResponse> {
   const credentials = parseClientCredentials(authorization, form);
   const client = authenticateClient(await context.clients.find(credentials.clientId), credentials);
-  if (client.kind === 'web') throw new OAuthError('unauthorized_client', 'web clients do not use the device flow');
+  requireGrantType(client, deviceCodeGrantType);
   checkResource(form.resource, context.resource);
   const { deviceCode, userCode } = await context.devices.start({
     clientId: client.clientId,

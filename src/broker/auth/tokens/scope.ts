@@ -1,10 +1,13 @@
 /**
- * Scopes the broker grants. They are advisory (inventory §2.5: the gateway
- * authorises by identity and world allowlists, not scope); unknown requested
- * scopes are dropped rather than refused (RFC 6749 §3.3 lets the server grant
- * less), and `openid` asks for an ID token.
+ * Scopes the broker grants. `mark.read` allows the read tools, resources and
+ * prompts, `mark.write` the write tools (enforced per call by
+ * `src/broker/http/scope-hook.ts`, on top of identity and world allowlists);
+ * unknown requested scopes are dropped rather than refused (RFC 6749 §3.3 lets
+ * the server grant less), and `openid` asks for an ID token.
  */
-export const resourceScopes: readonly string[] = ['mark.read', 'mark.write'];
+export const readScope = 'mark.read';
+export const writeScope = 'mark.write';
+export const resourceScopes: readonly string[] = [readScope, writeScope];
 export const identityScopes: readonly string[] = ['openid', 'email', 'profile'];
 export const supportedScopes: readonly string[] = [...identityScopes, ...resourceScopes, 'offline_access'];
 

@@ -15,7 +15,7 @@ export type TokenResponse = {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
-  refresh_token: string;
+  refresh_token?: string;
   scope: string;
   id_token?: string;
 };
@@ -29,7 +29,8 @@ export async function tokenResponse(
     identity: SignInIdentity;
     scope: string;
     resource: string;
-    refreshToken: string;
+    /** Absent for a client not registered for the refresh_token grant. */
+    refreshToken?: string;
     nonce?: string;
     authTime?: number;
     idTokenBearer?: boolean;
@@ -53,7 +54,7 @@ export async function tokenResponse(
     access_token: access,
     token_type: 'Bearer',
     expires_in: signer.accessTokenTtlSeconds,
-    refresh_token: grant.refreshToken,
+    ...(grant.refreshToken === undefined ? {} : { refresh_token: grant.refreshToken }),
     scope: grant.scope,
   };
   if (grant.idTokenBearer === true || wantsIdToken(grant.scope)) {
