@@ -8,7 +8,6 @@ import { authenticateClient, parseClientCredentials } from '../clients/client-au
 import { checkResource } from '../authorize/authorization-request.ts';
 import { requireGrantType } from '../clients/client.ts';
 import { deviceCodeGrantType } from '../clients/registration-request.ts';
-import { OAuthError } from '../oauth-error.ts';
 import { endpointPaths, endpointUrl, type SignInContext } from '../sign-in-context.ts';
 import { grantedScope } from '../tokens/scope.ts';
 import { formatUserCode } from '../user-code.ts';
