@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import type { GraphService, KnowledgeServices, SessionState } from '../mcp/definitions.ts';
+import { callerGateway } from '../worlds/caller-gateway.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
 import { registerDefinitions, type McpDefinitions, type RegisterOptions } from './register-definitions.ts';
 
@@ -32,7 +33,8 @@ export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory 
       server,
       setup.definitions,
       ({ identity, signal }) => ({
-        gateway: setup.gateway,
+        // Reads are charged to the caller's fair share of each world (src/broker/worlds/fair-gate.ts).
+        gateway: callerGateway(setup.gateway, identity),
         identity,
         session,
         signal,

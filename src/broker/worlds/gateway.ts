@@ -27,8 +27,12 @@ export interface WorldGateway {
   get(name: string): WorldInfo | undefined;
   /** Whether `identity` passes the world's writer allowlist (emails, domains, groups). */
   canWrite(world: string, identity: Identity): boolean;
-  /** A read (FETCH, LIST, VERSIONS, LOOKUP), sent without `auth`. */
-  read(world: string, call: MarkCall): Promise<MarkResponse>;
+  /**
+   * A read (FETCH, LIST, VERSIONS, LOOKUP), sent without `auth`. `caller` (a
+   * subject) is whose share of the world's streams it uses; absent, the
+   * broker's own (crawls, the graph).
+   */
+  read(world: string, call: MarkCall, caller?: string): Promise<MarkResponse>;
   /**
    * A write (PUBLISH, APPEND, ARCHIVE) with the world's write token. Throws
    * WriteDeniedError when the identity is not an allowed writer, and
@@ -96,7 +100,14 @@ export class ReadProtectedWriteError extends WorldGatewayError {
 }
 
 /** Why a world could not be reached; `circuit-open` means no request was sent at all. */
-export type WorldUnavailableReason = 'circuit-open' | 'timeout' | 'transport' | 'invalid-response' | 'closed';
+export type WorldUnavailableReason =
+  | 'circuit-open'
+  | 'timeout'
+  | 'transport'
+  | 'invalid-response'
+  | 'closed'
+  /** The caller's own calls fill its share of the world's streams: the broker's queueing, not the world's failure. */
+  | 'busy';
 
 /** ERR_WORLD_UNAVAILABLE with what a caller may act on: the reason and, for an open circuit, when to try again. */
 export class WorldUnavailableError extends WorldGatewayError {

@@ -77,12 +77,12 @@ export class MarkWorldGateway implements WorldGateway {
     return this.#connections.get(world)?.circuitState ?? 'closed';
   }
 
-  async read(world: string, call: MarkCall): Promise<MarkResponse> {
+  async read(world: string, call: MarkCall, caller?: string): Promise<MarkResponse> {
     if (!isReadVerb(call.verb)) throw new TypeError(`read() takes FETCH, LIST, VERSIONS or LOOKUP, not ${call.verb}`);
     const definition = this.#require(world);
     // Reference §2.8: reads go with an empty token; never pass a caller's through.
     const { auth: _dropped, ...metadata } = call.metadata ?? {};
-    return this.#connection(definition).send({ ...call, metadata });
+    return this.#connection(definition).send({ ...call, metadata }, caller);
   }
 
   async write(world: string, identity: Identity, call: MarkCall): Promise<MarkResponse> {
@@ -94,10 +94,11 @@ export class MarkWorldGateway implements WorldGateway {
     const provisioner = this.#options.writeTokens;
     const connection = this.#connection(definition);
     // The broker's token may write anywhere; the caller may only write where it may read.
-    const probe = await connection.send(readRightProbe(call));
+    const probe = await connection.send(readRightProbe(call), identity.subject);
     if (refusesRead(probe)) throw new ReadProtectedWriteError(world, call.path);
     const response = await sendWithFirstMintRetry(await this.#provision(definition), this.#options.firstMint, {
-      send: (token) => connection.send({ ...call, metadata: writeMetadata(call.metadata, token, agent) }),
+      send: (token) =>
+        connection.send({ ...call, metadata: writeMetadata(call.metadata, token, agent) }, identity.subject),
       reprovision: () => {
         provisioner.invalidate(world);
         return this.#provision(definition);

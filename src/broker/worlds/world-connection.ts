@@ -11,6 +11,7 @@ import { MarkClient, type MarkCall } from '../../transport/mark-client.ts';
 import type { MarkAuthority } from '../../transport/authority.ts';
 import { parseHostPort } from '../config/index.ts';
 import { CircuitBreaker, type CircuitState, type CircuitTicket } from './circuit-breaker.ts';
+import { FairGate } from './fair-gate.ts';
 import { WorldGatewayError, WorldUnavailableError } from './gateway.ts';
 import type { WorldGatewayMetrics } from './metrics.ts';
 import type { WorldDefinition } from './world-definition.ts';
@@ -26,7 +27,16 @@ export type WorldDialerSettings = {
   attemptTimeoutMs: number;
   failureThreshold: number;
   cooldownMs: number;
+  /** Streams to the world at once (the pooled client's per-connection limit); default 8. */
+  maxConcurrentStreams?: number;
+  /** Of those, the most one caller (subject) may hold; default 4. Its further calls queue behind its own. */
+  maxInFlightPerCaller?: number;
 };
+
+export const defaultMaxConcurrentStreams = 8;
+export const defaultMaxInFlightPerCaller = 4;
+/** Calls the broker makes on nobody's behalf (crawls, the graph) share one caller's share. */
+export const brokerCaller = 'broker:internal';
 
 type Outcome = { kind: 'failure' | 'neutral' | 'answered'; error: Error };
 
@@ -35,6 +45,7 @@ export class WorldConnection {
   readonly #client: MarkClient;
   readonly #authority: MarkAuthority;
   readonly #breaker: CircuitBreaker;
+  readonly #gate: FairGate;
   readonly #settings: WorldDialerSettings;
   readonly #metrics: WorldGatewayMetrics;
 
@@ -53,6 +64,11 @@ export class WorldConnection {
       dialTimeoutMs: settings.dialTimeoutMs,
       requestTimeoutMs: settings.attemptTimeoutMs,
       budgetMs: settings.requestTimeoutMs,
+      maxConcurrentStreams: settings.maxConcurrentStreams ?? defaultMaxConcurrentStreams,
+    });
+    this.#gate = new FairGate({
+      capacity: settings.maxConcurrentStreams ?? defaultMaxConcurrentStreams,
+      perCaller: settings.maxInFlightPerCaller ?? defaultMaxInFlightPerCaller,
     });
     this.#breaker = new CircuitBreaker({
       failureThreshold: settings.failureThreshold,
@@ -66,7 +82,40 @@ export class WorldConnection {
     return this.#breaker.state;
   }
 
-  async send(call: MarkCall): Promise<MarkResponse> {
+  /**
+   * One call on behalf of `caller`. It first waits for a fair slot (bounded by
+   * the request timeout and the caller's signal); running out of time there is
+   * the broker's own queueing, answered as `busy` and never held against the
+   * world's circuit. Only then does the world's own deadline start.
+   */
+  async send(call: MarkCall, caller: string = brokerCaller): Promise<MarkResponse> {
+    if (this.#breaker.state === 'open' && this.#breaker.retryAfterMs() > 0) throw this.#failFast(call.verb);
+    const release = await this.#admitFairly(call, caller);
+    try {
+      return await this.#sendAdmitted(call);
+    } finally {
+      release();
+    }
+  }
+
+  async #admitFairly(call: MarkCall, caller: string): Promise<() => void> {
+    const wait = AbortSignal.timeout(this.#settings.requestTimeoutMs);
+    try {
+      return await this.#gate.acquire(caller, call.signal === undefined ? wait : AbortSignal.any([call.signal, wait]));
+    } catch (error) {
+      if (call.signal?.aborted === true) throw error;
+      const held = this.#gate.heldBy(caller);
+      this.#metrics.requestFailed(this.world.name, call.verb, 'ERR_WORLD_UNAVAILABLE', 'busy', 0);
+      throw new WorldUnavailableError(
+        this.world.name,
+        'busy',
+        `your calls to world ${JSON.stringify(this.world.name)} are queued behind ${held} of your own still in flight; send fewer at once`,
+        { cause: error },
+      );
+    }
+  }
+
+  async #sendAdmitted(call: MarkCall): Promise<MarkResponse> {
     const ticket = this.#breaker.admit();
     if (ticket === null) throw this.#failFast(call.verb);
     const started = performance.now();

@@ -1,0 +1,79 @@
+/**
+ * Threat: one subject starves the others. All calls reach a world from the
+ * broker's one address over a few streams; one subject's flood must queue
+ * behind itself, and must not open the world's circuit for everyone.
+ *
+ * Real QUIC worlds, the real broker, the real MCP SDK client for the victim,
+ * raw HTTP batches for the flood. Latency ratios are measured by
+ * bench/fairness.ts, not asserted here.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { isError, resultText, startStack, type Stack } from '../e2e/stack-fixture.ts';
+import { jsonRpcHeaders, rawRequest } from '../broker/http/raw-http.ts';
+
+export const floodBatch = (size: number, from: number) =>
+  Array.from({ length: size }, (_, i) => ({
+    jsonrpc: '2.0',
+    id: from + i,
+    method: 'tools/call',
+    params: { name: 'mark_search', arguments: { query: `flood ${i} notes` } },
+  }));
+
+describe("security: one subject's flood does not starve another subject", () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({
+      worlds: ['root', 'team-a'],
+      brokerConfig: { rateLimit: { disabled: true } },
+    });
+    const alice = await stack.connect();
+    for (let i = 0; i < 20; i += 1)
+      await alice.callTool({
+        name: 'mark_publish',
+        arguments: {
+          url: `mark://team-a/notes/n${i}.md`,
+          body: `# Note ${i}\n\nflood notes ${i}\n`,
+          expected_version: 0,
+        },
+      });
+  });
+  after(async () => stack?.close());
+
+  it('answers every fetch of the victim during the flood, and keeps the circuit closed', async () => {
+    const floodToken = await stack.token('flooder@example.com');
+    const victim = await stack.connect(await stack.token('victim@example.com'));
+    let flooding = true;
+    const flood = (async () => {
+      let id = 1;
+      const statuses: number[] = [];
+      while (flooding) {
+        const waves = await Promise.all(
+          Array.from({ length: 6 }, () =>
+            rawRequest(stack.mcpUrl.href, {
+              method: 'POST',
+              headers: { ...jsonRpcHeaders(floodToken), 'mcp-protocol-version': '2025-11-25' },
+              body: JSON.stringify(floodBatch(20, (id += 20))),
+            }),
+          ),
+        );
+        statuses.push(...waves.map((w) => w.status));
+      }
+      return statuses;
+    })();
+    const failures: string[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const answer = await victim.callTool({
+        name: 'mark_fetch',
+        arguments: { url: `mark://team-a/notes/n${i % 20}.md`, force: true },
+      });
+      if (isError(answer) || !/Note/.test(resultText(answer))) failures.push(resultText(answer));
+    }
+    flooding = false;
+    const statuses = await flood;
+    assert.ok(statuses.length > 0);
+    assert.deepEqual(failures, []);
+    assert.equal(stack.broker.gateway.circuitState('team-a'), 'closed');
+    assert.equal(stack.broker.gateway.circuitState('root'), 'closed');
+  });
+});
