@@ -1,53 +1,52 @@
 /**
  * An outbound GET for documents named by untrusted input (CIMD client ids):
- * no redirects, a timeout, a size cap, and (SSRF defence) a DNS lookup that
+ * no redirects, one deadline for the whole exchange (not per idle gap), a size
+ * cap, and (SSRF defence) a DNS lookup that
  * refuses loopback, private, link-local and other special addresses at
  * connect time, so a name that resolves inward is never dialled.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { errorWithCode } from '../../../errors/coded-error.ts';
 
 export type FetchedDocument = { status: number; contentType: string; cacheControl: string; body: string };
 
-export type GuardedFetchOptions = { timeoutMs: number; maxBytes: number; allowLoopback: boolean };
+export type GuardedFetchOptions = {
+  /** The whole fetch, from dial to last byte: a server dripping bytes cannot hold it longer. */
+  timeoutMs: number;
+  maxBytes: number;
+  allowLoopback: boolean;
+};
 
 export class GuardedFetchError extends errorWithCode('ERR_GUARDED_FETCH') {}
 
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-] as const)
-  blocked.addSubnet(net, prefix, 'ipv6');
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
-
+/**
+ * Deny on doubt, by the address's registered range (ipaddr.js keeps the IANA
+ * special-purpose registries): IPv4 must be plain global `unicast`; an
+ * IPv4-mapped IPv6 address is judged as its IPv4; every other form that
+ * embeds an IPv4 address (IPv4-compatible `::a.b.c.d`, SIIT `::ffff:0:a.b.c.d`,
+ * NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo) is
+ * refused, since a translator could carry it inward; other IPv6 must be
+ * global `unicast`. Loopback only when allowed (development).
+ */
 export function addressAllowed(address: string, allowLoopback: boolean): boolean {
-  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped !== null) return addressAllowed(mapped[1]!, allowLoopback);
-  if (loopback.check(address, family)) return allowLoopback;
-  return !blocked.check(address, family);
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return addressAllowed(v6.toIPv4Address().toString(), allowLoopback);
+    const range = v6.range();
+    if (range === 'loopback') return allowLoopback;
+    // ::/96 is IPv4-compatible (RFC 4291 §2.5.5.1): ipaddr.js calls it unicast.
+    if (v6.parts.slice(0, 6).every((part) => part === 0)) return false;
+    return range === 'unicast';
+  }
+  const range = (parsed as ipaddr.IPv4).range();
+  if (range === 'loopback') return allowLoopback;
+  return range === 'unicast';
 }
 
 function guardedLookup(allowLoopback: boolean): LookupFunction {
@@ -73,7 +72,13 @@ export function guardedGet(url: URL, options: GuardedFetchOptions): Promise<Fetc
     return Promise.reject(new GuardedFetchError(`${url.hostname} is a refused address`));
   }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve, rejectRaw) => {
+    const reject = (error: Error) =>
+      rejectRaw(
+        error.name === 'AbortError' || error.name === 'TimeoutError'
+          ? new GuardedFetchError(`not complete within ${options.timeoutMs} ms`, { cause: error })
+          : error,
+      );
     const request = send(
       url,
       {
@@ -81,6 +86,7 @@ export function guardedGet(url: URL, options: GuardedFetchOptions): Promise<Fetc
         headers: { accept: 'application/json' },
         lookup: guardedLookup(options.allowLoopback),
         timeout: options.timeoutMs,
+        signal: AbortSignal.timeout(options.timeoutMs),
       },
       (response) => {
         const chunks: Buffer[] = [];

@@ -24,12 +24,16 @@ export type MetadataDocumentOptions = {
 const defaultTtlMs = 5 * 60_000;
 const maxTtlMs = 24 * 3_600_000;
 const maxCacheEntries = 500;
+/** A document that could not be fetched or was refused is not fetched again for this long. */
+export const failureTtlMs = 60_000;
 
 export class ClientMetadataDocuments {
   readonly #allowLoopback: boolean;
   readonly #fetch: (url: URL) => Promise<FetchedDocument>;
   readonly #now: () => number;
   readonly #cache = new Map<string, { client: OAuthClient; expiresAt: number }>();
+  /** Negative cache: each authorize request naming a broken document must not re-fetch it. */
+  readonly #failures = new Map<string, { error: OAuthError; expiresAt: number }>();
 
   constructor(options: MetadataDocumentOptions = {}) {
     this.#allowLoopback = options.allowLoopback ?? false;
@@ -53,6 +57,21 @@ export class ClientMetadataDocuments {
   async resolve(clientId: string): Promise<OAuthClient> {
     const cached = this.#cache.get(clientId);
     if (cached !== undefined && cached.expiresAt > this.#now()) return cached.client;
+    const failed = this.#failures.get(clientId);
+    if (failed !== undefined && failed.expiresAt > this.#now()) throw failed.error;
+    try {
+      return await this.#fetchAndParse(clientId);
+    } catch (error) {
+      if (error instanceof OAuthError) {
+        this.#failures.delete(clientId);
+        if (this.#failures.size >= maxCacheEntries) this.#failures.delete(this.#failures.keys().next().value!);
+        this.#failures.set(clientId, { error, expiresAt: this.#now() + failureTtlMs });
+      }
+      throw error;
+    }
+  }
+
+  async #fetchAndParse(clientId: string): Promise<OAuthClient> {
     const url = this.#checkedUrl(clientId);
     let fetched: FetchedDocument;
     try {
