@@ -23,6 +23,7 @@ const identity: Identity = {
   email: 'conformance@example.com',
   emailVerified: true,
   groups: [],
+  scopes: ['mark.read', 'mark.write'],
   issuedBy: 'broker',
 };
 

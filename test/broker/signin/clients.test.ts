@@ -19,9 +19,9 @@ const code = (fn: () => unknown) => {
 };
 
 describe('client registration metadata (RFC 7591 §2)', () => {
-  it('defaults to the authorization_code grant and client_secret_basic, as the RFC says', () => {
+  it('defaults to authorization_code with refresh_token (tokens are short-lived) and client_secret_basic', () => {
     const parsed = parseRegistrationRequest({ redirect_uris: ['https://app.example/cb'] });
-    assert.deepEqual(parsed.grantTypes, ['authorization_code']);
+    assert.deepEqual(parsed.grantTypes, ['authorization_code', 'refresh_token']);
     assert.equal(parsed.authMethod, 'client_secret_basic');
   });
 

@@ -9,7 +9,7 @@
  */
 import { OAuthError } from '../oauth-error.ts';
 import type { OAuthClient } from './client.ts';
-import { checkRedirectUri, supportedGrantTypes } from './registration-request.ts';
+import { checkRedirectUri, defaultGrantTypes, supportedGrantTypes } from './registration-request.ts';
 import { guardedGet, type FetchedDocument } from './guarded-fetch.ts';
 
 export type MetadataDocumentOptions = {
@@ -138,7 +138,7 @@ function parseDocument(clientId: string, fetched: FetchedDocument): OAuthClient 
       throw bad(`lists an unacceptable redirect URI`);
     }
   }
-  const grantTypes = m.grant_types ?? ['authorization_code'];
+  const grantTypes = m.grant_types ?? defaultGrantTypes;
   if (
     !Array.isArray(grantTypes) ||
     !grantTypes.every((g) => typeof g === 'string' && supportedGrantTypes.includes(g)) ||

@@ -9,6 +9,14 @@ import { isLoopbackRedirect, type TokenEndpointAuthMethod } from './client.ts';
 
 export const deviceCodeGrantType = 'urn:ietf:params:oauth:grant-type:device_code';
 export const supportedGrantTypes: readonly string[] = ['authorization_code', 'refresh_token', deviceCodeGrantType];
+/**
+ * What a client that omits `grant_types` gets. RFC 7591 §2 says
+ * `authorization_code` alone, but the broker's access tokens live 15 minutes
+ * and OAuth 2.1 public clients rely on refresh tokens: without this, such a
+ * client would send its user back to the consent page four times an hour.
+ * A client that lists its grant types gets exactly those.
+ */
+export const defaultGrantTypes: readonly string[] = ['authorization_code', 'refresh_token'];
 export const supportedAuthMethods: readonly TokenEndpointAuthMethod[] = [
   'none',
   'client_secret_basic',
@@ -32,7 +40,7 @@ export function parseRegistrationRequest(body: unknown): ClientRegistration {
   if (typeof meta !== 'object' || Array.isArray(meta))
     throw new OAuthError('invalid_client_metadata', 'client metadata must be a JSON object');
   const m = meta as Record<string, unknown>;
-  const grantTypes = stringList(m.grant_types, 'grant_types') ?? ['authorization_code'];
+  const grantTypes = stringList(m.grant_types, 'grant_types') ?? defaultGrantTypes;
   const unknownGrant = grantTypes.find((g) => !supportedGrantTypes.includes(g));
   if (unknownGrant !== undefined)
     throw new OAuthError('invalid_client_metadata', `grant type ${JSON.stringify(unknownGrant)} is not supported`);
