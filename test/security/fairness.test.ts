@@ -49,14 +49,15 @@ describe("security: one subject's flood does not starve another subject", () => 
       const statuses: number[] = [];
       while (flooding) {
         const waves = await Promise.all(
-          Array.from({ length: 6 }, () =>
+          Array.from({ length: 6 }, (_, wave) =>
             rawRequest(stack.mcpUrl.href, {
               method: 'POST',
               headers: { ...jsonRpcHeaders(floodToken), 'mcp-protocol-version': '2025-11-25' },
-              body: JSON.stringify(floodBatch(20, (id += 20))),
+              body: JSON.stringify(floodBatch(20, id + wave * 20)),
             }),
           ),
         );
+        id += 6 * 20;
         statuses.push(...waves.map((w) => w.status));
       }
       return statuses;

@@ -26,9 +26,17 @@ describe('fair gate', () => {
     let release = await gate.acquire('flood', never);
     const order: string[] = [];
     const waits = [
-      ...Array.from({ length: 5 }, () => gate.acquire('flood', never).then((r) => (order.push('flood'), r))),
+      ...Array.from({ length: 5 }, () =>
+        gate.acquire('flood', never).then((r) => {
+          order.push('flood');
+          return r;
+        }),
+      ),
     ];
-    const victim = gate.acquire('victim', never).then((r) => (order.push('victim'), r));
+    const victim = gate.acquire('victim', never).then((r) => {
+      order.push('victim');
+      return r;
+    });
     release();
     release = await waits[0]!;
     release();
