@@ -38,6 +38,14 @@ export function optionalInteger(name: string, description: string) {
     .describe(description);
 }
 
+/** A number the handler checks itself (range, rounding), with the reference's message for other types. */
+export function optionalNumber(name: string, description: string) {
+  return z
+    .number({ error: `${name} must be a number` })
+    .optional()
+    .describe(description);
+}
+
 /** Publisher metadata as a JSON object; values of any JSON type are stringified the Go way. */
 export function optionalObject(name: string, description: string) {
   return z

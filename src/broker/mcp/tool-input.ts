@@ -55,3 +55,13 @@ export function linkGraph(ctx: ToolContext): Outcome<GraphService> {
   if (ctx.graph === undefined) return { ok: false, error: toolError('this broker keeps no link graph') };
   return { ok: true, value: ctx.graph };
 }
+
+/** The first steps of every graph tool that takes a document: the graph, then the `url` argument. */
+export function graphTarget(ctx: ToolContext, url: string): Outcome<{ graph: GraphService; target: ToolUrl }> {
+  const graph = linkGraph(ctx);
+  if (!graph.ok) return graph;
+  if (url === '') return { ok: false, error: toolError('url is required') };
+  const target = urlArgument(url);
+  if (!target.ok) return target;
+  return { ok: true, value: { graph: graph.value, target: target.value } };
+}

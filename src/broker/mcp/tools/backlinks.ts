@@ -1,7 +1,7 @@
 import { requiredString } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
-import { linkGraph, urlArgument } from '../tool-input.ts';
-import { textResult, toolError } from '../tool-result.ts';
+import { graphTarget } from '../tool-input.ts';
+import { textResult } from '../tool-result.ts';
 import { backlinkLine } from '../../graph/index.ts';
 
 /** mark_backlinks: who links here, with label, section and count per edge. */
@@ -13,13 +13,10 @@ export const markBacklinks = defineTool({
   inputSchema: { url: requiredString('url', 'mark:// URL of the document, e.g. mark://team-a/index.md') },
   readOnly: true,
   handler: async (args, ctx) => {
-    const graph = linkGraph(ctx);
-    if (!graph.ok) return graph.error;
-    if (args.url === '') return toolError('url is required');
-    const target = urlArgument(args.url);
-    if (!target.ok) return target.error;
-    await graph.value.seed(ctx.signal);
-    const entries = graph.value.backlinks(args.url);
+    const start = graphTarget(ctx, args.url);
+    if (!start.ok) return start.error;
+    await start.value.graph.seed(ctx.signal);
+    const entries = start.value.graph.backlinks(args.url);
     if (entries.length === 0) {
       return textResult(
         `No backlinks found for ${args.url}\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)`,

@@ -1,7 +1,6 @@
-import { z } from 'zod';
-import { requiredString } from '../args.ts';
+import { optionalNumber, requiredString } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
-import { linkGraph, urlArgument } from '../tool-input.ts';
+import { graphTarget } from '../tool-input.ts';
 import { textResult, toolError, unknownWorldText } from '../tool-result.ts';
 import { goPadEnd, goQuote } from '../go-format.ts';
 import { compareEdges, compareUtf8, defaultCrawlLimits, edgeAnnotation, type GraphCrawl } from '../../graph/index.ts';
@@ -14,24 +13,19 @@ export const markGraph = defineTool({
     "Crawl outward from a document along its links and rel-* relations (breadth first, default depth 2, at most 5, at most 200 documents) and record every node and edge in the broker's link graph, so mark_backlinks and mark_explore can answer. Returns the nodes and edges this crawl saw. Links to other worlds' documents are followed; links outside the knowledge system are recorded, not followed.",
   inputSchema: {
     url: requiredString('url', 'mark:// URL to start from, e.g. mark://team-a/index.md'),
-    depth: z
-      .number({ error: 'depth must be a number' })
-      .optional()
-      .describe('Link hops to follow from the start document: 1 to 5, default 2'),
+    depth: optionalNumber('depth', 'Link hops to follow from the start document: 1 to 5, default 2'),
   },
   readOnly: true,
   handler: async (args, ctx) => {
-    const graph = linkGraph(ctx);
-    if (!graph.ok) return graph.error;
-    if (args.url === '') return toolError('url is required');
-    const target = urlArgument(args.url);
-    if (!target.ok) return target.error;
-    if (ctx.gateway.get(target.value.world) === undefined) return toolError(unknownWorldText(target.value.world));
+    const start = graphTarget(ctx, args.url);
+    if (!start.ok) return start.error;
+    const { graph, target } = start.value;
+    if (ctx.gateway.get(target.world) === undefined) return toolError(unknownWorldText(target.world));
     // Seed first so a depth-limited crawl still lands in hub context.
-    await graph.value.seed(ctx.signal);
+    await graph.seed(ctx.signal);
     let result: GraphCrawl;
     try {
-      result = await graph.value.crawl(args.url, args.depth ?? defaultCrawlLimits.maxDepth, ctx.signal);
+      result = await graph.crawl(args.url, args.depth ?? defaultCrawlLimits.maxDepth, ctx.signal);
     } catch (error) {
       return toolError(`crawl failed: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -1,7 +1,6 @@
-import { z } from 'zod';
-import { requiredInteger, requiredString } from '../args.ts';
+import { optionalNumber, requiredInteger, requiredString } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
-import { linkGraph, urlArgument, writeWorld } from '../tool-input.ts';
+import { graphTarget, writeWorld } from '../tool-input.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { textResult, toolError } from '../tool-result.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
@@ -21,32 +20,30 @@ export const markGraphPublish = defineTool({
       'expected_version',
       'Current version of the target document (0 to create it); a mismatch answers conflict',
     ),
-    retention: z
-      .number({ error: 'retention must be a number' })
-      .optional()
-      .describe('Versions the world keeps after this write: default 20, 0 keeps every version'),
+    retention: optionalNumber(
+      'retention',
+      'Versions the world keeps after this write: default 20, 0 keeps every version',
+    ),
   },
   readOnly: false,
   handler: async (args, ctx) => {
-    const graph = linkGraph(ctx);
-    if (!graph.ok) return graph.error;
-    if (args.url === '') return toolError('url is required');
-    const target = urlArgument(args.url);
-    if (!target.ok) return target.error;
+    const start = graphTarget(ctx, args.url);
+    if (!start.ok) return start.error;
+    const { graph, target } = start.value;
     if (args.expected_version < 0) return toolError('expected_version must be >= 0');
     const retention = Math.trunc(args.retention ?? defaultGraphRetention);
     if (!Number.isFinite(retention) || retention < 0)
       return toolError('retention must be >= 0 (0 keeps every version)');
-    const { world, path } = target.value;
+    const { world, path } = target;
     const refused = gateWrite(ctx, world);
     if (refused) return refused;
     const metadata = writeMetadata(ctx.identity);
     if (retention > 0) metadata.retention = String(retention);
     metadata['expected-version'] = String(args.expected_version);
-    const body = graph.value.exportMarkdown();
+    const body = graph.exportMarkdown();
     const answer = await writeWorld(ctx, 'graph publish', world, { verb: 'PUBLISH', path, metadata, body });
     if (!answer.ok) return answer.error;
-    const { nodeCount, edgeCount } = graph.value.store;
+    const { nodeCount, edgeCount } = graph.store;
     const header = `Published graph (${nodeCount} nodes, ${edgeCount} edges) to ${args.url}\n`;
     return textResult(header + formatToolResult(answer.value, ['version', 'modified', 'server-version']));
   },
