@@ -12,14 +12,6 @@ export {
 } from './crawler.ts';
 export { GraphSeeder, seedCheckIntervalMs, seedPath, type SeedLog } from './seeder.ts';
 export { buildExport, parseExport, type ExportEdge, type ExportNode, type ParsedExport } from './graph-export.ts';
-export {
-  buildContentIndex,
-  parseContentIndex,
-  mergeContentIndex,
-  canonicalServer,
-  contentHashPattern,
-  type IndexEntry,
-} from './content-index.ts';
 export { documentLinks, relReferences } from './document-links.ts';
 export { canonicalMarkUrl, documentUrl, resolveLinkTarget, resolveReference } from './link-url.ts';
 export { WorldDirectory } from './world-urls.ts';

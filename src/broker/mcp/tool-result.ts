@@ -66,6 +66,7 @@ export const agentVisibleCodes: ReadonlySet<string> = new Set([
   'ERR_INVALID_TOOL_URL',
   'ERR_INVALID_MARK_URL',
   'ERR_MALFORMED_LOOKUP',
+  'ERR_MALFORMED_VERSIONS',
   'ERR_WORLD_SEARCH',
   'ERR_INDEX_CRAWL',
   'ERR_RESOURCE_READ',

@@ -1,5 +1,5 @@
 import { compareBytes } from '../../protocol/yaml-map.ts';
-import type { TableRow } from './body-table.ts';
+import type { ParsedLookupRow as TableRow } from '../../protocol/render/lookup.ts';
 
 /** A row with the world it came from and, when the world scored it, its shared-scale score. */
 export type WorldRow = TableRow & { world: string; score?: number };

@@ -11,7 +11,7 @@ import {
   type NearestTitleEntry,
   type QueryStats,
 } from '../../search/index.ts';
-import { LookupAnswerError, parseLookupRows, type TableRow } from './body-table.ts';
+import { LookupAnswerError, parseLookup, type ParsedLookupRow as TableRow } from '../../protocol/render/lookup.ts';
 import { errorWithCode } from '../../errors/coded-error.ts';
 
 /**
@@ -89,6 +89,11 @@ async function ask(lookup: LookupFn, world: string, request: PhaseRequest, extra
   const response = await lookup(world, { verb: 'LOOKUP', path: request.scope, metadata });
   if (response.status !== 'ok') throw new WorldSearchError(`status ${response.status}${detailOf(response.body)}`);
   return response;
+}
+
+/** A world's LOOKUP answer read back into rows (src/protocol/render/lookup.ts). */
+export function parseLookupRows(response: MarkResponse): TableRow[] {
+  return parseLookup(new TextDecoder().decode(response.body), response.metadata);
 }
 
 function answerOf(response: MarkResponse, request: PhaseRequest, scored: boolean): WorldAnswer {

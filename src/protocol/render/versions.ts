@@ -1,5 +1,6 @@
+import { errorWithCode } from '../../errors/coded-error.ts';
 import { escapeMarkdown, pathEscape } from '../escape.ts';
-import { formatRfc3339 } from '../time.ts';
+import { formatRfc3339, parseRfc3339 } from '../time.ts';
 
 export type VersionLine = { version: number; modified: Date };
 
@@ -16,14 +17,24 @@ export function renderVersions(path: string, versions: readonly VersionLine[]): 
   return body;
 }
 
-const versionLine = /^- \[v(\d+)\]\([^()\s]*\) - (\S+)$/;
+const versionLine = /^- \[v(\d+)\]\([^()\s]*\/v\1\) - (\S+)$/;
 
-/** The VERSIONS body read back: each `- [vN](...) - <time>` line, in the order written (newest first). */
-export function parseVersions(body: string): Array<{ version: number; modified: string }> {
-  const out: Array<{ version: number; modified: string }> = [];
+/**
+ * A VERSIONS body (`renderVersions`'s output) read back, newest first as
+ * written. A line that looks like an entry but has no valid version number or
+ * RFC 3339 time is refused rather than skipped.
+ */
+export function parseVersions(body: string): VersionLine[] {
+  const versions: VersionLine[] = [];
   for (const line of body.split('\n')) {
-    const match = versionLine.exec(line.trimEnd());
-    if (match !== null) out.push({ version: Number(match[1]), modified: match[2]! });
+    if (!line.startsWith('- [v')) continue;
+    const match = versionLine.exec(line);
+    const modified = match ? parseRfc3339(match[2]!) : null;
+    if (match === null || modified === null)
+      throw new VersionsAnswerError(`malformed VERSIONS response: ${line}`);
+    versions.push({ version: Number(match[1]), modified });
   }
-  return out;
+  return versions;
 }
+
+export class VersionsAnswerError extends errorWithCode('ERR_MALFORMED_VERSIONS') {}

@@ -7,7 +7,7 @@ import {
 } from '../../../src/broker/graph/federation/federation-crawl.ts';
 import { publishOutput } from '../../../src/broker/graph/federation/hub-publish.ts';
 import { parseExport } from '../../../src/broker/graph/graph-export.ts';
-import { parseContentIndex } from '../../../src/broker/graph/content-index.ts';
+import { parseContentIndex } from '../../../src/protocol/render/content-index.ts';
 import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
 import type { WorldGateway } from '../../../src/broker/worlds/gateway.ts';
 import { readerIdentity, TestGateway, writerIdentity } from './test-gateway.ts';

@@ -1,7 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { prefixedSha256 } from '../../../src/protocol/token.ts';
-import { buildIndex, mergeIndex, parseIndex } from '../../../src/broker/mcp/hash-index/legacy-index.ts';
+import {
+  mergeContentIndex,
+  parseContentIndex,
+  renderContentIndex,
+} from '../../../src/protocol/render/content-index.ts';
 import { runTool } from '../../../src/broker/mcp/run-tool.ts';
 import { makeIndexTool, markIndex } from '../../../src/broker/mcp/tools/index-tool.ts';
 import { markResolve } from '../../../src/broker/mcp/tools/resolve.ts';
@@ -18,18 +22,18 @@ describe('legacy hash index document (Mark reference §7)', () => {
   ];
 
   it('builds the exact document and parses it back to the same rows', () => {
-    const doc = buildIndex('mark://team-a', new Date('2026-01-08T12:00:00.500Z'), entries);
+    const doc = renderContentIndex('mark://team-a', new Date('2026-01-08T12:00:00.500Z'), entries);
     assert.equal(
       doc,
       '# Content Index\n\n> Source: mark://team-a\n> Indexed: 2026-01-08T12:00:00Z\n> Documents: 2\n\n| Hash | Server | Path |\n|------|--------|------|\n' +
         `| ${h('a')} | mark://team-a | /a.md |\n| ${h('b')} | mark://team-a | /docs/b.md |\n`,
     );
-    assert.deepEqual(parseIndex(doc), entries);
+    assert.deepEqual(parseContentIndex(doc), entries);
   });
 
   it('skips header, separator and malformed rows of every table', () => {
     assert.deepEqual(
-      parseIndex(
+      parseContentIndex(
         '| H | S | P |\n|---|---|---|\n| only | two |\n| x y | s | /p |\n\ntext\n| a | b | c |\n|-|-|-|\n| 1 | 2 | 3 |\n',
       ),
       [{ hash: '1', server: '2', path: '3' }],
@@ -41,7 +45,7 @@ describe('legacy hash index document (Mark reference §7)', () => {
       { hash: h('old'), server: 'mark://TEAM-A:6309', path: '/old.md' },
       { hash: h('x'), server: 'mark://team-b', path: '/x.md' },
     ];
-    assert.deepEqual(mergeIndex(existing, 'mark://team-a', entries), [existing[1], ...entries]);
+    assert.deepEqual(mergeContentIndex(existing, 'mark://team-a', entries), [existing[1], ...entries]);
   });
 });
 
@@ -71,7 +75,7 @@ describe('mark_index and mark_resolve against real worlds', () => {
     );
     assert.equal(
       result.text,
-      `Indexed 3 documents from mark://team-a (dry run, not published)\n\n${buildIndex('mark://team-a', testNow(), expectedRows())}`,
+      `Indexed 3 documents from mark://team-a (dry run, not published)\n\n${renderContentIndex('mark://team-a', testNow(), expectedRows())}`,
     );
     assert.ok(stack.gateway.sent.slice(sent).every((call) => call.verb !== 'PUBLISH'));
   });
@@ -85,7 +89,7 @@ describe('mark_index and mark_resolve against real worlds', () => {
     await stack.seed(
       'hub',
       '/index/all.md',
-      buildIndex('mark://hub', testNow(), [
+      renderContentIndex('mark://hub', testNow(), [
         { hash: h('x'), server: 'mark://team-b', path: '/x.md' },
         ...expectedRows(),
       ]),
@@ -97,7 +101,10 @@ describe('mark_index and mark_resolve against real worlds', () => {
     );
     assert.match(update.text, /^Indexed 3 documents from mark:\/\/team-a\nstatus: created\nversion: 3\n/);
     const stored = Buffer.from((await stack.worlds.hub!.call('FETCH', '/index/all.md')).body).toString();
-    assert.deepEqual(parseIndex(stored), [{ hash: h('x'), server: 'mark://team-b', path: '/x.md' }, ...expectedRows()]);
+    assert.deepEqual(parseContentIndex(stored), [
+      { hash: h('x'), server: 'mark://team-b', path: '/x.md' },
+      ...expectedRows(),
+    ]);
     assert.match(stored, /^# Content Index\n\n> Source: mark:\/\/hub\n/);
   });
 
@@ -154,7 +161,7 @@ describe('mark_index and mark_resolve against real worlds', () => {
     await stack.seed(
       'hub',
       '/index/by-address.md',
-      buildIndex('mark://hub', testNow(), [{ hash: h('# A\n'), server: `mark://${address}`, path: '/a.md' }]),
+      renderContentIndex('mark://hub', testNow(), [{ hash: h('# A\n'), server: `mark://${address}`, path: '/a.md' }]),
     );
     const result = await runTool(markResolve, { hash: h('# A\n'), index: 'mark://hub/index/by-address.md' }, ctx());
     assert.ok(result.text.endsWith('\n\n# A\n'));
@@ -188,7 +195,7 @@ describe('mark_resolve and mark_index rules no real world exhibits', () => {
         response(
           'ok',
           { version: '1' },
-          buildIndex('mark://hub', testNow(), [{ hash: claimed, server: 'mark://liar', path: '/p.md' }]),
+          renderContentIndex('mark://hub', testNow(), [{ hash: claimed, server: 'mark://liar', path: '/p.md' }]),
         ),
       liar: () => response('ok', { version: '1', 'content-hash': claimed }, 'forged'),
     });

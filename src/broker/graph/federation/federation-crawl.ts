@@ -1,10 +1,10 @@
 import type { Identity } from '../../identity.ts';
 import type { WorldGateway, WorldInfo } from '../../worlds/gateway.ts';
-import { buildContentIndex, type IndexEntry } from '../content-index.ts';
+import { renderContentIndex, type IndexEntry } from '../../../protocol/render/content-index.ts';
 import { buildExport, type ExportNode } from '../graph-export.ts';
 import { documentUrl } from '../link-url.ts';
 import { compareUtf8, type GraphEdge } from '../model.ts';
-import { runPool } from '../work-pool.ts';
+import { runPool } from '../../work-pool.ts';
 import { WorldDirectory } from '../world-urls.ts';
 import { buildCrawlState, crawlStatePath } from './crawl-state.ts';
 import type { FederationCrawlState } from './crawl-record.ts';
@@ -199,7 +199,7 @@ function publishIndex(writer: HubWriter, crawl: WorldCrawl, crawledAt: Date): Pr
     .filter(([, r]) => r.contentHash !== '')
     .map(([p, r]) => ({ hash: r.contentHash, server, path: p }))
     .sort((a, b) => compareUtf8(a.path, b.path));
-  return publishOutput(writer, path, buildContentIndex(server, crawledAt, entries));
+  return publishOutput(writer, path, renderContentIndex(server, crawledAt, entries));
 }
 
 function etagsOf(crawl: WorldCrawl): Map<string, string> {

@@ -1,6 +1,6 @@
 import { Status } from '../../../protocol/status.ts';
 import type { WorldGateway, WorldInfo } from '../../worlds/gateway.ts';
-import { parseContentIndex } from '../content-index.ts';
+import { parseContentIndex } from '../../../protocol/render/content-index.ts';
 import { parseExport } from '../graph-export.ts';
 import { documentUrl, isMarkUrl } from '../link-url.ts';
 import type { GraphEdge } from '../model.ts';

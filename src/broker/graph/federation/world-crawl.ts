@@ -3,17 +3,17 @@ import { prefixedSha256 } from '../../../protocol/token.ts';
 import { parseRfc3339 } from '../../../protocol/time.ts';
 import type { MarkResponse } from '../../../protocol/response.ts';
 import type { WorldGateway, WorldInfo } from '../../worlds/gateway.ts';
-import { contentHashPattern } from '../content-index.ts';
+import { contentHashPattern } from '../../../protocol/render/content-index.ts';
 import { textBody } from '../crawler.ts';
 import { documentLinks } from '../document-links.ts';
 import { documentUrl, isMarkUrl } from '../link-url.ts';
 import { edgeKey, foldOccurrence, type GraphEdge } from '../model.ts';
 import { readWithBackoff } from '../read-retry.ts';
-import { runPool } from '../work-pool.ts';
+import { runPool } from '../../work-pool.ts';
 import type { WorldDirectory } from '../world-urls.ts';
 import type { DocumentRecord, WorldCrawlState } from './crawl-record.ts';
 import { changedSince } from './catalog-changes.ts';
-import { walkWorld, type WalkLimits } from './list-walk.ts';
+import { walkWorld, type WalkLimits } from '../../worlds/world-walk.ts';
 
 /**
  * One world's share of a federation crawl: LIST the whole tree, then FETCH

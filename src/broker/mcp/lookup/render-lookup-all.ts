@@ -1,14 +1,14 @@
 import { escapeCell, formatFixed2 } from '../../../protocol/escape.ts';
 import { compareBytes } from '../../../protocol/yaml-map.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
-import type { LookupTableRow } from './parse-lookup-table.ts';
+import type { ParsedLookupRow } from '../../../protocol/render/lookup.ts';
 
 /**
  * mark_lookup_all's merged answer (go-broker-inventory §4.3). Rows keep each
  * world's own rank: the protocol exposes no score comparable across worlds, so
  * the merge is rank first, then importance, world and path for a stable order.
  */
-export type WorldRow = LookupTableRow & { world: string };
+export type WorldRow = ParsedLookupRow & { world: string };
 export type WorldFailure = { world: string; message: string };
 
 export function mergeRows(rows: WorldRow[], limit: number): WorldRow[] {

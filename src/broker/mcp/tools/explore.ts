@@ -4,7 +4,7 @@ import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
 import { openingParagraph } from '../../../markdown/index.ts';
 import { cappedList, linkLines, outlineLines } from '../outline-text.ts';
-import { parseListingPage } from '../listing/parse-listing.ts';
+import { parseList } from '../../../protocol/render/list.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
 import { textResult } from '../tool-result.ts';
@@ -86,10 +86,10 @@ async function siblingsSection(ctx: ToolContext, world: string, path: string): P
     metadata: { 'page-size': String(exploreListCap + 2) },
   });
   if (!answer.ok || answer.value.status !== 'ok') return `${heading}\n(listing unavailable)\n`;
-  const page = parseListingPage(dir, answer.value);
+  const page = parseList(dir, bodyText(answer.value.body), answer.value.metadata);
   if (page.invalid.length > 0) return `${heading}\n(listing unavailable)\n`;
   const lines = page.entries
-    .map((entry) => (entry.isDir ? `${entry.name}/` : entry.name))
+    .map((entry) => (entry.kind === 'directory' ? `${entry.name}/` : entry.name))
     .filter((name) => name !== self)
     .map((name) => `- ${name}`);
   const count = page.complete ? `(${lines.length})` : `(${lines.length}+)`;

@@ -3,7 +3,7 @@ import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolDefinition, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { crawlBounds, CrawlError, crawlForIndex, type CrawlBounds, type CrawlResult } from '../hash-index/crawl.ts';
-import { buildIndex, mergeIndex, parseIndex } from '../hash-index/legacy-index.ts';
+import { mergeContentIndex, parseContentIndex, renderContentIndex } from '../../../protocol/render/content-index.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument, writeWorld } from '../tool-input.ts';
 import { textResult, toolError } from '../tool-result.ts';
@@ -76,7 +76,7 @@ async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<Cr
   if (crawl.skipped.length > 0)
     warnings.push(`warning: crawl skipped ${crawl.skipped.length} entries, index is incomplete`);
   const sourceServer = `mark://${source.value.world}`;
-  const body = buildIndex(sourceServer, ctx.now(), crawl.entries);
+  const body = renderContentIndex(sourceServer, ctx.now(), crawl.entries);
   const preamble = warnings.map((warning) => `${warning}\n`).join('');
   if (dryRun)
     return textResult(
@@ -127,7 +127,7 @@ async function publishIndex(
   expectedVersion: number,
   sourceServer: string,
   body: string,
-  entries: Parameters<typeof mergeIndex>[2],
+  entries: Parameters<typeof mergeContentIndex>[2],
 ): Promise<{ ok: true; text: string } | { ok: false; error: ToolResult }> {
   let document = body;
   if (expectedVersion > 0) {
@@ -136,8 +136,8 @@ async function publishIndex(
     if (!existing.ok) return existing;
     if (existing.value.status !== 'ok')
       return { ok: false, error: toolError(`failed to fetch existing index: ${existing.value.status}`) };
-    const merged = mergeIndex(parseIndex(bodyText(existing.value.body)), sourceServer, entries);
-    document = buildIndex(`mark://${target.world}`, ctx.now(), merged);
+    const merged = mergeContentIndex(parseContentIndex(bodyText(existing.value.body)), sourceServer, entries);
+    document = renderContentIndex(`mark://${target.world}`, ctx.now(), merged);
   }
   const metadata = { ...writeMetadata(ctx.identity), 'expected-version': String(expectedVersion) };
   const answer = await writeWorld(ctx, 'index (publish)', target.world, {

@@ -6,7 +6,7 @@ import { optionalInteger, optionalString, requiredString } from '../args.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { boundedMap, worldFanOut } from '../../bounded-map.ts';
-import { parseLookupTable, type LookupTableRow } from '../lookup/parse-lookup-table.ts';
+import { parseLookup, type ParsedLookupRow } from '../../../protocol/render/lookup.ts';
 import {
   failureDetail,
   mergeRows,
@@ -90,11 +90,16 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   return textResult(renderLookupAll(args.query, worlds.length, mergeRows(rows, limit), failures));
 }
 
-async function lookupIn(ctx: ToolContext, world: string, scope: string, metadata: Metadata): Promise<LookupTableRow[]> {
+async function lookupIn(
+  ctx: ToolContext,
+  world: string,
+  scope: string,
+  metadata: Metadata,
+): Promise<ParsedLookupRow[]> {
   const response = await ctx.gateway.read(world, { verb: 'LOOKUP', path: scope, metadata, signal: ctx.signal });
   if (response.status !== 'ok')
     throw new ToolStepError(`status ${response.status}${failureDetail(bodyText(response.body))}`);
-  return parseLookupTable(response);
+  return parseLookup(bodyText(response.body), response.metadata);
 }
 
 /**

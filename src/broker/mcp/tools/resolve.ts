@@ -5,7 +5,7 @@ import { requiredString } from '../args.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
-import { parseIndex, type IndexEntry } from '../hash-index/legacy-index.ts';
+import { parseContentIndex, type IndexEntry } from '../../../protocol/render/content-index.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
 import { isUnknownWorld, textResult, toolError, toolErrorText } from '../tool-result.ts';
@@ -45,7 +45,7 @@ async function resolve(ctx: ToolContext, hash: string, indexUrl: string): Promis
   });
   if (!answer.ok) return answer.error;
   if (answer.value.status !== 'ok') return toolError(`index fetch returned: ${answer.value.status}`);
-  const candidates = parseIndex(bodyText(answer.value.body)).filter((entry) => entry.hash === hash);
+  const candidates = parseContentIndex(bodyText(answer.value.body)).filter((entry) => entry.hash === hash);
   if (candidates.length === 0) return toolError(`hash ${hash} not found in index`);
   let lastProblem = '';
   for (const candidate of candidates) {

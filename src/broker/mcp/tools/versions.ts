@@ -5,6 +5,7 @@ import { readWorld, urlArgument } from '../tool-input.ts';
 import { structuredResult } from '../tool-result.ts';
 import { z } from 'zod';
 import { parseVersions } from '../../../protocol/render/versions.ts';
+import { formatRfc3339 } from '../../../protocol/time.ts';
 import { bodyText } from '../body-text.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { integerOf, responseFields, responseShape } from '../structured.ts';
@@ -49,7 +50,8 @@ export const markVersions = defineTool({
     const versions =
       response.status === 'ok'
         ? parseVersions(bodyText(response.body)).map((v) => ({
-            ...v,
+            version: v.version,
+            modified: formatRfc3339(v.modified),
             url: qualifiedWorldUrl(world, `${path.replace(/\/+$/, '')}/v${v.version}`),
           }))
         : [];

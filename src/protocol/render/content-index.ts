@@ -1,9 +1,11 @@
-import { formatRfc3339 } from '../../protocol/time.ts';
-import { defaultPort } from '../../protocol/limits.ts';
+import { defaultPort } from '../limits.ts';
+import { parseMarkUrl } from '../mark-url.ts';
+import { formatRfc3339 } from '../time.ts';
 
 /**
- * The legacy content-hash index (Mark reference §7, SPEC §12.1; client
- * index package): which server holds the body with a given `sha256-` hash.
+ * The legacy content-hash index (Mark SPEC §12.1; the Go client's index
+ * package Build/Parse/Merge): which server holds the body with a given
+ * `sha256-` hash, at which path.
  *
  *     # Content Index
  *
@@ -15,21 +17,22 @@ import { defaultPort } from '../../protocol/limits.ts';
  *     |------|--------|------|
  *     | sha256-… | mark://team-a | /a.md |
  *
- * The federation crawl publishes one per world at `/index/<host:port>.md` on
- * the hub; mark_index and mark_resolve read and write the same format.
+ * mark_index writes it, mark_resolve reads it, and the federation crawl
+ * publishes one per world at `/index/<host:port>.md` on the hub.
  */
 export type IndexEntry = { hash: string; server: string; path: string };
 
 export const contentHashPattern = /^sha256-[0-9a-f]{64}$/;
 
-export function buildContentIndex(source: string, indexedAt: Date, entries: readonly IndexEntry[]): string {
+export function renderContentIndex(source: string, indexedAt: Date, entries: readonly IndexEntry[]): string {
   const rows = entries.map((e) => `| ${e.hash} | ${e.server} | ${e.path} |\n`).join('');
   return `# Content Index\n\n> Source: ${source}\n> Indexed: ${formatRfc3339(indexedAt)}\n> Documents: ${entries.length}\n\n| Hash | Server | Path |\n|------|--------|------|\n${rows}`;
 }
 
 /**
  * index.Parse: every table's rows after its header and separator, three
- * non-blank cells each; anything else is skipped.
+ * non-blank cells each; anything else is skipped (lenient, as the reference
+ * reads it: a hand-edited index still resolves what it can).
  */
 export function parseContentIndex(body: string): IndexEntry[] {
   const entries: IndexEntry[] = [];
@@ -59,10 +62,16 @@ export function mergeContentIndex(
   return [...existing.filter((e) => canonicalServer(e.server) !== source), ...fresh];
 }
 
-/** Trailing slashes and the default port do not make a different server. */
+/**
+ * A server's identity: `mark://host[:port]`, host lower-cased, the default
+ * port and any path dropped, so `mark://Team-A:6309/` and `mark://team-a` are
+ * one server. A value that is not a `mark://` URL is compared as written.
+ */
 export function canonicalServer(server: string): string {
-  return server
-    .replace(/\/+$/, '')
-    .replace(new RegExp(`:${defaultPort}$`), '')
-    .toLowerCase();
+  try {
+    const url = parseMarkUrl(server);
+    return `mark://${url.host}${url.port === defaultPort ? '' : `:${url.port}`}`;
+  } catch {
+    return server;
+  }
 }

@@ -1,0 +1,90 @@
+import { maxListPageEntries } from '../../protocol/limits.ts';
+import { parseList, type ListPage } from '../../protocol/render/list.ts';
+import { Status } from '../../protocol/status.ts';
+import { runPool } from '../work-pool.ts';
+import type { WorldGateway } from './gateway.ts';
+
+/**
+ * Every document path of a world below a directory, by paginated LIST (page
+ * size 1000, a cursor must advance), at most `maxLists` LISTs, `maxDepth`
+ * directory levels below the root and `maxDocuments` paths. Nothing is
+ * skipped silently: a failed LIST, an invalid entry or a reached bound makes
+ * the walk incomplete and is named in `problems`. mark_index and the
+ * federation crawl both walk worlds this way.
+ */
+export type WalkLimits = { maxDocuments: number; maxLists: number; maxDepth: number; workers: number };
+
+export type WorldListing = {
+  /** Absolute document paths, sorted. */
+  documents: string[];
+  complete: boolean;
+  problems: string[];
+  /** The problems that are a bound (documents, LISTs or depth) reached: truncated, not broken. */
+  boundsReached: string[];
+};
+
+export type WalkOptions = {
+  /** Where the walk starts (default `/`); it never leaves this directory. */
+  root?: string;
+  exclude?: (path: string) => boolean;
+  signal?: AbortSignal;
+};
+
+export async function walkWorld(
+  gateway: WorldGateway,
+  world: string,
+  limits: WalkLimits,
+  options: WalkOptions = {},
+): Promise<WorldListing> {
+  const root = (options.root ?? '/').replace(/\/?$/, '/');
+  const documents: string[] = [];
+  const problems: string[] = [];
+  const boundsReached: string[] = [];
+  const bound = (problem: string) => {
+    boundsReached.push(problem);
+    problems.push(problem);
+  };
+  const queue: Array<{ dir: string; depth: number }> = [{ dir: root, depth: 0 }];
+  const visited = new Set<string>([root]);
+  let lists = 0;
+  const listDir = async ({ dir, depth }: { dir: string; depth: number }) => {
+    let cursor: string | null = null;
+    const seenCursors = new Set<string>();
+    do {
+      if (lists >= limits.maxLists) return bound(`${dir}: LIST bound of ${limits.maxLists} reached`);
+      lists++;
+      let page: ListPage;
+      try {
+        const response = await gateway.read(world, {
+          verb: 'LIST',
+          path: dir,
+          metadata: { 'page-size': String(maxListPageEntries), ...(cursor === null ? {} : { cursor }) },
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        if (response.status !== Status.Ok) return void problems.push(`${dir}: LIST ${dir}: ${response.status}`);
+        page = parseList(dir, new TextDecoder().decode(response.body), response.metadata);
+      } catch (error) {
+        return void problems.push(`${dir}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      for (const dest of page.invalid) problems.push(`${dir}: invalid entry ${dest}`);
+      for (const entry of page.entries) {
+        if (options.exclude?.(entry.path)) continue;
+        if (entry.kind === 'document') {
+          if (documents.length >= limits.maxDocuments) return bound(`document bound of ${limits.maxDocuments} reached`);
+          documents.push(entry.path);
+        } else if (depth + 1 > limits.maxDepth) bound(`${entry.path}/: depth bound of ${limits.maxDepth} reached`);
+        else if (!visited.has(entry.path)) {
+          visited.add(entry.path);
+          queue.push({ dir: `${entry.path}/`, depth: depth + 1 });
+        }
+      }
+      cursor = page.nextCursor;
+      if (!page.complete && (cursor === null || seenCursors.has(cursor)))
+        return void problems.push(`${dir}: continuation cursor did not advance`);
+      if (cursor !== null) seenCursors.add(cursor);
+    } while (cursor !== null);
+  };
+  await runPool(queue, listDir, { workers: limits.workers, ...(options.signal ? { signal: options.signal } : {}) });
+  if (options.signal?.aborted) problems.push('walk aborted');
+  return { documents: documents.sort(), complete: problems.length === 0, problems, boundsReached };
+}
