@@ -32,6 +32,4 @@ export type { FederationCrawlState, WorldCrawlState, DocumentRecord } from './fe
 export type { PublishOutcome } from './federation/hub-publish.ts';
 export { summaryRecord, summaryText } from './federation/summary-text.ts';
 export { graphOutputPath, indexOutputPath, isHubOutput } from './federation/hub-outputs.ts';
-export { walkWorld, type WalkLimits, type WorldListing } from './federation/list-walk.ts';
-export { runPool } from './work-pool.ts';
 export { crawlStatePath } from './federation/crawl-state.ts';

@@ -30,8 +30,7 @@ export function parseVersions(body: string): VersionLine[] {
     if (!line.startsWith('- [v')) continue;
     const match = versionLine.exec(line);
     const modified = match ? parseRfc3339(match[2]!) : null;
-    if (match === null || modified === null)
-      throw new VersionsAnswerError(`malformed VERSIONS response: ${line}`);
+    if (match === null || modified === null) throw new VersionsAnswerError(`malformed VERSIONS response: ${line}`);
     versions.push({ version: Number(match[1]), modified });
   }
   return versions;

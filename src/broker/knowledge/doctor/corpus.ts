@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Status } from '../../../protocol/status.ts';
-import { isHubOutput, runPool, walkWorld } from '../../graph/index.ts';
-import type { WorldGateway, WorldInfo } from '../../worlds/gateway.ts';
+import { isHubOutput } from '../../graph/index.ts';
+import { runPool } from '../../work-pool.ts';
+import { walkWorld } from '../../worlds/index.ts';
+import type { WorldGateway, WorldInfo } from '../../worlds/index.ts';
 import type { DoctorDocument } from './diagnose.ts';
 
 /**

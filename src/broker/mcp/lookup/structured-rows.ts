@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MarkResponse } from '../../../protocol/response.ts';
-import { parseLookupRows } from '../../search/body-table.ts';
+import { parseLookup } from '../../../protocol/render/lookup.ts';
+import { bodyText } from '../body-text.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 
 /** One LOOKUP row as data (catalog mode; body mode adds the section and its snippet). */
@@ -35,7 +36,7 @@ export function structuredLookupRows(
 ): { rows: LookupRowData[]; table_error?: string } {
   if (response.status !== 'ok') return { rows: [] };
   try {
-    const rows = parseLookupRows(response).map((row) => {
+    const rows = parseLookup(bodyText(response.body), response.metadata).map((row) => {
       const data: LookupRowData = {
         url: qualifiedWorldUrl(world, row.path) + (row.anchor === '' ? '' : `#${row.anchor}`),
         path: row.path,

@@ -8,7 +8,8 @@ import { readWorld, urlArgument } from '../tool-input.ts';
 import { structuredResult, toolError } from '../tool-result.ts';
 import { z } from 'zod';
 import { qualifiedWorldUrl } from '../go-format.ts';
-import { parseListingPage } from '../listing/parse-listing.ts';
+import { parseList } from '../../../protocol/render/list.ts';
+import { bodyText } from '../body-text.ts';
 import { responseFields, responseShape } from '../structured.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
@@ -80,13 +81,13 @@ async function list(
   const answer = await readWorld(ctx, 'list', world, { verb: 'LIST', path, metadata });
   if (!answer.ok) return answer.error;
   const response = answer.value;
-  const page = response.status === 'ok' ? parseListingPage(path, response) : null;
+  const page = response.status === 'ok' ? parseList(path, bodyText(response.body), response.metadata) : null;
   return structuredResult(formatToolResult(response, ['modified']), {
     ...responseFields(qualifiedWorldUrl(world, path), response),
     entries: (page?.entries ?? []).map((entry) => ({
       name: entry.name,
-      kind: entry.isDir ? 'directory' : 'document',
-      url: qualifiedWorldUrl(world, entry.isDir ? `${entry.path}/` : entry.path),
+      kind: entry.kind,
+      url: qualifiedWorldUrl(world, entry.kind === 'directory' ? `${entry.path}/` : entry.path),
     })),
     complete: page?.complete ?? true,
     ...(page?.nextCursor ? { next_cursor: page.nextCursor } : {}),
