@@ -5,14 +5,9 @@
  * Run directly: `node bench/quic-echo.ts [requests] [payloadBytes]`.
  */
 import { fileURLToPath } from 'node:url';
-import { QUICClient, QUICServer, events } from '@matrixai/quic';
-import type { QUICStream } from '@matrixai/quic';
-import { MarkTransportClient } from '../src/transport/client.ts';
-import { startMarkListener } from '../src/transport/server.ts';
-import { generateDevCertificate } from '../src/transport/tls.ts';
-import type { TlsKeyPair } from '../src/transport/tls.ts';
-import { clientCryptoOps, serverCrypto, silentQuicLogger } from '../src/transport/quic-support.ts';
-import { readBounded, writeAndFinish } from '../src/transport/stream-io.ts';
+import { echo, startBarePair, startTransportPair } from './lib/quic-pairs.ts';
+import type { Exchange, QuicPair } from './lib/quic-pairs.ts';
+import { percentile } from './lib/measure.ts';
 
 export interface EchoBenchOptions {
   requests: number;
@@ -30,83 +25,28 @@ export interface EchoBenchResult {
   p99Ms: number;
 }
 
-type RoundTrip = (payload: Uint8Array) => Promise<Uint8Array>;
+export function runBareEcho(options: EchoBenchOptions): Promise<EchoBenchResult> {
+  return measurePair('bare @matrixai/quic', options, startBarePair({ answer: echo }));
+}
 
-const unbounded = Number.MAX_SAFE_INTEGER;
+export function runTransportEcho(options: EchoBenchOptions): Promise<EchoBenchResult> {
+  return measurePair('MarkTransportClient + startMarkListener', options, startTransportPair({ answer: echo }));
+}
 
-export async function runBareEcho(options: EchoBenchOptions): Promise<EchoBenchResult> {
-  const tls = await generateDevCertificate();
-  const server = new QUICServer({
-    crypto: serverCrypto(),
-    logger: silentQuicLogger(),
-    config: { key: tls.key, cert: tls.cert, applicationProtos: ['mark'], verifyPeer: false, initialMaxStreamsUni: 0 },
-  });
-  server.addEventListener(events.EventQUICServerConnection.name, (event: Event) => {
-    const connection = (event as events.EventQUICServerConnection).detail;
-    connection.addEventListener(events.EventQUICConnectionStream.name, (streamEvent: Event) => {
-      void bareEcho((streamEvent as events.EventQUICConnectionStream).detail);
-    });
-  });
-  await server.start({ host: '127.0.0.1', port: 0 });
-  const client = await bareClient(tls, server.port);
+async function measurePair(
+  name: string,
+  options: EchoBenchOptions,
+  starting: Promise<QuicPair>,
+): Promise<EchoBenchResult> {
+  const pair = await starting;
   try {
-    return await measure('bare @matrixai/quic', options, (payload) => bareRoundTrip(client, payload));
+    return await measure(name, options, pair.exchange);
   } finally {
-    await client.destroy({ force: true });
-    await server.stop({ force: true });
+    await pair.close();
   }
 }
 
-export async function runTransportEcho(options: EchoBenchOptions): Promise<EchoBenchResult> {
-  const tls = await generateDevCertificate();
-  const listener = await startMarkListener({
-    host: '127.0.0.1',
-    port: 0,
-    tls,
-    handler: async (request) => request.bytes,
-    limits: { ratePerSecond: 0 },
-  });
-  const client = new MarkTransportClient({ ca: tls.cert });
-  const authority = { host: 'localhost', port: listener.port, dialHost: '127.0.0.1' };
-  try {
-    return await measure('MarkTransportClient + startMarkListener', options, (payload) =>
-      client.request(authority, payload, { idempotent: true }),
-    );
-  } finally {
-    await client.close();
-    await listener.close();
-  }
-}
-
-async function bareEcho(stream: QUICStream): Promise<void> {
-  try {
-    const { bytes } = await readBounded(stream.readable, unbounded);
-    await writeAndFinish(stream.writable, bytes);
-  } catch {
-    stream.cancel();
-  }
-}
-
-function bareClient(tls: TlsKeyPair, port: number): Promise<QUICClient> {
-  return QUICClient.createQUICClient({
-    host: '127.0.0.1',
-    port,
-    serverName: 'localhost',
-    crypto: { ops: clientCryptoOps },
-    logger: silentQuicLogger(),
-    config: { applicationProtos: ['mark'], verifyPeer: true, ca: tls.cert },
-  });
-}
-
-async function bareRoundTrip(client: QUICClient, payload: Uint8Array): Promise<Uint8Array> {
-  const stream = client.connection.newStream('bidi');
-  const writing = writeAndFinish(stream.writable, payload);
-  const { bytes } = await readBounded(stream.readable, unbounded);
-  await writing;
-  return bytes;
-}
-
-async function measure(name: string, options: EchoBenchOptions, roundTrip: RoundTrip): Promise<EchoBenchResult> {
+async function measure(name: string, options: EchoBenchOptions, roundTrip: Exchange): Promise<EchoBenchResult> {
   const payload = new Uint8Array(options.payloadBytes).fill(0x61);
   for (let i = 0; i < (options.warmup ?? 20); i++) await roundTrip(payload);
   const latencies: number[] = [];
@@ -127,11 +67,6 @@ async function measure(name: string, options: EchoBenchOptions, roundTrip: Round
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
   };
-}
-
-function percentile(sorted: readonly number[], fraction: number): number {
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
-  return sorted[index] ?? Number.NaN;
 }
 
 function describe(result: EchoBenchResult): string {

@@ -1,74 +1,20 @@
 /**
- * Each @matrixai/quic patch measured on its own: the bare library echo (one
- * connection, a new stream per request, sequential) on the upstream code, on
- * each change alone and on all of them, in the same process, interleaved in
- * rounds with a rotating order so machine load falls on every variant alike.
- * Prints, per variant, the median over rounds of round trips/s and of the paired
+ * Each @matrixai/quic patch measured on its own: the bare library (one
+ * connection, a new stream per request) on the upstream code, on each change
+ * alone and on all of them, in the same process, interleaved in rounds with a
+ * rotating order so machine load falls on every variant alike. Each round gives
+ * every variant a run of sequential small echoes and one large download (a
+ * small request answered by `downloadBytes`); the download is timed by the wall
+ * clock and by this process's CPU time, which load on the machine inflates far
+ * less. Prints, per variant, the median over rounds and the median of the paired
  * ratio to upstream measured in the same round.
- * Run: `node bench/quic-patches.ts [rounds] [requestsPerRound] [payloadBytes]`.
+ * Run: `node bench/quic-patches.ts [rounds] [requestsPerRound] [payloadBytes] [downloadMiB]`.
  */
 import { fileURLToPath } from 'node:url';
-import type { QUICStream } from '@matrixai/quic';
-import { generateDevCertificate } from '../src/transport/tls.ts';
-import { clientCryptoOps, serverCrypto, silentQuicLogger } from '../src/transport/quic-support.ts';
-import { readBounded, writeAndFinish } from '../src/transport/stream-io.ts';
-import { percentile } from './lib/measure.ts';
+import { median, percentile } from './lib/measure.ts';
+import { startBarePair } from './lib/quic-pairs.ts';
+import type { QuicPair } from './lib/quic-pairs.ts';
 import { buildQuicVariant, importQuicVariant, quicPatchChanges } from './lib/quic-variants.ts';
-import type { QuicModule } from './lib/quic-variants.ts';
-
-const unbounded = Number.MAX_SAFE_INTEGER;
-
-interface EchoPair {
-  roundTrip: (payload: Uint8Array) => Promise<Uint8Array>;
-  close: () => Promise<void>;
-}
-
-async function startEcho(quic: QuicModule): Promise<EchoPair> {
-  const tls = await generateDevCertificate();
-  const server = new quic.QUICServer({
-    crypto: serverCrypto(),
-    logger: silentQuicLogger(),
-    config: { key: tls.key, cert: tls.cert, applicationProtos: ['mark'], verifyPeer: false, initialMaxStreamsUni: 0 },
-  });
-  server.addEventListener(quic.events.EventQUICServerConnection.name, (event: Event) => {
-    const connection = (event as InstanceType<typeof quic.events.EventQUICServerConnection>).detail;
-    connection.addEventListener(quic.events.EventQUICConnectionStream.name, (streamEvent: Event) => {
-      const stream = (streamEvent as InstanceType<typeof quic.events.EventQUICConnectionStream>).detail;
-      void echo(stream as unknown as QUICStream);
-    });
-  });
-  await server.start({ host: '127.0.0.1', port: 0 });
-  const client = await quic.QUICClient.createQUICClient({
-    host: '127.0.0.1',
-    port: server.port,
-    serverName: 'localhost',
-    crypto: { ops: clientCryptoOps },
-    logger: silentQuicLogger(),
-    config: { applicationProtos: ['mark'], verifyPeer: true, ca: tls.cert },
-  });
-  return {
-    async roundTrip(payload) {
-      const stream = client.connection.newStream('bidi');
-      const writing = writeAndFinish(stream.writable, payload);
-      const { bytes } = await readBounded(stream.readable, unbounded);
-      await writing;
-      return bytes;
-    },
-    async close() {
-      await client.destroy({ force: true });
-      await server.stop({ force: true });
-    },
-  };
-}
-
-async function echo(stream: QUICStream): Promise<void> {
-  try {
-    const { bytes } = await readBounded(stream.readable, unbounded);
-    await writeAndFinish(stream.writable, bytes);
-  } catch {
-    stream.cancel();
-  }
-}
 
 export interface PatchBenchRow {
   variant: string;
@@ -76,69 +22,96 @@ export interface PatchBenchRow {
   ratioToUpstream: number;
   p50Ms: number;
   p99Ms: number;
+  /** Large download: wall-clock MB/s, MB per CPU second, and the paired ratios of each. */
+  downloadMBps: number;
+  downloadRatio: number;
+  downloadCpuMBps: number;
+  downloadCpuRatio: number;
 }
 
 export async function runQuicPatchBench(
   rounds: number,
   perRound: number,
   payloadBytes: number,
+  downloadBytes = 1_048_576,
 ): Promise<PatchBenchRow[]> {
   const variants = [
     { name: 'upstream 2.0.9', changes: [] },
     ...quicPatchChanges.map((change) => ({ name: change.name, changes: [change] })),
     { name: 'all patches', changes: quicPatchChanges },
   ];
-  const pairs: EchoPair[] = [];
+  const download = new Uint8Array(downloadBytes).fill(0x62);
+  const downloadRequest = new TextEncoder().encode('download');
+  // Echoes every request except the download request, which gets the large answer.
+  const answer = (request: Uint8Array): Uint8Array =>
+    request.byteLength === downloadRequest.byteLength && request[0] === 0x64 ? download : request;
+  const pairs: QuicPair[] = [];
   for (const variant of variants)
-    pairs.push(await startEcho(await importQuicVariant(buildQuicVariant(variant.changes))));
+    pairs.push(await startBarePair({ answer, quic: await importQuicVariant(buildQuicVariant(variant.changes)) }));
   const payload = new Uint8Array(payloadBytes).fill(0x61);
   const rates = variants.map((): number[] => []);
   const latencies = variants.map((): number[] => []);
+  const downloads = variants.map((): Array<{ wall: number; cpu: number }> => []);
   try {
-    for (const pair of pairs) for (let i = 0; i < 30; i++) await pair.roundTrip(payload);
+    for (const pair of pairs) {
+      for (let i = 0; i < 30; i++) await pair.exchange(payload);
+      await pair.exchange(downloadRequest);
+    }
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < variants.length; k++) {
         const index = (k + round) % variants.length;
-        const pair = pairs[index] as EchoPair;
+        const pair = pairs[index] as QuicPair;
         const started = performance.now();
         for (let i = 0; i < perRound; i++) {
           const sent = performance.now();
-          const echoed = await pair.roundTrip(payload);
+          const echoed = await pair.exchange(payload);
           latencies[index]?.push(performance.now() - sent);
           if (echoed.byteLength !== payloadBytes) throw new Error('echo lost bytes');
         }
         rates[index]?.push(perRound / ((performance.now() - started) / 1000));
+        const cpuBefore = process.cpuUsage();
+        const downloadStarted = performance.now();
+        const received = await pair.exchange(downloadRequest);
+        const wallSeconds = (performance.now() - downloadStarted) / 1000;
+        const cpu = process.cpuUsage(cpuBefore);
+        if (received.byteLength !== downloadBytes) throw new Error('download lost bytes');
+        downloads[index]?.push({
+          wall: downloadBytes / wallSeconds / 1e6,
+          cpu: downloadBytes / ((cpu.user + cpu.system) / 1e6) / 1e6,
+        });
       }
     }
   } finally {
     for (const pair of pairs) await pair.close();
   }
   const upstream = rates[0] as number[];
+  const upstreamDownloads = downloads[0] as Array<{ wall: number; cpu: number }>;
   return variants.map((variant, index) => {
     const own = rates[index] as number[];
+    const ownDownloads = downloads[index] as Array<{ wall: number; cpu: number }>;
     const sorted = [...(latencies[index] as number[])].sort((a, b) => a - b);
+    const pairedRatio = (pick: (d: { wall: number; cpu: number }) => number): number =>
+      median(ownDownloads.map((d, round) => pick(d) / pick(upstreamDownloads[round] as { wall: number; cpu: number })));
     return {
       variant: variant.name,
       roundTripsPerSecond: median(own),
       ratioToUpstream: median(own.map((rate, round) => rate / (upstream[round] as number))),
       p50Ms: percentile(sorted, 0.5),
       p99Ms: percentile(sorted, 0.99),
+      downloadMBps: median(ownDownloads.map((d) => d.wall)),
+      downloadRatio: pairedRatio((d) => d.wall),
+      downloadCpuMBps: median(ownDownloads.map((d) => d.cpu)),
+      downloadCpuRatio: pairedRatio((d) => d.cpu),
     };
   });
-}
-
-function median(values: readonly number[]): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );
 }
 
 export function formatPatchBench(rows: readonly PatchBenchRow[]): string {
   return rows
     .map(
       (row) =>
-        `${row.variant.padEnd(18)} ${row.roundTripsPerSecond.toFixed(0).padStart(6)} round trips/s   p50 ${row.p50Ms.toFixed(3)} ms   p99 ${row.p99Ms.toFixed(3)} ms   ratio to upstream ${row.ratioToUpstream.toFixed(3)}`,
+        `${row.variant.padEnd(18)} echo ${row.roundTripsPerSecond.toFixed(0).padStart(5)}/s p50 ${row.p50Ms.toFixed(3)} ms p99 ${row.p99Ms.toFixed(3)} ms ratio ${row.ratioToUpstream.toFixed(3)}` +
+        ` | download ${row.downloadMBps.toFixed(2).padStart(6)} MB/s ratio ${row.downloadRatio.toFixed(3)}, per CPU second ${row.downloadCpuMBps.toFixed(2).padStart(6)} MB ratio ${row.downloadCpuRatio.toFixed(3)}`,
     )
     .join('\n');
 }
@@ -147,8 +120,11 @@ async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 6);
   const perRound = Number(process.argv[3] ?? 200);
   const payloadBytes = Number(process.argv[4] ?? 100);
-  console.log(`bare echo per patch, ${rounds} interleaved rounds x ${perRound} requests of ${payloadBytes} bytes`);
-  console.log(formatPatchBench(await runQuicPatchBench(rounds, perRound, payloadBytes)));
+  const downloadBytes = Number(process.argv[5] ?? 1) * 1_048_576;
+  console.log(
+    `bare library per patch, ${rounds} interleaved rounds of ${perRound} echoes of ${payloadBytes} bytes and one ${downloadBytes / 1_048_576} MiB download`,
+  );
+  console.log(formatPatchBench(await runQuicPatchBench(rounds, perRound, payloadBytes, downloadBytes)));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -46,3 +46,10 @@ export function formatLatency(result: LatencyResult): string {
 export function ratio(value: number, baseline: number): string {
   return (value / baseline).toFixed(3);
 }
+
+export function median(values: readonly number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
+}

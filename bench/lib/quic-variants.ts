@@ -37,6 +37,11 @@ export const quicPatchChanges: readonly QuicPatchChange[] = [
     summary: 'async-locks builds no timeout error, Timer or abort when a lock has no deadline (stream destroy, recv)',
     owns: (file) => file.includes('+async-locks+'),
   },
+  {
+    name: 'recv-batch',
+    summary: 'datagrams of one event-loop turn share one processStreams and one send (one ACK per burst)',
+    owns: (file, hunk) => file.includes('+quic+') && (hunk.includes('recvBatch') || hunk.includes('recvDatagram')),
+  },
 ];
 
 interface PatchFile {

@@ -26,14 +26,49 @@ describe('patched @matrixai/quic is what runs', () => {
       config: { applicationProtos: ['mark'], verifyPeer: true, ca: (await devCertificate()).cert },
     });
     try {
-      const internals = client.connection as unknown as { recvLock: object };
+      const internals = client.connection as unknown as { recvLock: object; recvDatagram?: unknown };
       assert.equal(internals.recvLock.constructor.name, 'RecvMutex');
+      assert.equal(typeof internals.recvDatagram, 'function', 'recv batches datagrams (recv-batch)');
       for (const text of ['one', 'two', 'three']) {
         const stream = client.connection.newStream('bidi');
         const writing = writeAndFinish(stream.writable, new TextEncoder().encode(text));
         const { bytes } = await readBounded(stream.readable, 1024);
         await writing;
         assert.ok(bytes.byteLength > 0, 'the echo listener answers every stream');
+      }
+    } finally {
+      await client.destroy({ force: true });
+      await listener.close();
+    }
+  });
+  it('delivers every byte of many streams at once when received datagrams are batched', async () => {
+    const listener = await echoListener();
+    const client = await QUICClient.createQUICClient({
+      host: '127.0.0.1',
+      port: listener.port,
+      serverName: 'localhost',
+      crypto: { ops: clientCryptoOps },
+      logger: silentQuicLogger(),
+      config: { applicationProtos: ['mark'], verifyPeer: true, ca: (await devCertificate()).cert },
+    });
+    try {
+      // Eight streams of 200 KiB each, each with its own byte pattern, all in flight:
+      // bursts of datagrams for several streams share one processStreams.
+      const payloads = Array.from({ length: 8 }, (_, i) =>
+        new Uint8Array(200 * 1024).map((_, j) => (i * 31 + j) % 251),
+      );
+      const answers = await Promise.all(
+        payloads.map(async (payload) => {
+          const stream = client.connection.newStream('bidi');
+          const writing = writeAndFinish(stream.writable, payload);
+          const { bytes } = await readBounded(stream.readable, 1024 * 1024);
+          await writing;
+          return bytes;
+        }),
+      );
+      for (const [i, bytes] of answers.entries()) {
+        const expected = Buffer.concat([Buffer.from('echo:'), Buffer.from(payloads[i] as Uint8Array)]);
+        assert.ok(Buffer.from(bytes).equals(expected), `stream ${i} came back intact`);
       }
     } finally {
       await client.destroy({ force: true });
