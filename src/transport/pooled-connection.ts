@@ -6,8 +6,9 @@ import { QUICClient, errors, events } from '@matrixai/quic';
 import type { QUICStream } from '@matrixai/quic';
 import { alpn } from '../protocol/limits.ts';
 import { sleep } from './abortable.ts';
+import { datagramSettings, socketBufferBytes } from './datagrams.ts';
 import { ConnectionLostError, DialFailedError, TlsHandshakeError } from './errors.ts';
-import { peerBidiStreamsLeft } from './quic-internals.ts';
+import { peerBidiStreamsLeft, setSocketBuffers } from './quic-internals.ts';
 import { clientCryptoOps, silentQuicLogger } from './quic-support.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -67,10 +68,11 @@ export class PooledConnection {
           serverName: target.serverName,
           crypto: { ops: clientCryptoOps },
           logger: silentQuicLogger(),
-          config: quicConfigOf(settings),
+          config: quicConfigOf(settings, target.dialHost),
         },
         { timer: settings.dialTimeoutMs },
       );
+      setSocketBuffers(client, socketBufferBytes);
       return new PooledConnection(target, client, settings);
     } catch (cause) {
       throw dialError(target, cause);
@@ -147,8 +149,12 @@ export class PooledConnection {
   }
 }
 
-function quicConfigOf(settings: ConnectionSettings): Parameters<typeof QUICClient.createQUICClient>[0]['config'] {
+function quicConfigOf(
+  settings: ConnectionSettings,
+  dialHost: string,
+): Parameters<typeof QUICClient.createQUICClient>[0]['config'] {
   return {
+    ...datagramSettings(dialHost),
     applicationProtos: [alpn],
     verifyPeer: !settings.insecureSkipVerify,
     ...(settings.ca !== undefined && !settings.insecureSkipVerify ? { ca: settings.ca } : {}),

@@ -7,9 +7,11 @@
 import { QUICServer, events } from '@matrixai/quic';
 import type { QUICConnection, QUICStream } from '@matrixai/quic';
 import { alpn, defaultPort, maxRequestLineBytes, maxRequestPayloadBytes } from '../protocol/limits.ts';
+import { datagramSettings, socketBufferBytes } from './datagrams.ts';
 import { ListenFailedError } from './errors.ts';
 import { internalErrorResponse, rateLimitedResponse } from './fallback-responses.ts';
 import { peerOf } from './peer.ts';
+import { setSocketBuffers } from './quic-internals.ts';
 import type { MarkPeer } from './peer.ts';
 import { serverCrypto, silentQuicLogger } from './quic-support.ts';
 import { PerIpRateLimiter } from './rate-limit.ts';
@@ -80,7 +82,7 @@ export async function startMarkListener(options: MarkListenerOptions): Promise<M
     logger: options.logger,
     closing: closing.signal,
   };
-  const server = createQuicServer(options.tls, limits);
+  const server = createQuicServer(options.tls, limits, host);
   server.addEventListener(events.EventQUICServerConnection.name, (event: Event) => {
     acceptConnection((event as events.EventQUICServerConnection).detail, serving);
   });
@@ -89,10 +91,11 @@ export async function startMarkListener(options: MarkListenerOptions): Promise<M
   } catch (cause) {
     throw new ListenFailedError(`${host}:${port}`, { cause });
   }
+  setSocketBuffers(server, socketBufferBytes);
   return listenerHandle(server, closing);
 }
 
-function createQuicServer(tls: TlsKeyPair, limits: MarkListenerLimits): QUICServer {
+function createQuicServer(tls: TlsKeyPair, limits: MarkListenerLimits, host: string): QUICServer {
   return new QUICServer({
     crypto: serverCrypto(),
     logger: silentQuicLogger(),
@@ -104,6 +107,7 @@ function createQuicServer(tls: TlsKeyPair, limits: MarkListenerLimits): QUICServ
       maxIdleTimeout: limits.idleTimeoutMs,
       initialMaxStreamsBidi: limits.maxStreamsPerConnection,
       initialMaxStreamsUni: 0,
+      ...datagramSettings(host),
     },
   });
 }

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { QUICClient } from '@matrixai/quic';
-import { peerBidiStreamsLeft, requestedServerName } from '../../src/transport/quic-internals.ts';
+import { peerBidiStreamsLeft, requestedServerName, setSocketBuffers } from '../../src/transport/quic-internals.ts';
 import { normalisePeerHost } from '../../src/transport/peer.ts';
 import { clientCryptoOps, silentQuicLogger } from '../../src/transport/quic-support.ts';
 import { devCertificate, echoListener } from './helpers.ts';
@@ -24,6 +24,8 @@ describe('@matrixai/quic internals we rely on', () => {
     try {
       assert.equal(peerBidiStreamsLeft(client.connection), 7);
       assert.equal(requestedServerName(client.connection), 'localhost', 'a client connection knows the SNI it sent');
+      const granted = setSocketBuffers(client, 1_048_576);
+      assert.ok(granted !== undefined && granted > 0, 'the UDP socket behind the client is reachable');
     } finally {
       await client.destroy({ force: true });
       await listener.close();
@@ -34,6 +36,7 @@ describe('@matrixai/quic internals we rely on', () => {
     const fake = {} as Parameters<typeof peerBidiStreamsLeft>[0];
     assert.equal(peerBidiStreamsLeft(fake), undefined);
     assert.equal(requestedServerName(fake), undefined);
+    assert.equal(setSocketBuffers(fake as unknown as Parameters<typeof setSocketBuffers>[0], 1024), undefined);
   });
 });
 
