@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { resultText, startStack, type Stack } from './stack-fixture.ts';
+import { allTools } from '../../src/broker/mcp/tools/index.ts';
 
 type Structured = Record<string, any>;
 
@@ -16,6 +17,8 @@ describe('structured tool results (outputSchema + structuredContent)', () => {
   before(async () => {
     stack = await startStack({ worlds: ['root'] });
     client = await stack.connect();
+    // The SDK client learns each tool's outputSchema from tools/list and then validates every structuredContent.
+    await client.listTools();
   });
   after(() => stack.close());
 
@@ -26,21 +29,16 @@ describe('structured tool results (outputSchema + structuredContent)', () => {
     return { text: resultText(result), data: result.structuredContent as Structured };
   };
 
-  it('declares an object outputSchema for the tools that answer in structure', async () => {
+  it('declares an object outputSchema on every tool', async () => {
     const { tools } = await client.listTools();
-    const declared = tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name);
-    for (const name of [
-      'mark_fetch',
-      'mark_list',
-      'mark_versions',
-      'mark_lookup',
-      'mark_worlds',
-      'mark_publish',
-      'mark_append',
-      'mark_archive',
-    ])
-      assert.ok(declared.includes(name), `${name} has no outputSchema`);
-    for (const tool of tools) if (tool.outputSchema) assert.equal(tool.outputSchema.type, 'object');
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      allTools({ graph: true }).map((t) => t.name),
+    );
+    for (const tool of tools) {
+      assert.ok(tool.outputSchema, `${tool.name} has no outputSchema`);
+      assert.equal(tool.outputSchema.type, 'object', tool.name);
+    }
   });
 
   it('answers writes, reads, listings, versions with the chain verdict, lookups and worlds as data', async () => {
@@ -112,5 +110,117 @@ describe('structured tool results (outputSchema + structuredContent)', () => {
     assert.equal(archived.data.url, 'mark://root/docs/a.md');
     const gone = await call('mark_fetch', { url: 'mark://root/docs/a.md' });
     assert.equal(gone.data.status, 'archived');
+  });
+
+  it('answers discovery, search, lookups across worlds, hash indexes, the link graph and the doctor as data', async () => {
+    const manifest = await call('mark_publish', {
+      url: 'mark://root/.well-known/agent-manifest.md',
+      body: '# Root\n\nThe hub.\n',
+      expected_version: 0,
+    });
+    assert.equal(manifest.data.status, 'created');
+    await call('mark_publish', {
+      url: 'mark://root/guide/start.md',
+      body: '# Start here\n\nRead the [deploy runbook](runbook.md) before deploying.\n\n## Next\n\nMore.\n',
+      expected_version: 0,
+      metadata: { title: 'Start here', tags: 'guide' },
+    });
+    await call('mark_publish', {
+      url: 'mark://root/guide/runbook.md',
+      body: '# Deploy runbook\n\nHow to deploy the service safely.\n',
+      expected_version: 0,
+      metadata: { title: 'Deploy runbook', tags: 'runbook,deploy' },
+    });
+
+    const discovered = await call('mark_discover', { url: 'mark://root/' });
+    assert.equal(discovered.data.url, 'mark://root/.well-known/agent-manifest.md');
+    assert.equal(discovered.data.body, '# Root\n\nThe hub.\n');
+
+    const crawled = await call('mark_graph', { url: 'mark://root/guide/start.md', depth: 1 });
+    assert.match(crawled.text, /^Crawled \d+ nodes, \d+ edges from /);
+    assert.equal(crawled.data.edge_count, crawled.data.edges.length);
+    const edge = crawled.data.edges.find((e: Structured) => e.to === 'mark://root/guide/runbook.md');
+    assert.deepEqual(edge, {
+      from: 'mark://root/guide/start.md',
+      to: 'mark://root/guide/runbook.md',
+      rel: '',
+      label: 'deploy runbook',
+      anchor: 'start-here',
+      count: 1,
+      provenance: 'crawl',
+    });
+    const backlinks = await call('mark_backlinks', { url: 'mark://root/guide/runbook.md' });
+    assert.equal(backlinks.data.count, 1);
+    assert.equal(backlinks.data.backlinks[0].url, 'mark://root/guide/start.md');
+    assert.equal(backlinks.data.backlinks[0].provenance, 'crawl');
+    const none = await call('mark_backlinks', { url: 'mark://root/guide/start.md' });
+    assert.deepEqual(none.data.backlinks, []);
+
+    const explored = await call('mark_explore', { url: 'mark://root/guide/start.md' });
+    assert.equal(explored.data.mode, 'card');
+    assert.deepEqual(
+      explored.data.outline.map((h: Structured) => [h.level, h.anchor]),
+      [
+        [1, 'start-here'],
+        [2, 'next'],
+      ],
+    );
+    assert.deepEqual(explored.data.links, [
+      { text: 'deploy runbook', href: 'runbook.md', url: 'mark://root/guide/runbook.md' },
+    ]);
+    assert.deepEqual(explored.data.siblings, [
+      { name: 'runbook.md', kind: 'document', url: 'mark://root/guide/runbook.md' },
+    ]);
+    assert.equal(explored.data.siblings_complete, true);
+    const intoRunbook = await call('mark_explore', { url: 'mark://root/guide/runbook.md' });
+    assert.equal(intoRunbook.data.backlink_count, 1);
+    assert.equal(intoRunbook.data.backlinks[0].url, 'mark://root/guide/start.md');
+
+    const exported = await call('mark_graph_export');
+    assert.ok(exported.text.startsWith('# '));
+    assert.ok(exported.data.nodes.some((n: Structured) => n.url === 'mark://root/guide/start.md' && n.links === 1));
+    const published = await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 });
+    assert.equal(published.data.status, 'created');
+    assert.equal(published.data.url, 'mark://root/graph.md');
+    assert.equal(published.data.edge_count, exported.data.edge_count);
+
+    const everywhere = await call('mark_lookup_all', { query: 'runbook' });
+    assert.equal(everywhere.data.status, 'ok');
+    assert.equal(everywhere.data.match, 'catalog');
+    assert.deepEqual(everywhere.data.failures, []);
+    assert.equal(everywhere.data.rows[0].url, 'mark://root/guide/runbook.md');
+    assert.equal(everywhere.data.rows[0].world, 'root');
+    assert.deepEqual(everywhere.data.rows[0].tags, ['runbook', 'deploy']);
+    const bodies = await call('mark_lookup_all', { query: 'deploy', match: 'body' });
+    assert.equal(bodies.data.match, 'body');
+    assert.ok(bodies.data.rows.length > 0);
+    assert.ok(bodies.data.rows.every((r: Structured) => typeof r.snippet === 'string'));
+
+    const searched = await call('mark_search', { query: 'how do I deploy safely?' });
+    assert.equal(searched.data.status, 'ok');
+    assert.equal(searched.data.matches, searched.data.hits.length);
+    assert.match(searched.data.hits[0].url, /^mark:\/\/root\/guide\/runbook\.md#/);
+    assert.equal(typeof searched.data.hits[0].score, 'number');
+    const nothing = await call('mark_search', { query: 'zzqx wvvy' });
+    assert.deepEqual(nothing.data.hits, []);
+
+    const indexed = await call('mark_index', { source: 'mark://root/guide/', target: 'mark://root/index/root.md' });
+    assert.equal(indexed.data.status, 'created');
+    assert.equal(indexed.data.documents, 2);
+    const dry = await call('mark_index', { source: 'mark://root/guide/', target: 'mark://x/i.md', dry_run: true });
+    assert.equal(dry.data.status, 'dry-run');
+    assert.match(dry.data.index, /^# Content Index\n/);
+    const runbook = indexed.data.entries.find((e: Structured) => e.path === '/guide/runbook.md');
+    const resolved = await call('mark_resolve', { hash: runbook.hash, index: 'mark://root/index/root.md' });
+    assert.equal(resolved.data.hash, runbook.hash);
+    assert.equal(resolved.data.server, 'mark://root');
+    assert.equal(resolved.data.body, '# Deploy runbook\n\nHow to deploy the service safely.\n');
+
+    await call('mark_publish', { url: 'mark://root/notes.md', body: '# Notes\n', expected_version: 0 });
+    const doctor = await call('mark_doctor', { kinds: 'untagged' });
+    assert.equal(doctor.data.total, doctor.data.findings.length);
+    assert.ok(doctor.data.findings.every((f: Structured) => f.kind === 'untagged'));
+    assert.deepEqual(doctor.data.findings, [{ kind: 'untagged', url: 'mark://root/notes.md' }]);
+    assert.match(doctor.text, /\| untagged \| mark:\/\/root\/notes\.md \|/);
   });
 });

@@ -5,7 +5,6 @@ import { canonicalMarkUrl } from './link-url.ts';
 import { readWithBackoff } from './read-retry.ts';
 import { GraphSeeder, type SeedLog } from './seeder.ts';
 import { WorldDirectory } from './world-urls.ts';
-import { renderBacklinksSection } from './backlinks-section.ts';
 
 /**
  * The broker's graph as one service: the in-memory store, its seeder and the
@@ -73,12 +72,6 @@ export class BrokerGraph {
   /** Backlinks of a document, without seeding. */
   backlinks(url: string): BacklinkEntry[] {
     return this.store.backlinks(this.identity(url));
-  }
-
-  /** mark_explore's `## Backlinks (N)` section, after seeding. */
-  async backlinksSection(url: string, signal?: AbortSignal): Promise<string> {
-    await this.seed(signal);
-    return renderBacklinksSection(this.backlinks(url));
   }
 
   exportMarkdown(): string {

@@ -27,6 +27,9 @@ export type StoredNode = GraphNode & {
 
 export type StoredEdge = GraphEdge;
 
+/** Where an edge was learned: read by this broker (`crawl`), or from a world's published `/graph.md` (`seed`). */
+export type Provenance = 'crawl' | 'seed';
+
 export type BacklinkEntry = {
   url: string;
   title: string;
@@ -35,6 +38,7 @@ export type BacklinkEntry = {
   label: string;
   anchor: string;
   count: number;
+  provenance: Provenance;
 };
 
 export class GraphStore {
@@ -118,9 +122,15 @@ export class GraphStore {
         label: edge.label,
         anchor: edge.anchor,
         count: Math.max(edge.count, 1),
+        provenance: this.provenance(edge.from),
       });
     }
     return entries.sort((a, b) => compareUtf8(a.url, b.url) || compareUtf8(a.rel, b.rel));
+  }
+
+  /** An edge's provenance is its source's: only an authoritative source's edges were read by this broker. */
+  provenance(sourceUrl: string): Provenance {
+    return this.isAuthoritative(sourceUrl) ? 'crawl' : 'seed';
   }
 
   node(url: string): StoredNode | undefined {

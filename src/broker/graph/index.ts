@@ -1,6 +1,6 @@
 /** The broker's link graph: store, crawler, `/graph.md` export and seeding, federation crawl (its tools live in src/broker/mcp/tools). */
 export { BrokerGraph, type BrokerGraphOptions, type GraphCrawl } from './graph-service.ts';
-export { GraphStore, type BacklinkEntry, type StoredNode, type StoredEdge } from './graph-store.ts';
+export { GraphStore, type BacklinkEntry, type Provenance, type StoredNode, type StoredEdge } from './graph-store.ts';
 export { CrawledGraph } from './crawled-graph.ts';
 export {
   crawl,
@@ -13,7 +13,7 @@ export {
 export { GraphSeeder, seedCheckIntervalMs, seedPath, type SeedLog } from './seeder.ts';
 export { buildExport, parseExport, type ExportEdge, type ExportNode, type ParsedExport } from './graph-export.ts';
 export { documentLinks, relReferences } from './document-links.ts';
-export { canonicalMarkUrl, documentUrl, resolveLinkTarget, resolveReference } from './link-url.ts';
+export { canonicalMarkUrl, documentUrl, isMarkUrl, resolveLinkTarget, resolveReference } from './link-url.ts';
 export { WorldDirectory } from './world-urls.ts';
 export { edgeAnnotation, goQuote } from './go-format.ts';
 export { compareEdges, compareUtf8, type GraphEdge, type GraphNode } from './model.ts';

@@ -49,7 +49,9 @@ function violationLines(violations: readonly Violation[]): string {
 
 /** A successful write's text with the policy's warnings after it; an error result stays as it is. */
 export function withPolicyNotes(result: ToolResult, notes: string): ToolResult {
-  return notes === '' || result.isError === true ? result : { ...result, text: `${result.text}${notes}` };
+  if (notes === '' || result.isError === true) return result;
+  const structured = result.structured && { ...result.structured, policy_warnings: notes.trim() };
+  return { ...result, text: `${result.text}${notes}`, ...(structured ? { structured } : {}) };
 }
 
 /** After a write through the broker, the next read of a cached well-known document (world.md, the standard) sees it at once. */

@@ -8,6 +8,10 @@
 import { z } from 'zod';
 import type { Metadata } from '../../protocol/metadata.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
+import { outlineEntries } from '../../markdown/index.ts';
+import { qualifiedWorldUrl } from './go-format.ts';
+import type { ListedEntry } from '../../protocol/render/list.ts';
+import { compareEdges, compareUtf8, type GraphEdge, type GraphNode, type Provenance } from '../graph/index.ts';
 
 export const statusField = z
   .string()
@@ -67,4 +71,132 @@ export const writeShape = {
     })
     .optional()
     .describe('status merge-candidate: nothing was written'),
+  policy_warnings: z
+    .string()
+    .optional()
+    .describe("the org's publishing policy's warnings on this write, as the text shows them"),
 };
+
+/** One heading of a document's outline (mark_fetch's outline mode, mark_explore's card). */
+export const outlineEntrySchema = z.object({
+  level: z.number().int(),
+  title: z.string(),
+  anchor: z.string().describe('the #anchor that reads this section with mark_fetch'),
+  lines: z.number().int().describe('the size of the section in lines'),
+});
+
+/** The headings of `markdown` as outline entries. */
+export function outlineData(markdown: string): z.infer<typeof outlineEntrySchema>[] {
+  return outlineEntries(markdown).map((h) => ({ level: h.level, title: h.text, anchor: h.anchor, lines: h.lineCount }));
+}
+
+/** One entry of a directory listing (mark_list, mark_explore's siblings). */
+export const listingEntrySchema = z.object({
+  name: z.string(),
+  kind: z.enum(['document', 'directory']),
+  url: z.string().describe('the entry as a mark:// URL, ready for mark_fetch or mark_list'),
+});
+
+export function listingEntryData(world: string, entry: ListedEntry): z.infer<typeof listingEntrySchema> {
+  return {
+    name: entry.name,
+    kind: entry.kind,
+    url: qualifiedWorldUrl(world, entry.kind === 'directory' ? `${entry.path}/` : entry.path),
+  };
+}
+
+/** The status block of an answer gathered from several worlds, and the worlds that failed. */
+export const fanOutShape = {
+  status: z.enum(['ok', 'partial']).describe('partial: some worlds could not answer (see failures); the rest is real'),
+  worlds: z.number().int().describe('worlds asked'),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  failures: z
+    .array(z.object({ world: z.string(), message: z.string() }))
+    .describe('the worlds that could not answer, and why'),
+};
+
+export function fanOutFields(worlds: number, failures: readonly { world: string; message: string }[]) {
+  return {
+    status: failures.length > 0 ? ('partial' as const) : ('ok' as const),
+    worlds,
+    succeeded: worlds - failures.length,
+    failed: failures.length,
+    failures: failures.map((f) => ({ world: f.world, message: f.message })),
+  };
+}
+
+/**
+ * Where the broker learned an edge: `crawl` when it read the source document
+ * itself (mark_graph, a change a world reported), `seed` when the edge comes
+ * from a world's published /graph.md.
+ */
+export const provenanceField = z
+  .enum(['crawl', 'seed'])
+  .describe("crawl: the broker read the linking document itself; seed: from a world's published /graph.md");
+
+export const graphNodeSchema = z.object({
+  url: z.string(),
+  title: z.string(),
+  status: z.string().describe('the world status when read, or error / external (not followed) / "" (never read)'),
+  links: z.number().int().describe('body links of the document'),
+});
+
+export const graphEdgeSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  rel: z.string().describe('the typed relation (rel-<predicate> metadata), "" for a body link'),
+  label: z.string().describe('the link text of its first labelled occurrence'),
+  anchor: z.string().describe('the section of the linking document holding it, "" above the first heading'),
+  count: z.number().int().describe('occurrences folded into this edge'),
+  provenance: provenanceField,
+});
+
+/** One link into a document: the linking document with the edge's facts. */
+export const backlinkSchema = z.object({
+  url: z.string().describe('the linking document'),
+  title: z.string(),
+  status: z.string(),
+  rel: z.string(),
+  label: z.string(),
+  anchor: z.string(),
+  count: z.number().int(),
+  provenance: provenanceField,
+});
+
+export function graphNodeData(node: GraphNode): z.infer<typeof graphNodeSchema> {
+  return { url: node.url, title: node.title, status: node.status, links: node.linkCount };
+}
+
+export function graphEdgeData(edge: GraphEdge, provenance: Provenance): z.infer<typeof graphEdgeSchema> {
+  const { from, to, rel, label, anchor } = edge;
+  return { from, to, rel, label, anchor, count: Math.max(edge.count, 1), provenance };
+}
+
+/** A link graph as data: mark_graph (what one crawl saw) and mark_graph_export (the whole store). */
+export const graphShape = {
+  status: z.literal('ok'),
+  url: z.string().optional().describe('the document the crawl started from'),
+  node_count: z.number().int(),
+  edge_count: z.number().int(),
+  nodes: z.array(graphNodeSchema).describe('sorted by URL'),
+  edges: z.array(graphEdgeSchema).describe('sorted by from, to, relation'),
+};
+
+export function graphData(
+  nodes: Iterable<GraphNode>,
+  edges: Iterable<GraphEdge>,
+  provenance: (sourceUrl: string) => Provenance,
+  start: { url?: string } = {},
+) {
+  const nodeList = [...nodes].sort((a, b) => compareUtf8(a.url, b.url)).map(graphNodeData);
+  const edgeList = [...edges].sort(compareEdges).map((edge) => graphEdgeData(edge, provenance(edge.from)));
+  return {
+    status: 'ok' as const,
+    ...(start.url === undefined ? {} : { url: start.url }),
+    node_count: nodeList.length,
+    edge_count: edgeList.length,
+    nodes: nodeList,
+    edges: edgeList,
+  };
+}

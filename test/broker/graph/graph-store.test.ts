@@ -82,8 +82,17 @@ describe('graph store merge (local crawls)', () => {
     );
     assert.equal(store.edgeCount, 2);
     assert.deepEqual(store.backlinks(A), [
-      { url: B, title: 'B doc', status: 'ok', rel: '', label: 'old A', anchor: 'history', count: 1 },
-      { url: B, title: 'B doc', status: 'ok', rel: 'supersedes', label: '', anchor: '', count: 1 },
+      {
+        url: B,
+        title: 'B doc',
+        status: 'ok',
+        rel: '',
+        label: 'old A',
+        anchor: 'history',
+        count: 1,
+        provenance: 'crawl',
+      },
+      { url: B, title: 'B doc', status: 'ok', rel: 'supersedes', label: '', anchor: '', count: 1, provenance: 'crawl' },
     ]);
   });
 
@@ -110,7 +119,7 @@ describe('graph store seeding (SeedFromExport)', () => {
     const store = new GraphStore({ now });
     store.seedFromExport([node(A, 'ok', 'Seeded A')], [edge(A, B, { label: 'B', count: 3 })]);
     assert.deepEqual(store.backlinks(B), [
-      { url: A, title: 'Seeded A', status: 'ok', rel: '', label: 'B', anchor: '', count: 3 },
+      { url: A, title: 'Seeded A', status: 'ok', rel: '', label: 'B', anchor: '', count: 3, provenance: 'seed' },
     ]);
     assert.equal(store.isAuthoritative(A), false);
   });

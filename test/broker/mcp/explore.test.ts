@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { runTool } from '../../../src/broker/mcp/run-tool.ts';
 import { markExplore } from '../../../src/broker/mcp/tools/explore.ts';
 import type { GraphService } from '../../../src/broker/mcp/definitions.ts';
-import { renderBacklinksSection } from '../../../src/broker/graph/index.ts';
+import type { BacklinkEntry } from '../../../src/broker/graph/index.ts';
 import { toolContext } from './helpers/context.ts';
 import { startTestStack, type TestStack } from './helpers/fixture-gateway.ts';
 import { MemoryGateway } from './helpers/memory-gateway.ts';
@@ -73,9 +73,10 @@ describe('mark_explore against a real world', () => {
   it('lists backlinks from the graph service when the broker has one', async () => {
     const asked: string[] = [];
     const graph = {
-      async backlinksSection(url: string) {
+      async seed() {},
+      backlinks(url: string): BacklinkEntry[] {
         asked.push(url);
-        return renderBacklinksSection([
+        return [
           {
             url: 'mark://team-a/docs/runbook.md',
             title: 'Runbook',
@@ -84,9 +85,19 @@ describe('mark_explore against a real world', () => {
             label: '',
             anchor: '',
             count: 1,
+            provenance: 'crawl',
           },
-          { url: 'mark://team-b/notes.md', title: '', status: 'ok', rel: '', label: '', anchor: '', count: 1 },
-        ]);
+          {
+            url: 'mark://team-b/notes.md',
+            title: '',
+            status: 'ok',
+            rel: '',
+            label: '',
+            anchor: '',
+            count: 1,
+            provenance: 'seed',
+          },
+        ];
       },
     } as Partial<GraphService> as GraphService;
     const result = await runTool(
@@ -103,7 +114,7 @@ describe('mark_explore against a real world', () => {
 
   it('says none are recorded when the graph cannot be seeded', async () => {
     const graph = {
-      backlinksSection: () => Promise.reject(new Error('hub unreachable')),
+      seed: () => Promise.reject(new Error('hub unreachable')),
     } as Partial<GraphService> as GraphService;
     const result = await runTool(
       markExplore,

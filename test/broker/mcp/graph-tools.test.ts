@@ -113,17 +113,33 @@ describe('graph tools', () => {
     });
 
     it('says how to populate the graph when nothing links to the document', async () => {
-      assert.deepEqual(await call('mark_backlinks', { url: 'mark://team-a/docs/a.md' }), {
-        text: "No backlinks found for mark://team-a/docs/a.md\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)",
-      });
+      const result = await call('mark_backlinks', { url: 'mark://team-a/docs/a.md' });
+      assert.equal(
+        result.text,
+        "No backlinks found for mark://team-a/docs/a.md\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)",
+      );
+      assert.deepEqual(result.structured, { status: 'ok', url: 'mark://team-a/docs/a.md', count: 0, backlinks: [] });
     });
 
     it('lists annotated backlinks, titled sources as links', async () => {
       await graph.crawl('mark://team-a/index.md', 1);
       await graph.crawl('mark://team-a/docs/b.md', 1);
-      assert.deepEqual(await call('mark_backlinks', { url: 'mark://team-a/docs/a.md' }), {
-        text: 'Backlinks for mark://team-a/docs/a.md (2):\n\n- mark://team-a/docs/b.md [supersedes]\n- [Team A hub](mark://team-a/index.md) ("Applications", #services, x2)\n',
-      });
+      const result = await call('mark_backlinks', { url: 'mark://team-a/docs/a.md' });
+      assert.equal(
+        result.text,
+        'Backlinks for mark://team-a/docs/a.md (2):\n\n- mark://team-a/docs/b.md [supersedes]\n- [Team A hub](mark://team-a/index.md) ("Applications", #services, x2)\n',
+      );
+      assert.deepEqual(
+        (result.structured!.backlinks as Array<{ url: string; count: number; provenance: string }>).map((b) => [
+          b.url,
+          b.count,
+          b.provenance,
+        ]),
+        [
+          ['mark://team-a/docs/b.md', 1, 'crawl'],
+          ['mark://team-a/index.md', 2, 'crawl'],
+        ],
+      );
     });
   });
 
@@ -271,6 +287,7 @@ describe('mark_explore backlinks section', () => {
     label: '',
     anchor: '',
     count: 1,
+    provenance: 'crawl' as const,
   });
 
   it('notes when nothing is recorded', () => {

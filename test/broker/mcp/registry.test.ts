@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { allTools } from '../../../src/broker/mcp/tools/index.ts';
-import { runTool } from '../../../src/broker/mcp/run-tool.ts';
+import { callTool, defineTool, outputSchemaOf, runTool } from '../../../src/broker/mcp/run-tool.ts';
+import { structuredResult } from '../../../src/broker/mcp/tool-result.ts';
 import { toolContext } from './helpers/context.ts';
 import { MemoryGateway } from './helpers/memory-gateway.ts';
 
@@ -79,5 +80,32 @@ describe('the tool registry', () => {
       isError: true,
       text: 'fetch failed: internal error',
     });
+  });
+
+  it('declares an outputSchema on every tool, graph tools included, that converts to an object JSON Schema', () => {
+    for (const tool of allTools({ graph: true })) {
+      const output = outputSchemaOf(tool);
+      assert.ok(output, `${tool.name} has no outputSchema`);
+      assert.equal((z.toJSONSchema(output) as { type?: string }).type, 'object', tool.name);
+    }
+  });
+
+  it("refuses to hand out an answer outside the tool's own outputSchema (logged, never shown)", async () => {
+    const logged: unknown[] = [];
+    const tool = defineTool({
+      name: 'mark_broken',
+      title: 'Broken',
+      description: 'answers with structure that does not fit its schema',
+      inputSchema: {},
+      outputSchema: { count: z.number().int() },
+      readOnly: true,
+      handler: async () => structuredResult('count: many\n', { count: 'many' }),
+    });
+    const { result, outcome } = await callTool(tool, {}, toolContext(new MemoryGateway({})), {
+      logError: (error) => logged.push(error),
+    });
+    assert.equal(outcome, 'exception');
+    assert.deepEqual(result, { isError: true, text: 'broken failed: internal error' });
+    assert.equal((logged[0] as Error).name, 'StructuredOutputError');
   });
 });

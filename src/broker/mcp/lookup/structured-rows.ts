@@ -17,6 +17,46 @@ export const lookupRowSchema = z.object({
 
 export type LookupRowData = z.infer<typeof lookupRowSchema>;
 
+/** A row of a lookup across worlds: the world it came from and, for a body match, its score on the shared scale. */
+export const worldLookupRowSchema = lookupRowSchema.extend({
+  world: z.string(),
+  score: z.number().optional().describe('body mode: the score on one scale across worlds, when the world gave one'),
+});
+
+type RowFacts = {
+  path: string;
+  anchor?: string;
+  importance: number;
+  title: string;
+  tags: string;
+  snippet?: string;
+};
+
+/** One row as data: its URL (with #anchor for a section), the tags as a list, and empty optional cells left out. */
+export function lookupRowData(world: string, row: RowFacts): LookupRowData {
+  const anchor = row.anchor ?? '';
+  const data: LookupRowData = {
+    url: qualifiedWorldUrl(world, row.path) + (anchor === '' ? '' : `#${anchor}`),
+    path: row.path,
+    importance: row.importance,
+    title: row.title,
+    tags: tagList(row.tags),
+  };
+  if (anchor !== '') data.anchor = anchor;
+  if (row.snippet !== undefined && row.snippet !== '') data.snippet = row.snippet;
+  return data;
+}
+
+export function worldLookupRowData(
+  row: RowFacts & { world: string; score?: number | undefined },
+): z.infer<typeof worldLookupRowSchema> {
+  return {
+    ...lookupRowData(row.world, row),
+    world: row.world,
+    ...(row.score === undefined ? {} : { score: row.score }),
+  };
+}
+
 export const lookupRowsShape = {
   rows: z.array(lookupRowSchema).describe("the world's rows, best first"),
   table_error: z.string().optional().describe('why the rows could not be read from the world answer'),
@@ -36,19 +76,7 @@ export function structuredLookupRows(
 ): { rows: LookupRowData[]; table_error?: string } {
   if (response.status !== 'ok') return { rows: [] };
   try {
-    const rows = parseLookup(bodyText(response.body), response.metadata).map((row) => {
-      const data: LookupRowData = {
-        url: qualifiedWorldUrl(world, row.path) + (row.anchor === '' ? '' : `#${row.anchor}`),
-        path: row.path,
-        importance: row.importance,
-        title: row.title,
-        tags: tagList(row.tags),
-      };
-      if (row.anchor !== '') data.anchor = row.anchor;
-      if (row.snippet !== '') data.snippet = row.snippet;
-      return data;
-    });
-    return { rows };
+    return { rows: parseLookup(bodyText(response.body), response.metadata).map((row) => lookupRowData(world, row)) };
   } catch (error) {
     return { rows: [], table_error: error instanceof Error ? error.message : String(error) };
   }

@@ -1,7 +1,9 @@
 import { requiredString } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
 import { graphTarget } from '../tool-input.ts';
-import { textResult } from '../tool-result.ts';
+import { structuredResult } from '../tool-result.ts';
+import { z } from 'zod';
+import { backlinkSchema } from '../structured.ts';
 import { backlinkLine } from '../../graph/index.ts';
 
 /** mark_backlinks: who links here, with label, section and count per edge. */
@@ -11,19 +13,28 @@ export const markBacklinks = defineTool({
   description:
     "List the documents that link to a document, one line per link with its relation, link text, source section and occurrence count. Answers from the broker's link graph (seeded from each world's published /graph.md, extended by mark_graph crawls); it does not fetch the document.",
   inputSchema: { url: requiredString('url', 'mark:// URL of the document, e.g. mark://team-a/index.md') },
+  outputSchema: {
+    status: z.literal('ok'),
+    url: z.string(),
+    count: z.number().int(),
+    backlinks: z.array(backlinkSchema).describe('every recorded link into the document, by linking URL then relation'),
+  },
   readOnly: true,
   handler: async (args, ctx) => {
     const start = graphTarget(ctx, args.url);
     if (!start.ok) return start.error;
     await start.value.graph.seed(ctx.signal);
     const entries = start.value.graph.backlinks(args.url);
+    const data = { status: 'ok' as const, url: args.url, count: entries.length, backlinks: entries };
     if (entries.length === 0) {
-      return textResult(
+      return structuredResult(
         `No backlinks found for ${args.url}\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)`,
+        data,
       );
     }
-    return textResult(
+    return structuredResult(
       `Backlinks for ${args.url} (${entries.length}):\n\n${entries.map((entry) => `${backlinkLine(entry)}\n`).join('')}`,
+      data,
     );
   },
 });

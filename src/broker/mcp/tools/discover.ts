@@ -2,7 +2,11 @@ import { requiredString } from '../args.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
-import { textResult } from '../tool-result.ts';
+import { structuredResult } from '../tool-result.ts';
+import { z } from 'zod';
+import { bodyText } from '../body-text.ts';
+import { qualifiedWorldUrl } from '../go-format.ts';
+import { responseFields, responseShape } from '../structured.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
 /** Every world serves its agent manifest here (Mark reference §7), readable without a token. */
@@ -17,6 +21,10 @@ export const markDiscover = defineTool({
     worldUrlHint,
   ),
   inputSchema: { url: requiredString('url', 'any mark:// URL of the world, e.g. mark://team-a/') },
+  outputSchema: {
+    ...responseShape,
+    body: z.string().describe("the manifest markdown (the world's explanation when it is not ok)"),
+  },
   readOnly: true,
   handler: async (args, ctx) => {
     const target = urlArgument(args.url);
@@ -24,6 +32,10 @@ export const markDiscover = defineTool({
     const { world } = target.value;
     const answer = await readWorld(ctx, 'discover', world, { verb: 'FETCH', path: agentManifestPath });
     if (!answer.ok) return answer.error;
-    return textResult(formatToolResult(answer.value, ['version', 'modified']));
+    const response = answer.value;
+    return structuredResult(formatToolResult(response, ['version', 'modified']), {
+      ...responseFields(qualifiedWorldUrl(world, agentManifestPath), response),
+      body: bodyText(response.body),
+    });
   },
 });

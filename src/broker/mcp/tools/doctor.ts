@@ -4,7 +4,8 @@ import { WorldDirectory } from '../../graph/index.ts';
 import { optionalInteger, optionalString } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
-import { textResult, toolError } from '../tool-result.ts';
+import { structuredResult, toolError } from '../tool-result.ts';
+import { severities } from '../../knowledge/policy.ts';
 import { describe } from './descriptions.ts';
 
 const inputSchema = {
@@ -20,6 +21,35 @@ const inputSchema = {
   cursor: optionalString('cursor', 'next-cursor from the previous page'),
 };
 
+const findingSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('exact-duplicate'), hash: z.string(), urls: z.array(z.string()) }),
+  z.object({
+    kind: z.literal('near-duplicate'),
+    similarity: z.number().describe('0.5 to 1'),
+    urls: z.array(z.string()),
+  }),
+  z.object({
+    kind: z.literal('policy'),
+    url: z.string(),
+    rule: z.string(),
+    severity: z.enum(severities),
+    problem: z.string(),
+  }),
+  z.object({ kind: z.literal('untagged'), url: z.string() }),
+  z.object({ kind: z.literal('broken-link'), url: z.string(), target: z.string().describe('the missing document') }),
+  z.object({ kind: z.literal('orphan'), url: z.string() }),
+]);
+
+const outputSchema = {
+  status: z.enum(['ok', 'partial']).describe('partial: some documents were not read (see not_examined)'),
+  worlds: z.number().int(),
+  documents: z.number().int().describe('documents read'),
+  total: z.number().int().describe('findings in all pages'),
+  findings: z.array(findingSchema).describe('the findings of this page'),
+  next_cursor: z.string().optional().describe('pass as cursor for the next page'),
+  not_examined: z.array(z.object({ world: z.string(), reason: z.string() })),
+};
+
 export const markDoctor = defineTool({
   name: 'mark_doctor',
   title: 'Check the knowledge base',
@@ -28,6 +58,7 @@ export const markDoctor = defineTool({
     'Reads up to 5,000 documents within 20 s; status: partial names the worlds it could not cover. Paged: pass next-cursor to get the next page.',
   ),
   inputSchema,
+  outputSchema,
   readOnly: true,
   handler: async (args, ctx) => doctor(ctx, args),
 });
@@ -59,7 +90,17 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
     judgeOrphans: known.every((world) => corpus.completeWorlds.has(world.name)),
     nearThreshold: args.similarity ?? 0.8,
   }).filter((finding) => kinds.length === 0 || kinds.includes(finding.kind));
-  return textResult(renderReport(corpus, worlds.length, findings, { offset, limit }));
+  const shown = findings.slice(offset, offset + limit);
+  const next = offset + shown.length;
+  return structuredResult(renderReport(corpus, worlds.length, findings, { offset, limit }), {
+    status: corpus.notExamined.length === 0 ? 'ok' : 'partial',
+    worlds: worlds.length,
+    documents: corpus.documents.length,
+    total: findings.length,
+    findings: shown,
+    ...(next < findings.length ? { next_cursor: String(next) } : {}),
+    not_examined: corpus.notExamined,
+  });
 }
 
 function commaList(text: string | undefined): string[] {

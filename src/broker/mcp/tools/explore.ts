@@ -2,20 +2,72 @@ import { requiredString, urlDescription } from '../args.ts';
 import { bodyText, isBinaryBody, sizeLine } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
-import { openingParagraph } from '../../../markdown/index.ts';
+import { distinctLinks, openingParagraph } from '../../../markdown/index.ts';
 import { cappedList, linkLines, outlineLines } from '../outline-text.ts';
-import { parseList } from '../../../protocol/render/list.ts';
+import type { MarkResponse } from '../../../protocol/response.ts';
+import { parseList, type ListedEntry } from '../../../protocol/render/list.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
-import { textResult } from '../tool-result.ts';
+import { structuredResult } from '../tool-result.ts';
 import { cutAnchor } from '../tool-url.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
-import { exploreSectionCap, renderBacklinksSection } from '../../graph/index.ts';
+import {
+  exploreSectionCap,
+  isMarkUrl,
+  renderBacklinksSection,
+  resolveReference,
+  type BacklinkEntry,
+} from '../../graph/index.ts';
+import { z } from 'zod';
+import { qualifiedWorldUrl } from '../go-format.ts';
+import {
+  backlinkSchema,
+  listingEntryData,
+  listingEntrySchema,
+  outlineData,
+  outlineEntrySchema,
+  responseFields,
+  responseShape,
+} from '../structured.ts';
 
 /** Each list on the card shows at most this many entries, then "+N more" (the graph's backlinks section too). */
 const exploreListCap = exploreSectionCap;
 
 const cardKeys = ['version', 'modified', 'etag'] as const;
+
+const outputSchema = {
+  ...responseShape,
+  mode: z
+    .enum(['card', 'binary'])
+    .optional()
+    .describe(
+      'card: the overview below; binary: the document is not markdown (absent when the world did not answer ok)',
+    ),
+  size: z.string().optional(),
+  outline: z.array(outlineEntrySchema).optional().describe('every heading, with its #anchor and section size'),
+  opening: z.string().optional().describe('the opening paragraph'),
+  links: z
+    .array(
+      z.object({
+        text: z.string(),
+        href: z.string().describe('the destination as written in the document'),
+        url: z.string().optional().describe('the destination as a mark:// URL, when it is one'),
+      }),
+    )
+    .optional()
+    .describe('each outbound link once, in document order'),
+  backlinks: z
+    .array(backlinkSchema)
+    .optional()
+    .describe(`the first ${exploreListCap} links into the document recorded in the broker's link graph`),
+  backlink_count: z.number().int().optional().describe('all recorded links into the document'),
+  siblings: z
+    .array(listingEntrySchema)
+    .optional()
+    .describe('the other entries of its directory (one short page); absent when the listing was unavailable'),
+  siblings_complete: z.boolean().optional().describe('false when the directory holds more than the siblings shown'),
+  body: z.string().optional().describe("the world's answer body when it did not answer ok"),
+};
 
 export const markExplore = defineTool({
   name: 'mark_explore',
@@ -26,6 +78,7 @@ export const markExplore = defineTool({
     worldUrlHint,
   ),
   inputSchema: { url: requiredString('url', urlDescription) },
+  outputSchema,
   readOnly: true,
   handler: async (args, ctx) => explore(ctx, args.url),
 });
@@ -38,19 +91,58 @@ async function explore(ctx: ToolContext, raw: string): Promise<ToolResult> {
   const answer = await readWorld(ctx, 'explore', world, { verb: 'FETCH', path });
   if (!answer.ok) return answer.error;
   const response = answer.value;
-  if (response.status !== 'ok') return textResult(formatToolResult(response, cardKeys));
+  const url = qualifiedWorldUrl(world, path);
+  if (response.status !== 'ok')
+    return structuredResult(formatToolResult(response, cardKeys), {
+      ...responseFields(url, response),
+      body: bodyText(response.body),
+    });
   if (isBinaryBody(response.body)) {
     const notice = `not a markdown document (${response.body.byteLength} bytes of binary or non-UTF-8 content); no outline or links to show\n`;
-    return textResult(formatToolResultWith(response, notice, { mode: 'binary' }, cardKeys));
+    const extra = { mode: 'binary' };
+    return structuredResult(formatToolResultWith(response, notice, extra, cardKeys), {
+      ...responseFields(url, response, extra),
+      mode: 'binary',
+    });
   }
+  return card(ctx, response, { docUrl, url, world, path });
+}
+
+async function card(
+  ctx: ToolContext,
+  response: MarkResponse,
+  at: { docUrl: string; url: string; world: string; path: string },
+): Promise<ToolResult> {
   const body = bodyText(response.body);
-  const card =
+  const backlinks = await recordedBacklinks(ctx, at.docUrl);
+  const siblings = await siblingEntries(ctx, at.world, at.path);
+  const text =
     outlineSection(body) +
     linksSection(body) +
-    (await backlinksSection(ctx, docUrl)) +
-    (await siblingsSection(ctx, world, path)) +
-    `\nfetch ${docUrl}#<anchor> for a section; mark_fetch force=true for the full body\n`;
-  return textResult(formatToolResultWith(response, card, { size: sizeLine(response.body) }, cardKeys));
+    renderBacklinksSection(backlinks) +
+    siblingsSection(siblings, at.path) +
+    `\nfetch ${at.docUrl}#<anchor> for a section; mark_fetch force=true for the full body\n`;
+  const extra = { size: sizeLine(response.body) };
+  const opening = openingParagraph(body);
+  return structuredResult(formatToolResultWith(response, text, extra, cardKeys), {
+    ...responseFields(at.url, response, extra),
+    mode: 'card',
+    size: extra.size,
+    outline: outlineData(body),
+    ...(opening === '' ? {} : { opening }),
+    links: distinctLinks(body).map((link) => {
+      const resolved = resolveReference(at.url, link.dest);
+      return { text: link.text, href: link.dest, ...(isMarkUrl(resolved) ? { url: resolved } : {}) };
+    }),
+    backlinks: backlinks.slice(0, exploreListCap),
+    backlink_count: backlinks.length,
+    ...(siblings === null
+      ? {}
+      : {
+          siblings: siblings.entries.map((entry) => listingEntryData(at.world, entry)),
+          siblings_complete: siblings.complete,
+        }),
+  });
 }
 
 function outlineSection(body: string): string {
@@ -69,29 +161,41 @@ function linksSection(body: string): string {
   );
 }
 
-/** Backlinks come from the broker's link graph; without one (or when seeding fails) the card says none are recorded. */
-async function backlinksSection(ctx: ToolContext, docUrl: string): Promise<string> {
-  const none = renderBacklinksSection([]);
-  return ctx.graph ? await ctx.graph.backlinksSection(docUrl, ctx.signal).catch(() => none) : none;
+/** Backlinks come from the broker's link graph; without one (or when seeding fails) none are recorded. */
+async function recordedBacklinks(ctx: ToolContext, docUrl: string): Promise<BacklinkEntry[]> {
+  const graph = ctx.graph;
+  if (graph === undefined) return [];
+  try {
+    await graph.seed(ctx.signal);
+    return graph.backlinks(docUrl);
+  } catch {
+    return [];
+  }
 }
 
-/** The parent directory's other entries, from one short LIST page; a failed LIST is a note, not an error. */
-async function siblingsSection(ctx: ToolContext, world: string, path: string): Promise<string> {
+type Siblings = { entries: ListedEntry[]; complete: boolean };
+
+/** The parent directory's other entries, from one short LIST page; null when the listing is unavailable. */
+async function siblingEntries(ctx: ToolContext, world: string, path: string): Promise<Siblings | null> {
   const dir = path.slice(0, path.lastIndexOf('/') + 1);
   const self = path.slice(path.lastIndexOf('/') + 1);
-  const heading = `\n## Siblings in ${dir}`;
   const answer = await readWorld(ctx, 'explore', world, {
     verb: 'LIST',
     path: dir,
     metadata: { 'page-size': String(exploreListCap + 2) },
   });
-  if (!answer.ok || answer.value.status !== 'ok') return `${heading}\n(listing unavailable)\n`;
+  if (!answer.ok || answer.value.status !== 'ok') return null;
   const page = parseList(dir, bodyText(answer.value.body), answer.value.metadata);
-  if (page.invalid.length > 0) return `${heading}\n(listing unavailable)\n`;
-  const lines = page.entries
-    .map((entry) => (entry.kind === 'directory' ? `${entry.name}/` : entry.name))
-    .filter((name) => name !== self)
-    .map((name) => `- ${name}`);
-  const count = page.complete ? `(${lines.length})` : `(${lines.length}+)`;
+  if (page.invalid.length > 0) return null;
+  const entries = page.entries.filter((entry) => entry.name !== self || entry.kind === 'directory');
+  return { entries, complete: page.complete };
+}
+
+/** A failed LIST is a note on the card, not an error. */
+function siblingsSection(siblings: Siblings | null, path: string): string {
+  const heading = `\n## Siblings in ${path.slice(0, path.lastIndexOf('/') + 1)}`;
+  if (siblings === null) return `${heading}\n(listing unavailable)\n`;
+  const lines = siblings.entries.map((entry) => `- ${entry.kind === 'directory' ? `${entry.name}/` : entry.name}`);
+  const count = siblings.complete ? `(${lines.length})` : `(${lines.length}+)`;
   return `${heading} ${count}\n${lines.length === 0 ? '(none)\n' : cappedList(lines, exploreListCap, 'siblings')}`;
 }

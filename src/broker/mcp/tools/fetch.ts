@@ -5,12 +5,12 @@ import { bodyText, sizeLine } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { changedNote, FetchMemory, identified, sameDoc, unchangedNotice, type SeenDoc } from '../fetch-dedup.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
-import { findSection, outlineEntries } from '../../../markdown/index.ts';
+import { findSection } from '../../../markdown/index.ts';
 import { outlineBody, sectionNotFoundText } from '../outline-text.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
 import { structuredResult, toolError } from '../tool-result.ts';
-import { responseFields, responseShape } from '../structured.ts';
+import { outlineData, outlineEntrySchema, responseFields, responseShape } from '../structured.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { z } from 'zod';
 import { cutAnchor } from '../tool-url.ts';
@@ -38,14 +38,7 @@ const outputSchema = {
   body: z.string().optional().describe('the markdown of the document (full) or of the section'),
   section: z.string().optional().describe('the anchor of the section returned'),
   outline: z
-    .array(
-      z.object({
-        level: z.number().int(),
-        title: z.string(),
-        anchor: z.string(),
-        lines: z.number().int(),
-      }),
-    )
+    .array(outlineEntrySchema)
     .optional()
     .describe('the headings of a large document, with their #anchors and section sizes in lines'),
   size: z.string().optional().describe('the size of a document returned as an outline'),
@@ -134,12 +127,7 @@ function wholeDocument(
     // An outline is not the body: the document is not recorded as seen.
     extra.mode = 'outline';
     extra.size = sizeLine(response.body);
-    const outline = outlineEntries(body).map((h) => ({
-      level: h.level,
-      title: h.text,
-      anchor: h.anchor,
-      lines: h.lineCount,
-    }));
+    const outline = outlineData(body);
     return structuredResult(formatToolResultWith(response, outlineBody(docUrl, body), extra, fetchKeys), {
       ...responseFields(url, response, extra),
       mode: 'outline',

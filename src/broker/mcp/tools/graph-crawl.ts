@@ -1,7 +1,8 @@
 import { optionalNumber, requiredString } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
 import { graphTarget } from '../tool-input.ts';
-import { textResult, toolError, unknownWorldText } from '../tool-result.ts';
+import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
+import { graphShape, graphData } from '../structured.ts';
 import { goPadEnd, goQuote } from '../go-format.ts';
 import { compareEdges, compareUtf8, defaultCrawlLimits, edgeAnnotation, type GraphCrawl } from '../../graph/index.ts';
 
@@ -15,6 +16,7 @@ export const markGraph = defineTool({
     url: requiredString('url', 'mark:// URL to start from, e.g. mark://team-a/index.md'),
     depth: optionalNumber('depth', 'Link hops to follow from the start document: 1 to 5, default 2'),
   },
+  outputSchema: graphShape,
   readOnly: true,
   handler: async (args, ctx) => {
     const start = graphTarget(ctx, args.url);
@@ -29,7 +31,11 @@ export const markGraph = defineTool({
     } catch (error) {
       return toolError(`crawl failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return textResult(formatGraphSummary(result, args.url));
+    // Every edge this crawl saw was read by the broker itself.
+    return structuredResult(
+      formatGraphSummary(result, args.url),
+      graphData(result.graph.nodes.values(), result.graph.edges, () => 'crawl', { url: args.url }),
+    );
   },
 });
 

@@ -2,7 +2,10 @@ import { optionalNumber, requiredInteger, requiredString } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
 import { graphTarget, writeWorld } from '../tool-input.ts';
 import { formatToolResult } from '../format-tool-result.ts';
-import { textResult, toolError } from '../tool-result.ts';
+import { structuredResult, toolError } from '../tool-result.ts';
+import { z } from 'zod';
+import { qualifiedWorldUrl } from '../go-format.ts';
+import { responseFields, writeShape } from '../structured.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
 
 /** Versions of a published graph kept by default: a generated artifact needs little history. */
@@ -25,6 +28,11 @@ export const markGraphPublish = defineTool({
       'Versions the world keeps after this write: default 20, 0 keeps every version',
     ),
   },
+  outputSchema: {
+    ...writeShape,
+    node_count: z.number().int().describe('nodes in the published graph'),
+    edge_count: z.number().int().describe('edges in the published graph'),
+  },
   readOnly: false,
   handler: async (args, ctx) => {
     const start = graphTarget(ctx, args.url);
@@ -45,6 +53,10 @@ export const markGraphPublish = defineTool({
     if (!answer.ok) return answer.error;
     const { nodeCount, edgeCount } = graph.store;
     const header = `Published graph (${nodeCount} nodes, ${edgeCount} edges) to ${args.url}\n`;
-    return textResult(header + formatToolResult(answer.value, ['version', 'modified', 'server-version']));
+    return structuredResult(header + formatToolResult(answer.value, ['version', 'modified', 'server-version']), {
+      ...responseFields(qualifiedWorldUrl(world, path), answer.value),
+      node_count: nodeCount,
+      edge_count: edgeCount,
+    });
   },
 });

@@ -6,7 +6,11 @@ import { crawlBounds, CrawlError, crawlForIndex, type CrawlBounds, type CrawlRes
 import { mergeContentIndex, parseContentIndex, renderContentIndex } from '../../../protocol/render/content-index.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument, writeWorld } from '../tool-input.ts';
-import { textResult, toolError } from '../tool-result.ts';
+import { structuredResult, toolError } from '../tool-result.ts';
+import { z } from 'zod';
+import type { MarkResponse } from '../../../protocol/response.ts';
+import { qualifiedWorldUrl } from '../go-format.ts';
+import { responseFields, responseShape } from '../structured.ts';
 import type { ToolUrl } from '../tool-url.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
 import { agentManifestPath } from './discover.ts';
@@ -21,6 +25,19 @@ const inputSchema = {
   ),
   dry_run: optionalBoolean('dry_run', 'return the index without publishing it (default false)'),
   force: optionalBoolean('force', 'publish even when the target world has no agent manifest (default false)'),
+};
+
+const outputSchema = {
+  ...responseShape,
+  status: z.string().describe("dry-run, or the target world's answer to the publish (created, ok, conflict, ...)"),
+  url: z.string().describe('the target document'),
+  source: z.string().describe('the server the index is for, as its rows name it'),
+  documents: z.number().int().describe('documents indexed'),
+  entries: z
+    .array(z.object({ hash: z.string(), path: z.string() }))
+    .describe('the content hash and path of every document indexed'),
+  warnings: z.array(z.string()),
+  index: z.string().optional().describe('the index document, on a dry run'),
 };
 
 type IndexArgs = {
@@ -43,6 +60,7 @@ export function makeIndexTool(bounds: Readonly<CrawlBounds>): ToolDefinition {
       worldUrlHint,
     ),
     inputSchema,
+    outputSchema,
     readOnly: false,
     handler: async (args, ctx) => indexWorld(ctx, args, bounds),
   });
@@ -78,16 +96,28 @@ async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<Cr
   const sourceServer = `mark://${source.value.world}`;
   const body = renderContentIndex(sourceServer, ctx.now(), crawl.entries);
   const preamble = warnings.map((warning) => `${warning}\n`).join('');
+  const targetUrl = qualifiedWorldUrl(target.value.world, target.value.path);
+  const facts = {
+    source: sourceServer,
+    documents: crawl.entries.length,
+    entries: crawl.entries.map((entry) => ({ hash: entry.hash, path: entry.path })),
+    warnings,
+  };
   if (dryRun)
-    return textResult(
+    return structuredResult(
       `${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer} (dry run, not published)\n\n${body}`,
+      { status: 'dry-run', url: targetUrl, metadata: {}, ...facts, index: body },
     );
   // An index claims to be the whole truth about its source: a partial one must not replace a complete one.
   if (crawl.truncated || crawl.skipped.length > 0)
     return toolError('crawl incomplete; refusing to publish an authoritative index');
   const published = await publishIndex(ctx, target.value, expectedVersion, sourceServer, body, crawl.entries);
   if (!published.ok) return published.error;
-  return textResult(`${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer}\n${published.text}`);
+  const text = formatToolResult(published.response, ['version', 'modified']);
+  return structuredResult(`${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer}\n${text}`, {
+    ...responseFields(targetUrl, published.response),
+    ...facts,
+  });
 }
 
 type Checked = { ok: true; warnings: string[] } | { ok: false; error: ToolResult };
@@ -128,7 +158,7 @@ async function publishIndex(
   sourceServer: string,
   body: string,
   entries: Parameters<typeof mergeContentIndex>[2],
-): Promise<{ ok: true; text: string } | { ok: false; error: ToolResult }> {
+): Promise<{ ok: true; response: MarkResponse } | { ok: false; error: ToolResult }> {
   let document = body;
   if (expectedVersion > 0) {
     // Updating: keep the other servers' rows, replace this source's.
@@ -147,5 +177,5 @@ async function publishIndex(
     body: document,
   });
   if (!answer.ok) return answer;
-  return { ok: true, text: formatToolResult(answer.value, ['version', 'modified']) };
+  return { ok: true, response: answer.value };
 }

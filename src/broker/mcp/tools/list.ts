@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { parseList } from '../../../protocol/render/list.ts';
 import { bodyText } from '../body-text.ts';
-import { responseFields, responseShape } from '../structured.ts';
+import { listingEntryData, listingEntrySchema, responseFields, responseShape } from '../structured.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
 const inputSchema = {
@@ -28,15 +28,7 @@ const inputSchema = {
 
 const outputSchema = {
   ...responseShape,
-  entries: z
-    .array(
-      z.object({
-        name: z.string(),
-        kind: z.enum(['document', 'directory']),
-        url: z.string().describe('the entry as a mark:// URL, ready for mark_fetch or mark_list'),
-      }),
-    )
-    .describe('the entries of this page, as the world ordered them'),
+  entries: z.array(listingEntrySchema).describe('the entries of this page, as the world ordered them'),
   complete: z.boolean().describe('false when more entries remain: pass next_cursor as cursor'),
   next_cursor: z.string().optional(),
 };
@@ -84,11 +76,7 @@ async function list(
   const page = response.status === 'ok' ? parseList(path, bodyText(response.body), response.metadata) : null;
   return structuredResult(formatToolResult(response, ['modified']), {
     ...responseFields(qualifiedWorldUrl(world, path), response),
-    entries: (page?.entries ?? []).map((entry) => ({
-      name: entry.name,
-      kind: entry.kind,
-      url: qualifiedWorldUrl(world, entry.kind === 'directory' ? `${entry.path}/` : entry.path),
-    })),
+    entries: (page?.entries ?? []).map((entry) => listingEntryData(world, entry)),
     complete: page?.complete ?? true,
     ...(page?.nextCursor ? { next_cursor: page.nextCursor } : {}),
   });

@@ -15,7 +15,9 @@ import {
   type WorldRow,
 } from '../lookup/render-lookup-all.ts';
 import { defineTool } from '../run-tool.ts';
-import { textResult, toolError, ToolStepError } from '../tool-result.ts';
+import { structuredResult, toolError, ToolStepError } from '../tool-result.ts';
+import { fanOutFields, fanOutShape } from '../structured.ts';
+import { worldLookupRowData, worldLookupRowSchema } from '../lookup/structured-rows.ts';
 import { renderBodyLookupAll, searchWorlds } from '../../search/index.ts';
 import { describe } from './descriptions.ts';
 import { failureMessage, gatewayLookup, rowUrl, scopeError } from './search-support.ts';
@@ -42,6 +44,17 @@ const inputSchema = {
     ),
 };
 
+const outputSchema = {
+  ...fanOutShape,
+  matches: z.number().int().describe('rows returned'),
+  match: z.enum(['catalog', 'body']),
+  ranking: z
+    .enum(['score', 'rank', 'mixed'])
+    .optional()
+    .describe("body mode: score (one scale for every world), rank (each world's order, interleaved) or mixed"),
+  rows: z.array(worldLookupRowSchema).describe('the merged rows, best first'),
+};
+
 export const markLookupAll = defineTool({
   name: 'mark_lookup_all',
   title: 'Look up documents in every world',
@@ -52,6 +65,7 @@ export const markLookupAll = defineTool({
     'Start here when you do not know where something lives; use mark_lookup for one known world, and mark_search for a question in plain words.',
   ),
   inputSchema,
+  outputSchema,
   readOnly: true,
   handler: async (args, ctx) => lookupAll(ctx, args),
 });
@@ -87,7 +101,13 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   if (worlds.length > 0 && failures.length === worlds.length) {
     return toolError(`lookup failed in all worlds: ${failures.map((f) => `${f.world}: ${f.message}`).join('; ')}`);
   }
-  return textResult(renderLookupAll(args.query, worlds.length, mergeRows(rows, limit), failures));
+  const merged = mergeRows(rows, limit);
+  return structuredResult(renderLookupAll(args.query, worlds.length, merged, failures), {
+    ...fanOutFields(worlds.length, failures),
+    matches: merged.length,
+    match: 'catalog',
+    rows: merged.map(worldLookupRowData),
+  });
 }
 
 async function lookupIn(
@@ -125,14 +145,19 @@ async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: strin
   if (worlds.length > 0 && failures.length === worlds.length) {
     return toolError(`lookup failed in all worlds: ${failures.map((f) => `${f.world}: ${f.message}`).join('; ')}`);
   }
-  return textResult(
-    renderBodyLookupAll({
-      query: args.query,
-      worldCount: worlds.length,
-      rows: outcome.rows,
-      ranking: outcome.ranking,
-      url: rowUrl,
-      failures,
-    }),
-  );
+  const text = renderBodyLookupAll({
+    query: args.query,
+    worldCount: worlds.length,
+    rows: outcome.rows,
+    ranking: outcome.ranking,
+    url: rowUrl,
+    failures,
+  });
+  return structuredResult(text, {
+    ...fanOutFields(worlds.length, failures),
+    matches: outcome.rows.length,
+    match: 'body',
+    ranking: outcome.ranking,
+    rows: outcome.rows.map(worldLookupRowData),
+  });
 }

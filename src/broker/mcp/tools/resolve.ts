@@ -8,7 +8,10 @@ import { formatToolResult } from '../format-tool-result.ts';
 import { parseContentIndex, type IndexEntry } from '../../../protocol/render/content-index.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
-import { isUnknownWorld, textResult, toolError, toolErrorText } from '../tool-result.ts';
+import { isUnknownWorld, structuredResult, toolError, toolErrorText } from '../tool-result.ts';
+import { z } from 'zod';
+import { qualifiedWorldUrl } from '../go-format.ts';
+import { responseFields, responseShape } from '../structured.ts';
 import { parseToolUrl, ToolUrlError } from '../tool-url.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
@@ -31,6 +34,12 @@ export const markResolve = defineTool({
     worldUrlHint,
   ),
   inputSchema,
+  outputSchema: {
+    ...responseShape,
+    hash: z.string().describe('the content hash, verified against the bytes returned'),
+    server: z.string().describe('the server of the index row that served it'),
+    body: z.string().describe('the content'),
+  },
   readOnly: true,
   handler: async (args, ctx) => resolve(ctx, args.hash, args.index),
 });
@@ -50,15 +59,27 @@ async function resolve(ctx: ToolContext, hash: string, indexUrl: string): Promis
   let lastProblem = '';
   for (const candidate of candidates) {
     const outcome = await tryCandidate(ctx, candidate, hash);
-    if (typeof outcome !== 'string')
-      return textResult(formatToolResult(outcome, ['version', 'modified', 'content-hash']));
-    lastProblem = outcome;
+    if (typeof outcome === 'string') {
+      lastProblem = outcome;
+      continue;
+    }
+    const { world, response } = outcome;
+    return structuredResult(formatToolResult(response, ['version', 'modified', 'content-hash']), {
+      ...responseFields(qualifiedWorldUrl(world, `/${hash}`), response),
+      hash,
+      server: candidate.server,
+      body: bodyText(response.body),
+    });
   }
   return toolError(`could not resolve hash from any server: ${lastProblem}`);
 }
 
 /** The candidate's answer, or why it was skipped (`<server>: <reason>`, as the reference words it). */
-async function tryCandidate(ctx: ToolContext, entry: IndexEntry, hash: string): Promise<MarkResponse | string> {
+async function tryCandidate(
+  ctx: ToolContext,
+  entry: IndexEntry,
+  hash: string,
+): Promise<{ world: string; response: MarkResponse } | string> {
   const world = worldOfServer(ctx, entry.server);
   if (typeof world !== 'string') return `${entry.server}: invalid server URL: ${world.problem}`;
   let response: MarkResponse;
@@ -75,7 +96,7 @@ async function tryCandidate(ctx: ToolContext, entry: IndexEntry, hash: string): 
   // The world's own claim is checked against the bytes: an index must not make us vouch for other content.
   const actual = prefixedSha256(response.body);
   if (actual !== hash) return `${entry.server}: hash mismatch (got ${actual})`;
-  return response;
+  return { world, response };
 }
 
 /**

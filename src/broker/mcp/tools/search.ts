@@ -1,9 +1,18 @@
 import { lookupMinQueryRunes } from '../../../protocol/limits.ts';
-import { fitQuery, hitOf, renderSearchText, searchWorlds, type SearchOutcome } from '../../search/index.ts';
+import {
+  fitQuery,
+  hitOf,
+  renderSearchText,
+  searchWorlds,
+  type SearchOutcome,
+  type SearchText,
+} from '../../search/index.ts';
 import { optionalInteger, optionalString, requiredString } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
-import { textResult, toolError, unknownWorldText } from '../tool-result.ts';
+import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
+import { z } from 'zod';
+import { fanOutFields, fanOutShape } from '../structured.ts';
 import { describe } from './descriptions.ts';
 import { failureMessage, gatewayLookup, rowUrl, scopeError } from './search-support.ts';
 
@@ -25,6 +34,32 @@ const inputSchema = {
   ),
 };
 
+const outputSchema = {
+  ...fanOutShape,
+  matches: z.number().int().describe('documents returned'),
+  ranking: z
+    .enum(['score', 'rank', 'mixed'])
+    .optional()
+    .describe("score: one scale for every world; rank: each world's own order, interleaved; mixed: both"),
+  hits: z
+    .array(
+      z.object({
+        url: z.string().describe('the best section, mark://{world}/{path}#anchor, ready for mark_fetch'),
+        title: z.string(),
+        score: z
+          .number()
+          .nullable()
+          .describe('on one scale across worlds; null from a world that ranks by its own order'),
+        snippet: z.string(),
+      }),
+    )
+    .describe('one row per document, best first'),
+  nearest: z
+    .array(z.object({ url: z.string(), title: z.string() }))
+    .describe('when nothing matched: the documents whose titles come nearest the query'),
+  notes: z.array(z.string()).describe('how some worlds matched, and language hints'),
+};
+
 /**
  * Decision: a separate tool rather than a mode of mark_lookup_all. Agents ask
  * questions in sentences; LOOKUP `match: body` requires every word to be found,
@@ -43,6 +78,7 @@ export const markSearch = defineTool({
     'Read a hit with mark_fetch on its URL. Use mark_lookup_all instead when you know the tag or title words.',
   ),
   inputSchema,
+  outputSchema,
   readOnly: true,
   handler: async (args, ctx) => search(ctx, args),
 });
@@ -86,20 +122,26 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
         outcome.failures.map((f) => `${f.world}: ${failureMessage('search', f.world, f.error)}`).join('; '),
     );
   }
-  return textResult(
-    renderSearchText(query, {
-      status: outcome.failures.length > 0 ? 'partial' : 'ok',
-      worlds: worlds.length,
-      failed: outcome.failures.map((f) => ({ world: f.world, message: failureMessage('search', f.world, f.error) })),
-      ranking: outcome.ranking,
-      hits: outcome.rows.map((row) => hitOf(row, rowUrl)),
-      nearest: outcome.nearest.map((n) => ({
-        url: rowUrl({ world: n.world, path: n.path, anchor: '' }),
-        title: n.title,
-      })),
-      notes: notesFor(outcome),
-    }),
-  );
+  const answer: SearchText = {
+    status: outcome.failures.length > 0 ? 'partial' : 'ok',
+    worlds: worlds.length,
+    failed: outcome.failures.map((f) => ({ world: f.world, message: failureMessage('search', f.world, f.error) })),
+    ranking: outcome.ranking,
+    hits: outcome.rows.map((row) => hitOf(row, rowUrl)),
+    nearest: outcome.nearest.map((n) => ({
+      url: rowUrl({ world: n.world, path: n.path, anchor: '' }),
+      title: n.title,
+    })),
+    notes: notesFor(outcome),
+  };
+  return structuredResult(renderSearchText(query, answer), {
+    ...fanOutFields(answer.worlds, answer.failed),
+    matches: answer.hits.length,
+    ...(answer.ranking === undefined || answer.hits.length === 0 ? {} : { ranking: answer.ranking }),
+    hits: answer.hits,
+    nearest: answer.nearest,
+    notes: answer.notes,
+  });
 }
 
 function notesFor(outcome: SearchOutcome): string[] {
