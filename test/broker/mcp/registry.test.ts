@@ -27,6 +27,7 @@ describe('the tool registry', () => {
         'mark_worlds',
         'mark_search',
         'mark_doctor',
+        'mark_diff',
       ],
     );
   });

@@ -5,6 +5,7 @@ import { markGraph } from './graph-crawl.ts';
 import { markGraphExport } from './graph-export.ts';
 import { markGraphPublish } from './graph-publish.ts';
 import { markArchive } from './archive.ts';
+import { markDiff } from './diff.ts';
 import { markDiscover } from './discover.ts';
 import { markDoctor } from './doctor.ts';
 import { markExplore } from './explore.ts';
@@ -46,6 +47,7 @@ export function allTools(options: { graph?: boolean } = {}): ToolDefinition[] {
     markWorlds,
     markSearch,
     markDoctor,
+    markDiff,
   ];
 }
 

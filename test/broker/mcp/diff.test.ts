@@ -1,0 +1,141 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { callTool, outputSchemaOf } from '../../../src/broker/mcp/run-tool.ts';
+import { makeDiffTool, markDiff } from '../../../src/broker/mcp/tools/diff.ts';
+import { diffVersions } from '../../../src/broker/mcp/version-diff.ts';
+import { toolContext } from './helpers/context.ts';
+import { startTestStack, type TestStack } from './helpers/fixture-gateway.ts';
+
+type Data = Record<string, any>;
+
+const lines = (count: number, change: (i: number) => string = (i) => `line ${i}`) =>
+  `${Array.from({ length: count }, (_, i) => change(i)).join('\n')}\n`;
+
+describe('mark_diff against a real world', () => {
+  let stack: TestStack;
+  const call = async (args: Record<string, unknown>, tool = markDiff) => {
+    const { result } = await callTool(tool, args, toolContext(stack.gateway));
+    if (result.isError !== true) assert.ok(outputSchemaOf(tool)!.safeParse(result.structured).success);
+    return { text: result.text, isError: result.isError === true, data: (result.structured ?? {}) as Data };
+  };
+  before(async () => {
+    stack = await startTestStack(['team-a']);
+    await stack.seed('team-a', '/docs/a.md', '# A\n\nfirst\nsecond\n');
+    await stack.seed('team-a', '/docs/a.md', '# A\n\nfirst\nsecond, edited\nthird\n');
+    await stack.seed('team-a', '/docs/big.md', lines(400));
+    await stack.seed(
+      'team-a',
+      '/docs/big.md',
+      lines(400, (i) => (i % 20 === 0 ? `changed ${i}` : `line ${i}`)),
+    );
+  });
+  after(() => stack.close());
+
+  it('compares the current version with the one before by default, as a unified diff and as hunks', async () => {
+    await stack.seed('team-a', '/docs/b.md', 'one\ntwo\n');
+    await stack.seed('team-a', '/docs/b.md', 'one\n2\n');
+    const { text, data } = await call({ url: 'mark://team-a/docs/b.md' });
+    assert.equal(
+      text,
+      [
+        'status: ok',
+        'from: 1',
+        'to: 2',
+        'added: 1',
+        'removed: 1',
+        'hunks: 1',
+        '',
+        '--- mark://team-a/docs/b.md/v1',
+        '+++ mark://team-a/docs/b.md/v2',
+        '@@ -1,2 +1,2 @@',
+        ' one',
+        '-two',
+        '+2',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(data.status, 'ok');
+    assert.equal(data.url, 'mark://team-a/docs/b.md');
+    assert.equal(data.from, 1);
+    assert.equal(data.to, 2);
+    assert.deepEqual(data.hunks, [
+      { old_start: 1, old_lines: 2, new_start: 1, new_lines: 2, lines: [' one', '-two', '+2'] },
+    ]);
+    assert.equal(data.truncated, false);
+    assert.match(data.to_modified, /^\d{4}-\d\d-\d\dT/);
+  });
+
+  it('compares the versions asked for, in either direction, and says when they are the same', async () => {
+    const forward = await call({ url: 'mark://team-a/docs/a.md', from: 1, to: 2 });
+    assert.equal(forward.data.added, 2);
+    assert.equal(forward.data.removed, 1);
+    const backward = await call({ url: 'mark://team-a/docs/a.md', from: 2, to: 1 });
+    assert.equal(backward.data.added, 1);
+    assert.equal(backward.data.removed, 2);
+    const same = await call({ url: 'mark://team-a/docs/a.md', from: 2, to: 2 });
+    assert.deepEqual(same.data.hunks, []);
+    assert.match(same.text, /\n\n\(no differences\)\n$/);
+  });
+
+  it('compares version 1 with the empty document before it', async () => {
+    await stack.seed('team-a', '/docs/new.md', 'hello\n');
+    const { text, data } = await call({ url: 'mark://team-a/docs/new.md' });
+    assert.equal(data.from, 0);
+    assert.equal(data.to, 1);
+    assert.deepEqual(data.hunks[0].lines, ['+hello']);
+    assert.match(text, /\n--- \/dev\/null\n\+\+\+ mark:\/\/team-a\/docs\/new\.md\/v1\n/);
+  });
+
+  it('keeps whole hunks within its size bound and says how many were left out', async () => {
+    const full = await call({ url: 'mark://team-a/docs/big.md' });
+    assert.equal(full.data.total_hunks, 20);
+    assert.equal(full.data.truncated, false);
+    const small = makeDiffTool({ maxPatchBytes: 600, timeoutMs: 2000 });
+    const cut = await call({ url: 'mark://team-a/docs/big.md' }, small);
+    assert.equal(cut.data.truncated, true);
+    assert.equal(cut.data.total_hunks, 20);
+    assert.ok(cut.data.hunks.length > 0 && cut.data.hunks.length < 20);
+    assert.equal(cut.data.added, 20, 'counts cover the whole difference');
+    assert.ok(Buffer.byteLength(cut.text) < 900, `${Buffer.byteLength(cut.text)} bytes`);
+    assert.match(cut.text, new RegExp(`\ntruncated: true \\(${cut.data.hunks.length} of 20 hunks shown; `));
+    const context0 = await call({ url: 'mark://team-a/docs/big.md', context: 0 });
+    assert.ok(context0.data.hunks.every((h: Data) => h.lines.every((l: string) => !l.startsWith(' '))));
+  });
+
+  it("answers a pruned or missing version with the world's own status", async () => {
+    const missing = await call({ url: 'mark://team-a/docs/a.md', to: 9 });
+    assert.equal(missing.isError, false);
+    assert.equal(missing.data.status, 'not-found');
+    assert.equal(missing.data.url, 'mark://team-a/docs/a.md/v9');
+    const nodoc = await call({ url: 'mark://team-a/docs/none.md' });
+    assert.equal(nodoc.data.status, 'not-found');
+  });
+
+  it('refuses bad arguments before asking the world', async () => {
+    const sent = stack.gateway.sent.length;
+    assert.deepEqual(
+      (await call({ url: 'mark://team-a/docs/a.md', context: 99 })).text,
+      'context must be between 0 and 20',
+    );
+    assert.equal((await call({ url: 'mark://team-a/docs/a.md', from: -1 })).text, 'from must be 0 or a version number');
+    assert.equal(
+      (await call({ url: 'mark://team-a/docs/a.md', to: 0 })).text,
+      'to must be a version number (1 or more)',
+    );
+    assert.equal((await call({ url: 'mark://team-a/docs/a.md', to: 1.5 })).text, 'to must be an integer');
+    assert.equal(stack.gateway.sent.length, sent);
+  });
+});
+
+describe('version diff bounds (pure)', () => {
+  it('gives up on a difference too costly to compute instead of holding the broker', async () => {
+    const a = lines(20_000, (i) => `a ${i * 7919}`);
+    const b = lines(20_000, (i) => `b ${i * 104729}`);
+    assert.deepEqual(
+      await diffVersions({ label: 'a', text: a }, { label: 'b', text: b }, 3, { maxPatchBytes: 1 << 20, timeoutMs: 1 }),
+      {
+        kind: 'too-complex',
+      },
+    );
+  });
+});
