@@ -55,3 +55,9 @@ export function optionalObject(name: string, description: string) {
 }
 
 export const urlDescription = 'mark:// URL of a document or directory, e.g. mark://team-a/index.md';
+
+/** The switch every search and lookup tool shares: broker-generated documents stay out unless asked for. */
+export const includeGeneratedArgument = optionalBoolean(
+  'include_generated',
+  'also return documents the broker generates (the /graph.md link export, /index/<host:port>.md hash indexes, /.demarkus/ crawl state); default false',
+);

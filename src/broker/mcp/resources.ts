@@ -78,7 +78,7 @@ export async function readDocument(uri: string, ctx: ToolContext): Promise<Resou
   const { url: docUrl, anchor } = cutAnchor(uri);
   let target: ToolUrl;
   try {
-    target = parseToolUrl(docUrl);
+    target = parseToolUrl(docUrl, ctx.gateway.list());
   } catch (error) {
     throw new ResourceReadError(`invalid resource URI ${goQuote(uri)}: ${agentMessage(error)}`, { cause: error });
   }

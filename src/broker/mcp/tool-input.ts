@@ -3,17 +3,18 @@ import type { MarkCall } from '../../transport/mark-client.ts';
 import type { GraphService, ToolContext, ToolResult } from './definitions.ts';
 import { toolError, toolErrorFor } from './tool-result.ts';
 import { parseToolUrl, ToolUrlError, type ToolUrl } from './tool-url.ts';
+import { canonicalWorldUrl } from '../worlds/world-aliases.ts';
 
 /**
- * Steps every world tool shares: read the URL argument (a bad one is the
- * reference's `invalid URL: <reason>`), then ask the world and turn a failure
+ * Steps every world tool shares: read the URL argument, in any address form
+ * of a known world (a bad one is the reference's `invalid URL: <reason>`), then ask the world and turn a failure
  * to get any answer into the reference's `<verb> failed: ...` tool error.
  */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ToolResult };
 
-export function urlArgument(raw: string, prefix = 'invalid URL'): Outcome<ToolUrl> {
+export function urlArgument(ctx: ToolContext, raw: string, prefix = 'invalid URL'): Outcome<ToolUrl> {
   try {
-    return { ok: true, value: parseToolUrl(raw) };
+    return { ok: true, value: parseToolUrl(raw, ctx.gateway.list()) };
   } catch (error) {
     if (!(error instanceof ToolUrlError)) throw error;
     return { ok: false, error: toolError(`${prefix}: ${error.message}`) };
@@ -56,12 +57,23 @@ export function linkGraph(ctx: ToolContext): Outcome<GraphService> {
   return { ok: true, value: ctx.graph };
 }
 
-/** The first steps of every graph tool that takes a document: the graph, then the `url` argument. */
-export function graphTarget(ctx: ToolContext, url: string): Outcome<{ graph: GraphService; target: ToolUrl }> {
+/**
+ * The first steps of every graph tool that takes a document: the graph, then
+ * the `url` argument, with `url` rewritten to the world's logical name when it
+ * was given in another of the world's address forms (the graph keys nodes by
+ * logical URL).
+ */
+export function graphTarget(
+  ctx: ToolContext,
+  url: string,
+): Outcome<{ graph: GraphService; target: ToolUrl; url: string }> {
   const graph = linkGraph(ctx);
   if (!graph.ok) return graph;
   if (url === '') return { ok: false, error: toolError('url is required') };
-  const target = urlArgument(url);
+  const target = urlArgument(ctx, url);
   if (!target.ok) return target;
-  return { ok: true, value: { graph: graph.value, target: target.value } };
+  return {
+    ok: true,
+    value: { graph: graph.value, target: target.value, url: canonicalWorldUrl(url, ctx.gateway.list()) },
+  };
 }

@@ -1,5 +1,6 @@
 import { codeOf, errorWithCode } from '../../errors/coded-error.ts';
-import { WorldGatewayError } from '../worlds/gateway.ts';
+import { WorldGatewayError, type WorldInfo } from '../worlds/gateway.ts';
+import { knownWorldsHint } from '../worlds/world-aliases.ts';
 import type { ToolResult } from './definitions.ts';
 import { goQuote } from './go-format.ts';
 
@@ -22,9 +23,9 @@ export function toolError(text: string): ToolResult {
   return { text, isError: true };
 }
 
-/** The reference's unknown-world text (`errWorldNotFound`). */
-export function unknownWorldText(world: string): string {
-  return `broker: unknown world ${goQuote(world)} (not in broker config)`;
+/** The reference's unknown-world text (`errWorldNotFound`), naming the worlds there are. */
+export function unknownWorldText(world: string, worlds: readonly WorldInfo[]): string {
+  return `broker: unknown world ${goQuote(world)} (not in broker config; ${knownWorldsHint(worlds)})`;
 }
 
 /**
@@ -34,7 +35,8 @@ export function unknownWorldText(world: string): string {
 export function toolErrorText(verb: string, world: string, error: unknown): string {
   switch (codeOf(error)) {
     case 'ERR_WORLD_NOT_FOUND':
-      return unknownWorldText((error as WorldGatewayError).world || world);
+      // The gateway's own sentence names the known worlds.
+      return (error as WorldGatewayError).message;
     case 'ERR_WRITE_DENIED':
       return `write access denied for world ${goQuote(world)}`;
     case 'ERR_EMAIL_UNVERIFIED':

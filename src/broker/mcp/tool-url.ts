@@ -1,3 +1,5 @@
+import type { WorldInfo } from '../worlds/gateway.ts';
+import { canonicalWorldUrl, knownWorldsHint } from '../worlds/world-aliases.ts';
 import { parseWorldUrl, WorldUrlError } from '../worlds/world-url.ts';
 import { errorWithCode } from '../../errors/coded-error.ts';
 
@@ -5,19 +7,24 @@ import { errorWithCode } from '../../errors/coded-error.ts';
  * Tool URLs: `mark://{world}/{path}` and nothing else (reference broker
  * `parseToolURL`, go-broker-inventory §4.2). One parser serves the whole
  * broker (`parseWorldUrl`); tools see its refusals as ToolUrlError with the
- * reference's texts, which agents may match on.
+ * reference's texts, which agents may match on. Given the known worlds, a URL
+ * whose authority is one of a world's other addresses (public URL, dial
+ * address: what mark_worlds shows) is read as that world, and a refusal of a
+ * port names the worlds there are.
  */
 export type ToolUrl = { world: string; path: string };
 
 export class ToolUrlError extends errorWithCode('ERR_INVALID_TOOL_URL') {}
 
-export function parseToolUrl(raw: string): ToolUrl {
+export function parseToolUrl(raw: string, worlds?: readonly WorldInfo[]): ToolUrl {
   try {
-    const { world, path } = parseWorldUrl(raw);
+    const { world, path } = parseWorldUrl(worlds === undefined ? raw : canonicalWorldUrl(raw, worlds));
     return { world, path };
   } catch (error) {
-    if (error instanceof WorldUrlError) throw new ToolUrlError(error.message, { cause: error });
-    throw error;
+    if (!(error instanceof WorldUrlError)) throw error;
+    const hint =
+      worlds !== undefined && error.message.includes('must not carry a port') ? `; ${knownWorldsHint(worlds)}` : '';
+    throw new ToolUrlError(`${error.message}${hint}`, { cause: error });
   }
 }
 

@@ -2,6 +2,7 @@ import { controlKeys, type Metadata } from '../../protocol/metadata.ts';
 import type { Identity } from '../identity.ts';
 import type { ToolContext, ToolResult } from './definitions.ts';
 import { goQuote, goValueString } from './go-format.ts';
+import { knownWorldsHint } from '../worlds/world-aliases.ts';
 import { toolError } from './tool-result.ts';
 
 /**
@@ -13,7 +14,8 @@ import { toolError } from './tool-result.ts';
 export function gateWrite(ctx: ToolContext, world: string): ToolResult | null {
   if (!ctx.identity.emailVerified) return toolError('identity email is not verified');
   if (canonicalEmail(ctx.identity) === '') return toolError('identity has no email claim');
-  if (ctx.gateway.get(world) === undefined) return toolError(`world ${goQuote(world)} is not configured`);
+  if (ctx.gateway.get(world) === undefined)
+    return toolError(`world ${goQuote(world)} is not configured (${knownWorldsHint(ctx.gateway.list())})`);
   if (!ctx.gateway.canWrite(world, ctx.identity)) return toolError(`write access denied for world ${goQuote(world)}`);
   return null;
 }

@@ -1,3 +1,4 @@
+import { knownWorldsHint } from './world-aliases.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { MarkCall } from '../../transport/mark-client.ts';
 import type { Identity } from '../identity.ts';
@@ -62,6 +63,15 @@ export class WorldGatewayError extends CodedError<WorldGatewayErrorCode> {
     super(code, message, options);
     this.world = world;
   }
+}
+
+/** ERR_WORLD_NOT_FOUND in the reference's words (`errWorldNotFound`), naming the worlds there are. */
+export function worldNotFoundError(world: string, known: readonly WorldInfo[]): WorldGatewayError {
+  return new WorldGatewayError(
+    'ERR_WORLD_NOT_FOUND',
+    world,
+    `broker: unknown world ${JSON.stringify(world)} (not in broker config; ${knownWorldsHint(known)})`,
+  );
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   ReadProtectedWriteError,
   WorldGatewayError,
   WriteDeniedError,
+  worldNotFoundError,
   type WorldGateway,
   type WorldInfo,
 } from './gateway.ts';
@@ -124,13 +125,7 @@ export class MarkWorldGateway implements WorldGateway {
 
   #require(world: string): WorldDefinition {
     const definition = this.registry.get(world);
-    if (definition === undefined) {
-      throw new WorldGatewayError(
-        'ERR_WORLD_NOT_FOUND',
-        world,
-        `broker: unknown world ${JSON.stringify(world)} (not in broker config)`,
-      );
-    }
+    if (definition === undefined) throw worldNotFoundError(world, this.list());
     return definition;
   }
 

@@ -3,7 +3,12 @@ import type { MarkCall } from '../../../src/transport/mark-client.ts';
 import type { MarkAuthority } from '../../../src/transport/authority.ts';
 import type { MarkResponse } from '../../../src/protocol/response.ts';
 import type { Identity } from '../../../src/broker/identity.ts';
-import { WorldGatewayError, type WorldGateway, type WorldInfo } from '../../../src/broker/worlds/gateway.ts';
+import {
+  WorldGatewayError,
+  worldNotFoundError,
+  type WorldGateway,
+  type WorldInfo,
+} from '../../../src/broker/worlds/gateway.ts';
 import { startWorldFixture, testTls, type WorldFixture } from '../../world/world-fixture.ts';
 
 /**
@@ -104,12 +109,7 @@ export class TestGateway implements WorldGateway {
 
   async #send(world: string, call: MarkCall): Promise<MarkResponse> {
     const authority = this.#authorities.get(world);
-    if (authority === undefined)
-      throw new WorldGatewayError(
-        'ERR_WORLD_NOT_FOUND',
-        world,
-        `broker: unknown world "${world}" (not in broker config)`,
-      );
+    if (authority === undefined) throw worldNotFoundError(world, this.list());
     const { auth: _auth, ...visible } = call.metadata ?? {};
     this.calls.push({ world, verb: call.verb, path: call.path, metadata: visible });
     if (this.unreachable.has(world))

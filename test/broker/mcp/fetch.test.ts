@@ -92,7 +92,10 @@ describe('mark_fetch against a real world', () => {
     assert.equal(missing.isError, undefined);
     assert.equal(missing.text, 'status: not-found\n\n\n# Not found\n\n/nope.md not found\n');
     const unknown = await fetch('mark://team-z/a.md');
-    assert.deepEqual(unknown, { isError: true, text: 'broker: unknown world "team-z" (not in broker config)' });
+    assert.deepEqual(unknown, {
+      isError: true,
+      text: 'broker: unknown world "team-z" (not in broker config; known worlds: team-a)',
+    });
     const bad = await fetch('mark://team-a:9/a.md');
     assert.equal(bad.isError, true);
     assert.match(bad.text, /^invalid URL: invalid URL "mark:\/\/team-a:9\/a\.md": world host must not carry a port/);

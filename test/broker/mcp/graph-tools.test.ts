@@ -99,7 +99,7 @@ describe('graph tools', () => {
         ['mark:///x.md', 'invalid URL: missing world name in URL "mark:///x.md" (expected mark://{worldName}/{path})'],
         [
           'mark://team-a:6309/x.md',
-          'invalid URL: invalid URL "mark://team-a:6309/x.md": world host must not carry a port (the broker resolves world names internally)',
+          'invalid URL: invalid URL "mark://team-a:6309/x.md": world host must not carry a port (the broker resolves world names internally); known worlds: team-a, root',
         ],
         ['mark://u@team-a/x.md', 'invalid URL: invalid URL "mark://u@team-a/x.md": world host must not carry userinfo'],
         [
@@ -164,7 +164,7 @@ describe('graph tools', () => {
 
     it('refuses an unknown world and a missing url', async () => {
       assert.deepEqual(await call('mark_graph', { url: 'mark://team-z/index.md' }), {
-        text: 'broker: unknown world "team-z" (not in broker config)',
+        text: 'broker: unknown world "team-z" (not in broker config; known worlds: team-a, root)',
         isError: true,
       });
       assert.deepEqual(await call('mark_graph', { url: '' }), { text: 'url is required', isError: true });
@@ -220,7 +220,7 @@ describe('graph tools', () => {
         { text: 'identity email is not verified', isError: true },
       );
       assert.deepEqual(await call('mark_graph_publish', { url: 'mark://nowhere/graph.md', expected_version: 0 }), {
-        text: 'world "nowhere" is not configured',
+        text: 'world "nowhere" is not configured (known worlds: team-a, root)',
         isError: true,
       });
       assert.equal(gateway.calls.length, 0);

@@ -139,7 +139,7 @@ describe('mark_publish against a real world', () => {
     );
     assert.deepEqual(await publish({ url: 'mark://nowhere/x.md', body: 'x', expected_version: 0 }), {
       isError: true,
-      text: 'world "nowhere" is not configured',
+      text: 'world "nowhere" is not configured (known worlds: team-a, hub)',
     });
     assert.equal(stack.gateway.sent.length, sent);
   });

@@ -107,7 +107,7 @@ describe('the single-world tools against a real world', () => {
     const result = await runTool(markLookup, { url: 'mark://team-a/', query: 'journal' }, ctx());
     assert.equal(
       result.text,
-      'status: ok\nmatches: 1\n\n\n# Lookup matches for "journal" in /\n\n| Path | Importance | Title | Tags |\n|------|------------|-------|------|\n| /log.md | 0.50 | Team log | journal |\n',
+      'status: ok\nmatches: 1\n\n\n# Lookup matches for "journal" in /\n\n| Path | Importance | Title | Tags |\n|------|------------|-------|------|\n| mark://team-a/log.md | 0.50 | Team log | journal |\n',
     );
     assert.deepEqual(await runTool(markLookup, { url: 'mark://team-a/' }, ctx()), {
       isError: true,

@@ -183,7 +183,10 @@ describe('world gateway against real world servers', () => {
     await assert.rejects(gateway.read('team-z', { verb: 'FETCH', path: '/' }), (error: unknown) => {
       assert.ok(error instanceof WorldGatewayError);
       assert.equal(error.code, 'ERR_WORLD_NOT_FOUND');
-      assert.equal(error.message, 'broker: unknown world "team-z" (not in broker config)');
+      assert.equal(
+        error.message,
+        'broker: unknown world "team-z" (not in broker config; known worlds: team-a, team-b)',
+      );
       return true;
     });
     assert.equal(gateway.canWrite('team-z', ann), false);

@@ -23,6 +23,16 @@ export function indexOutputPath(world: WorldInfo): string {
   return `/index/${world.address}.md`;
 }
 
+/**
+ * What the broker itself writes into worlds: the graph export, the per-world
+ * hash indexes (`/index/<host:port>.md`, always a dial address with a port)
+ * and the crawl state. Search and lookup leave them out unless asked: they
+ * are machine artifacts whose words match almost any query.
+ */
+export function isGeneratedDocument(path: string): boolean {
+  return path === graphOutputPath || path.startsWith('/.demarkus/') || /^\/index\/[^/]*:\d+\.md$/.test(path);
+}
+
 /** The crawler's own outputs on the hub are never crawled as content. */
 export function isHubOutput(path: string): boolean {
   return path === graphOutputPath || path === '/index' || path.startsWith('/index/') || path.startsWith('/.demarkus/');

@@ -49,7 +49,7 @@ async function append(
   expectedVersion: number,
   confirm: boolean,
 ): Promise<ToolResult> {
-  const target = urlArgument(raw);
+  const target = urlArgument(ctx, raw);
   if (!target.ok) return target.error;
   if (expectedVersion < 0) return toolError('expected_version must be >= 0');
   const { world, path } = target.value;

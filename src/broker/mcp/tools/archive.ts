@@ -20,7 +20,7 @@ export const markArchive = defineTool({
   outputSchema: writeShape,
   readOnly: false,
   handler: async (args, ctx) => {
-    const target = urlArgument(args.url);
+    const target = urlArgument(ctx, args.url);
     if (!target.ok) return target.error;
     const { world, path } = target.value;
     const refused = gateWrite(ctx, world);

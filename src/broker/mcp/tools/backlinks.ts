@@ -23,17 +23,18 @@ export const markBacklinks = defineTool({
   handler: async (args, ctx) => {
     const start = graphTarget(ctx, args.url);
     if (!start.ok) return start.error;
-    await start.value.graph.seed(ctx.signal);
-    const entries = start.value.graph.backlinks(args.url);
-    const data = { status: 'ok' as const, url: args.url, count: entries.length, backlinks: entries };
+    const { graph, url } = start.value;
+    await graph.seed(ctx.signal);
+    const entries = graph.backlinks(url);
+    const data = { status: 'ok' as const, url: url, count: entries.length, backlinks: entries };
     if (entries.length === 0) {
       return structuredResult(
-        `No backlinks found for ${args.url}\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)`,
+        `No backlinks found for ${url}\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)`,
         data,
       );
     }
     return structuredResult(
-      `Backlinks for ${args.url} (${entries.length}):\n\n${entries.map((entry) => `${backlinkLine(entry)}\n`).join('')}`,
+      `Backlinks for ${url} (${entries.length}):\n\n${entries.map((entry) => `${backlinkLine(entry)}\n`).join('')}`,
       data,
     );
   },

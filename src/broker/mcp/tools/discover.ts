@@ -27,7 +27,7 @@ export const markDiscover = defineTool({
   },
   readOnly: true,
   handler: async (args, ctx) => {
-    const target = urlArgument(args.url);
+    const target = urlArgument(ctx, args.url);
     if (!target.ok) return target.error;
     const { world } = target.value;
     const answer = await readWorld(ctx, 'discover', world, { verb: 'FETCH', path: agentManifestPath });

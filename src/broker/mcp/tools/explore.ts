@@ -85,7 +85,7 @@ export const markExplore = defineTool({
 
 async function explore(ctx: ToolContext, raw: string): Promise<ToolResult> {
   const { url: docUrl } = cutAnchor(raw);
-  const target = urlArgument(docUrl);
+  const target = urlArgument(ctx, docUrl);
   if (!target.ok) return target.error;
   const { world, path } = target.value;
   const answer = await readWorld(ctx, 'explore', world, { verb: 'FETCH', path });

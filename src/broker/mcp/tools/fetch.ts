@@ -66,7 +66,7 @@ export const markFetch = defineTool({
 async function fetchDocument(ctx: ToolContext, raw: string, force: boolean): Promise<ToolResult> {
   // The fragment names a section here, so it is cut off before the URL is checked.
   const { url: docUrl, anchor } = cutAnchor(raw);
-  const target = urlArgument(docUrl);
+  const target = urlArgument(ctx, docUrl);
   if (!target.ok) return target.error;
   const { world, path } = target.value;
   const answer = await readWorld(ctx, 'fetch', world, { verb: 'FETCH', path });

@@ -21,20 +21,21 @@ export const markGraph = defineTool({
   handler: async (args, ctx) => {
     const start = graphTarget(ctx, args.url);
     if (!start.ok) return start.error;
-    const { graph, target } = start.value;
-    if (ctx.gateway.get(target.world) === undefined) return toolError(unknownWorldText(target.world));
+    const { graph, target, url } = start.value;
+    if (ctx.gateway.get(target.world) === undefined)
+      return toolError(unknownWorldText(target.world, ctx.gateway.list()));
     // Seed first so a depth-limited crawl still lands in hub context.
     await graph.seed(ctx.signal);
     let result: GraphCrawl;
     try {
-      result = await graph.crawl(args.url, args.depth ?? defaultCrawlLimits.maxDepth, ctx.signal);
+      result = await graph.crawl(url, args.depth ?? defaultCrawlLimits.maxDepth, ctx.signal);
     } catch (error) {
       return toolError(`crawl failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     // Every edge this crawl saw was read by the broker itself.
     return structuredResult(
-      formatGraphSummary(result, args.url),
-      graphData(result.graph.nodes.values(), result.graph.edges, () => 'crawl', { url: args.url }),
+      formatGraphSummary(result, url),
+      graphData(result.graph.nodes.values(), result.graph.edges, () => 'crawl', { url }),
     );
   },
 });

@@ -58,7 +58,7 @@ async function list(
     page_size?: number | undefined;
   },
 ): Promise<ToolResult> {
-  const target = urlArgument(args.url);
+  const target = urlArgument(ctx, args.url);
   if (!target.ok) return target.error;
   const metadata: Metadata = {};
   if (args.include_archived === true) metadata['include-archived'] = 'true';

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
 import { compareBytes } from '../../../protocol/yaml-map.ts';
 import type { Metadata } from '../../../protocol/metadata.ts';
-import { optionalInteger, optionalString, requiredString } from '../args.ts';
+import { includeGeneratedArgument, optionalInteger, optionalString, requiredString } from '../args.ts';
+import { isGeneratedDocument } from '../../graph/federation/hub-outputs.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { boundedMap, worldFanOut } from '../../bounded-map.ts';
@@ -42,6 +43,7 @@ const inputSchema = {
     .describe(
       'catalog (default): tags and titles; body: full text of sections, every query word required, with #anchors, snippets and one ranking across worlds',
     ),
+  include_generated: includeGeneratedArgument,
 };
 
 const outputSchema = {
@@ -76,6 +78,7 @@ type LookupAllArgs = {
   filter?: string | undefined;
   limit?: number | undefined;
   match?: 'catalog' | 'body' | undefined;
+  include_generated?: boolean | undefined;
 };
 
 async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolResult> {
@@ -94,8 +97,13 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   const failures: WorldFailure[] = [];
   answers.forEach((answer, i) => {
     const world = worlds[i]!;
-    if (answer.ok) rows.push(...answer.value.map((row) => ({ ...row, world })));
-    else failures.push({ world, message: failureMessage('lookup', world, answer.error) });
+    if (!answer.ok) {
+      failures.push({ world, message: failureMessage('lookup', world, answer.error) });
+      return;
+    }
+    const kept =
+      args.include_generated === true ? answer.value : answer.value.filter((r) => !isGeneratedDocument(r.path));
+    rows.push(...kept.map((row) => ({ ...row, world })));
   });
   failures.sort((a, b) => compareBytes(a.world, b.world));
   if (worlds.length > 0 && failures.length === worlds.length) {
@@ -137,6 +145,7 @@ async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: strin
     filter: args.filter,
     limit,
     terms: 'all',
+    includeGenerated: args.include_generated,
   });
   const failures = outcome.failures.map((f) => ({
     world: f.world,

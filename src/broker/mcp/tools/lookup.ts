@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import type { Metadata } from '../../../protocol/metadata.ts';
-import { optionalInteger, optionalString, requiredString } from '../args.ts';
+import { includeGeneratedArgument, optionalInteger, optionalString, requiredString } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
-import { formatToolResult } from '../format-tool-result.ts';
+import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
+import { bodyText } from '../body-text.ts';
+import { isGeneratedDocument } from '../../graph/federation/hub-outputs.ts';
+import { qualifyLookupBody } from '../lookup/qualify-lookup-body.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
 import { structuredResult } from '../tool-result.ts';
@@ -31,6 +34,7 @@ const inputSchema = {
     .describe(
       'catalog (default): tags and titles; body: full text of document sections, every query word required, with snippets and #anchors',
     ),
+  include_generated: includeGeneratedArgument,
 };
 
 const outputSchema = {
@@ -43,7 +47,7 @@ export const markLookup = defineTool({
   name: 'mark_lookup',
   title: 'Look up documents in one world',
   description: describe(
-    "Find documents in one world by subject: the query is matched against the catalog's tags and titles and you get a table of path, importance, title and tags, best first, not bodies.",
+    "Find documents in one world by subject: the query is matched against the catalog's tags and titles and you get a table of mark://{world}/{path} URLs, importance, title and tags, best first, not bodies.",
     "Use query '*' with filter modified-after=YYYY-MM-DD to see what changed; match=body searches the text of sections instead.",
     'When you do not know which world holds something, use mark_lookup_all; for a question in plain words, mark_search.',
     worldUrlHint,
@@ -60,10 +64,11 @@ type LookupArgs = {
   filter?: string | undefined;
   limit?: number | undefined;
   match?: 'catalog' | 'body' | undefined;
+  include_generated?: boolean | undefined;
 };
 
 async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
-  const target = urlArgument(args.url);
+  const target = urlArgument(ctx, args.url);
   if (!target.ok) return target.error;
   // The world validates query, filter and limit and answers bad-request itself.
   const metadata: Metadata = { query: args.query };
@@ -74,10 +79,24 @@ async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
   const answer = await readWorld(ctx, 'lookup', world, { verb: 'LOOKUP', path, metadata });
   if (!answer.ok) return answer.error;
   const response = answer.value;
-  const matches = integerOf(response.metadata.matches);
-  return structuredResult(formatToolResult(response, ['matches']), {
-    ...responseFields(qualifiedWorldUrl(world, path), response),
+  const url = qualifiedWorldUrl(world, path);
+  const reported = integerOf(response.metadata.matches);
+  if (response.status !== 'ok') {
+    return structuredResult(formatToolResult(response, ['matches']), {
+      ...responseFields(url, response),
+      ...(reported === undefined ? {} : { matches: reported }),
+      rows: [],
+    });
+  }
+  const drop = args.include_generated === true ? () => false : isGeneratedDocument;
+  const shown = qualifyLookupBody(bodyText(response.body), world, drop);
+  const matches = reported === undefined ? undefined : reported - shown.dropped;
+  const extra: Metadata = matches !== undefined && shown.dropped > 0 ? { matches: String(matches) } : {};
+  const { rows, table_error } = structuredLookupRows(world, response);
+  return structuredResult(formatToolResultWith(response, shown.body, extra, ['matches']), {
+    ...responseFields(url, response, extra),
     ...(matches === undefined ? {} : { matches }),
-    ...structuredLookupRows(world, response),
+    rows: rows.filter((row) => !drop(row.path)),
+    ...(table_error === undefined ? {} : { table_error }),
   });
 }

@@ -69,7 +69,7 @@ type PublishArgs = {
 };
 
 async function publish(ctx: ToolContext, args: PublishArgs): Promise<ToolResult> {
-  const target = urlArgument(args.url);
+  const target = urlArgument(ctx, args.url);
   if (!target.ok) return target.error;
   if (args.expected_version < 0) return toolError('expected_version must be >= 0');
   // MCP clients often send "" for an omitted option: blank means the default.

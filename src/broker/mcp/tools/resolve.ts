@@ -1,4 +1,3 @@
-import { parseMarkUrl } from '../../../protocol/mark-url.ts';
 import type { MarkResponse } from '../../../protocol/response.ts';
 import { prefixedSha256 } from '../../../protocol/token.ts';
 import { requiredString } from '../args.ts';
@@ -46,7 +45,7 @@ export const markResolve = defineTool({
 
 async function resolve(ctx: ToolContext, hash: string, indexUrl: string): Promise<ToolResult> {
   if (!hashPattern.test(hash)) return toolError('invalid hash format: expected sha256-<64 lowercase hex characters>');
-  const index = urlArgument(indexUrl, 'invalid index URL');
+  const index = urlArgument(ctx, indexUrl, 'invalid index URL');
   if (!index.ok) return index.error;
   const answer = await readWorld(ctx, 'resolve (index fetch)', index.value.world, {
     verb: 'FETCH',
@@ -106,20 +105,9 @@ async function tryCandidate(
  */
 function worldOfServer(ctx: ToolContext, server: string): string | { problem: string } {
   try {
-    return parseToolUrl(server).world;
+    return parseToolUrl(server, ctx.gateway.list()).world;
   } catch (error) {
     if (!(error instanceof ToolUrlError)) throw error;
-    const byAddress = worldByAddress(ctx, server);
-    return byAddress ?? { problem: error.message };
-  }
-}
-
-function worldByAddress(ctx: ToolContext, server: string): string | null {
-  try {
-    const url = parseMarkUrl(server);
-    const address = `${url.host}:${url.port}`;
-    return ctx.gateway.list().find((world) => world.address.toLowerCase() === address)?.name ?? null;
-  } catch {
-    return null;
+    return { problem: error.message };
   }
 }

@@ -7,7 +7,7 @@ import {
   type SearchOutcome,
   type SearchText,
 } from '../../search/index.ts';
-import { optionalInteger, optionalString, requiredString } from '../args.ts';
+import { includeGeneratedArgument, optionalInteger, optionalString, requiredString } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
 import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
@@ -32,6 +32,7 @@ const inputSchema = {
     'limit',
     `most documents to return (default ${searchDefaultLimit}, at most ${searchMaxLimit})`,
   ),
+  include_generated: includeGeneratedArgument,
 };
 
 const outputSchema = {
@@ -89,6 +90,7 @@ type SearchArgs = {
   scope?: string | undefined;
   filter?: string | undefined;
   limit?: number | undefined;
+  include_generated?: boolean | undefined;
 };
 
 async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
@@ -103,7 +105,7 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
   const limit = args.limit ?? searchDefaultLimit;
   if (limit < 1 || limit > searchMaxLimit) return toolError(`limit must be between 1 and ${searchMaxLimit}`);
   if (args.world !== undefined && ctx.gateway.get(args.world) === undefined)
-    return toolError(unknownWorldText(args.world));
+    return toolError(unknownWorldText(args.world, ctx.gateway.list()));
   const worlds = args.world !== undefined ? [args.world] : ctx.gateway.list().map((w) => w.name);
   const outcome = await searchWorlds(gatewayLookup(ctx), {
     worlds,
@@ -115,6 +117,7 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
     terms: 'any',
     nearest: nearestTitles,
     onePerDocument: true,
+    includeGenerated: args.include_generated,
   });
   if (worlds.length > 0 && outcome.failures.length === worlds.length) {
     return toolError(

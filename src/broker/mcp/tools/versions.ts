@@ -37,7 +37,7 @@ export const markVersions = defineTool({
   outputSchema,
   readOnly: true,
   handler: async (args, ctx) => {
-    const target = urlArgument(args.url);
+    const target = urlArgument(ctx, args.url);
     if (!target.ok) return target.error;
     const { world, path } = target.value;
     const answer = await readWorld(ctx, 'versions', world, { verb: 'VERSIONS', path });

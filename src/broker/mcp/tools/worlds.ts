@@ -79,7 +79,7 @@ export const markWorlds = defineTool({
   title: 'List worlds',
   description: describe(
     'List the worlds of this knowledge system: the name to use in mark://{world}/... URLs, the public URL, the internal address, whether you may write to it, and what each world says of itself in its world.md (title, summary, owners, what it holds).',
-    'Call it first to see what exists, where a subject lives and where you can publish.',
+    'Call it first to see what exists, where a subject lives and where you can publish. Tools accept any of the three forms (mark://{world}/..., the url or the address followed by a path).',
   ),
   inputSchema: {},
   outputSchema,

@@ -3,7 +3,12 @@ import type { MarkCall } from '../../../../src/transport/mark-client.ts';
 import { MarkTransportError } from '../../../../src/transport/errors.ts';
 import type { MarkResponse } from '../../../../src/protocol/response.ts';
 import type { Identity } from '../../../../src/broker/identity.ts';
-import { WorldGatewayError, type WorldGateway, type WorldInfo } from '../../../../src/broker/worlds/gateway.ts';
+import {
+  WorldGatewayError,
+  worldNotFoundError,
+  type WorldGateway,
+  type WorldInfo,
+} from '../../../../src/broker/worlds/gateway.ts';
 import { startWorldFixture, testTls, type WorldFixture } from '../../../world/world-fixture.ts';
 
 /**
@@ -44,8 +49,7 @@ export class FixtureGateway implements WorldGateway {
 
   write(world: string, identity: Identity, call: MarkCall): Promise<MarkResponse> {
     const target = this.#worlds.get(world);
-    if (target === undefined)
-      return Promise.reject(new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `unknown world ${world}`));
+    if (target === undefined) return Promise.reject(worldNotFoundError(world, this.list()));
     if (!this.canWrite(world, identity))
       return Promise.reject(new WorldGatewayError('ERR_WRITE_DENIED', world, `write denied for ${world}`));
     return this.#send(world, { ...call, metadata: { ...call.metadata, auth: target.fixture.tokens.writer! } });
@@ -57,7 +61,7 @@ export class FixtureGateway implements WorldGateway {
 
   async #send(world: string, call: MarkCall): Promise<MarkResponse> {
     const target = this.#worlds.get(world);
-    if (target === undefined) throw new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `unknown world ${world}`);
+    if (target === undefined) throw worldNotFoundError(world, this.list());
     this.sent.push({ world, verb: call.verb, path: call.path });
     try {
       return await this.#client.call(

@@ -2,7 +2,7 @@ import type { MarkCall } from '../../../../src/transport/mark-client.ts';
 import type { MarkResponse } from '../../../../src/protocol/response.ts';
 import type { Metadata } from '../../../../src/protocol/metadata.ts';
 import type { Identity } from '../../../../src/broker/identity.ts';
-import { WorldGatewayError, type WorldGateway, type WorldInfo } from '../../../../src/broker/worlds/gateway.ts';
+import { worldNotFoundError, type WorldGateway, type WorldInfo } from '../../../../src/broker/worlds/gateway.ts';
 
 /**
  * An in-memory WorldGateway for pure formatting and merging rules only
@@ -41,7 +41,7 @@ export class MemoryGateway implements WorldGateway {
 
   async read(world: string, call: MarkCall): Promise<MarkResponse> {
     const answer = this.#worlds.get(world);
-    if (answer === undefined) throw new WorldGatewayError('ERR_WORLD_NOT_FOUND', world, `unknown world ${world}`);
+    if (answer === undefined) throw worldNotFoundError(world, this.list());
     this.calls.push({ world, ...call });
     return answer(call);
   }

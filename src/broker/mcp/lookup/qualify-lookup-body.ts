@@ -1,0 +1,56 @@
+import { escapeCell } from '../../../protocol/escape.ts';
+import { isEscapedAt, splitTableRow, unescapeCell } from '../../../protocol/table-cells.ts';
+import { qualifiedWorldUrl } from '../go-format.ts';
+
+/**
+ * A world's LOOKUP table (catalog or body mode) as mark_lookup shows it: each
+ * row's bare path becomes the `mark://{world}/{path}` URL the other tools take
+ * (a body row keeps its `#anchor`), and rows for broker-generated documents are
+ * dropped unless `keep` says otherwise. Lines outside the table pass unchanged.
+ * Returns the body and how many rows were dropped, so `matches` stays true.
+ */
+export function qualifyLookupBody(
+  body: string,
+  world: string,
+  drop: (path: string) => boolean,
+): { body: string; dropped: number } {
+  const lines = body.split('\n');
+  let inTable = false;
+  let dropped = 0;
+  const out: string[] = [];
+  for (const line of lines) {
+    const cells = splitTableRow(line);
+    if (cells === null) {
+      inTable = false;
+      out.push(line);
+      continue;
+    }
+    if (cells[0]?.toLowerCase() === 'path') {
+      inTable = true;
+      out.push(line);
+      continue;
+    }
+    const pathCell = cells[0] ?? '';
+    if (!inTable || /^:?-{3,}:?$/.test(pathCell) || !pathCell.startsWith('/')) {
+      out.push(line);
+      continue;
+    }
+    const { path, anchor } = splitPathCell(pathCell);
+    if (drop(path)) {
+      dropped += 1;
+      continue;
+    }
+    const url = escapeCell(qualifiedWorldUrl(world, path)) + (anchor === '' ? '' : `#${anchor}`);
+    out.push(`| ${[url, ...cells.slice(1)].join(' | ')} |`);
+  }
+  return { body: out.join('\n'), dropped };
+}
+
+/** `escaped-path#anchor` → the unescaped path and the raw anchor (protocol/render/lookup.ts writes it so). */
+function splitPathCell(cell: string): { path: string; anchor: string } {
+  for (let i = 0; i < cell.length; i++) {
+    if (cell[i] === '#' && !isEscapedAt(cell, i))
+      return { path: unescapeCell(cell.slice(0, i)), anchor: cell.slice(i + 1) };
+  }
+  return { path: unescapeCell(cell), anchor: '' };
+}

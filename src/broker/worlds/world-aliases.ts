@@ -1,0 +1,60 @@
+/**
+ * Every form of a world's address the broker shows (mark_worlds' name, public
+ * URL and internal address columns, federation index rows) names one world.
+ * Agents copy what they were shown, so a tool URL whose authority is a known
+ * world's public URL or dial address is read as that world's logical name;
+ * anything else keeps the strict `mark://{world}/{path}` grammar of
+ * world-url.ts and its refusals.
+ */
+import { defaultPort } from '../../protocol/limits.ts';
+import type { WorldInfo } from './gateway.ts';
+
+/** `mark://authority` + the rest (path, query, fragment), or null when `raw` is not a mark:// URL. */
+const markUrlShape = /^mark:\/\/([^/?#]*)(.*)$/is;
+
+/**
+ * The world whose name, public URL authority or dial address is `authority`
+ * (compared lower-case; a missing port means the Mark default). Null when no
+ * world, or more than one, answers to it: an ambiguous address is not guessed.
+ */
+export function worldForAuthority(authority: string, worlds: readonly WorldInfo[]): string | null {
+  const wanted = withPort(authority.toLowerCase());
+  const byName = worlds.find((world) => world.name === authority.toLowerCase());
+  if (byName !== undefined) return byName.name;
+  const matches = new Set<string>();
+  for (const world of worlds) {
+    if (withPort(world.address.toLowerCase()) === wanted) matches.add(world.name);
+    const publicAuthority = world.publicUrl === undefined ? null : authorityOf(world.publicUrl);
+    if (publicAuthority !== null && withPort(publicAuthority) === wanted) matches.add(world.name);
+  }
+  return matches.size === 1 ? [...matches][0]! : null;
+}
+
+/**
+ * `raw` with its authority replaced by the world's logical name when the
+ * authority is another address of a known world; otherwise `raw` unchanged.
+ */
+export function canonicalWorldUrl(raw: string, worlds: readonly WorldInfo[]): string {
+  const match = markUrlShape.exec(raw);
+  if (match === null) return raw;
+  const [, authority = '', rest = ''] = match;
+  if (authority === '' || authority.includes('@')) return raw;
+  const world = worldForAuthority(authority, worlds);
+  return world === null || world === authority ? raw : `mark://${world}${rest}`;
+}
+
+/** `known worlds: a, b, c` for error messages; says so when the broker routes to none. */
+export function knownWorldsHint(worlds: readonly WorldInfo[]): string {
+  return worlds.length === 0 ? 'this broker has no worlds' : `known worlds: ${worlds.map((w) => w.name).join(', ')}`;
+}
+
+function authorityOf(url: string): string | null {
+  const match = markUrlShape.exec(url);
+  return match === null || match[1] === '' ? null : match[1]!.toLowerCase();
+}
+
+/** `host` → `host:6309`; `host:port` and `[v6]:port` unchanged. */
+function withPort(authority: string): string {
+  const afterHost = authority.startsWith('[') ? authority.slice(authority.indexOf(']') + 1) : authority;
+  return afterHost.includes(':') ? authority : `${authority}:${defaultPort}`;
+}
