@@ -131,7 +131,7 @@ describe('broker MCP gateway end to end', () => {
     // v2 and v3 were published without metadata, so the title alone matches now, at default importance.
     assert.match(
       await text('mark_lookup', { url: 'mark://team-a/', query: 'auth' }),
-      /^status: ok\nmatches: 1\n[\s\S]*\| \/docs\/auth\.md \| 0\.50 \| Auth design \|/,
+      /^status: ok\nmatches: 1\n[\s\S]*\| mark:\/\/team-a\/docs\/auth\.md \| 0\.50 \| Auth design \|/,
     );
     const all = await text('mark_lookup_all', { query: 'auth' });
     assert.match(all, /^status: ok\nworlds: 3\nsucceeded: 3\nfailed: 0\nmatches: 2\n/);
