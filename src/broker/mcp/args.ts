@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { goQuote, goValueString } from './go-format.ts';
 
 /**
  * Argument schemas with the reference broker's messages (go-broker-inventory
@@ -23,33 +24,86 @@ export function optionalBoolean(name: string, description: string) {
     .describe(description);
 }
 
-export function requiredInteger(name: string, description: string) {
+/**
+ * Inclusive bounds every integer argument declares, so the advertised schema
+ * says what the tool accepts; `message` replaces the default refusal where the
+ * reference broker has its own text.
+ */
+export type IntegerBounds = { min: number; max: number; message?: string };
+
+/** Document versions: 0 (none yet) up to the largest integer JSON numbers carry exactly. */
+export const versionBounds: IntegerBounds = { min: 0, max: Number.MAX_SAFE_INTEGER };
+
+function boundedInteger(name: string, bounds: IntegerBounds, missing: string) {
+  const range =
+    bounds.message ??
+    (bounds.max === Number.MAX_SAFE_INTEGER
+      ? `${name} must be >= ${bounds.min}`
+      : `${name} must be between ${bounds.min} and ${bounds.max}`);
   return z
-    .number({ error: `${name} is required` })
+    .number({ error: missing })
     .int({ error: `${name} must be an integer` })
+    .min(bounds.min, { error: range })
+    .max(bounds.max, { error: range });
+}
+
+export function requiredInteger(name: string, description: string, bounds: IntegerBounds) {
+  return boundedInteger(name, bounds, `${name} is required`).describe(description);
+}
+
+export function optionalInteger(name: string, description: string, bounds: IntegerBounds) {
+  return boundedInteger(name, bounds, `${name} must be an integer`).optional().describe(description);
+}
+
+/**
+ * One of a fixed set of words, advertised as a JSON Schema `enum`. Surrounding
+ * blanks are ignored and a blank value means the default: MCP clients often
+ * send "" for an option left out.
+ */
+export function optionalChoice<const T extends readonly [string, ...string[]]>(
+  name: string,
+  choices: T,
+  description: string,
+) {
+  const expected = choices.map((choice) => JSON.stringify(choice)).join(' or ');
+  return z
+    .preprocess(
+      (value) => (typeof value === 'string' ? value.trim() || undefined : value),
+      z
+        .enum(choices, { error: (issue) => `invalid ${name} ${goValueQuote(issue.input)}: expected ${expected}` })
+        .optional(),
+    )
     .describe(description);
 }
 
-export function optionalInteger(name: string, description: string) {
-  return z
-    .number({ error: `${name} must be a number` })
-    .int({ error: `${name} must be an integer` })
-    .optional()
-    .describe(description);
+function goValueQuote(value: unknown): string {
+  return typeof value === 'string' ? goQuote(value) : goValueString(value);
 }
 
-/** A number the handler checks itself (range, rounding), with the reference's message for other types. */
-export function optionalNumber(name: string, description: string) {
+/**
+ * Publisher metadata: advertised as an object of string values (the Mark wire
+ * carries only strings), with the keys the tools give a meaning declared by
+ * name. A number or boolean is still taken and written as the Go broker writes
+ * it (`0.8`, `true`), so agents built against it keep working; nested values
+ * are refused.
+ */
+export function optionalMetadata(name: string, description: string) {
+  const stringValue = z.preprocess(
+    (value) => (typeof value === 'number' || typeof value === 'boolean' ? goValueString(value) : value),
+    z.string({ error: (issue) => `${name}.${String(issue.path?.at(-1) ?? 'value')} must be a string, e.g. "0.8"` }),
+  );
+  const named = (what: string) => stringValue.optional().describe(what);
   return z
-    .number({ error: `${name} must be a number` })
-    .optional()
-    .describe(description);
-}
-
-/** Publisher metadata as a JSON object; values of any JSON type are stringified the Go way. */
-export function optionalObject(name: string, description: string) {
-  return z
-    .record(z.string(), z.unknown(), { error: `${name} must be an object` })
+    .object(
+      {
+        title: named('the title shown in listings and lookups'),
+        tags: named('comma-separated tags, e.g. "runbook, auth"'),
+        importance: named('a number from 0 to 1 as a string, e.g. "0.8"; ranks mark_lookup'),
+        retention: named('a positive integer as a string: permanently deletes all but the newest N versions'),
+      },
+      { error: `${name} must be an object of string values` },
+    )
+    .catchall(stringValue)
     .optional()
     .describe(description);
 }

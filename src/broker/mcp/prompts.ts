@@ -48,10 +48,10 @@ export const recallPrompt: PromptDefinition = {
     const text = [
       `Find out what this knowledge system records about: ${subject}`,
       '',
-      `1. Call mark_lookup_all with query ${JSON.stringify(subject)}. Rows are mark://<world>/<path> URLs from every world.`,
-      '   - A tool error means the lookup itself failed: say so and stop; do not report that nothing exists.',
+      `1. Call mark_search with query ${JSON.stringify(subject)}: full-text search of every world, in plain words. Rows are mark://<world>/<path>#<anchor> URLs, best first.`,
+      '   - A tool error means the search itself failed: say so and stop; do not report that nothing exists.',
       '   - status: partial means some worlds did not answer: use the rows you got and name the worlds that failed.',
-      '   - status: ok with no rows: try once more with a broader word or a synonym.',
+      '   - No rows: call mark_lookup_all with one or two subject words (it matches tags and titles), then try once more with a broader word or a synonym.',
       '2. Call mark_explore on the best row to see its outline and neighbourhood; explore a second row only if the first does not cover the subject.',
       '3. Read the sections that address the subject with mark_fetch on mark://<world>/<path>#<anchor>; avoid the full body of large documents.',
       '4. Report what is known, citing every statement with its mark://<world>/<path>#<anchor>. Say the system has nothing on the subject only after a complete (status: ok) broader lookup came back empty. Never fill gaps from memory.',

@@ -201,7 +201,7 @@ describe('graph tools', () => {
       });
       assert.deepEqual(
         await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0, retention: -1 }),
-        { text: 'retention must be >= 0 (0 keeps every version)', isError: true },
+        { text: 'retention must be from 0 to 1000000 (0 keeps every version)', isError: true },
       );
     });
 

@@ -98,10 +98,11 @@ describe('prompts (go-broker-inventory §4.5)', () => {
     assert.match(rendered.text, /mark_fetch, url "mark:\/\/ops\/runbook\.md#<anchor>"/);
   });
 
-  it('renders recall as a lookup across every world that tells failure from absence', async () => {
+  it('renders recall as a full-text search across every world that tells failure from absence', async () => {
     const rendered = await recallPrompt.render({ subject: 'release checklist' }, ctx);
     assert.equal(rendered.description, 'Recall: release checklist');
-    assert.match(rendered.text, /mark_lookup_all with query "release checklist"/);
+    assert.match(rendered.text, /mark_search with query "release checklist"/);
+    assert.match(rendered.text, /No rows: call mark_lookup_all/);
     assert.match(rendered.text, /status: partial/);
   });
 

@@ -1,6 +1,6 @@
 import { ReadProtectedWriteError } from '../../worlds/gateway.ts';
 import { refusesRead } from '../../worlds/read-right-probe.ts';
-import { optionalBoolean, optionalInteger, requiredString, urlDescription } from '../args.ts';
+import { optionalBoolean, optionalInteger, requiredString, urlDescription, versionBounds } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { goQuote } from '../go-format.ts';
@@ -19,6 +19,7 @@ const inputSchema = {
   expected_version: optionalInteger(
     'expected_version',
     'the version you last read; leave out or 0 to append to whatever the current version is',
+    versionBounds,
   ),
   confirm: optionalBoolean(
     'confirm',

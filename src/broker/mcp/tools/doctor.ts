@@ -17,7 +17,7 @@ const inputSchema = {
     .max(1, { error: 'similarity must be from 0.5 to 1' })
     .optional()
     .describe('how alike two documents must be to count as near duplicates, 0.5 to 1 (default 0.8)'),
-  limit: optionalInteger('limit', 'findings per page, 1 to 500 (default 50)'),
+  limit: optionalInteger('limit', 'findings per page, 1 to 500 (default 50)', { min: 1, max: 500 }),
   cursor: optionalString('cursor', 'next-cursor from the previous page'),
 };
 
@@ -67,7 +67,6 @@ type DoctorArgs = { worlds?: string; kinds?: string; similarity?: number; limit?
 
 async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
   const limit = args.limit ?? 50;
-  if (limit < 1 || limit > 500) return toolError('limit must be from 1 to 500');
   const offset = args.cursor === undefined || args.cursor === '' ? 0 : Number(args.cursor);
   if (!Number.isInteger(offset) || offset < 0)
     return toolError('invalid cursor: pass the next-cursor of a previous page');

@@ -1,10 +1,17 @@
-import { optionalNumber, requiredString } from '../args.ts';
+import { optionalInteger, requiredString } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
 import { graphTarget } from '../tool-input.ts';
 import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
 import { graphShape, graphData } from '../structured.ts';
 import { goPadEnd, goQuote } from '../go-format.ts';
-import { compareEdges, compareUtf8, defaultCrawlLimits, edgeAnnotation, type GraphCrawl } from '../../graph/index.ts';
+import {
+  compareEdges,
+  compareUtf8,
+  defaultCrawlLimits,
+  maxCrawlDepth,
+  edgeAnnotation,
+  type GraphCrawl,
+} from '../../graph/index.ts';
 
 /** mark_graph: crawl from a document and record what was found in the link graph. */
 export const markGraph = defineTool({
@@ -14,7 +21,10 @@ export const markGraph = defineTool({
     "Crawl outward from a document along its links and rel-* relations (breadth first, default depth 2, at most 5, at most 200 documents) and record every node and edge in the broker's link graph, so mark_backlinks and mark_explore can answer. Returns the nodes and edges this crawl saw. Links to other worlds' documents are followed; links outside the knowledge system are recorded, not followed.",
   inputSchema: {
     url: requiredString('url', 'mark:// URL to start from, e.g. mark://team-a/index.md'),
-    depth: optionalNumber('depth', 'Link hops to follow from the start document: 1 to 5, default 2'),
+    depth: optionalInteger('depth', 'Link hops to follow from the start document: 1 to 5, default 2', {
+      min: 1,
+      max: maxCrawlDepth,
+    }),
   },
   outputSchema: graphShape,
   readOnly: true,

@@ -1,4 +1,4 @@
-import { optionalNumber, requiredInteger, requiredString } from '../args.ts';
+import { optionalInteger, requiredInteger, requiredString, versionBounds } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
 import { graphTarget, writeWorld } from '../tool-input.ts';
 import { formatToolResult } from '../format-tool-result.ts';
@@ -22,10 +22,12 @@ export const markGraphPublish = defineTool({
     expected_version: requiredInteger(
       'expected_version',
       'Current version of the target document (0 to create it); a mismatch answers conflict',
+      versionBounds,
     ),
-    retention: optionalNumber(
+    retention: optionalInteger(
       'retention',
       'Versions the world keeps after this write: default 20, 0 keeps every version',
+      { min: 0, max: 1_000_000, message: 'retention must be from 0 to 1000000 (0 keeps every version)' },
     ),
   },
   outputSchema: {
@@ -39,9 +41,7 @@ export const markGraphPublish = defineTool({
     if (!start.ok) return start.error;
     const { graph, target } = start.value;
     if (args.expected_version < 0) return toolError('expected_version must be >= 0');
-    const retention = Math.trunc(args.retention ?? defaultGraphRetention);
-    if (!Number.isFinite(retention) || retention < 0)
-      return toolError('retention must be >= 0 (0 keeps every version)');
+    const retention = args.retention ?? defaultGraphRetention;
     const { world, path } = target;
     const refused = gateWrite(ctx, world);
     if (refused) return refused;

@@ -1,4 +1,4 @@
-import { optionalBoolean, optionalInteger, requiredString } from '../args.ts';
+import { optionalBoolean, optionalInteger, requiredString, versionBounds } from '../args.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolDefinition, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
@@ -22,6 +22,7 @@ const inputSchema = {
   expected_version: optionalInteger(
     'expected_version',
     "the target's current version to update it (its rows for other servers are kept), or 0 to create it (default 0)",
+    { ...versionBounds, message: 'expected_version must be non-negative' },
   ),
   dry_run: optionalBoolean('dry_run', 'return the index without publishing it (default false)'),
   force: optionalBoolean('force', 'publish even when the target world has no agent manifest (default false)'),
@@ -74,7 +75,6 @@ async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<Cr
   const target = urlArgument(ctx, args.target, 'invalid target URL');
   if (!target.ok) return target.error;
   const expectedVersion = args.expected_version ?? 0;
-  if (expectedVersion < 0) return toolError('expected_version must be non-negative');
   const dryRun = args.dry_run === true;
   if (!dryRun) {
     const refused = gateWrite(ctx, target.value.world);

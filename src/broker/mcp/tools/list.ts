@@ -23,6 +23,7 @@ const inputSchema = {
   page_size: optionalInteger(
     'page_size',
     `entries per page, 1 to ${maxListPageEntries} (default ${maxListPageEntries})`,
+    { min: 1, max: maxListPageEntries },
   ),
 };
 

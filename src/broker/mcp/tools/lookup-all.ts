@@ -36,6 +36,7 @@ const inputSchema = {
   limit: optionalInteger(
     'limit',
     `most rows in the merged table (default ${lookupDefaultLimit}, at most ${lookupMaxLimit})`,
+    { min: 1, max: lookupMaxLimit },
   ),
   match: z
     .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
@@ -85,9 +86,7 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
   const scopeProblem = scopeError(scope);
   if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
-  const requested = args.limit ?? lookupDefaultLimit;
-  if (requested < 1) return toolError('limit must be at least 1');
-  const limit = Math.min(requested, lookupMaxLimit);
+  const limit = args.limit ?? lookupDefaultLimit;
   if (args.match === 'body') return bodyLookupAll(ctx, args, scope, limit);
   const metadata: Metadata = { query: args.query, limit: String(limit) };
   if (args.filter !== undefined && args.filter !== '') metadata.filter = args.filter;

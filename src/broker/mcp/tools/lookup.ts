@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Metadata } from '../../../protocol/metadata.ts';
+import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
 import { includeGeneratedArgument, optionalInteger, optionalString, requiredString } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
@@ -27,7 +28,10 @@ const inputSchema = {
     'filter',
     'comma-separated key=value conditions, e.g. tag=runbook,modified-after=2026-01-01 (also modified-before=)',
   ),
-  limit: optionalInteger('limit', 'most rows to return (world default 10, at most 1000)'),
+  limit: optionalInteger('limit', `most rows to return (default ${lookupDefaultLimit}, at most ${lookupMaxLimit})`, {
+    min: 1,
+    max: lookupMaxLimit,
+  }),
   match: z
     .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
     .optional()

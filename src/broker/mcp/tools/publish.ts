@@ -1,13 +1,13 @@
 import {
   optionalBoolean,
-  optionalObject,
-  optionalString,
+  optionalChoice,
+  optionalMetadata,
   requiredInteger,
   requiredString,
   urlDescription,
+  versionBounds,
 } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
-import { goQuote } from '../go-format.ts';
 import { publishFailOnConflict, publishWithMerge } from '../merge/publish-flow.ts';
 import { forgetCachedCopy, policyGate, withPolicyNotes } from '../policy-gate.ts';
 import { defineTool } from '../run-tool.ts';
@@ -26,12 +26,14 @@ const inputSchema = {
   expected_version: requiredInteger(
     'expected_version',
     'the version you last read, or 0 to create a document that must not exist yet',
+    versionBounds,
   ),
-  on_conflict: optionalString(
+  on_conflict: optionalChoice(
     'on_conflict',
-    '"merge" (default): answer a conflict with a merge candidate to review and republish; "fail": return the conflict as is',
+    ['merge', 'fail'],
+    'merge (default): answer a conflict with a merge candidate to review and republish; fail: return the conflict as is',
   ),
-  metadata: optionalObject(
+  metadata: optionalMetadata(
     'metadata',
     'publisher metadata stored with the version; values become strings. tags (comma list) and importance (0 to 1) rank mark_lookup; title; rel-<relation> (comma list of paths) declares typed links; retention (a positive integer) permanently deletes all but the newest N versions, so ask before using it. agent is always set to you.',
   ),
@@ -63,8 +65,8 @@ type PublishArgs = {
   url: string;
   body: string;
   expected_version: number;
-  on_conflict?: string | undefined;
-  metadata?: Record<string, unknown> | undefined;
+  on_conflict?: 'merge' | 'fail' | undefined;
+  metadata?: Record<string, string> | undefined;
   confirm?: boolean | undefined;
 };
 
@@ -72,10 +74,7 @@ async function publish(ctx: ToolContext, args: PublishArgs): Promise<ToolResult>
   const target = urlArgument(ctx, args.url);
   if (!target.ok) return target.error;
   if (args.expected_version < 0) return toolError('expected_version must be >= 0');
-  // MCP clients often send "" for an omitted option: blank means the default.
-  const mode = (args.on_conflict ?? '').trim() || 'merge';
-  if (mode !== 'merge' && mode !== 'fail')
-    return toolError(`invalid on_conflict ${goQuote(mode)}: expected "merge" or "fail"`);
+  const mode = args.on_conflict ?? 'merge';
   const { world, path } = target.value;
   const refused = gateWrite(ctx, world);
   if (refused) return refused;

@@ -31,6 +31,7 @@ const inputSchema = {
   limit: optionalInteger(
     'limit',
     `most documents to return (default ${searchDefaultLimit}, at most ${searchMaxLimit})`,
+    { min: 1, max: searchMaxLimit },
   ),
   include_generated: includeGeneratedArgument,
 };
@@ -103,7 +104,6 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
   const scopeProblem = scopeError(scope);
   if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
   const limit = args.limit ?? searchDefaultLimit;
-  if (limit < 1 || limit > searchMaxLimit) return toolError(`limit must be between 1 and ${searchMaxLimit}`);
   if (args.world !== undefined && ctx.gateway.get(args.world) === undefined)
     return toolError(unknownWorldText(args.world, ctx.gateway.list()));
   const worlds = args.world !== undefined ? [args.world] : ctx.gateway.list().map((w) => w.name);

@@ -1,0 +1,115 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { isError, resultText, startStack, type Stack } from './stack-fixture.ts';
+
+type JsonSchema = {
+  type?: string;
+  minimum?: number;
+  maximum?: number;
+  enum?: unknown[];
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: JsonSchema | boolean;
+  anyOf?: JsonSchema[];
+  description?: string;
+};
+
+/** The schemas a real MCP client is shown, and what the tools do at their edges. */
+describe('tool input schemas say exactly what the tools accept (real MCP client)', () => {
+  let stack: Stack;
+  let client: Client;
+  let tools: { name: string; inputSchema: JsonSchema }[];
+  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
+
+  before(async () => {
+    stack = await startStack({ worlds: ['root'] });
+    client = await stack.connect();
+    tools = (await client.listTools()).tools as typeof tools;
+  });
+  after(() => stack.close());
+
+  it('declares every numeric argument as an integer with the bounds its description states', () => {
+    let integers = 0;
+    for (const tool of tools) {
+      for (const [name, property] of Object.entries(tool.inputSchema.properties ?? {})) {
+        if (property.type === 'number') {
+          // Only a real fraction may be a number, and it is bounded too (mark_doctor.similarity).
+          assert.ok(property.minimum !== undefined && property.maximum !== undefined, `${tool.name}.${name} bounds`);
+          assert.notEqual(
+            property.minimum,
+            Math.trunc(property.minimum),
+            `${tool.name}.${name} is an integer argument`,
+          );
+          continue;
+        }
+        if (property.type !== 'integer') continue;
+        integers += 1;
+        assert.ok(property.minimum !== undefined && property.minimum >= 0, `${tool.name}.${name} minimum`);
+        assert.ok(property.maximum !== undefined, `${tool.name}.${name} maximum`);
+        const atMost = /at most (\d+)|1 to (\d+)/.exec(property.description ?? '');
+        if (atMost !== null) assert.equal(property.maximum, Number(atMost[1] ?? atMost[2]), `${tool.name}.${name}`);
+      }
+    }
+    assert.ok(integers >= 8, `found ${integers} integer arguments`);
+    const byName = new Map(tools.map((t) => [t.name, t.inputSchema.properties ?? {}]));
+    assert.deepEqual(byName.get('mark_lookup')?.limit, {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+      description: byName.get('mark_lookup')?.limit?.description,
+    });
+    assert.equal(byName.get('mark_search')?.limit?.maximum, 100);
+    assert.equal(byName.get('mark_graph')?.depth?.type, 'integer');
+    assert.equal(byName.get('mark_graph_publish')?.expected_version?.type, 'integer');
+  });
+
+  it('every input schema compiles under Ajv strict mode (what strict schema checkers run)', () => {
+    for (const tool of tools) {
+      const ajv = new Ajv2020({ strict: true, allErrors: true });
+      assert.doesNotThrow(() => ajv.compile(tool.inputSchema), `${tool.name}`);
+      assert.equal((tool.inputSchema as { type?: string }).type, 'object', tool.name);
+    }
+  });
+
+  it('lists on_conflict as an enum and metadata as an object of string values', () => {
+    const publish = tools.find((t) => t.name === 'mark_publish')!.inputSchema.properties!;
+    assert.deepEqual(publish.on_conflict?.enum, ['merge', 'fail']);
+    assert.equal(publish.metadata?.type, 'object');
+    assert.equal(publish.metadata?.properties?.title?.type, 'string');
+    assert.equal(publish.metadata?.properties?.importance?.type, 'string');
+    assert.deepEqual(publish.metadata?.additionalProperties, { type: 'string' });
+  });
+
+  it('refuses out-of-range and mistyped arguments with a sentence naming the bound', async () => {
+    const tooMany = await call('mark_lookup', { url: 'mark://root/', query: 'x*', limit: 5000 });
+    assert.equal(isError(tooMany), true);
+    assert.equal(resultText(tooMany), 'limit must be between 1 and 1000');
+    const fraction = await call('mark_graph', { url: 'mark://root/index.md', depth: 1.5 });
+    assert.equal(resultText(fraction), 'depth must be an integer');
+    const mode = await call('mark_publish', {
+      url: 'mark://root/a.md',
+      body: 'x',
+      expected_version: 0,
+      on_conflict: 'yolo',
+    });
+    assert.equal(resultText(mode), 'invalid on_conflict "yolo": expected "merge" or "fail"');
+    const typed = await call('mark_publish', {
+      url: 'mark://root/a.md',
+      body: 'x',
+      expected_version: 0,
+      metadata: { importance: { value: 0.8 } },
+    });
+    assert.equal(isError(typed), true);
+    assert.equal(resultText(typed), 'metadata.importance must be a string, e.g. "0.8"');
+    const negative = await call('mark_publish', { url: 'mark://root/a.md', body: 'x', expected_version: -1 });
+    assert.equal(resultText(negative), 'expected_version must be >= 0');
+  });
+
+  it('the recall prompt starts from mark_search, which answers questions in plain words', async () => {
+    const prompt = await client.getPrompt({ name: 'recall', arguments: { subject: 'how do tokens rotate' } });
+    const text = (prompt.messages[0]!.content as { text: string }).text;
+    assert.match(text, /^1\. Call mark_search with query "how do tokens rotate"/m);
+    assert.ok(text.indexOf('mark_search') < text.indexOf('mark_lookup_all'));
+  });
+});
