@@ -6,13 +6,16 @@ import { qualifiedWorldUrl } from '../go-format.ts';
  * A world's LOOKUP table (catalog or body mode) as mark_lookup shows it: each
  * row's bare path becomes the `mark://{world}/{path}` URL the other tools take
  * (a body row keeps its `#anchor`), and rows for broker-generated documents are
- * dropped unless `keep` says otherwise. Lines outside the table pass unchanged.
+ * dropped when `drop` says so. Lines outside the table pass unchanged.
+ * With `qualify` false the paths stay bare, as the reference broker writes
+ * them (web apps parse the table and expect paths; see tools/lookup.ts).
  * Returns the body and how many rows were dropped, so `matches` stays true.
  */
 export function qualifyLookupBody(
   body: string,
   world: string,
   drop: (path: string) => boolean,
+  qualify = true,
 ): { body: string; dropped: number } {
   const lines = body.split('\n');
   let inTable = false;
@@ -38,6 +41,10 @@ export function qualifyLookupBody(
     const { path, anchor } = splitPathCell(pathCell);
     if (drop(path)) {
       dropped += 1;
+      continue;
+    }
+    if (!qualify) {
+      out.push(line);
       continue;
     }
     const url = escapeCell(qualifiedWorldUrl(world, path)) + (anchor === '' ? '' : `#${anchor}`);

@@ -93,7 +93,9 @@ async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
     });
   }
   const drop = args.include_generated === true ? () => false : isGeneratedDocument;
-  const shown = qualifyLookupBody(bodyText(response.body), world, drop);
+  // Web apps (the library) parse the reference table's bare paths, as they do for mark_fetch bodies;
+  // agents get the mark:// URLs every other tool takes.
+  const shown = qualifyLookupBody(bodyText(response.body), world, drop, ctx.identity.webClient === undefined);
   const matches = reported === undefined ? undefined : reported - shown.dropped;
   const extra: Metadata = matches !== undefined && shown.dropped > 0 ? { matches: String(matches) } : {};
   const { rows, table_error } = structuredLookupRows(world, response);
