@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { goQuote, goValueString } from './go-format.ts';
+import { isGeneratedDocument } from '../graph/federation/hub-outputs.ts';
 
 /**
  * Argument schemas with the reference broker's messages (go-broker-inventory
@@ -115,3 +116,8 @@ export const includeGeneratedArgument = optionalBoolean(
   'include_generated',
   'also return documents the broker generates (the /graph.md link export, /index/<host:port>.md hash indexes, /.demarkus/ crawl state); default false',
 );
+
+/** The paths a search or lookup leaves out for its `include_generated` argument. */
+export function skippedPaths(includeGenerated: boolean | undefined): (path: string) => boolean {
+  return includeGenerated === true ? () => false : isGeneratedDocument;
+}

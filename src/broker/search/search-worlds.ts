@@ -2,7 +2,6 @@ import { compareBytes } from '../../protocol/yaml-map.ts';
 import { mergeQueryStats, type NearestTitleEntry, type QueryStats } from '../../search/index.ts';
 import { bestRowPerDocument, mergeWorldRows, type Ranking, type WorldRow } from './merge-rows.ts';
 import { boundedMap, worldFanOut } from '../bounded-map.ts';
-import { isGeneratedDocument } from '../graph/federation/hub-outputs.ts';
 import { phaseOne, phaseTwo, type LookupFn, type PhaseRequest, type WorldAnswer } from './world-phases.ts';
 
 export type SearchWorldsRequest = PhaseRequest & {
@@ -13,8 +12,8 @@ export type SearchWorldsRequest = PhaseRequest & {
   perWorldLimit?: number;
   /** Keep only the best row of each document. */
   onePerDocument?: boolean;
-  /** Keep rows of documents the broker generates (graph export, hash indexes, crawl state); default false. */
-  includeGenerated?: boolean | undefined;
+  /** Rows whose document path this returns true for are left out (the tools leave out generated documents). */
+  skipPath?: ((path: string) => boolean) | undefined;
 };
 
 export type WorldFailure = { world: string; error: unknown };
@@ -75,7 +74,7 @@ function outcomeOf(
   for (const [world, answer] of answers) {
     const rows = answer.rows
       .map((row, i) => (answer.scores ? { ...row, world, score: answer.scores[i]! } : { ...row, world }))
-      .filter((row) => request.includeGenerated === true || !isGeneratedDocument(row.path));
+      .filter((row) => request.skipPath?.(row.path) !== true);
     if (answer.scores) scored.push(...rows);
     else unscored.set(world, rows);
   }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseVersions } from '../../../protocol/render/versions.ts';
 import type { MarkResponse } from '../../../protocol/response.ts';
-import { optionalInteger, requiredString } from '../args.ts';
+import { optionalInteger, requiredString, versionBounds } from '../args.ts';
 import { bodyText, isBinaryBody } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
@@ -21,9 +21,17 @@ const inputSchema = {
   from: optionalInteger(
     'from',
     'the older version (default: the kept version before `to`; 0 compares with the empty document before it existed)',
+    { ...versionBounds, message: 'from must be 0 or a version number' },
   ),
-  to: optionalInteger('to', 'the newer version (default: the current version)'),
-  context: optionalInteger('context', `unchanged lines shown around each change, 0 to ${maxContext} (default 3)`),
+  to: optionalInteger('to', 'the newer version (default: the current version)', {
+    ...versionBounds,
+    min: 1,
+    message: 'to must be a version number (1 or more)',
+  }),
+  context: optionalInteger('context', `unchanged lines shown around each change, 0 to ${maxContext} (default 3)`, {
+    min: 0,
+    max: maxContext,
+  }),
 };
 
 const hunkSchema = z.object({
@@ -77,12 +85,9 @@ export const markDiff = makeDiffTool(defaultDiffBounds);
 type DiffArgs = { url: string; from?: number | undefined; to?: number | undefined; context?: number | undefined };
 
 async function diff(ctx: ToolContext, args: DiffArgs, bounds: Readonly<DiffBounds>): Promise<ToolResult> {
-  const target = urlArgument(args.url);
+  const target = urlArgument(ctx, args.url);
   if (!target.ok) return target.error;
   const context = args.context ?? defaultContext;
-  if (context < 0 || context > maxContext) return toolError(`context must be between 0 and ${maxContext}`);
-  if (args.from !== undefined && args.from < 0) return toolError('from must be 0 or a version number');
-  if (args.to !== undefined && args.to < 1) return toolError('to must be a version number (1 or more)');
   const { world, path } = target.value;
   const docUrl = qualifiedWorldUrl(world, path);
   const pair = await versionPair(ctx, world, path, args);

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
 import { compareBytes } from '../../../protocol/yaml-map.ts';
 import type { Metadata } from '../../../protocol/metadata.ts';
-import { includeGeneratedArgument, optionalInteger, optionalString, requiredString } from '../args.ts';
-import { isGeneratedDocument } from '../../graph/federation/hub-outputs.ts';
+import { includeGeneratedArgument, optionalInteger, optionalString, requiredString, skippedPaths } from '../args.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { boundedMap, worldFanOut } from '../../bounded-map.ts';
@@ -100,8 +99,8 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
       failures.push({ world, message: failureMessage('lookup', world, answer.error) });
       return;
     }
-    const kept =
-      args.include_generated === true ? answer.value : answer.value.filter((r) => !isGeneratedDocument(r.path));
+    const skip = skippedPaths(args.include_generated);
+    const kept = answer.value.filter((row) => !skip(row.path));
     rows.push(...kept.map((row) => ({ ...row, world })));
   });
   failures.sort((a, b) => compareBytes(a.world, b.world));
@@ -144,7 +143,7 @@ async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: strin
     filter: args.filter,
     limit,
     terms: 'all',
-    includeGenerated: args.include_generated,
+    skipPath: skippedPaths(args.include_generated),
   });
   const failures = outcome.failures.map((f) => ({
     world: f.world,

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { Metadata } from '../../../protocol/metadata.ts';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
-import { includeGeneratedArgument, optionalInteger, optionalString, requiredString } from '../args.ts';
+import { includeGeneratedArgument, optionalInteger, optionalString, requiredString, skippedPaths } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
 import { bodyText } from '../body-text.ts';
-import { isGeneratedDocument } from '../../graph/federation/hub-outputs.ts';
 import { qualifyLookupBody } from '../lookup/qualify-lookup-body.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
@@ -92,7 +91,7 @@ async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
       rows: [],
     });
   }
-  const drop = args.include_generated === true ? () => false : isGeneratedDocument;
+  const drop = skippedPaths(args.include_generated);
   // Web apps (the library) parse the reference table's bare paths, as they do for mark_fetch bodies;
   // agents get the mark:// URLs every other tool takes.
   const shown = qualifyLookupBody(bodyText(response.body), world, drop, ctx.identity.webClient === undefined);

@@ -7,7 +7,7 @@ import {
   type SearchOutcome,
   type SearchText,
 } from '../../search/index.ts';
-import { includeGeneratedArgument, optionalInteger, optionalString, requiredString } from '../args.ts';
+import { includeGeneratedArgument, optionalInteger, optionalString, requiredString, skippedPaths } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
 import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
@@ -117,7 +117,7 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
     terms: 'any',
     nearest: nearestTitles,
     onePerDocument: true,
-    includeGenerated: args.include_generated,
+    skipPath: skippedPaths(args.include_generated),
   });
   if (worlds.length > 0 && outcome.failures.length === worlds.length) {
     return toolError(
