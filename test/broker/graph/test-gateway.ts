@@ -3,25 +3,35 @@ import type { MarkCall } from '../../../src/transport/mark-client.ts';
 import type { MarkAuthority } from '../../../src/transport/authority.ts';
 import type { MarkResponse } from '../../../src/protocol/response.ts';
 import type { Identity } from '../../../src/broker/identity.ts';
+import { isReadVerb, isWriteVerb } from '../../../src/protocol/verbs.ts';
 import {
   WorldGatewayError,
   worldNotFoundError,
+  WriteDeniedError,
   type WorldGateway,
   type WorldInfo,
 } from '../../../src/broker/worlds/gateway.ts';
-import { startWorldFixture, testTls, type WorldFixture } from '../../world/world-fixture.ts';
+import { startWorldFixture, testTls, type TokenSpec, type WorldFixture } from '../../world/world-fixture.ts';
 
 /**
  * A small WorldGateway for the graph tests: world names mapped to real world
  * servers (QUIC on 127.0.0.1, dialled as `localhost`) through MarkClient.
  * Reads go without a token; writes carry the world's `writer` token when the
  * identity's email is in `writers`. Every call is recorded, and a world can
- * be made unreachable to simulate an outage.
+ * be made unreachable to simulate an outage. It keeps the gateway contract
+ * (test/broker/worlds/gateway-contract.ts).
  */
 export type RecordedCall = { world: string; verb: string; path: string; metadata: Record<string, string> };
 
 /** `now` is the world's clock (default: pinned to 2026-01-01, as the world fixture does). */
-export type TestWorldSpec = { name: string; address?: string; publicUrl?: string; now?: () => Date };
+export type TestWorldSpec = {
+  name: string;
+  address?: string;
+  publicUrl?: string;
+  now?: () => Date;
+  /** The world's tokens (default: one `writer` token that may publish everywhere). */
+  tokens?: TokenSpec[];
+};
 
 export class TestGateway implements WorldGateway {
   readonly calls: RecordedCall[] = [];
@@ -40,7 +50,10 @@ export class TestGateway implements WorldGateway {
     const tls = await testTls();
     const gateway = new TestGateway(new MarkClient({ ca: tls.cert }));
     for (const spec of specs) {
-      const fixture = await startWorldFixture({ world: { name: spec.name, ...(spec.now ? { now: spec.now } : {}) } });
+      const fixture = await startWorldFixture({
+        world: { name: spec.name, ...(spec.now ? { now: spec.now } : {}) },
+        ...(spec.tokens ? { tokens: spec.tokens } : {}),
+      });
       gateway.fixtures.set(spec.name, fixture);
       gateway.#authorities.set(spec.name, { host: 'localhost', port: fixture.server.port, dialHost: '127.0.0.1' });
       gateway.#infos.push({
@@ -62,17 +75,20 @@ export class TestGateway implements WorldGateway {
   }
 
   canWrite(world: string, identity: Identity): boolean {
-    return this.get(world) !== undefined && this.writers.has(identity.email);
+    return this.get(world) !== undefined && identity.emailVerified && this.writers.has(identity.email);
   }
 
-  read(world: string, call: MarkCall): Promise<MarkResponse> {
+  async read(world: string, call: MarkCall): Promise<MarkResponse> {
+    if (!isReadVerb(call.verb)) throw new TypeError(`read() takes a read verb, not ${call.verb}`);
     const { auth: _auth, ...metadata } = call.metadata ?? {};
     return this.#send(world, { ...call, metadata });
   }
 
   async write(world: string, identity: Identity, call: MarkCall): Promise<MarkResponse> {
+    if (!isWriteVerb(call.verb)) throw new TypeError(`write() takes a write verb, not ${call.verb}`);
+    if (this.get(world) === undefined) return this.#send(world, call);
     if (!this.canWrite(world, identity))
-      throw new WorldGatewayError('ERR_WRITE_DENIED', world, `write access denied for world "${world}"`);
+      throw new WriteDeniedError(identity.emailVerified ? 'ERR_WRITE_DENIED' : 'ERR_EMAIL_UNVERIFIED', world);
     const token = this.fixtures.get(world)!.tokens.writer!;
     return this.#send(world, { ...call, metadata: { ...call.metadata, auth: token } });
   }

@@ -8,6 +8,8 @@ import type { McpDefinitions } from '../../../src/broker/http/register-definitio
 import type { ToolDefinition } from '../../../src/broker/mcp/definitions.ts';
 import { defineTool } from '../../../src/broker/mcp/run-tool.ts';
 import { WorldGatewayError, type WorldGateway, type WorldInfo } from '../../../src/broker/worlds/gateway.ts';
+import { generateToken } from '../../../src/protocol/token.ts';
+import { MemoryGateway, memoryWorld } from '../mcp/helpers/memory-gateway.ts';
 
 export const issuer = 'http://127.0.0.1:7000';
 
@@ -16,19 +18,11 @@ const worlds: WorldInfo[] = [
   { name: 'beta', address: '127.0.0.1:6310', source: 'config' },
 ];
 
-/** A gateway that only lists worlds; the listener tests never dial one. */
-export const listingGateway: WorldGateway = {
-  list: () => worlds,
-  get: (name) => worlds.find((w) => w.name === name),
-  canWrite: () => false,
-  read: async () => {
-    throw new Error('not dialled in HTTP tests');
-  },
-  write: async () => {
-    throw new Error('not dialled in HTTP tests');
-  },
-  close: async () => {},
-};
+/** The listener tests never read a world; their gateway is the contract-checked memory fake. */
+export const listingGateway: WorldGateway = new MemoryGateway({
+  alpha: memoryWorld(generateToken()),
+  beta: memoryWorld(generateToken()),
+});
 
 const echo = defineTool<{ text: z.ZodString }>({
   name: 'echo',

@@ -3,19 +3,22 @@ import type { MarkCall } from '../../../../src/transport/mark-client.ts';
 import { MarkTransportError } from '../../../../src/transport/errors.ts';
 import type { MarkResponse } from '../../../../src/protocol/response.ts';
 import type { Identity } from '../../../../src/broker/identity.ts';
+import { isReadVerb, isWriteVerb } from '../../../../src/protocol/verbs.ts';
 import {
   WorldGatewayError,
   worldNotFoundError,
+  WriteDeniedError,
   type WorldGateway,
   type WorldInfo,
 } from '../../../../src/broker/worlds/gateway.ts';
-import { startWorldFixture, testTls, type WorldFixture } from '../../../world/world-fixture.ts';
+import { startWorldFixture, testTls, type TokenSpec, type WorldFixture } from '../../../world/world-fixture.ts';
 
 /**
  * A thin WorldGateway over real world servers (QUIC on 127.0.0.1, dialled as
  * `localhost`): reads go without a token, writes carry the world's writer
- * token after an email allowlist check. Enough of the real gateway's contract
- * for the tools; isolation and cool-downs are the worlds module's business.
+ * token after an email allowlist check. It keeps the gateway contract
+ * (test/broker/worlds/gateway-contract.ts); isolation and cool-downs are the
+ * worlds module's business.
  */
 export type TestWorld = { name: string; fixture: WorldFixture; writers: string[]; publicUrl?: string };
 
@@ -40,18 +43,21 @@ export class FixtureGateway implements WorldGateway {
   }
 
   canWrite(world: string, identity: Identity): boolean {
-    return this.#worlds.get(world)?.writers.includes(identity.email) ?? false;
+    return identity.emailVerified && (this.#worlds.get(world)?.writers.includes(identity.email) ?? false);
   }
 
-  read(world: string, call: MarkCall): Promise<MarkResponse> {
-    return this.#send(world, call);
+  async read(world: string, call: MarkCall): Promise<MarkResponse> {
+    if (!isReadVerb(call.verb)) throw new TypeError(`read() takes a read verb, not ${call.verb}`);
+    const { auth: _dropped, ...metadata } = call.metadata ?? {};
+    return this.#send(world, { ...call, metadata });
   }
 
-  write(world: string, identity: Identity, call: MarkCall): Promise<MarkResponse> {
+  async write(world: string, identity: Identity, call: MarkCall): Promise<MarkResponse> {
+    if (!isWriteVerb(call.verb)) throw new TypeError(`write() takes a write verb, not ${call.verb}`);
     const target = this.#worlds.get(world);
-    if (target === undefined) return Promise.reject(worldNotFoundError(world, this.list()));
+    if (target === undefined) throw worldNotFoundError(world, this.list());
     if (!this.canWrite(world, identity))
-      return Promise.reject(new WorldGatewayError('ERR_WRITE_DENIED', world, `write denied for ${world}`));
+      throw new WriteDeniedError(identity.emailVerified ? 'ERR_WRITE_DENIED' : 'ERR_EMAIL_UNVERIFIED', world);
     return this.#send(world, { ...call, metadata: { ...call.metadata, auth: target.fixture.tokens.writer! } });
   }
 
@@ -96,9 +102,11 @@ export type TestStack = {
 /** Real worlds named as given; alice may write every world. */
 export async function startTestStack(
   names: string[],
-  options: { writers?: Record<string, string[]> } = {},
+  options: { writers?: Record<string, string[]>; tokens?: TokenSpec[] } = {},
 ): Promise<TestStack> {
-  const fixtures = await Promise.all(names.map(() => startWorldFixture()));
+  const fixtures = await Promise.all(
+    names.map(() => startWorldFixture(options.tokens === undefined ? {} : { tokens: options.tokens })),
+  );
   const worlds = Object.fromEntries(names.map((name, i) => [name, fixtures[i]!]));
   const client = new MarkClient({
     ca: (await testTls()).cert,
