@@ -14,7 +14,7 @@ import { generateToken, hashToken } from '../../protocol/token.ts';
 import { apiFailure, apiStatus } from './errors.ts';
 import { readSecret } from './mutate-secret.ts';
 import { secretValue } from './secret-data.ts';
-import { formatTokenEntry } from '../worlds/write-tokens/toml-entry.ts';
+import { formatTokenEntry } from '../../protocol/tokens-entry.ts';
 import { tokensSecretKey } from './secret-tokens-sink.ts';
 
 export const adminTokenKey = 'token';

@@ -1,8 +1,11 @@
 /**
  * A new token for the CLI: a raw secret for the user (shown once) and the
- * `tokens.toml` entry that grants it, holding only its hash (reference §5.1-5.2).
- * The entry is checked by parsing it back, so what is appended always loads.
+ * `tokens.toml` entry that grants it, holding only its hash, written by the one
+ * entry writer (src/protocol/tokens-entry.ts). The entry is checked by parsing
+ * it back, so what the user appends always loads.
  */
+import { formatRfc3339 } from '../../protocol/time.ts';
+import { formatTokenEntry } from '../../protocol/tokens-entry.ts';
 import { generateToken, hashToken } from '../../protocol/token.ts';
 import { parseTokensFile } from './tokens-file.ts';
 
@@ -20,33 +23,15 @@ export function mintTokenEntry(request: MintRequest): MintedToken {
   if (request.label === '') throw new RangeError('token label must not be empty');
   const rawToken = generateToken();
   const hash = hashToken(rawToken);
-  const lines = [
-    `[tokens.${tomlKey(request.label)}]`,
-    `hash = ${tomlString(hash)}`,
-    `paths = [${request.paths.map(tomlString).join(', ')}]`,
-    `operations = [${request.operations.map(tomlString).join(', ')}]`,
-  ];
-  if (request.expires !== undefined) {
-    const expires =
-      request.expires instanceof Date ? request.expires.toISOString().replace(/\.000Z$/, 'Z') : request.expires;
-    lines.push(`expires = ${tomlString(expires)}`);
-  }
-  const tomlEntry = `${lines.join('\n')}\n`;
-  // Throws TokensFileError for a bad pattern or expiry, before anything is written.
+  const expires = request.expires instanceof Date ? formatRfc3339(request.expires) : request.expires;
+  // Without the blank line FormatEntry starts with: this text is shown to be pasted, not appended.
+  const tomlEntry = formatTokenEntry(request.label, {
+    hash,
+    paths: request.paths,
+    operations: request.operations,
+    ...(expires === undefined ? {} : { expires }),
+  }).replace(/^\n/, '');
+  // Throws TokensFileError for a bad pattern, expiry or label, before anything is written.
   parseTokensFile(tomlEntry, `new token ${request.label}`);
   return { rawToken, hash, tomlEntry };
-}
-
-function tomlKey(label: string): string {
-  return /^[A-Za-z0-9_-]+$/.test(label) ? label : tomlString(label);
-}
-
-/** A TOML basic string: quotes, backslashes and control characters escaped. */
-function tomlString(text: string): string {
-  const escaped = text.replace(/["\\\u0000-\u001f\u007f]/g, (char) => {
-    if (char === '"') return '\\"';
-    if (char === '\\') return '\\\\';
-    return `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`;
-  });
-  return `"${escaped}"`;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hashToken } from '../../../src/protocol/token.ts';
+import { formatTokenEntry } from '../../../src/protocol/tokens-entry.ts';
 import { mintTokenEntry } from '../../../src/world/auth/mint-token.ts';
 import { TokenSnapshot } from '../../../src/world/auth/token-snapshot.ts';
 import { TokensFileError } from '../../../src/world/auth/tokens-file.ts';
@@ -20,6 +21,16 @@ describe('mintTokenEntry', () => {
       `[tokens.ci-bot]\nhash = "${minted.hash}"\npaths = ["/docs/**"]\noperations = ["publish"]\nexpires = "2027-01-01T00:00:00Z"\n`,
     );
     assert.ok(!minted.tomlEntry.includes(minted.rawToken), 'the file holds only the hash');
+    // The same bytes the broker appends when it provisions a token (one entry writer).
+    assert.equal(
+      `\n${minted.tomlEntry}`,
+      formatTokenEntry('ci-bot', {
+        hash: minted.hash,
+        paths: ['/docs/**'],
+        operations: ['publish'],
+        expires: '2027-01-01T00:00:00Z',
+      }),
+    );
     const snapshot = TokenSnapshot.parse(`[tokens]\n${minted.tomlEntry}`, {
       now: () => new Date('2026-06-01T00:00:00Z'),
     });

@@ -6,7 +6,7 @@
  * the entry is not written as a plain `[tokens.<label>]` table.
  */
 import { parse, stringify } from 'smol-toml';
-import { formatTokenEntry } from './toml-entry.ts';
+import { formatTokenEntry } from '../../../protocol/tokens-entry.ts';
 import { writeTokenOperations, type WriteTokenRecord } from './record.ts';
 import type { EnsureOutcome } from './sink.ts';
 import { errorWithCode } from '../../../errors/coded-error.ts';

@@ -1,16 +1,17 @@
 /**
  * The tokens.toml entry text, byte for byte as the Go `token.FormatEntry`
- * writes it (reference §2.8), so a broker-appended file reads the same whether
- * the Go or the TypeScript broker wrote it:
+ * of latebit-io/demarkus writes it, so a file reads the same
+ * whether the Go or the TypeScript broker appended to it, and a token minted
+ * by the CLI looks like one the broker provisioned:
  *
  *   "\n[tokens.<label>]\nhash = \"<hash>\"\npaths = [\"/**\"]\noperations = [\"publish\"]\n"
  *
  * The label is bare when it is a TOML bare key (`[A-Za-z0-9_-]+`), else
- * Go-quoted; list items are Go-quoted and joined with `", "`. (Written here
- * rather than shared with the world's minting code: the broker must not import
- * the world.)
+ * Go-quoted; list items are Go-quoted and joined with `", "`. The one writer
+ * of entries: the broker's write-token provisioning, the Kubernetes token
+ * bootstrap and `demarkus-broker world token` all use it.
  */
-import { goQuote } from '../../../protocol/go-quote.ts';
+import { goQuote } from './go-quote.ts';
 
 export type TokenEntryFields = {
   hash: string;
