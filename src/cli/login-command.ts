@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { UsageError } from './usage-error.ts';
+import { isLoopbackUrlHost } from '../transport/loopback.ts';
 
 const help = `demarkus-broker login [--issuer URL] [--client-id ID]
 
@@ -75,7 +76,7 @@ export async function resolveIssuer(flag: string | undefined, env: NodeJS.Proces
 /** The broker's AS metadata through openid-client; plain http is allowed for loopback development brokers only. */
 export async function discoverBroker(issuer: string, clientId: string): Promise<oidc.Configuration> {
   const url = new URL(issuer);
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  const loopback = isLoopbackUrlHost(url.hostname);
   if (url.protocol === 'http:' && !loopback)
     throw new UsageError('--issuer must use https (plain http only for a local broker)');
   return oidc.discovery(

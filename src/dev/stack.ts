@@ -14,6 +14,7 @@ import { startBroker, type RunningBroker } from '../broker/broker.ts';
 import { mintBrokerToken } from '../broker/auth/mint-broker-token.ts';
 import { loadOidcProvider, startDevIdp, type DevIdp } from './idp.ts';
 import { randomBytes } from 'node:crypto';
+import { loopbackNames } from '../transport/loopback.ts';
 
 export type DevStackOptions = {
   dataDir: string;
@@ -137,7 +138,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
  * SANs only, so an IP literal could not be verified with --ca.
  */
 function authority(host: string, port: number): string {
-  if (host === '127.0.0.1' || host === '::1') return `localhost:${port}`;
+  if (loopbackNames.includes(host)) return `localhost:${port}`;
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 

@@ -7,6 +7,7 @@ import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { generate } from 'selfsigned';
 import { TlsConfigError } from './errors.ts';
+import { loopbackNames } from './loopback.ts';
 
 /** A PEM private key and the PEM certificate chain that goes with it. */
 export interface TlsKeyPair {
@@ -21,7 +22,6 @@ export interface DevCertificateOptions {
   validDays?: number;
 }
 
-const defaultDevNames = ['localhost', '127.0.0.1', '::1'];
 const dnsNameType = 2;
 const ipAddressType = 7;
 
@@ -30,7 +30,7 @@ const ipAddressType = 7;
  * whose subject alternative names cover loopback and the given host names.
  */
 export async function generateDevCertificate(options: DevCertificateOptions = {}): Promise<TlsKeyPair> {
-  const names = [...new Set([...defaultDevNames, ...(options.hostNames ?? [])].map(normaliseName))];
+  const names = [...new Set([...loopbackNames, ...(options.hostNames ?? [])].map(normaliseName))];
   const notBeforeDate = new Date(Date.now() - 60_000);
   const notAfterDate = new Date(notBeforeDate.getTime() + (options.validDays ?? 365) * 86_400_000);
   const pems = await generate([{ name: 'commonName', value: names.find((n) => isIP(n) === 0) ?? 'localhost' }], {

@@ -7,6 +7,7 @@ import {
   type TlsKeyPair,
 } from '../transport/index.ts';
 import { openWorld, type World, type WorldOptions } from './world.ts';
+import { loopbackNames } from '../transport/loopback.ts';
 
 export type WorldServerOptions = WorldOptions & {
   listen: { host: string; port: number };
@@ -25,7 +26,7 @@ export type WorldServer = {
   close(): Promise<void>;
 };
 
-const devNames = ['localhost', '127.0.0.1', '::1'];
+const devNames = [...loopbackNames];
 
 /** A world behind a QUIC listener: what `demarkus-broker world` and the dev stack run. */
 export async function startWorldServer(options: WorldServerOptions): Promise<WorldServer> {

@@ -8,6 +8,7 @@ import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { DurationError, parseGoDuration } from './duration.ts';
 import { AddressError, isValidHost, parseHostPort, parseListenAddress } from './host-port.ts';
+import { isLoopbackUrlHost } from '../../transport/loopback.ts';
 
 type Ctx = z.core.$RefinementCtx<unknown>;
 
@@ -89,8 +90,6 @@ export const dialAddress = () =>
 
 export const hostName = () => z.string().refine((value) => isValidHost(value), 'must be a DNS name or an IP address');
 
-const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /**
  * An absolute http(s) URL without userinfo, query or fragment. `httpsUnlessLoopback`
  * refuses plain http except on loopback hosts (for the upstream issuer, whose
@@ -105,7 +104,7 @@ export function webUrl(options: { trimSlash?: boolean; httpsUnlessLoopback?: boo
     }
     if (url.username !== '' || url.password !== '') return fail(ctx, 'must not carry userinfo');
     if (url.search !== '' || url.hash !== '') return fail(ctx, 'must not carry a query or fragment');
-    if (options.httpsUnlessLoopback === true && url.protocol === 'http:' && !loopbackHosts.has(url.hostname)) {
+    if (options.httpsUnlessLoopback === true && url.protocol === 'http:' && !isLoopbackUrlHost(url.hostname)) {
       return fail(ctx, 'must use https (plain http is accepted only for loopback hosts)');
     }
     return options.trimSlash === true ? value.replace(/\/+$/, '') : value;

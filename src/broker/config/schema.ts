@@ -10,6 +10,7 @@ import { count, countOrDefault, duration, flag, lowerList, section, signingKeyPe
 import { redisSchema, stateSchema } from './redis-schema.ts';
 import { serverSchema } from './server-schema.ts';
 import { worldSchema } from './world-schema.ts';
+import { isLoopbackUrlHost } from '../../transport/loopback.ts';
 
 /**
  * What the gateway needs now is the broker's own signing key (it verifies
@@ -85,7 +86,7 @@ const webRedirectUri = () =>
           ? 'must not carry userinfo'
           : url.hash !== '' || value.includes('#')
             ? 'must not carry a fragment'
-            : ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)
+            : isLoopbackUrlHost(url.hostname)
               ? 'must not be a loopback host (loopback clients use the native-app flow)'
               : null;
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });

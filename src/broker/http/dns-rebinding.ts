@@ -4,7 +4,7 @@
  * rebound name pointing at the broker is refused). Pure checks; the hook
  * lives in the listener.
  */
-export const loopbackHostnames: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+import { isLoopbackUrlHost, loopbackUrlHosts } from '../../transport/loopback.ts';
 
 export type RebindingPolicy = {
   /** Names a request's Host may carry: a hostname (any port), or `host:port` (that port only). */
@@ -27,7 +27,7 @@ export function defaultRebindingPolicy(
 ): RebindingPolicy {
   const url = new URL(publicUrl);
   return {
-    allowedHosts: (overrides.allowedHosts ?? [...loopbackHostnames, url.hostname]).map((h) => h.toLowerCase()),
+    allowedHosts: (overrides.allowedHosts ?? [...loopbackUrlHosts, url.hostname]).map((h) => h.toLowerCase()),
     allowedOrigins: overrides.allowedOrigins ?? [url.origin],
     allowLoopbackOrigins: overrides.allowedOrigins === undefined,
   };
@@ -63,7 +63,7 @@ export function checkOrigin(originHeader: string | undefined, policy: RebindingP
   }
   if (origin.origin === 'null') return { ok: false, reason: 'opaque Origin is not allowed' };
   if (policy.allowedOrigins.includes(origin.origin)) return { ok: true };
-  if (policy.allowLoopbackOrigins && loopbackHostnames.includes(origin.hostname)) return { ok: true };
+  if (policy.allowLoopbackOrigins && isLoopbackUrlHost(origin.hostname)) return { ok: true };
   return { ok: false, reason: `Origin ${origin.origin} is not allowed` };
 }
 

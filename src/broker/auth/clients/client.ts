@@ -1,4 +1,5 @@
 import { OAuthError } from '../oauth-error.ts';
+import { isLoopbackUrlHost } from '../../../transport/loopback.ts';
 
 /**
  * The OAuth clients the broker's authorization server knows, whatever their
@@ -63,15 +64,13 @@ export function isConfidential(client: OAuthClient): boolean {
   return client.secretHash !== undefined;
 }
 
-const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
 /** `http://127.0.0.1:PORT/...`, `http://[::1]:PORT/...` or `http://localhost:PORT/...`, without userinfo. */
 export function isLoopbackRedirect(uri: string): boolean {
   const url = URL.canParse(uri) ? new URL(uri) : null;
   return (
     url !== null &&
     url.protocol === 'http:' &&
-    loopbackHosts.has(url.hostname) &&
+    isLoopbackUrlHost(url.hostname) &&
     url.username === '' &&
     url.password === '' &&
     url.hash === ''

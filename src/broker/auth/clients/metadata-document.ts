@@ -11,6 +11,7 @@ import { OAuthError } from '../oauth-error.ts';
 import type { OAuthClient } from './client.ts';
 import { checkRedirectUri, defaultGrantTypes, supportedGrantTypes } from './registration-request.ts';
 import { guardedGet, type FetchedDocument } from './guarded-fetch.ts';
+import { isLoopbackUrlHost } from '../../../transport/loopback.ts';
 
 export type MetadataDocumentOptions = {
   /** Development and tests: admit http://localhost and 127.0.0.1 documents. Never in production. */
@@ -95,7 +96,7 @@ export class ClientMetadataDocuments {
     const bad = (why: string) => new OAuthError('invalid_client', `client_id URL ${why}`);
     const url = URL.canParse(clientId) ? new URL(clientId) : null;
     if (url === null) throw bad('is not a URL');
-    const httpAllowed = this.#allowLoopback && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    const httpAllowed = this.#allowLoopback && isLoopbackUrlHost(url.hostname);
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && httpAllowed)) throw bad('must use https');
     if (url.pathname === '/' || url.pathname === '') throw bad('must have a path');
     if (url.hash !== '' || clientId.includes('#')) throw bad('must not have a fragment');

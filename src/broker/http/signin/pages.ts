@@ -5,6 +5,7 @@
  */
 import type { OAuthClient } from '../../auth/clients/client.ts';
 import { html, page, type Raw } from './html.ts';
+import { isLoopbackUrlHost } from '../../../transport/loopback.ts';
 
 export function devicePage(input: { userCode: string; csrf: string; error?: string }): string {
   const error =
@@ -40,7 +41,7 @@ export function consentPage(input: {
     redirect.protocol === 'http:' || redirect.protocol === 'https:'
       ? redirect.host
       : `${redirect.protocol}//${redirect.host}`;
-  const loopbackOnly = ['127.0.0.1', 'localhost', '[::1]'].includes(redirect.hostname);
+  const loopbackOnly = isLoopbackUrlHost(redirect.hostname);
   return page(
     'Allow access?',
     html`
