@@ -1,8 +1,8 @@
 /**
  * Fails when a module imports against the direction of the layers
- * (ARCHITECTURE.md): errors (the coded-error base every layer shares) and
- * markdown import nothing of ours, protocol and search only those two,
- * transport only protocol, world and broker never reach into each other, and nothing below the
+ * (ARCHITECTURE.md): errors (the coded-error base every layer shares),
+ * markdown and files (durable file writes) import nothing of ours, protocol
+ * and search only errors and markdown, transport only protocol, world and broker never reach into each other, and nothing below the
  * wiring layers imports cli or dev. Inside src/broker the same holds for its
  * folders (`brokerModules`): each imports only the siblings listed for it and
  * the broker's shared kernel files, so the folders form no cycle.
@@ -13,13 +13,14 @@ import { dirname, join, relative, resolve } from 'node:path';
 const allowed: Record<string, readonly string[]> = {
   errors: [],
   markdown: [],
+  files: [],
   protocol: ['errors', 'markdown'],
   search: ['errors', 'markdown'],
   transport: ['errors', 'protocol'],
-  world: ['errors', 'markdown', 'protocol', 'transport', 'search'],
-  broker: ['errors', 'markdown', 'protocol', 'transport', 'search'],
-  dev: ['errors', 'markdown', 'protocol', 'transport', 'search', 'world', 'broker', 'cli'],
-  cli: ['errors', 'markdown', 'protocol', 'transport', 'search', 'world', 'broker', 'dev'],
+  world: ['errors', 'markdown', 'files', 'protocol', 'transport', 'search'],
+  broker: ['errors', 'markdown', 'files', 'protocol', 'transport', 'search'],
+  dev: ['errors', 'markdown', 'files', 'protocol', 'transport', 'search', 'world', 'broker', 'cli'],
+  cli: ['errors', 'markdown', 'files', 'protocol', 'transport', 'search', 'world', 'broker', 'dev'],
 };
 
 /**

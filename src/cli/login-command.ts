@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -6,6 +6,7 @@ import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { UsageError } from './usage-error.ts';
 import { isLoopbackUrlHost } from '../transport/loopback.ts';
+import { replaceFile } from '../files/durable-file.ts';
 
 const help = `demarkus-broker login [--issuer URL] [--client-id ID]
 
@@ -59,10 +60,7 @@ export async function saveSignIn(signIn: StoredSignIn, env?: NodeJS.ProcessEnv):
   const dir = configDir(env);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = credentialsPath(env);
-  const temp = `${path}.tmp-${process.pid}`;
-  await writeFile(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
-  await chmod(temp, 0o600); // writeFile's mode is subject to the umask
-  await rename(temp, path);
+  await replaceFile(path, Buffer.from(`${JSON.stringify(file, null, 2)}\n`), 0o600);
   return path;
 }
 

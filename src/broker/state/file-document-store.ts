@@ -6,7 +6,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KeyedLock, readIfExists, replaceFile } from '../worlds/write-tokens/atomic-file.ts';
+import { KeyedLock, readIfExists, replaceFile } from '../../files/durable-file.ts';
 import { StateStoreError, type DocumentMutation, type StateDocumentStore } from './document-store.ts';
 
 const fileMode = 0o600;

@@ -10,19 +10,13 @@
  *    directory fsynced. Only then is the write acknowledged.
  */
 import { randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, rename, rm, symlink, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, rename, rm, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { syncDir, writeSyncedFile } from '../../files/durable-file.ts';
 import { fsCode, isMissing } from './errors.ts';
 import { archiveStateName, tempLinkPath, versionFileName } from './paths.ts';
 
-export async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
+export { syncDir };
 
 /**
  * `mkdirAllDurable`: create `dir` and its missing ancestors, fsyncing each parent
@@ -54,15 +48,8 @@ function tempName(prefix: string): string {
   return `${prefix}${process.pid}-${randomBytes(6).toString('hex')}`;
 }
 
-async function writeSyncedTemp(tempPath: string, bytes: Uint8Array, mtime: Date | null): Promise<void> {
-  const handle = await open(tempPath, 'wx', 0o644);
-  try {
-    await handle.writeFile(bytes);
-    if (mtime !== null) await handle.utimes(mtime, mtime);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+function writeSyncedTemp(tempPath: string, bytes: Uint8Array, mtime: Date | null): Promise<void> {
+  return writeSyncedFile(tempPath, bytes, { mode: 0o644, umask: true, ...(mtime === null ? {} : { mtime }) });
 }
 
 /**

@@ -6,7 +6,7 @@
  * writer (an operator minting a token by hand) is detected by re-reading just
  * before the replace, and the edit is redone on the fresh text.
  */
-import { KeyedLock, modeOr, readIfExists, replaceFile } from './atomic-file.ts';
+import { KeyedLock, modeOr, readIfExists, replaceFile } from '../../../files/durable-file.ts';
 import { ensureTokenEntry, TokensTomlError } from './tokens-toml-edit.ts';
 import { TokensSinkError, type EnsureOutcome, type WorldTokensSink } from './sink.ts';
 import type { WriteTokenRecord } from './record.ts';

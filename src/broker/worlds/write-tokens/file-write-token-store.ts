@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { sha256Hex } from '../../../protocol/token.ts';
 import { writeTokenFileName } from '../../config/index.ts';
-import { createExclusive, KeyedLock, readIfExists, replaceFile } from './atomic-file.ts';
+import { createExclusive, KeyedLock, readIfExists, replaceFile } from '../../../files/durable-file.ts';
 import { isWellFormedRecord, writeTokenOperations, type WriteTokenRecord } from './record.ts';
 import { WriteTokenConflictError, WriteTokenStoreError, type StoredWriteToken, type WriteTokenStore } from './store.ts';
 

@@ -1,8 +1,10 @@
 /**
- * Small file primitives for the file backends: whole-file replacement by
- * temp file + fsync + rename + directory fsync (readers, including the world's
- * tokens watcher, see the old file or the new one, never a torn one), an
- * exclusive create for "first record wins", and a per-path in-process lock.
+ * The one home of durable file writes, for the world store, the broker's file
+ * backends and the CLI's credentials: a synced new file, whole-file
+ * replacement by temp file + fsync + rename + directory fsync (readers,
+ * including the world's tokens watcher, see the old file or the new one, never
+ * a torn one), an exclusive create for "first record wins", and a per-path
+ * in-process lock.
  */
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
@@ -27,20 +29,36 @@ export async function modeOr(path: string, fallback: number): Promise<number> {
   }
 }
 
-async function writeTemp(path: string, data: Uint8Array, mode: number): Promise<string> {
-  const temp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
-  const handle = await open(temp, 'wx', mode);
+export type SyncedFileOptions = {
+  /** Permission bits; exact unless `umask` is set. */
+  mode: number;
+  /** Let the process umask narrow `mode`, as Go's file writes do (the world store). */
+  umask?: boolean;
+  /** Modification time to set before the sync. */
+  mtime?: Date;
+};
+
+/** Creates `path` (it must not exist) with `data`, and fsyncs it before returning. */
+export async function writeSyncedFile(path: string, data: Uint8Array, options: SyncedFileOptions): Promise<void> {
+  const handle = await open(path, 'wx', options.mode);
   try {
-    await handle.chmod(mode); // open() applies the umask; chmod does not
+    if (options.umask !== true) await handle.chmod(options.mode); // open() applies the umask; chmod does not
     await handle.writeFile(data);
+    if (options.mtime !== undefined) await handle.utimes(options.mtime, options.mtime);
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+async function writeTemp(path: string, data: Uint8Array, mode: number): Promise<string> {
+  const temp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`);
+  await writeSyncedFile(temp, data, { mode });
   return temp;
 }
 
-async function syncDir(dir: string): Promise<void> {
+/** Makes the directory's entries (a new or renamed name) survive a crash. */
+export async function syncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
   try {
     await handle.sync();
