@@ -34,7 +34,7 @@ import { crawl } from '../src/broker/graph/crawler.ts';
 import { WorldDirectory } from '../src/broker/graph/world-urls.ts';
 import { GraphStore } from '../src/broker/graph/graph-store.ts';
 import { compareUtf8, type GraphEdge } from '../src/broker/graph/model.ts';
-import { runPool } from '../src/broker/work-pool.ts';
+import { runPool } from '../src/concurrency/pool.ts';
 import { CrawledGraph } from '../src/broker/graph/crawled-graph.ts';
 import { documentLinks } from '../src/broker/graph/document-links.ts';
 import { runFederationCrawl } from '../src/broker/graph/federation/federation-crawl.ts';

@@ -1,11 +1,13 @@
 /**
  * Fails when a module imports against the direction of the layers
  * (ARCHITECTURE.md): errors (the coded-error base every layer shares),
- * markdown and files (durable file writes) import nothing of ours, protocol
- * and search only errors and markdown, transport only protocol, world and broker never reach into each other, and nothing below the
- * wiring layers imports cli or dev. Inside src/broker the same holds for its
- * folders (`brokerModules`): each imports only the siblings listed for it and
- * the broker's shared kernel files, so the folders form no cycle.
+ * markdown, files (durable file writes) and concurrency (the one limiter)
+ * import nothing of ours; protocol and search only errors and markdown;
+ * transport only protocol and concurrency; world and broker never reach into
+ * each other; and nothing below the wiring layers imports cli or dev. Inside
+ * src/broker the same holds for its folders (`brokerModules`): each imports
+ * only the siblings listed for it and the broker's shared kernel files, so
+ * the folders form no cycle.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -14,13 +16,14 @@ const allowed: Record<string, readonly string[]> = {
   errors: [],
   markdown: [],
   files: [],
+  concurrency: [],
   protocol: ['errors', 'markdown'],
   search: ['errors', 'markdown'],
-  transport: ['errors', 'protocol'],
-  world: ['errors', 'markdown', 'files', 'protocol', 'transport', 'search'],
-  broker: ['errors', 'markdown', 'files', 'protocol', 'transport', 'search'],
-  dev: ['errors', 'markdown', 'files', 'protocol', 'transport', 'search', 'world', 'broker', 'cli'],
-  cli: ['errors', 'markdown', 'files', 'protocol', 'transport', 'search', 'world', 'broker', 'dev'],
+  transport: ['errors', 'concurrency', 'protocol'],
+  world: ['errors', 'markdown', 'files', 'concurrency', 'protocol', 'transport', 'search'],
+  broker: ['errors', 'markdown', 'files', 'concurrency', 'protocol', 'transport', 'search'],
+  dev: ['errors', 'markdown', 'files', 'concurrency', 'protocol', 'transport', 'search', 'world', 'broker', 'cli'],
+  cli: ['errors', 'markdown', 'files', 'concurrency', 'protocol', 'transport', 'search', 'world', 'broker', 'dev'],
 };
 
 /**
@@ -41,7 +44,7 @@ const brokerModules: Record<string, readonly string[]> = {
   kubernetes: ['config', 'state', 'worlds'],
   http: ['auth', 'config', 'mcp', 'state', 'worlds'],
 };
-const brokerKernel = new Set(['identity.ts', 'bounded-map.ts', 'work-pool.ts']);
+const brokerKernel = new Set(['identity.ts', 'fan-out.ts']);
 
 function* sourceFiles(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {

@@ -10,7 +10,7 @@ import { datagramSettings, socketBufferBytes } from './datagrams.ts';
 import { ConnectionLostError, DialFailedError, TlsHandshakeError } from './errors.ts';
 import { peerBidiStreamsLeft, setSocketBuffers } from './quic-internals.ts';
 import { clientCryptoOps, silentQuicLogger } from './quic-support.ts';
-import { Semaphore } from './semaphore.ts';
+import { Semaphore } from '../concurrency/semaphore.ts';
 
 /** Where to dial and which name to present. */
 export interface DialTarget {

@@ -4,7 +4,7 @@ import { CrawledGraph } from './crawled-graph.ts';
 import { documentLinks } from './document-links.ts';
 import { isMarkUrl } from './link-url.ts';
 import { UnobservedStatus, type GraphNode } from './model.ts';
-import { runPool } from '../work-pool.ts';
+import { runPool } from '../../concurrency/pool.ts';
 import type { WorldDirectory } from './world-urls.ts';
 
 /**

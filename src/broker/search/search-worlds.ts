@@ -1,7 +1,8 @@
 import { compareBytes } from '../../protocol/yaml-map.ts';
 import { mergeQueryStats, type NearestTitleEntry, type QueryStats } from '../../search/index.ts';
 import { bestRowPerDocument, mergeWorldRows, type Ranking, type WorldRow } from './merge-rows.ts';
-import { boundedMap, worldFanOut } from '../bounded-map.ts';
+import { boundedMap } from '../../concurrency/pool.ts';
+import { worldFanOut } from '../fan-out.ts';
 import { phaseOne, phaseTwo, type LookupFn, type PhaseRequest, type WorldAnswer } from './world-phases.ts';
 
 export type SearchWorldsRequest = PhaseRequest & {

@@ -1,7 +1,7 @@
 import { maxListPageEntries } from '../../protocol/limits.ts';
 import { parseList, type ListPage } from '../../protocol/render/list.ts';
 import { Status } from '../../protocol/status.ts';
-import { runPool } from '../work-pool.ts';
+import { runPool } from '../../concurrency/pool.ts';
 import type { WorldGateway } from './gateway.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { after, before, describe, it } from 'node:test';
-import { worldFanOut } from '../../../src/broker/bounded-map.ts';
+import { worldFanOut } from '../../../src/broker/fan-out.ts';
 import assert from 'node:assert/strict';
 import { runTool } from '../../../src/broker/mcp/run-tool.ts';
 import { markLookupAll } from '../../../src/broker/mcp/tools/lookup-all.ts';

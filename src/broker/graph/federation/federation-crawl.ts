@@ -4,7 +4,7 @@ import { renderContentIndex, type IndexEntry } from '../../../protocol/render/co
 import { buildExport, type ExportNode } from '../graph-export.ts';
 import { documentUrl } from '../link-url.ts';
 import { compareUtf8, type GraphEdge } from '../model.ts';
-import { runPool } from '../../work-pool.ts';
+import { runPool } from '../../../concurrency/pool.ts';
 import { WorldDirectory } from '../world-urls.ts';
 import { buildCrawlState, crawlStatePath } from './crawl-state.ts';
 import type { FederationCrawlState } from './crawl-record.ts';

@@ -9,7 +9,7 @@ import { documentLinks } from '../document-links.ts';
 import { documentUrl, isMarkUrl } from '../link-url.ts';
 import { edgeKey, foldOccurrence, type GraphEdge } from '../model.ts';
 import { readWithBackoff } from '../read-retry.ts';
-import { runPool } from '../../work-pool.ts';
+import { runPool } from '../../../concurrency/pool.ts';
 import type { WorldDirectory } from '../world-urls.ts';
 import type { DocumentRecord, WorldCrawlState } from './crawl-record.ts';
 import { changedSince } from './catalog-changes.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Status } from '../../../protocol/status.ts';
 import { isHubOutput } from '../../graph/index.ts';
-import { runPool } from '../../work-pool.ts';
+import { runPool } from '../../../concurrency/pool.ts';
 import { walkWorld } from '../../worlds/index.ts';
 import type { WorldGateway, WorldInfo } from '../../worlds/index.ts';
 import type { DoctorDocument } from './diagnose.ts';

@@ -5,7 +5,8 @@ import type { Metadata } from '../../../protocol/metadata.ts';
 import { includeGeneratedArgument, optionalInteger, optionalString, requiredString, skippedPaths } from '../args.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
-import { boundedMap, worldFanOut } from '../../bounded-map.ts';
+import { boundedMap } from '../../../concurrency/pool.ts';
+import { worldFanOut } from '../../fan-out.ts';
 import { parseLookup, type ParsedLookupRow } from '../../../protocol/render/lookup.ts';
 import {
   failureDetail,

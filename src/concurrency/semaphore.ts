@@ -1,4 +1,8 @@
-/** A counting semaphore whose waits can be abandoned through an AbortSignal. */
+/**
+ * The one concurrency limiter: a counting semaphore, FIFO, whose waits can be
+ * abandoned through an AbortSignal. The transport holds one permit per open
+ * stream; `runPool` and `boundedMap` (./pool.ts) hold one per call in flight.
+ */
 export class Semaphore {
   #free: number;
   readonly #waiters: Array<() => void> = [];
@@ -10,12 +14,13 @@ export class Semaphore {
   }
 
   /** Resolves once a permit is held; the caller must `release()` it exactly once. */
-  acquire(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.reject(signal.reason);
+  acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#free > 0) {
       this.#free -= 1;
       return Promise.resolve();
     }
+    if (signal === undefined) return new Promise<void>((resolve) => this.#waiters.push(resolve));
     return new Promise<void>((resolve, reject) => {
       const grant = (): void => {
         signal.removeEventListener('abort', onAbort);
