@@ -60,7 +60,11 @@ export async function devBrokerConfig(options: {
     })),
     worldDialer: { caFile: options.caFile },
     // One person's browser and CLI share 127.0.0.1: the per-IP sign-in budget is roomier than production's.
-    rateLimit: { tokens: { perMinute: 600, burst: 120 }, login: { perMinute: 600, burst: 100 } },
+    rateLimit: {
+      tokens: { perMinute: 600, burst: 120 },
+      login: { perMinute: 600, burst: 100 },
+      registration: { perMinute: 60, burst: 100 },
+    },
   };
   const text = `# Development broker configuration written by \`npm start\`. Not for production.\n${stringify(document)}`;
   const file = join(dir, 'config.yaml');

@@ -102,7 +102,11 @@ export async function startSignInStack(
       },
     ],
     oauth: { clientMetadataDocuments: { allowLoopback: true } },
-    rateLimit: { login: { perMinute: 60_000, burst: 10_000 }, userCode: { perMinute: 6, burst: 8 } },
+    rateLimit: {
+      login: { perMinute: 60_000, burst: 10_000 },
+      registration: { perMinute: 60_000, burst: 10_000 },
+      userCode: { perMinute: 6, burst: 8 },
+    },
     sweeper: { disabled: true },
   };
   options.brokerConfig?.(document);

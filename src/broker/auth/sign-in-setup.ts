@@ -37,7 +37,11 @@ export async function createSignInContext(setup: SignInSetup): Promise<SignInCon
   const { config } = setup;
   const now = setup.now ?? Date.now;
   const upstream = setup.upstream ?? (await discoverUpstream(config));
-  const registered = new RegisteredClients(setup.durable, { maxClients: config.oauth.registration.maxClients, now });
+  const registered = new RegisteredClients(setup.durable, setup.ephemeral, {
+    maxClients: config.oauth.registration.maxClients,
+    unusedTtlMs: config.oauth.registration.unusedTtl,
+    now,
+  });
   const cimd = config.oauth.clientMetadataDocuments;
   const documents = cimd.disabled ? null : new ClientMetadataDocuments({ allowLoopback: cimd.allowLoopback, now });
   return {

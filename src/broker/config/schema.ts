@@ -50,6 +50,8 @@ const rateLimitSchema = z.strictObject({
   login: bucketSchema(20, 5),
   /** RFC 8628 §5.1: user-code guesses per IP at the verification page, on top of `login`. */
   userCode: bucketSchema(10, 5),
+  /** RFC 7591 registrations per IP, on top of `login`: 10 at once, then one a minute. */
+  registration: bucketSchema(1, 10),
   trustForwardedFor: flag(false),
 });
 
@@ -114,7 +116,15 @@ const webClientSchema = z.strictObject({
 /** Our authorization server's own knobs (no Go broker equivalent). */
 const oauthSchema = z.strictObject({
   /** RFC 7591 dynamic client registration at `/register`. */
-  registration: z.strictObject({ disabled: flag(false), maxClients: count(1000) }).prefault({}),
+  registration: z
+    .strictObject({
+      disabled: flag(false),
+      /** Registrations awaiting their first use, at most, per replica (src/broker/auth/clients/registered-clients.ts). */
+      maxClients: count(1000),
+      /** How long a registration nobody has obtained tokens with is kept. */
+      unusedTtl: duration('15m'),
+    })
+    .prefault({}),
   /** Client ID Metadata Documents: https `client_id` URLs fetched by the broker. */
   clientMetadataDocuments: z
     .strictObject({

@@ -11,6 +11,7 @@
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
 import {
+  isRegisteredClientDocument,
   signInDocuments,
   StateStoreError,
   type DocumentMutation,
@@ -26,12 +27,17 @@ export type DocumentLocation = { secret: string; key: string };
 
 /**
  * Default placement: the refresh tokens in `server.refreshTokensSecret` under
- * the Go broker's key (so a Go broker's Secret carries over), any other
- * document in `demarkus-broker-state-<name>` under its own name.
+ * the Go broker's key (so a Go broker's Secret carries over), each registered
+ * client's record as its own key of `demarkus-broker-state-registered-clients`
+ * (beside the older one-document layout, so the broker's Role keeps naming
+ * every Secret it may read), any other document in
+ * `demarkus-broker-state-<name>` under its own name.
  */
 export function defaultDocumentLocation(refreshTokensSecret: string): (document: string) => DocumentLocation {
   return (document) => {
     if (document === signInDocuments.refreshTokens) return { secret: refreshTokensSecret, key: document };
+    if (isRegisteredClientDocument(document))
+      return { secret: 'demarkus-broker-state-registered-clients', key: document };
     const slug = document
       .replace(/\.[a-z]+$/, '')
       .replace(/[^a-z0-9]+/g, '-')

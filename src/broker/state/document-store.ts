@@ -25,6 +25,10 @@ export const signInDocuments = {
   signingKeys: 'signing_keys.json',
 } as const;
 
+/** One registered client's own document, written when the client is first used (src/broker/auth/clients/registered-clients.ts). */
+export const registeredClientDocument = (clientId: string): string => `registered_client.${clientId}.json`;
+export const isRegisteredClientDocument = (document: string): boolean => document.startsWith('registered_client.');
+
 export class StateStoreError extends CodedError<'ERR_STATE_STORE'> {
   readonly document: string;
   constructor(document: string, message: string, options?: { cause?: unknown }) {

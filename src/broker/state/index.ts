@@ -1,5 +1,10 @@
 /** Where broker state lives: durable documents (file, memory, Kubernetes Secrets) and short-lived entries (memory). */
-export { signInDocuments, StateStoreError } from './document-store.ts';
+export {
+  isRegisteredClientDocument,
+  registeredClientDocument,
+  signInDocuments,
+  StateStoreError,
+} from './document-store.ts';
 export type { DocumentMutation, StateDocumentStore } from './document-store.ts';
 export { FileStateStore } from './file-document-store.ts';
 export { MemoryStateStore } from './memory-document-store.ts';

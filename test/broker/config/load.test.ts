@@ -79,6 +79,7 @@ metrics: { enabled: false }
       tokens: { perMinute: 120, burst: 60 },
       login: { perMinute: 30, burst: 10 },
       userCode: { perMinute: 10, burst: 5 },
+      registration: { perMinute: 1, burst: 10 },
       trustForwardedFor: true,
     });
     assert.deepEqual(config.worldDialer, {
@@ -142,6 +143,7 @@ describe('broker config: defaults', () => {
       tokens: { perMinute: 120, burst: 60 },
       login: { perMinute: 20, burst: 5 },
       userCode: { perMinute: 10, burst: 5 },
+      registration: { perMinute: 1, burst: 10 },
       trustForwardedFor: false,
     });
     assert.deepEqual(config.sweeper, { disabled: false, interval: 300_000, leaseName: 'demarkus-broker-sweeper' });

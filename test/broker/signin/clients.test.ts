@@ -7,7 +7,7 @@ import { checkRedirectUri, parseRegistrationRequest } from '../../../src/broker/
 import { RegisteredClients } from '../../../src/broker/auth/clients/registered-clients.ts';
 import { webClientsFromConfig } from '../../../src/broker/auth/clients/web-clients.ts';
 import type { OAuthError } from '../../../src/broker/auth/oauth-error.ts';
-import { MemoryStateStore } from '../../../src/broker/state/index.ts';
+import { MemoryEphemeralStore, MemoryStateStore, registeredClientDocument } from '../../../src/broker/state/index.ts';
 
 const code = (fn: () => unknown) => {
   try {
@@ -94,36 +94,42 @@ describe('client registration metadata (RFC 7591 §2)', () => {
 });
 
 describe('registered clients', () => {
-  it('persists a registration and issues a secret only to confidential clients, stored hashed', async () => {
+  it('issues a secret only to confidential clients, stored hashed, and shares registrations through the short-lived store', async () => {
     const store = new MemoryStateStore();
-    const clients = new RegisteredClients(store);
+    const ephemeral = new MemoryEphemeralStore();
+    const clients = new RegisteredClients(store, ephemeral);
     const confidential = await clients.register(parseRegistrationRequest({ redirect_uris: ['https://a.example/cb'] }));
     assert.ok(confidential.secret);
     assert.equal(confidential.client.secretHash, createHash('sha256').update(confidential.secret).digest('hex'));
-    assert.ok(!(await store.read('registered_clients.json'))!.toString().includes(confidential.secret));
+    await clients.touch(confidential.client.clientId);
+    const record = await store.read(registeredClientDocument(confidential.client.clientId));
+    assert.ok(record !== null && !record.toString().includes(confidential.secret));
     const publicClient = await clients.register(
       parseRegistrationRequest({ redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'none' }),
     );
     assert.equal(publicClient.secret, undefined);
-    assert.equal((await new RegisteredClients(store).find(publicClient.client.clientId))?.name, 'unnamed client');
+    const otherReplica = new RegisteredClients(store, ephemeral);
+    assert.equal((await otherReplica.find(publicClient.client.clientId))?.name, 'unnamed client');
+    assert.equal((await otherReplica.find(confidential.client.clientId))?.secretHash, confidential.client.secretHash);
     assert.equal(await clients.find('__proto__'), null);
   });
 
-  it('is bounded: when full, unused registrations older than a day make room, else registration is refused', async () => {
-    let now = 0;
-    const clients = new RegisteredClients(new MemoryStateStore(), { maxClients: 2, now: () => now });
-    const request = parseRegistrationRequest({
-      redirect_uris: ['https://a.example/cb'],
-      token_endpoint_auth_method: 'none',
+  it('still finds the used clients of the older one-document layout, and only those', async () => {
+    const store = new MemoryStateStore();
+    const old = (clientId: string, lastUsedAt?: number) => ({
+      clientId,
+      redirectUris: ['https://a.example/cb'],
+      grantTypes: ['authorization_code'],
+      authMethod: 'none',
+      issuedAt: 1,
+      ...(lastUsedAt === undefined ? {} : { lastUsedAt }),
     });
-    const used = await clients.register(request);
-    await clients.register(request);
-    await clients.touch(used.client.clientId);
-    await assert.rejects(clients.register(request), (error: OAuthError) => error.error === 'temporarily_unavailable');
-    now = 2 * 24 * 3_600_000;
-    await clients.register(request);
-    assert.equal(await clients.count(), 2);
-    assert.ok(await clients.find(used.client.clientId), 'a client that obtained tokens is kept');
+    await store.update('registered_clients.json', () =>
+      Buffer.from(JSON.stringify({ clients: { usedOne: old('usedOne', 5), neverUsed: old('neverUsed') } })),
+    );
+    const clients = new RegisteredClients(store, new MemoryEphemeralStore());
+    assert.equal((await clients.find('usedOne'))?.clientId, 'usedOne');
+    assert.equal(await clients.find('neverUsed'), null);
   });
 });
 

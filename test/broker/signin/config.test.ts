@@ -15,7 +15,7 @@ describe('sign-in config keys', () => {
   it('defaults registration, metadata documents, the refresh-token bound and the user-code limit', () => {
     const config = parseBrokerConfig(stringify(base()), {});
     assert.deepEqual(config.oauth, {
-      registration: { disabled: false, maxClients: 1000 },
+      registration: { disabled: false, maxClients: 1000, unusedTtl: 900_000 },
       clientMetadataDocuments: { disabled: false, allowLoopback: false },
       maxRefreshTokenFamilies: 5000,
       maxRefreshTokenFamiliesPerUser: 20,

@@ -1,28 +1,52 @@
 /**
- * Clients registered through RFC 7591, kept durably in one state document
- * (`registered_clients.json`) so every replica and every restart knows them.
- * Bounded: when full, registrations never used within a day are dropped
- * first; if the store is still full, registration is refused.
+ * Clients registered through RFC 7591. Registration is anonymous, so a
+ * registration costs the broker little until a person signs in with it:
+ *
+ * - a new registration is one record in the short-lived store (this process's
+ *   memory, or Redis shared by every replica) that expires `unusedTtlMs`
+ *   (15 minutes) after it was made unless the client is used;
+ * - the first time the client obtains tokens, its record moves to the durable
+ *   store as a document of its own (`registered_client.<id>.json`) and stays;
+ *   no registration ever rewrites or re-reads another client's record;
+ * - at most `maxClients` registrations made within one unused-TTL window wait
+ *   for their first use on one replica; beyond that, registration answers
+ *   `temporarily_unavailable` until the oldest expire. The per-address budget
+ *   is charged before this, at the route (`rateLimit.registration`).
+ *
+ * Clients registered before this layout, in the one `registered_clients.json`
+ * document, are still found: that document is read once per process and never
+ * written again, and only its clients that had obtained tokens are honoured.
  */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { OAuthError } from '../oauth-error.ts';
 import { randomSecret, sha256Hex } from '../secrets.ts';
-import { jsonDocument, signInDocuments, type JsonDocument, type StateDocumentStore } from '../../state/index.ts';
-import type { OAuthClient, TokenEndpointAuthMethod } from './client.ts';
+import { readRecord, toJson } from '../sign-in-records.ts';
+import {
+  jsonDocument,
+  registeredClientDocument,
+  signInDocuments,
+  type EphemeralStore,
+  type StateDocumentStore,
+} from '../../state/index.ts';
+import type { OAuthClient } from './client.ts';
 import type { ClientRegistration } from './registration-request.ts';
 
-type StoredClient = {
-  clientId: string;
-  name?: string;
-  redirectUris: string[];
-  grantTypes: string[];
-  authMethod: TokenEndpointAuthMethod;
-  secretHash?: string;
-  applicationType?: string;
-  issuedAt: number;
-  lastUsedAt?: number;
-};
+const storedClient = z.object({
+  clientId: z.string(),
+  name: z.string().optional(),
+  redirectUris: z.array(z.string()),
+  grantTypes: z.array(z.string()),
+  authMethod: z.enum(['none', 'client_secret_basic', 'client_secret_post']),
+  secretHash: z.string().optional(),
+  applicationType: z.string().optional(),
+  /** Seconds since the epoch. */
+  issuedAt: z.number(),
+  lastUsedAt: z.number().optional(),
+});
+type StoredClient = z.infer<typeof storedClient>;
 
-type ClientsDocument = { clients: Record<string, StoredClient> };
+const legacyDocument = z.object({ clients: z.record(z.string(), z.unknown()) });
 
 export type RegisteredClient = {
   client: OAuthClient;
@@ -32,34 +56,47 @@ export type RegisteredClient = {
   secret?: string;
 };
 
-export type RegisteredClientsOptions = { maxClients?: number; now?: () => number };
+export type RegisteredClientsOptions = {
+  /** Registrations awaiting their first use on this replica, at most. */
+  maxClients?: number;
+  /** How long a registration nobody used is kept. */
+  unusedTtlMs?: number;
+  now?: () => number;
+};
 
 const defaultMaxClients = 1000;
-const unusedGraceMs = 24 * 3_600_000;
-const touchEveryMs = 3_600_000;
-
-const isDocument = (value: unknown): value is ClientsDocument =>
-  typeof value === 'object' &&
-  value !== null &&
-  typeof (value as ClientsDocument).clients === 'object' &&
-  (value as ClientsDocument).clients !== null;
+const defaultUnusedTtlMs = 15 * 60_000;
+/** `lastUsedAt` is refreshed at most daily: each refresh is a durable write. */
+const touchEverySeconds = 24 * 3600;
+const maxCachedClients = 10_000;
+/** The shape of the ids this store issues: 128 random bits in hex, safe as a document name everywhere. */
+const clientIdShape = /^[0-9a-f]{32}$/;
+const pendingKey = (clientId: string) => `client:${clientId}`;
 
 export class RegisteredClients {
-  readonly #document: JsonDocument<ClientsDocument>;
+  readonly #durable: StateDocumentStore;
+  readonly #ephemeral: EphemeralStore;
   readonly #maxClients: number;
+  readonly #unusedTtlMs: number;
   readonly #now: () => number;
-  /** Registrations are never edited, only dropped when unused: a found client may be cached. */
-  readonly #cache = new Map<string, OAuthClient>();
+  /** When this replica made its registrations of the last unused-TTL window, oldest first. */
+  readonly #recent: number[] = [];
+  /** Durable records, which only ever change in `lastUsedAt`; Map order is least recently used first. */
+  readonly #cache = new Map<string, StoredClient>();
+  #legacy: Promise<ReadonlyMap<string, StoredClient>> | undefined;
 
-  constructor(store: StateDocumentStore, options: RegisteredClientsOptions = {}) {
-    this.#document = jsonDocument(store, signInDocuments.registeredClients, () => ({ clients: {} }), isDocument);
+  constructor(durable: StateDocumentStore, ephemeral: EphemeralStore, options: RegisteredClientsOptions = {}) {
+    this.#durable = durable;
+    this.#ephemeral = ephemeral;
     this.#maxClients = options.maxClients ?? defaultMaxClients;
+    this.#unusedTtlMs = options.unusedTtlMs ?? defaultUnusedTtlMs;
     this.#now = options.now ?? Date.now;
   }
 
   async register(registration: ClientRegistration): Promise<RegisteredClient> {
     const now = this.#now();
-    const clientId = randomSecret(16);
+    this.#admit(now);
+    const clientId = randomBytes(16).toString('hex');
     const secret = registration.authMethod === 'none' ? undefined : randomSecret(32);
     const stored: StoredClient = {
       clientId,
@@ -71,47 +108,105 @@ export class RegisteredClients {
       ...(secret === undefined ? {} : { secretHash: sha256Hex(secret) }),
       ...(registration.applicationType === undefined ? {} : { applicationType: registration.applicationType }),
     };
-    const admitted = await this.#document.update((doc) => {
-      const clients = { ...doc.clients };
-      if (Object.keys(clients).length >= this.#maxClients) dropUnused(clients, now);
-      if (Object.keys(clients).length >= this.#maxClients) return { outcome: false };
-      clients[clientId] = stored;
-      return { next: { clients }, outcome: true };
-    });
-    if (!admitted) throw new OAuthError('temporarily_unavailable', 'client registration is full; try again later');
+    await this.#ephemeral.set(pendingKey(clientId), toJson(stored), this.#unusedTtlMs);
+    this.#recent.push(now);
     return { ...describe(stored), ...(secret === undefined ? {} : { secret }) };
   }
 
   async find(clientId: string): Promise<OAuthClient | null> {
-    const cached = this.#cache.get(clientId);
-    if (cached !== undefined) return cached;
-    const clients = (await this.#document.read()).clients;
-    if (!Object.hasOwn(clients, clientId)) return null;
-    const client = toClient(clients[clientId]!);
-    if (this.#cache.size >= this.#maxClients) this.#cache.clear();
-    this.#cache.set(clientId, client);
-    return client;
+    if (!clientIdShape.test(clientId)) {
+      const legacy = (await this.#legacyClients()).get(clientId);
+      return legacy === undefined ? null : toClient(legacy);
+    }
+    const stored = (await this.#pending(clientId)) ?? (await this.#durableRecord(clientId));
+    return stored === null ? null : toClient(stored);
   }
 
-  /** Records that a client obtained tokens (at most once an hour), which protects it from the unused-registration sweep. */
+  /**
+   * Records that a client obtained tokens: a registration awaiting its first
+   * use becomes a durable record of its own; a durable one has its
+   * `lastUsedAt` refreshed at most daily.
+   */
   async touch(clientId: string): Promise<void> {
+    if (!clientIdShape.test(clientId)) return;
     const now = Math.floor(this.#now() / 1000);
-    await this.#document.update((doc) => {
-      const stored = doc.clients[clientId];
-      if (stored === undefined || (stored.lastUsedAt !== undefined && now - stored.lastUsedAt < touchEveryMs / 1000))
-        return { outcome: undefined };
-      return { next: { clients: { ...doc.clients, [clientId]: { ...stored, lastUsedAt: now } } }, outcome: undefined };
+    const cached = this.#cache.get(clientId);
+    if (cached?.lastUsedAt !== undefined && now - cached.lastUsedAt < touchEverySeconds) return;
+    const pending = await this.#pending(clientId);
+    const stored = await this.#document(clientId).update((current) => {
+      const base = current ?? pending;
+      if (base === null) return { outcome: null };
+      if (base.lastUsedAt !== undefined && now - base.lastUsedAt < touchEverySeconds) return { outcome: base };
+      const next = { ...base, lastUsedAt: now };
+      return { next, outcome: next };
+    });
+    if (stored !== null) this.#remember(stored);
+    if (pending !== null) await this.#ephemeral.delete(pendingKey(clientId));
+  }
+
+  /** The total bound on registrations awaiting first use (per replica), with a Retry-After when full. */
+  #admit(now: number): void {
+    while (this.#recent.length > 0 && now - this.#recent[0]! >= this.#unusedTtlMs) this.#recent.shift();
+    if (this.#recent.length < this.#maxClients) return;
+    const retryAfterSeconds = Math.max(1, Math.ceil((this.#recent[0]! + this.#unusedTtlMs - now) / 1000));
+    throw new OAuthError('temporarily_unavailable', 'client registration is full; try again later', {
+      retryAfterSeconds,
     });
   }
 
-  async count(): Promise<number> {
-    return Object.keys((await this.#document.read()).clients).length;
+  async #pending(clientId: string): Promise<StoredClient | null> {
+    return readRecord(storedClient, 'client', await this.#ephemeral.get(pendingKey(clientId)));
   }
-}
 
-function dropUnused(clients: Record<string, StoredClient>, nowMs: number): void {
-  for (const [id, stored] of Object.entries(clients)) {
-    if (stored.lastUsedAt === undefined && nowMs - stored.issuedAt * 1000 > unusedGraceMs) delete clients[id];
+  async #durableRecord(clientId: string): Promise<StoredClient | null> {
+    const cached = this.#cache.get(clientId);
+    if (cached !== undefined) {
+      this.#remember(cached);
+      return cached;
+    }
+    const stored = await this.#document(clientId).read();
+    if (stored !== null) this.#remember(stored);
+    return stored;
+  }
+
+  #document(clientId: string) {
+    return jsonDocument<StoredClient | null>(
+      this.#durable,
+      registeredClientDocument(clientId),
+      () => null,
+      (value): value is StoredClient => storedClient.safeParse(value).success,
+    );
+  }
+
+  #remember(stored: StoredClient): void {
+    this.#cache.delete(stored.clientId);
+    if (this.#cache.size >= maxCachedClients) this.#cache.delete(this.#cache.keys().next().value!);
+    this.#cache.set(stored.clientId, stored);
+  }
+
+  /** The pre-per-record document, read once; a failed read is tried again next time. */
+  #legacyClients(): Promise<ReadonlyMap<string, StoredClient>> {
+    this.#legacy ??= this.#readLegacy().catch((error: unknown) => {
+      this.#legacy = undefined;
+      throw error;
+    });
+    return this.#legacy;
+  }
+
+  async #readLegacy(): Promise<ReadonlyMap<string, StoredClient>> {
+    const document = await jsonDocument(
+      this.#durable,
+      signInDocuments.registeredClients,
+      () => ({ clients: {} }),
+      (value): value is z.infer<typeof legacyDocument> => legacyDocument.safeParse(value).success,
+    ).read();
+    const clients = new Map<string, StoredClient>();
+    for (const [id, value] of Object.entries(document.clients)) {
+      const parsed = storedClient.safeParse(value);
+      if (parsed.success && parsed.data.clientId === id && parsed.data.lastUsedAt !== undefined)
+        clients.set(id, parsed.data);
+    }
+    return clients;
   }
 }
 

@@ -23,9 +23,15 @@ export const supportedAuthMethods: readonly TokenEndpointAuthMethod[] = [
   'client_secret_post',
 ];
 
-const maxRedirectUris = 20;
+/**
+ * Size bounds of one anonymous registration: a few redirect URIs of a sane
+ * length, and a whole record of at most 4 KiB, so that what anyone may store
+ * stays small (a native app registers one loopback URI; a web app a handful).
+ */
+const maxRedirectUris = 10;
 const maxUriLength = 2000;
 const maxNameLength = 200;
+export const maxRegistrationBytes = 4096;
 
 export type ClientRegistration = {
   clientName?: string;
@@ -85,6 +91,11 @@ export function parseRegistrationRequest(body: unknown): ClientRegistration {
       throw new OAuthError('invalid_client_metadata', 'application_type must be "web" or "native"');
     registration.applicationType = m.application_type;
   }
+  if (Buffer.byteLength(JSON.stringify(registration)) > maxRegistrationBytes)
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `client metadata must fit in ${maxRegistrationBytes} bytes (redirect URIs and name together)`,
+    );
   return registration;
 }
 

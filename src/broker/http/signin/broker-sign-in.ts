@@ -81,6 +81,7 @@ export async function setUpBrokerSignIn(
       disabled: config.rateLimit.disabled,
       login: config.rateLimit.login,
       userCode: config.rateLimit.userCode,
+      registration: config.rateLimit.registration,
       trustForwardedFor: config.rateLimit.trustForwardedFor,
     },
     ...(options.metrics ? { metrics: options.metrics } : {}),

@@ -10,6 +10,7 @@ import type { SignInContext } from '../../auth/sign-in-context.ts';
 import type { BrokerMetrics } from '../metrics.ts';
 import { ipRateLimitHook } from '../rate-limit/ip-rate-limit.ts';
 import { bucketsFor, type RateLimitSettings } from '../rate-limit/settings.ts';
+import type { TokenBuckets } from '../rate-limit/token-bucket.ts';
 import { CsrfGuard } from './csrf.ts';
 import { jsonRoutes } from './json-routes.ts';
 import { metadataRoutes } from './metadata-routes.ts';
@@ -28,6 +29,8 @@ export type SignInRoutesOptions = {
     disabled: boolean;
     login: RateLimitSettings;
     userCode: RateLimitSettings;
+    /** RFC 7591 registrations per IP, charged on top of `login`. */
+    registration: RateLimitSettings;
     trustForwardedFor: boolean;
     now?: () => number;
   };
@@ -41,20 +44,23 @@ export function signInRoutes(options: SignInRoutesOptions): FastifyPluginAsync {
   // One budget for every unauthenticated sign-in route, as the Go broker's `rateLimit.login`.
   const loginBuckets = rateLimit.disabled ? null : bucketsFor(rateLimit.login, rateLimit.now);
   const userCodeBuckets = rateLimit.disabled ? null : bucketsFor(rateLimit.userCode, rateLimit.now);
-  const limit =
-    loginBuckets === null
+  const ipLimit = (buckets: TokenBuckets | null) =>
+    buckets === null
       ? undefined
       : ipRateLimitHook({
-          buckets: loginBuckets,
+          buckets,
           trustForwardedFor: rateLimit.trustForwardedFor,
           ...(options.metrics ? { metrics: options.metrics } : {}),
         });
+  const limit = ipLimit(loginBuckets);
+  // Registration is anonymous and leaves a record behind: its own, smaller budget per address.
+  const registrationLimit = ipLimit(rateLimit.disabled ? null : bucketsFor(rateLimit.registration, rateLimit.now));
   return async (app) => {
     await app.register(async (scope) => metadataRoutes(scope, context));
     await app.register(async (scope) => {
       redactQueryInLogs(scope);
       if (limit !== undefined) scope.addHook('onRequest', limit);
-      jsonRoutes(scope, context);
+      jsonRoutes(scope, context, registrationLimit);
     });
     await app.register(async (scope) => {
       redactQueryInLogs(scope);

@@ -3,7 +3,7 @@
  * revocation and registration. Form-encoded in, JSON out, never cached,
  * readable from any origin (no cookies are involved).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { deviceAuthorizationEndpoint } from '../../auth/device/device-endpoints.ts';
 import { registrationEndpoint, revocationEndpoint } from '../../auth/registration-endpoints.ts';
 import { endpointPaths, type SignInContext } from '../../auth/sign-in-context.ts';
@@ -13,9 +13,15 @@ import { userinfoEndpoint, userinfoVerifier } from '../../auth/userinfo-endpoint
 import { formOf, registerFormParser } from './form-body.ts';
 import { allowAnyOrigin, noStore, oauthErrorHandler, preflight } from './replies.ts';
 
+/** Well above the 4 KiB a registration may store (src/broker/auth/clients/registration-request.ts), so the parser says what is wrong. */
 const registrationBodyLimitBytes = 64 * 1024;
 
-export function jsonRoutes(scope: FastifyInstance, context: SignInContext): void {
+/** `registrationLimit` charges `/register` to the caller's address, on top of the scope's own limit. */
+export function jsonRoutes(
+  scope: FastifyInstance,
+  context: SignInContext,
+  registrationLimit?: onRequestHookHandler,
+): void {
   registerFormParser(scope);
   scope.setErrorHandler(oauthErrorHandler);
   scope.post(endpointPaths.deviceAuthorization, async (request, reply) => {
@@ -35,10 +41,15 @@ export function jsonRoutes(scope: FastifyInstance, context: SignInContext): void
     });
   }
   if (context.registration) {
-    scope.post(endpointPaths.registration, { bodyLimit: registrationBodyLimitBytes }, async (request, reply) => {
-      const body = await registrationEndpoint(context, request.body);
-      return noStore(allowAnyOrigin(reply)).code(201).send(body);
-    });
+    const limited = registrationLimit === undefined ? {} : { onRequest: registrationLimit };
+    scope.post(
+      endpointPaths.registration,
+      { bodyLimit: registrationBodyLimitBytes, ...limited },
+      async (request, reply) => {
+        const body = await registrationEndpoint(context, request.body);
+        return noStore(allowAnyOrigin(reply)).code(201).send(body);
+      },
+    );
   }
   const verify = userinfoVerifier(context);
   for (const method of ['GET', 'POST'] as const) {
