@@ -8,6 +8,7 @@ import type { QUICStream } from '@matrixai/quic';
 import { sleep, untilAborted } from './abortable.ts';
 import { internalErrorResponse } from './fallback-responses.ts';
 import type { MarkPeer } from './peer.ts';
+import type { PeerHoldings } from './peer-holdings.ts';
 import type { PerIpRateLimiter } from './rate-limit.ts';
 import { readBounded, writeAndFinish } from './stream-io.ts';
 
@@ -37,6 +38,8 @@ export interface StreamServing {
   maxRequestBytes: number;
   requestTimeoutMs: number;
   limiter: PerIpRateLimiter;
+  /** Bytes of unfinished exchanges per IP (src/transport/peer-holdings.ts). */
+  holdings: PeerHoldings;
   rateLimited: (peer: MarkPeer) => Uint8Array;
   onError: (error: unknown, peer: MarkPeer) => Uint8Array;
   logger: TransportLogger | undefined;
@@ -73,11 +76,34 @@ async function refuse(stream: QUICStream, peer: MarkPeer, serving: StreamServing
   await untilAborted(writeAndFinish(stream.writable, serving.rateLimited(peer)), signal);
 }
 
+/**
+ * The request's bytes stay charged to the peer's address until the exchange
+ * ends (answer written or stream reset), so neither half-sent requests nor
+ * answers left unread let one address hold more than its share.
+ */
 async function answer(stream: QUICStream, peer: MarkPeer, serving: StreamServing): Promise<void> {
   const signal = requestSignal(serving);
-  const { bytes, truncated } = await readBounded(stream.readable, serving.maxRequestBytes, signal);
-  const response = await respond({ bytes, truncated, signal }, peer, serving);
-  await untilAborted(writeAndFinish(stream.writable, response), signal);
+  let held = 0;
+  const admit = (bytes: number): boolean => {
+    if (!serving.holdings.charge(peer.host, bytes)) return false;
+    held += bytes;
+    return true;
+  };
+  try {
+    const read = await readBounded(stream.readable, serving.maxRequestBytes, signal, admit);
+    if (read.refused === true) {
+      serving.logger?.warn(
+        { ip: peer.host },
+        'mark request refused: the address holds its share of unfinished requests',
+      );
+      await untilAborted(writeAndFinish(stream.writable, serving.rateLimited(peer)), signal);
+      return;
+    }
+    const response = await respond({ bytes: read.bytes, truncated: read.truncated, signal }, peer, serving);
+    await untilAborted(writeAndFinish(stream.writable, response), signal);
+  } finally {
+    serving.holdings.release(peer.host, held);
+  }
 }
 
 function requestSignal(serving: StreamServing): AbortSignal {

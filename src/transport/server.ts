@@ -2,7 +2,9 @@
  * The Mark listener: QUIC on UDP with ALPN `mark`, one request per client-opened
  * bidirectional stream, no unidirectional streams (Mark §1.1). Defaults are the Go
  * server's (`config.go`): 10 streams per connection, 30 s idle timeout, 10 s per
- * request, 50 requests/s per IP with a burst of 100.
+ * request, 50 requests/s per IP with a burst of 100. Ours on top: 16 connections
+ * per IP and 8 maximum-size requests' worth of unfinished request bytes per IP
+ * (src/transport/peer-holdings.ts).
  */
 import { QUICServer, events } from '@matrixai/quic';
 import type { QUICConnection, QUICStream } from '@matrixai/quic';
@@ -14,6 +16,7 @@ import { peerOf } from './peer.ts';
 import { setSocketBuffers } from './quic-internals.ts';
 import type { MarkPeer } from './peer.ts';
 import { serverCrypto, silentQuicLogger } from './quic-support.ts';
+import { PeerHoldings } from './peer-holdings.ts';
 import { PerIpRateLimiter } from './rate-limit.ts';
 import { serveStream } from './serve-stream.ts';
 import type { MarkRequestHandler, StreamServing, TransportLogger } from './serve-stream.ts';
@@ -32,6 +35,10 @@ export interface MarkListenerLimits {
   /** Per-IP token bucket refill rate; 0 turns rate limiting off. */
   ratePerSecond: number;
   rateBurst: number;
+  /** Connections open at once from one IP; more are closed as they arrive. */
+  maxConnectionsPerIp: number;
+  /** Bytes of unfinished requests held at once for one IP, over all its connections. */
+  maxPendingBytesPerIp: number;
 }
 
 export const defaultListenerLimits: Readonly<MarkListenerLimits> = Object.freeze({
@@ -41,6 +48,10 @@ export const defaultListenerLimits: Readonly<MarkListenerLimits> = Object.freeze
   idleTimeoutMs: 30_000,
   ratePerSecond: 50,
   rateBurst: 100,
+  // A broker reaches a world over a few pooled connections; 16 leaves room for several replicas behind one address.
+  maxConnectionsPerIp: 16,
+  // Room for eight maximum-size PUBLISH requests of one address at once.
+  maxPendingBytesPerIp: 8 * (maxRequestLineBytes + 1 + maxRequestPayloadBytes),
 });
 
 export interface MarkListenerOptions {
@@ -77,6 +88,10 @@ export async function startMarkListener(options: MarkListenerOptions): Promise<M
     maxRequestBytes: limits.maxRequestBytes,
     requestTimeoutMs: limits.requestTimeoutMs,
     limiter: new PerIpRateLimiter({ ratePerSecond: limits.ratePerSecond, burst: limits.rateBurst }),
+    holdings: new PeerHoldings({
+      maxConnectionsPerIp: limits.maxConnectionsPerIp,
+      maxPendingBytesPerIp: limits.maxPendingBytesPerIp,
+    }),
     rateLimited: options.rateLimited ?? rateLimitedResponse,
     onError: options.onError ?? internalErrorResponse,
     logger: options.logger,
@@ -112,7 +127,26 @@ function createQuicServer(tls: TlsKeyPair, limits: MarkListenerLimits, host: str
   });
 }
 
+/** QUIC application error code of a connection refused for its address's share (Mark defines none). */
+const tooManyConnectionsCode = 0x1;
+
 function acceptConnection(connection: QUICConnection, serving: StreamServing): void {
+  const ip = peerOf(connection).host;
+  if (!serving.holdings.openConnection(ip)) {
+    serving.logger?.warn({ ip }, 'mark connection refused: too many connections from this address');
+    void connection
+      .stop({
+        isApp: true,
+        errorCode: tooManyConnectionsCode,
+        reason: new TextEncoder().encode('too many connections from this address'),
+        force: true,
+      })
+      .catch(() => {});
+    return;
+  }
+  connection.addEventListener(events.EventQUICConnectionStopped.name, () => serving.holdings.closeConnection(ip), {
+    once: true,
+  });
   connection.addEventListener(events.EventQUICConnectionStream.name, (event: Event) => {
     const stream: QUICStream = (event as events.EventQUICConnectionStream).detail;
     // Mark §1.1: requests travel on client bidirectional streams only.

@@ -10,7 +10,12 @@ export interface BoundedRead {
   bytes: Uint8Array;
   /** True when the sender had more than `maxBytes` to give; reading stopped there. */
   truncated: boolean;
+  /** True when `admit` refused a chunk: reading stopped before it, and the readable was cancelled. */
+  refused?: true;
 }
+
+/** Asked before each chunk is kept: false stops the read (a budget shared beyond this stream). */
+export type ChunkAdmission = (bytes: number) => boolean;
 
 /**
  * Reads to FIN. Once more than `maxBytes` arrived it stops and cancels the readable,
@@ -21,6 +26,7 @@ export async function readBounded(
   readable: ReadableStream<Uint8Array>,
   maxBytes: number,
   signal?: AbortSignal,
+  admit?: ChunkAdmission,
 ): Promise<BoundedRead> {
   signal?.throwIfAborted();
   const reader = readable.getReader();
@@ -35,6 +41,10 @@ export async function readBounded(
       const { value, done } = await reader.read();
       signal?.throwIfAborted();
       if (done) return { bytes: concat(chunks, total), truncated: false };
+      if (admit !== undefined && !admit(value.byteLength)) {
+        await reader.cancel('request refused').catch(() => {});
+        return { bytes: concat(chunks, total), truncated: false, refused: true };
+      }
       chunks.push(value);
       total += value.byteLength;
       if (total > maxBytes) {
