@@ -2,7 +2,13 @@ import { parseArgs } from 'node:util';
 import { loadBrokerConfig } from '../broker/config/index.ts';
 import { openWorldGateway } from '../broker/worlds/index.ts';
 import { clusterServices } from '../broker/cluster.ts';
-import { runFederationCrawl, summaryRecord, summaryText, crawlerIdentity } from '../broker/graph/index.ts';
+import {
+  crawlerIdentity,
+  defaultHubWorld,
+  runFederationCrawl,
+  summaryRecord,
+  summaryText,
+} from '../broker/graph/index.ts';
 import { defaultConfigPath } from './broker-command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -52,7 +58,7 @@ export async function runCrawlCommand(args: string[]): Promise<number> {
       : crawlerIdentity;
     const summary = await runFederationCrawl({
       gateway,
-      hub: values.hub ?? 'root',
+      hub: values.hub ?? defaultHubWorld,
       now: () => new Date(),
       retention,
       identity,

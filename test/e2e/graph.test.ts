@@ -64,9 +64,13 @@ describe('link graph end to end', () => {
     await stack.restartBroker();
     client = await stack.connect();
     const backlinks = await text('mark_backlinks', { url: 'mark://team-b/docs/search.md' });
-    assert.match(backlinks, /\[Auth design\]\(mark:\/\/team-a\/docs\/auth\.md\)/);
+    // Seeded rows are the hub's claims: the title is quoted data and the line names its origin.
+    assert.match(
+      backlinks,
+      /- mark:\/\/team-a\/docs\/auth\.md title "Auth design" \("search notes", #related\) \(seeded from the hub's federation crawl, mark:\/\/root\/graph\.md\)/,
+    );
     const card = await text('mark_explore', { url: 'mark://team-b/docs/search.md' });
-    assert.match(card, /## Backlinks \(1\)\n- \[Auth design\]\(mark:\/\/team-a\/docs\/auth\.md\)/);
+    assert.match(card, /## Backlinks \(1\)\n- mark:\/\/team-a\/docs\/auth\.md title "Auth design"/);
   });
 
   it('exports the graph in the /graph.md format and publishes it with retention', async () => {

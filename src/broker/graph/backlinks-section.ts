@@ -1,13 +1,28 @@
-import { edgeAnnotation } from './go-format.ts';
-import type { BacklinkEntry } from './graph-store.ts';
+import { edgeAnnotation, goQuote } from './go-format.ts';
+import type { BacklinkEntry, SeedOrigin } from './graph-store.ts';
 
 /** Each mark_explore card section shows at most this many lines, then `+N more <noun>`. */
 export const exploreSectionCap = 10;
 
-/** `- [Title](URL)<annotation>`, or `- URL<annotation>` for a source without a title. */
+/**
+ * `- [Title](URL)<annotation>`, or `- URL<annotation>` for a source without a
+ * title. A seeded source is another party's claim, so its title is quoted data
+ * (never link text an agent could take for the broker's words) and the line
+ * says which `/graph.md` it came from.
+ */
 export function backlinkLine(entry: BacklinkEntry): string {
   const annotation = edgeAnnotation(entry.rel, entry.label, entry.anchor, entry.count);
+  if (entry.origin !== undefined) {
+    const title = entry.title === '' ? '' : ` title ${goQuote(entry.title)}`;
+    return `- ${entry.url}${title}${annotation} (${describeOrigin(entry.origin)})`;
+  }
   return entry.title === '' ? `- ${entry.url}${annotation}` : `- [${entry.title}](${entry.url})${annotation}`;
+}
+
+function describeOrigin(origin: SeedOrigin): string {
+  return origin.kind === 'hub'
+    ? `seeded from the hub's federation crawl, mark://${origin.world}/graph.md`
+    : `seeded from the world's own crawl, mark://${origin.world}/graph.md`;
 }
 
 /**

@@ -16,6 +16,8 @@ export type BrokerGraphOptions = {
   now?: () => Date;
   log?: SeedLog;
   seedIntervalMs?: number;
+  /** The hub world, whose `/graph.md` may speak for every world (default `root`). */
+  hub?: string;
   /** Overrides for mark_graph's node and worker bounds (depth comes from the call). */
   limits?: Partial<Pick<CrawlLimits, 'maxNodes' | 'workers'>>;
 };
@@ -38,6 +40,7 @@ export class BrokerGraph {
       store: this.store,
       now: this.now,
       ...(options.seedIntervalMs === undefined ? {} : { intervalMs: options.seedIntervalMs }),
+      ...(options.hub === undefined ? {} : { hub: options.hub }),
       ...(options.log ? { log: options.log } : {}),
     });
     this.#limits = {

@@ -16,7 +16,13 @@ import type { CrawledGraph } from './crawled-graph.ts';
  * - a node the crawl read replaces the stored one and becomes authoritative;
  *   all stored edges from it are dropped and the crawl's edges upserted;
  * - a seed (`/graph.md`) never touches authoritative nodes or their edges, and
- *   replaces the edge sets of the sources it covers.
+ *   replaces the edge sets of the sources it covers;
+ * - a world's own seed speaks only for that world's documents: nodes and edge
+ *   sources elsewhere are dropped, so a writer of one world cannot plant
+ *   titles or links on another's documents. The hub's seed (the federation
+ *   crawl's output) speaks for every world. Seeded sources remember their
+ *   origin, which backlinks carry so that answers show seeded text as quoted
+ *   data from that origin.
  */
 
 export type StoredNode = GraphNode & {
@@ -29,6 +35,8 @@ export type StoredEdge = GraphEdge;
 
 /** Where an edge was learned: read by this broker (`crawl`), or from a world's published `/graph.md` (`seed`). */
 export type Provenance = 'crawl' | 'seed';
+/** Which `/graph.md` a seeded row came from: the hub's federation crawl, or one world's own. */
+export type SeedOrigin = { kind: 'hub' | 'world'; world: string };
 
 export type BacklinkEntry = {
   url: string;
@@ -39,12 +47,16 @@ export type BacklinkEntry = {
   anchor: string;
   count: number;
   provenance: Provenance;
+  /** Present when the source and its edges were seeded, not crawled by this broker. */
+  origin?: SeedOrigin;
 };
 
 export class GraphStore {
   readonly #nodes = new Map<string, StoredNode>();
   readonly #edges = new EdgeIndex();
   readonly #seedEtags = new Map<string, string>();
+  /** Seeded nodes and edge sources by URL; a crawl that reads one takes it over. */
+  readonly #seedOrigins = new Map<string, SeedOrigin>();
   readonly #now: () => Date;
 
   constructor(options: { now?: () => Date } = {}) {
@@ -69,7 +81,10 @@ export class GraphStore {
       upserted++;
     }
     const bySource = groupBySource(graph.edges);
-    for (const url of refreshed) this.#edges.replaceFrom(url, bySource.get(url) ?? []);
+    for (const url of refreshed) {
+      this.#edges.replaceFrom(url, bySource.get(url) ?? []);
+      this.#seedOrigins.delete(url);
+    }
     // Only read documents have outgoing edges; any other source gains its edges without losing the ones it had.
     for (const [url, edges] of bySource)
       if (!refreshed.has(url)) this.#edges.replaceFrom(url, [...this.#edges.from(url), ...edges]);
@@ -82,8 +97,16 @@ export class GraphStore {
     return node !== undefined && isObservedStatus(node.status) && node.crawledAt !== 0;
   }
 
-  /** Merges a parsed `/graph.md` (URLs already translated); returns the number of nodes seeded. */
-  seedFromExport(nodes: readonly GraphNode[], edges: readonly GraphEdge[]): number {
+  /**
+   * Merges a parsed `/graph.md` (URLs already translated); returns the number
+   * of nodes seeded. With an `origin`, a world's seed keeps only its own
+   * documents (as nodes and as edge sources), and what is kept remembers it.
+   */
+  seedFromExport(allNodes: readonly GraphNode[], allEdges: readonly GraphEdge[], origin?: SeedOrigin): number {
+    const speaksFor = (url: string) =>
+      origin === undefined || origin.kind === 'hub' || url.startsWith(`mark://${origin.world}/`);
+    const nodes = allNodes.filter((node) => speaksFor(node.url));
+    const edges = allEdges.filter((edge) => speaksFor(edge.from));
     let seeded = 0;
     for (const node of nodes) {
       if (this.isAuthoritative(node.url)) continue;
@@ -95,6 +118,7 @@ export class GraphStore {
         etag: '',
         crawledAt: 0,
       });
+      this.#remember(node.url, origin);
       seeded++;
     }
     // Sources whose edge set the seed replaces: every source it observed
@@ -105,8 +129,16 @@ export class GraphStore {
       if (isObservedStatus(node.status) && !this.isAuthoritative(node.url)) replaced.add(node.url);
     for (const edge of edges) if (!this.isAuthoritative(edge.from)) replaced.add(edge.from);
     const bySource = groupBySource(edges);
-    for (const url of replaced) this.#edges.replaceFrom(url, bySource.get(url) ?? []);
+    for (const url of replaced) {
+      this.#edges.replaceFrom(url, bySource.get(url) ?? []);
+      this.#remember(url, origin);
+    }
     return seeded;
+  }
+
+  #remember(url: string, origin: SeedOrigin | undefined): void {
+    if (origin === undefined) this.#seedOrigins.delete(url);
+    else this.#seedOrigins.set(url, origin);
   }
 
   /** One entry per edge into `url`, with the source's title and status; sorted by URL, then rel. */
@@ -114,6 +146,7 @@ export class GraphStore {
     const entries: BacklinkEntry[] = [];
     for (const edge of this.#edges.into(url)) {
       const source = this.#nodes.get(edge.from);
+      const origin = this.#seedOrigins.get(edge.from);
       entries.push({
         url: edge.from,
         title: source?.title ?? '',
@@ -123,6 +156,7 @@ export class GraphStore {
         anchor: edge.anchor,
         count: Math.max(edge.count, 1),
         provenance: this.provenance(edge.from),
+        ...(origin === undefined ? {} : { origin: { ...origin } }),
       });
     }
     return entries.sort((a, b) => compareUtf8(a.url, b.url) || compareUtf8(a.rel, b.rel));

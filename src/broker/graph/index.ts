@@ -1,6 +1,7 @@
 /** The broker's link graph: store, crawler, `/graph.md` export and seeding, federation crawl (its tools live in src/broker/mcp/tools). */
 export { BrokerGraph, type BrokerGraphOptions, type GraphCrawl } from './graph-service.ts';
 export { GraphStore, type BacklinkEntry, type Provenance, type StoredNode, type StoredEdge } from './graph-store.ts';
+export { GraphStore, type BacklinkEntry, type SeedOrigin, type StoredNode, type StoredEdge } from './graph-store.ts';
 export { CrawledGraph } from './crawled-graph.ts';
 export {
   crawl,
@@ -31,5 +32,5 @@ export {
 export type { FederationCrawlState, WorldCrawlState, DocumentRecord } from './federation/crawl-record.ts';
 export type { PublishOutcome } from './federation/hub-publish.ts';
 export { summaryRecord, summaryText } from './federation/summary-text.ts';
-export { graphOutputPath, indexOutputPath, isHubOutput } from './federation/hub-outputs.ts';
+export { defaultHubWorld, graphOutputPath, indexOutputPath, isHubOutput } from './federation/hub-outputs.ts';
 export { crawlStatePath } from './federation/crawl-state.ts';

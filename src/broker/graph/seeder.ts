@@ -4,6 +4,7 @@ import type { WorldGateway } from '../worlds/gateway.ts';
 import { parseExport } from './graph-export.ts';
 import type { GraphStore } from './graph-store.ts';
 import { WorldDirectory } from './world-urls.ts';
+import { defaultHubWorld } from './federation/hub-outputs.ts';
 
 /**
  * Seeding from each world's published `/graph.md` (go-broker-inventory §5.4,
@@ -14,7 +15,9 @@ import { WorldDirectory } from './world-urls.ts';
  *   before the fetch, so failures are throttled too;
  * - the FETCH is conditional on the last etag; `not-modified` or any other
  *   non-ok status keeps the rows already seeded;
- * - rows keyed by a world's dial address are translated to `mark://{name}`.
+ * - rows keyed by a world's dial address are translated to `mark://{name}`;
+ * - a world other than the hub speaks only for its own documents
+ *   (GraphStore.seedFromExport).
  * Seeding never fails a tool call: errors are logged and the store answers
  * with what it has. Callers arriving while a world's check is in flight wait
  * for it instead of answering from a store about to change.
@@ -27,6 +30,8 @@ export type SeedLog = { warn(fields: Record<string, unknown>, message: string): 
 
 export type SeederOptions = {
   gateway: WorldGateway;
+  /** The world whose `/graph.md` is the federation crawl's output and may speak for every world (default `root`). */
+  hub?: string;
   store: GraphStore;
   now: () => Date;
   intervalMs?: number;
@@ -35,6 +40,7 @@ export type SeederOptions = {
 
 export class GraphSeeder {
   readonly #gateway: WorldGateway;
+  readonly #hub: string;
   readonly #store: GraphStore;
   readonly #now: () => Date;
   readonly #intervalMs: number;
@@ -44,6 +50,7 @@ export class GraphSeeder {
 
   constructor(options: SeederOptions) {
     this.#gateway = options.gateway;
+    this.#hub = options.hub ?? defaultHubWorld;
     this.#store = options.store;
     this.#now = options.now;
     this.#intervalMs = options.intervalMs ?? seedCheckIntervalMs;
@@ -99,7 +106,7 @@ export class GraphSeeder {
       from: worlds.translate(edge.from),
       to: worlds.translate(edge.to),
     }));
-    this.#store.seedFromExport(nodes, edges);
+    this.#store.seedFromExport(nodes, edges, { kind: world === this.#hub ? 'hub' : 'world', world });
     const nextEtag = response.metadata.etag;
     if (nextEtag) this.#store.setSeedEtag(world, nextEtag);
   }

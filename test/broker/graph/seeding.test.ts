@@ -58,6 +58,7 @@ describe('graph seeding from /graph.md', () => {
         anchor: '',
         count: 1,
         provenance: 'seed',
+        origin: { kind: 'hub', world: 'root' },
       },
       {
         url: 'mark://team-a/index.md',
@@ -68,6 +69,7 @@ describe('graph seeding from /graph.md', () => {
         anchor: 'services',
         count: 1,
         provenance: 'seed',
+        origin: { kind: 'hub', world: 'root' },
       },
     ]);
     assert.deepEqual(gateway.calls.map((c) => `${c.world} ${c.verb} ${c.path}`).sort(), [
@@ -84,13 +86,26 @@ describe('graph seeding from /graph.md', () => {
     assert.ok(exported.includes('| mark://team-a/docs/b.md | mark://team-a/docs/a.md | supersedes |  |  | 1 |'));
   });
 
-  it('keeps rows of hosts that are not configured worlds', async () => {
+  it("keeps the hub's rows of hosts that are not configured worlds", async () => {
     const other = golden.replaceAll('team-a.team-a.svc.cluster.local', 'elsewhere.example:7000');
-    await gateway.publish('team-b', '/graph.md', other);
+    await gateway.publish('root', '/graph.md', other);
     try {
       await graph.seed();
       assert.equal(graph.backlinks('mark://elsewhere.example:7000/docs/a.md').length, 2);
-      assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 2);
+    } finally {
+      await gateway.publish('root', '/graph.md', golden);
+    }
+  });
+
+  it("keeps only a world's own documents from its /graph.md (src/broker/graph/graph-store.ts)", async () => {
+    await gateway.publish(
+      'team-b',
+      '/graph.md',
+      golden.replaceAll('team-a.team-a.svc.cluster.local', 'elsewhere.example:7000'),
+    );
+    try {
+      await graph.seed();
+      assert.equal(graph.backlinks('mark://elsewhere.example:7000/docs/a.md').length, 0);
     } finally {
       await gateway.archive('team-b', '/graph.md');
     }
