@@ -11,14 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isError, resultText, startStack, type Stack } from '../e2e/stack-fixture.ts';
 import { jsonRpcHeaders, rawRequest } from '../broker/http/raw-http.ts';
-
-export const floodBatch = (size: number, from: number) =>
-  Array.from({ length: size }, (_, i) => ({
-    jsonrpc: '2.0',
-    id: from + i,
-    method: 'tools/call',
-    params: { name: 'mark_search', arguments: { query: `flood ${i} notes` } },
-  }));
+import { floodBatch } from './flood-batch.ts';
 
 describe("security: one subject's flood does not starve another subject", () => {
   let stack: Stack;
