@@ -1,7 +1,13 @@
 /** The broker's link graph: store, crawler, `/graph.md` export and seeding, federation crawl (its tools live in src/broker/mcp/tools). */
 export { BrokerGraph, type BrokerGraphOptions, type GraphCrawl } from './graph-service.ts';
-export { GraphStore, type BacklinkEntry, type Provenance, type StoredNode, type StoredEdge } from './graph-store.ts';
-export { GraphStore, type BacklinkEntry, type SeedOrigin, type StoredNode, type StoredEdge } from './graph-store.ts';
+export {
+  GraphStore,
+  type BacklinkEntry,
+  type Provenance,
+  type SeedOrigin,
+  type StoredNode,
+  type StoredEdge,
+} from './graph-store.ts';
 export { CrawledGraph } from './crawled-graph.ts';
 export {
   crawl,

@@ -162,6 +162,10 @@ export const backlinkSchema = z.object({
   anchor: z.string(),
   count: z.number().int(),
   provenance: provenanceField,
+  origin: z
+    .object({ kind: z.enum(['hub', 'world']), world: z.string() })
+    .optional()
+    .describe("for a seeded row: the hub's federation crawl or the world's own /graph.md it came from"),
 });
 
 export function graphNodeData(node: GraphNode): z.infer<typeof graphNodeSchema> {
