@@ -1,7 +1,13 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { BrokerConfig } from './config/index.ts';
 import { parseListenAddress } from './config/index.ts';
-import { openWorldGateway, type MarkWorldGateway } from './worlds/index.ts';
+import {
+  healthLine,
+  openWorldGateway,
+  unknownHealth,
+  type MarkWorldGateway,
+  type WorldHealth,
+} from './worlds/index.ts';
 import { createBearerVerifier } from './auth/verify-bearer.ts';
 import { createManagementApp } from './http/management.ts';
 import { createMcpListener, type McpListener } from './http/mcp-listener.ts';
@@ -68,8 +74,10 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
   const verifyBearer = createBearerVerifier(
     withKeyRing(await verifierOptions(config, trust), signIn.ring, config.oidc.allowDomains),
   );
+  // The listener's logger exists only once the listener does; world health changes wait for it.
+  let logWorldHealth: (world: string, health: WorldHealth) => void = () => {};
   const gateway = await openWorldGateway(config, {
-    metrics: worldMetricsAdapter(metrics),
+    metrics: worldMetricsAdapter(metrics, (world, health) => logWorldHealth(world, health)),
     ...(cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {}),
   });
   const graph = new BrokerGraph({ gateway, ...(options.now ? { now: options.now } : {}) });
@@ -121,9 +129,16 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     });
     closers.push(() => listener.app.close());
     logKnowledge = (fields, message) => listener.app.log.warn(fields, message);
+    logWorldHealth = (world, health) => {
+      const fields = { world, health: health.state, since: health.since, reason: health.lastError };
+      if (health.state === 'up') listener.app.log.info(fields, `world ${world} is up`);
+      else listener.app.log.warn(fields, `world ${world} is ${health.state}: ${health.lastError ?? 'no answer'}`);
+    };
     const management = await createManagementApp({
       metrics,
-      ready: () => ({ listeners: listening, signer: true, worlds: gateway.list().length > 0 }),
+      // Ready while at least one world may answer: a world that is down costs only its own calls.
+      ready: () => ({ listeners: listening, signer: true, worlds: worldsAnswering(gateway) }),
+      detail: () => gateway.list().map((world) => healthLine(world.name, gateway.health(world.name) ?? unknownHealth)),
       plugins: [signIn.plugin],
       logger: options.logger ?? false,
     });
@@ -145,6 +160,11 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     await close();
     throw error;
   }
+}
+
+/** At least one world is configured and not known to be down (a world never called yet counts as answering). */
+function worldsAnswering(gateway: MarkWorldGateway): boolean {
+  return gateway.list().some((world) => gateway.health(world.name)?.state !== 'down');
 }
 
 async function listen(app: FastifyInstance, address: string): Promise<{ host: string; port: number }> {

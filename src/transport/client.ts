@@ -13,6 +13,7 @@ import { ConnectionPool } from './connection-pool.ts';
 import {
   ClientClosedError,
   ConnectionLostError,
+  DialFailedError,
   MarkTransportError,
   OutcomeUnknownError,
   RequestAbortedError,
@@ -44,6 +45,14 @@ export interface MarkTransportClientOptions {
   maxAttempts?: number;
   /** Pause between attempts; default 100 ms. */
   retryDelayMs?: number;
+  /**
+   * Whether a dial that got no answer within `dialTimeoutMs` is tried again in
+   * the same request (default true, as the Go client does). A caller that
+   * keeps its own view of the peer's health turns it off: QUIC already
+   * retransmits its Initial packets inside the dial timeout, so more dials
+   * mostly spend the caller's budget on a peer that is not there.
+   */
+  retryDialTimeouts?: boolean;
   /** Response read cap; default 4 MiB (Mark `MaxResponseLength`). */
   maxResponseBytes?: number;
   /** Streams open at once per connection; default 8, below the Go server's 10. */
@@ -70,6 +79,7 @@ export class MarkTransportClient {
   readonly #budgetMs: number | undefined;
   readonly #maxAttempts: number;
   readonly #retryDelayMs: number;
+  readonly #retryDialTimeouts: boolean;
   readonly #maxResponseBytes: number;
   #closed = false;
 
@@ -79,6 +89,7 @@ export class MarkTransportClient {
     this.#budgetMs = options.budgetMs === undefined ? undefined : positive('budgetMs', options.budgetMs);
     this.#maxAttempts = Math.floor(positive('maxAttempts', options.maxAttempts ?? 5));
     this.#retryDelayMs = positive('retryDelayMs', options.retryDelayMs ?? 100, true);
+    this.#retryDialTimeouts = options.retryDialTimeouts ?? true;
     this.#maxResponseBytes = positive('maxResponseBytes', options.maxResponseBytes ?? protocolMaxResponseBytes);
     this.#pool = new ConnectionPool({
       ca: options.ca,
@@ -117,6 +128,7 @@ export class MarkTransportClient {
           throw new OutcomeUnknownError({ cause: failure });
         }
         if (!isRetryable(failure)) throw failure;
+        if (!this.#retryDialTimeouts && failure instanceof DialFailedError && failure.timedOut) throw failure;
         lastError = failure;
       }
     }

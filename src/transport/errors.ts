@@ -22,10 +22,13 @@ export class MarkTransportError extends CodedError<MarkTransportErrorCode> {}
 /** The QUIC connection could not be established (unreachable, timed out, refused). */
 export class DialFailedError extends MarkTransportError {
   readonly address: string;
+  /** The handshake got no answer within the dial timeout (as opposed to failing at once). */
+  readonly timedOut: boolean;
 
-  constructor(address: string, options?: { cause?: unknown }) {
+  constructor(address: string, options?: { cause?: unknown; timedOut?: boolean }) {
     super('ERR_DIAL_FAILED', `could not connect to ${address}`, options);
     this.address = address;
+    this.timedOut = options?.timedOut ?? false;
   }
 }
 

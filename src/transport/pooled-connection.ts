@@ -168,5 +168,7 @@ function dialError(target: DialTarget, cause: unknown): Error {
   if (cause instanceof errors.ErrorQUICConnectionLocalTLS || cause instanceof errors.ErrorQUICConnectionPeerTLS) {
     return new TlsHandshakeError(target.serverName, { cause });
   }
-  return new DialFailedError(`${target.dialHost}:${target.port}`, { cause });
+  const timedOut =
+    cause instanceof errors.ErrorQUICClientCreateTimeout || cause instanceof errors.ErrorQUICConnectionStartTimeout;
+  return new DialFailedError(`${target.dialHost}:${target.port}`, { cause, timedOut });
 }

@@ -54,11 +54,15 @@ describe('knowledge layer end to end: world descriptors and the publishing polic
     });
     assert.equal(isError(created), false, resultText(created));
     const text = resultText(await alice.callTool({ name: 'mark_worlds', arguments: {} }));
-    assert.match(text, /\n\| world \| url \| address \| writable \| title \| summary \| owners \| holds \|\n/);
-    const [world, , address, writable, title, summary, owners, holds] = await worldsRow(alice, 'team-a');
+    assert.match(
+      text,
+      /\n\| world \| url \| address \| writable \| title \| summary \| owners \| holds \| health \|\n/,
+    );
+    const [world, , address, writable, title, summary, owners, holds, health] = await worldsRow(alice, 'team-a');
     assert.deepEqual(
-      { world, writable, title, summary, owners, holds },
+      { world, writable, title, summary, owners, holds, health },
       {
+        health: 'up',
         world: 'team-a',
         writable: 'yes',
         title: 'Team A: identity and access',

@@ -60,7 +60,13 @@ const worldDialerSchema = z.strictObject({
   insecureSkipVerify: flag(false),
   /** PEM CA bundle to verify world certificates with; default the system store. */
   caFile: text().optional(),
-  dialTimeout: duration('5s'),
+  /**
+   * QUIC connection set-up. It is the first wait a caller of a world that is
+   * gone pays (a dial that times out is not retried; the circuit opens), so it
+   * is short: 3 s covers QUIC's first Initial retransmission (about 1 s) with
+   * room, while a handshake inside a cluster takes milliseconds.
+   */
+  dialTimeout: duration('3s'),
   /** Budget of one world call, retries of reads included. */
   requestTimeout: duration('10s'),
   /** One attempt of a world call; 0 (the default) means half of `requestTimeout`, so a read that stalls once is retried in time. */

@@ -10,6 +10,8 @@ export type ManagementAppOptions = {
   metrics: BrokerMetrics;
   /** E.g. `{ listeners, signer, worlds }`; a throw counts as not ready. */
   ready: () => ReadinessChecks | Promise<ReadinessChecks>;
+  /** Lines after the verdict, ready or not: each world's health, so an operator sees which do not answer. */
+  detail?: () => readonly string[];
   /** Encapsulated route plugins mounted on this listener (the sign-in routes of the issuer). */
   plugins?: readonly FastifyPluginAsync[];
   logger?: FastifyServerOptions['logger'];
@@ -31,7 +33,10 @@ export async function createManagementApp(options: ManagementAppOptions): Promis
       request.log.warn({ err: error }, 'readiness check threw'),
     );
     reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store');
-    return failing.length === 0 ? reply.send('ready\n') : reply.code(503).send(`not ready: ${failing.join(', ')}\n`);
+    const detail = (options.detail?.() ?? []).map((line) => `${line}\n`).join('');
+    return failing.length === 0
+      ? reply.send(`ready\n${detail}`)
+      : reply.code(503).send(`not ready: ${failing.join(', ')}\n${detail}`);
   });
   app.get('/metrics', async (_request, reply) => {
     const body = await options.metrics.registry.metrics();

@@ -16,6 +16,7 @@ export function callerGateway(gateway: WorldGateway, identity: Pick<Identity, 's
     read: (world: string, call: MarkCall, caller?: string): Promise<MarkResponse> =>
       gateway.read(world, call, caller ?? identity.subject),
     write: (world, who, call) => gateway.write(world, who, call),
+    health: (world) => gateway.health?.(world),
     // The shared gateway is closed by its owner, never by one caller's view.
     close: async () => {},
   };

@@ -60,8 +60,13 @@ export class CircuitBreaker {
     this.#set('closed');
   }
 
-  /** The world could not be reached or did not answer in time. */
-  recordFailure(ticket: CircuitTicket): void {
+  /**
+   * The world could not be reached or did not answer in time. A `conclusive`
+   * failure (the world would not even accept a connection, after the
+   * transport's own retries) opens the circuit at once: more calls would only
+   * wait out the same timeout.
+   */
+  recordFailure(ticket: CircuitTicket, conclusive = false): void {
     if (ticket.probe) {
       this.#probeInFlight = false;
       this.#open();
@@ -69,7 +74,7 @@ export class CircuitBreaker {
     }
     if (this.#state !== 'closed') return;
     this.#failures += 1;
-    if (this.#failures >= this.#options.failureThreshold) this.#open();
+    if (conclusive || this.#failures >= this.#options.failureThreshold) this.#open();
   }
 
   /** Neither: the caller gave up, or the call never left. A probe slot is freed for the next call. */

@@ -3,6 +3,7 @@ import type { MarkResponse } from '../../protocol/response.ts';
 import type { MarkCall } from '../../transport/mark-client.ts';
 import type { Identity } from '../identity.ts';
 import { CodedError } from '../../errors/coded-error.ts';
+import type { WorldHealth } from './world-health.ts';
 
 /** A world the broker can route to. */
 export type WorldInfo = {
@@ -41,6 +42,11 @@ export interface WorldGateway {
    * is written in either case).
    */
   write(world: string, identity: Identity, call: MarkCall): Promise<MarkResponse>;
+  /**
+   * What the broker knows of a world's health (src/broker/worlds/world-health.ts);
+   * undefined for an unknown world. Gateways that keep no health leave it out.
+   */
+  health?(world: string): WorldHealth | undefined;
   close(): Promise<void>;
 }
 

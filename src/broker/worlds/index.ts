@@ -19,6 +19,8 @@ export type { CircuitState, CircuitTicket, CircuitBreakerOptions } from './circu
 export { noopWorldGatewayMetrics } from './metrics.ts';
 export type { WorldGatewayMetrics } from './metrics.ts';
 export { WorldConnection } from './world-connection.ts';
+export { healthLine, unknownHealth } from './world-health.ts';
+export type { WorldHealth, WorldHealthState } from './world-health.ts';
 export type { WorldDialerSettings } from './world-connection.ts';
 export { sendWithFirstMintRetry } from './first-mint.ts';
 export type { FirstMintPolicy, FirstMintSteps } from './first-mint.ts';

@@ -12,6 +12,7 @@ import type { MarkCall } from '../../transport/mark-client.ts';
 import type { Identity } from '../identity.ts';
 import { worldAllows } from './allowlist.ts';
 import type { CircuitState } from './circuit-breaker.ts';
+import { unknownHealth, type WorldHealth } from './world-health.ts';
 import { sendWithFirstMintRetry, type FirstMintPolicy } from './first-mint.ts';
 import {
   ReadProtectedWriteError,
@@ -76,6 +77,12 @@ export class MarkWorldGateway implements WorldGateway {
   circuitState(world: string): CircuitState | undefined {
     if (this.registry.get(world) === undefined) return undefined;
     return this.#connections.get(world)?.circuitState ?? 'closed';
+  }
+
+  /** `unknown` for a world never called yet; undefined for an unknown world. */
+  health(world: string): WorldHealth | undefined {
+    if (this.registry.get(world) === undefined) return undefined;
+    return this.#connections.get(world)?.health ?? unknownHealth;
   }
 
   async read(world: string, call: MarkCall, caller?: string): Promise<MarkResponse> {

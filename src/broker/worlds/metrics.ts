@@ -5,6 +5,7 @@
  */
 import type { Verb } from '../../protocol/verbs.ts';
 import type { CircuitState } from './circuit-breaker.ts';
+import type { WorldHealth } from './world-health.ts';
 
 export interface WorldGatewayMetrics {
   /** The world answered, with any status (world statuses are answers, not failures). */
@@ -17,10 +18,13 @@ export interface WorldGatewayMetrics {
   requestFailed(world: string, verb: Verb, code: string, reason: string, durationMs: number): void;
   /** A world's circuit moved; `closed` is the healthy state. */
   circuitStateChanged(world: string, state: CircuitState): void;
+  /** A world's health moved (src/broker/worlds/world-health.ts); the broker logs it. */
+  healthChanged(world: string, health: WorldHealth): void;
 }
 
 export const noopWorldGatewayMetrics: WorldGatewayMetrics = {
   requestFinished() {},
   requestFailed() {},
   circuitStateChanged() {},
+  healthChanged() {},
 };

@@ -6,7 +6,7 @@
  */
 import { ResponseParseError, type MarkResponse } from '../../protocol/response.ts';
 import { isWriteVerb, type Verb } from '../../protocol/verbs.ts';
-import { MarkTransportError } from '../../transport/errors.ts';
+import { type DialFailedError, MarkTransportError } from '../../transport/errors.ts';
 import { MarkClient, type MarkCall } from '../../transport/mark-client.ts';
 import type { MarkAuthority } from '../../transport/authority.ts';
 import { parseHostPort } from '../config/index.ts';
@@ -15,6 +15,7 @@ import { FairGate } from './fair-gate.ts';
 import { WorldGatewayError, WorldUnavailableError } from './gateway.ts';
 import type { WorldGatewayMetrics } from './metrics.ts';
 import type { WorldDefinition } from './world-definition.ts';
+import { HealthRecord, type WorldHealth } from './world-health.ts';
 
 export type WorldDialerSettings = {
   /** PEM CA bundle for world certificates; absent means the system store. */
@@ -48,6 +49,9 @@ export class WorldConnection {
   readonly #gate: FairGate;
   readonly #settings: WorldDialerSettings;
   readonly #metrics: WorldGatewayMetrics;
+  readonly #health: HealthRecord;
+  #probeTimer: NodeJS.Timeout | undefined;
+  #closed = false;
 
   constructor(
     world: WorldDefinition,
@@ -65,6 +69,8 @@ export class WorldConnection {
       requestTimeoutMs: settings.attemptTimeoutMs,
       budgetMs: settings.requestTimeoutMs,
       maxConcurrentStreams: settings.maxConcurrentStreams ?? defaultMaxConcurrentStreams,
+      // A world that gives no handshake within dialTimeout is reported down at once (see #scheduleProbe).
+      retryDialTimeouts: false,
     });
     this.#gate = new FairGate({
       capacity: settings.maxConcurrentStreams ?? defaultMaxConcurrentStreams,
@@ -74,12 +80,20 @@ export class WorldConnection {
       failureThreshold: settings.failureThreshold,
       cooldownMs: settings.cooldownMs,
       now: deps.now,
-      onStateChange: (state) => deps.metrics.circuitStateChanged(world.name, state),
+      onStateChange: (state) => {
+        deps.metrics.circuitStateChanged(world.name, state);
+        if (state === 'open') this.#scheduleProbe();
+      },
     });
+    this.#health = new HealthRecord((health) => deps.metrics.healthChanged(world.name, health));
   }
 
   get circuitState(): CircuitState {
     return this.#breaker.state;
+  }
+
+  get health(): WorldHealth {
+    return this.#health.health;
   }
 
   /**
@@ -122,6 +136,7 @@ export class WorldConnection {
     try {
       const response = await this.#client.call(this.#authority, call);
       this.#breaker.recordSuccess(ticket);
+      this.#health.answered(this.#breaker.state);
       this.#metrics.requestFinished(this.world.name, call.verb, response.status, performance.now() - started);
       return response;
     } catch (error) {
@@ -130,21 +145,48 @@ export class WorldConnection {
   }
 
   close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#probeTimer);
     return this.#client.close();
+  }
+
+  /**
+   * While the circuit is open the broker itself probes the world once per
+   * cool-down (a tokenless FETCH of /health, which the world answers without reading its store; any answer closes the circuit),
+   * so no caller's request is spent finding out whether the world is back.
+   * A caller that comes after the cool-down and before the probe still probes,
+   * as the breaker lets the first call through.
+   */
+  #scheduleProbe(): void {
+    clearTimeout(this.#probeTimer);
+    if (this.#closed) return;
+    this.#probeTimer = setTimeout(() => {
+      this.#probeTimer = undefined;
+      if (this.#closed || this.#breaker.state !== 'open') return;
+      if (this.#breaker.retryAfterMs() > 0) return this.#scheduleProbe();
+      this.#sendAdmitted({ verb: 'FETCH', path: '/health' }).catch(() => {});
+    }, this.#settings.cooldownMs + 1);
+    this.#probeTimer.unref();
   }
 
   #failFast(verb: Verb): WorldUnavailableError {
     const retryAfterMs = this.#breaker.retryAfterMs();
     this.#metrics.requestFailed(this.world.name, verb, 'ERR_WORLD_UNAVAILABLE', 'circuit-open', 0);
-    const message = `world ${JSON.stringify(this.world.name)} is unavailable: failing fast after repeated transport failures (next attempt in ${Math.ceil(retryAfterMs / 1000)}s)`;
+    const { since, lastError } = this.#health.health;
+    const why = lastError === undefined ? 'repeated transport failures' : lastError;
+    const message = `world ${JSON.stringify(this.world.name)} is down${since === undefined ? '' : ` since ${since}`} (${why}); failing fast, the broker tries it again in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s. Other worlds still answer (mark_worlds shows each world's health).`;
     return new WorldUnavailableError(this.world.name, 'circuit-open', message, { retryAfterMs });
   }
 
   #settle(ticket: CircuitTicket, call: MarkCall, error: unknown, durationMs: number): Error {
     const outcome = this.#classify(call, error);
-    if (outcome.kind === 'failure') this.#breaker.recordFailure(ticket);
-    else if (outcome.kind === 'answered') this.#breaker.recordSuccess(ticket);
-    else this.#breaker.recordNeutral(ticket);
+    if (outcome.kind === 'failure') {
+      this.#breaker.recordFailure(ticket, isConclusive(error));
+      this.#health.failed(publicReason(outcome.error), this.#breaker.state);
+    } else if (outcome.kind === 'answered') {
+      this.#breaker.recordSuccess(ticket);
+      this.#health.answered(this.#breaker.state);
+    } else this.#breaker.recordNeutral(ticket);
     if (outcome.error instanceof WorldGatewayError) {
       const reason = outcome.error instanceof WorldUnavailableError ? outcome.error.reason : 'outcome-unknown';
       this.#metrics.requestFailed(this.world.name, call.verb, outcome.error.code, reason, durationMs);
@@ -207,7 +249,7 @@ export class WorldConnection {
           error: new WorldUnavailableError(
             name,
             'transport',
-            `world ${quoted} is unavailable: ${transportFailure(error)}`,
+            `world ${quoted} is unavailable: ${transportFailure(error, this.#settings.dialTimeoutMs)}`,
             {
               cause: error,
             },
@@ -217,11 +259,25 @@ export class WorldConnection {
   }
 }
 
+/** The world would not accept a connection at all: no answer to the handshake, or a refusal of it. */
+function isConclusive(error: unknown): boolean {
+  return (
+    error instanceof MarkTransportError && (error.code === 'ERR_DIAL_FAILED' || error.code === 'ERR_TLS_HANDSHAKE')
+  );
+}
+
+/** The failure as health shows it: the public message without the leading `world "x"`. */
+function publicReason(error: Error): string {
+  return error.message.replace(/^world "[^"]*"(?: is unavailable)?:? ?/, '');
+}
+
 /** A public phrase for a transport failure: what went wrong, never where (addresses, server names). */
-function transportFailure(error: MarkTransportError): string {
+function transportFailure(error: MarkTransportError, dialTimeoutMs: number): string {
   switch (error.code) {
     case 'ERR_DIAL_FAILED':
-      return 'could not connect';
+      return (error as DialFailedError).timedOut
+        ? `it did not accept a connection within ${dialTimeoutMs} ms`
+        : 'could not connect';
     case 'ERR_TLS_HANDSHAKE':
       return 'the TLS handshake failed';
     case 'ERR_CONNECTION_LOST':

@@ -155,7 +155,7 @@ describe('broker config: defaults', () => {
   it('defaults our own dialer keys: 5s dial, 10s per call (0: half of it per attempt), 3 failures open the circuit for 5s', () => {
     assert.deepEqual(parseBrokerConfig(kubernetesConfig, env).worldDialer, {
       insecureSkipVerify: false,
-      dialTimeout: 5_000,
+      dialTimeout: 3_000,
       requestTimeout: 10_000,
       attemptTimeout: 0,
       failureThreshold: 3,

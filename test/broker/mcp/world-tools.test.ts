@@ -124,10 +124,10 @@ describe('the single-world tools against a real world', () => {
   it('mark_worlds lists every world with its address and whether the caller may write', async () => {
     const info = stack.gateway.list();
     const expected = (writableA: string, writableHub: string) =>
-      'status: ok\ncount: 2\n\n| world | url | address | writable | title | summary | owners | holds |\n' +
-      '|-------|-----|---------|----------|-------|---------|--------|-------|\n' +
-      `| team-a |  | mark://${info[0]!.address} | ${writableA} |  |  |  |  |\n` +
-      `| hub |  | mark://${info[1]!.address} | ${writableHub} |  |  |  |  |\n`;
+      'status: ok\ncount: 2\n\n| world | url | address | writable | title | summary | owners | holds | health |\n' +
+      '|-------|-----|---------|----------|-------|---------|--------|-------|--------|\n' +
+      `| team-a |  | mark://${info[0]!.address} | ${writableA} |  |  |  |  | unknown |\n` +
+      `| hub |  | mark://${info[1]!.address} | ${writableHub} |  |  |  |  | unknown |\n`;
     assert.equal((await runTool(markWorlds, {}, ctx())).text, expected('yes', 'no'));
     assert.equal(
       (await runTool(markWorlds, {}, toolContext(stack.gateway, { identity: bob }))).text,
