@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { loadBrokerConfig } from '../broker/config/index.ts';
 import { startBroker } from '../broker/broker.ts';
 import { waitForSignal } from './world-command.ts';
+import { productionConfigPath } from './config-path.ts';
+import { jsonLogger, logOptions } from './json-logger.ts';
 
 const help = `demarkus-broker broker [--config FILE]
 
@@ -11,8 +13,6 @@ reference is docs/configuration.md.
 
   --config FILE   YAML configuration (default /etc/demarkus-broker/config.yaml;
                   env DEMARKUS_BROKER_CONFIG)`;
-
-export const defaultConfigPath = '/etc/demarkus-broker/config.yaml';
 
 export async function runBrokerCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -24,23 +24,20 @@ export async function runBrokerCommand(args: string[]): Promise<number> {
     console.log(help);
     return 0;
   }
-  const config = await loadBrokerConfig(values.config ?? process.env.DEMARKUS_BROKER_CONFIG ?? defaultConfigPath);
-  const broker = await startBroker(config, { logger: { level: process.env.LOG_LEVEL ?? 'info' } });
+  const config = await loadBrokerConfig(values.config ?? process.env.DEMARKUS_BROKER_CONFIG ?? productionConfigPath);
+  const broker = await startBroker(config, { logger: logOptions('broker') });
+  const log = jsonLogger('broker');
   const stopped = waitForSignal();
-  logLine({
-    msg: 'broker listening',
-    mcp: `${broker.mcp.host}:${broker.mcp.port}`,
-    management: `${broker.management.host}:${broker.management.port}`,
-    worlds: broker.gateway.list().map((w) => w.name),
-  });
+  log.info(
+    {
+      mcp: `${broker.mcp.host}:${broker.mcp.port}`,
+      management: `${broker.management.host}:${broker.management.port}`,
+      worlds: broker.gateway.list().map((w) => w.name),
+    },
+    'broker listening',
+  );
   await stopped;
-  logLine({ msg: 'shutting down' });
+  log.info({}, 'shutting down');
   await broker.close();
   return 0;
-}
-
-function logLine(fields: Record<string, unknown>): void {
-  process.stderr.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: 'info', component: 'broker', ...fields })}\n`,
-  );
 }

@@ -9,7 +9,7 @@ import {
   summaryRecord,
   summaryText,
 } from '../broker/graph/index.ts';
-import { defaultConfigPath } from './broker-command.ts';
+import { devConfigPath, helperConfigPath, productionConfigPath } from './config-path.ts';
 import { UsageError } from './usage-error.ts';
 
 const help = `demarkus-broker crawl [--config FILE] [--hub WORLD] [--retention N] [--as EMAIL] [--json]
@@ -21,7 +21,8 @@ did not change since the last run (state kept on the hub) is not fetched again.
 Writes go through the broker's write token for the hub; if the hub has a writer
 allowlist, allow the crawl identity (default ${crawlerIdentity.email}).
 
-  --config FILE    broker configuration (default ${defaultConfigPath}; env DEMARKUS_BROKER_CONFIG)
+  --config FILE    broker configuration (env DEMARKUS_BROKER_CONFIG; default ./${devConfigPath}
+                   when npm start wrote one here, else ${productionConfigPath})
   --hub WORLD      the hub world (default: root)
   --retention N    versions the hub keeps of each output (default 20; 0 keeps all)
   --as EMAIL       identity recorded as the writer (agent)
@@ -49,7 +50,7 @@ export async function runCrawlCommand(args: string[]): Promise<number> {
   const retention = values.retention === undefined ? 20 : Number(values.retention);
   if (!Number.isInteger(retention) || retention < 0)
     throw new UsageError(`--retention must be a whole number >= 0, got "${values.retention}"`);
-  const config = await loadBrokerConfig(values.config ?? process.env.DEMARKUS_BROKER_CONFIG ?? defaultConfigPath);
+  const config = await loadBrokerConfig(helperConfigPath(values.config));
   const cluster = clusterServices(config);
   const gateway = await openWorldGateway(config, cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {});
   try {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { startDevStack } from '../dev/stack.ts';
-import { jsonLogger } from './json-logger.ts';
+import { jsonLogger, logOptions } from './json-logger.ts';
 import { waitForSignal } from './world-command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -52,6 +52,10 @@ export async function runDevCommand(args: string[]): Promise<number> {
     brokerPort,
     devEmail: values.email ?? 'dev@example.com',
     log: jsonLogger('dev'),
+    // Requests stay out of a terminal that shows the banner; refusals and world failures (warn) do not.
+    brokerLogger: logOptions('broker', process.env.LOG_LEVEL ?? 'warn'),
+  }).catch((error: unknown) => {
+    throw portHint(error, basePort, brokerPort);
   });
   const stopped = waitForSignal();
   printWelcome(stack, dataDir);
@@ -99,10 +103,30 @@ function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir:
     `  ${mark} list    mark://${first.address}/adr ${ca}`,
     `  ${mark} lookup  mark://${stack.worlds[1]!.address}/ --query auth ${ca}`,
     `  ${mark} lookup  mark://${stack.worlds[2]!.address}/ --query "every query term" --match body ${ca}`,
-    `  ${mark} publish mark://${first.address}/notes/hello.md --token "$(cat ${dataDir}/dev-token)" --body "# Hello" ${ca}`,
+    `  ${mark} publish mark://${first.address}/notes/hello.md --token "$(cat ${dataDir}/dev-token)" --body "# Hello" --expected-version 0 ${ca}`,
     '',
     'Press Ctrl-C to stop.',
     '',
   ];
   console.log(lines.join('\n'));
+}
+
+/** A port that is taken, said plainly with the flags that move the stack elsewhere. */
+function portHint(error: unknown, basePort: number, brokerPort: number): unknown {
+  const codes: string[] = [];
+  for (let cause: unknown = error; cause instanceof Error && codes.length < 5; cause = cause.cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (typeof code === 'string') codes.push(code);
+  }
+  const inUse = codes.includes('EADDRINUSE');
+  if (!inUse && !codes.includes('ERR_LISTEN_FAILED')) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const why = inUse
+    ? 'the port is in use: is another npm start (or demarkus-broker dev) running?'
+    : 'the address cannot be used';
+  const [nextWorld, nextBroker] = [basePort + 100, brokerPort + 100];
+  return new Error(
+    `${message} (${why}). Stop the other one, or run this one on other ports: npm start -- --port ${nextWorld} --broker-port ${nextBroker} (worlds use ${basePort} to ${basePort + 2}, the broker ${brokerPort} to ${brokerPort + 2})`,
+    { cause: error },
+  );
 }

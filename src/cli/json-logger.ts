@@ -1,11 +1,28 @@
+import { pino, type LoggerOptions } from 'pino';
 import type { WorldLogger } from '../world/handler/context.ts';
 
-/** One JSON object per line on stderr: the shape log collectors expect, with no dependency. */
-export function jsonLogger(component: string): WorldLogger {
-  const write = (level: string) => (fields: Record<string, unknown>, message: string) => {
-    process.stderr.write(
-      `${JSON.stringify({ time: new Date().toISOString(), level, component, msg: message, ...fields })}\n`,
-    );
+/**
+ * The one log format of every process: pino's JSON lines on stderr with the
+ * level as a word (`"level":"warn"`), an ISO time and the component, which is
+ * what log collectors index and what people grep. The broker's HTTP listeners
+ * take these options (Fastify logs through pino); worlds and the dev stack use
+ * `jsonLogger`.
+ */
+export function logOptions(component: string, level = process.env.LOG_LEVEL ?? 'info'): LoggerOptions {
+  return {
+    level,
+    base: { component },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
   };
-  return { info: write('info'), warn: write('warn'), error: write('error') };
+}
+
+/** A pino logger with `logOptions`, shaped as the world server's logger. */
+export function jsonLogger(component: string, level?: string): WorldLogger {
+  const logger = pino(logOptions(component, level), pino.destination({ fd: 2, sync: true }));
+  return {
+    info: (fields, message) => logger.info(fields, message),
+    warn: (fields, message) => logger.warn(fields, message),
+    error: (fields, message) => logger.error(fields, message),
+  };
 }

@@ -57,6 +57,22 @@ export async function saveSignIn(signIn: StoredSignIn, env?: NodeJS.ProcessEnv):
   const file = await readCredentials(env);
   file.signIns[signIn.issuer] = signIn;
   file.current = signIn.issuer;
+  return writeCredentials(file, env);
+}
+
+/** Removes one issuer's sign-in (logout); the last one left becomes current. */
+export async function forgetSignIn(issuer: string, env?: NodeJS.ProcessEnv): Promise<string> {
+  const file = await readCredentials(env);
+  delete file.signIns[issuer];
+  if (file.current === issuer) {
+    const remaining = Object.keys(file.signIns);
+    if (remaining.length > 0) file.current = remaining[remaining.length - 1];
+    else delete file.current;
+  }
+  return writeCredentials(file, env);
+}
+
+async function writeCredentials(file: CredentialsFile, env?: NodeJS.ProcessEnv): Promise<string> {
   const dir = configDir(env);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = credentialsPath(env);
@@ -121,9 +137,26 @@ export async function runLoginCommand(args: string[], io: CliOutput = consoleOut
   if (grant.verification_uri_complete !== undefined) io.out(`(or open ${grant.verification_uri_complete})`);
   io.out('Waiting for you to finish in the browser...');
   // openid-client waits `interval` between polls and adds 5 s on slow_down (RFC 8628 §3.5).
-  const tokens = await oidc.pollDeviceAuthorizationGrant(config, grant);
+  const tokens = await oidc.pollDeviceAuthorizationGrant(config, grant).catch((error: unknown) => {
+    throw new Error(deviceGrantFailure(error, grant.expires_in, issuer), { cause: error });
+  });
   const stored = toStoredSignIn(issuer, clientId, tokens);
   const path = await saveSignIn(stored);
   io.out(`Signed in${stored.email ? ` as ${stored.email}` : ''}. Tokens saved to ${path}`);
   return 0;
+}
+
+/** What went wrong while waiting for the browser, and what to do, instead of the library's words. */
+export function deviceGrantFailure(error: unknown, expiresInSeconds: number, issuer: string): string {
+  const again = `run demarkus-broker login --issuer ${issuer} again`;
+  const code = (error as { error?: unknown } | null)?.error;
+  if (code === 'access_denied') return `sign-in was denied in the browser (someone chose "Deny"); ${again} to retry`;
+  if (code === 'expired_token' || (error instanceof Error && error.name === 'TimeoutError')) {
+    const minutes = Math.max(1, Math.round(expiresInSeconds / 60));
+    return `the code expired before it was confirmed (codes last ${minutes} minute${minutes === 1 ? '' : 's'}); ${again} and confirm the new code in time`;
+  }
+  const description = (error as { error_description?: unknown } | null)?.error_description;
+  if (typeof code === 'string')
+    return `the broker refused the sign-in: ${code}${typeof description === 'string' ? ` (${description})` : ''}; ${again}`;
+  return `sign-in failed: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -9,7 +9,9 @@ import { runWhoamiCommand } from './whoami-command.ts';
 import { runSearchCommand } from './search-command.ts';
 import { runCrawlCommand } from './crawl-command.ts';
 import { runDoctorCommand } from './doctor-command.ts';
+import { runLogoutCommand } from './logout-command.ts';
 import { UsageError } from './usage-error.ts';
+import { packageVersion } from './version.ts';
 
 const usage = `demarkus-broker <command> [options]
 
@@ -19,6 +21,7 @@ Commands:
   token --email EMAIL      mint a development broker token with the configured signing key
   login                    sign in to a broker with the device flow and keep the tokens
   whoami                   show who you are signed in as (refreshing the token when due)
+  logout                   revoke and forget the tokens login kept
   crawl                    federation crawl: publish /graph.md and hash indexes to the hub, once
   world                    run a Mark Protocol world server
   world token              mint a world token and print its tokens.toml entry
@@ -26,7 +29,7 @@ Commands:
   search <query>           full-text search through the broker, or --direct against one world
   doctor                   report duplicates, policy breaks, untagged docs, broken links and orphans
 
-Run "demarkus-broker <command> --help" for a command's options.`;
+Run "demarkus-broker <command> --help" for a command's options; "demarkus-broker --version" prints the version.`;
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -36,6 +39,7 @@ const commands: Record<string, Command> = {
   token: runTokenCommand,
   login: (args) => runLoginCommand(args),
   whoami: (args) => runWhoamiCommand(args),
+  logout: (args) => runLogoutCommand(args),
   crawl: runCrawlCommand,
   world: (args) => (args[0] === 'token' ? runWorldTokenCommand(args.slice(1)) : runWorldCommand(args)),
   mark: runMarkCommand,
@@ -50,19 +54,25 @@ export async function main(argv: string[]): Promise<number> {
     console.log(usage);
     return name === undefined ? 2 : 0;
   }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    console.log(`demarkus-broker ${await packageVersion()}`);
+    return 0;
+  }
   const command = commands[name];
   if (command === undefined) {
     console.error(`demarkus-broker: unknown command "${name}"\n\n${usage}`);
     return 2;
   }
+  // `world token` is its own command: its messages carry both words.
+  const shown = name === 'world' && rest[0] === 'token' ? 'world token' : name;
   try {
     return await command(rest);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      console.error(`demarkus-broker ${name}: ${(error as Error).message}`);
+      console.error(`demarkus-broker ${shown}: ${(error as Error).message}`);
       return 2;
     }
-    console.error(`demarkus-broker ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`demarkus-broker ${shown}: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 }

@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { MarkClient } from '../transport/mark-client.ts';
-import { parseMarkUrl, bareHost } from '../protocol/mark-url.ts';
+import { parseMarkUrl, bareHost, type MarkUrl } from '../protocol/mark-url.ts';
+import { defaultPort } from '../protocol/limits.ts';
+import { MarkTransportError } from '../transport/errors.ts';
 import { findSection } from '../markdown/index.ts';
 import { encodeResponse, type MarkResponse } from '../protocol/response.ts';
 import { Status } from '../protocol/status.ts';
@@ -102,6 +104,8 @@ export async function runMarkCommand(args: string[]): Promise<number> {
     const shown = verb === 'FETCH' && url.fragment ? selectSection(response, url.fragment) : response;
     process.stdout.write(values.raw ? encodeResponse(shown) : readable(shown));
     return [Status.Ok, Status.Created, Status.NotModified].includes(shown.status as never) ? 0 : 3;
+  } catch (error) {
+    throw explained(error, url, values.ca !== undefined || values.insecure === true);
   } finally {
     await client.close();
   }
@@ -147,4 +151,32 @@ function readable(response: MarkResponse): string {
   for (const key of Object.keys(response.metadata).sort()) lines.push(`${key}: ${response.metadata[key]}`);
   const body = Buffer.from(response.body).toString();
   return `${lines.join('\n')}\n${body === '' ? '' : `\n${body.replace(/^\n/, '')}${body.endsWith('\n') ? '' : '\n'}`}`;
+}
+
+/**
+ * A transport failure with what to do next: an untrusted certificate names
+ * --ca and --insecure, and a bare name on the default port that does not
+ * answer is most likely a world name, which only the broker resolves.
+ */
+function explained(error: unknown, url: MarkUrl, trustGiven: boolean): unknown {
+  if (!(error instanceof MarkTransportError)) return error;
+  if (error.code === 'ERR_TLS_HANDSHAKE' && !trustGiven) {
+    return new Error(
+      `${error.message}: the server's certificate is not trusted here. For the worlds of npm start pass --ca data/tls/cert.pem; for another server its CA with --ca FILE, or --insecure to skip the check (development only)`,
+      { cause: error },
+    );
+  }
+  const host = bareHost(url.host);
+  const looksLikeWorldName = !host.includes('.') && !host.includes(':') && host !== 'localhost';
+  if (
+    (error.code === 'ERR_DIAL_FAILED' || error.code === 'ERR_TIMEOUT') &&
+    looksLikeWorldName &&
+    url.port === defaultPort
+  ) {
+    return new Error(
+      `${error.message}. "${host}" looks like a world name (as in mark://${host}/... links): this command talks to one world server directly, by its address, e.g. mark://localhost:6401/... for npm start's first world (npm start prints each world's address); through the broker, world names work in any MCP client and in demarkus-broker search`,
+      { cause: error },
+    );
+  }
+  return error;
 }

@@ -11,6 +11,7 @@ import {
   type SearchText,
 } from '../broker/search/index.ts';
 import { UsageError } from './usage-error.ts';
+import { signedInAccessToken } from './whoami-command.ts';
 
 const help = `demarkus-broker search <query...> [options]
 
@@ -19,7 +20,7 @@ document with its best section. Not every word has to appear.
 
 Through the broker (default; the mark_search tool over MCP):
   --url URL          the broker's MCP endpoint (env DEMARKUS_BROKER_URL; default ${defaultBrokerUrl()})
-  --token TOKEN      bearer token (env DEMARKUS_BROKER_TOKEN), e.g. from "demarkus-broker token"
+  --token TOKEN      bearer token (env DEMARKUS_BROKER_TOKEN); default the one demarkus-broker login keeps
   --world W          search only this world
 Against one world (LOOKUP match: body with our ranking extension):
   --direct mark://host[:port][/scope]
@@ -82,8 +83,11 @@ export async function runSearchCommand(args: string[]): Promise<number> {
     return report(answer, options, `demarkus-broker mark list ${identityUrl({ ...url, path: '/' })}`);
   }
   const options = { ...base, scope: values.scope ?? '/' };
-  const token = values.token ?? process.env.DEMARKUS_BROKER_TOKEN;
-  if (!token) throw new UsageError('a broker token is required: --token or DEMARKUS_BROKER_TOKEN');
+  const token = values.token ?? process.env.DEMARKUS_BROKER_TOKEN ?? (await signedInAccessToken());
+  if (!token)
+    throw new UsageError(
+      'not signed in: run demarkus-broker login (the token it keeps is used), or pass --token (env DEMARKUS_BROKER_TOKEN)',
+    );
   const toolArgs: Record<string, unknown> = {
     query,
     limit,

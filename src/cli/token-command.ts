@@ -3,7 +3,7 @@ import { loadBrokerConfig } from '../broker/config/index.ts';
 import { parseGoDuration } from '../broker/config/index.ts';
 import { mintBrokerToken } from '../broker/auth/mint-broker-token.ts';
 import { tokenTrust } from '../broker/trust.ts';
-import { defaultConfigPath } from './broker-command.ts';
+import { devConfigPath, helperConfigPath, productionConfigPath } from './config-path.ts';
 import { UsageError } from './usage-error.ts';
 
 const help = `demarkus-broker token --email EMAIL [--config FILE] [--ttl DURATION] [--groups G1,G2]
@@ -11,7 +11,8 @@ const help = `demarkus-broker token --email EMAIL [--config FILE] [--ttl DURATIO
 Mints a broker access token for EMAIL with the configured signing key and
 prints it. For development and tests: real users sign in (demarkus-broker login).
 
-  --config FILE    broker configuration (default ${defaultConfigPath}; env DEMARKUS_BROKER_CONFIG)
+  --config FILE    broker configuration (env DEMARKUS_BROKER_CONFIG; default ./${devConfigPath}
+                   when npm start wrote one here, else ${productionConfigPath})
   --ttl DURATION   lifetime, Go syntax (default server.idTokenTTL, e.g. 15m)
   --groups LIST    comma-separated groups claim`;
 
@@ -33,7 +34,7 @@ export async function runTokenCommand(args: string[]): Promise<number> {
   }
   const email = values.email?.trim() ?? '';
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError('--email is required and must look like name@domain');
-  const config = await loadBrokerConfig(values.config ?? process.env.DEMARKUS_BROKER_CONFIG ?? defaultConfigPath);
+  const config = await loadBrokerConfig(helperConfigPath(values.config));
   let ttlMs = config.server.idTokenTTL;
   if (values.ttl !== undefined) {
     try {

@@ -54,6 +54,20 @@ export async function runWhoamiCommand(
   return 0;
 }
 
+/**
+ * The access token of the last sign-in (`login`), refreshed when it is about
+ * to expire; undefined when nobody signed in. Other commands use it when no
+ * token is given.
+ */
+export async function signedInAccessToken(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const file = await readCredentials(env);
+  const issuer = env.DEMARKUS_BROKER_ISSUER ?? file.current;
+  let signIn = issuer === undefined ? undefined : file.signIns[issuer.replace(/\/+$/, '')];
+  if (signIn === undefined) return undefined;
+  if (signIn.expiresAt - Date.now() < refreshMarginMs) signIn = await refreshed(signIn);
+  return signIn.accessToken;
+}
+
 async function refreshed(signIn: StoredSignIn): Promise<StoredSignIn> {
   if (signIn.refreshToken === undefined)
     throw new Error('the access token expired and there is no refresh token; run demarkus-broker login');

@@ -10,7 +10,7 @@ import { knowledgeSeeds } from './seed-knowledge.ts';
 import { seedGraphMarkdown } from './seed-graph.ts';
 import { devPublisherToken, devTokensToml } from './dev-tokens.ts';
 import { devBrokerConfig } from './broker-config.ts';
-import { startBroker, type RunningBroker } from '../broker/broker.ts';
+import { startBroker, type BrokerOptions, type RunningBroker } from '../broker/broker.ts';
 import { mintBrokerToken } from '../broker/auth/mint-broker-token.ts';
 import { loadOidcProvider, startDevIdp, type DevIdp } from './idp.ts';
 import { randomBytes } from 'node:crypto';
@@ -28,6 +28,8 @@ export type DevStackOptions = {
   /** The development IdP's port (default: the MCP port + 1); 0 picks a free one. */
   idpPort?: number;
   log: WorldLogger;
+  /** The broker's HTTP log (pino options); absent, the broker logs nothing. */
+  brokerLogger?: BrokerOptions['logger'];
 };
 
 export type DevWorld = { name: string; server: WorldServer; address: string; tokensFile: string; seeded: number };
@@ -101,7 +103,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
       idp: { issuer: idp.issuer, clientId: 'demarkus-broker-dev', clientSecret },
     });
     brokerConfigFile = file;
-    broker = await startBroker(config);
+    broker = await startBroker(config, options.brokerLogger === undefined ? {} : { logger: options.brokerLogger });
   } catch (error) {
     await idp?.close();
     await Promise.all(worlds.map((w) => w.server.close()));

@@ -37,13 +37,18 @@ export async function callBrokerTool(
   } catch (error) {
     throw new BrokerCallError(`cannot reach the broker at ${url}: ${(error as Error).message}`, { cause: error });
   }
+  const body = await response.text();
   if (response.status === 401 || response.status === 403) {
     throw new BrokerCallError(
-      `the broker refused the token (HTTP ${response.status}); get a fresh one and pass it with --token`,
+      `the broker refused the token (HTTP ${response.status}: ${refusalDetail(response, body) ?? 'no reason given'}); sign in again (demarkus-broker login) or pass a fresh token with --token`,
     );
   }
-  if (!response.ok) throw new BrokerCallError(`the broker answered HTTP ${response.status}`);
-  const body = await response.text();
+  if (!response.ok) {
+    const detail = refusalDetail(response, body);
+    throw new BrokerCallError(
+      `the broker answered HTTP ${response.status}${detail === undefined ? '' : `: ${detail}`}`,
+    );
+  }
   const message = (response.headers.get('content-type') ?? '').includes('text/event-stream')
     ? lastEventData(body)
     : parseJson(body);
@@ -95,4 +100,21 @@ function parseJson(body: string): RpcMessage {
   } catch {
     throw new BrokerCallError('the broker answered something other than JSON');
   }
+}
+
+/** The broker's own reason for a refusal: the bearer challenge's error_description, else the body's. */
+function refusalDetail(response: Response, body: string): string | undefined {
+  const challenge = /error_description="((?:[^"\\]|\\.)*)"/.exec(response.headers.get('www-authenticate') ?? '');
+  if (challenge !== null) return challenge[1]!.replace(/\\(.)/g, '$1');
+  try {
+    const parsed = JSON.parse(body) as { error_description?: unknown; error?: unknown };
+    if (typeof parsed.error_description === 'string') return parsed.error_description;
+    if (typeof parsed.error === 'string') return parsed.error;
+    const rpc = parsed.error as { message?: unknown } | undefined;
+    if (typeof rpc?.message === 'string') return rpc.message;
+  } catch {
+    // Not JSON: the first line of the text, if any.
+  }
+  const first = body.trim().split('\n')[0];
+  return first === undefined || first === '' ? undefined : first.slice(0, 200);
 }

@@ -90,10 +90,11 @@ describe('demarkus-broker search', () => {
       env: { DEMARKUS_BROKER_TOKEN: '' },
     });
     assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /a broker token is required/);
+    assert.match(missing.stderr, /not signed in: run demarkus-broker login/);
     const refused = await runCli(['search', 'night', '--url', stack.mcpUrl.href, '--token', 'not-a-token']);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /refused the token \(HTTP 401\)/);
+    // The broker's own reason is shown, not only the status.
+    assert.match(refused.stderr, /refused the token \(HTTP 401: [^)]+\); sign in again/);
     assert.equal(refused.stdout, '');
   });
 });

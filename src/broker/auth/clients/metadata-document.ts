@@ -78,10 +78,15 @@ export class ClientMetadataDocuments {
     try {
       fetched = await this.#fetch(url);
     } catch (cause) {
-      throw new OAuthError('invalid_client', 'client metadata document could not be fetched', {
-        detail: `fetching ${clientId}: ${(cause as Error).message}`,
-        cause,
-      });
+      // Shown on the sign-in page: the person learns what happened and who can fix it.
+      throw new OAuthError(
+        'invalid_client',
+        `the app identified itself with a client metadata document at ${clientId}, which could not be fetched by this broker (it may have no way out to the internet). Ask the broker's operator to set oauth.clientMetadataDocuments.disabled: true, so apps register themselves instead (RFC 7591), then start the sign-in again from the app`,
+        {
+          detail: `fetching ${clientId}: ${(cause as Error).message}`,
+          cause,
+        },
+      );
     }
     const client = parseDocument(clientId, fetched);
     const ttl = cacheTtlMs(fetched.cacheControl);

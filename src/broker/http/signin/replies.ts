@@ -74,7 +74,7 @@ function fromFastify(error: FastifyError): OAuthError {
 
 function logRefusal(request: FastifyRequest, error: OAuthError): void {
   if (error.status >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, 'sign-in request failed');
-  else request.log.info({ code: error.code, detail: error.message }, 'sign-in request refused');
+  else request.log.warn({ code: error.code, detail: error.message }, 'sign-in request refused');
 }
 
 /** Security headers of every page: no framing (clickjacking), no script, forms only to us and `formTargets`. */

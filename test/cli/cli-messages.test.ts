@@ -1,0 +1,69 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { binPath, runCli } from './cli-process.ts';
+
+/** Runs the CLI in `cwd` (the helper commands look for ./data there). */
+function runIn(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [binPath, ...args], { cwd, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('command-line messages name what failed and what to do (spawned CLI)', () => {
+  it('prints its version', async () => {
+    const { code, stdout } = await runCli(['--version']);
+    assert.equal(code, 0);
+    assert.match(stdout, /^demarkus-broker \d+\.\d+\.\d+\n$/);
+  });
+
+  it('names "world token" in its usage errors', async () => {
+    const { code, stderr } = await runCli(['world', 'token', '--label', 'x']);
+    assert.equal(code, 2);
+    assert.equal(stderr, 'demarkus-broker world token: --paths is required\n');
+  });
+
+  it('says which configuration files token looked for and how to pass one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'demarkus-cli-'));
+    try {
+      const { code, stderr } = await runIn(dir, ['token', '--email', 'a@example.com'], { DEMARKUS_BROKER_CONFIG: '' });
+      assert.equal(code, 2);
+      assert.match(
+        stderr,
+        /no broker configuration found: tried \.\/data\/broker\/config\.yaml \(written by npm start\)/,
+      );
+      assert.match(stderr, /pass --config FILE or set DEMARKUS_BROKER_CONFIG/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('explains that a world name is not an address for the mark command', async () => {
+    const { code, stderr } = await runCli(['mark', 'fetch', 'mark://root/index.md', '--timeout', '500']);
+    assert.equal(code, 1);
+    assert.match(stderr, /"root" looks like a world name .* mark:\/\/localhost:6401\//);
+  });
+
+  it('tells search to sign in when no token is given or kept', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'demarkus-cli-'));
+    try {
+      const { code, stderr } = await runIn(dir, ['search', 'some words'], {
+        DEMARKUS_BROKER_CONFIG_DIR: dir,
+        DEMARKUS_BROKER_TOKEN: '',
+      });
+      assert.equal(code, 2);
+      assert.match(stderr, /not signed in: run demarkus-broker login/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
