@@ -21,6 +21,7 @@ import {
   TimeoutError,
 } from './errors.ts';
 import { exchange } from './exchange.ts';
+import { writeAndFinish } from './stream-io.ts';
 import type { ExchangeProgress } from './exchange.ts';
 import type { PooledConnection } from './pooled-connection.ts';
 import { dialTargetOf } from './authority.ts';
@@ -133,6 +134,53 @@ export class MarkTransportClient {
       }
     }
     throw lastError;
+  }
+
+  /**
+   * Sends `request` on a stream of its own and yields the answer's bytes as
+   * they arrive, for an answer that stays open (WATCH). One attempt and no
+   * size cap: the caller bounds what it holds (a WATCH block is at most
+   * 8 KiB) and resumes with its own cursor. Leaving the loop early, or
+   * aborting `signal`, resets the stream.
+   */
+  async *stream(authority: MarkAuthority, request: Uint8Array, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+    if (this.#closed) throw new ClientClosedError();
+    const dial = AbortSignal.timeout(this.#requestTimeoutMs);
+    const opening = AbortSignal.any([signal, dial]);
+    let connection: PooledConnection;
+    let leased: Awaited<ReturnType<PooledConnection['openStream']>>;
+    try {
+      connection = await this.#pool.acquire(dialTargetOf(authority), opening);
+      leased = await connection.openStream(opening);
+    } catch (error) {
+      throw classify(error, signal, dial, this.#requestTimeoutMs);
+    }
+    const { stream, release } = leased;
+    const reset = (): void => stream.cancel(signal.reason);
+    signal.addEventListener('abort', reset, { once: true });
+    let finished = false;
+    try {
+      writeAndFinish(stream.writable, request).catch(() => {});
+      const reader = stream.readable.getReader();
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) {
+            finished = true;
+            return;
+          }
+          yield value;
+        }
+      } finally {
+        reader.releaseLock();
+      }
+    } catch (error) {
+      throw classify(error, signal, dial, this.#requestTimeoutMs);
+    } finally {
+      signal.removeEventListener('abort', reset);
+      if (!finished) stream.cancel(new Error('stream closed by the reader'));
+      release();
+    }
   }
 
   /** Closes every pooled connection; later requests fail with ClientClosedError. */

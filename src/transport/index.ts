@@ -4,7 +4,7 @@ export type { MarkTransportClientOptions, MarkRequestOptions } from './client.ts
 export type { MarkAuthority } from './authority.ts';
 export { startMarkListener, defaultListenerLimits } from './server.ts';
 export type { MarkListener, MarkListenerOptions, MarkListenerLimits } from './server.ts';
-export type { IncomingMarkRequest, MarkRequestHandler, TransportLogger } from './serve-stream.ts';
+export type { IncomingMarkRequest, MarkRequestHandler, StreamedAnswer, TransportLogger } from './serve-stream.ts';
 export type { MarkPeer } from './peer.ts';
 export { errorResponseBytes, rateLimitedResponse, internalErrorResponse } from './fallback-responses.ts';
 export { generateDevCertificate, loadTlsFiles, checkKeyPair } from './tls.ts';

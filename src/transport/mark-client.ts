@@ -9,6 +9,7 @@ import { isReadVerb, type Verb } from '../protocol/verbs.ts';
 import type { Metadata } from '../protocol/metadata.ts';
 import { MarkTransportClient, type MarkTransportClientOptions } from './client.ts';
 import type { MarkAuthority } from './authority.ts';
+import { WatchDecoder, WatchFormatError, type WatchBlock } from '../protocol/watch.ts';
 
 export type MarkCall = {
   verb: Verb;
@@ -39,6 +40,36 @@ export class MarkClient {
       ...(call.signal === undefined ? {} : { signal: call.signal }),
     });
     return parseResponse(bytes);
+  }
+
+  /**
+   * Opens a WATCH (Mark SPEC §6.8) and yields its blocks as they arrive: the
+   * first is the acknowledgement, or a refusal (any other status, then the
+   * stream ends: a world without a change hub answers `bad-request`). A block
+   * that breaks the grammar throws WatchFormatError; the caller reopens with
+   * its last cursor. Leaving the loop or aborting `signal` closes the stream.
+   */
+  async *watch(
+    authority: MarkAuthority,
+    watch: { path: string; since?: string; auth?: string },
+    signal: AbortSignal,
+  ): AsyncGenerator<WatchBlock> {
+    const metadata: Metadata = {};
+    if (watch.since) metadata.since = watch.since;
+    if (watch.auth) metadata.auth = watch.auth;
+    const request = encodeRequest({ verb: 'WATCH', path: watch.path, metadata, body: new Uint8Array(0) });
+    const decoder = new WatchDecoder();
+    let first = true;
+    for await (const chunk of this.transport.stream(authority, request, signal)) {
+      decoder.push(chunk);
+      for (let block = decoder.next(); block !== null; block = decoder.next()) {
+        yield block;
+        // A refusal is an ordinary response: what follows is its body, not blocks.
+        if (first && block.status !== 'ok') return;
+        first = false;
+      }
+    }
+    if (!decoder.atBoundary) throw new WatchFormatError('watch stream ended inside a block');
   }
 
   close(): Promise<void> {

@@ -25,8 +25,19 @@ export interface IncomingMarkRequest {
   signal: AbortSignal;
 }
 
-/** Produces the complete response bytes for one request. */
-export type MarkRequestHandler = (request: IncomingMarkRequest, peer: MarkPeer) => Promise<Uint8Array>;
+/**
+ * An answer written over time on the request's stream (WATCH, Mark SPEC §6.8):
+ * `run` writes as it pleases until it resolves, then the stream gets its FIN.
+ * It is exempt from the request timeout and ends when `signal` (the listener
+ * closing) aborts; a write to a peer that went away rejects, which ends it too.
+ */
+export interface StreamedAnswer {
+  readonly streamed: true;
+  run(write: (bytes: Uint8Array) => Promise<void>, signal: AbortSignal): Promise<void>;
+}
+
+/** Produces the complete response bytes for one request, or an answer streamed over time. */
+export type MarkRequestHandler = (request: IncomingMarkRequest, peer: MarkPeer) => Promise<Uint8Array | StreamedAnswer>;
 
 /** The listener logs through this when given one; it never logs request contents. */
 export interface TransportLogger {
@@ -100,9 +111,27 @@ async function answer(stream: QUICStream, peer: MarkPeer, serving: StreamServing
       return;
     }
     const response = await respond({ bytes: read.bytes, truncated: read.truncated, signal }, peer, serving);
-    await untilAborted(writeAndFinish(stream.writable, response), signal);
+    if (response instanceof Uint8Array) {
+      await untilAborted(writeAndFinish(stream.writable, response), signal);
+      return;
+    }
+    // A streamed answer (WATCH) holds no request bytes once it runs: release
+    // them now so a long watch does not count against the address's share.
+    serving.holdings.release(peer.host, held);
+    held = 0;
+    await streamAnswer(stream, response, serving.closing);
   } finally {
     serving.holdings.release(peer.host, held);
+  }
+}
+
+async function streamAnswer(stream: QUICStream, answer: StreamedAnswer, closing: AbortSignal): Promise<void> {
+  const writer = stream.writable.getWriter();
+  try {
+    await answer.run((bytes) => writer.write(bytes), closing);
+    await writer.close();
+  } finally {
+    writer.releaseLock();
   }
 }
 
@@ -111,13 +140,18 @@ function requestSignal(serving: StreamServing): AbortSignal {
 }
 
 /** The handler's answer, or the onError answer when it fails before the deadline. */
-async function respond(request: IncomingMarkRequest, peer: MarkPeer, serving: StreamServing): Promise<Uint8Array> {
+async function respond(
+  request: IncomingMarkRequest,
+  peer: MarkPeer,
+  serving: StreamServing,
+): Promise<Uint8Array | StreamedAnswer> {
   try {
     const response = await untilAborted(
       Promise.resolve().then(() => serving.handler(request, peer)),
       request.signal,
     );
-    if (!(response instanceof Uint8Array)) throw new TypeError('mark request handler must return a Uint8Array');
+    if (!(response instanceof Uint8Array) && response?.streamed !== true)
+      throw new TypeError('mark request handler must return a Uint8Array or a StreamedAnswer');
     return response;
   } catch (error) {
     if (request.signal.aborted) throw error;

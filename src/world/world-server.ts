@@ -37,7 +37,7 @@ export async function startWorldServer(options: WorldServerOptions): Promise<Wor
       host: options.listen.host,
       port: options.listen.port,
       tls,
-      handler: (incoming) => world.handle(incoming),
+      handler: (incoming) => world.serve(incoming),
       limits: {
         ...(options.rateLimit
           ? { ratePerSecond: options.rateLimit.perSecond, rateBurst: options.rateLimit.burst }

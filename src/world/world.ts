@@ -1,4 +1,7 @@
-import { createWorldHandler, respond, type IncomingRequest } from './handler/serve.ts';
+import { createStreamingHandler, createWorldHandler, respond, type IncomingRequest } from './handler/serve.ts';
+import { ChangeFeed, type ChangeHint } from './change-hub.ts';
+import { WatchOp, watchHeartbeatMs } from '../protocol/watch.ts';
+import type { StreamedAnswer } from '../transport/index.ts';
 import { silentLogger, type WorldContext, type WorldLogger } from './handler/context.ts';
 import { FileStore, type ChangeEvent, type DocState, type WriteCheck, type ArchiveCheck } from './store/index.ts';
 import { Catalog, entryFromDocument } from './catalog/index.ts';
@@ -23,12 +26,19 @@ export type WorldOptions = {
   /** Policy and quota hooks run by the store before it writes (Go knowledge backends). */
   writeCheck?: WriteCheck;
   archiveCheck?: ArchiveCheck;
+  /** The WATCH change feed: on by default (`false` answers WATCH `unsupported verb`, as a Go world without a hub). */
+  watch?: false | { heartbeatMs?: number; maxWatches?: number; ringSize?: number; epoch?: string };
 };
+
+/** Open WATCH streams per world, beyond which WATCH answers rate-limited. */
+export const defaultMaxWatches = 256;
 
 export type World = {
   readonly context: WorldContext;
   /** Wire bytes in, wire bytes out; never throws. */
   readonly handle: (incoming: IncomingRequest) => Promise<Uint8Array>;
+  /** What the listener serves: the same, with WATCH streamed over time. */
+  readonly serve: (incoming: IncomingRequest) => Promise<Uint8Array | StreamedAnswer>;
   /** The same pipeline, answering the parsed response (for in-process tests and tools). */
   readonly respond: (incoming: IncomingRequest) => Promise<MarkResponse>;
   close(): Promise<void>;
@@ -76,7 +86,19 @@ export async function openWorld(options: WorldOptions): Promise<World> {
     bodyIndex?.remove(path);
   };
   for await (const doc of store.documents()) track(doc);
-  store.onChange((event: ChangeEvent) => track(event.doc));
+  const changes =
+    options.watch === false
+      ? null
+      : new ChangeFeed({
+          heartbeatMs: options.watch?.heartbeatMs ?? watchHeartbeatMs,
+          maxWatches: options.watch?.maxWatches ?? defaultMaxWatches,
+          ...(options.watch?.ringSize === undefined ? {} : { ringSize: options.watch.ringSize }),
+          ...(options.watch?.epoch === undefined ? {} : { epoch: options.watch.epoch }),
+        });
+  store.onChange((event: ChangeEvent) => {
+    track(event.doc);
+    changes?.hub.publish(changeHint(event));
+  });
   const context: WorldContext = {
     name: options.name ?? 'world',
     store,
@@ -86,14 +108,35 @@ export async function openWorld(options: WorldOptions): Promise<World> {
     tokens: () => tokens?.snapshot() ?? null,
     readOnly: options.readOnly ?? false,
     log,
+    changes,
   };
   return {
     context,
     handle: createWorldHandler(context),
+    serve: createStreamingHandler(context),
     respond: (incoming) => respond(context, incoming),
     async close() {
+      changes?.hub.close();
       await tokens?.close();
       await store.close();
     },
   };
+}
+
+/**
+ * The hint a committed change sends watchers (the Go `changefeed.Emit`): an
+ * unarchive is a publish, since the document is visible again at its current
+ * version; the hash is the current content's; `agent` and `user` are echoed.
+ */
+function changeHint(event: ChangeEvent): ChangeHint {
+  const { current } = event.doc;
+  const hint: ChangeHint = {
+    path: event.path,
+    version: event.version,
+    op: event.op === 'unarchive' ? WatchOp.Publish : event.op,
+    hash: current.contentHash,
+  };
+  if (current.metadata.agent) hint.agent = current.metadata.agent;
+  if (current.metadata.user) hint.user = current.metadata.user;
+  return hint;
 }

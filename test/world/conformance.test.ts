@@ -67,10 +67,10 @@ describe('framing and parse errors (reference §8 cases 15-24)', () => {
     assert.equal(text(response), '# Health Check\n\nServer is healthy.\n');
   });
 
-  it('answers WATCH with the documented fallback', async () => {
+  it('refuses WATCH in process, where no stream can carry it (over QUIC it streams: test/world/watch.test.ts)', async () => {
     const response = await world.local('WATCH', '/');
     assert.equal(response.status, 'bad-request');
-    assert.match(text(response), /unsupported verb: WATCH/);
+    assert.match(text(response), /WATCH needs a stream of its own/);
   });
 });
 

@@ -91,6 +91,8 @@ describe('fuzzing the world handler', () => {
     const next = prng(7);
     for (let i = 0; i < 300; i++) {
       const input = randomRequest(next, auth);
+      // A WATCH that parses is answered by a stream that stays open (test/world/watch.test.ts), not one response.
+      if (Buffer.from(input).toString('latin1').startsWith('WATCH ')) continue;
       assertValidResponse(await world.raw(input), input);
     }
     const health = await world.call('FETCH', '/health');

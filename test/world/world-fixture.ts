@@ -42,6 +42,8 @@ export type WorldFixture = {
   client: MarkClient;
   /** Raw tokens by label. */
   tokens: Record<string, string>;
+  /** What `client` dials: `localhost` (in the dev certificate) at the loopback address. */
+  authority: { host: string; port: number; dialHost: string };
   call(verb: Verb, path: string, metadata?: Record<string, string>, body?: string | Uint8Array): Promise<MarkResponse>;
   /** The same request answered in-process (no QUIC), for bulk cases. */
   local(verb: Verb, path: string, metadata?: Record<string, string>, body?: string | Uint8Array): Promise<MarkResponse>;
@@ -89,6 +91,7 @@ export async function startWorldFixture(
     server,
     client,
     tokens,
+    authority,
     call: (verb, path, metadata = {}, body) => client.call(authority, { verb, path, metadata, body: toBody(body) }),
     local: async (verb, path, metadata = {}, body) =>
       server.world.respond({ bytes: encodeRequest({ verb, path, metadata, body: toBody(body) }) }),

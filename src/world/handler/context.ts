@@ -4,6 +4,7 @@ import type { FileStore } from '../store/index.ts';
 import type { Catalog } from '../catalog/index.ts';
 import type { HashIndex } from '../hash-index.ts';
 import type { BodyIndex } from '../body-index.ts';
+import type { ChangeFeed } from '../change-hub.ts';
 
 export type WorldLogger = {
   info(fields: Record<string, unknown>, message: string): void;
@@ -22,6 +23,8 @@ export type WorldContext = {
   tokens: () => TokenSnapshot | null;
   readOnly: boolean;
   log: WorldLogger;
+  /** The change feed WATCH reads; null answers WATCH `unsupported verb` (clients fall back to polling). */
+  changes: ChangeFeed | null;
 };
 
 /** One request, parsed and canonicalised, with the token snapshot pinned for its whole life. */

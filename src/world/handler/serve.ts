@@ -11,6 +11,8 @@ import { handleAppend } from './append.ts';
 import { handleArchive } from './archive.ts';
 import { handleLookup } from './lookup.ts';
 import { badRequest, internalError, notFound, ok, serverError } from './respond.ts';
+import { handleWatch } from './watch.ts';
+import type { StreamedAnswer } from '../../transport/index.ts';
 
 type VerbHandler = (ctx: WorldContext, scope: RequestScope) => Promise<MarkResponse>;
 
@@ -38,7 +40,26 @@ export function createWorldHandler(ctx: WorldContext): (incoming: IncomingReques
   return async (incoming) => encodeResponse(await respond(ctx, incoming));
 }
 
+/** The pipeline as the listener serves it: WATCH becomes an answer streamed over time, everything else bytes. */
+export function createStreamingHandler(
+  ctx: WorldContext,
+): (incoming: IncomingRequest) => Promise<Uint8Array | StreamedAnswer> {
+  return async (incoming) => {
+    const answer = await route(ctx, incoming);
+    return 'streamed' in answer ? answer : encodeResponse(answer);
+  };
+}
+
+/**
+ * One complete answer, for in-process callers: they cannot hold a stream, so
+ * WATCH is refused here (over QUIC it streams, createStreamingHandler).
+ */
 export async function respond(ctx: WorldContext, incoming: IncomingRequest): Promise<MarkResponse> {
+  const answer = await route(ctx, incoming);
+  return 'streamed' in answer ? badRequest('WATCH needs a stream of its own') : answer;
+}
+
+async function route(ctx: WorldContext, incoming: IncomingRequest): Promise<MarkResponse | StreamedAnswer> {
   // Mark SPEC §7: a request past the size limits is a read failure, not a grammar error.
   if (incoming.truncated) return serverError('could not read request');
   let request: MarkRequest;
@@ -49,7 +70,6 @@ export async function respond(ctx: WorldContext, incoming: IncomingRequest): Pro
     return error.kind === 'malformed' ? badRequest('bad request') : serverError('could not read request');
   }
   if (hasDotDotSegment(request.path)) return notFound(`${request.path} not found`);
-  if (request.verb === Verb.Watch) return badRequest('unsupported verb: WATCH');
   const scope: RequestScope = {
     request,
     rawPath: request.path,
@@ -59,6 +79,7 @@ export async function respond(ctx: WorldContext, incoming: IncomingRequest): Pro
     token: request.metadata.auth,
   };
   if (request.verb === Verb.Fetch && scope.path === '/health') return ok({}, healthBody);
+  if (request.verb === Verb.Watch) return handleWatch(ctx, scope);
   try {
     return await handlers[request.verb](ctx, scope);
   } catch (error) {
