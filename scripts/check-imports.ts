@@ -42,7 +42,8 @@ const brokerModules: Record<string, readonly string[]> = {
   knowledge: ['graph', 'worlds'],
   mcp: ['worlds', 'graph', 'knowledge', 'search'],
   kubernetes: ['config', 'state', 'worlds'],
-  http: ['auth', 'config', 'mcp', 'state', 'worlds'],
+  changes: ['worlds', 'graph', 'knowledge', 'mcp'],
+  http: ['auth', 'changes', 'config', 'mcp', 'state', 'worlds'],
 };
 const brokerKernel = new Set(['identity.ts', 'fan-out.ts']);
 

@@ -19,6 +19,9 @@ import { setUpBrokerSignIn, withKeyRing, type BrokerSignInOptions } from './http
 import type { SignInContext } from './auth/sign-in-context.ts';
 import { BrokerGraph } from './graph/index.ts';
 import { createKnowledge } from './knowledge/index.ts';
+import { followChanges } from './changes/follow-changes.ts';
+import { ResourceSubscriptions } from './changes/resource-subscriptions.ts';
+import { WorldWatcher } from './changes/world-watcher.ts';
 import { clusterServices, startDiscovery, startLeaderSweep, sweepsByLease } from './cluster.ts';
 import { openSharedState } from './state/index.ts';
 
@@ -35,6 +38,8 @@ export type RunningBroker = {
   mcp: { host: string; port: number; listener: McpListener };
   gateway: MarkWorldGateway;
   graph: BrokerGraph;
+  /** Each world's WATCH stream, feeding the graph, cached documents and resource subscriptions. */
+  watcher: WorldWatcher;
   metrics: BrokerMetrics;
   trust: TokenTrust;
   /** The authorization server, when `oidc.issuer` is configured. */
@@ -84,8 +89,18 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
   // The listener's logger exists only once the listener does; knowledge warnings wait for it.
   let logKnowledge: (fields: Record<string, unknown>, message: string) => void = () => {};
   const knowledge = createKnowledge({ gateway, log: { warn: (fields, message) => logKnowledge(fields, message) } });
+  const subscriptions = new ResourceSubscriptions();
+  const watcher = new WorldWatcher({
+    source: gateway,
+    log: { warn: (fields, message) => logKnowledge(fields, message) },
+  });
   let listening = false;
-  const closers: Array<() => Promise<unknown>> = [() => shared.close(), () => signIn.close(), () => gateway.close()];
+  const closers: Array<() => Promise<unknown>> = [
+    () => shared.close(),
+    () => signIn.close(),
+    () => gateway.close(),
+    async () => watcher.close(),
+  ];
   const close = async () => {
     listening = false;
     for (const closer of closers.reverse()) await closer().catch(() => undefined);
@@ -93,6 +108,18 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
   try {
     const stopDiscovery = await startDiscovery(config, cluster, gateway.registry);
     if (stopDiscovery) closers.push(stopDiscovery);
+    const stopFollowing = followChanges(watcher, {
+      graph,
+      knowledge,
+      subscriptions,
+      log: { warn: (fields, message) => logKnowledge(fields, message) },
+    });
+    const watchRegistry = () => watcher.sync(gateway.list().map((world) => world.name));
+    const stopWatchingRegistry = gateway.registry.onChange(() => watchRegistry());
+    closers.push(async () => {
+      stopWatchingRegistry();
+      stopFollowing();
+    });
     const refreshTokens = signIn.context?.refreshTokens;
     if (leaderSweeps && refreshTokens)
       closers.push(
@@ -114,6 +141,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
         gateway,
         graph,
         knowledge,
+        subscriptions,
         ...(options.now ? { now: options.now } : {}),
       },
       ...(config.server.allowedHosts ? { allowedHosts: config.server.allowedHosts } : {}),
@@ -146,11 +174,13 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     const mcpAddress = await listen(listener.app, config.server.mcp.addr);
     const managementAddress = await listen(management, config.server.addr);
     listening = true;
+    watchRegistry();
     return {
       management: { ...managementAddress, app: management },
       mcp: { ...mcpAddress, listener },
       gateway,
       graph,
+      watcher,
       metrics,
       trust,
       signIn: signIn.context,

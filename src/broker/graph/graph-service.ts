@@ -24,12 +24,18 @@ export type BrokerGraphOptions = {
 
 export type GraphCrawl = CrawlResult & { startUrl: string };
 
+/** Documents re-read at once after changes a world reported. */
+export const refreshWorkers = 4;
+
 export class BrokerGraph {
   readonly gateway: WorldGateway;
   readonly store: GraphStore;
   readonly seeder: GraphSeeder;
   readonly now: () => Date;
   readonly #limits: Pick<CrawlLimits, 'maxNodes' | 'workers'>;
+  readonly #refreshing = new Map<string, Promise<void>>();
+  readonly #refreshQueue: Array<() => void> = [];
+  #refreshActive = 0;
 
   constructor(options: BrokerGraphOptions) {
     this.gateway = options.gateway;
@@ -70,6 +76,44 @@ export class BrokerGraph {
     const result = await crawl(startUrl, fetcher, worlds, limits, signal);
     this.store.merge(result.graph, result.etags);
     return { ...result, startUrl };
+  }
+
+  /**
+   * Reads one document again and replaces what the graph knows of it (its
+   * node and its outgoing edges), without following its links: what a change
+   * a world reported needs. A URL already waiting is not queued twice, and at
+   * most `refreshWorkers` reads run at once.
+   */
+  refresh(url: string): Promise<void> {
+    const identity = this.identity(url);
+    const waiting = this.#refreshing.get(identity);
+    if (waiting !== undefined) return waiting;
+    const read = async () => {
+      // From here a newer change needs a read of its own: this one may already have the old version.
+      this.#refreshing.delete(identity);
+      const worlds = new WorldDirectory(this.gateway.list());
+      const fetcher = (world: string, path: string, s: AbortSignal | undefined) =>
+        readWithBackoff(this.gateway, world, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
+      const result = await crawl(identity, fetcher, worlds, { ...this.#limits, maxDepth: 0 });
+      this.store.merge(result.graph, result.etags);
+    };
+    // Started on the next microtask, so the entry below is in place before the read removes it.
+    const done = new Promise<void>((resolve, reject) =>
+      queueMicrotask(() => this.#inRefreshSlot(read).then(resolve, reject)),
+    );
+    this.#refreshing.set(identity, done);
+    return done;
+  }
+
+  async #inRefreshSlot(work: () => Promise<void>): Promise<void> {
+    if (this.#refreshActive >= refreshWorkers) await new Promise<void>((resolve) => this.#refreshQueue.push(resolve));
+    this.#refreshActive++;
+    try {
+      await work();
+    } finally {
+      this.#refreshActive--;
+      this.#refreshQueue.shift()?.();
+    }
   }
 
   /** Backlinks of a document, without seeding. */

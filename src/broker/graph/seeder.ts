@@ -66,6 +66,11 @@ export class GraphSeeder {
     await untilAborted(Promise.all(this.#gateway.list().map((world) => this.seedWorld(world.name))), signal);
   }
 
+  /** The world's `/graph.md` changed (a change it reported): the next seed reads it whatever the throttle says. */
+  forget(world: string): void {
+    this.#checkedAt.delete(world);
+  }
+
   seedWorld(world: string): Promise<void> {
     const running = this.#inFlight.get(world);
     if (running !== undefined) return running;

@@ -2,6 +2,8 @@ import { McpServer } from '@modelcontextprotocol/server';
 import type { GraphService, KnowledgeServices, SessionState } from '../mcp/definitions.ts';
 import { callerGateway } from '../worlds/caller-gateway.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
+import type { ResourceSubscriptions } from '../changes/resource-subscriptions.ts';
+import { enableResourceSubscriptions } from './resource-subscribe.ts';
 import { registerDefinitions, type McpDefinitions, type RegisterOptions } from './register-definitions.ts';
 
 export type McpServerSetup = {
@@ -13,6 +15,8 @@ export type McpServerSetup = {
   graph?: GraphService;
   /** World descriptors and the publishing standard; absent, mark_worlds shows no descriptors and no policy applies. */
   knowledge?: KnowledgeServices;
+  /** Resource subscriptions fed by the worlds' change feeds; absent, the server offers none. */
+  subscriptions?: ResourceSubscriptions;
   now?: () => Date;
 } & RegisterOptions;
 
@@ -44,6 +48,7 @@ export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory 
       }),
       setup,
     );
+    if (setup.subscriptions) enableResourceSubscriptions(server, setup.subscriptions, session, setup.gateway);
     return server;
   };
 }

@@ -54,7 +54,7 @@ export function scopesNeeded(body: unknown, writeTools: ReadonlySet<string>): Se
 function scopeOf(message: unknown, writeTools: ReadonlySet<string>): string | null {
   if (typeof message !== 'object' || message === null) return null;
   const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
-  if (method === 'resources/read' || method === 'prompts/get') return readScope;
+  if (method === 'resources/read' || method === 'resources/subscribe' || method === 'prompts/get') return readScope;
   if (method !== 'tools/call') return null;
   const name = typeof params === 'object' && params !== null ? params.name : undefined;
   return typeof name === 'string' && writeTools.has(name) ? writeScope : readScope;

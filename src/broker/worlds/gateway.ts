@@ -1,4 +1,5 @@
 import { knownWorldsHint } from './world-aliases.ts';
+import type { WatchBlock } from '../../protocol/watch.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { MarkCall } from '../../transport/mark-client.ts';
 import type { Identity } from '../identity.ts';
@@ -48,6 +49,15 @@ export interface WorldGateway {
    */
   health?(world: string): WorldHealth | undefined;
   close(): Promise<void>;
+}
+
+/**
+ * A world's change feed, where the gateway can open one (src/broker/changes):
+ * the WATCH stream's blocks for `path`, tokenless, until `signal` aborts or the
+ * world ends the stream. A world without WATCH answers one refusal block.
+ */
+export interface WorldChangeSource {
+  watch(world: string, watch: { path: string; since?: string }, signal: AbortSignal): AsyncIterable<WatchBlock>;
 }
 
 /** Failures the tools turn into tool errors; codes never change once shipped. */

@@ -1,6 +1,6 @@
 /** Worlds: URL grammar, writer allowlist, registry, per-world connections and the gateway. */
 export { WorldGatewayError, WriteDeniedError, WorldUnavailableError } from './gateway.ts';
-export type { WorldGateway, WorldInfo, WorldUnavailableReason } from './gateway.ts';
+export type { WorldChangeSource, WorldGateway, WorldInfo, WorldUnavailableReason } from './gateway.ts';
 export { parseWorldUrl, WorldUrlError } from './world-url.ts';
 export type { WorldUrl } from './world-url.ts';
 export { worldAllows, openAllowList } from './allowlist.ts';

@@ -8,6 +8,7 @@
 import type { MarkResponse } from '../../protocol/response.ts';
 import { isReadVerb, isWriteVerb } from '../../protocol/verbs.ts';
 import type { Metadata } from '../../protocol/metadata.ts';
+import type { WatchBlock } from '../../protocol/watch.ts';
 import type { MarkCall } from '../../transport/mark-client.ts';
 import type { Identity } from '../identity.ts';
 import { worldAllows } from './allowlist.ts';
@@ -19,6 +20,7 @@ import {
   WorldGatewayError,
   WriteDeniedError,
   worldNotFoundError,
+  type WorldChangeSource,
   type WorldGateway,
   type WorldInfo,
 } from './gateway.ts';
@@ -41,7 +43,7 @@ export type MarkWorldGatewayOptions = {
   wait?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 };
 
-export class MarkWorldGateway implements WorldGateway {
+export class MarkWorldGateway implements WorldGateway, WorldChangeSource {
   readonly registry: WorldRegistry;
   readonly #options: MarkWorldGatewayOptions;
   readonly #metrics: WorldGatewayMetrics;
@@ -121,6 +123,10 @@ export class MarkWorldGateway implements WorldGateway {
       world,
       `broker: world ${world} rejected write token after ${attempts} attempts (token propagation lag exceeded broker deadline)`,
     );
+  }
+
+  watch(world: string, watch: { path: string; since?: string }, signal: AbortSignal): AsyncIterable<WatchBlock> {
+    return this.#connection(this.#require(world)).watch(watch, signal);
   }
 
   async close(): Promise<void> {

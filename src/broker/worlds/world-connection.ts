@@ -7,6 +7,7 @@
 import { ResponseParseError, type MarkResponse } from '../../protocol/response.ts';
 import { isWriteVerb, type Verb } from '../../protocol/verbs.ts';
 import { type DialFailedError, MarkTransportError } from '../../transport/errors.ts';
+import type { WatchBlock } from '../../protocol/watch.ts';
 import { MarkClient, type MarkCall } from '../../transport/mark-client.ts';
 import type { MarkAuthority } from '../../transport/authority.ts';
 import { parseHostPort } from '../config/index.ts';
@@ -52,6 +53,7 @@ export class WorldConnection {
   readonly #health: HealthRecord;
   #probeTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  #watchClient: MarkClient | undefined;
 
   constructor(
     world: WorldDefinition,
@@ -144,10 +146,26 @@ export class WorldConnection {
     }
   }
 
-  close(): Promise<void> {
+  /**
+   * The world's WATCH stream (Mark SPEC §6.8), tokenless like every broker
+   * read, on a connection of its own: a watch holds its stream for hours and
+   * must not take one of the slots the fair gate hands to callers.
+   */
+  watch(watch: { path: string; since?: string }, signal: AbortSignal): AsyncGenerator<WatchBlock> {
+    this.#watchClient ??= new MarkClient({
+      ...(this.#settings.ca === undefined ? {} : { ca: this.#settings.ca }),
+      insecureSkipVerify: this.#settings.insecureSkipVerify,
+      dialTimeoutMs: this.#settings.dialTimeoutMs,
+      requestTimeoutMs: this.#settings.attemptTimeoutMs,
+      maxConcurrentStreams: 1,
+    });
+    return this.#watchClient.watch(this.#authority, watch, signal);
+  }
+
+  async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#probeTimer);
-    return this.#client.close();
+    await Promise.all([this.#client.close(), this.#watchClient?.close()]);
   }
 
   /**

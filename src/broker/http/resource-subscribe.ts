@@ -1,0 +1,50 @@
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type McpServer } from '@modelcontextprotocol/server';
+import { codeOf } from '../../errors/coded-error.ts';
+import type { ResourceSubscriptions } from '../changes/resource-subscriptions.ts';
+import type { SessionState } from '../mcp/definitions.ts';
+import type { WorldGateway } from '../worlds/gateway.ts';
+
+/**
+ * `resources/subscribe` and `resources/unsubscribe` on one session's server:
+ * a subscribed `mark://` document that a world reports changed reaches the
+ * client as `notifications/resources/updated` (on the session's standalone
+ * SSE stream). Unknown worlds and URIs that are not `mark://{world}/{path}`
+ * are refused; a session's subscriptions end with its server.
+ */
+export function enableResourceSubscriptions(
+  server: McpServer,
+  subscriptions: ResourceSubscriptions,
+  session: SessionState,
+  gateway: WorldGateway,
+): void {
+  const low = server.server;
+  low.registerCapabilities({ resources: { subscribe: true } });
+  const notify = (uri: string) => void low.sendResourceUpdated({ uri }).catch(() => {});
+  low.setRequestHandler('resources/subscribe', async (request) => {
+    const { uri } = request.params;
+    let world: string;
+    try {
+      world = subscriptions.subscribe(session, uri, notify).world;
+    } catch (error) {
+      if (codeOf(error) === 'ERR_INVALID_TOOL_URL')
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid resource URI: ${(error as Error).message}`);
+      if (codeOf(error) === 'ERR_SUBSCRIPTION_LIMIT')
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, (error as Error).message);
+      throw error;
+    }
+    if (gateway.get(world) === undefined) {
+      subscriptions.unsubscribe(session, uri);
+      throw new ResourceNotFoundError(uri);
+    }
+    return {};
+  });
+  low.setRequestHandler('resources/unsubscribe', async (request) => {
+    subscriptions.unsubscribe(session, request.params.uri);
+    return {};
+  });
+  const closed = low.onclose;
+  low.onclose = () => {
+    subscriptions.drop(session);
+    closed?.();
+  };
+}

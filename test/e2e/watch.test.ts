@@ -1,0 +1,111 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { resultText, startStack, type Stack } from './stack-fixture.ts';
+
+/** Liveness bound for a change to travel world → broker → client on a loaded machine; not a performance figure. */
+const withinMs = 20_000;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${withinMs} ms`);
+    await sleep(250);
+  }
+}
+
+/**
+ * WATCH through the whole system: real worlds stream their changes over QUIC,
+ * the broker follows them, and the official MCP SDK client hears of a
+ * subscribed document as notifications/resources/updated; the link graph
+ * gains a backlink without any crawl call.
+ */
+describe('world changes reach the broker without polling (WATCH)', () => {
+  let stack: Stack;
+  let client: Client;
+  const publish = async (path: string, body: string, expected = '0') => {
+    // Through the broker, as an agent would; the world reports the write on its change feed.
+    const result = await client.callTool({
+      name: 'mark_publish',
+      arguments: { url: `mark://team-a${path}`, body, expected_version: Number(expected) },
+    });
+    assert.notEqual(result.isError, true, resultText(result));
+  };
+  before(async () => {
+    stack = await startStack({ worlds: ['root', 'team-a'] });
+    client = await stack.connect();
+    await until('every world watched', async () =>
+      ['root', 'team-a'].every((w) => stack.broker.watcher.watching(w)) ? true : undefined,
+    );
+  });
+  after(() => stack.close());
+
+  it('advertises resource subscriptions', () => {
+    assert.equal(client.getServerCapabilities()?.resources?.subscribe, true);
+  });
+
+  it('notifies a subscribed session when the document is published, and stops after unsubscribe', async () => {
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    await client.subscribeResource({ uri: 'mark://team-a/docs/a.md' });
+    await publish('/docs/other.md', '# Other\n');
+    await publish('/docs/a.md', '# A\n');
+    await until('notifications/resources/updated for a.md', async () =>
+      updates.includes('mark://team-a/docs/a.md') ? true : undefined,
+    );
+    assert.ok(!updates.includes('mark://team-a/docs/other.md'), 'only subscribed documents are notified');
+    await client.unsubscribeResource({ uri: 'mark://team-a/docs/a.md' });
+    const before = updates.length;
+    await publish('/docs/a.md', '# A\n\nagain\n', '1');
+    await publish('/docs/marker.md', '# Marker\n');
+    await client.subscribeResource({ uri: 'mark://team-a/docs/marker.md' });
+    await publish('/docs/marker.md', '# Marker 2\n', '1');
+    await until('the marker notification', async () =>
+      updates.includes('mark://team-a/docs/marker.md') ? true : undefined,
+    );
+    assert.deepEqual(updates.slice(before), ['mark://team-a/docs/marker.md'], 'nothing after unsubscribe');
+  });
+
+  it('refuses subscriptions to unknown worlds and to URIs that are not mark:// documents', async () => {
+    await assert.rejects(client.subscribeResource({ uri: 'mark://nowhere/a.md' }));
+    await assert.rejects(client.subscribeResource({ uri: 'https://example.com/a.md' }));
+  });
+
+  it('puts a new backlink in the graph without any crawl call', async () => {
+    const empty = await client.callTool({ name: 'mark_backlinks', arguments: { url: 'mark://team-a/docs/target.md' } });
+    assert.match(resultText(empty), /^No backlinks found/);
+    await publish('/docs/target.md', '# Target\n');
+    await publish('/docs/source.md', '# Source\n\nSee [the target](target.md).\n');
+    const found = await until('the backlink', async () => {
+      const result = await client.callTool({
+        name: 'mark_backlinks',
+        arguments: { url: 'mark://team-a/docs/target.md' },
+      });
+      const data = result.structuredContent as { count: number; backlinks: Array<{ url: string; provenance: string }> };
+      return data.count > 0 ? data : undefined;
+    });
+    assert.deepEqual(
+      found.backlinks.map((b) => [b.url, b.provenance]),
+      [['mark://team-a/docs/source.md', 'crawl']],
+    );
+    // Archiving the source takes its links out of the graph the same way.
+    const archived = await client.callTool({
+      name: 'mark_archive',
+      arguments: { url: 'mark://team-a/docs/source.md' },
+    });
+    assert.notEqual(archived.isError, true, resultText(archived));
+    await until('the backlink gone', async () => {
+      const result = await client.callTool({
+        name: 'mark_backlinks',
+        arguments: { url: 'mark://team-a/docs/target.md' },
+      });
+      return (result.structuredContent as { count: number }).count === 0 ? true : undefined;
+    });
+  });
+});
