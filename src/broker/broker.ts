@@ -146,6 +146,11 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       },
       ...(config.server.allowedHosts ? { allowedHosts: config.server.allowedHosts } : {}),
       ...(config.server.allowedOrigins ? { allowedOrigins: config.server.allowedOrigins } : {}),
+      cors: {
+        allowedOrigins: config.server.cors.allowedOrigins,
+        allowCredentials: config.server.cors.allowCredentials,
+        maxAgeMs: config.server.cors.maxAge,
+      },
       rateLimit: {
         disabled: config.rateLimit.disabled,
         subject: config.rateLimit.tokens,

@@ -149,6 +149,12 @@ export async function startBrokerFront(
     worldDialer: { caFile: join(dir, 'ca.pem'), requestTimeout: '3s', failureThreshold: 2, cooldown: '300ms' },
     ...options.brokerConfig,
   };
+  // `serverExtra` adds keys to the server block instead of replacing it.
+  const extra = options.brokerConfig?.serverExtra as Record<string, unknown> | undefined;
+  if (extra !== undefined) {
+    delete (document as Record<string, unknown>).serverExtra;
+    document.server = { ...document.server, ...extra } as typeof document.server;
+  }
   const config = parseBrokerConfig(stringify(document), {});
   const broker = await startBroker(config);
   const mcpUrl = new URL(broker.trust.resource);

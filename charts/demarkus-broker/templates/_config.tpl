@@ -18,6 +18,10 @@ server:
   deviceCodeTTL: {{ $v.server.deviceCodeTTL | toJson }}
   devicePollInterval: {{ $v.server.devicePollInterval | toJson }}
   refreshTokensSecret: {{ include "demarkus-broker.refreshTokensSecret" . | toJson }}
+  cors:
+    allowedOrigins: {{ default list $v.server.cors.allowedOrigins | toJson }}
+    allowCredentials: {{ $v.server.cors.allowCredentials }}
+    maxAge: {{ $v.server.cors.maxAge | toJson }}
   mcp:
     addr: {{ $v.server.mcp.addr | toJson }}
     publicURL: {{ default $v.server.publicURL $v.server.mcp.publicURL | toJson }}

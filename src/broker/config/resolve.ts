@@ -14,7 +14,11 @@ export function resolveDerived(parsed: ParsedBrokerConfig) {
     server: {
       ...parsed.server,
       /** MCP spec (Streamable HTTP, security warning): servers MUST validate `Origin` against DNS rebinding. */
-      allowedOrigins: parsed.server.allowedOrigins ?? unique(publicUrls.map((url) => url.origin)),
+      // A CORS origin is one the operator expects browsers to send, so the rebinding guard accepts it too.
+      allowedOrigins: unique([
+        ...(parsed.server.allowedOrigins ?? publicUrls.map((url) => url.origin)),
+        ...parsed.server.cors.allowedOrigins,
+      ]),
       allowedHosts: parsed.server.allowedHosts ?? unique(publicUrls.map((url) => url.host)),
       mcp: { ...parsed.server.mcp, publicURL: mcpPublicURL },
     },

@@ -41,6 +41,21 @@ export const serverSchema = z.strictObject({
   publicURL: webUrl({ trimSlash: true }),
   /** DNS-rebinding guard: accepted `Origin` values; default the origins of both public URLs. */
   allowedOrigins: z.array(origin()).optional(),
+  /**
+   * CORS for browser clients on the MCP listener (`/mcp` and the resource
+   * metadata): the origins allowed to read answers, none by default; `*` allows
+   * any origin, and then never with credentials.
+   */
+  cors: z
+    .strictObject({
+      allowedOrigins: z.array(z.union([z.literal('*'), origin()])).default([]),
+      allowCredentials: z.boolean().default(false),
+      maxAge: duration('10m'),
+    })
+    .refine((cors) => !(cors.allowCredentials && cors.allowedOrigins.includes('*')), {
+      message: 'server.cors.allowCredentials cannot be true when allowedOrigins has "*"',
+    })
+    .prefault({}),
   /** DNS-rebinding guard: accepted `Host` values; default the hosts of both public URLs. */
   allowedHosts: z.array(hostHeader()).optional(),
   /** Namespace of the broker's own Secrets (kubernetes storage). */

@@ -9,7 +9,7 @@ import { isLoopbackUrlHost, loopbackUrlHosts } from '../../transport/loopback.ts
 export type RebindingPolicy = {
   /** Names a request's Host may carry: a hostname (any port), or `host:port` (that port only). */
   allowedHosts: readonly string[];
-  /** Exact origins (`scheme://host[:port]`) a browser request may come from. */
+  /** Exact origins (`scheme://host[:port]`) a browser request may come from; `*` (CORS for any origin) admits every one. */
   allowedOrigins: readonly string[];
   /** Also admit any loopback origin, whatever its port (local development UIs). */
   allowLoopbackOrigins: boolean;
@@ -62,7 +62,8 @@ export function checkOrigin(originHeader: string | undefined, policy: RebindingP
     return { ok: false, reason: 'invalid Origin header' };
   }
   if (origin.origin === 'null') return { ok: false, reason: 'opaque Origin is not allowed' };
-  if (policy.allowedOrigins.includes(origin.origin)) return { ok: true };
+  // `*` is the operator's CORS choice (server.cors): the Host check still stops a rebound name.
+  if (policy.allowedOrigins.includes(origin.origin) || policy.allowedOrigins.includes('*')) return { ok: true };
   if (policy.allowLoopbackOrigins && isLoopbackUrlHost(origin.hostname)) return { ok: true };
   return { ok: false, reason: `Origin ${origin.origin} is not allowed` };
 }

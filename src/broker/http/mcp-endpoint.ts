@@ -41,7 +41,7 @@ export async function serveMcpRequest(
   raw.auth = authInfoFor(identity);
   const body = request.body;
   if (!(await isLegacyRequest(headerOnlyRequest(request), request.method === 'POST' ? body : undefined))) {
-    reply.hijack();
+    hijack(reply);
     return endpoint.modern(raw, reply.raw, body);
   }
   const sessionId = singleHeader(request.headers['mcp-session-id']);
@@ -67,7 +67,7 @@ async function serveSession(
   const session = endpoint.sessions.use(sessionId, identity.subject);
   if (session === undefined)
     return void reply.code(404).send(jsonRpcError(JsonRpcCode.SessionNotFound, 'Session not found'));
-  reply.hijack();
+  hijack(reply);
   await session.transport.handleRequest(request.raw, reply.raw, request.body);
 }
 
@@ -93,7 +93,7 @@ async function openSession(
     onsessionclosed: (id) => endpoint.sessions.forget(id),
   });
   await server.connect(transport);
-  reply.hijack();
+  hijack(reply);
   await transport.handleRequest(request.raw, reply.raw, request.body);
   // An initialize the SDK refused never got a session id: nothing will reach this pair again.
   if (transport.sessionId === undefined) await close();
@@ -104,7 +104,7 @@ async function serveStateless(endpoint: McpEndpoint, request: FastifyRequest, re
   const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   reply.raw.on('close', () => void closeQuietly(transport, server));
   await server.connect(transport);
-  reply.hijack();
+  hijack(reply);
   await transport.handleRequest(request.raw, reply.raw, request.body);
 }
 
@@ -128,4 +128,15 @@ function headerOnlyRequest(request: FastifyRequest): Request {
 
 function singleHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Hands the response to the SDK's transport, keeping the headers the hooks
+ * already set on the reply (CORS): once hijacked, fastify writes none of them,
+ * and Node merges what is set here with the transport's own writeHead.
+ */
+function hijack(reply: FastifyReply): void {
+  for (const [name, value] of Object.entries(reply.getHeaders()))
+    if (value !== undefined) reply.raw.setHeader(name, value as string | number | string[]);
+  reply.hijack();
 }

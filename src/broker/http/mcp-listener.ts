@@ -1,3 +1,4 @@
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import Fastify, {
@@ -50,6 +51,8 @@ export type McpListenerOptions = {
   allowedHosts?: readonly string[];
   /** Exact browser origins allowed; default the public URL's origin plus any loopback origin. */
   allowedOrigins?: readonly string[];
+  /** CORS for browser clients (server.cors); absent or with no origins, no CORS headers are sent. */
+  cors?: CorsSettings;
   bodyLimitBytes?: number;
   /** `stateful` (default) opens sessions on initialize; `stateless` never does (no sticky routing needed). */
   sessionMode?: 'stateful' | 'stateless';
@@ -91,6 +94,7 @@ export async function createMcpListener(options: McpListenerOptions): Promise<Mc
       }),
     ),
   );
+  if (options.cors && options.cors.allowedOrigins.length > 0) await app.register(cors, corsOptions(options.cors));
   if (metrics) app.addHook('onResponse', httpMetricsHook(metrics, 'mcp'));
   await app.register(async (scope) => metadataRoutes(scope, resource, options));
   // Streamable HTTP has POST, GET and DELETE only; say so instead of a bare 404.
@@ -203,4 +207,33 @@ function startSweeping(app: FastifyInstance, sessions: SessionStore): void {
 
 function pick<T extends object, K extends keyof T>(source: T, key: K): Partial<Pick<T, K>> {
   return source[key] === undefined ? {} : ({ [key]: source[key] } as Partial<Pick<T, K>>);
+}
+
+export type CorsSettings = { allowedOrigins: readonly string[]; allowCredentials: boolean; maxAgeMs: number };
+
+/**
+ * CORS on everything the MCP listener serves (`/mcp` and the resource
+ * metadata), answered before the bearer check so a preflight (which carries
+ * no Authorization) gets its answer. Exact origins are echoed; `*` is sent as
+ * `*` and never with credentials (the config refuses the pair). Browsers may
+ * read the session id and the auth challenge a client needs.
+ */
+function corsOptions(settings: CorsSettings): FastifyCorsOptions {
+  const any = settings.allowedOrigins.includes('*');
+  return {
+    origin: any ? '*' : [...settings.allowedOrigins],
+    credentials: !any && settings.allowCredentials,
+    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    allowedHeaders: [
+      'authorization',
+      'content-type',
+      'accept',
+      'mcp-session-id',
+      'mcp-protocol-version',
+      'last-event-id',
+    ],
+    exposedHeaders: ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate'],
+    maxAge: Math.floor(settings.maxAgeMs / 1000),
+    strictPreflight: true,
+  };
 }
