@@ -24,6 +24,7 @@ import { ResourceSubscriptions } from './changes/resource-subscriptions.ts';
 import { WorldWatcher } from './changes/world-watcher.ts';
 import { clusterServices, startDiscovery, startLeaderSweep, sweepsByLease } from './cluster.ts';
 import { openSharedState } from './state/index.ts';
+import { sharedLimiters } from './http/rate-limit/shared-token-buckets.ts';
 
 export type BrokerOptions = {
   logger?: FastifyServerOptions['logger'];
@@ -66,9 +67,22 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
   const cluster = clusterServices(config);
   const leaderSweeps = sweepsByLease(config, cluster);
   const shared = await openSharedState(config, logWarning('redis connection failed'));
+  const logFallback = logWarning('shared rate limit unavailable: this pod counts on its own until Redis answers');
+  const rateLimiters =
+    shared.redis === null
+      ? undefined
+      : sharedLimiters({
+          client: shared.redis,
+          keyPrefix: shared.keyPrefix,
+          onFallback: (limiter, active) => {
+            metrics.setRateLimitFallback(limiter, active);
+            if (active) logFallback(limiter);
+          },
+        });
   const signIn = await setUpBrokerSignIn(config, trust.resource, {
     ...(cluster.state ? { stateStore: cluster.state } : {}),
     ephemeralStore: shared.ephemeral,
+    ...(rateLimiters ? { rateLimiters } : {}),
     externalRefreshSweep: leaderSweeps,
     ...options.signIn,
     metrics,
@@ -156,6 +170,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
         subject: config.rateLimit.tokens,
         ip: config.rateLimit.login,
         trustForwardedFor: config.rateLimit.trustForwardedFor,
+        ...(rateLimiters ? { limiters: rateLimiters } : {}),
       },
       metrics,
       logger: options.logger ?? false,

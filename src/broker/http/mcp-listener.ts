@@ -20,9 +20,9 @@ import type { BrokerMetrics } from './metrics.ts';
 import { mcpPath, protectedResource, type ProtectedResource } from './protected-resource.ts';
 import { ipRateLimitHook } from './rate-limit/ip-rate-limit.ts';
 import {
-  bucketsFor,
   defaultIpRateLimit,
   defaultSubjectRateLimit,
+  limiterFor,
   type RateLimitOptions,
 } from './rate-limit/settings.ts';
 import { scopeHook } from './scope-hook.ts';
@@ -117,7 +117,7 @@ export async function createMcpListener(options: McpListenerOptions): Promise<Mc
 function metadataRoutes(scope: FastifyInstance, resource: ProtectedResource, options: McpListenerOptions): void {
   const limits = options.rateLimit ?? {};
   if (!limits.disabled) {
-    const buckets = bucketsFor(limits.ip ?? defaultIpRateLimit, limits.now);
+    const buckets = limiterFor('mcp-ip', limits.ip ?? defaultIpRateLimit, limits);
     scope.addHook(
       'onRequest',
       ipRateLimitHook({ buckets, trustForwardedFor: limits.trustForwardedFor ?? false, ...pick(options, 'metrics') }),
@@ -148,7 +148,7 @@ function mcpRoutes(
     }),
   );
   if (!limits.disabled) {
-    const buckets = bucketsFor(limits.subject ?? defaultSubjectRateLimit, limits.now);
+    const buckets = limiterFor('subject', limits.subject ?? defaultSubjectRateLimit, limits);
     const budget = subjectRateLimitHooks({ buckets, ...pick(options, 'metrics') });
     scope.addHook('onRequest', budget.onRequest);
     scope.addHook('preHandler', budget.preHandler);

@@ -17,6 +17,8 @@ export interface BrokerMetrics extends WorldMetrics {
   readonly registry: Registry;
   recordToolCall(tool: string, seconds: number, outcome: ToolOutcome): void;
   recordRateLimitRejection(limiter: 'subject' | 'ip', route: string): void;
+  /** A shared budget (`subject`, `login`, ...) answered by this pod's own buckets because Redis did not answer. */
+  setRateLimitFallback(limiter: string, active: boolean): void;
   recordHttpRequest(listener: string, method: string, route: string, status: number, seconds: number): void;
   setSessionCount(count: number): void;
 }
@@ -75,6 +77,12 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     labelNames: ['limiter', 'route'] as const,
     registers,
   });
+  const fallback = new Gauge({
+    name: `${prefix}rate_limit_local_fallback`,
+    help: 'Shared rate limits answered by per-pod buckets because Redis is unreachable: 1 while so, per budget',
+    labelNames: ['limiter'] as const,
+    registers,
+  });
   const httpSeconds = new Histogram({
     name: `${prefix}http_request_duration_seconds`,
     help: 'HTTP requests by listener, route and status',
@@ -102,6 +110,9 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     },
     recordRateLimitRejection(limiter, route) {
       rejections.inc({ limiter, route });
+    },
+    setRateLimitFallback(limiter, active) {
+      fallback.set({ limiter }, active ? 1 : 0);
     },
     recordHttpRequest(listener, method, route, status, seconds) {
       httpSeconds.observe({ listener, method, route, status: String(status) }, seconds);

@@ -2,10 +2,10 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import type { BrokerMetrics } from '../metrics.ts';
 import { clientIp } from './client-ip.ts';
 import { sendTooManyRequests } from './reject.ts';
-import type { TokenBuckets } from './token-bucket.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 
 export type IpRateLimitOptions = {
-  buckets: TokenBuckets;
+  buckets: RateLimiter;
   trustForwardedFor: boolean;
   metrics?: Pick<BrokerMetrics, 'recordRateLimitRejection'>;
 };
@@ -17,7 +17,7 @@ export type IpRateLimitOptions = {
  */
 export function ipRateLimitHook(options: IpRateLimitOptions): onRequestHookHandler {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const verdict = options.buckets.take(clientIp(request, options.trustForwardedFor));
+    const verdict = await options.buckets.take(clientIp(request, options.trustForwardedFor));
     if (verdict.ok) return;
     options.metrics?.recordRateLimitRejection('ip', request.routeOptions.url ?? 'unmatched');
     request.log.warn({ route: request.routeOptions.url }, 'rate limit exceeded');

@@ -1,3 +1,4 @@
+import type { RateLimiter, RateLimiterFactory } from './rate-limiter.ts';
 import { TokenBuckets } from './token-bucket.ts';
 
 export type RateLimitSettings = { perMinute: number; burst: number };
@@ -18,8 +19,20 @@ export type RateLimitOptions = {
   ip?: RateLimitSettings;
   trustForwardedFor?: boolean;
   now?: () => number;
+  /** Where the buckets live; default this process's memory (`memoryLimiters`). */
+  limiters?: RateLimiterFactory;
 };
 
-export function bucketsFor(settings: RateLimitSettings, now: (() => number) | undefined): TokenBuckets {
-  return new TokenBuckets({ ...settings, ...(now ? { now } : {}) });
+/** Per-process buckets, each budget its own `TokenBuckets`. */
+export function memoryLimiters(now?: () => number): RateLimiterFactory {
+  return (_name, settings) => new TokenBuckets({ ...settings, ...(now ? { now } : {}) });
+}
+
+/** The limiter of budget `name` from the options' factory, or per-process buckets. */
+export function limiterFor(
+  name: string,
+  settings: RateLimitSettings,
+  options: Pick<RateLimitOptions, 'limiters' | 'now'>,
+): RateLimiter {
+  return (options.limiters ?? memoryLimiters(options.now))(name, settings);
 }

@@ -3,10 +3,11 @@ import { sha256Hex } from '../../../protocol/token.ts';
 import { jsonRpcError, JsonRpcCode } from '../json-rpc-error.ts';
 import type { BrokerMetrics } from '../metrics.ts';
 import { sendTooManyRequests } from './reject.ts';
-import type { TakeResult, TokenBuckets } from './token-bucket.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import type { TakeResult } from './token-bucket.ts';
 
 export type SubjectRateLimitOptions = {
-  buckets: TokenBuckets;
+  buckets: RateLimiter;
   metrics?: Pick<BrokerMetrics, 'recordRateLimitRejection'>;
 };
 
@@ -21,10 +22,10 @@ export type SubjectRateLimitHooks = { onRequest: onRequestHookHandler; preHandle
  * what is left is refused whole: none of its calls run. Subjects are logged hashed.
  */
 export function subjectRateLimitHooks(options: SubjectRateLimitOptions): SubjectRateLimitHooks {
-  const charge = (request: FastifyRequest, reply: FastifyReply, cost: number) => {
+  const charge = async (request: FastifyRequest, reply: FastifyReply, cost: number) => {
     const subject = request.identity?.subject;
     if (subject === undefined) return;
-    const verdict = options.buckets.take(subject, cost);
+    const verdict = await options.buckets.take(subject, cost);
     if (verdict.ok) return;
     return refuse(options, request, reply, subject, verdict, cost);
   };

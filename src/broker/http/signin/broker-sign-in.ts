@@ -21,6 +21,7 @@ import {
   type StateDocumentStore,
 } from '../../state/index.ts';
 import type { BrokerMetrics } from '../metrics.ts';
+import type { RateLimiterFactory } from '../rate-limit/rate-limiter.ts';
 import { signInRoutes } from './index.ts';
 import { allowAnyOrigin } from './replies.ts';
 
@@ -28,6 +29,8 @@ export type BrokerSignInOptions = {
   /** Durable state; default the file backend in `storage.dir`, or memory when another backend is configured but not provided. */
   stateStore?: StateDocumentStore;
   ephemeralStore?: EphemeralStore;
+  /** Where the sign-in routes' rate-limit buckets live; default this process's memory. */
+  rateLimiters?: RateLimiterFactory;
   upstreamIdp?: UpstreamIdp;
   metrics?: BrokerMetrics;
   now?: () => number;
@@ -83,6 +86,7 @@ export async function setUpBrokerSignIn(
       userCode: config.rateLimit.userCode,
       registration: config.rateLimit.registration,
       trustForwardedFor: config.rateLimit.trustForwardedFor,
+      ...(options.rateLimiters ? { limiters: options.rateLimiters } : {}),
     },
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });

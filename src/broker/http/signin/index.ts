@@ -9,8 +9,8 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastif
 import type { SignInContext } from '../../auth/sign-in-context.ts';
 import type { BrokerMetrics } from '../metrics.ts';
 import { ipRateLimitHook } from '../rate-limit/ip-rate-limit.ts';
-import { bucketsFor, type RateLimitSettings } from '../rate-limit/settings.ts';
-import type { TokenBuckets } from '../rate-limit/token-bucket.ts';
+import type { RateLimiter, RateLimiterFactory } from '../rate-limit/rate-limiter.ts';
+import { limiterFor, type RateLimitSettings } from '../rate-limit/settings.ts';
 import { CsrfGuard } from './csrf.ts';
 import { jsonRoutes } from './json-routes.ts';
 import { metadataRoutes } from './metadata-routes.ts';
@@ -33,6 +33,8 @@ export type SignInRoutesOptions = {
     registration: RateLimitSettings;
     trustForwardedFor: boolean;
     now?: () => number;
+    /** Where the buckets live; default this process's memory. */
+    limiters?: RateLimiterFactory;
   };
   metrics?: BrokerMetrics;
 };
@@ -42,9 +44,9 @@ export function signInRoutes(options: SignInRoutesOptions): FastifyPluginAsync {
   const cookies = { secure: !options.insecureCookies };
   const csrf = new CsrfGuard(options.cookieKey, new URL(context.issuer).origin);
   // One budget for every unauthenticated sign-in route, as the Go broker's `rateLimit.login`.
-  const loginBuckets = rateLimit.disabled ? null : bucketsFor(rateLimit.login, rateLimit.now);
-  const userCodeBuckets = rateLimit.disabled ? null : bucketsFor(rateLimit.userCode, rateLimit.now);
-  const ipLimit = (buckets: TokenBuckets | null) =>
+  const loginBuckets = rateLimit.disabled ? null : limiterFor('login', rateLimit.login, rateLimit);
+  const userCodeBuckets = rateLimit.disabled ? null : limiterFor('user-code', rateLimit.userCode, rateLimit);
+  const ipLimit = (buckets: RateLimiter | null) =>
     buckets === null
       ? undefined
       : ipRateLimitHook({
@@ -54,7 +56,7 @@ export function signInRoutes(options: SignInRoutesOptions): FastifyPluginAsync {
         });
   const limit = ipLimit(loginBuckets);
   // Registration is anonymous and leaves a record behind: its own, smaller budget per address.
-  const registrationLimit = ipLimit(rateLimit.disabled ? null : bucketsFor(rateLimit.registration, rateLimit.now));
+  const registrationLimit = ipLimit(rateLimit.disabled ? null : limiterFor('registration', rateLimit.registration, rateLimit));
   return async (app) => {
     await app.register(async (scope) => metadataRoutes(scope, context));
     await app.register(async (scope) => {

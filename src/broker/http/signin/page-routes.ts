@@ -13,7 +13,7 @@ import {
 } from '../../auth/authorize/authorize-endpoints.ts';
 import { deviceSubmit } from '../../auth/device/device-endpoints.ts';
 import { endpointPaths, type SignInContext } from '../../auth/sign-in-context.ts';
-import type { TokenBuckets } from '../rate-limit/token-bucket.ts';
+import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { clientIp } from '../rate-limit/client-ip.ts';
 import { clearCookie, csrfCookie, readCookie, roundTripCookie, setCookie, type CookiePolicy } from './cookies.ts';
 import type { CsrfGuard } from './csrf.ts';
@@ -26,7 +26,7 @@ export type PageRoutesOptions = {
   csrf: CsrfGuard;
   cookies: CookiePolicy;
   /** RFC 8628 §5.1: user-code guesses per client IP; null when rate limits are off. */
-  userCodeBuckets: TokenBuckets | null;
+  userCodeBuckets: RateLimiter | null;
   trustForwardedFor: boolean;
   roundTripTtlSeconds: number;
   /** The per-IP limit of the pages; the IdP callback is gated by its state cookie instead (inventory §1.2). */
@@ -79,7 +79,7 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
     const form = formOf(request.body);
     if (!csrfOk(request, form.csrf)) return forbidden(reply);
     const typed = (form.user_code ?? '').slice(0, 32);
-    const verdict = options.userCodeBuckets?.take(clientIp(request, options.trustForwardedFor));
+    const verdict = await options.userCodeBuckets?.take(clientIp(request, options.trustForwardedFor));
     if (verdict !== undefined && !verdict.ok) {
       reply.header('retry-after', String(verdict.retryAfterSeconds));
       return htmlReply(
