@@ -172,6 +172,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
         trustForwardedFor: config.rateLimit.trustForwardedFor,
         ...(rateLimiters ? { limiters: rateLimiters } : {}),
       },
+      ...(shared.redis === null ? {} : { sharedSessions: { client: shared.redis, keyPrefix: shared.keyPrefix } }),
       metrics,
       logger: options.logger ?? false,
     });

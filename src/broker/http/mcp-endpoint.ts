@@ -1,14 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { NodeStreamableHTTPServerTransport, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
-import { isInitializeRequest, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
+import {
+  NodeStreamableHTTPServerTransport,
+  toNodeHandler,
+  type NodeMcpRequestHandler,
+} from '@modelcontextprotocol/node';
+import {
+  isInitializeRequest,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type McpServer,
+} from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '../identity.ts';
 import { authInfoFor } from './auth-info.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import type { McpServerFactory } from './mcp-server-factory.ts';
 import { BoundedSessionState } from './session-state.ts';
-import type { SessionStore } from './session-store.ts';
+import type { Session, SessionStore } from './session-store.ts';
+import type { FoundSession, SharedSessions } from './shared-sessions.ts';
+import { isStateUnavailable } from '../state/state-unavailable.ts';
 
 /**
  * How one `/mcp` endpoint serves every client (decision recorded in the report):
@@ -17,18 +28,25 @@ import type { SessionStore } from './session-store.ts';
  *    modern handler (stateless by design of that revision).
  * 2. A 2025-era request with `Mcp-Session-Id` goes to that session, if it
  *    exists and belongs to the same subject; otherwise 404, so the client
- *    starts a new session (Streamable HTTP, "Session Management").
+ *    starts a new session (Streamable HTTP, "Session Management"). With a
+ *    shared directory (Redis) every use is checked against the session's
+ *    record there, and a replica that has no copy of the session rebuilds
+ *    one, so a client whose replica died goes on with its next request.
  * 3. A 2025-era `initialize` without a session id opens a stateful session
- *    (in `stateless` mode, or when the session store is full of other
- *    subjects' sessions, it is answered without one: nobody is evicted).
+ *    (in `stateless` mode, when the sessions, of this replica or of the
+ *    cluster, are full of other subjects' ones, or when the directory cannot
+ *    answer, it is answered without one: nobody is evicted).
  * 4. Any other 2025-era POST without a session id is served statelessly by a
  *    fresh server; GET and DELETE without one get 405 (no stream to open).
  */
 export type McpEndpoint = {
   sessions: SessionStore;
+  /** The cluster-wide session directory in Redis; null: sessions live on the replica that opened them. */
+  shared: SharedSessions | null;
   mode: 'stateful' | 'stateless';
   newServer: McpServerFactory;
   modern: NodeMcpRequestHandler;
+  logError: (error: unknown, message: string) => void;
 };
 
 export async function serveMcpRequest(
@@ -52,9 +70,36 @@ export async function serveMcpRequest(
       .header('allow', 'POST')
       .send(jsonRpcError(JsonRpcCode.ServerError, 'Method not allowed: GET and DELETE need an Mcp-Session-Id'));
   }
-  if (endpoint.mode === 'stateful' && isInitializeRequest(body) && endpoint.sessions.canOpen(identity.subject))
-    return openSession(endpoint, request, reply, identity);
+  if (endpoint.mode === 'stateful' && isInitializeRequest(body)) {
+    const id = await reserveSession(endpoint, identity, body.params as Record<string, unknown>);
+    if (id !== null) return openSession(endpoint, id, request, reply, identity);
+  }
   return serveStateless(endpoint, request, reply);
+}
+
+/**
+ * A new session's id, with room made for it: in this replica's store, or
+ * cluster-wide in the shared directory. Null when there is no room, or the
+ * directory cannot answer: the initialize is then answered without a session
+ * (nobody is evicted, and the client's calls work statelessly on any replica).
+ */
+async function reserveSession(
+  endpoint: McpEndpoint,
+  identity: Identity,
+  initialize: Record<string, unknown>,
+): Promise<string | null> {
+  if (endpoint.shared === null) return endpoint.sessions.canOpen(identity.subject) ? randomUUID() : null;
+  const id = randomUUID();
+  try {
+    const result = await endpoint.shared.open(id, { subject: identity.subject, initialize });
+    if (!result.opened) return null;
+    for (const evicted of result.evicted) endpoint.sessions.drop(evicted);
+    return id;
+  } catch (error) {
+    if (!isStateUnavailable(error)) throw error;
+    endpoint.logError(error, 'MCP session directory unavailable: initialize answered without a session');
+    return null;
+  }
 }
 
 async function serveSession(
@@ -64,7 +109,41 @@ async function serveSession(
   reply: FastifyReply,
   identity: Identity,
 ): Promise<void> {
-  const session = endpoint.sessions.use(sessionId, identity.subject);
+  let session = endpoint.sessions.use(sessionId, identity.subject);
+  if (endpoint.shared !== null && (session === undefined || session.shared !== undefined)) {
+    let found: FoundSession | null | 'unreachable';
+    try {
+      found = await endpoint.shared.touch(sessionId);
+    } catch (error) {
+      if (!isStateUnavailable(error)) throw error;
+      found = 'unreachable';
+    }
+    if (found === 'unreachable') {
+      // This replica's copy still serves its owner; a session held elsewhere waits for Redis.
+      if (session === undefined)
+        return void reply
+          .code(503)
+          .header('retry-after', '2')
+          .send(jsonRpcError(JsonRpcCode.ServerError, 'Session store temporarily unavailable; retry shortly'));
+    } else if (found === null) {
+      endpoint.sessions.drop(sessionId);
+      session = undefined;
+    } else if (found.subject !== identity.subject) {
+      // Someone else's session: answer as if it did not exist.
+      session = undefined;
+    } else if (session === undefined) {
+      const restored = await restoreSession(endpoint, sessionId, found);
+      if (restored !== undefined && !endpoint.sessions.add(restored)) {
+        // No room for another copy here: this one serves the request and goes.
+        hijack(reply);
+        await restored.transport.handleRequest(request.raw, reply.raw, request.body);
+        return restored.close();
+      }
+      session = restored;
+    } else if (session.shared !== undefined && session.shared.revision !== found.revision) {
+      await loadMemory(endpoint.shared, session, found.revision);
+    }
+  }
   if (session === undefined)
     return void reply.code(404).send(jsonRpcError(JsonRpcCode.SessionNotFound, 'Session not found'));
   hijack(reply);
@@ -73,30 +152,127 @@ async function serveSession(
 
 async function openSession(
   endpoint: McpEndpoint,
+  id: string,
   request: FastifyRequest,
   reply: FastifyReply,
   identity: Identity,
 ): Promise<void> {
-  const state = new BoundedSessionState();
+  const session = connectSession(endpoint, id, identity.subject, endpoint.shared === null ? undefined : 0, () => {
+    // Lost a race for the last free place: the client's next request gets 404 and starts over.
+    if (!endpoint.sessions.add(session)) void session.close();
+  });
+  await session.ready;
+  hijack(reply);
+  await session.transport.handleRequest(request.raw, reply.raw, request.body);
+  // An initialize the SDK refused never got a session id: nothing will reach this pair again.
+  if (session.web.sessionId === undefined) {
+    await session.close();
+    await endpoint.shared?.delete(id, identity.subject).catch(() => undefined);
+  }
+}
+
+/**
+ * This replica's copy of a session another replica opened: a fresh server
+ * and transport, brought to the initialized state by replaying the client's
+ * own `initialize` (so the server knows its protocol version and
+ * capabilities), then the tools' memory as last saved.
+ */
+async function restoreSession(endpoint: McpEndpoint, id: string, found: FoundSession): Promise<Session | undefined> {
+  const shared = endpoint.shared!;
+  const session = connectSession(endpoint, id, found.subject, found.revision);
+  await session.ready;
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const replay = async (message: object, extra: Record<string, string> = {}) => {
+    const response = await session.web.handleRequest(
+      new Request('http://replay.invalid/mcp', {
+        method: 'POST',
+        headers: { ...headers, ...extra },
+        body: JSON.stringify(message),
+      }),
+    );
+    await response.text();
+    return response.ok;
+  };
+  const initialized =
+    (await replay({ jsonrpc: '2.0', id: 0, method: 'initialize', params: found.initialize })) &&
+    session.web.sessionId === id &&
+    (await replay({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': id }));
+  if (!initialized) {
+    await session.close();
+    return undefined;
+  }
+  await loadMemory(shared, session, found.revision);
+  return session;
+}
+
+async function loadMemory(shared: SharedSessions, session: Session, revision: number): Promise<void> {
+  const text = revision === 0 ? null : await shared.loadState(session.id).catch(() => null);
+  if (text !== null) session.state.restore(text);
+  if (session.shared !== undefined) session.shared.revision = revision;
+}
+
+type ConnectedSession = Session & { web: WebStandardStreamableHTTPServerTransport; ready: Promise<void> };
+
+/**
+ * A server and its transport for session `id`. For a shared session
+ * (`revision` given), the tools' memory is saved to Redis before each reply
+ * leaves, so the client's next request finds it on whichever replica serves it.
+ */
+function connectSession(
+  endpoint: McpEndpoint,
+  id: string,
+  subject: string,
+  revision: number | undefined,
+  onInitialized?: () => void,
+): ConnectedSession {
+  const state = new BoundedSessionState(id);
   const server = endpoint.newServer(state);
-  const close = () => closeQuietly(transport, server);
-  const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-    sessionIdGenerator: randomUUID,
+  const web: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => id,
     // Our tools answer in one message and never stream progress: a JSON body is
     // cheaper than an SSE stream per call. Server-initiated messages still use the GET stream.
     enableJsonResponse: true,
-    onsessioninitialized: (id) => {
-      state.bindId(id);
-      // Lost a race for the last free place: the client's next request gets 404 and starts over.
-      if (!endpoint.sessions.add({ id, subject: identity.subject, state, transport, close })) void close();
+    ...(onInitialized ? { onsessioninitialized: onInitialized } : {}),
+    onsessionclosed: async () => {
+      endpoint.sessions.forget(id);
+      await endpoint.shared
+        ?.delete(id, subject)
+        .catch((error) => endpoint.logError(error, 'MCP session delete failed'));
     },
-    onsessionclosed: (id) => endpoint.sessions.forget(id),
   });
-  await server.connect(transport);
-  hijack(reply);
-  await transport.handleRequest(request.raw, reply.raw, request.body);
-  // An initialize the SDK refused never got a session id: nothing will reach this pair again.
-  if (transport.sessionId === undefined) await close();
+  const shared = revision === undefined ? undefined : { revision };
+  const session: ConnectedSession = {
+    id,
+    subject,
+    state,
+    web,
+    ready: server.connect(web),
+    close: async () => {
+      await web.close().catch(() => {});
+      await server.close().catch(() => {});
+    },
+    transport: {
+      handleRequest: toNodeHandler({
+        fetch: async (request, options) => {
+          const response = await web.handleRequest(request, options);
+          if (shared !== undefined && state.changed) await saveMemory(endpoint, session, shared);
+          return response;
+        },
+      }),
+    },
+    ...(shared === undefined ? {} : { shared }),
+  };
+  return session;
+}
+
+async function saveMemory(endpoint: McpEndpoint, session: Session, shared: { revision: number }): Promise<void> {
+  try {
+    const revision = await endpoint.shared!.saveState(session.id, session.state.snapshot());
+    if (revision !== null) shared.revision = revision;
+  } catch (error) {
+    // Memory is a hint (mark_fetch's "unchanged"): losing one save costs a full body later, nothing more.
+    endpoint.logError(error, 'MCP session memory not saved');
+  }
 }
 
 async function serveStateless(endpoint: McpEndpoint, request: FastifyRequest, reply: FastifyReply): Promise<void> {

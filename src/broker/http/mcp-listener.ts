@@ -1,5 +1,6 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { Redis } from 'ioredis';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import Fastify, {
   type FastifyInstance,
@@ -30,6 +31,7 @@ import { subjectRateLimitHooks } from './rate-limit/subject-rate-limit.ts';
 import { decorateIdentity, requireIdentity } from './request-identity.ts';
 import { BoundedSessionState } from './session-state.ts';
 import { SessionStore, type SessionStoreOptions } from './session-store.ts';
+import { SharedSessions } from './shared-sessions.ts';
 import { defaultRebindingPolicy } from './dns-rebinding.ts';
 
 /**
@@ -57,6 +59,8 @@ export type McpListenerOptions = {
   /** `stateful` (default) opens sessions on initialize; `stateless` never does (no sticky routing needed). */
   sessionMode?: 'stateful' | 'stateless';
   sessions?: Omit<SessionStoreOptions, 'onSizeChange'>;
+  /** Redis shared by the replicas: sessions (and their limits) become cluster-wide, served by any replica. */
+  sharedSessions?: { client: Redis; keyPrefix: string };
   rateLimit?: RateLimitOptions;
   metrics?: BrokerMetrics;
   logger?: FastifyServerOptions['logger'];
@@ -180,7 +184,16 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
     await modernHandler.close();
     await sessions.closeAll();
   });
-  return { sessions, mode: options.sessionMode ?? 'stateful', newServer, modern: toNodeHandler(modernHandler) };
+  const shared =
+    options.sharedSessions === undefined ? null : new SharedSessions({ ...options.sharedSessions, ...sessions.limits });
+  return {
+    sessions,
+    shared,
+    mode: options.sessionMode ?? 'stateful',
+    newServer,
+    modern: toNodeHandler(modernHandler),
+    logError,
+  };
 }
 
 /** Once hijacked, fastify no longer answers for us: a failure must still end the response. */

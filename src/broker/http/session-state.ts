@@ -12,6 +12,7 @@ export class BoundedSessionState implements SessionState {
   #id: string | undefined;
   readonly #maxKeys: number;
   readonly #values = new Map<string, unknown>();
+  #changed = false;
 
   constructor(id?: string, maxKeys = defaultSessionStateMaxKeys) {
     if (!(maxKeys >= 1)) throw new RangeError(`session state maxKeys must be at least 1, got ${maxKeys}`);
@@ -36,7 +37,13 @@ export class BoundedSessionState implements SessionState {
     return this.#values.get(key) as T | undefined;
   }
 
+  /** Whether `set` ran since the last `snapshot` or `restore`. */
+  get changed(): boolean {
+    return this.#changed;
+  }
+
   set<T>(key: string, value: T): void {
+    this.#changed = true;
     this.#values.delete(key);
     this.#values.set(key, value);
     if (this.#values.size > this.#maxKeys) {
@@ -48,4 +55,39 @@ export class BoundedSessionState implements SessionState {
   clear(): void {
     this.#values.clear();
   }
+
+  /**
+   * The memory as JSON, for a session shared by several replicas
+   * (src/broker/http/shared-sessions.ts). Values are JSON data or Maps of it
+   * (mark_fetch keeps a Map, for its recency order); Maps are written as
+   * `{"$map": [[key, value], ...]}`, in order.
+   */
+  snapshot(): string {
+    this.#changed = false;
+    return JSON.stringify([...this.#values], (_key, value: unknown) =>
+      value instanceof Map ? { $map: [...value] } : value,
+    );
+  }
+
+  /** Replaces the memory with a `snapshot`; text that is not one leaves the memory empty. */
+  restore(text: string): void {
+    this.#values.clear();
+    this.#changed = false;
+    let entries: unknown;
+    try {
+      entries = JSON.parse(text, (_key, value: unknown) => (isMapCodec(value) ? new Map(value.$map) : value));
+    } catch {
+      return;
+    }
+    if (!Array.isArray(entries)) return;
+    for (const entry of entries.slice(-this.#maxKeys))
+      if (Array.isArray(entry) && entry.length === 2 && typeof entry[0] === 'string')
+        this.#values.set(entry[0], entry[1]);
+  }
+}
+
+function isMapCodec(value: unknown): value is { $map: Array<[unknown, unknown]> } {
+  if (typeof value !== 'object' || value === null || !('$map' in value)) return false;
+  const entries = (value as { $map: unknown }).$map;
+  return Array.isArray(entries) && entries.every((entry) => Array.isArray(entry) && entry.length === 2);
 }

@@ -1,14 +1,20 @@
-import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BoundedSessionState } from './session-state.ts';
 
-/** What one stateful MCP session holds; `close` frees its transport and server. */
+/**
+ * What one stateful MCP session holds on this replica; `close` frees its
+ * transport and server. A shared session (src/broker/http/shared-sessions.ts)
+ * is this replica's copy of a record in Redis: closing the copy ends nothing,
+ * and `revision` says which saved memory it holds.
+ */
 export type Session = {
   id: string;
   /** The subject that opened it: a session is only usable by its owner (MCP security best practices, session hijacking). */
   subject: string;
   state: BoundedSessionState;
-  transport: Pick<NodeStreamableHTTPServerTransport, 'handleRequest'>;
+  transport: { handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> };
   close: () => Promise<void>;
+  shared?: { revision: number };
 };
 
 export type SessionStoreOptions = {
@@ -20,8 +26,10 @@ export type SessionStoreOptions = {
   idleTtlMs?: number;
   now?: () => number;
   onSizeChange?: (size: number) => void;
-  onEvict?: (session: Session, reason: 'idle' | 'capacity' | 'subject-capacity' | 'shutdown') => void;
+  onEvict?: (session: Session, reason: EvictReason) => void;
 };
+
+export type EvictReason = 'idle' | 'capacity' | 'subject-capacity' | 'shutdown' | 'ended-elsewhere';
 
 export const defaultMaxSessions = 1000;
 export const defaultMaxSessionsPerSubject = 20;
@@ -60,6 +68,11 @@ export class SessionStore {
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** The bounds this store keeps, for a cluster-wide directory to keep the same ones. */
+  get limits(): { maxSessions: number; maxSessionsPerSubject: number; idleTtlMs: number } {
+    return { maxSessions: this.#max, maxSessionsPerSubject: this.#maxPerSubject, idleTtlMs: this.#idleTtlMs };
   }
 
   get idleTtlMs(): number {
@@ -101,6 +114,12 @@ export class SessionStore {
     return true;
   }
 
+  /** Closes this replica's copy of a session that ended elsewhere (DELETE on another replica, expiry, eviction). */
+  drop(id: string): void {
+    const entry = this.#entries.get(id);
+    if (entry !== undefined) void this.#close(id, entry, 'ended-elsewhere');
+  }
+
   /** Forgets a session the client ended (DELETE) or whose transport closed; does not close it again. */
   forget(id: string): void {
     if (this.#entries.delete(id)) this.#onSizeChange(this.#entries.size);
@@ -138,7 +157,7 @@ export class SessionStore {
     }
   }
 
-  #close(id: string, entry: Entry, reason: 'idle' | 'capacity' | 'subject-capacity' | 'shutdown'): Promise<void> {
+  #close(id: string, entry: Entry, reason: EvictReason): Promise<void> {
     this.#entries.delete(id);
     entry.session.state.clear();
     this.#onSizeChange(this.#entries.size);

@@ -1,0 +1,204 @@
+/**
+ * The cluster-wide directory of stateful MCP sessions, in Redis, so that any
+ * broker replica can serve a session another one opened, and the session
+ * limits hold for the cluster rather than per pod. One hash per session
+ * (`<prefix>mcp:s:<id>`): the owner subject, the `initialize` parameters
+ * (protocol version, client capabilities and info: what a replica replays to
+ * rebuild the session), the tools' session memory and its revision. Two
+ * sorted sets by last use bound the sessions: all of them, and each
+ * subject's. Every key expires after the idle TTL, renewed on each use.
+ */
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { sha256Hex } from '../../protocol/token.ts';
+import { redisScript } from '../state/redis/redis-script.ts';
+import { StateUnavailableError } from '../state/state-unavailable.ts';
+
+export type SessionRecord = {
+  subject: string;
+  /** The client's `initialize` params as it sent them. */
+  initialize: Record<string, unknown>;
+};
+
+export type FoundSession = SessionRecord & { revision: number };
+
+export type SessionLimits = { maxSessions: number; maxSessionsPerSubject: number; idleTtlMs: number };
+
+/**
+ * KEYS: all-sessions set, the subject's set, the new session's hash. ARGV: id,
+ * record JSON, idle TTL ms, max total, max per subject, subject-set prefix,
+ * session-hash prefix, the subject's hash (names its set; `touch` reads it back). Drops idle entries, then closes the subject's own
+ * oldest sessions past its cap; refuses (0) when the cluster is full of other
+ * subjects' sessions, as `SessionStore.canOpen` does in one process. Returns
+ * `{1, evicted ids...}` when opened.
+ */
+const openScript = redisScript(`
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local ttl = tonumber(ARGV[3])
+local cutoff = now - ttl
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', cutoff)) do
+  redis.call('DEL', ARGV[7] .. id)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', cutoff)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', cutoff)
+local evicted = {}
+local own = redis.call('ZCARD', KEYS[2])
+while own >= tonumber(ARGV[5]) do
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  redis.call('ZREM', KEYS[2], oldest)
+  redis.call('ZREM', KEYS[1], oldest)
+  redis.call('DEL', ARGV[7] .. oldest)
+  table.insert(evicted, oldest)
+  own = own - 1
+end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+  if own == 0 then return {0} end
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  redis.call('ZREM', KEYS[2], oldest)
+  redis.call('ZREM', KEYS[1], oldest)
+  redis.call('DEL', ARGV[7] .. oldest)
+  table.insert(evicted, oldest)
+end
+redis.call('HSET', KEYS[3], 'record', ARGV[2], 'revision', 0, 'owner', ARGV[8])
+redis.call('PEXPIRE', KEYS[3], ttl)
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+table.insert(evicted, 1, 1)
+return evicted
+`);
+
+/**
+ * KEYS: the session hash, all-sessions set. ARGV: id, idle TTL ms, subject-set
+ * prefix. Renews the session's expiry and its place in both sets; returns
+ * `{record, revision}` or an empty reply when it is gone.
+ */
+const touchScript = redisScript(`
+local found = redis.call('HMGET', KEYS[1], 'record', 'revision')
+if not found[1] then return {} end
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('ZADD', KEYS[2], 'XX', now, ARGV[1])
+local subjectSet = ARGV[3] .. redis.call('HGET', KEYS[1], 'owner')
+redis.call('ZADD', subjectSet, 'XX', now, ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ttl)
+redis.call('PEXPIRE', subjectSet, ttl)
+return {found[1], found[2] or '0'}
+`);
+
+/** KEYS: the session hash. ARGV: state JSON. Stores the memory and returns its new revision, or -1 when the session is gone. */
+const saveStateScript = redisScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+redis.call('HSET', KEYS[1], 'state', ARGV[1])
+return redis.call('HINCRBY', KEYS[1], 'revision', 1)
+`);
+
+const storedRecord = z.object({ subject: z.string().min(1), initialize: z.record(z.string(), z.unknown()) });
+
+export type SharedSessionsOptions = SessionLimits & { client: Redis; keyPrefix: string };
+
+export class SharedSessions {
+  readonly #client: Redis;
+  readonly #limits: SessionLimits;
+  readonly #all: string;
+  readonly #subjectPrefix: string;
+  readonly #sessionPrefix: string;
+
+  constructor(options: SharedSessionsOptions) {
+    this.#client = options.client;
+    this.#limits = options;
+    this.#all = `${options.keyPrefix}mcp:all`;
+    this.#subjectPrefix = `${options.keyPrefix}mcp:subject:`;
+    this.#sessionPrefix = `${options.keyPrefix}mcp:s:`;
+  }
+
+  get idleTtlMs(): number {
+    return this.#limits.idleTtlMs;
+  }
+
+  /**
+   * Records a new session within the cluster's limits: `opened` (with the
+   * ids of the subject's own sessions closed to make room) or `full`.
+   */
+  async open(id: string, record: SessionRecord): Promise<{ opened: true; evicted: string[] } | { opened: false }> {
+    const owner = sha256Hex(record.subject);
+    const reply = await this.#call(() =>
+      openScript.run(
+        this.#client,
+        [this.#all, this.#subjectPrefix + owner, this.#sessionPrefix + id],
+        [
+          id,
+          JSON.stringify(record),
+          this.#limits.idleTtlMs,
+          this.#limits.maxSessions,
+          this.#limits.maxSessionsPerSubject,
+          this.#subjectPrefix,
+          this.#sessionPrefix,
+          owner,
+        ],
+      ),
+    );
+    if (!Array.isArray(reply) || reply[0] !== 1) return { opened: false };
+    return { opened: true, evicted: reply.slice(1).map(String) };
+  }
+
+  /** The session, renewed for another idle TTL, or null when it ended or expired. */
+  async touch(id: string): Promise<FoundSession | null> {
+    const reply = await this.#call(() =>
+      touchScript.run(
+        this.#client,
+        [this.#sessionPrefix + id, this.#all],
+        [id, this.#limits.idleTtlMs, this.#subjectPrefix],
+      ),
+    );
+    if (!Array.isArray(reply) || reply.length < 2) return null;
+    const record = storedRecord.safeParse(parseJson(String(reply[0])));
+    if (!record.success) throw new StateUnavailableError(`MCP session ${id} in Redis does not have the expected shape`);
+    return { ...record.data, revision: Number(reply[1]) || 0 };
+  }
+
+  /** The session's tool memory as stored, or null when none was saved. */
+  async loadState(id: string): Promise<string | null> {
+    return this.#call(() => this.#client.hget(this.#sessionPrefix + id, 'state'));
+  }
+
+  /** Stores the session's tool memory; returns the new revision, or null when the session is gone. */
+  async saveState(id: string, state: string): Promise<number | null> {
+    const revision = Number(
+      await this.#call(() => saveStateScript.run(this.#client, [this.#sessionPrefix + id], [state])),
+    );
+    return revision < 0 ? null : revision;
+  }
+
+  /** Ends a session cluster-wide (the client sent DELETE, or its initialize failed). */
+  async delete(id: string, subject: string): Promise<void> {
+    await this.#call(() =>
+      this.#client
+        .multi()
+        .del(this.#sessionPrefix + id)
+        .zrem(this.#all, id)
+        .zrem(this.#subjectPrefix + sha256Hex(subject), id)
+        .exec(),
+    );
+  }
+
+  async #call<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (cause) {
+      throw new StateUnavailableError(`Redis did not answer: ${(cause as Error).message ?? String(cause)}`, { cause });
+    }
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Redis } from 'ioredis';
+import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
+import { issuer, startListener, type Harness } from './fixtures.ts';
+import { jsonRpcHeaders } from './raw-http.ts';
+import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
+
+/**
+ * Stateful MCP sessions shared by two MCP listeners (two replicas) through a
+ * real redis-server: the client's requests alternate between them, as behind
+ * a round-robin load balancer, and a session survives the replica that opened
+ * it. (test/e2e/replicas.test.ts does the same with two broker processes
+ * behind haproxy.)
+ */
+describe('MCP sessions shared through Redis by two replicas', () => {
+  let redis: RedisServer;
+  const connections: Redis[] = [];
+  let a: Harness;
+  let b: Harness;
+  let prefix = 0;
+
+  const connection = () => {
+    const client = new Redis({
+      host: '127.0.0.1',
+      port: redis.port,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+    });
+    client.on('error', () => undefined);
+    connections.push(client);
+    return client;
+  };
+
+  before(async () => {
+    redis = await startRedisServer();
+  });
+  after(async () => {
+    for (const c of connections) c.disconnect();
+    await redis?.close();
+  });
+
+  /** Two listeners sharing Redis and one signing key. */
+  async function replicas(options: { maxSessionsPerSubject?: number } = {}): Promise<[Harness, Harness]> {
+    const sharedSessions = { client: connection(), keyPrefix: `sessions-${prefix++}:` };
+    await new Promise((resolve) => sharedSessions.client.once('ready', resolve));
+    const sessions = options.maxSessionsPerSubject ? { maxSessionsPerSubject: options.maxSessionsPerSubject } : {};
+    const first = await startListener({ sharedSessions, sessions });
+    const verifyBearer = createBearerVerifier({
+      broker: { publicKey: first.key.publicKey, kid: first.key.kid, issuer, audiences: [first.resource] },
+    });
+    const second = await startListener({
+      sharedSessions: { ...sharedSessions, client: connection() },
+      verifyBearer,
+      sessions,
+    });
+    return [first, second];
+  }
+
+  /** A fetch that sends each request to the next live replica in turn. */
+  function roundRobin(targets: () => Harness[]) {
+    let turn = 0;
+    const hits: string[] = [];
+    const fetcher = async (_input: string | URL | Request, init?: RequestInit) => {
+      const live = targets();
+      const target = live[turn++ % live.length]!;
+      hits.push(target === a ? 'a' : 'b');
+      return fetch(target.url, init);
+    };
+    return { fetcher, hits };
+  }
+
+  async function connect(token: string, fetcher: typeof fetch) {
+    const client = new Client({ name: 'replica-test', version: '0' });
+    const transport = new StreamableHTTPClientTransport(new URL(a.url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      fetch: fetcher,
+    });
+    await client.connect(transport);
+    return { client, transport };
+  }
+
+  const textOf = (result: { content?: unknown }) => (result.content as Array<{ text: string }>)[0]!.text;
+
+  it('serves one session from both replicas, with one memory, and checks the owner on each', async () => {
+    [a, b] = await replicas();
+    try {
+      const { fetcher, hits } = roundRobin(() => [a, b]);
+      const token = await a.token('grace@example.com');
+      const { client, transport } = await connect(token, fetcher as typeof fetch);
+      const texts: string[] = [];
+      for (let i = 0; i < 4; i++) texts.push(textOf(await client.callTool({ name: 'echo', arguments: { text: 'x' } })));
+      assert.ok(hits.includes('a') && hits.includes('b'), hits.join(','));
+      // The session memory (a call counter here, mark_fetch's "unchanged" in the broker) followed the client.
+      assert.deepEqual(
+        texts,
+        [1, 2, 3, 4].map((n) => `x from grace@example.com call ${n} session ${transport.sessionId}`),
+      );
+      // Another subject presenting the id gets 404 from either replica, as if it did not exist.
+      const intruder = await a.token('mallory@example.com');
+      for (const target of [a, b]) {
+        const response = await fetch(target.url, {
+          method: 'POST',
+          headers: {
+            ...jsonRpcHeaders(intruder),
+            'mcp-session-id': transport.sessionId!,
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        });
+        assert.equal(response.status, 404);
+        await response.text();
+      }
+      await transport.terminateSession();
+      // Ended on one replica, it is gone on both.
+      for (const target of [a, b]) {
+        const response = await fetch(target.url, {
+          method: 'POST',
+          headers: {
+            ...jsonRpcHeaders(token),
+            'mcp-session-id': transport.sessionId!,
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+        });
+        assert.equal(response.status, 404);
+        await response.text();
+      }
+      await client.close();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('goes on with the next request after the replica that opened the session is gone', async () => {
+    [a, b] = await replicas();
+    let aAlive = true;
+    try {
+      const { fetcher, hits } = roundRobin(() => (aAlive ? [a, b] : [b]));
+      const { client, transport } = await connect(await a.token(), fetcher as typeof fetch);
+      assert.equal(hits[0], 'a', 'initialize went to a');
+      const before = textOf(await client.callTool({ name: 'echo', arguments: { text: 'one' } }));
+      aAlive = false;
+      await a.close();
+      const afterDeath = textOf(await client.callTool({ name: 'echo', arguments: { text: 'two' } }));
+      assert.match(before, /call 1 session/);
+      assert.equal(afterDeath, `two from ada@example.com call 2 session ${transport.sessionId}`);
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((tool) => tool.name === 'echo'));
+      await client.close();
+    } finally {
+      if (aAlive) await a.close();
+      await b.close();
+    }
+  });
+
+  it("keeps the per-subject limit cluster-wide, closing the subject's oldest session", async () => {
+    [a, b] = await replicas({ maxSessionsPerSubject: 2 });
+    try {
+      const { fetcher } = roundRobin(() => [a, b]);
+      const token = await a.token('limit@example.com');
+      const opened: Array<Awaited<ReturnType<typeof connect>>> = [];
+      for (let i = 0; i < 3; i++) opened.push(await connect(token, fetcher as typeof fetch));
+      await assert.rejects(() => opened[0]!.client.listTools(), /404|not found/i);
+      for (const { client } of opened.slice(1)) assert.ok((await client.listTools()).tools.length > 0);
+      for (const { client } of opened) await client.close();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe('session memory as JSON', () => {
+  it("round-trips mark_fetch's Map in order, and ignores text that is not a snapshot", async () => {
+    const { BoundedSessionState } = await import('../../../src/broker/http/session-state.ts');
+    const state = new BoundedSessionState('s');
+    const seen = new Map([
+      ['mark://a/x.md', { version: '2', etag: 'e2' }],
+      ['mark://a/y.md', { version: '', etag: 'e9' }],
+    ]);
+    state.set('mark_fetch.seen', seen);
+    state.set('calls', 3);
+    assert.equal(state.changed, true);
+    const text = state.snapshot();
+    assert.equal(state.changed, false);
+    const copy = new BoundedSessionState('s');
+    copy.restore(text);
+    assert.deepEqual([...copy.get<Map<string, unknown>>('mark_fetch.seen')!], [...seen]);
+    assert.equal(copy.get('calls'), 3);
+    copy.restore('{not json');
+    assert.equal(copy.size, 0);
+  });
+});
