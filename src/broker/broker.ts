@@ -23,7 +23,7 @@ import { followChanges } from './changes/follow-changes.ts';
 import { ResourceSubscriptions } from './changes/resource-subscriptions.ts';
 import { WorldWatcher } from './changes/world-watcher.ts';
 import { clusterServices, startDiscovery, startLeaderSweep, sweepsByLease } from './cluster.ts';
-import { openSharedState } from './state/index.ts';
+import { openRedisChannel, openSharedState } from './state/index.ts';
 import { sharedLimiters } from './http/rate-limit/shared-token-buckets.ts';
 
 export type BrokerOptions = {
@@ -99,7 +99,21 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     metrics: worldMetricsAdapter(metrics, (world, health) => logWorldHealth(world, health)),
     ...(cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {}),
   });
-  const graph = new BrokerGraph({ gateway, ...(options.now ? { now: options.now } : {}) });
+  // Replicas tell each other when a world's /graph.md changed, so each re-seeds at its next use.
+  const graphChannel =
+    shared.redis === null
+      ? null
+      : openRedisChannel(
+          shared.redis,
+          `${shared.keyPrefix}graph:published`,
+          (world) => graph.heardPublished(world),
+          logWarning('graph re-seed signal failed'),
+        );
+  const graph = new BrokerGraph({
+    gateway,
+    ...(options.now ? { now: options.now } : {}),
+    ...(graphChannel ? { announce: (world: string) => graphChannel.publish(world) } : {}),
+  });
   // The listener's logger exists only once the listener does; knowledge warnings wait for it.
   let logKnowledge: (fields: Record<string, unknown>, message: string) => void = () => {};
   const knowledge = createKnowledge({ gateway, log: { warn: (fields, message) => logKnowledge(fields, message) } });
@@ -114,6 +128,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     () => signIn.close(),
     () => gateway.close(),
     async () => watcher.close(),
+    async () => graphChannel?.close(),
   ];
   const close = async () => {
     listening = false;

@@ -3,7 +3,7 @@ import { crawl, defaultCrawlLimits, maxCrawlDepth, type CrawlLimits, type CrawlR
 import { GraphStore, type BacklinkEntry } from './graph-store.ts';
 import { canonicalMarkUrl } from './link-url.ts';
 import { readWithBackoff } from './read-retry.ts';
-import { GraphSeeder, type SeedLog } from './seeder.ts';
+import { GraphSeeder, seedPath, type SeedLog } from './seeder.ts';
 import { WorldDirectory } from './world-urls.ts';
 
 /**
@@ -18,6 +18,11 @@ export type BrokerGraphOptions = {
   seedIntervalMs?: number;
   /** The hub world, whose `/graph.md` may speak for every world (default `root`). */
   hub?: string;
+  /**
+   * Tells the other replicas that this one wrote a world's `/graph.md`
+   * (Redis pub/sub in a replicated broker); they call `heardPublished`.
+   */
+  announce?: (world: string) => void;
   /** Overrides for mark_graph's node and worker bounds (depth comes from the call). */
   limits?: Partial<Pick<CrawlLimits, 'maxNodes' | 'workers'>>;
 };
@@ -36,6 +41,7 @@ export class BrokerGraph {
   readonly #refreshing = new Map<string, Promise<void>>();
   readonly #refreshQueue: Array<() => void> = [];
   #refreshActive = 0;
+  readonly #announce: (world: string) => void;
 
   constructor(options: BrokerGraphOptions) {
     this.gateway = options.gateway;
@@ -49,6 +55,7 @@ export class BrokerGraph {
       ...(options.hub === undefined ? {} : { hub: options.hub }),
       ...(options.log ? { log: options.log } : {}),
     });
+    this.#announce = options.announce ?? (() => {});
     this.#limits = {
       maxNodes: options.limits?.maxNodes ?? defaultCrawlLimits.maxNodes,
       workers: options.limits?.workers ?? defaultCrawlLimits.workers,
@@ -119,6 +126,23 @@ export class BrokerGraph {
   /** Backlinks of a document, without seeding. */
   backlinks(url: string): BacklinkEntry[] {
     return this.store.backlinks(this.identity(url));
+  }
+
+  /**
+   * A write to `world` at `path` succeeded: when it was the world's seed
+   * document, this replica re-checks it at its next use and the others are
+   * told to do the same, so backlinks agree across replicas without waiting
+   * out the seed interval.
+   */
+  published(world: string, path: string): void {
+    if (path !== seedPath) return;
+    this.seeder.forget(world);
+    this.#announce(world);
+  }
+
+  /** Another replica wrote `world`'s `/graph.md`: check it again at the next use. */
+  heardPublished(world: string): void {
+    this.seeder.forget(world);
   }
 
   exportMarkdown(): string {

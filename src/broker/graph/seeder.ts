@@ -66,7 +66,12 @@ export class GraphSeeder {
     await untilAborted(Promise.all(this.#gateway.list().map((world) => this.seedWorld(world.name))), signal);
   }
 
-  /** The world's `/graph.md` changed (a change it reported): the next seed reads it whatever the throttle says. */
+  /**
+   * Forgets when `world` was last checked, so the next use reads its
+   * `/graph.md` again (still conditional on the etag), whatever the throttle
+   * says: the world reported a change (WATCH), or another replica announced a
+   * write (src/broker/graph/graph-service.ts `heardPublished`).
+   */
   forget(world: string): void {
     this.#checkedAt.delete(world);
   }

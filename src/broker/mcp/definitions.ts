@@ -23,7 +23,7 @@ export interface SessionState {
  * graph tools (mark_backlinks, mark_graph, mark_graph_export,
  * mark_graph_publish). `BrokerGraph` (src/broker/graph) is the implementation.
  */
-export type GraphService = Pick<BrokerGraph, 'seed' | 'backlinks' | 'crawl' | 'exportMarkdown' | 'store'>;
+export type GraphService = Pick<BrokerGraph, 'seed' | 'backlinks' | 'crawl' | 'exportMarkdown' | 'store' | 'published'>;
 
 export type ToolContext = {
   gateway: WorldGateway;

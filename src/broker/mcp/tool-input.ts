@@ -1,4 +1,5 @@
 import type { MarkResponse } from '../../protocol/response.ts';
+import { Status } from '../../protocol/status.ts';
 import type { MarkCall } from '../../transport/mark-client.ts';
 import type { GraphService, ToolContext, ToolResult } from './definitions.ts';
 import { toolError, toolErrorFor } from './tool-result.ts';
@@ -41,7 +42,10 @@ export async function writeWorld(
   call: Omit<MarkCall, 'signal'>,
 ): Promise<Outcome<MarkResponse>> {
   try {
-    return { ok: true, value: await ctx.gateway.write(world, ctx.identity, { ...call, signal: ctx.signal }) };
+    const response = await ctx.gateway.write(world, ctx.identity, { ...call, signal: ctx.signal });
+    // A changed /graph.md is what every replica seeds its backlinks from.
+    if (response.status === Status.Ok || response.status === Status.Created) ctx.graph?.published(world, call.path);
+    return { ok: true, value: response };
   } catch (error) {
     return { ok: false, error: toolErrorFor(verb, world, error) };
   }

@@ -17,4 +17,5 @@ export { StateUnavailableError, isStateUnavailable } from './state-unavailable.t
 export { RedisEphemeralStore } from './redis/redis-ephemeral-store.ts';
 export { connectRedis, redisOptions } from './redis/redis-client.ts';
 export { redisScript, type RedisScript } from './redis/redis-script.ts';
+export { openRedisChannel, type RedisChannel } from './redis/redis-channel.ts';
 export { openSharedState, type SharedState } from './shared-state.ts';

@@ -182,6 +182,34 @@ describe('graph seeding from /graph.md', () => {
     }
   });
 
+  it("re-checks before the interval when another replica announces it wrote a world's /graph.md", async () => {
+    // Two replicas' graphs; `announce` stands for the Redis channel (test/broker/state/redis-channel.test.ts).
+    const other = new BrokerGraph({ gateway, now: clock.now, announce: (world) => graph.heardPublished(world) });
+    await graph.seed();
+    assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 2);
+    const updated = golden.replace(
+      '| mark://team-a.team-a.svc.cluster.local/docs/b.md | mark://team-a.team-a.svc.cluster.local/docs/a.md | supersedes |  |  | 1 |\n',
+      '',
+    );
+    await gateway.publish('root', '/graph.md', updated);
+    try {
+      other.published('root', '/docs/other.md');
+      await graph.seed();
+      assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 2, 'only /graph.md is announced');
+      other.published('root', '/graph.md');
+      await graph.seed();
+      assert.deepEqual(
+        graph.backlinks('mark://team-a/docs/a.md').map((b) => b.rel),
+        [''],
+      );
+      const rootFetches = gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root');
+      assert.equal(rootFetches.length, 2, 'one check at start, one after the announcement');
+      assert.match(rootFetches[1]?.metadata['if-none-match'] ?? '', /^[0-9a-f]{64}$/, 'still conditional');
+    } finally {
+      await gateway.publish('root', '/graph.md', golden);
+    }
+  });
+
   it('lets a local crawl take precedence over the seed', async () => {
     await gateway.publish('team-a', '/docs/b.md', '# B crawled\n\nNo links any more.\n');
     await gateway.publish('team-a', '/index.md', '# Team A hub\n\n## Services\n\n- [Applications](docs/a.md)\n');
