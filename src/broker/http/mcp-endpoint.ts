@@ -19,7 +19,7 @@ import type { McpServerFactory } from './mcp-server-factory.ts';
 import { BoundedSessionState } from './session-state.ts';
 import type { Session, SessionStore } from './session-store.ts';
 import type { FoundSession, SharedSessions } from './shared-sessions.ts';
-import { isStateUnavailable } from '../state/state-unavailable.ts';
+import { isStateUnavailable } from '../state/index.ts';
 
 /**
  * How one `/mcp` endpoint serves every client (decision recorded in the report):

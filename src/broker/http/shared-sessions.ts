@@ -11,8 +11,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { sha256Hex } from '../../protocol/token.ts';
-import { redisScript } from '../state/redis/redis-script.ts';
-import { StateUnavailableError } from '../state/state-unavailable.ts';
+import { redisScript, StateUnavailableError } from '../state/index.ts';
 
 export type SessionRecord = {
   subject: string;

@@ -12,7 +12,7 @@
  */
 import type { Redis } from 'ioredis';
 import { sha256Hex } from '../../../protocol/token.ts';
-import { redisScript } from '../../state/redis/redis-script.ts';
+import { redisScript } from '../../state/index.ts';
 import type { RateLimiter, RateLimiterFactory } from './rate-limiter.ts';
 import type { RateLimitSettings } from './settings.ts';
 import { TokenBuckets, type TakeResult } from './token-bucket.ts';
