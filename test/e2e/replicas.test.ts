@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { missingBinaries, startReplicaStack, type ReplicaStack } from './replica-fixture.ts';
+import { resultText } from './stack-fixture.ts';
+import { UserAgent } from './signin-user-agent.ts';
+
+const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const skip = missingBinaries();
+
+/**
+ * Two broker processes behind haproxy (round robin per request), sharing a
+ * real redis-server and Secrets on a fake Kubernetes API server
+ * (test/e2e/replica-fixture.ts): every flow must come out as with one broker.
+ */
+describe('two broker replicas behind a load balancer', { skip: skip ?? false }, () => {
+  let stack: ReplicaStack;
+  before(async () => {
+    stack = await startReplicaStack({
+      brokerConfig: (document) => {
+        document.rateLimit.tokens = { perMinute: 6, burst: 20 };
+      },
+    });
+  });
+  after(() => stack?.close());
+
+  const authorize = () => stack.post('/device/authorize', { client_id: 'demarkus-cli', scope: 'openid mark.read' });
+  const poll = (deviceCode: string, via?: ReplicaStack['replicas']['a']) =>
+    stack.post('/oauth/token', { grant_type: deviceGrant, device_code: deviceCode, client_id: 'demarkus-cli' }, via);
+
+  /** A stateless JSON-RPC POST to /mcp through the load balancer. */
+  const mcpPost = async (token: string, message: object) => {
+    const response = await fetch(stack.resource, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify(message),
+    });
+    const text = await response.text();
+    return { status: response.status, text, headers: response.headers, servedBy: response.headers.get('x-served-by') };
+  };
+  const callWorlds = (token: string) =>
+    mcpPost(token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mark_worlds', arguments: {} } });
+
+  it('runs a device flow across replicas: one token from a code redeemed at the same moment on both', async () => {
+    const started = await authorize();
+    assert.equal(started.status, 200, JSON.stringify(started.json));
+    const grant = started.json as { device_code: string; verification_uri_complete: string };
+    const pending = await poll(grant.device_code);
+    assert.equal(pending.json.error, 'authorization_pending');
+    assert.notEqual(pending.servedBy, started.servedBy, 'the poll went to the other replica');
+
+    // The person: verification page, code entry and IdP callback, each on whichever replica haproxy picks.
+    const agent = new UserAgent();
+    const form = await agent.go(grant.verification_uri_complete);
+    assert.equal(form.status, 200);
+    const login = await agent.submit(form, {}, 'action=approve');
+    assert.ok(login.url.startsWith(stack.idp.issuer), agent.trace.join(', '));
+    const done = await agent.submit(login, { email: 'dana@example.com' });
+    assert.equal(done.status, 200, `${agent.trace.join(', ')}\n${done.html.slice(0, 300)}`);
+    assert.match(done.html, /Signed in as dana@example\.com/);
+
+    await sleep(250);
+    const [onA, onB] = await Promise.all([
+      poll(grant.device_code, stack.replicas.a),
+      poll(grant.device_code, stack.replicas.b),
+    ]);
+    const winners = [onA, onB].filter((r) => r.status === 200);
+    assert.equal(winners.length, 1, `${JSON.stringify(onA.json)} / ${JSON.stringify(onB.json)}`);
+    const loser = [onA, onB].find((r) => r.status !== 200)!;
+    assert.equal(loser.status, 400);
+    assert.match(String(loser.json.error), /^(invalid_grant|expired_token)$/);
+    const tokens = winners[0]!.json as { access_token: string; refresh_token: string };
+
+    // The access token works on both replicas.
+    const calls = [await callWorlds(tokens.access_token), await callWorlds(tokens.access_token)];
+    assert.deepEqual(
+      calls.map((c) => c.status),
+      [200, 200],
+    );
+    assert.deepEqual(new Set(calls.map((c) => c.servedBy)), new Set(['a', 'b']));
+
+    // Refresh on A, then replay the spent refresh token on B: the family is revoked on both.
+    const refreshed = await stack.post(
+      '/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'demarkus-cli' },
+      stack.replicas.a,
+    );
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.json));
+    const replay = await stack.post(
+      '/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'demarkus-cli' },
+      stack.replicas.b,
+    );
+    assert.equal(replay.status, 400);
+    assert.equal(replay.json.error, 'invalid_grant');
+    const successor = await stack.post(
+      '/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: String(refreshed.json.refresh_token), client_id: 'demarkus-cli' },
+      stack.replicas.a,
+    );
+    assert.equal(successor.status, 400, 'the reuse on B revoked the family A had just extended');
+    assert.equal(successor.json.error, 'invalid_grant');
+  });
+
+  it('tells a client polling both replicas at once to slow down (RFC 8628 §3.5)', async () => {
+    const grant = (await authorize()).json as { device_code: string };
+    // At the same moment, so however slow the machine both polls fall within one interval.
+    const answers = await Promise.all([
+      poll(grant.device_code, stack.replicas.a),
+      poll(grant.device_code, stack.replicas.b),
+    ]);
+    assert.deepEqual(answers.map((a) => a.json.error).sort(), ['authorization_pending', 'slow_down']);
+  });
+
+  it('limits a burst split across both replicas once, not once per replica', async () => {
+    const token = await stack.token('burst@example.com');
+    const answers = [];
+    for (let i = 0; i < 40; i++) answers.push(await mcpPost(token, { jsonrpc: '2.0', id: i, method: 'tools/list' }));
+    const served = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status === 429);
+    // Burst 20 at 6 a minute: 20, plus at most a token or two refilled during the burst.
+    assert.ok(served.length >= 20 && served.length <= 22, `${served.length} served`);
+    assert.equal(served.length + refused.length, 40);
+    assert.deepEqual(new Set(refused.map((a) => a.servedBy)), new Set(['a', 'b']), 'both replicas refused');
+    assert.ok(Number(refused[0]!.headers.get('retry-after')) >= 1);
+  });
+
+  it('keeps bearer tool calls working while Redis is down, answers sign-in with 503, and recovers', async () => {
+    const token = await stack.token('outage@example.com');
+    await stack.redis.stop();
+    try {
+      const signIns = [await authorize(), await authorize()];
+      for (const answer of signIns) {
+        assert.equal(answer.status, 503);
+        assert.equal(answer.json.error, 'temporarily_unavailable');
+        assert.ok(Number(answer.headers.get('retry-after')) >= 1);
+      }
+      assert.deepEqual(new Set(signIns.map((s) => s.servedBy)), new Set(['a', 'b']));
+      const calls = [await callWorlds(token), await callWorlds(token)];
+      for (const call of calls) {
+        assert.equal(call.status, 200, call.text);
+        assert.match(call.text, /root/);
+      }
+      assert.deepEqual(new Set(calls.map((c) => c.servedBy)), new Set(['a', 'b']));
+      for (const replica of Object.values(stack.replicas)) {
+        const metrics = await (await fetch(`${replica.management}/metrics`)).text();
+        assert.match(metrics, /broker_rate_limit_local_fallback\{limiter="subject"\} 1/);
+      }
+    } finally {
+      await stack.redis.start();
+    }
+    let again = await authorize();
+    for (let i = 0; again.status !== 200 && i < 100; i++) {
+      await sleep(100);
+      again = await authorize();
+    }
+    assert.equal(again.status, 200, JSON.stringify(again.json));
+    assert.equal((await authorize()).status, 200, 'both replicas are back on Redis');
+  });
+
+  it('continues an MCP session on the other replica after the one that opened it is SIGKILLed', async () => {
+    const servedBy: string[] = [];
+    const recording = async (input: string | URL | Request, init?: RequestInit) => {
+      const response = await fetch(input, init);
+      servedBy.push(response.headers.get('x-served-by') ?? '?');
+      return response;
+    };
+    const client = new Client({ name: 'replica-e2e', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(stack.resource), {
+      requestInit: { headers: { authorization: `Bearer ${await stack.token('session@example.com')}` } },
+      fetch: recording,
+    });
+    await client.connect(transport);
+    const opener = servedBy[0] as 'a' | 'b';
+    assert.match(opener, /^[ab]$/);
+    const sessionId = transport.sessionId;
+    assert.ok(sessionId);
+
+    const first = await client.callTool({ name: 'mark_fetch', arguments: { url: 'mark://root/docs/guide.md' } });
+    assert.doesNotMatch(resultText(first), /status: unchanged/);
+    await stack.kill(opener);
+    const second = await client.callTool({ name: 'mark_fetch', arguments: { url: 'mark://root/docs/guide.md' } });
+    assert.equal(transport.sessionId, sessionId, 'no new session');
+    assert.equal(servedBy.at(-1), opener === 'a' ? 'b' : 'a');
+    // The session's memory came along: the survivor knows the body was already returned.
+    assert.match(resultText(second), /status: unchanged/);
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((tool) => tool.name === 'mark_worlds'));
+    await client.close();
+  });
+});
+
+if (skip !== null) {
+  describe('two broker replicas behind a load balancer', () => {
+    it(`skipped: ${skip}`, { skip }, () => {});
+  });
+}
