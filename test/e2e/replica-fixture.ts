@@ -52,6 +52,8 @@ export type ReplicaStack = {
   issuer: string;
   /** The load balancer's MCP resource URL (`.../mcp`). */
   resource: string;
+  /** The same load balancer's frontend to replica `a` only, when asked for. */
+  oneReplicaResource?: string;
   replicas: Record<'a' | 'b', Replica>;
   redis: RedisServer;
   idp: DevIdp;
@@ -71,6 +73,8 @@ export type ReplicaStack = {
 export type ReplicaStackOptions = {
   /** Adjusts the brokers' shared configuration document before they start. */
   brokerConfig?: (document: Record<string, any>) => void;
+  /** Also a frontend in front of replica `a` alone (`oneReplicaResource`), for a 1-vs-2 comparison. */
+  oneReplicaFrontend?: boolean;
 };
 
 export async function startReplicaStack(options: ReplicaStackOptions = {}): Promise<ReplicaStack> {
@@ -137,6 +141,8 @@ export async function startReplicaStack(options: ReplicaStackOptions = {}): Prom
       rateLimit: { login: { perMinute: 60_000, burst: 10_000 }, userCode: { perMinute: 6, burst: 8 } },
       sweeper: { disabled: true },
     };
+    // The one-replica frontend is another port of the same host: admit the name on any port.
+    if (options.oneReplicaFrontend) document.server.allowedHosts = ['127.0.0.1'];
     options.brokerConfig?.(document);
 
     const start = async (name: 'a' | 'b'): Promise<Replica> => {
@@ -152,7 +158,8 @@ export async function startReplicaStack(options: ReplicaStackOptions = {}): Prom
     };
     const replicas = { a: await start('a'), b: await start('b') };
 
-    const haproxy = await startHaproxy(dir, lb, replicas);
+    const one = options.oneReplicaFrontend ? await freePort() : undefined;
+    const haproxy = await startHaproxy(dir, { ...lb, ...(one === undefined ? {} : { one }) }, replicas);
     cleanups.push(() => stopProcess(haproxy));
 
     const key = loadSigningKey(signingKey);
@@ -160,6 +167,7 @@ export async function startReplicaStack(options: ReplicaStackOptions = {}): Prom
     return {
       issuer,
       resource,
+      ...(one === undefined ? {} : { oneReplicaResource: `http://127.0.0.1:${one}/mcp` }),
       replicas,
       redis,
       idp,
@@ -241,10 +249,10 @@ function startBrokerProcess(
  */
 async function startHaproxy(
   dir: string,
-  lb: { management: number; mcp: number },
+  lb: { management: number; mcp: number; one?: number },
   replicas: Record<'a' | 'b', Replica>,
 ): Promise<ChildProcess> {
-  const backend = (name: string, port: number, target: (replica: Replica) => string) =>
+  const backend = (name: string, port: number, target: (replica: Replica) => string, only = Object.values(replicas)) =>
     [
       `frontend ${name}`,
       `  bind 127.0.0.1:${port}`,
@@ -252,7 +260,7 @@ async function startHaproxy(
       `backend ${name}-replicas`,
       '  balance roundrobin',
       '  http-response set-header x-served-by %s',
-      ...Object.values(replicas).map((replica) => `  server ${replica.name} ${new URL(target(replica)).host}`),
+      ...only.map((replica) => `  server ${replica.name} ${new URL(target(replica)).host}`),
     ].join('\n');
   const config = [
     'global',
@@ -268,6 +276,7 @@ async function startHaproxy(
     '  option redispatch 1',
     backend('management', lb.management, (r) => r.management),
     backend('mcp', lb.mcp, (r) => r.mcp),
+    ...(lb.one === undefined ? [] : [backend('one', lb.one, (r) => r.mcp, [replicas.a])]),
     '',
   ].join('\n');
   const file = join(dir, 'haproxy.cfg');
@@ -277,7 +286,8 @@ async function startHaproxy(
   child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-5000)));
   for (let attempt = 0; attempt < 100; attempt++) {
     if (child.exitCode !== null) throw new Error(`haproxy exited (${child.exitCode}): ${output}`);
-    if ((await canConnect(lb.management)) && (await canConnect(lb.mcp))) return child;
+    const ports = [lb.management, lb.mcp, ...(lb.one === undefined ? [] : [lb.one])];
+    if ((await Promise.all(ports.map(canConnect))).every(Boolean)) return child;
     await new Promise((r) => setTimeout(r, 50));
   }
   child.kill('SIGKILL');
