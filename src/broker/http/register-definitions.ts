@@ -95,15 +95,41 @@ function registerTool(server: McpServer, tool: ToolDefinition, contextOf: Contex
  * the same messages (the SDK would otherwise answer first, in its own words).
  */
 function advertisedOnly(schema: z.ZodObject): StandardSchemaWithJSON {
-  return {
+  const known = advertised.get(schema);
+  if (known !== undefined) return known;
+  const convert = schema['~standard'].jsonSchema;
+  const converted = new Map<string, Record<string, unknown>>();
+  const once =
+    (io: 'input' | 'output') =>
+    (options: Parameters<typeof convert.input>[0]): Record<string, unknown> => {
+      const key = `${io} ${options.target}`;
+      let json = converted.get(key);
+      if (json === undefined) {
+        json = convert[io](options);
+        converted.set(key, json);
+      }
+      return json;
+    };
+  const wrapped: StandardSchemaWithJSON = {
     '~standard': {
       version: 1,
       vendor: 'demarkus',
       validate: (value: unknown) => ({ value }),
-      jsonSchema: schema['~standard'].jsonSchema,
+      jsonSchema: { input: once('input'), output: once('output') },
     },
   };
+  advertised.set(schema, wrapped);
+  return wrapped;
 }
+
+/**
+ * A schema's JSON form, converted once per process: the SDK converts it on every
+ * tools/list and on the first call of each server, and the broker builds a server
+ * per session, per stateless request and per 2026-07-28 exchange; zod's
+ * conversion of our larger schemas costs milliseconds (bench/load.ts profile).
+ * The SDK only reads the converted objects.
+ */
+const advertised = new WeakMap<z.ZodObject, StandardSchemaWithJSON>();
 
 function registerTemplate(
   server: McpServer,
