@@ -10,6 +10,9 @@ import { runLookupBenchmark, printLookupBenchmark } from './lookup.ts';
 import { formatProfile } from './lib/cpu-profile.ts';
 import { formatPatchBench, runQuicPatchBench } from './quic-patches.ts';
 import { formatLargeDocuments, runLargeDocumentBench } from './large-documents.ts';
+import { runLoadBench } from './load.ts';
+import { runFanOutBench } from './fan-out.ts';
+import { runSearchQuicBench } from './search-quic.ts';
 
 const quick = process.argv.includes('--quick');
 const section = (title: string) => console.log(`\n=== ${title} ===`);
@@ -41,4 +44,13 @@ section('PUBLISH and start-up');
 console.log((await runPublishBench(quick ? 100 : 300)).join('\n'));
 console.log((await runStartupBench(quick ? [2000] : [10_000, 100_000])).join('\n'));
 
-console.log('\nSearch: node bench/search-eval.ts and node --expose-gc bench/search-latency.ts');
+section('Throughput: concurrent MCP clients against one broker process');
+console.log((await runLoadBench(quick ? 2 : 5, quick ? [1, 16] : [1, 4, 16, 64])).join('\n'));
+
+section('Fan-out over worlds in separate processes');
+console.log((await runFanOutBench(quick ? 5 : 30, quick ? [1, 10] : [1, 10, 30])).join('\n'));
+
+section('Relaxed LOOKUP over QUIC beside a same-size FETCH');
+console.log((await runSearchQuicBench(quick ? 2 : 10)).lines.join('\n'));
+
+console.log('\nSearch quality: node bench/search-eval.ts and node --expose-gc bench/search-latency.ts');

@@ -13,18 +13,12 @@
  *
  *   node bench/search-quic.ts [rounds] [limit]
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startBenchWorld } from './lib/bench-world.ts';
 import { percentile } from './lib/measure.ts';
 import { questionsOf, spexCorpus } from './search-eval.ts';
-import { encodeRequest } from '../src/protocol/request.ts';
 import { parseResponse } from '../src/protocol/response.ts';
 import type { Metadata } from '../src/protocol/metadata.ts';
-import { generateDevCertificate } from '../src/transport/tls.ts';
-import { MarkClient } from '../src/transport/mark-client.ts';
-import { startWorldServer } from '../src/world/world-server.ts';
 
 export interface SearchQuicResult {
   lines: string[];
@@ -33,15 +27,8 @@ export interface SearchQuicResult {
 }
 
 export async function runSearchQuicBench(rounds = 10, limit = 50): Promise<SearchQuicResult> {
-  const dir = await mkdtemp(join(tmpdir(), 'bench-search-quic-'));
-  const tls = await generateDevCertificate();
-  const server = await startWorldServer({
-    root: join(dir, 'root'),
-    listen: { host: '127.0.0.1', port: 0 },
-    tls,
-    rateLimit: { perSecond: 0, burst: 1 },
-  });
-  const client = new MarkClient({ ca: tls.cert });
+  const world = await startBenchWorld('search-quic');
+  const { server, client, authority, handle } = world;
   try {
     const store = server.world.context.store;
     for (const doc of spexCorpus().docs) {
@@ -50,8 +37,6 @@ export async function runSearchQuicBench(rounds = 10, limit = 50): Promise<Searc
       await store.publish(doc.id, Buffer.from(doc.body), metadata, {});
     }
     const queries = [...questionsOf('public'), ...questionsOf('second')].map((q) => q.query);
-    const handle = (verb: 'LOOKUP' | 'FETCH', path: string, metadata: Metadata): Promise<Uint8Array> =>
-      server.world.handle({ bytes: encodeRequest({ verb, path, metadata, body: new Uint8Array() }) });
     // Phase one, once per query: the statistics phase two carries.
     const statsOf = new Map<string, Metadata>();
     for (const query of queries) {
@@ -78,7 +63,6 @@ export async function runSearchQuicBench(rounds = 10, limit = 50): Promise<Searc
       await store.publish(path, Buffer.from('x'.repeat(pad)), {}, { expectedVersion: 1 });
     }
 
-    const authority = { host: 'localhost', port: server.port, dialHost: '127.0.0.1' };
     const times = {
       lookup: [] as number[],
       fetch: [] as number[],
@@ -145,9 +129,7 @@ export async function runSearchQuicBench(rounds = 10, limit = 50): Promise<Searc
       ],
     };
   } finally {
-    await client.close();
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await world.close();
   }
 }
 

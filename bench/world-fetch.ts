@@ -5,35 +5,17 @@
  * Run: `node bench/world-fetch.ts [requests]`.
  */
 import { fileURLToPath } from 'node:url';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runBareEcho } from './quic-echo.ts';
+import { startBenchWorld } from './lib/bench-world.ts';
 import { formatLatency, measureSequential, ratio } from './lib/measure.ts';
 import { formatProfile, profile, type ProfileSummary } from './lib/cpu-profile.ts';
-import { startWorldServer } from '../src/world/world-server.ts';
-import { generateDevCertificate } from '../src/transport/tls.ts';
-import { MarkClient } from '../src/transport/mark-client.ts';
-import { encodeRequest } from '../src/protocol/request.ts';
 
 export async function runWorldFetchBench(requests = 1000): Promise<{ lines: string[]; profile: ProfileSummary }> {
-  const dir = await mkdtemp(join(tmpdir(), 'bench-fetch-'));
-  const tls = await generateDevCertificate();
-  const server = await startWorldServer({
-    root: join(dir, 'root'),
-    listen: { host: '127.0.0.1', port: 0 },
-    tls,
-    rateLimit: { perSecond: 0, burst: 1 },
-  });
+  const world = await startBenchWorld('fetch');
+  const { server, client, authority } = world;
   const body = `# Small document\n\n${'A line of text about the broker.\n'.repeat(10)}`;
   await server.world.context.store.publish('/doc.md', Buffer.from(body), { tags: 'bench' }, {});
-  const responseBytes = (
-    await server.world.handle({
-      bytes: encodeRequest({ verb: 'FETCH', path: '/doc.md', metadata: {}, body: new Uint8Array() }),
-    })
-  ).length;
-  const client = new MarkClient({ ca: tls.cert });
-  const authority = { host: 'localhost', port: server.port, dialHost: '127.0.0.1' };
+  const responseBytes = (await world.handle('FETCH', '/doc.md')).length;
   const fetchOnce = async () => {
     const response = await client.call(authority, { verb: 'FETCH', path: '/doc.md' });
     if (response.status !== 'ok') throw new Error(`FETCH answered ${response.status}`);
@@ -41,9 +23,7 @@ export async function runWorldFetchBench(requests = 1000): Promise<{ lines: stri
   try {
     const bare = await runBareEcho({ requests, payloadBytes: responseBytes });
     const inProcess = await measureSequential('world handler in-process (no QUIC)', requests, () =>
-      server.world.handle({
-        bytes: encodeRequest({ verb: 'FETCH', path: '/doc.md', metadata: {}, body: new Uint8Array() }),
-      }),
+      world.handle('FETCH', '/doc.md'),
     );
     const fetch = await measureSequential('FETCH: MarkClient -> QUIC -> world', requests, fetchOnce);
     const bareLine = formatLatency({
@@ -68,9 +48,7 @@ export async function runWorldFetchBench(requests = 1000): Promise<{ lines: stri
       profile: summary,
     };
   } finally {
-    await client.close();
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await world.close();
   }
 }
 

@@ -1,0 +1,295 @@
+/**
+ * Throughput of one broker process: N concurrent MCP clients (each its own
+ * subject and session, in a separate client process) call `mark_fetch` on a small
+ * document for a fixed time, for each N. Beside it, at the same concurrency and
+ * from the same kind of client process:
+ *   (a) the same FETCH sent straight to the world over QUIC (no broker);
+ *   (b) a minimal MCP server on the same stack (SDK server and Streamable HTTP
+ *       transport, JSON responses, sessions) whose one tool returns a constant:
+ *       the floor of an MCP tool call here.
+ * The world runs in its own process, so this process's CPU time and memory are
+ * the broker's (or, for (b), the floor server's). Steps run one after another;
+ * the machine's load average is printed with each.
+ *
+ *   node bench/load.ts [seconds per step] [client counts, e.g. 1,4,16,64]
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { McpServer } from '@modelcontextprotocol/server';
+import { percentile } from './lib/measure.ts';
+import { fleetDirectory, startFleet, stopFleet } from './lib/world-fleet.ts';
+import { MarkClient } from '../src/transport/mark-client.ts';
+import { testTls } from '../test/world/world-fixture.ts';
+
+/** What a client process is told to do (argv[3], JSON). */
+interface LoadPlan {
+  kind: 'mcp' | 'fetch';
+  clients: number;
+  seconds: number;
+  /** mcp: the endpoint, one bearer per client (or none), the tool and its arguments. */
+  url?: string;
+  bearers?: string[];
+  tool?: string;
+  args?: Record<string, unknown>;
+  /** fetch: the world's port, CA and path. */
+  port?: number;
+  ca?: string;
+  path?: string;
+}
+
+interface LoadResult {
+  /** The client process's own CPU time. */
+  clientCpuMs: number;
+  calls: number;
+  errors: number;
+  seconds: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+interface StepFigures extends LoadResult {
+  serverCpuMs: number;
+  worldCpuMs: number;
+  serverRssMiB: number;
+  load: number;
+}
+
+const documentPath = '/notes/n0.md';
+
+/** Client process: runs the plan's loops until time is up, prints one JSON line. */
+async function runClients(plan: LoadPlan): Promise<void> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let call: (index: number) => Promise<void>;
+  let close: () => Promise<void>;
+  if (plan.kind === 'mcp') {
+    const clients = await Promise.all(
+      Array.from({ length: plan.clients }, async (_, i) => {
+        const client = new Client({ name: 'load', version: '1.0.0' });
+        const bearer = plan.bearers?.[i];
+        const headers: Record<string, string> = bearer === undefined ? {} : { Authorization: `Bearer ${bearer}` };
+        await client.connect(new StreamableHTTPClientTransport(new URL(plan.url ?? ''), { requestInit: { headers } }));
+        return client;
+      }),
+    );
+    call = async (i) => {
+      const result = (await clients[i]?.callTool({ name: plan.tool ?? '', arguments: plan.args ?? {} })) as
+        | { isError?: boolean }
+        | undefined;
+      if (result?.isError) throw new Error('tool error');
+    };
+    close = async () => {
+      await Promise.all(clients.map((client) => client.close()));
+    };
+  } else {
+    const mark = new MarkClient({ ca: plan.ca ?? '', maxConcurrentStreams: 8 });
+    const authority = { host: 'localhost', port: plan.port ?? 0, dialHost: '127.0.0.1' };
+    call = async () => {
+      const response = await mark.call(authority, { verb: 'FETCH', path: plan.path ?? '/' });
+      if (response.status !== 'ok') throw new Error(response.status);
+    };
+    close = () => mark.close();
+  }
+  for (let i = 0; i < plan.clients; i++) await call(i).catch(() => undefined);
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const deadline = started + plan.seconds * 1000;
+  await Promise.all(
+    Array.from({ length: plan.clients }, async (_, i) => {
+      while (performance.now() < deadline) {
+        const begun = performance.now();
+        try {
+          await call(i);
+          latencies.push(performance.now() - begun);
+        } catch {
+          errors += 1;
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  await close();
+  latencies.sort((a, b) => a - b);
+  const result: LoadResult = {
+    clientCpuMs: (cpu.user + cpu.system) / 1000,
+    calls: latencies.length,
+    errors,
+    seconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/** CPU time a process has used so far, from /proc (Linux); 0 where it cannot be read. */
+async function processCpuMs(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return 0;
+  try {
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+    // utime and stime are fields 14 and 15 of stat(5); after the name they are the 12th and 13th.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs one client process and measures this process (the server side) and the
+ * world process while it runs; with `profileTo`, also writes this process's CPU
+ * profile of the step there (BENCH_LOAD_PROFILE=<path prefix> turns that on).
+ */
+async function step(plan: LoadPlan, worldPid: number | undefined, profileTo?: string): Promise<StepFigures> {
+  const session = profileTo === undefined ? undefined : new Session();
+  if (session !== undefined) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  const worldBefore = await processCpuMs(worldPid);
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--clients', JSON.stringify(plan)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const cpuBefore = process.cpuUsage();
+  let rss = 0;
+  const sampler = setInterval(() => {
+    rss = Math.max(rss, process.memoryUsage().rss);
+  }, 100);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearInterval(sampler);
+  const cpu = process.cpuUsage(cpuBefore);
+  const worldCpuMs = (await processCpuMs(worldPid)) - worldBefore;
+  if (session !== undefined && profileTo !== undefined) {
+    const { profile } = await session.post('Profiler.stop');
+    await writeFile(profileTo, JSON.stringify(profile));
+    session.disconnect();
+  }
+  if (code !== 0) throw new Error(`client process exited with ${code}`);
+  const result = JSON.parse(output.trim().split('\n').pop() ?? '{}') as LoadResult;
+  return {
+    ...result,
+    serverCpuMs: (cpu.user + cpu.system) / 1000,
+    worldCpuMs,
+    serverRssMiB: rss / 1_048_576,
+    load: loadavg()[0] ?? 0,
+  };
+}
+
+/** The floor: an MCP server with one constant tool, stateful sessions, JSON responses, no auth. */
+async function startFloorServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  const newSession = async (): Promise<NodeStreamableHTTPServerTransport> => {
+    const server = new McpServer({ name: 'floor', version: '1.0.0' });
+    server.registerTool('constant', { description: 'Returns a constant.' }, async () => ({
+      content: [{ type: 'text' as const, text: 'constant' }],
+    }));
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+      onsessionclosed: (id) => void sessions.delete(id),
+    });
+    await server.connect(transport);
+    return transport;
+  };
+  const http: Server = createServer((request: IncomingMessage, response) => {
+    const id = request.headers['mcp-session-id'];
+    const known = typeof id === 'string' ? sessions.get(id) : undefined;
+    void (known ? Promise.resolve(known) : newSession()).then((transport) =>
+      transport.handleRequest(request, response),
+    );
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const address = http.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      for (const transport of sessions.values()) await transport.close().catch(() => undefined);
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+function line(name: string, figures: StepFigures): string {
+  const rate = figures.calls / figures.seconds;
+  const cpuShare = figures.serverCpuMs / 1000 / figures.seconds;
+  const perCall = (ms: number) => (ms / Math.max(1, figures.calls)).toFixed(3);
+  return `${name.padEnd(34)} ${rate.toFixed(0).padStart(6)} calls/s   p50 ${figures.p50Ms.toFixed(2)} ms   p99 ${figures.p99Ms.toFixed(2)} ms   errors ${figures.errors}   server ${(cpuShare * 100).toFixed(0)}% of a core, ${perCall(figures.serverCpuMs)} ms CPU per call (world ${perCall(figures.worldCpuMs)}, clients ${perCall(figures.clientCpuMs)}), peak RSS ${figures.serverRssMiB.toFixed(0)} MiB   load ${figures.load.toFixed(1)}`;
+}
+
+export async function runLoadBench(seconds = 5, counts = [1, 4, 16, 64]): Promise<string[]> {
+  const tls = await testTls();
+  const dir = await fleetDirectory(tls, [1]);
+  const fleet = await startFleet(dir, 1, tls);
+  const floor = await startFloorServer();
+  const world = fleet.worlds[0];
+  if (world === undefined) throw new Error('no world started');
+  const lines = [`load: ${seconds} s per step, one broker process, world in its own process`];
+  const profileTo = process.env.BENCH_LOAD_PROFILE;
+  const worldPid = world.child.pid;
+  try {
+    for (const clients of counts) {
+      const bearers = await Promise.all(
+        Array.from({ length: clients }, (_, i) => fleet.front.token(`load${i}@example.com`)),
+      );
+      const broker = await step(
+        {
+          kind: 'mcp',
+          clients,
+          seconds,
+          url: fleet.front.mcpUrl.href,
+          bearers,
+          tool: 'mark_fetch',
+          args: { url: `mark://w0${documentPath}`, force: true },
+        },
+        worldPid,
+        profileTo === undefined ? undefined : `${profileTo}.broker-${clients}.cpuprofile`,
+      );
+      const direct = await step(
+        { kind: 'fetch', clients, seconds, port: world.port, ca: tls.cert, path: documentPath },
+        worldPid,
+      );
+      const constant = await step(
+        { kind: 'mcp', clients, seconds, url: floor.url, tool: 'constant', args: {} },
+        worldPid,
+        profileTo === undefined ? undefined : `${profileTo}.floor-${clients}.cpuprofile`,
+      );
+      const ratio = (a: StepFigures, b: StepFigures) => (a.calls / a.seconds / (b.calls / b.seconds)).toFixed(3);
+      lines.push(
+        `${clients} concurrent client(s)`,
+        `  ${line('mark_fetch through the broker', broker)}`,
+        `  ${line('(a) FETCH straight to the world', direct)}`,
+        `  ${line('(b) constant tool, minimal server', constant)}`,
+        `  broker calls/s vs (a) ${ratio(broker, direct)}, vs (b) ${ratio(broker, constant)}`,
+      );
+    }
+  } finally {
+    await floor.close();
+    await stopFleet(fleet);
+    await rm(dir, { recursive: true, force: true });
+  }
+  return lines;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === '--clients') {
+    await runClients(JSON.parse(process.argv[3] ?? '{}') as LoadPlan);
+    process.exit(0);
+  }
+  const counts = process.argv[3] ? process.argv[3].split(',').map(Number) : undefined;
+  console.log((await runLoadBench(Number(process.argv[2] ?? 5), counts)).join('\n'));
+}
