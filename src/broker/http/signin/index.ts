@@ -56,7 +56,9 @@ export function signInRoutes(options: SignInRoutesOptions): FastifyPluginAsync {
         });
   const limit = ipLimit(loginBuckets);
   // Registration is anonymous and leaves a record behind: its own, smaller budget per address.
-  const registrationLimit = ipLimit(rateLimit.disabled ? null : limiterFor('registration', rateLimit.registration, rateLimit));
+  const registrationLimit = ipLimit(
+    rateLimit.disabled ? null : limiterFor('registration', rateLimit.registration, rateLimit),
+  );
   return async (app) => {
     await app.register(async (scope) => metadataRoutes(scope, context));
     await app.register(async (scope) => {
