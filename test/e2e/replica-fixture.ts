@@ -203,42 +203,40 @@ export async function startReplicaStack(options: ReplicaStackOptions = {}): Prom
   }
 }
 
-/** Starts `demarkus-broker broker` and waits for its "broker listening" line. */
-function startBrokerProcess(
+/**
+ * Starts `demarkus-broker broker` and waits until its management listener
+ * answers `/healthz` (the "broker listening" line is at info, below the
+ * warn level these processes log at).
+ */
+async function startBrokerProcess(
   name: 'a' | 'b',
   configFile: string,
   kubeconfig: string,
   ports: { management: number; mcp: number },
 ): Promise<Replica> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [binPath, 'broker', '--config', configFile], {
-      env: { ...process.env, KUBECONFIG: kubeconfig, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`broker ${name} did not start:\n${stderr.slice(-2000)}`));
-    }, 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`broker ${name} exited (${code}):\n${stderr.slice(-2000)}`));
-    });
-    child.stderr!.on('data', (chunk) => {
-      // Keep only the tail: a long test must not grow this without bound.
-      stderr = (stderr + chunk).slice(-20_000);
-      if (stderr.includes('"broker listening"')) {
-        clearTimeout(timer);
-        resolve({
-          name,
-          management: `http://127.0.0.1:${ports.management}`,
-          mcp: `http://127.0.0.1:${ports.mcp}/mcp`,
-          child,
-          stderr: () => stderr,
-        });
-      }
-    });
+  const child = spawn(process.execPath, [binPath, 'broker', '--config', configFile], {
+    env: { ...process.env, KUBECONFIG: kubeconfig, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  let stderr = '';
+  // Keep only the tail: a long test must not grow this without bound.
+  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk).slice(-20_000)));
+  const management = `http://127.0.0.1:${ports.management}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`broker ${name} exited (${child.exitCode ?? child.signalCode}):\n${stderr.slice(-2000)}`);
+    const healthy = await fetch(`${management}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (healthy) return { name, management, mcp: `http://127.0.0.1:${ports.mcp}/mcp`, child, stderr: () => stderr };
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`broker ${name} did not start:\n${stderr.slice(-2000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /**

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createHash } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as SdkTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InvalidGrantError, LibraryOAuth } from './library-web-client.ts';
+import { MemoryOAuthProvider } from './memory-oauth-provider.ts';
 import { missingBinaries, startReplicaStack, type ReplicaStack } from './replica-fixture.ts';
 import { resultText } from './stack-fixture.ts';
 import { UserAgent } from './signin-user-agent.ts';
@@ -8,11 +14,18 @@ import { UserAgent } from './signin-user-agent.ts';
 const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const skip = missingBinaries();
+const library = {
+  clientId: 'library-web',
+  secret: 'library-secret-value',
+  redirectUri: 'https://library.example.test/auth/callback',
+};
 
 /**
  * Two broker processes behind haproxy (round robin per request), sharing a
  * real redis-server and Secrets on a fake Kubernetes API server
- * (test/e2e/replica-fixture.ts): every flow must come out as with one broker.
+ * (test/e2e/replica-fixture.ts): every flow must come out as with one broker:
+ * the device flow, code + PKCE for an MCP SDK client and for a confidential
+ * web client, refresh reuse, shared rate limits, Redis down, a killed replica.
  */
 describe('two broker replicas behind a load balancer', { skip: skip ?? false }, () => {
   let stack: ReplicaStack;
@@ -20,6 +33,15 @@ describe('two broker replicas behind a load balancer', { skip: skip ?? false }, 
     stack = await startReplicaStack({
       brokerConfig: (document) => {
         document.rateLimit.tokens = { perMinute: 6, burst: 20 };
+        document.webClients = [
+          {
+            clientID: library.clientId,
+            clientSecretHash: createHash('sha256').update(library.secret).digest('hex'),
+            redirectURIs: [library.redirectUri],
+            name: 'Library',
+            bearer: 'id_token',
+          },
+        ];
       },
     });
   });
@@ -116,6 +138,59 @@ describe('two broker replicas behind a load balancer', { skip: skip ?? false }, 
       poll(grant.device_code, stack.replicas.b),
     ]);
     assert.deepEqual(answers.map((a) => a.json.error).sort(), ['authorization_pending', 'slow_down']);
+  });
+
+  it('signs an MCP SDK client in with registration and code + PKCE, its steps spread over both replicas', async () => {
+    const redirect = 'http://127.0.0.1:33419/callback';
+    const provider = new MemoryOAuthProvider(redirect);
+    // Discovery, then RFC 7591 registration: the record waits for its first use in Redis.
+    assert.equal(await auth(provider, { serverUrl: stack.resource }), 'REDIRECT');
+    const agent = new UserAgent();
+    agent.stopAt = redirect;
+    const consent = await agent.go(provider.authorizationUrl!.href);
+    const login = await agent.submit(consent, {}, 'decision=approve');
+    const back = await agent.submit(login, { email: 'erin@example.com' });
+    assert.equal(back.status, 0, `no redirect to the client: ${agent.trace.join(', ')}`);
+    const code = new URL(back.url).searchParams.get('code');
+    assert.ok(code, agent.trace.join(', '));
+    assert.equal(await auth(provider, { serverUrl: stack.resource, authorizationCode: code }), 'AUTHORIZED');
+    const client = new SdkClient({ name: 'sdk-oauth', version: '1.0.0' });
+    await client.connect(new SdkTransport(new URL(stack.resource), { authProvider: provider }));
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((tool) => tool.name === 'mark_fetch'));
+    } finally {
+      await client.close();
+    }
+    const calls = [await callWorlds(provider.saved!.access_token), await callWorlds(provider.saved!.access_token)];
+    assert.deepEqual(new Set(calls.map((c) => `${c.status} ${c.servedBy}`)), new Set(['200 a', '200 b']));
+  });
+
+  it('signs the library web app in (confidential client, code + PKCE) and refreshes on the other replica', async () => {
+    const oauth = new LibraryOAuth({
+      brokerUrl: stack.issuer,
+      clientId: library.clientId,
+      clientSecret: library.secret,
+      redirectUri: library.redirectUri,
+      scopes: ['mark.read'],
+    });
+    const { authUrl, state, verifier } = await oauth.begin();
+    const agent = new UserAgent();
+    agent.stopAt = library.redirectUri;
+    const idpPage = await agent.go(authUrl);
+    const back = await agent.submit(idpPage, { email: 'reader@example.com' });
+    assert.equal(back.status, 0, `no redirect to the library: ${agent.trace.join(', ')}`);
+    const callback = new URL(back.url);
+    assert.equal(callback.searchParams.get('state'), state);
+    const tokens = await oauth.exchange(callback.searchParams.get('code')!, verifier);
+    // The library's bearer is the id_token; both replicas accept it.
+    const calls = [await callWorlds(tokens.idToken), await callWorlds(tokens.idToken)];
+    assert.deepEqual(new Set(calls.map((c) => `${c.status} ${c.servedBy}`)), new Set(['200 a', '200 b']));
+    const refreshed = await oauth.refresh(tokens.refreshToken);
+    assert.equal((await callWorlds(refreshed.idToken)).status, 200);
+    // The spent refresh token, wherever it lands, is reuse: refused, and the family with it.
+    await assert.rejects(oauth.refresh(tokens.refreshToken), InvalidGrantError);
+    await assert.rejects(oauth.refresh(refreshed.refreshToken), InvalidGrantError);
   });
 
   it('limits a burst split across both replicas once, not once per replica', async () => {

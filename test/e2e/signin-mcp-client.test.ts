@@ -1,54 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { MemoryOAuthProvider } from './memory-oauth-provider.ts';
 import { startSignInStack, type SignInStack } from './signin-fixture.ts';
 import { UserAgent } from './signin-user-agent.ts';
 
 const redirectUrl = 'http://127.0.0.1:33418/callback';
-
-/** An OAuth client provider as an MCP host implements it, keeping everything in memory. */
-class MemoryProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl() {
-    return redirectUrl;
-  }
-  get clientMetadata() {
-    return {
-      client_name: 'MCP SDK client',
-      redirect_uris: [redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 /**
  * The official MCP SDK's client-side OAuth, as MCP hosts use it: discovery
@@ -63,7 +22,7 @@ describe('an MCP SDK client signing in by itself', () => {
   after(() => stack.close());
 
   it('discovers the broker, registers, signs the user in and calls tools', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryOAuthProvider(redirectUrl);
     assert.equal(await auth(provider, { serverUrl: stack.resource }), 'REDIRECT');
     assert.ok(provider.info?.client_id, 'registered through /register');
     const url = provider.authorizationUrl!;
