@@ -5,6 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as SdkTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { InvalidGrantError, LibraryOAuth } from './library-web-client.ts';
 import { MemoryOAuthProvider } from './memory-oauth-provider.ts';
 import { missingBinaries, startReplicaStack, type ReplicaStack } from './replica-fixture.ts';
@@ -13,6 +14,16 @@ import { UserAgent } from './signin-user-agent.ts';
 
 const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Polls `probe` until it answers, for at most 15 s (a bound for a loaded machine, not a measurement). */
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within 15 s`);
+    await sleep(50);
+  }
+}
 const skip = missingBinaries();
 const library = {
   clientId: 'library-web',
@@ -237,6 +248,44 @@ describe('two broker replicas behind a load balancer', { skip: skip ?? false }, 
     }
     assert.equal(again.status, 200, JSON.stringify(again.json));
     assert.equal((await authorize()).status, 200, 'both replicas are back on Redis');
+  });
+
+  it('notifies a resource subscription made through one replica on the stream the other replica holds', async () => {
+    const served: string[] = [];
+    const recording = async (input: string | URL | Request, init?: RequestInit) => {
+      const response = await fetch(input, init);
+      served.push(`${init?.method ?? 'GET'} ${response.headers.get('x-served-by') ?? '?'}`);
+      return response;
+    };
+    const client = new SdkClient({ name: 'replica-subscriber', version: '1' });
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    const transport = new SdkTransport(new URL(stack.resource), {
+      requestInit: { headers: { authorization: `Bearer ${await stack.token('subscriber@example.com')}` } },
+      fetch: recording,
+    });
+    await client.connect(transport);
+    // Two subscriptions, one after the other, land on both replicas (round robin): whichever
+    // replica holds the client's SSE stream, one of them was made through the other one.
+    // (The stream's own replica shows only when its first event flushes the response head.)
+    const uris = ['mark://root/docs/watched-1.md', 'mark://root/docs/watched-2.md'];
+    for (const uri of uris) await client.subscribeResource({ uri });
+    assert.deepEqual(new Set(served.slice(-2)), new Set(['POST a', 'POST b']), served.join(', '));
+    for (const uri of uris) {
+      const path = new URL(uri).pathname;
+      const published = await stack.world.call('PUBLISH', path, { auth: stack.world.tokens.writer! }, '# Watched\n');
+      assert.equal(published.status, 'created');
+    }
+    await until('both updates reached the client', async () =>
+      uris.every((uri) => updates.includes(uri)) ? true : undefined,
+    );
+    assert.ok(
+      served.some((s) => s.startsWith('GET ')),
+      'the updates came on the GET stream',
+    );
+    await client.close();
   });
 
   it('continues an MCP session on the other replica after the one that opened it is SIGKILLed', async () => {

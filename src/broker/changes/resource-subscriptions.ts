@@ -70,6 +70,13 @@ export class ResourceSubscriptions {
     this.#bySession.delete(session);
   }
 
+  /** Every URI `session` is subscribed with, in no particular order. */
+  urisOf(session: object): string[] {
+    return [...(this.#bySession.get(session) ?? [])].flatMap((key) => [
+      ...(this.#byDocument.get(key)?.get(session)?.uris ?? []),
+    ]);
+  }
+
   count(session: object): number {
     let total = 0;
     for (const key of this.#bySession.get(session) ?? [])

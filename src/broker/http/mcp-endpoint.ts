@@ -16,6 +16,7 @@ import type { Identity } from '../identity.ts';
 import { authInfoFor } from './auth-info.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import type { McpServerFactory } from './mcp-server-factory.ts';
+import { subscribedResourcesKey } from './resource-subscribe.ts';
 import { BoundedSessionState } from './session-state.ts';
 import type { Session, SessionStore } from './session-store.ts';
 import type { FoundSession, SharedSessions } from './shared-sessions.ts';
@@ -43,6 +44,12 @@ export type McpEndpoint = {
   sessions: SessionStore;
   /** The cluster-wide session directory in Redis; null: sessions live on the replica that opened them. */
   shared: SharedSessions | null;
+  /**
+   * Tells the other replicas that a session's resource subscriptions changed
+   * (Redis pub/sub), so the one holding the client's SSE stream reloads them
+   * (`reloadSessionMemory`); absent without Redis.
+   */
+  announceSubscriptions?: (sessionId: string) => void;
   mode: 'stateful' | 'stateless';
   newServer: McpServerFactory;
   modern: NodeMcpRequestHandler;
@@ -254,8 +261,12 @@ function connectSession(
     transport: {
       handleRequest: toNodeHandler({
         fetch: async (request, options) => {
+          const subscribed = state.get(subscribedResourcesKey);
           const response = await web.handleRequest(request, options);
-          if (shared !== undefined && state.changed) await saveMemory(endpoint, session, shared);
+          if (shared !== undefined && state.changed) {
+            await saveMemory(endpoint, session, shared);
+            if (state.get(subscribedResourcesKey) !== subscribed) endpoint.announceSubscriptions?.(id);
+          }
           return response;
         },
       }),
@@ -263,6 +274,23 @@ function connectSession(
     ...(shared === undefined ? {} : { shared }),
   };
   return session;
+}
+
+/**
+ * Another replica changed session `id`'s memory (its resource subscriptions):
+ * this replica's copy, if it has one, reads the memory again, and its
+ * subscriptions follow (src/broker/http/resource-subscribe.ts).
+ */
+export async function reloadSessionMemory(endpoint: McpEndpoint, id: string): Promise<void> {
+  const session = endpoint.sessions.peek(id);
+  if (session?.shared === undefined || endpoint.shared === null) return;
+  try {
+    const found = await endpoint.shared.touch(id);
+    if (found !== null && found.revision !== session.shared.revision)
+      await loadMemory(endpoint.shared, session, found.revision);
+  } catch (error) {
+    endpoint.logError(error, 'MCP session memory not reloaded');
+  }
 }
 
 async function saveMemory(endpoint: McpEndpoint, session: Session, shared: { revision: number }): Promise<void> {

@@ -15,7 +15,7 @@ import { rebindingHook } from './rebinding-hook.ts';
 import { mcpErrorHandler, notFoundHandler, plainErrorHandler } from './http-errors.ts';
 import { httpMetricsHook } from './http-metrics-hook.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
-import { serveMcpRequest, type McpEndpoint } from './mcp-endpoint.ts';
+import { reloadSessionMemory, serveMcpRequest, type McpEndpoint } from './mcp-endpoint.ts';
 import { createMcpServerFactory, type McpServerSetup } from './mcp-server-factory.ts';
 import type { BrokerMetrics } from './metrics.ts';
 import { mcpPath, protectedResource, type ProtectedResource } from './protected-resource.ts';
@@ -33,6 +33,7 @@ import { BoundedSessionState } from './session-state.ts';
 import { SessionStore, type SessionStoreOptions } from './session-store.ts';
 import { SharedSessions } from './shared-sessions.ts';
 import { defaultRebindingPolicy } from './dns-rebinding.ts';
+import { openRedisChannel } from '../state/index.ts';
 
 /**
  * Largest `/mcp` body: a full document (Mark SPEC limit) inside a tools/call,
@@ -186,7 +187,7 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
   });
   const shared =
     options.sharedSessions === undefined ? null : new SharedSessions({ ...options.sharedSessions, ...sessions.limits });
-  return {
+  const endpoint: McpEndpoint = {
     sessions,
     shared,
     mode: options.sessionMode ?? 'stateful',
@@ -194,6 +195,18 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
     modern: toNodeHandler(modernHandler),
     logError,
   };
+  if (options.sharedSessions !== undefined) {
+    const { client, keyPrefix } = options.sharedSessions;
+    const channel = openRedisChannel(
+      client,
+      `${keyPrefix}sessions:subscriptions`,
+      (id) => void reloadSessionMemory(endpoint, id),
+      (error) => app.log.warn({ err: error }, 'MCP subscription signal failed'),
+    );
+    endpoint.announceSubscriptions = (id) => channel.publish(id);
+    app.addHook('onClose', () => channel.close());
+  }
+  return endpoint;
 }
 
 /** Once hijacked, fastify no longer answers for us: a failure must still end the response. */

@@ -10,7 +10,14 @@ import type { WorldGateway } from '../worlds/gateway.ts';
  * client as `notifications/resources/updated` (on the session's standalone
  * SSE stream). Unknown worlds and URIs that are not `mark://{world}/{path}`
  * are refused; a session's subscriptions end with its server.
+ *
+ * The session's subscribed URIs are also kept in its memory
+ * (`subscribedResourcesKey`), so a session shared by several replicas carries
+ * them: a replica that restores or reloads the memory subscribes again
+ * locally, and the replica holding the client's SSE stream notifies it.
  */
+export const subscribedResourcesKey = 'resources/subscribed';
+
 export function enableResourceSubscriptions(
   server: McpServer,
   subscriptions: ResourceSubscriptions,
@@ -20,6 +27,18 @@ export function enableResourceSubscriptions(
   const low = server.server;
   low.registerCapabilities({ resources: { subscribe: true } });
   const notify = (uri: string) => void low.sendResourceUpdated({ uri }).catch(() => {});
+  const remember = () => session.set(subscribedResourcesKey, subscriptions.urisOf(session));
+  session.onRestore?.(() => {
+    subscriptions.drop(session);
+    const uris = session.get<unknown>(subscribedResourcesKey);
+    if (!Array.isArray(uris)) return;
+    for (const uri of uris)
+      try {
+        if (typeof uri === 'string') subscriptions.subscribe(session, uri, notify);
+      } catch {
+        // A URI another replica accepted but this one cannot parse or hold: skipped, not fatal.
+      }
+  });
   low.setRequestHandler('resources/subscribe', async (request) => {
     const { uri } = request.params;
     let world: string;
@@ -36,10 +55,12 @@ export function enableResourceSubscriptions(
       subscriptions.unsubscribe(session, uri);
       throw new ResourceNotFoundError(uri);
     }
+    remember();
     return {};
   });
   low.setRequestHandler('resources/unsubscribe', async (request) => {
     subscriptions.unsubscribe(session, request.params.uri);
+    remember();
     return {};
   });
   const closed = low.onclose;

@@ -12,6 +12,7 @@ export class BoundedSessionState implements SessionState {
   #id: string | undefined;
   readonly #maxKeys: number;
   readonly #values = new Map<string, unknown>();
+  readonly #restoreListeners: Array<() => void> = [];
   #changed = false;
 
   constructor(id?: string, maxKeys = defaultSessionStateMaxKeys) {
@@ -69,8 +70,17 @@ export class BoundedSessionState implements SessionState {
     );
   }
 
-  /** Replaces the memory with a `snapshot`; text that is not one leaves the memory empty. */
+  onRestore(listener: () => void): void {
+    this.#restoreListeners.push(listener);
+  }
+
+  /** Replaces the memory with a `snapshot` (text that is not one leaves it empty), then tells the listeners. */
   restore(text: string): void {
+    this.#replace(text);
+    for (const listener of this.#restoreListeners) listener();
+  }
+
+  #replace(text: string): void {
     this.#values.clear();
     this.#changed = false;
     let entries: unknown;

@@ -89,6 +89,11 @@ export class SessionStore {
     return entry.session;
   }
 
+  /** This replica's copy of session `id`, whoever owns it, without touching its recency. */
+  peek(id: string): Session | undefined {
+    return this.#entries.get(id)?.session;
+  }
+
   /**
    * Whether `subject` may open a session now: below the total cap (after
    * closing sessions past their idle TTL), or holding one of its own to replace.

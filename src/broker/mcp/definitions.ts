@@ -16,6 +16,12 @@ export interface SessionState {
   readonly id: string | undefined;
   get<T>(key: string): T | undefined;
   set<T>(key: string, value: T): void;
+  /**
+   * Runs `listener` whenever the memory is replaced by another replica's copy
+   * (a session shared through Redis, src/broker/http/mcp-endpoint.ts), so what
+   * a tool derived from the memory can be derived again.
+   */
+  onRestore?(listener: () => void): void;
 }
 
 /**
