@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { startSignInStack, type SignInStack } from './signin-fixture.ts';
 import { startStack, type Stack } from './stack-fixture.ts';
 import { parseBrokerConfig } from '../../src/broker/config/index.ts';
 
@@ -33,7 +34,7 @@ const initialize = (url: URL, origin: string, token?: string) =>
     }),
   });
 
-describe('CORS for browser clients on the MCP listener (real broker)', () => {
+describe('CORS for browser clients (real broker)', () => {
   describe('with an allowlisted origin', () => {
     let stack: Stack;
     before(async () => {
@@ -121,5 +122,31 @@ describe('CORS for browser clients on the MCP listener (real broker)', () => {
         /allowCredentials cannot be true/,
       );
     });
+  });
+});
+
+describe('CORS on the authorization server (real broker with the development IdP)', () => {
+  let signIn: SignInStack;
+  before(async () => {
+    signIn = await startSignInStack();
+  });
+  after(() => signIn.close());
+
+  it('opens the cookie-less authorization-server routes to any origin, never the sign-in pages', async () => {
+    const issuer = signIn.issuer;
+    for (const path of ['/.well-known/oauth-authorization-server', '/oauth/token', '/register']) {
+      const answer = await preflight(new URL(path, issuer), stranger);
+      assert.equal(answer.headers.get('access-control-allow-origin'), '*', path);
+      assert.equal(answer.headers.get('access-control-allow-credentials'), null, path);
+    }
+    const token = await fetch(new URL('/oauth/token', issuer), {
+      method: 'POST',
+      headers: { origin: stranger, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=refresh_token&refresh_token=nothing&client_id=demarkus-cli',
+    });
+    assert.equal(token.status, 400);
+    assert.equal(token.headers.get('access-control-allow-origin'), '*', 'errors are readable too');
+    const page = await fetch(new URL('/device', issuer), { headers: { origin: stranger } });
+    assert.equal(page.headers.get('access-control-allow-origin'), null);
   });
 });
