@@ -80,7 +80,9 @@ export async function startWorldFixture(
     rateLimit: { perSecond: 0, burst: 1 },
     ...options.world,
   });
-  const client = new MarkClient({ ca: tls.cert });
+  // A fixture's calls set up and inspect state; they are not what a test measures, so a loaded
+  // machine (a 1 MB publish beside other suites) gets 30 s rather than the client's 10 s default.
+  const client = new MarkClient({ ca: tls.cert, requestTimeoutMs: 30_000 });
   // quiche verifies the server name against DNS SANs only, so the authority is
   // `localhost` (in the dev certificate) while the dial address stays loopback.
   const authority = { host: 'localhost', port: server.port, dialHost: '127.0.0.1' };
