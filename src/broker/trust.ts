@@ -2,7 +2,7 @@ import type { BrokerConfig } from './config/index.ts';
 import { loadSigningKey, type SigningKey } from './auth/signing-key.ts';
 import { remoteJwks } from './auth/remote-jwks.ts';
 import type { BearerVerifierOptions } from './auth/verify-bearer.ts';
-import { errorWithCode } from '../errors/coded-error.ts';
+import { discoveryUrl, unreachableIssuer, UpstreamDiscoveryError } from './auth/upstream/upstream-idp.ts';
 import { idTokenBearerClientIds } from './auth/clients/web-clients.ts';
 
 /** What the broker's tokens say about themselves, derived once from the config. */
@@ -51,10 +51,8 @@ export async function verifierOptions(
   return { broker, upstream: { issuer, clientId: clientID, jwks: remoteJwks(jwksUri) } };
 }
 
-export class UpstreamDiscoveryError extends errorWithCode('ERR_UPSTREAM_DISCOVERY') {}
-
 async function discoverJwksUri(issuer: string, fetchImpl: typeof fetch): Promise<string> {
-  const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+  const url = discoveryUrl(issuer);
   let document: unknown;
   try {
     const response = await fetchImpl(url, {
@@ -64,10 +62,7 @@ async function discoverJwksUri(issuer: string, fetchImpl: typeof fetch): Promise
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     document = await response.json();
   } catch (error) {
-    throw new UpstreamDiscoveryError(
-      `oidc.issuer: discovery at ${url} failed: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
+    throw unreachableIssuer(issuer, error);
   }
   const jwksUri = (document as { jwks_uri?: unknown } | null)?.jwks_uri;
   const discoveredIssuer = (document as { issuer?: unknown } | null)?.issuer;

@@ -4,6 +4,7 @@ import { startDevStack } from '../dev/stack.ts';
 import { jsonLogger, logOptions } from './json-logger.ts';
 import { waitForSignal } from './world-command.ts';
 import { UsageError } from './usage-error.ts';
+import { errorCodes } from '../errors/fetch-failure.ts';
 
 const help = `demarkus-broker dev [--data DIR] [--host HOST] [--port PORT] [--broker-port PORT]
 
@@ -113,11 +114,7 @@ function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir:
 
 /** A port that is taken, said plainly with the flags that move the stack elsewhere. */
 function portHint(error: unknown, basePort: number, brokerPort: number): unknown {
-  const codes: string[] = [];
-  for (let cause: unknown = error; cause instanceof Error && codes.length < 5; cause = cause.cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (typeof code === 'string') codes.push(code);
-  }
+  const codes = errorCodes(error);
   const inUse = codes.includes('EADDRINUSE');
   if (!inUse && !codes.includes('ERR_LISTEN_FAILED')) return error;
   const message = error instanceof Error ? error.message : String(error);

@@ -7,6 +7,7 @@ import * as oidc from 'openid-client';
 import { UsageError } from './usage-error.ts';
 import { isLoopbackUrlHost } from '../transport/loopback.ts';
 import { replaceFile } from '../files/durable-file.ts';
+import { fetchFailureReason } from '../errors/fetch-failure.ts';
 
 const help = `demarkus-broker login [--issuer URL] [--client-id ID]
 
@@ -93,13 +94,20 @@ export async function discoverBroker(issuer: string, clientId: string): Promise<
   const loopback = isLoopbackUrlHost(url.hostname);
   if (url.protocol === 'http:' && !loopback)
     throw new UsageError('--issuer must use https (plain http only for a local broker)');
-  return oidc.discovery(
-    url,
-    clientId,
-    undefined,
-    oidc.None(),
-    url.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {},
-  );
+  return oidc
+    .discovery(
+      url,
+      clientId,
+      undefined,
+      oidc.None(),
+      url.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {},
+    )
+    .catch((error: unknown) => {
+      const next = loopback
+        ? 'is npm start (or demarkus-broker broker) running? npm start prints its sign-in address'
+        : "check the URL (--issuer, the broker's public URL) and your network";
+      throw new Error(`cannot reach the broker at ${issuer}: ${fetchFailureReason(error)}; ${next}`, { cause: error });
+    });
 }
 
 export function toStoredSignIn(

@@ -4,6 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { devBrokerConfig } from '../../src/dev/broker-config.ts';
 import { binPath, runCli } from './cli-process.ts';
 
 /** Runs the CLI in `cwd` (the helper commands look for ./data there). */
@@ -65,5 +67,63 @@ describe('command-line messages name what failed and what to do (spawned CLI)', 
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** A loopback port nothing listens on: bound, read and released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('start-up and connection failures name the address, the setting and the next step (spawned CLI)', () => {
+  it("broker with npm start's config but no development IdP names the issuer URL, oidc.issuer and npm start", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'demarkus-cli-'));
+    try {
+      const idpPort = await closedPort();
+      const { file } = await devBrokerConfig({
+        dataDir: join(dir, 'data'),
+        host: '127.0.0.1',
+        port: await closedPort(),
+        caFile: join(dir, 'data', 'tls', 'cert.pem'),
+        worlds: [{ name: 'root', address: 'localhost:1', tokensFile: join(dir, 'tokens.toml') }],
+        idp: { issuer: `http://127.0.0.1:${idpPort}`, clientId: 'demarkus-broker-dev', clientSecret: 'secret' },
+      });
+      const { code, stderr } = await runIn(dir, ['broker', '--config', file]);
+      assert.equal(code, 1);
+      assert.doesNotMatch(stderr, /fetch failed/);
+      assert.match(
+        stderr,
+        new RegExp(
+          `^demarkus-broker broker: cannot reach the OIDC issuer \\(oidc\\.issuer\\): GET http://127\\.0\\.0\\.1:${idpPort}/\\.well-known/openid-configuration: connection refused, nothing listens at that address \\(ECONNREFUSED\\)\\.`,
+        ),
+      );
+      assert.match(
+        stderr,
+        /run npm start for the local stack, or set oidc\.issuer to your organisation's OpenID provider/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('login to a broker that is not running says so and points at npm start', async () => {
+    const port = await closedPort();
+    const { code, stderr } = await runCli(['login', '--issuer', `http://127.0.0.1:${port}`]);
+    assert.equal(code, 1);
+    assert.equal(
+      stderr,
+      `demarkus-broker login: cannot reach the broker at http://127.0.0.1:${port}: connection refused, nothing listens at that address (ECONNREFUSED); is npm start (or demarkus-broker broker) running? npm start prints its sign-in address\n`,
+    );
+  });
+
+  it('dev --help lists every flag, --email included', async () => {
+    const { code, stdout } = await runCli(['dev', '--help']);
+    assert.equal(code, 0);
+    for (const flag of ['--data DIR', '--host HOST', '--port PORT', '--broker-port PORT', '--email EMAIL'])
+      assert.match(stdout, new RegExp(`^  ${flag} `, 'm'), flag);
   });
 });

@@ -6,7 +6,9 @@
  * `enableNonRepudiationChecks`, which is therefore always on.
  */
 import * as oidc from 'openid-client';
-import { CodedError } from '../../../errors/coded-error.ts';
+import { CodedError, errorWithCode } from '../../../errors/coded-error.ts';
+import { fetchFailureReason } from '../../../errors/fetch-failure.ts';
+import { isLoopbackUrlHost } from '../../../transport/loopback.ts';
 
 export type UpstreamIdpOptions = {
   issuer: string;
@@ -38,6 +40,31 @@ export class UpstreamSignInError extends CodedError<'ERR_UPSTREAM_SIGN_IN'> {
   }
 }
 
+/** The broker cannot start: its IdP's discovery document cannot be fetched or is unusable. */
+export class UpstreamDiscoveryError extends errorWithCode('ERR_UPSTREAM_DISCOVERY') {}
+
+/** Where the broker fetches the IdP's OpenID Connect discovery document (Discovery 1.0 §4). */
+export function discoveryUrl(issuer: string): string {
+  return `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+}
+
+/**
+ * A discovery request that failed, said as what failed (the URL), which key
+ * sets it, why, and what to do. A loopback issuer is nearly always the
+ * development IdP that `npm start` runs beside the broker and that
+ * `demarkus-broker broker` does not start.
+ */
+export function unreachableIssuer(issuer: string, error: unknown): UpstreamDiscoveryError {
+  const loopback = URL.canParse(issuer) && isLoopbackUrlHost(new URL(issuer).hostname);
+  const next = loopback
+    ? "A loopback issuer is usually the development IdP that npm start (demarkus-broker dev) runs beside the broker, and `broker` does not start it: run npm start for the local stack, or set oidc.issuer to your organisation's OpenID provider."
+    : 'Check oidc.issuer and that the broker can reach it (DNS, proxy, egress rules), then start the broker again.';
+  return new UpstreamDiscoveryError(
+    `cannot reach the OIDC issuer (oidc.issuer): GET ${discoveryUrl(issuer)}: ${fetchFailureReason(error)}. ${next}`,
+    { cause: error },
+  );
+}
+
 export interface UpstreamIdp {
   readonly issuer: string;
   /** Origin of the IdP's authorization endpoint: where the sign-in pages' forms lead (CSP `form-action`). */
@@ -55,17 +82,15 @@ export async function discoverUpstreamIdp(options: UpstreamIdpOptions): Promise<
   const execute = [oidc.enableNonRepudiationChecks];
   // Config validation admits plain http only for loopback issuers (development and tests).
   if (new URL(options.issuer).protocol === 'http:') execute.push(oidc.allowInsecureRequests);
-  const config = await oidc.discovery(
-    new URL(options.issuer),
-    options.clientId,
-    { redirect_uris: [options.redirectUri] },
-    auth,
-    {
+  const config = await oidc
+    .discovery(new URL(options.issuer), options.clientId, { redirect_uris: [options.redirectUri] }, auth, {
       execute,
       timeout: options.timeoutSeconds ?? 10,
       ...(options.fetch ? { [oidc.customFetch]: options.fetch } : {}),
-    },
-  );
+    })
+    .catch((error: unknown) => {
+      throw unreachableIssuer(options.issuer, error);
+    });
   const scope = (options.scopes ?? defaultScopes).join(' ');
   return {
     issuer: config.serverMetadata().issuer,
