@@ -23,7 +23,8 @@ type Params = Readonly<Record<string, string>>;
 
 export type BrowserStep =
   /** Shown to the user, never redirected (the client or redirect URI is not trusted, or the flow expired). */
-  | { kind: 'page-error'; title: string; message: string; status: number }
+  /** `detail` is for the operator's log only: why, in words the page does not show. */
+  | { kind: 'page-error'; title: string; message: string; status: number; detail?: string }
   | { kind: 'client-redirect'; url: string }
   /** To the IdP; `state` binds the round trip to this browser through a cookie. */
   | { kind: 'upstream'; url: string; state: string }
@@ -38,7 +39,13 @@ export async function authorizeEndpoint(context: SignInContext, params: Params):
     redirectUri = trustedRedirect(client, params);
   } catch (error) {
     if (error instanceof OAuthError)
-      return { kind: 'page-error', title: 'This sign-in link is not valid', message: error.description, status: 400 };
+      return {
+        kind: 'page-error',
+        title: 'This sign-in link is not valid',
+        message: error.description,
+        status: 400,
+        ...(error.message === error.description ? {} : { detail: error.message }),
+      };
     throw error;
   }
   let request: AuthorizationRequest;

@@ -12,6 +12,7 @@ import type { OAuthClient } from './client.ts';
 import { checkRedirectUri, defaultGrantTypes, supportedGrantTypes } from './registration-request.ts';
 import { guardedGet, type FetchedDocument } from './guarded-fetch.ts';
 import { isLoopbackUrlHost } from '../../../transport/loopback.ts';
+import { fetchFailureReason } from '../../../errors/fetch-failure.ts';
 
 export type MetadataDocumentOptions = {
   /** Development and tests: admit http://localhost and 127.0.0.1 documents. Never in production. */
@@ -83,7 +84,7 @@ export class ClientMetadataDocuments {
         'invalid_client',
         `the app identified itself with a client metadata document at ${clientId}, which could not be fetched by this broker (it may have no way out to the internet). Ask the broker's operator to set oauth.clientMetadataDocuments.disabled: true, so apps register themselves instead (RFC 7591), then start the sign-in again from the app`,
         {
-          detail: `fetching ${clientId}: ${(cause as Error).message}`,
+          detail: `client metadata document ${clientId} could not be fetched: ${fetchFailureReason(cause)}. A broker with no way out to the internet cannot read these documents: set oauth.clientMetadataDocuments.disabled: true, and clients register with RFC 7591 instead`,
           cause,
         },
       );

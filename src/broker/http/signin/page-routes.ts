@@ -143,7 +143,10 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
   const answer = (request: FastifyRequest, reply: FastifyReply, step: BrowserStep) => {
     switch (step.kind) {
       case 'page-error':
-        request.log.warn({ status: step.status, reason: step.message }, `sign-in page refused: ${step.title}`);
+        request.log.warn(
+          { status: step.status, reason: step.message, ...(step.detail === undefined ? {} : { detail: step.detail }) },
+          `sign-in page refused: ${step.title}`,
+        );
         return htmlReply(reply.code(step.status), messagePage(step.title, step.message, 'alert'), []);
       case 'client-redirect':
         return reply.header('cache-control', 'no-store').redirect(step.url, 303);
