@@ -2,8 +2,11 @@
  * charts/<chart>/values.schema.json, as the real helm applies it before any
  * template runs: wrong types and unknown enum values stop the render with
  * helm's schema message, while the chart defaults and the deploy/ example
- * values pass. The render-time guards (guards.test.ts) stay reachable: the
- * schema checks shapes, the templates check meaning.
+ * values pass. Every object whose keys the chart owns is closed
+ * (`additionalProperties: false`), so a misspelled key stops the render instead
+ * of being ignored; objects passed through to Kubernetes stay open. The
+ * render-time guards (guards.test.ts) stay reachable: the schema checks
+ * shapes, the templates check meaning.
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,6 +50,36 @@ function schemaErrors(stderr: string): string[] {
 type Rejection = { chart: Chart; name: string; values: Values; error: string };
 
 const rejections: Rejection[] = [
+  {
+    chart: 'demarkus-broker',
+    name: 'a misspelled top-level key (--set ingres.enabled=true)',
+    values: { ingres: { enabled: true } },
+    error: "at '': additional properties 'ingres' not allowed",
+  },
+  {
+    chart: 'demarkus-broker',
+    name: 'a misspelled key in a chart-owned block (probe timing)',
+    values: { probes: { liveness: { periodSecond: 3 } } },
+    error: "at '/probes/liveness': additional properties 'periodSecond' not allowed",
+  },
+  {
+    chart: 'demarkus-broker',
+    name: 'a misspelled key in a world entry',
+    values: { worlds: [{ name: 'root', namespce: 'root' }] },
+    error: "at '/worlds/0': additional properties 'namespce' not allowed",
+  },
+  {
+    chart: 'demarkus-world',
+    name: 'a misspelled top-level key',
+    values: { storge: { size: '1Gi' } },
+    error: "at '': additional properties 'storge' not allowed",
+  },
+  {
+    chart: 'demarkus-world',
+    name: 'a misspelled storage key',
+    values: { storage: { sise: '1Gi' } },
+    error: "at '/storage': additional properties 'sise' not allowed",
+  },
   {
     chart: 'demarkus-broker',
     name: 'a string replica count',
@@ -119,6 +152,23 @@ before(async () => {
       { chart: rejection.chart, release: rejection.chart, values: [base(rejection.chart), rejection.values] },
     ]),
     ['broker base', { chart: 'demarkus-broker', release: 'demarkus-broker', values: [brokerBase] }],
+    [
+      'broker base with Kubernetes-owned and parent-chart keys',
+      {
+        chart: 'demarkus-broker',
+        release: 'demarkus-broker',
+        values: [
+          brokerBase,
+          {
+            global: { imageRegistry: 'registry.example.com' },
+            securityContext: { privileged: false },
+            podSecurityContext: { fsGroup: 10001 },
+            resources: { requests: { cpu: '200m' }, claims: [{ name: 'gpu' }] },
+            extraEnv: [{ name: 'HTTPS_PROXY', valueFrom: { configMapKeyRef: { name: 'proxy', key: 'url' } } }],
+          },
+        ],
+      },
+    ],
     ['broker defaults', { chart: 'demarkus-broker', release: 'demarkus-broker', values: [] }],
     ['world defaults', { chart: 'demarkus-world', release: 'team-a', values: [] }],
     ['deploy broker', { chart: 'demarkus-broker', release: 'demarkus-broker', values: [deployValues('broker.yaml')] }],
@@ -161,6 +211,38 @@ function undescribed(root: SchemaNode, node: SchemaNode, value: unknown, path: s
   });
 }
 
+/** Objects whose keys Kubernetes or cert-manager defines: passed through, so left open. */
+const kubernetesOwned: Record<Chart, readonly string[]> = {
+  'demarkus-broker': [
+    '.podSecurityContext',
+    '.securityContext',
+    '.topologySpreadConstraints[]',
+    '.extraEnv[]',
+    '.imagePullSecrets[]',
+    '#resources',
+    '#ingressTLS.certManager.issuerRef',
+  ],
+  'demarkus-world': [
+    '.podSecurityContext',
+    '.securityContext',
+    '.imagePullSecrets[]',
+    '#resources',
+    '.tls.certManager.issuerRef',
+  ],
+};
+
+/** Paths of objects that list properties but admit any other key, outside the Kubernetes-owned ones. */
+function openObjects(node: SchemaNode, path: string, owned: readonly string[]): string[] {
+  if (owned.some((prefix) => path === prefix || path.startsWith(`${prefix}.`))) return [];
+  const own = node.properties !== undefined && node.additionalProperties === undefined ? [path || '.'] : [];
+  return [
+    ...own,
+    ...Object.entries(node.properties ?? {}).flatMap(([key, child]) => openObjects(child, `${path}.${key}`, owned)),
+    ...(node.items === undefined ? [] : openObjects(node.items, `${path}[]`, owned)),
+    ...Object.entries(node.definitions ?? {}).flatMap(([name, child]) => openObjects(child, `#${name}`, owned)),
+  ];
+}
+
 describe('values.schema.json (real helm)', () => {
   for (const rejection of rejections) {
     it(`${rejection.chart} rejects ${rejection.name} with helm's schema message`, () => {
@@ -169,6 +251,12 @@ describe('values.schema.json (real helm)', () => {
       assert.deepEqual(schemaErrors(rendered.stderr), [rejection.error]);
     });
   }
+
+  it('leaves the keys Kubernetes or a parent chart owns open: securityContext, resources, extraEnv, global', () => {
+    const rendered = renders.get('broker base with Kubernetes-owned and parent-chart keys')!;
+    assert.deepEqual(schemaErrors(rendered.stderr), []);
+    assert.equal(rendered.code, 0, rendered.stderr);
+  });
 
   it('renders the base values the rejections start from (the schema is the only reason they fail)', () => {
     for (const key of ['broker base', 'world defaults']) {
@@ -202,6 +290,11 @@ describe('values.schema.json (real helm)', () => {
   });
 
   for (const chart of ['demarkus-broker', 'demarkus-world'] as const) {
+    it(`${chart}: closes every object whose keys the chart owns`, () => {
+      const schema = JSON.parse(chartFile(chart, 'values.schema.json')) as SchemaNode;
+      assert.deepEqual(openObjects(schema, '', kubernetesOwned[chart]), []);
+    });
+
     it(`${chart}: is draft-07 JSON Schema and describes every key of values.yaml`, () => {
       const schema = JSON.parse(chartFile(chart, 'values.schema.json')) as SchemaNode & { $schema: string };
       assert.equal(schema.$schema, 'http://json-schema.org/draft-07/schema#');
