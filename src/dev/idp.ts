@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorWithCode } from '../errors/coded-error.ts';
+import { html, page, pageStylesheet, Raw, stylesheetPath } from '../broker/http/signin/html.ts';
 import type Provider from 'oidc-provider';
 import type { AccountClaims, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 
@@ -64,6 +65,10 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   const provider = quietly(options.verbose === true, () => new OidcProvider(issuer, providerConfiguration(options)));
   const providerHandler = provider.callback();
   handler = (request, response) => {
+    if (request.method === 'GET' && (request.url ?? '').split('?')[0] === stylesheetPath)
+      return void response
+        .writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' })
+        .end(pageStylesheet);
     const interaction = /^\/interaction\/([A-Za-z0-9_-]+)$/.exec((request.url ?? '').split('?')[0]!);
     if (interaction === null) return void providerHandler(request, response);
     void serveLogin(provider, request, response).catch((error: unknown) => {
@@ -118,7 +123,8 @@ function providerConfiguration(options: DevIdpOptions): Configuration {
       ctx.type = 'html';
       ctx.body = loginLayout(
         'Sign-in error',
-        `<p role="alert">${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p>`,
+        html`<p role="alert">The development sign-in could not go on: ${String(out.error_description ?? out.error)}.</p>
+<p>Go back to the application or terminal you were using and start signing in again.</p>`.text,
       );
     },
   };
@@ -165,25 +171,18 @@ async function serveLogin(provider: Provider, request: IncomingMessage, response
 }
 
 function loginForm(uid: string): string {
-  return `<form method="post" action="/interaction/${escapeHtml(uid)}">
+  return html`<form method="post" action="/interaction/${uid}">
 <label for="email">Email address</label>
 <input type="email" id="email" name="email" autocomplete="email" required autofocus>
-<button type="submit">Sign in</button>
-</form>`;
+<div class="actions"><button type="submit">Sign in</button></div>
+</form>`.text;
 }
 
+/** The broker's page layout and stylesheet, under the development warning. */
 function loginLayout(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}.dev{background:#fff3cd;border:2px solid #b58100;padding:.6rem .8rem}label{display:block;font-weight:600;margin:.8rem 0 .25rem}input{font:inherit;padding:.35rem}button{font:inherit;margin-top:.8rem;padding:.4rem 1rem}</style>
-</head><body><main><p class="dev" role="note"><strong>Development identity provider.</strong> Any email address signs in, without a password. Not for production.</p>
-<h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
+  const banner = html`<p class="dev" role="note"><strong>Development identity provider.</strong> Any email address signs in, without a password. Not for production.</p>
+`;
+  return page(title, new Raw(body), { banner });
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {

@@ -1,29 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startSignInStack, type SignInStack } from './signin-fixture.ts';
-
-/** Debian's Chromium, installed by .ci/run; locally: apt-get install -y chromium. */
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// Skipped on a developer machine without it; under CI (.ci/run installs it) a missing browser fails the test.
-const skip =
-  existsSync(chromiumPath) || process.env.CI ? false : `no Chromium at ${chromiumPath} (apt-get install -y chromium)`;
-
-// Flags from the machine notes: no sandbox as root, and no background traffic on a closed network.
-const launchArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { chromiumArgs, chromiumPath, skipWithoutChromium as skip } from './chromium.ts';
 
 describe('device verification page in a real browser', { skip }, () => {
   let stack: SignInStack;
@@ -36,7 +18,7 @@ describe('device verification page in a real browser', { skip }, () => {
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: chromiumPath,
       headless: true,
-      args: launchArgs,
+      args: [...chromiumArgs],
     });
   });
   after(async () => {

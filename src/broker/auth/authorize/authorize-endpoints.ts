@@ -23,8 +23,20 @@ type Params = Readonly<Record<string, string>>;
 
 export type BrowserStep =
   /** Shown to the user, never redirected (the client or redirect URI is not trusted, or the flow expired). */
-  /** `detail` is for the operator's log only: why, in words the page does not show. */
-  | { kind: 'page-error'; title: string; message: string; status: number; detail?: string }
+  /**
+   * A page instead of a redirect: `message` is a plain sentence, `next` what to
+   * do, `technical` the protocol's words shown small; `detail` is for the
+   * operator's log only (why, in words the page does not show).
+   */
+  | {
+      kind: 'page-error';
+      title: string;
+      message: string;
+      status: number;
+      next?: string;
+      technical?: string;
+      detail?: string;
+    }
   | { kind: 'client-redirect'; url: string }
   /** To the IdP; `state` binds the round trip to this browser through a cookie. */
   | { kind: 'upstream'; url: string; state: string }
@@ -42,7 +54,7 @@ export async function authorizeEndpoint(context: SignInContext, params: Params):
       return {
         kind: 'page-error',
         title: 'This sign-in link is not valid',
-        message: error.description,
+        ...untrustedRequestWords(error.description),
         status: 400,
         ...(error.message === error.description ? {} : { detail: error.message }),
       };
@@ -66,6 +78,37 @@ export async function authorizeEndpoint(context: SignInContext, params: Params):
   return { kind: 'consent', pendingId: await context.flows.savePending(request), client: client!, request };
 }
 
+const startAgain = 'Go back to the application and start signing in again.';
+
+/**
+ * A request refused before its redirect URI is trusted (so the person stays
+ * here): what happened in plain words and what to do, the protocol's own
+ * words kept as the technical line for whoever debugs the application.
+ */
+function untrustedRequestWords(description: string): { message: string; next?: string; technical?: string } {
+  if (description === 'unknown client_id')
+    return {
+      message:
+        'This sign-in service does not know the application that sent you here: its registration may have expired, or it was made with another server.',
+      next: `${startAgain} It registers itself again.`,
+      technical: description,
+    };
+  if (description.startsWith('redirect_uri'))
+    return {
+      message:
+        'The application asked to send you back to an address it did not register, so the sign-in stopped here to keep your account safe.',
+      next: `${startAgain} If this happens again, tell the application's developer.`,
+      technical: description,
+    };
+  // Already sentences for people, next step included (a metadata document this broker cannot fetch).
+  if (description.startsWith('the app identified itself')) return { message: `T${description.slice(1)}.` };
+  return {
+    message: 'The application that sent you here made a sign-in request this service cannot accept.',
+    next: `${startAgain} If this happens again, tell the application's developer what the sign-in service saw.`,
+    technical: description,
+  };
+}
+
 export async function consentEndpoint(
   context: SignInContext,
   pendingId: string,
@@ -76,7 +119,8 @@ export async function consentEndpoint(
     return {
       kind: 'page-error',
       title: 'This sign-in has expired',
-      message: 'Go back to the application and start signing in again.',
+      message: 'The page was open too long, or its form was already sent.',
+      next: startAgain,
       status: 400,
     };
   if (decision === 'deny') {
@@ -108,7 +152,8 @@ export async function callbackEndpoint(
   const expired = {
     kind: 'page-error',
     title: 'This sign-in has expired',
-    message: 'Start again from your application or terminal.',
+    message: 'The sign-in took too long, or this link was already used.',
+    next: 'Start again from your application or terminal.',
     status: 400,
   } as const;
   if (state === '') return expired;
@@ -117,7 +162,8 @@ export async function callbackEndpoint(
     return {
       kind: 'page-error',
       title: 'Sign-in was started elsewhere',
-      message: 'Start again in this browser.',
+      message: 'This sign-in began in another browser (or its cookie was cleared), so it cannot finish here.',
+      next: 'Start again from your application or terminal, in this browser.',
       status: 400,
     };
   const roundTrip = await context.flows.takeRoundTrip(state);

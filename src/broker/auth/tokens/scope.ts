@@ -21,3 +21,21 @@ export function grantedScope(requested: string | undefined): string {
 export function wantsIdToken(scope: string): boolean {
   return scope.split(' ').includes('openid');
 }
+
+/** What each scope lets a client do, as the consent and device pages say it. */
+const scopeSentences: Record<string, string> = {
+  [readScope]: 'read the documents you may read, in every world',
+  [writeScope]: 'publish and change documents in the worlds where you may write',
+  openid: 'know that it is you who signed in',
+  email: 'see your email address',
+  profile: 'see your name',
+  offline_access: 'stay signed in after this browser is closed',
+};
+
+/** What `scope` grants (grantedScope) in plain words, the access to documents first. */
+export function describeScopes(scope: string): string[] {
+  const granted = new Set(grantedScope(scope).split(' '));
+  return [...resourceScopes, ...identityScopes, 'offline_access']
+    .filter((s) => granted.has(s))
+    .map((s) => scopeSentences[s]!);
+}

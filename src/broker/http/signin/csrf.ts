@@ -26,6 +26,22 @@ export class CsrfGuard {
     return createHmac('sha256', this.#key).update(`csrf:${secret}`).digest('base64url');
   }
 
+  /**
+   * Proof, for this browser's secret, that a lookup of `userCode` was already
+   * paid from the user-code budget (the device page named the program behind
+   * a code from its link): the form that follows is not charged twice.
+   */
+  lookupPaid(secret: string, userCode: string): string {
+    return createHmac('sha256', this.#key).update(`user-code-lookup:${secret}:${userCode}`).digest('base64url');
+  }
+
+  isLookupPaid(secret: string | undefined, userCode: string, proof: string | undefined): boolean {
+    if (secret === undefined || proof === undefined) return false;
+    const expected = Buffer.from(this.lookupPaid(secret, userCode));
+    const given = Buffer.from(proof);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
   /** True when the form token matches the cookie secret and the request is not cross-origin. */
   verify(input: {
     secret: string | undefined;

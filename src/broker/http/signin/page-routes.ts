@@ -20,6 +20,7 @@ import type { CsrfGuard } from './csrf.ts';
 import { formOf, queryParams, registerFormParser } from './form-body.ts';
 import { htmlReply, pageErrorHandler } from './replies.ts';
 import { consentPage, devicePage, messagePage } from './pages.ts';
+import { pageStylesheet, stylesheetPath } from './html.ts';
 
 export type PageRoutesOptions = {
   context: SignInContext;
@@ -34,6 +35,7 @@ export type PageRoutesOptions = {
 };
 
 const invalidCode = 'Invalid or expired code. Check the code on your device, or start again there.';
+const enterCodeAgain = { href: endpointPaths.verification, label: 'Enter a code again' };
 
 export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): void {
   const { context, csrf, cookies } = options;
@@ -43,15 +45,16 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
   const limited = options.limit === undefined ? {} : { onRequest: options.limit };
 
   /** The CSRF secret of this browser, set when it has none yet. */
-  const csrfToken = (request: FastifyRequest, reply: FastifyReply): string => {
+  const csrfSecret = (request: FastifyRequest, reply: FastifyReply): string => {
     const spec = csrfCookie(cookies);
     let secret = readCookie(request.headers.cookie, spec.name);
     if (secret === undefined || !/^[A-Za-z0-9_-]{16,64}$/.test(secret)) {
       secret = csrf.newSecret();
       reply.header('set-cookie', setCookie(spec, secret, cookies));
     }
-    return csrf.tokenFor(secret);
+    return secret;
   };
+  const csrfToken = (request: FastifyRequest, reply: FastifyReply): string => csrf.tokenFor(csrfSecret(request, reply));
   const csrfOk = (request: FastifyRequest, token: string | undefined) =>
     csrf.verify({
       secret: readCookie(request.headers.cookie, csrfCookie(cookies).name),
@@ -62,24 +65,63 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
   const forbidden = (reply: FastifyReply) =>
     htmlReply(
       reply.code(403),
-      messagePage(
-        'Request refused',
-        'This form expired or did not come from this site. Reload the page and try again.',
-        'alert',
-      ),
+      messagePage('Request refused', 'This form expired or did not come from this site.', 'alert', {
+        next: 'Go back, reload the page and try again.',
+      }),
       [],
     );
 
+  // The pages' one stylesheet (src/broker/http/signin/html.ts); the CSP admits styles from here only.
+  scope.get(stylesheetPath, async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(pageStylesheet),
+  );
+
   scope.get(endpointPaths.verification, limited, async (request, reply) => {
-    const prefill = queryParams(request.url).user_code ?? '';
-    return htmlReply(reply, devicePage({ userCode: prefill.slice(0, 12), csrf: csrfToken(request, reply) }), idp);
+    const prefill = (queryParams(request.url).user_code ?? '').slice(0, 12);
+    // Naming the program is a courtesy: without shared state (Redis down) the page still works, without the name.
+    const asking =
+      prefill === ''
+        ? undefined
+        : await pendingRequester(request, prefill).catch((error: unknown) => {
+            request.log.warn({ err: error }, 'device page: the program behind the code could not be looked up');
+            return undefined;
+          });
+    const secret = csrfSecret(request, reply);
+    return htmlReply(
+      reply,
+      devicePage({
+        userCode: prefill,
+        csrf: csrf.tokenFor(secret),
+        ...(asking === undefined ? {} : { asking, lookupPaid: csrf.lookupPaid(secret, prefill) }),
+      }),
+      idp,
+    );
   });
+
+  /**
+   * The program behind a code given in the link (verification_uri_complete),
+   * so the page can name it before anyone signs in. A lookup is a guess like a
+   * typed code, so it spends the same per-address budget (RFC 8628 §5.1); the
+   * form it shows carries proof of that, so confirming the same code is not
+   * charged again.
+   */
+  const pendingRequester = async (request: FastifyRequest, userCode: string) => {
+    const verdict = await options.userCodeBuckets?.take(clientIp(request, options.trustForwardedFor));
+    if (verdict !== undefined && !verdict.ok) return undefined;
+    const pending = await context.devices.findPending(userCode);
+    if (pending === null) return undefined;
+    const client = await context.clients.find(pending.grant.clientId).catch(() => null);
+    return client === null ? undefined : { client, scope: pending.grant.scope };
+  };
 
   scope.post(endpointPaths.verification, limited, async (request, reply) => {
     const form = formOf(request.body);
     if (!csrfOk(request, form.csrf)) return forbidden(reply);
     const typed = (form.user_code ?? '').slice(0, 32);
-    const verdict = await options.userCodeBuckets?.take(clientIp(request, options.trustForwardedFor));
+    const paid = csrf.isLookupPaid(readCookie(request.headers.cookie, csrfCookie(cookies).name), typed, form.lookup);
+    const verdict = paid
+      ? undefined
+      : await options.userCodeBuckets?.take(clientIp(request, options.trustForwardedFor));
     if (verdict !== undefined && !verdict.ok) {
       reply.header('retry-after', String(verdict.retryAfterSeconds));
       return htmlReply(
@@ -102,7 +144,9 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
     if (result.kind === 'denied')
       return htmlReply(
         reply,
-        messagePage('Request denied', 'The device was not signed in. You can close this window.'),
+        messagePage('Request denied', 'The device was not signed in. You can close this window.', 'status', {
+          link: enterCodeAgain,
+        }),
         [],
       );
     return toUpstream(reply, result.url, result.state);
@@ -147,7 +191,14 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
           { status: step.status, reason: step.message, ...(step.detail === undefined ? {} : { detail: step.detail }) },
           `sign-in page refused: ${step.title}`,
         );
-        return htmlReply(reply.code(step.status), messagePage(step.title, step.message, 'alert'), []);
+        return htmlReply(
+          reply.code(step.status),
+          messagePage(step.title, step.message, 'alert', {
+            ...(step.next === undefined ? {} : { next: step.next }),
+            ...(step.technical === undefined ? {} : { technical: step.technical }),
+          }),
+          [],
+        );
       case 'client-redirect':
         return reply.header('cache-control', 'no-store').redirect(step.url, 303);
       case 'upstream':
@@ -171,7 +222,12 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
               : 'Sign-in not completed';
         return htmlReply(
           reply.code(step.outcome === 'approved' ? 200 : 400),
-          messagePage(title, step.message, step.outcome === 'approved' ? 'status' : 'alert'),
+          messagePage(
+            title,
+            step.message,
+            step.outcome === 'approved' ? 'status' : 'alert',
+            step.outcome === 'approved' ? {} : { link: enterCodeAgain },
+          ),
           [],
         );
       }

@@ -1,29 +1,77 @@
 /**
  * The sign-in pages: the device verification form (RFC 8628 §3.3), the
  * consent page for clients the operator did not configure, and result pages.
- * Plain HTML forms, usable without JavaScript, labelled for screen readers.
+ * Plain HTML forms, usable without JavaScript, labelled for screen readers;
+ * every page says who is asking (by name, and whether that name is verified),
+ * what it may do in plain words, and what to do next.
  */
 import type { OAuthClient } from '../../auth/clients/client.ts';
-import { html, page, type Raw } from './html.ts';
+import { describeScopes } from '../../auth/tokens/scope.ts';
+import { html, page, Raw } from './html.ts';
 import { isLoopbackUrlHost } from '../../../transport/loopback.ts';
 
-export function devicePage(input: { userCode: string; csrf: string; error?: string }): string {
+/** Whether the client's name can be trusted, as one sentence for the person deciding. */
+export function clientStanding(client: OAuthClient): { verified: boolean; sentence: string } {
+  switch (client.kind) {
+    case 'web':
+      return { verified: true, sentence: "Verified: set up by your organisation's administrators." };
+    case 'builtin':
+      return { verified: true, sentence: 'Verified: the demarkus command-line tool, built into this sign-in service.' };
+    case 'metadata-document':
+      return {
+        verified: false,
+        sentence: `Not verified by your organisation: the name comes from a document published at ${new URL(client.clientId).host}.`,
+      };
+    case 'registered':
+      return { verified: false, sentence: 'Not verified: the application chose this name itself when it registered.' };
+  }
+}
+
+/** Who asks and what it may do: the client's name, its standing, and the access in plain words. */
+function requester(client: OAuthClient, scope: string, verb: string): Raw {
+  const standing = clientStanding(client);
+  const access = describeScopes(scope);
+  return html`
+<p><strong>${client.name}</strong> ${verb}</p>
+<p class="${standing.verified ? 'verified' : 'unverified'}">${standing.sentence}</p>
+<p>If you continue, it can:</p>
+<ul class="scopes">${new Raw(access.map((line) => html`<li>${line}</li>`.text).join(''))}</ul>`;
+}
+
+export function devicePage(input: {
+  userCode: string;
+  csrf: string;
+  error?: string;
+  /** The program whose code was given in the link (verification_uri_complete), when it is still pending. */
+  asking?: { client: OAuthClient; scope: string };
+  /** Proof that the lookup behind `asking` was charged (src/broker/http/signin/csrf.ts). */
+  lookupPaid?: string;
+}): string {
   const error =
     input.error === undefined ? html`` : html`<p class="error" id="code-error" role="alert">${input.error}</p>`;
   const described = input.error === undefined ? 'code-help' : 'code-help code-error';
+  const who =
+    input.asking === undefined
+      ? html`<p>A program such as <code>demarkus-broker login</code> or an agent on another machine asked to sign in as you.</p>`
+      : requester(input.asking.client, input.asking.scope, 'asks to sign in as you.');
   return page(
     'Sign in a device',
     html`
-<p>A program such as <code>demarkus-broker login</code> or an agent on another machine asked to sign in as you.</p>
+${who}
 <p class="note" id="code-help">Only continue if you started this yourself and the code below is the one your device shows. Anyone who gets you to confirm their code can act as you.</p>
 ${error}
 <form method="post" action="/device">
   <input type="hidden" name="csrf" value="${input.csrf}">
-  <label for="user_code">Code shown on your device</label>
-  <input type="text" id="user_code" name="user_code" value="${input.userCode}" autocomplete="off" autocapitalize="characters" spellcheck="false" required aria-describedby="${described}" placeholder="XXXX-XXXX" maxlength="12">
-  <div>
+${
+  input.lookupPaid === undefined
+    ? html``
+    : html`  <input type="hidden" name="lookup" value="${input.lookupPaid}">
+`
+}  <label for="user_code">Code shown on your device</label>
+  <input type="text" class="code" id="user_code" name="user_code" value="${input.userCode}" autocomplete="off" autocapitalize="characters" spellcheck="false" required aria-describedby="${described}" placeholder="XXXX-XXXX" maxlength="12">
+  <div class="actions">
     <button type="submit" name="action" value="approve">Continue to sign-in</button>
-    <button type="submit" name="action" value="deny">Deny</button>
+    <button type="submit" name="action" value="deny" class="secondary">Deny</button>
   </div>
 </form>`,
   );
@@ -45,22 +93,37 @@ export function consentPage(input: {
   return page(
     'Allow access?',
     html`
-<p><strong>${input.client.name}</strong> wants to use the demarkus knowledge system as you.${input.client.kind === 'registered' ? html` (The application chose this name itself; it is not verified.)` : html``}</p>
+${requester(input.client, input.scope, 'wants to use the demarkus knowledge system as you.')}
 <dl>
-  <dt>Application</dt><dd><code>${input.client.clientId}</code></dd>
   <dt>After sign-in you are sent to</dt><dd><code>${where}</code>${loopbackOnly ? html` (a program on this computer)` : html``}</dd>
-  <dt>Access</dt><dd>${input.scope}</dd>
+  <dt>Application ID</dt><dd class="detail"><code>${input.client.clientId}</code></dd>
 </dl>
 <p class="note">Only allow this if you started it yourself from that application.</p>
 <form method="post" action="/oauth/authorize">
   <input type="hidden" name="csrf" value="${input.csrf}">
   <input type="hidden" name="consent_id" value="${input.consentId}">
-  <button type="submit" name="decision" value="approve">Allow and sign in</button>
-  <button type="submit" name="decision" value="deny">Deny</button>
+  <div class="actions">
+    <button type="submit" name="decision" value="approve">Allow and sign in</button>
+    <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+  </div>
 </form>`,
   );
 }
 
-export function messagePage(title: string, message: string, role: 'status' | 'alert' = 'status'): string {
-  return page(title, html`<p role="${role}">${message}</p>` as Raw);
+/** What a result or error page adds after its sentence: the next step, a link to take it, the technical words. */
+export type NextStep = { next?: string; link?: { href: string; label: string }; technical?: string };
+
+export function messagePage(
+  title: string,
+  message: string,
+  role: 'status' | 'alert' = 'status',
+  step: NextStep = {},
+): string {
+  return page(
+    title,
+    html`<p role="${role}">${message}</p>
+${step.next === undefined ? html`` : html`<p>${step.next}</p>`}
+${step.link === undefined ? html`` : html`<p><a class="button" href="${step.link.href}">${step.link.label}</a></p>`}
+${step.technical === undefined ? html`` : html`<p class="detail">What the sign-in service saw: <code>${step.technical}</code></p>`}`,
+  );
 }

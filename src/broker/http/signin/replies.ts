@@ -48,11 +48,14 @@ export function pageErrorHandler(
   retryAfter(reply, oauth);
   return htmlReply(
     reply.code(oauth.status),
-    messagePage(
-      'Something went wrong',
-      oauth.error === 'server_error' ? 'The sign-in service had a problem. Try again in a moment.' : oauth.description,
-      'alert',
-    ),
+    oauth.error === 'server_error' || oauth.error === 'temporarily_unavailable'
+      ? messagePage('Something went wrong', 'The sign-in service had a problem.', 'alert', {
+          next: 'Wait a moment, then start again from the application or terminal you were using.',
+        })
+      : messagePage('Something went wrong', 'The sign-in service could not accept this request.', 'alert', {
+          next: 'Start again from the application or terminal you were using.',
+          technical: oauth.description,
+        }),
     [],
   );
 }
@@ -85,7 +88,7 @@ export function htmlReply(reply: FastifyReply, body: string, formTargets: readon
       .type('text/html; charset=utf-8')
       .header(
         'content-security-policy',
-        `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+        `default-src 'none'; style-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
       )
       .header('x-frame-options', 'DENY')
       // Not no-referrer: under it browsers send `Origin: null` on our own form posts, which the CSRF check refuses.
