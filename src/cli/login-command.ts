@@ -83,7 +83,9 @@ async function writeCredentials(file: CredentialsFile, env?: NodeJS.ProcessEnv):
 
 /** The issuer to talk to: the flag, the environment, the last sign-in, or the local stack. */
 export async function resolveIssuer(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const issuer = flag ?? env.DEMARKUS_BROKER_ISSUER ?? (await readCredentials(env)).current ?? localIssuer;
+  // An empty variable counts as unset, as shells usually mean it.
+  const issuer =
+    flag ?? (env.DEMARKUS_BROKER_ISSUER || undefined) ?? (await readCredentials(env)).current ?? localIssuer;
   if (!URL.canParse(issuer)) throw new UsageError(`--issuer: ${JSON.stringify(issuer)} is not a URL`);
   return issuer.replace(/\/+$/, '');
 }

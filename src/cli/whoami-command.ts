@@ -37,10 +37,8 @@ export async function runWhoamiCommand(
   }
   const issuer = await resolveIssuer(values.issuer);
   let signIn = (await readCredentials()).signIns[issuer];
-  if (signIn === undefined) {
-    io.out(`Not signed in to ${issuer}. Run: demarkus-broker login --issuer ${issuer}`);
-    return 1;
-  }
+  // On stderr, like every failure: `$(demarkus-broker whoami --access-token)` must not capture it as a token.
+  if (signIn === undefined) throw new Error(`not signed in to ${issuer}; run demarkus-broker login --issuer ${issuer}`);
   if (signIn.expiresAt - Date.now() < refreshMarginMs) signIn = await refreshed(signIn);
   const claims = await verifiedClaims(signIn);
   if (values['access-token']) {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { devBrokerConfig } from '../../src/dev/broker-config.ts';
+import { deviceGrantFailure } from '../../src/cli/login-command.ts';
 import { binPath, runCli } from './cli-process.ts';
 
 /** Runs the CLI in `cwd` (the helper commands look for ./data there). */
@@ -125,5 +126,26 @@ describe('start-up and connection failures name the address, the setting and the
     assert.equal(code, 0);
     for (const flag of ['--data DIR', '--host HOST', '--port PORT', '--broker-port PORT', '--email EMAIL'])
       assert.match(stdout, new RegExp(`^  ${flag} `, 'm'), flag);
+  });
+});
+
+describe('login explains the two ways waiting for the browser ends without tokens', () => {
+  const issuer = 'http://127.0.0.1:8080';
+  it('a code that expired (the broker answers expired_token, or the wait runs out)', () => {
+    const expected =
+      'the code expired before it was confirmed (codes last 15 minutes); run demarkus-broker login --issuer http://127.0.0.1:8080 again and confirm the new code in time';
+    assert.equal(deviceGrantFailure({ error: 'expired_token' }, 900, issuer), expected);
+    assert.equal(deviceGrantFailure(new DOMException('timed out', 'TimeoutError'), 900, issuer), expected);
+  });
+
+  it("a code refused for another reason names the broker's error and its description", () => {
+    assert.equal(
+      deviceGrantFailure(
+        { error: 'invalid_grant', error_description: 'the code was issued to another client' },
+        600,
+        issuer,
+      ),
+      'the broker refused the sign-in: invalid_grant (the code was issued to another client); run demarkus-broker login --issuer http://127.0.0.1:8080 again',
+    );
   });
 });

@@ -68,9 +68,12 @@ describe('demarkus-broker login and whoami', () => {
     assert.ok(afterRefresh.expiresAt > Date.now());
   });
 
-  it('tells a user who never signed in to run login', async () => {
+  it('tells a user who never signed in to run login, as a failure (stderr), never as output', async () => {
     const lines: string[] = [];
-    assert.equal(await runWhoamiCommand(['--issuer', 'http://127.0.0.1:1'], { out: (l) => lines.push(l) }), 1);
-    assert.match(lines[0]!, /Not signed in .* demarkus-broker login/);
+    await assert.rejects(
+      runWhoamiCommand(['--issuer', 'http://127.0.0.1:1'], { out: (l) => lines.push(l) }),
+      /^Error: not signed in to http:\/\/127\.0\.0\.1:1; run demarkus-broker login --issuer http:\/\/127\.0\.0\.1:1$/,
+    );
+    assert.deepEqual(lines, []);
   });
 });
