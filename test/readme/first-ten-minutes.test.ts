@@ -22,7 +22,10 @@ import { createServer } from 'node:net';
 import { createSocket } from 'node:dgram';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { decodeJwt } from 'jose';
 import { UserAgent } from '../e2e/signin-user-agent.ts';
+import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
+import { loadSigningKey } from '../../src/broker/auth/signing-key.ts';
 
 const repo = join(import.meta.dirname, '..', '..');
 const readme = await readFile(join(repo, 'README.md'), 'utf8');
@@ -394,13 +397,32 @@ describe('the README, first ten minutes: a fresh copy, npm start, sign-in, every
     // A wrong token: the broker's own reason, not a bare status.
     const wrong = await shell(local(search.replace('<mcp token>', 'not-a-token')));
     assert.equal(wrong.code, 1);
-    assert.match(wrong.stderr, /invalid|malformed|expired/i);
-    assert.doesNotMatch(wrong.stderr, /^demarkus-broker search: HTTP \d+$/m);
+    assert.match(
+      wrong.stderr,
+      /^demarkus-broker search: the broker refused the token \(HTTP 401: [^)]+\); sign in again \(demarkus-broker login\) or pass a fresh token with --token\n$/,
+    );
+    // An expired token (signed with npm start's key ten minutes ago, beyond the clock tolerance):
+    // the broker's "bearer token expired" reaches the person.
+    const claims = decodeJwt(devToken);
+    const stale = await mintBrokerToken({
+      key: loadSigningKey(await readFile(join(copy, 'data', 'broker', 'signing-key.pem'), 'utf8')),
+      issuer: String(claims.iss),
+      audience: claims.aud as string,
+      email: 'newcomer@example.com',
+      ttlSeconds: 60,
+      now: () => new Date(Date.now() - 10 * 60_000),
+    });
+    const expired = await shell(local(search.replace('<mcp token>', stale)));
+    assert.equal(expired.code, 1);
+    assert.match(expired.stderr, /the broker refused the token \(HTTP 401: bearer token expired\)/);
 
     const crawl = others.find((line) => line.includes(' crawl '))!;
     const crawled = await shell(local(crawl));
     assert.equal(crawled.code, 0, `${crawled.stdout}\n${crawled.stderr}`);
     assert.match(crawled.stdout, /graph\.md/);
+    // From the copy's root, crawl finds npm start's configuration by itself.
+    const again = await shell(local(crawl.replace(/ --config \S+/, '')));
+    assert.equal(again.code, 0, `${again.stdout}\n${again.stderr}`);
 
     const doctor = others.find((line) => line.includes(' doctor '))!;
     const report = await shell(local(doctor.replace('<mcp token>', signedInToken)));
