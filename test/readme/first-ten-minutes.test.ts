@@ -253,6 +253,12 @@ describe('the README, first ten minutes: a fresh copy, npm start, sign-in, every
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     });
     assert.equal(response.status, 401);
+    // "Metadata is at http://127.0.0.1:8080/.well-known/oauth-authorization-server".
+    const metadataUrl = /Metadata is at `([^`]+)`/.exec(readme)?.[1];
+    assert.ok(metadataUrl, 'the README names the metadata URL');
+    const metadata = (await (await fetch(local(metadataUrl))).json()) as Record<string, unknown>;
+    assert.equal(metadata.issuer, `http://127.0.0.1:${ports.broker}`);
+    assert.equal(typeof metadata.device_authorization_endpoint, 'string');
     assert.match(
       response.headers.get('www-authenticate') ?? '',
       /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource[^"]*"/,
