@@ -6,7 +6,9 @@
  * the victim and raw HTTP batches for the flood (test/security/fairness.test.ts
  * asserts the behaviour; this reports the figures).
  *
- * Run: `node bench/fairness.ts [rounds] [fetchesPerPhase]` (default 4 × 40).
+ * Run: `node bench/fairness.ts [rounds] [fetchesPerPhase]` (default 4 × 40):
+ * first with the per-subject bound on calls in flight raised out of reach
+ * (what the broker did before it had one), then with the default bound.
  */
 import { fileURLToPath } from 'node:url';
 import { isError, resultText, startStack } from '../test/e2e/stack-fixture.ts';
@@ -22,8 +24,15 @@ export type FairnessResult = {
   circuit: string;
 };
 
-export async function runFairnessBench(rounds = 4, perPhase = 40): Promise<FairnessResult> {
-  const stack = await startStack({ worlds: ['root', 'team-a'], brokerConfig: { rateLimit: { disabled: true } } });
+/** `callsPerSubject`: the broker's per-subject bound on tool calls in flight (server.mcp.callsPerSubject). */
+export async function runFairnessBench(rounds = 4, perPhase = 40, callsPerSubject?: number): Promise<FairnessResult> {
+  const stack = await startStack({
+    worlds: ['root', 'team-a'],
+    brokerConfig: {
+      rateLimit: { disabled: true },
+      ...(callsPerSubject === undefined ? {} : { mcpExtra: { callsPerSubject, queuedCallsPerSubject: 1000 } }),
+    },
+  });
   try {
     const alice = await stack.connect();
     for (let i = 0; i < 20; i += 1)
@@ -110,5 +119,8 @@ export function formatFairness(result: FairnessResult): string {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rounds = Number(process.argv[2] ?? 4);
   const perPhase = Number(process.argv[3] ?? 40);
+  console.log('without a per-subject bound on calls in flight (callsPerSubject 1000):');
+  console.log(formatFairness(await runFairnessBench(rounds, perPhase, 1000)));
+  console.log('with the default bound (server.mcp.callsPerSubject 4):');
   console.log(formatFairness(await runFairnessBench(rounds, perPhase)));
 }

@@ -9,6 +9,7 @@ import {
   type WorldHealth,
 } from './worlds/index.ts';
 import { createBearerVerifier } from './auth/verify-bearer.ts';
+import { KeyedLimit } from '../concurrency/keyed-limit.ts';
 import { createManagementApp } from './http/management.ts';
 import { createMcpListener, type McpListener } from './http/mcp-listener.ts';
 import { createBrokerMetrics, type BrokerMetrics } from './http/metrics.ts';
@@ -171,6 +172,10 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
         graph,
         knowledge,
         subscriptions,
+        callsPerSubject: new KeyedLimit({
+          inFlight: config.server.mcp.callsPerSubject,
+          waiting: config.server.mcp.queuedCallsPerSubject,
+        }),
         ...(options.now ? { now: options.now } : {}),
       },
       ...(config.server.allowedHosts ? { allowedHosts: config.server.allowedHosts } : {}),

@@ -155,6 +155,12 @@ export async function startBrokerFront(
     delete (document as Record<string, unknown>).serverExtra;
     document.server = { ...document.server, ...extra } as typeof document.server;
   }
+  // `mcpExtra` adds keys to the server.mcp block the same way.
+  const mcpExtra = options.brokerConfig?.mcpExtra as Record<string, unknown> | undefined;
+  if (mcpExtra !== undefined) {
+    delete (document as Record<string, unknown>).mcpExtra;
+    document.server.mcp = { ...document.server.mcp, ...mcpExtra } as typeof document.server.mcp;
+  }
   const config = parseBrokerConfig(stringify(document), {});
   const broker = await startBroker(config);
   const mcpUrl = new URL(broker.trust.resource);

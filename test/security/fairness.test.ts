@@ -71,3 +71,35 @@ describe("security: one subject's flood does not starve another subject", () => 
     assert.equal(stack.broker.gateway.circuitState('root'), 'closed');
   });
 });
+
+describe("security: one subject's calls queue behind its own (server.mcp.callsPerSubject)", () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({
+      worlds: ['team-a'],
+      brokerConfig: { rateLimit: { disabled: true }, mcpExtra: { callsPerSubject: 1, queuedCallsPerSubject: 1 } },
+    });
+  });
+  after(async () => stack?.close());
+
+  it("runs one call, queues one, refuses the rest of a batch, and another subject's call still runs", async () => {
+    const floodToken = await stack.token('flooder@example.com');
+    const batch = rawRequest(stack.mcpUrl.href, {
+      method: 'POST',
+      headers: { ...jsonRpcHeaders(floodToken), 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify(floodBatch(4, 1)),
+    });
+    const victim = await stack.connect(await stack.token('victim@example.com'));
+    const answer = await victim.callTool({ name: 'mark_worlds', arguments: {} });
+    assert.equal(isError(answer), false, resultText(answer));
+    const answers = (await batch).json() as Array<{ result: { isError?: boolean; content: Array<{ text: string }> } }>;
+    assert.equal(answers.length, 4);
+    const refused = answers.filter((a) => a.result.isError === true);
+    assert.equal(refused.length, 2, JSON.stringify(answers.map((a) => a.result.content[0]!.text.slice(0, 80))));
+    for (const a of refused)
+      assert.match(
+        a.result.content[0]!.text,
+        /^mark_search refused: 1 of your calls are running and 1 more are waiting/,
+      );
+  });
+});

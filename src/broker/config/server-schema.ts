@@ -32,6 +32,13 @@ const mcpSchema = z.strictObject({
   firstMintMaxAttempts: countOrDefault(6),
   firstMintInitialBackoff: duration('250ms'),
   firstMintMaxBackoff: duration('8s'),
+  /**
+   * Tool calls one subject may run at once in this process, over all its
+   * sessions; more wait behind its own (docs/security.md, "Fair budgets").
+   */
+  callsPerSubject: countOrDefault(4),
+  /** Calls of one subject that may wait behind those; one more is answered with a tool error. */
+  queuedCallsPerSubject: countOrDefault(64),
 });
 
 export const serverSchema = z.strictObject({

@@ -8,6 +8,7 @@ import {
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { type KeyedLimit, QueueFullError } from '../../concurrency/keyed-limit.ts';
 import type { Identity } from '../identity.ts';
 import type {
   ConcreteResourceDefinition,
@@ -37,6 +38,11 @@ export type CallContextFactory = (call: { identity: Identity; signal: AbortSigna
 
 export type RegisterOptions = ToolCallOptions & {
   recordToolCall?: (tool: string, seconds: number, outcome: ToolOutcome) => void;
+  /**
+   * Tool calls one subject may run at once, over all its sessions and
+   * requests (one per process); past it a subject's calls wait behind its own.
+   */
+  callsPerSubject?: KeyedLimit;
 };
 
 /**
@@ -79,7 +85,19 @@ function registerTool(server: McpServer, tool: ToolDefinition, contextOf: Contex
   };
   server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
     const started = performance.now();
-    const { result, outcome } = await callTool(tool, args, contextOf(ctx), options);
+    const context = contextOf(ctx);
+    const call = () => callTool(tool, args, context, options);
+    let answer: Awaited<ReturnType<typeof callTool>>;
+    try {
+      answer = options.callsPerSubject
+        ? await options.callsPerSubject.run(context.identity.subject, call, context.signal)
+        : await call();
+    } catch (error) {
+      if (!(error instanceof QueueFullError)) throw error;
+      options.recordToolCall?.(tool.name, (performance.now() - started) / 1000, 'tool_error');
+      return { content: [{ type: 'text' as const, text: `${tool.name} refused: ${error.message}` }], isError: true };
+    }
+    const { result, outcome } = answer;
     options.recordToolCall?.(tool.name, (performance.now() - started) / 1000, outcome);
     const content = [{ type: 'text' as const, text: result.text }];
     // The text stays the reference broker's, byte for byte; the structure rides beside it (MCP 2025-06-18).

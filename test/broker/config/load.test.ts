@@ -29,6 +29,8 @@ server:
     firstMintMaxAttempts: 10
     firstMintInitialBackoff: 500ms
     firstMintMaxBackoff: 15s
+    callsPerSubject: 6
+    queuedCallsPerSubject: 30
 oidc:
   issuer: https://accounts.example.com
   clientID: broker
@@ -73,6 +75,8 @@ metrics: { enabled: false }
       firstMintMaxAttempts: 10,
       firstMintInitialBackoff: 500,
       firstMintMaxBackoff: 15_000,
+      callsPerSubject: 6,
+      queuedCallsPerSubject: 30,
     });
     assert.deepEqual(config.rateLimit, {
       disabled: false,
