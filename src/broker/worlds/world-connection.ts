@@ -149,7 +149,10 @@ export class WorldConnection {
   /**
    * The world's WATCH stream (Mark SPEC §6.8), tokenless like every broker
    * read, on a connection of its own: a watch holds its stream for hours and
-   * must not take one of the slots the fair gate hands to callers.
+   * must not take one of the slots the fair gate hands to callers. Every block
+   * it receives is an answer from the world, so it counts for the world's
+   * health as a call's answer does (/readyz and mark_worlds then show a
+   * watched world as up before anyone has called it).
    */
   watch(watch: { path: string; since?: string }, signal: AbortSignal): AsyncGenerator<WatchBlock> {
     this.#watchClient ??= new MarkClient({
@@ -159,7 +162,14 @@ export class WorldConnection {
       requestTimeoutMs: this.#settings.attemptTimeoutMs,
       maxConcurrentStreams: 1,
     });
-    return this.#watchClient.watch(this.#authority, watch, signal);
+    return this.#countAnswers(this.#watchClient.watch(this.#authority, watch, signal));
+  }
+
+  async *#countAnswers(blocks: AsyncGenerator<WatchBlock>): AsyncGenerator<WatchBlock> {
+    for await (const block of blocks) {
+      this.#health.answered(this.#breaker.state);
+      yield block;
+    }
   }
 
   async close(): Promise<void> {

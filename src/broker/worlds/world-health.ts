@@ -1,6 +1,6 @@
 /**
- * What the broker knows of one world's health, from the calls it made and the
- * probes it sent: `unknown` until the first answer or failure, `up` while the
+ * What the broker knows of one world's health, from the calls it made, the
+ * probes it sent and its change stream's blocks: `unknown` until the first answer or failure, `up` while the
  * last call was answered (any status), `degraded` after a failure that has not
  * opened the circuit yet, `down` while the circuit is open (calls fail fast and
  * the broker probes the world in the background). Shown by mark_worlds and
