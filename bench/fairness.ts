@@ -1,126 +1,163 @@
 /**
  * Fairness: one subject floods batched `mark_search` while another subject's
- * `mark_fetch` latency is measured, against the same subject's idle latency
- * measured in the same run. Rounds alternate idle and flood phases, so machine
- * load affects both. Real QUIC worlds, the real broker, the MCP SDK client for
- * the victim and raw HTTP batches for the flood (test/security/fairness.test.ts
- * asserts the behaviour; this reports the figures).
+ * `mark_fetch` latency is measured, against the same subject's idle latency in
+ * the same run. Laid out as a deployment is: each world in its own process, the
+ * broker in this process, and the victim and the flooder each in a client
+ * process of their own, so the figures are the broker's and the worlds'
+ * behaviour rather than this process's event loop running everything.
+ * Rounds alternate an idle phase and a flooded phase; each figure is the median
+ * over rounds of that round's flooded/idle ratio, so a load swing on the machine
+ * moves both sides of a ratio together. test/security/fairness.test.ts asserts
+ * the behaviour (no victim failure, circuit closed); this reports the figures.
  *
- * Run: `node bench/fairness.ts [rounds] [fetchesPerPhase]` (default 4 × 40):
- * first with the per-subject bound on calls in flight raised out of reach
- * (what the broker did before it had one), then with the default bound.
+ *   node bench/fairness.ts [rounds] [seconds per phase]   (default 5 × 4)
+ *
+ * It runs twice: with the per-subject bound on calls in flight raised out of
+ * reach (what the broker did before it had one), then with the default bound.
  */
+import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { isError, resultText, startStack } from '../test/e2e/stack-fixture.ts';
 import { jsonRpcHeaders, rawRequest } from '../test/broker/http/raw-http.ts';
 import { floodBatch } from '../test/security/flood-batch.ts';
-import { percentile, ratio } from './lib/measure.ts';
+import { testTls } from '../test/world/world-fixture.ts';
+import { type LoadResult, runClientProcess } from './load.ts';
+import { median, ratio } from './lib/measure.ts';
+import { fleetDirectory, startFleet, stopFleet } from './lib/world-fleet.ts';
 
-export type FairnessResult = {
-  idle: { p50Ms: number; p99Ms: number; fetches: number };
-  flooded: { p50Ms: number; p99Ms: number; fetches: number };
-  failures: number;
-  floodCallsPerSecond: number;
-  circuit: string;
-};
+/** What the flood process is told (argv[3], JSON). */
+interface FloodPlan {
+  url: string;
+  bearer: string;
+  /** Batches sent at once, and calls per batch: the shape of the attack in docs/security.md. */
+  waves: number;
+  batch: number;
+}
+
+export interface FairnessRound {
+  idle: LoadResult;
+  flooded: LoadResult;
+}
+
+export interface FairnessResult {
+  rounds: FairnessRound[];
+  floodCalls: number;
+  floodSeconds: number;
+  circuits: string[];
+  load: number;
+}
+
+/** Flood process: sends `waves` batches at once, again and again, until it is killed; counts answered calls. */
+async function flood(plan: FloodPlan): Promise<void> {
+  let id = 1;
+  let calls = 0;
+  const started = performance.now();
+  const report = () => {
+    process.stdout.write(`${JSON.stringify({ calls, seconds: (performance.now() - started) / 1000 })}\n`);
+    process.exit(0);
+  };
+  process.on('SIGTERM', report);
+  for (;;) {
+    await Promise.all(
+      Array.from({ length: plan.waves }, (_, wave) =>
+        rawRequest(plan.url, {
+          method: 'POST',
+          headers: { ...jsonRpcHeaders(plan.bearer), 'mcp-protocol-version': '2025-11-25' },
+          body: JSON.stringify(floodBatch(plan.batch, id + wave * plan.batch)),
+        }).then(
+          () => {
+            calls += plan.batch;
+          },
+          () => undefined,
+        ),
+      ),
+    );
+    id += plan.waves * plan.batch;
+  }
+}
+
+function startFlood(plan: FloodPlan): { stop: () => Promise<{ calls: number; seconds: number }> } {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--flood', JSON.stringify(plan)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      return JSON.parse(output.trim().split('\n').pop() ?? '{"calls":0,"seconds":0}') as {
+        calls: number;
+        seconds: number;
+      };
+    },
+  };
+}
 
 /** `callsPerSubject`: the broker's per-subject bound on tool calls in flight (server.mcp.callsPerSubject). */
-export async function runFairnessBench(rounds = 4, perPhase = 40, callsPerSubject?: number): Promise<FairnessResult> {
-  const stack = await startStack({
-    worlds: ['root', 'team-a'],
-    brokerConfig: {
-      rateLimit: { disabled: true },
-      ...(callsPerSubject === undefined ? {} : { mcpExtra: { callsPerSubject, queuedCallsPerSubject: 1000 } }),
-    },
-  });
+export async function runFairnessBench(rounds = 5, seconds = 4, callsPerSubject?: number): Promise<FairnessResult> {
+  const tls = await testTls();
+  const dir = await fleetDirectory(tls, [2]);
+  const mcpExtra = callsPerSubject === undefined ? {} : { mcpExtra: { callsPerSubject, queuedCallsPerSubject: 1000 } };
+  const fleet = await startFleet(dir, 2, tls, mcpExtra);
   try {
-    const alice = await stack.connect();
-    for (let i = 0; i < 20; i += 1)
-      await alice.callTool({
-        name: 'mark_publish',
-        arguments: {
-          url: `mark://team-a/notes/n${i}.md`,
-          body: `# Note ${i}\n\nflood notes ${i}\n`,
-          expected_version: 0,
-        },
-      });
-    const floodToken = await stack.token('flooder@example.com');
-    const victim = await stack.connect(await stack.token('victim@example.com'));
-    const idle: number[] = [];
-    const flooded: number[] = [];
-    let failures = 0;
-    let floodCalls = 0;
-    let floodMs = 0;
-    const fetchPhase = async (into: number[]) => {
-      for (let i = 0; i < perPhase; i += 1) {
-        const begun = performance.now();
-        const answer = await victim.callTool({
-          name: 'mark_fetch',
-          arguments: { url: `mark://team-a/notes/n${i % 20}.md`, force: true },
-        });
-        into.push(performance.now() - begun);
-        if (isError(answer) || !/Note/.test(resultText(answer))) failures += 1;
-      }
+    const url = fleet.front.mcpUrl.href;
+    const victim = {
+      kind: 'mcp' as const,
+      clients: 1,
+      seconds,
+      url,
+      bearers: [await fleet.front.token('victim@example.com')],
+      tool: 'mark_fetch',
+      args: { url: 'mark://w0/notes/n0.md', force: true },
     };
-    await fetchPhase([]); // warm-up
+    const floodPlan: FloodPlan = { url, bearer: await fleet.front.token('flooder@example.com'), waves: 6, batch: 20 };
+    const result: FairnessResult = { rounds: [], floodCalls: 0, floodSeconds: 0, circuits: [], load: 0 };
     for (let round = 0; round < rounds; round += 1) {
-      await fetchPhase(idle);
-      let flooding = true;
-      const started = performance.now();
-      const flood = (async () => {
-        let id = 1;
-        while (flooding) {
-          await Promise.all(
-            Array.from({ length: 6 }, (_, wave) =>
-              rawRequest(stack.mcpUrl.href, {
-                method: 'POST',
-                headers: { ...jsonRpcHeaders(floodToken), 'mcp-protocol-version': '2025-11-25' },
-                body: JSON.stringify(floodBatch(20, id + wave * 20)),
-              }),
-            ),
-          );
-          id += 120;
-          floodCalls += 120;
-        }
-      })();
-      // Let the flood reach the world before measuring.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await fetchPhase(flooded);
-      flooding = false;
-      await flood;
-      floodMs += performance.now() - started;
+      const idle = await runClientProcess(victim);
+      const flooding = startFlood(floodPlan);
+      // Let the flood reach the worlds before the victim starts measuring.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const flooded = await runClientProcess(victim);
+      const sent = await flooding.stop();
+      result.rounds.push({ idle, flooded });
+      result.floodCalls += sent.calls;
+      result.floodSeconds += sent.seconds;
     }
-    const summary = (values: number[]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return { p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), fetches: sorted.length };
-    };
-    return {
-      idle: summary(idle),
-      flooded: summary(flooded),
-      failures,
-      floodCallsPerSecond: floodCalls / (floodMs / 1000),
-      circuit: stack.broker.gateway.circuitState('team-a') ?? 'unknown',
-    };
+    result.circuits = ['w0', 'w1'].map((w) => `${w} ${fleet.front.broker.gateway.circuitState(w) ?? 'unknown'}`);
+    result.load = loadavg()[0] ?? 0;
+    return result;
   } finally {
-    await stack.close();
+    await stopFleet(fleet);
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
 export function formatFairness(result: FairnessResult): string {
-  const { idle, flooded } = result;
+  const medianOf = (pick: (r: FairnessRound) => number) => median(result.rounds.map(pick));
+  const failures = result.rounds.reduce((sum, r) => sum + r.idle.errors + r.flooded.errors, 0);
+  const calls = (pick: (r: FairnessRound) => LoadResult) => result.rounds.reduce((sum, r) => sum + pick(r).calls, 0);
   return [
-    `victim mark_fetch idle      p50 ${idle.p50Ms.toFixed(2)} ms   p99 ${idle.p99Ms.toFixed(2)} ms   (${idle.fetches} calls)`,
-    `victim mark_fetch flooded   p50 ${flooded.p50Ms.toFixed(2)} ms   p99 ${flooded.p99Ms.toFixed(2)} ms   (${flooded.fetches} calls)`,
-    `ratio flooded/idle          p50 ${ratio(flooded.p50Ms, idle.p50Ms)}   p99 ${ratio(flooded.p99Ms, idle.p99Ms)}`,
-    `flood ${result.floodCallsPerSecond.toFixed(0)} mark_search calls/s   victim failures ${result.failures}   team-a circuit ${result.circuit}`,
+    `victim mark_fetch idle      p50 ${medianOf((r) => r.idle.p50Ms).toFixed(2)} ms   p99 ${medianOf((r) => r.idle.p99Ms).toFixed(2)} ms   (${calls((r) => r.idle)} calls, medians over ${result.rounds.length} rounds)`,
+    `victim mark_fetch flooded   p50 ${medianOf((r) => r.flooded.p50Ms).toFixed(2)} ms   p99 ${medianOf((r) => r.flooded.p99Ms).toFixed(2)} ms   (${calls((r) => r.flooded)} calls)`,
+    `ratio flooded/idle          p50 ×${medianOf((r) => r.flooded.p50Ms / r.idle.p50Ms).toFixed(2)}   p99 ×${medianOf((r) => r.flooded.p99Ms / r.idle.p99Ms).toFixed(2)}   (per round p99: ${result.rounds.map((r) => ratio(r.flooded.p99Ms, r.idle.p99Ms)).join(', ')})`,
+    `flood ${(result.floodCalls / Math.max(1e-9, result.floodSeconds)).toFixed(0)} mark_search calls/s answered   victim failures ${failures}   circuits: ${result.circuits.join(', ')}   load ${result.load.toFixed(1)}`,
   ].join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const rounds = Number(process.argv[2] ?? 4);
-  const perPhase = Number(process.argv[3] ?? 40);
-  console.log('without a per-subject bound on calls in flight (callsPerSubject 1000):');
-  console.log(formatFairness(await runFairnessBench(rounds, perPhase, 1000)));
-  console.log('with the default bound (server.mcp.callsPerSubject 4):');
-  console.log(formatFairness(await runFairnessBench(rounds, perPhase)));
+  if (process.argv[2] === '--flood') {
+    await flood(JSON.parse(process.argv[3] ?? '{}') as FloodPlan);
+  } else {
+    const rounds = Number(process.argv[2] ?? 5);
+    const seconds = Number(process.argv[3] ?? 4);
+    console.log('without a per-subject bound on calls in flight (callsPerSubject 1000):');
+    console.log(formatFairness(await runFairnessBench(rounds, seconds, 1000)));
+    console.log('with the default bound (server.mcp.callsPerSubject 4):');
+    console.log(formatFairness(await runFairnessBench(rounds, seconds)));
+  }
 }

@@ -30,7 +30,7 @@ import { MarkClient } from '../src/transport/mark-client.ts';
 import { testTls } from '../test/world/world-fixture.ts';
 
 /** What a client process is told to do (argv[3], JSON). */
-interface LoadPlan {
+export interface LoadPlan {
   kind: 'mcp' | 'fetch';
   clients: number;
   seconds: number;
@@ -45,7 +45,7 @@ interface LoadPlan {
   path?: string;
 }
 
-interface LoadResult {
+export interface LoadResult {
   /** The client process's own CPU time. */
   clientCpuMs: number;
   calls: number;
@@ -130,6 +130,20 @@ async function runClients(plan: LoadPlan): Promise<void> {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
+/** Runs `plan` in a client process of its own and returns what it measured. */
+export async function runClientProcess(plan: LoadPlan): Promise<LoadResult> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--clients', JSON.stringify(plan)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`client process exited with ${code}`);
+  return JSON.parse(output.trim().split('\n').pop() ?? '{}') as LoadResult;
+}
+
 /** CPU time a process has used so far, from /proc (Linux); 0 where it cannot be read. */
 async function processCpuMs(pid: number | undefined): Promise<number> {
   if (pid === undefined) return 0;
@@ -155,20 +169,12 @@ async function step(plan: LoadPlan, worldPid: number | undefined, profileTo?: st
     await session.post('Profiler.start');
   }
   const worldBefore = await processCpuMs(worldPid);
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--clients', JSON.stringify(plan)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
   const cpuBefore = process.cpuUsage();
   let rss = 0;
   const sampler = setInterval(() => {
     rss = Math.max(rss, process.memoryUsage().rss);
   }, 100);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  clearInterval(sampler);
+  const result = await runClientProcess(plan).finally(() => clearInterval(sampler));
   const cpu = process.cpuUsage(cpuBefore);
   const worldCpuMs = (await processCpuMs(worldPid)) - worldBefore;
   if (session !== undefined && profileTo !== undefined) {
@@ -176,8 +182,6 @@ async function step(plan: LoadPlan, worldPid: number | undefined, profileTo?: st
     await writeFile(profileTo, JSON.stringify(profile));
     session.disconnect();
   }
-  if (code !== 0) throw new Error(`client process exited with ${code}`);
-  const result = JSON.parse(output.trim().split('\n').pop() ?? '{}') as LoadResult;
   return {
     ...result,
     serverCpuMs: (cpu.user + cpu.system) / 1000,

@@ -34,8 +34,16 @@ async function seedWorld(markClient: MarkClient, port: number, token: string, wo
   }
 }
 
-/** `count` world processes under `dir` (which holds `ca.pem` and `key.pem`), seeded, behind one broker. */
-export async function startFleet(dir: string, count: number, tls: { cert: string; key: string }): Promise<Fleet> {
+/**
+ * `count` world processes under `dir` (which holds `ca.pem` and `key.pem`), seeded, behind one
+ * broker; `brokerConfig` adds to the broker's configuration (rate limits stay off unless it says).
+ */
+export async function startFleet(
+  dir: string,
+  count: number,
+  tls: { cert: string; key: string },
+  brokerConfig: Record<string, unknown> = {},
+): Promise<Fleet> {
   const token = generateToken();
   const certFile = join(dir, 'ca.pem');
   const keyFile = join(dir, 'key.pem');
@@ -66,7 +74,7 @@ export async function startFleet(dir: string, count: number, tls: { cert: string
     const front = await startBrokerFront(
       base,
       specs.map((spec, i) => ({ name: spec.name, port: worlds[i]!.port, tokensFile: spec.tokensFile })),
-      { brokerConfig: { rateLimit: { disabled: true } } },
+      { brokerConfig: { rateLimit: { disabled: true }, ...brokerConfig } },
     );
     return { worlds, front, client: await front.connect() };
   } catch (error) {
