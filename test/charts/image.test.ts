@@ -99,6 +99,10 @@ function runAsImageUser(
 }
 
 before(() => {
+  // Node resolves packages from every ancestor's node_modules: one in the temporary
+  // folder would hand the image copy packages the image does not have.
+  const ancestor = join(tmpdir(), 'node_modules');
+  assert.equal(existsSync(ancestor), false, `${ancestor} exists; the image copy below would resolve packages from it`);
   work = mkdtempSync(join(tmpdir(), 'demarkus-image-'));
   chmodSync(work, 0o755);
   const files = contextFiles();
