@@ -29,6 +29,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spexDataDir } from './lib/benchdata.ts';
 import { performance } from 'node:perf_hooks';
 import { referenceOrder, referenceRank } from './lib/reference-ranker.ts';
 import { decodeQueryStats, SearchIndex } from '../src/search/index.ts';
@@ -46,8 +47,6 @@ import {
   type PhaseRequest,
 } from '../src/broker/search/index.ts';
 
-// The public benchmark ships in ../shared/benchdata/spex beside the project (SPEX_BENCHDATA overrides).
-const dataDir = process.env.SPEX_BENCHDATA ?? fileURLToPath(new URL('../../shared/benchdata/spex', import.meta.url));
 const secondSetFile = fileURLToPath(new URL('./questions/spex-second.json', import.meta.url));
 const docsPerQuestion = 10;
 const rowsPerQuestion = 200;
@@ -89,7 +88,7 @@ export interface EvalResult {
 }
 
 function readJson<T>(name: string): T {
-  return JSON.parse(readFileSync(`${dataDir}/${name}`, 'utf8')) as T;
+  return JSON.parse(readFileSync(`${spexDataDir()}/${name}`, 'utf8')) as T;
 }
 
 function pathSlug(id: string): string {

@@ -9,6 +9,7 @@
 import { prng } from '../test/support/prng.ts';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { spexDataDir } from './lib/benchdata.ts';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { SearchIndex, wordRuns } from '../src/search/index.ts';
@@ -16,8 +17,6 @@ import type { MatchMode, SearchDoc } from '../src/search/index.ts';
 import { spexCorpus } from './search-eval.ts';
 
 const sectionsPerDoc = 10;
-// The public benchmark ships in ../shared/benchdata/spex beside the project (SPEX_BENCHDATA overrides).
-const dataDir = process.env.SPEX_BENCHDATA ?? fileURLToPath(new URL('../../shared/benchdata/spex', import.meta.url));
 
 /** A synthetic vocabulary (pronounceable words) drawn with a Zipf(1.07) law, like prose. */
 class WordSource {
@@ -181,8 +180,9 @@ function smallCorpus(): void {
   const { docs } = spexCorpus();
   const index = new SearchIndex();
   for (const doc of docs) index.upsert(doc);
-  const questions = (JSON.parse(readFileSync(`${dataDir}/questions.json`, 'utf8')) as { cases: { query: string }[] })
-    .cases;
+  const questions = (
+    JSON.parse(readFileSync(`${spexDataDir()}/questions.json`, 'utf8')) as { cases: { query: string }[] }
+  ).cases;
   const queries = Array.from({ length: 20 }, () => questions.map((q) => q.query)).flat();
   const indexed = timeEach(queries, (q) => index.search(q, { limit: 10, mode: 'any' }));
   const baseline = scanBaseline(docs, queries.slice(0, 64));
