@@ -13,9 +13,45 @@ import { formatLargeDocuments, runLargeDocumentBench } from './large-documents.t
 import { runLoadBench } from './load.ts';
 import { runFanOutBench } from './fan-out.ts';
 import { runSearchQuicBench } from './search-quic.ts';
+import { runMetadataDecodeBench } from './metadata-decode.ts';
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const quick = process.argv.includes('--quick');
 const section = (title: string) => console.log(`\n=== ${title} ===`);
+
+// Benches run above in this process, by their exported functions.
+const inProcess = [
+  'quic-echo.ts',
+  'quic-patches.ts',
+  'large-documents.ts',
+  'world-fetch.ts',
+  'lookup.ts',
+  'world-store.ts',
+  'load.ts',
+  'fan-out.ts',
+  'search-quic.ts',
+  'metadata-decode.ts',
+];
+// Benches run in their own process, each with the flags and arguments its own
+// header documents (some need --expose-gc, some start their own fixtures).
+const ownProcess: Record<string, { flags?: string[]; full: string[]; quick: string[] }> = {
+  'broker.ts': { flags: ['--expose-gc'], full: ['300'], quick: ['50'] },
+  'abuse-memory.ts': { flags: ['--expose-gc'], full: [], quick: ['300'] },
+  'fairness.ts': { full: [], quick: ['1', '20'] },
+  'graph.ts': { full: [], quick: ['--quick'] },
+  'knowledge.ts': { full: [], quick: ['50'] },
+  'replicas.ts': { full: [], quick: ['200', '1'] },
+  'watch.ts': { full: [], quick: ['3', '500'] },
+  'search-eval.ts': { full: [], quick: ['--quick'] },
+  'search-latency.ts': { flags: ['--expose-gc'], full: [], quick: ['10000'] },
+};
+const benchDir = fileURLToPath(new URL('.', import.meta.url));
+const unlisted = readdirSync(benchDir).filter(
+  (name) => name.endsWith('.ts') && name !== 'run-all.ts' && !inProcess.includes(name) && !(name in ownProcess),
+);
+if (unlisted.length > 0) throw new Error(`bench/run-all.ts does not run ${unlisted.join(', ')}: add it to a list`);
 
 section('QUIC echo: our transport vs bare @matrixai/quic');
 const bare = await runBareEcho({ requests: quick ? 200 : 1000, payloadBytes: 100 });
@@ -31,6 +67,9 @@ section('Large documents through the transport (goal 50 MB/s)');
 console.log(
   formatLargeDocuments(await runLargeDocumentBench(quick ? 1 : 3, quick ? [1_048_576] : [1_048_576, 4_194_304])),
 );
+
+section('Metadata block decode: line fast path vs the yaml parser');
+console.log(runMetadataDecodeBench(quick ? 2 : 6).join('\n'));
 
 section('FETCH through client and world server');
 const fetch = await runWorldFetchBench(quick ? 200 : 1000);
@@ -53,4 +92,14 @@ console.log((await runFanOutBench(quick ? 5 : 30, quick ? [1, 10] : [1, 10, 30])
 section('Relaxed LOOKUP over QUIC beside a same-size FETCH');
 console.log((await runSearchQuicBench(quick ? 2 : 10)).lines.join('\n'));
 
-console.log('\nSearch quality: node bench/search-eval.ts and node --expose-gc bench/search-latency.ts');
+const failed: string[] = [];
+for (const [name, run] of Object.entries(ownProcess)) {
+  section(`bench/${name} (own process)`);
+  const args = [...(run.flags ?? []), `${benchDir}${name}`, ...(quick ? run.quick : run.full)];
+  const child = spawnSync(process.execPath, args, { stdio: 'inherit' });
+  if (child.status !== 0) failed.push(`${name} (exit ${child.status ?? child.signal})`);
+}
+if (failed.length > 0) {
+  console.error(`\nfailed: ${failed.join(', ')}`);
+  process.exitCode = 1;
+}

@@ -35,17 +35,34 @@ export function decodeYamlMap(text: string): Record<string, string> {
   return decodeSimpleMap(text) ?? decodeYamlMapByParser(text);
 }
 
-/** `key: value` with a key of word characters and a value YAML reads as plain text (see decodeSimpleMap). */
-const simpleLine = /^([A-Za-z0-9_][A-Za-z0-9_-]*): ([A-Za-z0-9_./=+(][\x20-\x7e]*)$/;
+/**
+ * One metadata line: a key of word characters, then either nothing (an empty
+ * value) or one space and the value's source text. Characters are printable
+ * ASCII or printable BMP text above U+00A0 (libyaml's is_printable, without
+ * surrogates, U+FEFF and the U+2028/U+2029 breaks); a tab, CR or anything else
+ * takes the parser.
+ */
+const simpleLine =
+  /^([A-Za-z0-9_][A-Za-z0-9_-]*):(?: ([\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*))?$/;
+/** A plain value that cannot start with YAML syntax (indicators, quotes, space). */
+const plainStart = /^[A-Za-z0-9_./=+(\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]/;
+/** A single-quoted value on one line: `''` is the only escape. */
+const singleQuoted = /^'((?:[^']|'')*)'$/;
+/** A double-quoted value on one line, with the escapes decodeDoubleQuoted knows. */
+const doubleQuoted = /^"((?:[^"\\]|\\[\\"/0abtnvfre ]|\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4})*)"$/;
 
 /**
- * The common metadata block, decoded without the YAML parser: every line is
- * `key: value` where the value is printable ASCII that cannot start or hold YAML
- * syntax (no leading indicator, no `: ` or ` #`, no trailing `:` or space), so its
- * plain scalar is its own text. Anything else (quotes, comments, continuation
- * lines, duplicate keys, non-ASCII) answers undefined and takes the parser, so
- * the result is always the parser's (test/protocol/yaml-map.test.ts checks this
- * on generated blocks).
+ * The common metadata block, decoded without the YAML parser. Every line is
+ * `key: value` (or `key:`) where the value is one of:
+ *  - plain text that cannot start or hold YAML syntax (no leading indicator, no
+ *    `: ` or ` #`, no trailing `:` or space), so its plain scalar is its own text;
+ *  - a single-quoted scalar on one line (`'it''s'`);
+ *  - a double-quoted scalar on one line using only the common escapes — what
+ *    encodeYamlMap writes for numbers, timestamps and booleans (`"3"`).
+ * Anything else (comments, continuation lines, duplicate keys, rarer escapes,
+ * text after a closing quote) answers undefined and takes the parser, so the
+ * result is always the parser's (test/protocol/yaml-map.test.ts checks this on
+ * generated blocks and on encodeYamlMap's own output).
  */
 function decodeSimpleMap(text: string): Record<string, string> | undefined {
   const lines = text.split('\n');
@@ -54,12 +71,74 @@ function decodeSimpleMap(text: string): Record<string, string> | undefined {
   for (const line of lines) {
     const match = simpleLine.exec(line);
     if (match === null) return undefined;
-    const [, key = '', value = ''] = match;
-    if (key in result || value.endsWith(':') || value.endsWith(' ') || value.includes(': ') || value.includes(' #'))
-      return undefined;
-    result[key] = isPlainNull('PLAIN', value) ? '' : value;
+    const key = match[1]!;
+    if (key in result) return undefined;
+    const value = match[2] === undefined ? '' : simpleValue(match[2]);
+    if (value === undefined) return undefined;
+    result[key] = value;
   }
   return { ...result };
+}
+
+/** The string a one-line value's source text reads as, or undefined when only the parser may say. */
+function simpleValue(source: string): string | undefined {
+  const first = source.charCodeAt(0);
+  if (first === 0x27 /* ' */) {
+    const quoted = singleQuoted.exec(source);
+    return quoted === null ? undefined : quoted[1]!.replaceAll("''", "'");
+  }
+  if (first === 0x22 /* " */) {
+    const quoted = doubleQuoted.exec(source);
+    return quoted === null ? undefined : decodeDoubleQuoted(quoted[1]!);
+  }
+  if (
+    !plainStart.test(source) ||
+    source.endsWith(':') ||
+    source.endsWith(' ') ||
+    source.includes(': ') ||
+    source.includes(' #')
+  )
+    return undefined;
+  return isPlainNull('PLAIN', source) ? '' : source;
+}
+
+/** YAML 1.2 double-quoted escapes (spec §5.7), the subset doubleQuoted admits. */
+const shortEscapes: Readonly<Record<string, string>> = {
+  '\\': '\\',
+  '"': '"',
+  '/': '/',
+  ' ': ' ',
+  '0': '\0',
+  a: '\x07',
+  b: '\b',
+  t: '\t',
+  n: '\n',
+  v: '\v',
+  f: '\f',
+  r: '\r',
+  e: '\x1b',
+};
+
+function decodeDoubleQuoted(inner: string): string | undefined {
+  if (!inner.includes('\\')) return inner;
+  let out = '';
+  for (let i = 0; i < inner.length; i++) {
+    const ch = inner[i]!;
+    if (ch !== '\\') {
+      out += ch;
+      continue;
+    }
+    const kind = inner[++i]!;
+    if (kind === 'x' || kind === 'u') {
+      const width = kind === 'x' ? 2 : 4;
+      const code = Number.parseInt(inner.slice(i + 1, i + 1 + width), 16);
+      // A lone surrogate half is the parser's to judge.
+      if (code >= 0xd800 && code <= 0xdfff) return undefined;
+      out += String.fromCharCode(code);
+      i += width;
+    } else out += shortEscapes[kind]!;
+  }
+  return out;
 }
 
 /** decodeYamlMap through the YAML parser alone: what the simple path must always agree with. */
