@@ -7,9 +7,19 @@
  *    about one world, not the sum);
  *  - memory under 1,000 MCP sessions that never send DELETE.
  * Run: `node --expose-gc bench/broker.ts [calls]`.
+ *
+ * `node bench/broker.ts --against <tree> [calls] [rounds]` measures instead the
+ * broker's added p50 (tool call minus the same request straight to the world)
+ * of this checkout and of another checkout of the project with its own
+ * node_modules (e.g. `git worktree add /tmp/base main && cd /tmp/base && npm
+ * ci`), both stacks running in this process and measured in alternating rounds,
+ * for mark_fetch and mark_lookup over a 2025-11-25 session and over
+ * stateless 2026-07-28 requests.
  */
-import { fileURLToPath } from 'node:url';
-import { formatLatency, measureSequential, ratio } from './lib/measure.ts';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { formatLatency, measureSequential, percentile, ratio } from './lib/measure.ts';
 import { startStack, type Stack } from '../test/e2e/stack-fixture.ts';
 import { MarkClient } from '../src/transport/mark-client.ts';
 import { testTls } from '../test/world/world-fixture.ts';
@@ -137,7 +147,136 @@ export async function runSessionMemoryBench(sessions = 1000): Promise<string[]> 
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+type CallKind =
+  | 'direct FETCH'
+  | 'mark_fetch session'
+  | 'mark_fetch 2026-07-28'
+  | 'direct LOOKUP'
+  | 'mark_lookup session'
+  | 'mark_lookup 2026-07-28';
+const callKinds: readonly CallKind[] = [
+  'direct FETCH',
+  'mark_fetch session',
+  'mark_fetch 2026-07-28',
+  'direct LOOKUP',
+  'mark_lookup session',
+  'mark_lookup 2026-07-28',
+];
+
+/** One checkout's stack, with a session client, a 2026-07-28 client and a direct QUIC client. */
+type TreeUnderTest = {
+  label: string;
+  call: Record<CallKind, () => Promise<unknown>>;
+  latencies: Record<CallKind, number[]>;
+  close(): Promise<void>;
+};
+
+async function openTree(label: string, root: string): Promise<TreeUnderTest> {
+  const at = (path: string) => pathToFileURL(resolve(root, path)).href;
+  const fixture = (await import(at('test/e2e/stack-fixture.ts'))) as typeof import('../test/e2e/stack-fixture.ts');
+  const transport = (await import(
+    at('src/transport/mark-client.ts')
+  )) as typeof import('../src/transport/mark-client.ts');
+  const worldFixture = (await import(
+    at('test/world/world-fixture.ts')
+  )) as typeof import('../test/world/world-fixture.ts');
+  const stack = await fixture.startStack({ worlds: ['root'], brokerConfig: { rateLimit: { disabled: true } } });
+  await seed(stack);
+  const session = await stack.connect();
+  const modern = new Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await modern.connect(
+    new StreamableHTTPClientTransport(stack.mcpUrl, {
+      requestInit: { headers: { authorization: `Bearer ${await stack.token()}` } },
+    }),
+  );
+  const direct = new transport.MarkClient({ ca: (await worldFixture.testTls()).cert });
+  const authority = { host: 'localhost', port: stack.worlds.get('root')!.port, dialHost: '127.0.0.1' };
+  const fetchArgs = { name: 'mark_fetch', arguments: { url: 'mark://root/docs/small.md', force: true } };
+  const lookupArgs = { name: 'mark_lookup', arguments: { url: 'mark://root/', query: 'bench' } };
+  return {
+    label,
+    call: {
+      'direct FETCH': () => direct.call(authority, { verb: 'FETCH', path: '/docs/small.md' }),
+      'mark_fetch session': () => session.callTool(fetchArgs),
+      'mark_fetch 2026-07-28': () => modern.callTool(fetchArgs),
+      'direct LOOKUP': () => direct.call(authority, { verb: 'LOOKUP', path: '/', metadata: { query: 'bench' } }),
+      'mark_lookup session': () => session.callTool(lookupArgs),
+      'mark_lookup 2026-07-28': () => modern.callTool(lookupArgs),
+    },
+    latencies: Object.fromEntries(callKinds.map((kind) => [kind, []])) as unknown as Record<CallKind, number[]>,
+    async close() {
+      await modern.close();
+      await direct.close();
+      await stack.close();
+    },
+  };
+}
+
+async function sampleRound(tree: TreeUnderTest, calls: number, record: boolean): Promise<void> {
+  for (const kind of callKinds) {
+    const operation = tree.call[kind];
+    for (let i = 0; i < calls; i++) {
+      const begun = performance.now();
+      await operation();
+      if (record) tree.latencies[kind].push(performance.now() - begun);
+    }
+  }
+}
+
+const p50 = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
+
+/** Broker-added p50 of this checkout beside another checkout's, alternated round by round. */
+export async function runOverheadAgainst(baselineRoot: string, calls = 300, rounds = 6): Promise<string[]> {
+  const baseline = await openTree(`baseline ${baselineRoot}`, baselineRoot);
+  const candidate = await openTree('candidate (this checkout)', fileURLToPath(new URL('..', import.meta.url)));
+  try {
+    const perRound = Math.max(1, Math.round(calls / rounds));
+    for (const tree of [baseline, candidate]) await sampleRound(tree, 20, false);
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? [baseline, candidate] : [candidate, baseline];
+      for (const tree of order) await sampleRound(tree, perRound, true);
+    }
+    const added = (tree: TreeUnderTest, tool: CallKind, direct: CallKind) =>
+      p50(tree.latencies[tool]) - p50(tree.latencies[direct]);
+    const lines = [
+      `Broker-added p50, ${perRound * rounds} calls of each kind per tree in ${rounds} alternated rounds, small document, one world`,
+      `${'call'.padEnd(26)}${'baseline p50'.padStart(14)}${'candidate p50'.padStart(15)}${'base added'.padStart(12)}${'cand added'.padStart(12)}   ratio`,
+    ];
+    for (const kind of callKinds) {
+      const direct: CallKind = kind.includes('lookup') || kind.includes('LOOKUP') ? 'direct LOOKUP' : 'direct FETCH';
+      const cells = [p50(baseline.latencies[kind]).toFixed(3), p50(candidate.latencies[kind]).toFixed(3)];
+      if (kind === direct) {
+        lines.push(`${kind.padEnd(26)}${cells[0]!.padStart(14)}${cells[1]!.padStart(15)}`);
+        continue;
+      }
+      const base = added(baseline, kind, direct);
+      const cand = added(candidate, kind, direct);
+      lines.push(
+        `${kind.padEnd(26)}${cells[0]!.padStart(14)}${cells[1]!.padStart(15)}${base.toFixed(3).padStart(12)}${cand.toFixed(3).padStart(12)}   ${(cand / base).toFixed(2)}`,
+      );
+    }
+    lines.push(
+      '(ms; "added" = tool call p50 minus the direct request p50 of the same tree; ratio = candidate / baseline added)',
+    );
+    return lines;
+  } finally {
+    await candidate.close();
+    await baseline.close();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--against')) {
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--against');
+  const tree = args[at + 1];
+  if (tree === undefined) throw new Error('--against needs the path of a baseline checkout');
+  const [calls, rounds] = args.filter((_, i) => i !== at && i !== at + 1).map(Number);
+  console.log((await runOverheadAgainst(tree, calls ?? 300, rounds ?? 6)).join('\n'));
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const calls = Number(process.argv[2] ?? 500);
   console.log((await runToolOverheadBench(calls)).join('\n'));
   console.log((await runFanOutBench(Math.max(20, Math.round(calls / 5)))).join('\n'));
