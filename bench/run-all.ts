@@ -46,6 +46,7 @@ const ownProcess: Record<string, { flags?: string[]; full: string[]; quick: stri
   'watch.ts': { full: [], quick: ['3', '500'] },
   'search-eval.ts': { full: [], quick: ['--quick'] },
   'search-latency.ts': { flags: ['--expose-gc'], full: [], quick: ['10000'] },
+  'concurrent-fetch.ts': { full: [], quick: ['16', '200', '2'] },
 };
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const unlisted = readdirSync(benchDir).filter(

@@ -5,7 +5,6 @@
 import { QUICClient, errors, events } from '@matrixai/quic';
 import type { QUICStream } from '@matrixai/quic';
 import { alpn } from '../protocol/limits.ts';
-import { sleep } from './abortable.ts';
 import { datagramSettings, socketBufferBytes } from './datagrams.ts';
 import { ConnectionLostError, DialFailedError, TlsHandshakeError } from './errors.ts';
 import { peerBidiStreamsLeft, setSocketBuffers } from './quic-internals.ts';
@@ -39,8 +38,13 @@ export interface LeasedStream {
   release(): void;
 }
 
-/** How often to look again when the peer has not yet granted more stream credit. */
-const creditPollMs = 2;
+/**
+ * The longest a stream waits for credit without an event: a safety net only.
+ * The wait normally ends at the next packet the connection sends, which follows
+ * the peer's MAX_STREAMS frame (the library sends after every receive, and the
+ * frame needs an acknowledgement), or at a release of one of our own streams.
+ */
+const creditFallbackMs = 25;
 
 export class PooledConnection {
   readonly target: DialTarget;
@@ -50,6 +54,9 @@ export class PooledConnection {
   #retired = false;
   #lost = false;
   #onLost: (() => void) | undefined;
+  /** Streams waiting for the peer's credit, woken together by #wakeCreditWaiters. */
+  readonly #creditWaiters = new Set<() => void>();
+  readonly #onConnectionSend = (): void => this.#wakeCreditWaiters();
 
   private constructor(target: DialTarget, client: QUICClient, settings: ConnectionSettings) {
     this.target = target;
@@ -102,6 +109,7 @@ export class PooledConnection {
       released = true;
       this.#inFlight -= 1;
       this.#slots.release();
+      this.#wakeCreditWaiters();
       if (this.#retired && this.#inFlight === 0) void this.destroy();
     };
     try {
@@ -127,8 +135,35 @@ export class PooledConnection {
       if (!this.usable) throw new ConnectionLostError();
       const left = peerBidiStreamsLeft(this.#client.connection);
       if (left === undefined || left > 0) return this.#client.connection.newStream('bidi');
-      await sleep(creditPollMs, signal);
+      await this.#creditMayHaveChanged(signal);
     }
+  }
+
+  /**
+   * Resolves at the connection's next sent packet, our next stream release, the
+   * connection's loss, the fallback delay, or the signal's abort (the loop above
+   * then throws): each is a moment the credit may have grown.
+   */
+  #creditMayHaveChanged(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', wake);
+        this.#creditWaiters.delete(wake);
+        if (this.#creditWaiters.size === 0)
+          this.#client.connection.removeEventListener(events.EventQUICConnectionSend.name, this.#onConnectionSend);
+        resolve();
+      };
+      const timer = setTimeout(wake, creditFallbackMs);
+      signal.addEventListener('abort', wake, { once: true });
+      if (this.#creditWaiters.size === 0)
+        this.#client.connection.addEventListener(events.EventQUICConnectionSend.name, this.#onConnectionSend);
+      this.#creditWaiters.add(wake);
+    });
+  }
+
+  #wakeCreditWaiters(): void {
+    for (const wake of [...this.#creditWaiters]) wake();
   }
 
   /** Hands out no more streams; closes once the streams already out are done. */
@@ -145,6 +180,7 @@ export class PooledConnection {
   #markLost(): void {
     if (this.#lost) return;
     this.#lost = true;
+    this.#wakeCreditWaiters();
     this.#onLost?.();
   }
 }
