@@ -8,10 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { QUICClient } from '@matrixai/quic';
-import { clientCryptoOps, silentQuicLogger } from '../../src/transport/quic-support.ts';
 import { readBounded } from '../../src/transport/stream-io.ts';
-import { devCertificate, echoListener, encoder, text } from './helpers.ts';
+import { bareQuicClient, echoListener, encoder, text } from './helpers.ts';
 
 const streams = 8;
 const chunk = new Uint8Array(64 * 1024).fill(0x61);
@@ -27,19 +25,7 @@ async function writeAtOnce(maxPendingBytesPerIp: number): Promise<Outcome[]> {
     limits: { maxPendingBytesPerIp, ratePerSecond: 0 },
     handler: async (request) => encoder.encode(`read ${request.bytes.byteLength} bytes`),
   });
-  const client = await QUICClient.createQUICClient({
-    host: '127.0.0.1',
-    port: listener.port,
-    serverName: 'localhost',
-    crypto: { ops: clientCryptoOps },
-    logger: silentQuicLogger(),
-    config: {
-      applicationProtos: ['mark'],
-      verifyPeer: true,
-      ca: (await devCertificate()).cert,
-      maxIdleTimeout: 60_000,
-    },
-  });
+  const client = await bareQuicClient(listener.port, { maxIdleTimeout: 60_000 });
   try {
     return await Promise.all(
       Array.from({ length: streams }, async () => {

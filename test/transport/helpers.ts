@@ -1,4 +1,6 @@
 /** Shared set-up for transport tests: one dev certificate, echo listeners, clients. */
+import { QUICClient, type QUICConfig } from '@matrixai/quic';
+import { clientCryptoOps, silentQuicLogger } from '../../src/transport/quic-support.ts';
 import { generateDevCertificate } from '../../src/transport/tls.ts';
 import type { TlsKeyPair } from '../../src/transport/tls.ts';
 import { startMarkListener } from '../../src/transport/server.ts';
@@ -56,4 +58,20 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
     open = resolve;
   });
   return { promise, open };
+}
+
+/**
+ * A bare `@matrixai/quic` client (no Mark transport on top) that trusts the dev
+ * certificate, for tests that look at the library itself; `config` adds to the
+ * Mark ALPN and peer verification.
+ */
+export async function bareQuicClient(port: number, config: Partial<QUICConfig> = {}): Promise<QUICClient> {
+  return QUICClient.createQUICClient({
+    host: '127.0.0.1',
+    port,
+    serverName: 'localhost',
+    crypto: { ops: clientCryptoOps },
+    logger: silentQuicLogger(),
+    config: { applicationProtos: ['mark'], verifyPeer: true, ca: (await devCertificate()).cert, ...config },
+  });
 }

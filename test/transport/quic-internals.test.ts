@@ -4,23 +4,14 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { QUICClient } from '@matrixai/quic';
 import { peerBidiStreamsLeft, requestedServerName, setSocketBuffers } from '../../src/transport/quic-internals.ts';
 import { normalisePeerHost } from '../../src/transport/peer.ts';
-import { clientCryptoOps, silentQuicLogger } from '../../src/transport/quic-support.ts';
-import { devCertificate, echoListener } from './helpers.ts';
+import { bareQuicClient, echoListener } from './helpers.ts';
 
 describe('@matrixai/quic internals we rely on', () => {
   it('reports the peer stream credit granted by the listener', async () => {
     const listener = await echoListener({ limits: { maxStreamsPerConnection: 7 } });
-    const client = await QUICClient.createQUICClient({
-      host: '127.0.0.1',
-      port: listener.port,
-      serverName: 'localhost',
-      crypto: { ops: clientCryptoOps },
-      logger: silentQuicLogger(),
-      config: { applicationProtos: ['mark'], verifyPeer: true, ca: (await devCertificate()).cert },
-    });
+    const client = await bareQuicClient(listener.port);
     try {
       assert.equal(peerBidiStreamsLeft(client.connection), 7);
       assert.equal(requestedServerName(client.connection), 'localhost', 'a client connection knows the SNI it sent');

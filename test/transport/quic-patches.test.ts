@@ -7,24 +7,15 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { QUICClient } from '@matrixai/quic';
 import { Lock, errors as lockErrors } from '@matrixai/async-locks';
 import { setupTimedCancellable } from '@matrixai/async-locks/utils.js';
-import { clientCryptoOps, silentQuicLogger } from '../../src/transport/quic-support.ts';
 import { readBounded, writeAndFinish } from '../../src/transport/stream-io.ts';
-import { devCertificate, echoListener } from './helpers.ts';
+import { bareQuicClient, echoListener } from './helpers.ts';
 
 describe('patched @matrixai/quic is what runs', () => {
   it('serialises recv with the promise-chain mutex', async () => {
     const listener = await echoListener();
-    const client = await QUICClient.createQUICClient({
-      host: '127.0.0.1',
-      port: listener.port,
-      serverName: 'localhost',
-      crypto: { ops: clientCryptoOps },
-      logger: silentQuicLogger(),
-      config: { applicationProtos: ['mark'], verifyPeer: true, ca: (await devCertificate()).cert },
-    });
+    const client = await bareQuicClient(listener.port);
     try {
       const internals = client.connection as unknown as { recvLock: object; recvDatagram?: unknown };
       assert.equal(internals.recvLock.constructor.name, 'RecvMutex');
@@ -43,14 +34,7 @@ describe('patched @matrixai/quic is what runs', () => {
   });
   it('delivers every byte of many streams at once when received datagrams are batched', async () => {
     const listener = await echoListener();
-    const client = await QUICClient.createQUICClient({
-      host: '127.0.0.1',
-      port: listener.port,
-      serverName: 'localhost',
-      crypto: { ops: clientCryptoOps },
-      logger: silentQuicLogger(),
-      config: { applicationProtos: ['mark'], verifyPeer: true, ca: (await devCertificate()).cert },
-    });
+    const client = await bareQuicClient(listener.port);
     try {
       // Eight streams of 200 KiB each, each with its own byte pattern, all in flight:
       // bursts of datagrams for several streams share one processStreams.
