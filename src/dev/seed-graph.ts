@@ -2,7 +2,7 @@ import { seedWorlds } from './seed-documents.ts';
 
 /**
  * The hub's `/graph.md` for the seed set, in the export format the federation
- * crawler publishes (go-broker-inventory §5.5): rows keyed by each world's dial
+ * crawler publishes (Go `client/graphstore/export.go` `BuildExport`): rows keyed by each world's dial
  * address, which the broker translates back to `mark://<world>/...`.
  */
 export function seedGraphMarkdown(addressOf: (world: string) => string, exportedAt: Date): string {

@@ -33,7 +33,7 @@ export type BodyAnswer = { rows: LookupRow[]; metadata: Metadata };
 type Extension = { mode: MatchMode; echoTerms: boolean; statsOnly: boolean; stats?: QueryStats; nearest?: number };
 
 /**
- * LOOKUP `match: body` (reference §6.4) over the lexical ranker in src/search:
+ * LOOKUP `match: body` (Go `server/internal/catalog/bodymatch.go`) over the lexical ranker in src/search:
  * section rows `path#anchor` titled `Doc › Heading`, or one bare-path row when
  * tags and title alone carry every term. Titles, tags and filters come from the
  * catalog entry, so both LOOKUP modes agree on what a document is called.

@@ -1,5 +1,5 @@
 /**
- * The first-write retry (reference §2.8 first-mint) over the Kubernetes
+ * The first-write retry (Go broker `dispatchWithAuth`) over the Kubernetes
  * backends, against a fake Kubernetes API server: a world that sees its
  * tokens Secret only after the kubelet's projection lag is written to after a
  * counted number of sends and pauses, and a world Secret reset under a cached

@@ -1,5 +1,5 @@
 /**
- * The broker's entry in a world's tokens Secret (reference §2.8
+ * The broker's entry in a world's tokens Secret (Go broker
  * `syncWorldHash`, `FormatEntry`), driven by the real client-node against a
  * fake Kubernetes API server: the exact bytes appended, no update when the
  * label already holds the hash, replacement of a rotated hash, a concurrent

@@ -4,7 +4,7 @@
  * WriteTokenStore contract (create-only and versioned replace, 409 as
  * conflict), two replicas racing to provision, and mutateSecret's optimistic
  * concurrency with 409 retries (at most 5 attempts) and no-op skip
- * (reference §2.8).
+ * (Go broker `world_write_tokens.go`).
  */
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

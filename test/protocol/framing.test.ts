@@ -17,7 +17,7 @@ function parseKind(input: Uint8Array): string {
   }
 }
 
-describe('request framing (Mark SPEC §4, reference §1.2)', () => {
+describe('request framing (Mark SPEC §4, Go protocol/request.go)', () => {
   it('splits the request line at the first space, so paths may contain spaces', () => {
     const request = parseRequest(bytes('PUBLISH /docs/sub/c d.md\n---\nexpected-version: "0"\n---\n# Gamma\n'));
     assert.equal(request.verb, 'PUBLISH');
@@ -114,7 +114,7 @@ describe('request framing (Mark SPEC §4, reference §1.2)', () => {
   });
 });
 
-describe('response framing (reference §1.3)', () => {
+describe('response framing (Mark SPEC §5, Go protocol/response.go)', () => {
   it('puts status in its sorted position and quotes non-string-looking values', () => {
     const encoded = encodeResponse({
       status: 'created',

@@ -5,7 +5,7 @@ import { renderVersions } from '../../src/protocol/render/versions.ts';
 import { renderLookup } from '../../src/protocol/render/lookup.ts';
 import { escapeMarkdown, formatFixed2, pathEscape } from '../../src/protocol/escape.ts';
 
-describe('renderers (reference §2.2, §2.3, §2.7)', () => {
+describe('renderers (Mark SPEC §6.2, §6.3, §6.7)', () => {
   it('renders the LIST golden of case 9', () => {
     const body = renderList(
       '/docs',

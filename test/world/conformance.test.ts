@@ -14,7 +14,7 @@ async function rawStatus(world: WorldFixture, bytes: Uint8Array | string): Promi
   return response.status;
 }
 
-describe('framing and parse errors (reference §8 cases 15-24)', () => {
+describe('framing and parse errors (Mark SPEC §4, §11.3; Go storetest/handler_conformance.go)', () => {
   let world: WorldFixture;
   before(async () => (world = await startWorldFixture()));
   after(() => world.close());
@@ -74,7 +74,7 @@ describe('framing and parse errors (reference §8 cases 15-24)', () => {
   });
 });
 
-describe('FETCH, hashes and conditionals (reference §8 cases 25-31)', () => {
+describe('FETCH, hashes and conditionals (Mark SPEC §6.1, §10, §12; Go storetest/handler_conformance.go)', () => {
   let world: WorldFixture;
   let etag: string;
   let modified: string;
@@ -164,7 +164,7 @@ describe('FETCH, hashes and conditionals (reference §8 cases 25-31)', () => {
   });
 });
 
-describe('write rules (reference §8 cases 32-39)', () => {
+describe('write rules (Mark SPEC §6.4-6.6; Go storetest/handler_conformance.go)', () => {
   let world: WorldFixture;
   let auth: string;
   before(async () => {
@@ -316,7 +316,7 @@ describe('writes without a tokens file (37)', () => {
   });
 });
 
-describe('store refusals (reference §8 case 51)', () => {
+describe('store refusals (Go handler/status_mapping_test.go)', () => {
   it('maps quota, policy, read-only and unclassified refusals for every write verb', async () => {
     let refusal: Error | null = null;
     const world = await startWorldFixture({

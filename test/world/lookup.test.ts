@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorldFixture, text, type WorldFixture } from './world-fixture.ts';
 
-describe('LOOKUP in catalog mode (reference §8 cases 40-48)', () => {
+describe('LOOKUP in catalog mode (Mark SPEC §6.7; Go handler_lookup_test.go)', () => {
   let world: WorldFixture;
   let auth: string;
   before(async () => {
@@ -81,7 +81,7 @@ describe('LOOKUP in catalog mode (reference §8 cases 40-48)', () => {
   });
 });
 
-describe('LOOKUP ordering and catalog sync (reference §8 cases 44, 46, 47)', () => {
+describe('LOOKUP ordering and catalog sync (Go catalog.better, handler_lookup_test.go)', () => {
   let world: WorldFixture;
   let auth: string;
   before(async () => {

@@ -7,7 +7,7 @@ const secretBody = '# Secret plans\n\nThe auth rollout date.\n';
 const sha = (s: string) => `sha256-${createHash('sha256').update(s).digest('hex')}`;
 
 /**
- * Read-auth leakage (reference §5.4, §8 cases 45 and 50): documents under a
+ * Read-auth leakage (Go `auth.AuthorizeRead`, `authorize_read_test.go`): documents under a
  * read-protected path never show to a caller without the right token, not by
  * path, title or count, through LOOKUP, LIST, FETCH by hash or VERSIONS.
  */

@@ -9,10 +9,10 @@ const goldenDir = new URL('../golden/mark/', import.meta.url);
 const golden = (name: string) => readFile(new URL(`${name}.golden`, goldenDir), 'utf8');
 
 /**
- * The reference golden scenario (mark-protocol.md §8 cases 1-14), in order, on
+ * The Go reference's golden scenario (storetest/wiregolden.go; test/golden/mark), in order, on
  * an empty store, over a real QUIC connection, compared byte for byte.
  */
-describe('wire goldens over QUIC (reference §8 cases 1-14)', () => {
+describe('wire goldens over QUIC (test/golden/mark)', () => {
   let world: WorldFixture;
   let auth: string;
   before(async () => {

@@ -5,7 +5,7 @@ import { resourceScopes } from './tokens/scope.ts';
 
 /**
  * The caller's identity from verified claims. The broker authorises by email,
- * so (inventory §2.7) an empty canonical email or an unverified one is refused
+ * so (as the Go broker's `oidc.go`) an empty canonical email or an unverified one is refused
  * at the gateway rather than later at a world.
  */
 export function identityFromClaims(claims: JWTPayload, issuedBy: Identity['issuedBy']): Identity {

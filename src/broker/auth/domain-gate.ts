@@ -1,5 +1,5 @@
 /**
- * The `oidc.allowDomains` gate (inventory §2.2): an empty list lets everyone
+ * The `oidc.allowDomains` gate (Go broker `oidcDomainAllowed`): an empty list lets everyone
  * in; otherwise the IdP's hosted-domain claim `hd` must be listed. It is the
  * `hd` claim and not the email's domain, which a user may choose at some IdPs.
  * Applied at every sign-in, on every refresh and on every bearer token.

@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import type { SigningKey } from './signing-key.ts';
 import { resourceScopes } from './tokens/scope.ts';
 
-/** Default lifetime of a broker token: the Go broker's `server.idTokenTTL` (inventory §2.6). */
+/** Default lifetime of a broker token: the Go broker's `server.idTokenTTL` (Go broker `config.go`). */
 export const defaultBrokerTokenTtlSeconds = 15 * 60;
 
 export type MintBrokerTokenOptions = {
@@ -29,7 +29,7 @@ export type MintBrokerTokenOptions = {
 
 /**
  * Signs a broker token: ES256, header `typ: JWT` and `kid`, claims as in
- * inventory §2.6 (`iss`, `aud`, `sub`, `iat`, `exp`, `email`,
+ * Go broker `idtoken.go` (`iss`, `aud`, `sub`, `iat`, `exp`, `email`,
  * `email_verified`, `groups` and `hd` when present). Used by the sign-in flows
  * and by `demarkus-broker token --email` for development.
  */

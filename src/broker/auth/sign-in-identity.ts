@@ -3,7 +3,7 @@ import { OAuthError } from './oauth-error.ts';
 
 /**
  * Who signed in at the upstream IdP, as the broker keeps it in codes, device
- * grants and refresh tokens (inventory §2.6 `claims`): the subject, the
+ * grants and refresh tokens (Go broker `idtoken.go` `claims`): the subject, the
  * lower-cased verified email (the identity the broker authorises), groups and
  * the hosted domain.
  */
@@ -34,7 +34,7 @@ export class SignInRefused extends OAuthError {
 
 /**
  * Claims of a verified upstream ID token → the identity, or SignInRefused.
- * `email_verified` must be true (inventory §2.1); the `hd` gate runs here at
+ * `email_verified` must be true (Go broker `oidc.go`); the `hd` gate runs here at
  * every sign-in.
  */
 export function signInIdentityFromClaims(

@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { errorWithCode } from '../../errors/coded-error.ts';
 
-/** The broker's ES256 signing key (inventory §2.6): one P-256 key, no rotation yet. */
+/** The broker's ES256 signing key (Go broker `idtoken.go`): one P-256 key, no rotation yet. */
 export type SigningKey = {
   privateKey: KeyObject;
   publicKey: KeyObject;

@@ -27,7 +27,7 @@ export type BrokerTokenTrust = {
   webClients?: readonly string[];
 };
 
-/** ID tokens of the configured upstream OIDC issuer, for compatibility (inventory §2.7). */
+/** ID tokens of the configured upstream OIDC issuer, for compatibility (Go broker `oidc.go`). */
 export type UpstreamTokenTrust = {
   issuer: string;
   /** The broker's client id at the IdP: the `aud` of its ID tokens. */
@@ -67,7 +67,7 @@ const defaultUpstreamAlgorithms = [
 ];
 
 /**
- * The composite verifier of inventory §2.7: a token whose `kid` is the
+ * The composite verifier of the Go broker (`oidc.go`): a token whose `kid` is the
  * broker's is verified against the broker key and any failure there is
  * final; any other token is tried as an upstream ID token. `alg` is pinned
  * per trust (RFC 8725 §3.1), so `alg: none` and HS256-with-the-public-key fail.

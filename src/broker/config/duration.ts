@@ -1,6 +1,6 @@
 /**
  * Go `time.ParseDuration` syntax (`250ms`, `5m`, `1h30m`, `2160h`), because the
- * Go broker's config and chart values use it (reference §6.3). Parsed exactly
+ * Go broker's config and chart values use it (Go `time.ParseDuration`). Parsed exactly
  * (BigInt nanoseconds, as Go keeps int64 nanoseconds) and returned in whole
  * milliseconds: the broker has no use for finer timers, so a value with a
  * sub-millisecond remainder is refused rather than silently rounded.

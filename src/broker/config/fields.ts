@@ -139,7 +139,7 @@ export const hostHeader = () =>
     return lower;
   });
 
-/** A `mark://host[:port]` URL handed to clients (reference §3.1 `publicURL`). */
+/** A `mark://host[:port]` URL handed to clients (Go broker `config.go` `publicURL`). */
 export const markUrl = () =>
   z.string().refine((value) => /^mark:\/\/[^/?#@\s]+(\/[^\s?#]*)?$/i.test(value), 'must be a mark://host[:port] URL');
 
@@ -160,7 +160,7 @@ export const k8sName = () =>
 
 /**
  * The broker's ES256 signing key: PEM, PKCS#8 (`PRIVATE KEY`) or SEC1
- * (`EC PRIVATE KEY`), on curve P-256 (reference §2.6). Checked at load so a bad
+ * (`EC PRIVATE KEY`), on curve P-256 (Go broker `idtoken.go`). Checked at load so a bad
  * key stops startup with this key path, not later in the signer.
  */
 export const signingKeyPem = () =>
@@ -177,7 +177,7 @@ export const signingKeyPem = () =>
       ctx.addIssue({ code: 'custom', message: `must be an EC P-256 key (ES256), not ${curve ?? 'unknown'}` });
   });
 
-/** `server.cookieKey`: standard base64 of at least 16 bytes (reference §2.3). */
+/** `server.cookieKey`: standard base64 of at least 16 bytes (Go broker `session.go`). */
 export const cookieKey = () =>
   z
     .string()
@@ -187,7 +187,7 @@ export const cookieKey = () =>
     );
 
 /**
- * A write-token path glob as the world loads it (Mark reference §5.3): starts
+ * A write-token path glob as the world loads it (Go `server/internal/auth/auth.go` `validatePattern`): starts
  * with `/`, no control characters, at most one `**`, which must be a whole
  * segment. The world is the final judge; this catches typos at startup.
  */

@@ -25,7 +25,7 @@ const oidcSchema = z.strictObject({
   brokerSigningKey: signingKeyPem(),
   /** The key to promote next: published in the JWKS beside the current one; generated into storage when absent. */
   nextBrokerSigningKey: signingKeyPem().optional(),
-  /** `hd` claim allowlist (reference §2.2); lower-cased and trimmed. */
+  /** `hd` claim allowlist (Go broker `oidcDomainAllowed`); lower-cased and trimmed. */
   allowDomains: lowerList(),
 });
 

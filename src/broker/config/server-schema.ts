@@ -1,6 +1,7 @@
 /**
  * `server.*`: the two listeners, public URLs, token lifetimes and the MCP
- * gateway knobs, with the Go broker's keys and defaults (reference §6.3, §9.1).
+ * gateway knobs, with the Go broker's keys and defaults (Go broker `config.go`, chart
+ * `deploy/helm/demarkus-broker/values.yaml`).
  */
 import { z } from 'zod';
 import {

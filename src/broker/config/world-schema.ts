@@ -1,5 +1,5 @@
 /**
- * `worlds[]` (reference §3.1), plus `serverName`: the TLS name to verify when
+ * `worlds[]` (Go broker `config.go` `WorldConfig`), plus `serverName`: the TLS name to verify when
  * `internalAddress` is an IP or differs from the certificate's DNS name (quiche
  * checks server names against DNS SANs only).
  */
@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { dialAddress, hostName, k8sName, lowerList, markUrl, text, tokenPathPattern } from './fields.ts';
 import { isValidWorldName, worldNameRule } from './world-name.ts';
 
-/** The writer allowlist (reference §3.2); entries lower-cased and trimmed. */
+/** The writer allowlist (Go broker `authz.go` `worldAllows`); entries lower-cased and trimmed. */
 const allowSchema = z.strictObject({
   domains: lowerList(),
   groups: lowerList(),

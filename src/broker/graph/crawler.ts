@@ -9,7 +9,7 @@ import type { WorldDirectory } from './world-urls.ts';
 
 /**
  * Breadth-first crawl from one document (client/graph.Crawl and
- * graphstore.CrawlAndPersist, go-broker-inventory §5.2): a bounded pool of
+ * `graphstore.CrawlAndPersist`, Go `client/graph/crawl.go`): a bounded pool of
  * workers FETCHes documents, each read document adds its body links and
  * `rel-*` edges, and targets are followed while their depth is below the
  * limit. Only `mark://{configured world}/...` targets are fetched; any other

@@ -30,7 +30,7 @@ export function documentLinks(docUrl: string, body: string, metadata: Metadata, 
 }
 
 /**
- * `rel-<predicate>` metadata (Mark reference §4.2, ADR 0004): a comma list of
+ * `rel-<predicate>` metadata (Mark SPEC §8, demarkus ADR 0004): a comma list of
  * references resolved against the document URL. Empty references, ones with
  * inner whitespace and references to the document itself are skipped: bad
  * metadata never fails a crawl.

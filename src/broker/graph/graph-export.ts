@@ -2,8 +2,8 @@ import { formatRfc3339 } from '../../protocol/time.ts';
 import { compareEdges, compareUtf8, type GraphEdge, type GraphNode } from './model.ts';
 
 /**
- * The `/graph.md` document (go-broker-inventory §5.5, graphstore.BuildExport;
- * Mark reference §7): a header with the export time and counts, a node table
+ * The `/graph.md` document (Go `client/graphstore/export.go`
+ * `BuildExport`): a header with the export time and counts, a node table
  * sorted by URL and, when there are edges, a six-column edge table sorted by
  * (from, to, rel). Produced by mark_graph_export, mark_graph_publish and the
  * federation crawl; read back by seeding.

@@ -4,7 +4,7 @@ import { compareUtf8, isObservedStatus, type GraphEdge, type GraphNode } from '.
 import type { CrawledGraph } from './crawled-graph.ts';
 
 /**
- * The broker's link graph (graphstore.Store, go-broker-inventory §5.1-5.3):
+ * The broker's link graph (Go `client/graphstore/store.go` `Store`):
  * nodes by URL and edges by {from, to, rel}, indexed by source and by target
  * so backlink queries and per-source replacement cost what they return, not
  * the size of the graph.

@@ -1,5 +1,5 @@
 /**
- * The link graph's data model (go-broker-inventory §5.1). A node is a document
+ * The link graph's data model (Go `client/graphstore/store.go`). A node is a document
  * URL with what a crawl learned about it; an edge is a directed link whose
  * identity is {from, to, rel}: a plain body link (rel "") and a typed
  * `rel-<predicate>` edge between the same pair are distinct edges.

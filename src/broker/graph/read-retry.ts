@@ -7,8 +7,8 @@ import type { WorldGateway } from '../worlds/gateway.ts';
 /**
  * A read that waits and tries again while the world answers `rate-limited`
  * (worlds limit requests per client address, 50/s with a burst of 100 by
- * default, and a crawl is one client). Reads are safe to repeat (Mark
- * reference §7). Delays double from `firstDelayMs`; after the last attempt
+ * default, and a crawl is one client). Reads are safe to repeat (the Go
+ * client retries FETCH, LIST, VERSIONS and LOOKUP; `client/fetch/fetch.go`). Delays double from `firstDelayMs`; after the last attempt
  * the `rate-limited` answer is returned as it is.
  */
 export async function readWithBackoff(

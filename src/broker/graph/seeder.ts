@@ -7,8 +7,8 @@ import { WorldDirectory } from './world-urls.ts';
 import { defaultHubWorld } from './federation/hub-outputs.ts';
 
 /**
- * Seeding from each world's published `/graph.md` (go-broker-inventory §5.4,
- * #253/#254/#257), so a cold broker answers backlinks before any crawl:
+ * Seeding from each world's published `/graph.md` (Go broker
+ * `seedGraphStore`, `seedWorldGraph`), so a cold broker answers backlinks before any crawl:
  * - every configured world is checked, since the broker does not know which
  *   one is the hub;
  * - at most once per world per interval (5 minutes); the check time is taken

@@ -7,7 +7,7 @@ import { canonicalAuthority, canonicalMarkUrl, isMarkUrl } from './link-url.ts';
  * federation agent's `/graph.md` rows and links written by hand may instead
  * use a world's internal dial address (`team-a.team-a.svc.cluster.local:6309`)
  * or its public `mark://` URL. Those are rewritten to `mark://{worldName}`
- * (go-broker-inventory §5.4 translateSeedURLs, #256); unknown hosts are kept,
+ * (Go broker `translateSeedURLs`); unknown hosts are kept,
  * in identity form.
  */
 export class WorldDirectory {

@@ -24,7 +24,7 @@ export type ProtectedResourceOptions = {
   publicUrl: string;
   /** Issuer URLs of the authorization servers clients should sign in with (RFC 9728 §2). */
   authorizationServers: readonly string[];
-  /** Advisory scopes (inventory §2.5); never checked. */
+  /** Advisory scopes (RFC 9728 `scopes_supported`); never checked. */
   scopes?: readonly string[];
 };
 

@@ -1,6 +1,6 @@
 /**
  * Leader election on a coordination.k8s.io/v1 Lease, so that one broker
- * replica runs the sweeper (reference §6.4; the same algorithm as client-go's
+ * replica runs the sweeper (Go broker `sweeper.go`; the same algorithm as client-go's
  * leaderelection with a Lease lock): take the Lease when it is free or its
  * holder stopped renewing for `leaseDuration`, renew it every `retryPeriod`,
  * and step down when renewing fails for `renewDeadline` or someone else holds

@@ -1,6 +1,6 @@
 /**
  * Read-modify-write of one key of one Secret with optimistic concurrency
- * (reference §2.8 `mutateSecret`): GET, compute, then PUT carrying the
+ * (Go broker `authz.go` `mutateSecret`): GET, compute, then PUT carrying the
  * resourceVersion that was read, so a concurrent writer makes the API server
  * answer 409 and we start again from a fresh read. A result identical to the
  * stored bytes is not written: every update of a Secret mounted into a pod

@@ -6,8 +6,8 @@
  * each other's change (the loser of a race recomputes from the winner's bytes).
  *
  * A Secret holds at most 1 MiB (the etcd object limit): a document that can
- * grow without bound must cap itself (reference §2.6: about 5000 refresh-token
- * records).
+ * grow without bound must cap itself (about 5000 refresh-token records fit
+ * one 1 MiB Secret).
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
 import {

@@ -1,7 +1,7 @@
 /**
  * Kubernetes backend of the write-token store (worlds/write-tokens/store.ts):
  * one broker-namespace Secret per world, `demarkus-broker-write-token-<world>`,
- * key `write-token.json`, holding the Go broker's record JSON (reference §2.8)
+ * key `write-token.json`, holding the Go broker's record JSON (Go broker `world_write_tokens.go`)
  *
  *   {"label":"broker-write-<world>","rawToken":"<64 hex>","entry":{"Hash":"sha256-…","Paths":[…],"Operations":["publish"],"Expires":""}}
  *

@@ -3,8 +3,8 @@ import { goQuote, goValueString } from './go-format.ts';
 import { isGeneratedDocument } from '../graph/federation/hub-outputs.ts';
 
 /**
- * Argument schemas with the reference broker's messages (go-broker-inventory
- * §4.2: `url is required`, `expected_version is required`, ...). The same
+ * Argument schemas with the reference broker's messages (Go broker
+ * tool handlers: `url is required`, `expected_version is required`, ...). The same
  * schema both advertises the arguments to clients and validates them.
  */
 export function requiredString(name: string, description: string) {

@@ -2,7 +2,7 @@ import type { SessionState } from './definitions.ts';
 
 /**
  * Per-session memory of which document versions mark_fetch already returned
- * in full (reference fetchdedup, go-broker-inventory §4.3), so a re-fetch of an
+ * in full (Go `client/fetchdedup`), so a re-fetch of an
  * unchanged document costs a two-line notice instead of the body again.
  *
  * Only with a session id: a stateless caller gets no dedup, never someone

@@ -4,7 +4,7 @@ import { compareBytes } from '../../protocol/yaml-map.ts';
 import { bodyText } from './body-text.ts';
 
 /**
- * The reference broker's tool text (go-broker-inventory §4.2 `formatToolResult`):
+ * The reference broker's tool text (Go broker `formatToolResult`):
  * `status: <s>`, then each named key that is present, in the order given, then
  * every other metadata key in byte order, each as `<k>: <v>`; then, when the
  * body is not empty, a blank line and the body. Agents parse this shape, so it

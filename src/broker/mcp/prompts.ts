@@ -2,7 +2,7 @@ import type { PromptDefinition } from './definitions.ts';
 import { errorWithCode } from '../../errors/coded-error.ts';
 
 /**
- * Workflows offered as MCP prompts (go-broker-inventory §4.5): orient on one
+ * Workflows offered as MCP prompts (Go broker `mcp_prompts.go`): orient on one
  * document, recall a subject across every world, digest recent changes. Each
  * renders one user message that names the tools to call, in order, and what
  * to do when a world fails, so the agent never mistakes "could not look" for

@@ -17,7 +17,7 @@ import { cutAnchor, parseToolUrl, type ToolUrl } from './tool-url.ts';
 import { errorWithCode } from '../../errors/coded-error.ts';
 
 /**
- * Documents as MCP resources (go-broker-inventory §4.4): any document through
+ * Documents as MCP resources (Go broker `mcp_resources.go`): any document through
  * the `mark://{world}/{+path}` template, `#anchor` for one section, and each
  * world's index hub listed by name. Attaching is an explicit act, so a read
  * returns exactly what was asked for: no outline, no "unchanged" notice.

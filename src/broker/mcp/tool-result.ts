@@ -5,7 +5,7 @@ import type { ToolResult } from './definitions.ts';
 import { goQuote } from './go-format.ts';
 
 /**
- * Two kinds of answer (go-broker-inventory §4.2): a world's own status
+ * Two kinds of answer (Go broker `formatToolResult`): a world's own status
  * (`not-found`, `conflict`, `not-permitted`, ...) is a normal result the agent
  * reads; only a failure to get an answer at all (bad input, unknown world,
  * transport, denied write) is a tool error.

@@ -4,8 +4,8 @@ import { parseWorldUrl, WorldUrlError } from '../worlds/world-url.ts';
 import { errorWithCode } from '../../errors/coded-error.ts';
 
 /**
- * Tool URLs: `mark://{world}/{path}` and nothing else (reference broker
- * `parseToolURL`, go-broker-inventory §4.2). One parser serves the whole
+ * Tool URLs: `mark://{world}/{path}` and nothing else (Go broker
+ * `parseToolURL`). One parser serves the whole
  * broker (`parseWorldUrl`); tools see its refusals as ToolUrlError with the
  * reference's texts, which agents may match on. Given the known worlds, a URL
  * whose authority is one of a world's other addresses (public URL, dial

@@ -6,8 +6,8 @@ import { knownWorldsHint } from '../worlds/world-aliases.ts';
 import { toolError } from './tool-result.ts';
 
 /**
- * The writer check every write tool runs before anything is sent (reference
- * `gateWrite`, go-broker-inventory §4.3 mark_publish): a verified email, a
+ * The writer check every write tool runs before anything is sent (Go broker
+ * `gateWrite`): a verified email, a
  * configured world, and the world's writer allowlist. A refused caller never
  * reaches the world. Returns the tool error to answer, or null to go on.
  */

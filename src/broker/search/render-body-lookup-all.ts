@@ -4,8 +4,8 @@ import { urlCell } from './search-text.ts';
 
 /**
  * mark_lookup_all with `match: body`: the catalog variant's status block and
- * failure table (go-broker-inventory §4.3), with the world's body-table columns
- * (Mark reference §2.7) and `mark://{world}/{path}#anchor` rows. Two extra
+ * failure table (Go broker `MCP-API.md`, mark_lookup_all), with the world's body-table columns
+ * (Mark SPEC §6.7) and `mark://{world}/{path}#anchor` rows. Two extra
  * header lines say how the rows were matched and ordered, because a merged
  * body answer has no single world's contract to lean on.
  */

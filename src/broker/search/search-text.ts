@@ -108,7 +108,7 @@ export function hitOf(row: WorldRow, url: (row: WorldRow) => string): SearchHit 
 }
 
 /**
- * A URL cell as the world writes a LOOKUP path cell (Mark reference §2.7): the
+ * A URL cell as the world writes a LOOKUP path cell (Mark SPEC §6.7): the
  * address escaped, the `#anchor` appended as is. A `#` inside the path is
  * already percent-encoded in our URLs, so the last `#` starts the anchor.
  */

@@ -1,5 +1,5 @@
 /**
- * The writer allowlist of a world (reference §3.2, Go `worldAllows`), plus the
+ * The writer allowlist of a world (Go broker `authz.go` `worldAllows`), plus the
  * gateway's own precondition: an identity without a verified email never
  * writes. Reads are not filtered by it (every configured world is readable).
  *

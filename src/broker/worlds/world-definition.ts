@@ -12,7 +12,7 @@ export type WorldDefinition = WorldInfo & {
   /** TLS name to present and verify; default the host of `address`. */
   serverName?: string;
   allow: AllowList;
-  /** Path globs of the broker write token (reference §3.1 `defaultToken.paths`). */
+  /** Path globs of the broker write token (Go broker `config.go` `defaultToken.paths`). */
   writeTokenPaths: readonly string[];
   /** Where the world's tokens.toml lives, for the tokens sink of the storage backend in use. */
   tokens: { file?: string; namespace?: string; secret?: string };

@@ -1,5 +1,5 @@
 /**
- * Tool URLs: only `mark://{world}/{path}` (reference §4.2, Go `parseToolURL`).
+ * Tool URLs: only `mark://{world}/{path}` (Go broker `parseToolURL`).
  * The world name is the whole authority: a port or userinfo is refused, never
  * dropped (credentials in a URL must not pass silently, and the broker resolves
  * world names itself); a query is refused; a fragment is refused unless the

@@ -1,5 +1,5 @@
 /**
- * Token path patterns (reference §5.3; Go `matchPath`, `validatePattern`):
+ * Token path patterns (Go `server/internal/auth/auth.go` `matchPath`, `validatePattern`):
  * `path.Match` globs plus one recursive `**`, slash-delimited:
  *
  * - no `**`: `path.Match` (`/docs/*` matches `/docs/a.md`, not `/docs/sub/a.md`);

@@ -1,6 +1,6 @@
 /**
  * One immutable set of tokens (Go `auth.TokenStore`) and its two decisions,
- * reference §5.4. The handler pins one snapshot per request, so a reload never
+ * Go `server/internal/auth/auth.go` `AuthorizeRead`. The handler pins one snapshot per request, so a reload never
  * lands midway through one.
  *
  * `authorize(token, path, op)`: empty token → no-token; unknown → invalid-token;

@@ -1,5 +1,5 @@
 /**
- * `tokens.toml` (reference §5.2; Go `auth.LoadTokens`): labelled tables
+ * `tokens.toml` (Go `server/internal/auth/auth.go` `LoadTokens`): labelled tables
  *
  *   [tokens.<label>]
  *   hash = "sha256-<64 hex>"          required; unique across labels

@@ -4,7 +4,7 @@ import { Status } from '../../protocol/status.ts';
 const stale = 'The document has been modified since you last fetched it.';
 
 /**
- * The `conflict` answer (reference §2.4, §2.6): `your-version` is what the
+ * The `conflict` answer (Mark SPEC §6.4, §6.6): `your-version` is what the
  * client sent, `server-version` the current one. The advice differs: a
  * create-only PUBLISH is told the document exists; an APPEND is told to check
  * whether its append already landed before retrying, since APPEND is not idempotent.

@@ -11,7 +11,7 @@ export type LookupOptions = LookupQuery & {
 };
 
 /**
- * LOOKUP validation in the Go handler's order (reference §2.7): query length,
+ * LOOKUP validation in the Go handler's order (`handler.go` `handleLookup`): query length,
  * term count, limit (clamped, not refused, above 1000), then match. The filter
  * is parsed next by the caller, and the scope is checked last.
  * Returns the options or the bad-request message.

@@ -31,7 +31,7 @@ const healthBody = '# Health Check\n\nServer is healthy.\n';
 export type IncomingRequest = { bytes: Uint8Array; truncated?: boolean };
 
 /**
- * The world's request pipeline, in the Go handler's order (reference §2.0):
+ * The world's request pipeline, in the Go handler's order (`server/internal/handler/handler.go` `Serve`):
  * parse, refuse `..` before any auth, canonicalise once, pin one token snapshot,
  * then dispatch by verb. Never throws: unexpected failures are logged and
  * answered `internal error`.

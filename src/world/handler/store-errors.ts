@@ -5,7 +5,7 @@ import type { WorldContext } from './context.ts';
 import { badRequest, internalError, notFound, notPermitted, serverError } from './respond.ts';
 
 /**
- * Store refusals to the wire (reference §8 case 51): collisions, invalid content
+ * Store refusals to the wire (Go `server/internal/handler/status_mapping_test.go`): collisions, invalid content
  * and policy rejections are bad-request with the store's message; quota and
  * read-only are not-permitted; anything unclassified is logged and answered
  * `internal error`, never with its detail.

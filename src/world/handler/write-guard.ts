@@ -9,7 +9,7 @@ export type WriteAction = 'publishing' | 'archiving' | 'appending';
 
 /**
  * The checks every write verb runs first, in the Go handler's order
- * (reference §2.0 step 8): read-only, reserved hash path (before auth), size,
+ * (Go `server/internal/handler/handler.go` `serveWrite`): read-only, reserved hash path (before auth), size,
  * auth configured, token valid, token covers the path with `publish`.
  * Returns null when the write may proceed.
  */

@@ -1,5 +1,5 @@
 /**
- * APPEND's store write (reference §2.6; Go `AppendChecked`). The base is the
+ * APPEND's store write (Mark SPEC §6.6; Go `AppendChecked`). The base is the
  * version the client named, so the join is built on exactly what it saw; the
  * joined write then goes through PUBLISH's checks with the same expected version.
  * Callers hold the document's write lock.

@@ -1,5 +1,5 @@
 /**
- * ARCHIVE and unarchive (reference §2.5, §3.5; Go `ArchiveChecked`). Archive
+ * ARCHIVE and unarchive (Mark SPEC §6.5; Go `ArchiveChecked`). Archive
  * state is operational, kept apart from the versions in `archive-state`: no
  * version, etag, mtime or chain link changes. A transition to the state a
  * document already has is a successful no-op. Callers hold the document's lock.

@@ -1,6 +1,6 @@
 /**
  * Read side of the file store: the current version, a pinned version, and the
- * version history with its hash-chain verdict (reference §2.1, §2.3, §3.3).
+ * version history with its hash-chain verdict (Mark SPEC §6.1, §6.3, §9.5-9.6).
  * Flat files without history are not documents: every reader answers null.
  */
 import { lstat } from 'node:fs/promises';
@@ -50,7 +50,7 @@ export async function readCurrent(ctx: StoreRoot, reqPath: string): Promise<DocS
   return { path: loc.canonical, current: toStoredVersion(loc.canonical, version, file), archived };
 }
 
-/** Version N of a document; no archived check (reference §2.1: pinned versions of archived docs serve). */
+/** Version N of a document; no archived check (Mark SPEC §6.1: pinned versions of archived docs serve). */
 export async function readVersion(ctx: StoreRoot, reqPath: string, version: number): Promise<StoredVersion | null> {
   if (!Number.isSafeInteger(version) || version < 1) return null;
   const loc = await locateDocument(ctx, reqPath);

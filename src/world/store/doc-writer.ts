@@ -1,5 +1,5 @@
 /**
- * PUBLISH's store write (reference §2.4 step 6, §3.4; Go `WriteChecked`/`write`).
+ * PUBLISH's store write (Mark SPEC §6.4; Go `protocol/store/store.go` `WriteChecked`/`write`).
  * The checks run in the protocol's order, each before any state changes:
  *
  *   size, metadata, UTF-8 → `..` → expected-version → path collision →

@@ -1,5 +1,5 @@
 /**
- * The durability steps of a write (reference §3.1). Each step is ordered so a
+ * The durability steps of a write (Mark SPEC §9.3; Go `protocol/store/store.go`). Each step is ordered so a
  * crash at any instant leaves either the old state or a complete new file:
  *
  * 1. the version is written to a dot-named temp file, its mtime set, fsynced;

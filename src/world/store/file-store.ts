@@ -1,6 +1,6 @@
 /**
  * The world's document store on the file system, byte-compatible with the Go
- * `protocol/store` layout (reference §3): a volume written by either server can
+ * `protocol/store` layout (Mark SPEC §9.3): a volume written by either server can
  * be served by the other. This class only sequences: per-document write locks,
  * the read-only switch, and change events after each durable change; the steps
  * live in doc-reader, doc-writer, doc-append, doc-archive, listing and recovery.

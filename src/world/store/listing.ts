@@ -1,5 +1,5 @@
 /**
- * LIST's view of a directory (reference §2.2; Go `listDir`, `dirHasDocument`):
+ * LIST's view of a directory (Mark SPEC §6.2; Go `handler/list.go` `listDir`, `dirHasDocument`):
  * immediate children in byte order, without dot-files, the `versions` directory
  * and non-documents (files without history). Archived documents, and
  * directories with no live document beneath them, appear only when asked for.

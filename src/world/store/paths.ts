@@ -1,5 +1,5 @@
 /**
- * Where a document lives on disk (reference §3.1; Go `store/paths.go`).
+ * Where a document lives on disk (Mark SPEC §9.3; Go `protocol/store/paths.go`).
  *
  * The history sits in a `versions/` directory beside the document, one
  * sub-directory per document, and the document itself is a relative symlink

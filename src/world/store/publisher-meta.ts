@@ -1,6 +1,6 @@
 /**
  * Publisher metadata: extraction from a request, validation, normalisation and
- * the OKF type default (reference §2.4 steps 3-4, §4; Go `handler.extractPublisherMeta`
+ * the OKF type default (Mark SPEC §6.4, §8; Go `handler.extractPublisherMeta`
  * and `storefmt/meta.go`). Pure functions; the handler and the store share them so
  * the rules cannot drift between the wire check and the stored bytes.
  *
@@ -25,7 +25,7 @@ import { goQuote } from '../../protocol/go-quote.ts';
 /** `storefmt.reservedMetaKeys`: fields the store owns inside a stored version. */
 export const storeReservedKeys: ReadonlySet<string> = new Set(['version', 'previous-hash', 'archived']);
 
-/** The key a write carries to prune its history (reference §3.4). */
+/** The key a write carries to prune its history (Go `storefmt/meta.go`). */
 export const retentionKey = 'retention';
 
 const invalidMetaPrefix = 'invalid publisher metadata: ';

@@ -1,5 +1,5 @@
 /**
- * The bytes of one stored version (reference §3.2, Go `storefmt.SerializeVersion`,
+ * The bytes of one stored version (Mark SPEC §9.4, Go `storefmt.SerializeVersion`,
  * `ExtractMetadata`, `InspectStoredVersion`). Every backend writes exactly these
  * bytes so etags, the hash chain and a volume moved between the Go and TS servers
  * stay identical:
@@ -136,7 +136,7 @@ export function legacyArchivedFlag(raw: Uint8Array): boolean {
 }
 
 /**
- * `storefmt.JoinContent` (reference §2.6): existing + "\n" only when existing
+ * `storefmt.JoinContent` (Mark SPEC §6.6): existing + "\n" only when existing
  * does not already end in one + appended. Returns null past `maxBytes`.
  */
 export function joinContent(existing: Uint8Array, appended: Uint8Array, maxBytes: number): Buffer | null {

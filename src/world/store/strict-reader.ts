@@ -1,5 +1,5 @@
 /**
- * The strict stored-version reader (reference §3.2; Go `InspectStoredVersion`).
+ * The strict stored-version reader (Mark SPEC §9.4; Go `storefmt.InspectStoredVersion`).
  * The lenient readers in stored-format.ts serve documents; this one decides
  * whether a file is a well-formed version at all, for chain verification and
  * for start-up repair of an unreferenced tip.

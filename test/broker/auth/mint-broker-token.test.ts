@@ -18,7 +18,7 @@ describe('mintBrokerToken (demarkus-broker token --email)', () => {
     assert.deepEqual(decodeProtectedHeader(token), { alg: 'ES256', typ: 'JWT', kid: key.kid });
   });
 
-  it('writes the claims of inventory §2.6 with a canonical email', async () => {
+  it('writes the claims of the Go broker idtoken.go with a canonical email', async () => {
     const token = await mintBrokerToken({
       key,
       issuer: 'https://b',

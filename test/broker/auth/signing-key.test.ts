@@ -17,7 +17,7 @@ function sec1Pem(): { pem: string; pkcs8: string } {
   };
 }
 
-describe('broker signing key (inventory §2.6)', () => {
+describe('broker signing key (Go broker idtoken.go)', () => {
   it('loads a PKCS#8 P-256 key', () => {
     const key = loadSigningKey(generateSigningKeyPem());
     assert.equal(key.privateKey.asymmetricKeyDetails?.namedCurve, 'prime256v1');

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DurationError, formatGoDuration, parseGoDuration } from '../../../src/broker/config/index.ts';
 
-describe('Go duration syntax (reference §6.3)', () => {
+describe('Go duration syntax (Go time.ParseDuration)', () => {
   it('reads every Go unit into milliseconds', () => {
     assert.equal(parseGoDuration('250ms'), 250);
     assert.equal(parseGoDuration('5s'), 5_000);

@@ -5,7 +5,7 @@ import { fileConfig, signingKey } from './fixtures.ts';
 
 const withOidc = `${fileConfig}oidc:\n  issuer: https://idp.example.com\n  clientID: broker\n  clientSecret: from-file\n`;
 
-describe('broker config: environment overrides (reference §6.3)', () => {
+describe('broker config: environment overrides (Go broker config.go)', () => {
   it('takes the signing key and client secret from the Go broker variables', () => {
     const config = parseBrokerConfig(withOidc, { BROKER_SIGNING_KEY: signingKey, OIDC_CLIENT_SECRET: 'from-env' });
     assert.equal(config.oidc.brokerSigningKey, signingKey);

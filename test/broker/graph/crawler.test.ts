@@ -4,7 +4,7 @@ import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
 import type { WorldGateway } from '../../../src/broker/worlds/gateway.ts';
 import { TestGateway } from './test-gateway.ts';
 
-/** mark_graph's crawl (go-broker-inventory §5.2) over real world servers. */
+/** mark_graph's crawl (Go client/graph/crawl.go) over real world servers. */
 describe('link graph crawl', () => {
   let gateway: TestGateway;
   const now = () => new Date('2026-03-01T00:00:00Z');

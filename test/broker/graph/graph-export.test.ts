@@ -7,7 +7,7 @@ const golden = readFileSync(new URL('./testdata/graph-export-incluster.md', impo
 const exportedAt = new Date('2026-01-01T00:00:00Z');
 const host = 'mark://team-a.team-a.svc.cluster.local';
 
-// go-broker-inventory §5.5: the federation agent's in-cluster golden, nodes and edges given out of order.
+// Go client/internal/fedcrawl/testdata/graph-export-incluster.md: the federation agent's in-cluster golden, nodes and edges given out of order.
 const goldenNodes: ExportNode[] = [
   { url: `${host}/index.md`, title: 'Team A hub', status: 'ok', linkCount: 1 },
   { url: `${host}/docs/b.md`, title: 'B doc', status: 'ok', linkCount: 0 },

@@ -5,7 +5,7 @@ import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
 import { TestGateway } from './test-gateway.ts';
 
 /**
- * Seeding from each world's /graph.md (go-broker-inventory §5.4) against real
+ * Seeding from each world's /graph.md (Go broker `seedWorldGraph`) against real
  * world servers: the hub publishes the federation agent's golden, keyed by
  * team-a's in-cluster dial address.
  */

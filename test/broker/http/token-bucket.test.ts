@@ -7,7 +7,7 @@ function clock(): { now: () => number; advance: (ms: number) => void } {
   return { now: () => t, advance: (ms) => (t += ms) };
 }
 
-describe('token buckets (inventory §6.1)', () => {
+describe('token buckets (Go broker ratelimit.go)', () => {
   it('allows a burst, then refuses with the seconds until the next token', () => {
     const c = clock();
     const buckets = new TokenBuckets({ perMinute: 6, burst: 2, now: c.now });

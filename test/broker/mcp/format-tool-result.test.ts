@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { formatToolResult, formatToolResultWith } from '../../../src/broker/mcp/format-tool-result.ts';
 import { response } from './helpers/memory-gateway.ts';
 
-describe('formatToolResult (go-broker-inventory §4.2)', () => {
+describe('formatToolResult (Go broker)', () => {
   it('writes the status, the named keys in the given order, the rest in byte order, a blank line and the body', () => {
     const answer = response(
       'ok',

@@ -15,7 +15,7 @@ import { MemoryGateway, response } from './helpers/memory-gateway.ts';
 
 const h = (text: string) => prefixedSha256(text);
 
-describe('legacy hash index document (Mark reference §7)', () => {
+describe('legacy hash index document (Mark SPEC §12.1)', () => {
   const entries = [
     { hash: h('a'), server: 'mark://team-a', path: '/a.md' },
     { hash: h('b'), server: 'mark://team-a', path: '/docs/b.md' },

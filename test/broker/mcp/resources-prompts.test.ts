@@ -13,7 +13,7 @@ import { startTestStack, type TestStack } from './helpers/fixture-gateway.ts';
 
 const doc = '# Runbook\n\nWhy.\n\n## Restart\n\nsystemctl restart\n\n## Escalate\n\ncall someone\n';
 
-describe('resources (go-broker-inventory §4.4) against a real world', () => {
+describe('resources (Go broker mcp_resources.go) against a real world', () => {
   let stack: TestStack;
   before(async () => {
     stack = await startTestStack(['ops', 'team-a']);
@@ -65,7 +65,7 @@ describe('resources (go-broker-inventory §4.4) against a real world', () => {
   });
 });
 
-describe('prompts (go-broker-inventory §4.5)', () => {
+describe('prompts (Go broker mcp_prompts.go)', () => {
   const ctx = { now: testNow, worlds: ['ops', 'team-a'] };
 
   it('offers orient, recall, whats-new and publish with their argument rules', () => {

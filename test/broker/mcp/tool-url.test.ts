@@ -13,7 +13,7 @@ function refusal(raw: string): string {
   assert.fail(`${raw} was accepted`);
 }
 
-describe('tool URLs: mark://{world}/{path} only (go-broker-inventory §4.2)', () => {
+describe('tool URLs: mark://{world}/{path} only (Go broker parseToolURL)', () => {
   it('reads the world and the percent-decoded path, and an empty path as /', () => {
     assert.deepEqual(parseToolUrl('mark://team-a/docs/a%20b.md'), { world: 'team-a', path: '/docs/a b.md' });
     assert.deepEqual(parseToolUrl('mark://team-a'), { world: 'team-a', path: '/' });

@@ -13,7 +13,7 @@ const person = (email: string, groups: string[] = [], emailVerified = true): Ide
 
 const allow = (lists: Partial<AllowList>): AllowList => ({ domains: [], groups: [], emails: [], ...lists });
 
-describe('writer allowlist (reference §3.2 worldAllows)', () => {
+describe('writer allowlist (Go broker worldAllows)', () => {
   // Rows: allowlist, identity, expected. One row per branch of the rule.
   const table: Array<[string, AllowList, Identity, boolean]> = [
     ['all lists empty: any verified identity', allow({}), person('anyone@else.org'), true],

@@ -28,7 +28,7 @@ function world(rejections: number) {
   };
 }
 
-describe('first-mint retry loop (reference §2.8)', () => {
+describe('first-mint retry loop (Go broker dispatchWithAuth)', () => {
   it('returns the first answer that is not unauthorized, without waiting', async () => {
     const w = world(0);
     assert.equal((await sendWithFirstMintRetry('token-0', policy, w.steps))?.status, 'created');

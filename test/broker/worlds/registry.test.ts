@@ -20,7 +20,7 @@ const world = (
   tokens: {},
 });
 
-describe('world address resolution (reference §3.1)', () => {
+describe('world address resolution (Go broker config.go WorldConfig)', () => {
   it('uses internalAddress when configured', () => {
     assert.equal(
       resolveWorldAddress({ name: 'team-a', namespace: 'ns', internalAddress: '10.0.0.5:7000' }),

@@ -15,7 +15,7 @@ function refuses(text: string, message: string, options: { allowFragment?: boole
   );
 }
 
-describe('tool URLs: mark://{world}/{path} only (reference §4.2)', () => {
+describe('tool URLs: mark://{world}/{path} only (Go broker parseToolURL)', () => {
   it('splits world and path', () => {
     assert.deepEqual(parseWorldUrl('mark://team-a/docs/index.md'), {
       world: 'team-a',

@@ -22,7 +22,7 @@ import {
 
 const hash = `sha256-${'a'.repeat(64)}`;
 
-describe('tokens.toml entry text (reference §2.8 FormatEntry)', () => {
+describe('tokens.toml entry text (Go FormatEntry)', () => {
   it('is byte-exact for the broker write token', () => {
     assert.equal(
       formatTokenEntry('broker-write-team-a', { hash, paths: ['/**'], operations: ['publish'] }),

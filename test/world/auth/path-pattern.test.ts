@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { matchPath, PatternError, validatePattern } from '../../../src/world/auth/path-pattern.ts';
 
-describe('token path patterns (reference §5.3, conformance case 49)', () => {
+describe('token path patterns (Go auth.matchPath)', () => {
   const cases: [pattern: string, path: string, want: boolean][] = [
     ['/docs/*', '/docs/file.md', true],
     ['/docs/*', '/docs/sub/file.md', false],

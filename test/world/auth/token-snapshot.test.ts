@@ -27,7 +27,7 @@ const snapshot = TokenSnapshot.parse(
   { now: () => pinnedNow },
 );
 
-describe('authorizeRead (reference §5.4, conformance case 50)', () => {
+describe('authorizeRead (Go auth.AuthorizeRead)', () => {
   const cases: [name: string, token: string, path: string, want: string][] = [
     ['a public path needs no token', '', '/docs/a.md', 'ok'],
     ['a public path ignores a bad token', 'nope', '/docs/a.md', 'ok'],

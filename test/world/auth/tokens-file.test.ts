@@ -19,7 +19,7 @@ function expectLoadError(text: string, message: RegExp, label?: string): void {
   );
 }
 
-describe('tokens.toml loading (reference §5.2)', () => {
+describe('tokens.toml loading (Go auth.LoadTokens)', () => {
   it('loads labelled tokens with paths, operations and expiry', () => {
     const entries = parseTokensFile(
       [

@@ -12,7 +12,7 @@ const sha256 = (data: Uint8Array | string): string => createHash('sha256').updat
 const goldenRequest = { auth: 'T', 'expected-version': '0', importance: '0.7', tags: 'alpha, wire', type: 'Note' };
 
 /** Reference §3.6 / §8 cases 1-5 and 14, run through the store in order on an empty root. */
-describe('the golden scenario on disk (reference §3.6)', () => {
+describe('the golden scenario on disk (Go storetest/wiregolden.go)', () => {
   let store: FileStore;
   let root: string;
 

@@ -9,7 +9,7 @@ after(removeTempRoots);
 
 const names = (entries: { name: string }[]): string[] => entries.map((e) => e.name);
 
-describe('flat files without history (reference §3.1, case 30)', () => {
+describe('flat files without history (Mark SPEC §9.8)', () => {
   it('are not documents: no current version, no history, not listed', async () => {
     const { store, root } = await openStore();
     await writeFile(path.join(root, 'flat.md'), '# Flat\n');
@@ -41,7 +41,7 @@ describe('flat files without history (reference §3.1, case 30)', () => {
   });
 });
 
-describe('LIST entries (reference §2.2)', () => {
+describe('LIST entries (Mark SPEC §6.2)', () => {
   it('sorts by UTF-8 byte order and leaves out dot-files and versions directories', async () => {
     const { store, root } = await openStore();
     for (const name of ['z.md', 'é.md', 'B.md', 'a.md', '.hidden.md', 'sub/x.md', '.well-known/agent-manifest.md']) {

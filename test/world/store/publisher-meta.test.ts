@@ -19,7 +19,7 @@ function refusal(fn: () => unknown, message: string): void {
   });
 }
 
-describe('publisher metadata extraction (reference §2.4 step 3)', () => {
+describe('publisher metadata extraction (Go handler.extractPublisherMeta)', () => {
   it('keeps every key but the control keys', () => {
     const meta = extractPublisherMeta({
       auth: 'T',
@@ -97,7 +97,7 @@ describe('store metadata validation (storefmt.ValidateMeta)', () => {
 });
 
 describe('metadata normalisation', () => {
-  it('types an untyped document as Document, except index.md and log.md (reference §4.3)', () => {
+  it('types an untyped document as Document, except index.md and log.md (Go storefmt.ApplyOKFTypeDefault)', () => {
     assert.deepEqual(applyOkfTypeDefault('/docs/a.md', { title: 'A' }), { title: 'A', type: 'Document' });
     assert.deepEqual(applyOkfTypeDefault('/docs/a.md', { type: '  ' }), { type: 'Document' });
     assert.deepEqual(applyOkfTypeDefault('/docs/a.md', { type: 'Note' }), { type: 'Note' });
@@ -111,7 +111,7 @@ describe('metadata normalisation', () => {
     assert.ok(!metaEqual({ tags: 'alpha' }, { tags: 'alpha', type: 'Document' }));
   });
 
-  it('merges an append over the base without inheriting retention (reference §2.6)', () => {
+  it('merges an append over the base without inheriting retention (Mark SPEC §6.6)', () => {
     const base = { tags: 'rbac,go', importance: '0.9', retention: '2', type: 'Note' };
     assert.deepEqual(prepareAppendMeta('/auth.md', base, { agent: 'claude', importance: '0.5' }), {
       tags: 'rbac,go',

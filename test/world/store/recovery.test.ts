@@ -120,7 +120,7 @@ describe('start-up repair (crash recovery)', () => {
   });
 });
 
-describe('chain verification (reference §3.3)', () => {
+describe('chain verification (Mark SPEC §9.6)', () => {
   it('reports a broken chain when an old version is tampered with', async () => {
     const { store, root } = await openStore();
     await store.publish('/a.md', bytes('one\n'), {});

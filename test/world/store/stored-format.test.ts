@@ -24,7 +24,7 @@ const body3 = bytes('# Alpha\n\nSecond body.\n\n## Details\n\nSee [beta](b.md).\
 const v1Text =
   '---\nversion: 1\narchived: false\nmeta.importance: 0.7\ntags: [alpha, wire]\ntype: Note\n---\n# Alpha\n\nFirst body.\n';
 
-describe('stored version bytes (reference §3.2, §3.6)', () => {
+describe('stored version bytes (Mark SPEC §9.4; Go storetest/wiregolden.go)', () => {
   const v1 = serializeVersion(1, null, body1, meta);
   const v2 = serializeVersion(2, v1, body2, meta);
   const v3 = serializeVersion(3, v2, body3, meta);
@@ -138,7 +138,7 @@ describe('strict stored-version reader (InspectStoredVersion)', () => {
   });
 });
 
-describe('JoinContent (reference §2.6)', () => {
+describe('JoinContent (Mark SPEC §6.6)', () => {
   it('adds a newline only when the existing body lacks one', () => {
     assert.equal(text(joinContent(bytes('a\n'), bytes('\nb\n'), 100) ?? bytes('?')), 'a\n\nb\n');
     assert.equal(text(joinContent(bytes('a'), bytes('b'), 100) ?? bytes('?')), 'a\nb');

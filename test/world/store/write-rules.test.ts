@@ -31,7 +31,7 @@ async function versionFiles(root: string, ...docDir: string[]): Promise<string[]
   }
 }
 
-describe('expected-version (reference §3.4, case 34)', () => {
+describe('expected-version (Mark SPEC §6.4)', () => {
   it('creates v2 when the expected version is current, and conflicts when it is not', async () => {
     const { store } = await openStore();
     await store.publish('/a.md', bytes('one'), {});
@@ -68,7 +68,7 @@ describe('expected-version (reference §3.4, case 34)', () => {
   });
 });
 
-describe('no-op publish (reference §3.4, case 33)', () => {
+describe('no-op publish (Go store.WriteChecked)', () => {
   it('answers unchanged with the current version when body and normalized metadata match', async () => {
     const { store, root } = await openStore();
     const first = await store.publish('/a.md', bytes('# A\n'), { tags: 'alpha, wire', type: 'Document' });
@@ -93,7 +93,7 @@ describe('no-op publish (reference §3.4, case 33)', () => {
   });
 });
 
-describe('path collisions (reference §2.4 step 6.4, case 32)', () => {
+describe('path collisions (Go store.WriteChecked)', () => {
   it('refuses a document beneath a document, writing nothing', async () => {
     const { store, root } = await openStore();
     await store.publish('/a.md', bytes('a'), {});
@@ -134,7 +134,7 @@ describe('path collisions (reference §2.4 step 6.4, case 32)', () => {
   });
 });
 
-describe('archive and unarchive (reference §2.5, §3.5, case 38)', () => {
+describe('archive and unarchive (Mark SPEC §6.5)', () => {
   it('refuses writes to an archived document until it is unarchived', async () => {
     const { store, root } = await openStore();
     const v1 = (await store.publish('/doc.md', bytes('x'), {})).version;
@@ -166,7 +166,7 @@ describe('archive and unarchive (reference §2.5, §3.5, case 38)', () => {
   });
 });
 
-describe('retention (reference §3.4)', () => {
+describe('retention (Go storefmt retention)', () => {
   it('prunes versions at or below N − R, oldest first, after the write that carries it', async () => {
     const { store, root } = await openStore();
     for (let n = 1; n <= 5; n++) await store.publish('/r.md', bytes(`v${n}`), {});
@@ -203,7 +203,7 @@ describe('retention (reference §3.4)', () => {
   });
 });
 
-describe('APPEND (reference §2.6, case 39)', () => {
+describe('APPEND (Mark SPEC §6.6)', () => {
   it('joins with a newline only when the base lacks one, and keeps the base metadata', async () => {
     const { store } = await openStore();
     await store.publish('/a.md', bytes('# A\nno newline'), {

@@ -10,7 +10,7 @@ export type WebClientConfig = {
 };
 
 /**
- * Confidential web clients from `webClients[]` (inventory §2.5): the secret is
+ * Confidential web clients from `webClients[]` (Go broker `client_auth.go`): the secret is
  * known only as its SHA-256, redirect URIs are exact https URLs, and both
  * `client_secret_basic` and `client_secret_post` are accepted.
  */

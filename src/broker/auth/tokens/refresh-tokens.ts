@@ -58,7 +58,7 @@ export class RefreshTokens {
   constructor(store: StateDocumentStore, options: RefreshTokensOptions) {
     this.#document = jsonDocument(store, signInDocuments.refreshTokens, () => ({ families: {} }), isDocument);
     this.#ttlMs = options.ttlMs;
-    // About 5000 records fit a 1 MiB Kubernetes Secret (inventory §2.6).
+    // About 5000 records fit a 1 MiB Kubernetes Secret (Go broker `refresh.go`).
     this.#maxFamilies = options.maxFamilies ?? 5000;
     this.#maxPerUser = options.maxFamiliesPerUser ?? defaultMaxRefreshFamiliesPerUser;
     this.#maxSpent = options.maxSpent ?? 16;

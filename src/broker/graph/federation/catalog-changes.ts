@@ -7,8 +7,8 @@ import { readWithBackoff } from '../read-retry.ts';
 
 /**
  * Which documents of a world changed after an instant, from one catalog
- * LOOKUP (`query: *`, `filter: modified-after=<t>`, Mark reference §2.7,
- * §6.3) instead of one conditional FETCH per document.
+ * LOOKUP (`query: *`, `filter: modified-after=<t>`, Mark SPEC §6.7;
+ * Go `catalog/filter.go`) instead of one conditional FETCH per document.
  *
  * The answer is trusted only when it is clearly complete. The catalog cuts
  * its matches at 1000 before read-auth filtering, so a world that hides rows

@@ -12,8 +12,8 @@ import { emptyCrawlState, outputFingerprint, type DocumentRecord, type Federatio
  * Where the federation crawl writes on the hub, and how it reads its previous
  * run back from there:
  * - `/graph.md`: the whole graph, URLs as `mark://{worldName}/...`;
- * - `/index/<host:port>.md`: each world's content index (Mark reference §7,
- *   ADR 0018), keyed by the world's dial address, rows naming the world as
+ * - `/index/<host:port>.md`: each world's content index (Mark SPEC §12.1,
+ *   demarkus ADR 0018), keyed by the world's dial address, rows naming the world as
  *   `mark://{worldName}` so mark_resolve can reach it through the broker;
  * - `/.demarkus/crawl-state/<world>.md`: the etags behind the two above.
  */

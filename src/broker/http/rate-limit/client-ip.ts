@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 
 /**
- * The address a per-IP limit is keyed by (inventory §6.1): the leftmost
+ * The address a per-IP limit is keyed by (Go broker `ratelimit.go`): the leftmost
  * non-empty `X-Forwarded-For` entry when the broker sits behind a proxy it
  * trusts, else the socket's peer. Only trust the header behind such a proxy:
  * clients can write anything there.

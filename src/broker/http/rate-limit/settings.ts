@@ -4,7 +4,7 @@ import { TokenBuckets } from './token-bucket.ts';
 export type RateLimitSettings = { perMinute: number; burst: number };
 
 /**
- * Per-subject default: the Go deployment's values (inventory §6.1), not its
+ * Per-subject default: the Go deployment's values (Go broker `ratelimit.go`; chart values), not its
  * binary's 10/min burst 5, because an MCP client spends about four requests
  * on connecting alone.
  */

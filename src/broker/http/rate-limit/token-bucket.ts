@@ -1,6 +1,6 @@
 /**
  * Token buckets per key, the shape of golang.org/x/time/rate as the Go broker
- * uses it (inventory §6.1): `perMinute / 60` tokens per second refill a bucket
+ * uses it (Go broker `ratelimit.go`): `perMinute / 60` tokens per second refill a bucket
  * of `burst`. A refused request takes nothing (Go's `Reservation.Cancel()`),
  * so a client that backs off as told is served when it comes back.
  */

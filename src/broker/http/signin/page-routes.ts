@@ -30,7 +30,7 @@ export type PageRoutesOptions = {
   userCodeBuckets: RateLimiter | null;
   trustForwardedFor: boolean;
   roundTripTtlSeconds: number;
-  /** The per-IP limit of the pages; the IdP callback is gated by its state cookie instead (inventory §1.2). */
+  /** The per-IP limit of the pages; the IdP callback is gated by its state cookie instead (as the Go broker's `server.go` routes). */
   limit?: onRequestHookHandler;
 };
 

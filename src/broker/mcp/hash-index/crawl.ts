@@ -7,7 +7,7 @@ import { errorWithCode } from '../../../errors/coded-error.ts';
 import { walkWorld } from '../../worlds/index.ts';
 
 /**
- * mark_index's crawl of a source world (go-broker-inventory §4.3): the world
+ * mark_index's crawl of a source world (Go broker `MCP-API.md`, mark_index): the world
  * walk (src/broker/worlds/world-walk.ts) from the source directory down, then
  * one FETCH per document for its `content-hash`. Bounded in documents, LISTs
  * and depth. Anything skipped is recorded, so the caller can refuse to publish

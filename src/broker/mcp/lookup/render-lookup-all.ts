@@ -4,7 +4,7 @@ import { qualifiedWorldUrl } from '../go-format.ts';
 import type { ParsedLookupRow } from '../../../protocol/render/lookup.ts';
 
 /**
- * mark_lookup_all's merged answer (go-broker-inventory §4.3). Rows keep each
+ * mark_lookup_all's merged answer (Go broker `MCP-API.md`, mark_lookup_all). Rows keep each
  * world's own rank: the protocol exposes no score comparable across worlds, so
  * the merge is rank first, then importance, world and path for a stable order.
  */

@@ -1,6 +1,6 @@
 /**
- * Line-level three-way merge for mark_publish's merge candidate (reference
- * client/merge Diff3, go-broker-inventory §4.3): a region only one side
+ * Line-level three-way merge for mark_publish's merge candidate (Go
+ * `client/merge` `Diff3`): a region only one side
  * changed takes that side; both sides changing it the same way keeps one copy;
  * different changes to the same lines are written between git-style markers
  * `<<<<<<< ours`, `=======`, `>>>>>>> theirs`.

@@ -17,8 +17,8 @@ import { responseFields } from '../structured.ts';
 import { diff3 } from './diff3.ts';
 
 /**
- * mark_publish's two conflict modes (go-broker-inventory §4.3, reference
- * client/merge.Candidate). `fail` forwards the world's answer verbatim. `merge`
+ * mark_publish's two conflict modes (Go broker `mcp_tools_write.go`,
+ * Go `client/merge.Candidate`). `fail` forwards the world's answer verbatim. `merge`
  * (the default) answers a conflict with a merge candidate built by diff3 of
  * base (the version the caller edited), ours (the caller's body) and theirs
  * (the current head), and never publishes it: line-disjoint is not meaning-

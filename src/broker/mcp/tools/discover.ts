@@ -9,7 +9,7 @@ import { qualifiedWorldUrl } from '../go-format.ts';
 import { responseFields, responseShape } from '../structured.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
-/** Every world serves its agent manifest here (Mark reference §7), readable without a token. */
+/** Every world serves its agent manifest here (demarkus `docs/site/reference/agent-manifest.md`), readable without a token. */
 export const agentManifestPath = '/.well-known/agent-manifest.md';
 
 export const markDiscover = defineTool({

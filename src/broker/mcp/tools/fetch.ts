@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { cutAnchor } from '../tool-url.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
-/** Bodies of this many bytes or more come back as an outline unless forced (go-broker-inventory §4.3). */
+/** Bodies of this many bytes or more come back as an outline unless forced (Go broker `mcp_tools_fetchmode.go`). */
 export const outlineThresholdBytes = 8192;
 
 const fetchKeys = ['version', 'modified', 'etag'] as const;

@@ -21,8 +21,8 @@ import { markVersions } from './versions.ts';
 import { markWorlds } from './worlds.ts';
 
 /**
- * Every tool, in the reference broker's order (go-broker-inventory §4.3,
- * `mcpToolNames`). The graph tools (mark_backlinks, mark_graph,
+ * Every tool, in the reference broker's order (Go broker
+ * `mcp_tools_list.go` `mcpToolNames`). The graph tools (mark_backlinks, mark_graph,
  * mark_graph_export, mark_graph_publish) are offered when the broker keeps a
  * link graph (it reaches them through the tool context) and sit after
  * mark_index. mark_search (cross-world full-text search) and mark_doctor (the knowledge

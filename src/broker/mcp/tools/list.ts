@@ -65,7 +65,7 @@ async function list(
   if (args.include_archived === true) metadata['include-archived'] = 'true';
   if (args.cursor !== undefined && args.cursor !== '') metadata.cursor = args.cursor;
   if (args.page_size !== undefined) {
-    // Mark reference §2.2: page-size runs 1..1000; checked here so the agent gets the argument's own name.
+    // Mark SPEC §6.2: page-size runs 1..1000; checked here so the agent gets the argument's own name.
     if (args.page_size < 1 || args.page_size > maxListPageEntries)
       return toolError(`page_size must be between 1 and ${maxListPageEntries}`);
     metadata['page-size'] = String(args.page_size);

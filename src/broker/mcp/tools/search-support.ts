@@ -23,7 +23,7 @@ export function failureMessage(verb: string, world: string, error: unknown): str
   return text.startsWith(`${verb} failed: `) ? text.slice(`${verb} failed: `.length) : text;
 }
 
-/** Mark reference §1.2 path rules, worded for the agent. */
+/** Mark SPEC §11.2 path rules (Go `protocol.ValidateRequestPath`), worded for the agent. */
 export function scopeError(scope: string): string | null {
   if (isValidRequestPath(scope)) return null;
   if (!scope.startsWith('/')) return `path must start with "/": ${scope}`;

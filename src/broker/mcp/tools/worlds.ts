@@ -9,7 +9,7 @@ import { describe } from './descriptions.ts';
 
 /**
  * Every configured world, readable by any signed-in caller, with whether this
- * caller may write to it (go-broker-inventory §4.3 mark_worlds), then what the
+ * caller may write to it (Go broker `MCP-API.md`, mark_worlds), then what the
  * world says of itself in its `/world.md` (src/broker/knowledge). The Go
  * table's columns come first and keep their order: agents parse them by
  * position; the descriptor columns and the world's health (what the broker

@@ -1,7 +1,7 @@
 /**
  * File backend of the write-token store: one JSON document per world in
  * `storage.dir`, named and shaped as the Go broker's file backend writes it
- * (`demarkus-broker-write-token-<world>.json`, reference §2.8
+ * (`demarkus-broker-write-token-<world>.json`, Go broker `world_write_tokens.go`
  * `{"label","rawToken","entry":{"Hash","Paths","Operations","Expires"}}`), so
  * a state directory moves between the two. Files are 0600; the version is the
  * SHA-256 of the file's bytes. Creation is exclusive across processes; a

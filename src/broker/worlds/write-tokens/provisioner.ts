@@ -1,5 +1,5 @@
 /**
- * Gets a world's write token (reference §2.8 `Provision`): the cached raw
+ * Gets a world's write token (Go broker `world_write_tokens.go` `Provision`): the cached raw
  * token, else the stored record (another replica's or an earlier run's), else
  * a newly minted one committed with create-only concurrency so the first
  * commit wins; then makes sure the world's tokens.toml holds its hash. One

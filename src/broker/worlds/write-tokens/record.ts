@@ -1,5 +1,5 @@
 /**
- * The broker's one long-lived write token per world (reference §2.8): the raw
+ * The broker's one long-lived write token per world (Go broker `world_write_tokens.go`): the raw
  * token is kept by the broker (so every replica and restart uses the same one),
  * the world's tokens.toml holds only its hash under the label
  * `broker-write-<world>`. Operations are always `publish` and there is no

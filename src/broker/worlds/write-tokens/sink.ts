@@ -3,7 +3,7 @@
  * tokens.toml under the record's label. The file backend edits the world's
  * `tokensFile`; a Kubernetes backend will edit the world's tokens Secret.
  *
- * Contract: `ensure` is idempotent and converges (reference §2.8 syncWorldHash):
+ * Contract: `ensure` is idempotent and converges (Go broker `syncWorldHash`):
  * - label present with the same hash → nothing is written (`unchanged`);
  * - label present with another hash → that entry is replaced (`replaced`);
  * - label absent → the entry text is appended byte-exactly (`appended`);
