@@ -1,6 +1,6 @@
 /**
  * Retrieval-quality benchmark over the 171-node spex corpus, on two question sets:
- * - `public`: the 16 held-out questions of the lexical-search spec §5, beside the
+ * - `public`: the 16 held-out questions of spexcode's `questions.json`, beside the
  *   reference ranker's published reading (reference-results.json);
  * - `second`: bench/questions/spex-second.json, 54 questions written by reading the
  *   corpus and committed before any ranker was run on them, beside the reference
@@ -10,11 +10,11 @@
  *
  * Document-level rank: rows are collapsed to documents in order of first appearance;
  * rank = 1-based position of the first document matching any label among the first
- * 10 documents (lexical-search spec §5 protocol).
+ * 10 documents (spexcode's benchmark protocol).
  *
  * Runs, in order:
  * 1. a real world (in-process handler, real store) holding the corpus, asked through
- *    LOOKUP `match: body`: the plain §6.4 contract (every term required), then our
+ *    LOOKUP `match: body`: the plain Go `bodymatch.go` contract (every term required), then our
  *    extension `match-terms: any` (the relaxed mode the broker's search uses);
  * 2. the corpus split over three worlds, merged by the broker's cross-world search
  *    (src/broker/search): with summed statistics (two phases), with each world's
@@ -290,7 +290,7 @@ export class EvalWorlds {
   }
 }
 
-/** One world's LOOKUP `match: body`, strict (§6.4) or with `match-terms: any`. */
+/** One world's LOOKUP `match: body`, strict (Go `bodymatch.go`) or with `match-terms: any`. */
 function worldLookup(worlds: EvalWorlds, terms: 'all' | 'any'): SearchFn {
   return async (query, limit) => {
     const metadata: Metadata = { query, match: 'body', limit: String(limit) };
@@ -379,7 +379,7 @@ async function main(): Promise<void> {
   }
   const one = await EvalWorlds.open(1);
   try {
-    await evaluateBoth('world LOOKUP match: body (Mark SPEC §6.4: every term required)', worldLookup(one, 'all'));
+    await evaluateBoth('world LOOKUP match: body (Go `bodymatch.go`: every term required)', worldLookup(one, 'all'));
     await evaluateBoth('world LOOKUP match: body + match-terms: any (relaxed ranking)', worldLookup(one, 'any'), true);
     console.log(`\nlatency, world handler, strict:  ${await latency(worldLookup(one, 'all'))}`);
     console.log(`latency, world handler, relaxed: ${await latency(worldLookup(one, 'any'))}`);
@@ -396,7 +396,7 @@ async function main(): Promise<void> {
     await three.close();
   }
   await evaluateBoth('src/search, mode any (free-text questions)', localSearch('any').search);
-  await evaluateBoth('src/search, mode all (Mark SPEC §6.4 rule)', localSearch('all').search);
+  await evaluateBoth('src/search, mode all (Go `bodymatch.go` rule)', localSearch('all').search);
   const { index } = localSearch('any');
   for (const q of ['会话', 'kyeboard'])
     console.log(`zero-result help for ${q}:`, JSON.stringify(index.zeroResultHelp(q)));

@@ -1,5 +1,5 @@
 /**
- * The reference lexical ranker, written from the lexical-search spec §3 (tokenizer,
+ * The reference lexical ranker, written from spexcode's `ranker.ts` `rankDocs` (tokenizer,
  * stoplist, light query stem, fielded tiers, IDF ln(N/df), per-term ceiling), so a
  * question set that has no published reference reading can still be scored beside it.
  * Benchmark-only: it re-tokenises the corpus per query, as the design it describes does.

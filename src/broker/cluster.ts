@@ -63,7 +63,7 @@ export function sweepsByLease(config: BrokerConfig, services: ClusterServices): 
 }
 
 /**
- * Reference §6.4: only the replica holding the Lease `sweeper.leaseName` sweeps,
+ * As the Go broker's `sweeper.go`: only the replica holding the Lease `sweeper.leaseName` sweeps,
  * once on taking the lead and then every `sweeper.interval`. The Lease names
  * this replica by `POD_NAME` (the chart sets it), else the host name.
  */

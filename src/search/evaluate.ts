@@ -1,8 +1,8 @@
 /**
  * Query evaluation: gather each term, score it, and apply the match rule.
  *
- * A term's contribution to a row is min(ceiling, idf × best tier) (lexical-search
- * spec §3.7–3.8). Document tiers (name, description, whole body) apply to every row
+ * A term's contribution to a row is min(ceiling, idf × best tier) (spexcode
+ * `ranker.ts`). Document tiers (name, description, whole body) apply to every row
  * of the document; section tiers (section text, heading trail) only to sections
  * holding the term. So a row scores docScore + Σ extra, where `extra` is what the
  * section adds over its document for the terms it holds, plus `sectionFocus` × the
@@ -102,7 +102,7 @@ function scoreTerm(state: IndexState, q: QueryScratch, avg: FieldAverages, idf: 
 }
 
 /**
- * Mark SPEC §6.4 match rule. If the doc's tags and title hold every term: one
+ * Go `bodymatch.go` match rule. If the doc's tags and title hold every term: one
  * bare-path row, no section rows. Otherwise a section is a row when every term is in
  * its text, its trail or the tags/title, and at least one is in its text or trail.
  * Mode `any` keeps every section holding a term, and gives a document with evidence

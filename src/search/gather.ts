@@ -15,7 +15,7 @@ import type { WordEntry } from './vocabulary.ts';
 
 const minReverseWord = 3;
 const nameBits = FieldBit.title | FieldBit.name | FieldBit.tag;
-/** Mark SPEC §6.4 "the doc's tags and title": the basename is ranked, not matched. */
+/** Go `bodymatch.go` "the doc's tags and title": the basename is ranked, not matched. */
 const catalogBits = FieldBit.title | FieldBit.tag;
 
 export interface Expansion {
@@ -51,7 +51,7 @@ export function gatherTerm(state: IndexState, term: QueryTerm, scratch: TermScra
 }
 
 /**
- * Name-prefix coverage (§3.7 nameCover): the share of the name word the query
+ * Name-prefix coverage (spexcode `nameCover`): the share of the name word the query
  * covers. Measured with the longer of the stem and the typed term's common prefix,
  * so stemming never lowers an exact match (`crossing` covers `crossing` fully).
  */

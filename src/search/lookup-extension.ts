@@ -1,7 +1,7 @@
 /**
- * Our optional extension of LOOKUP `match: body` (Mark SPEC §6.4), shared by the
+ * Our optional extension of LOOKUP `match: body` (Go `bodymatch.go`), shared by the
  * world that answers it and the broker that asks. Every key is optional in both
- * directions: a Go world ignores the request keys and answers a plain §6.4 body
+ * directions: a Go world ignores the request keys and answers a plain Go `bodymatch.go` body
  * match, and a Go client ignores the response keys. A client knows a key was
  * honoured only by seeing its answer (the `match-terms` echo, the statistics,
  * the scores), never by assuming it.
@@ -16,7 +16,7 @@ import { errorWithCode } from '../errors/coded-error.ts';
 export const lookupExtensionKeys = {
   /**
    * Request `any`: rank rows holding any query term instead of requiring every
-   * term (a distinct mode: the §6.4 rule says every term must be found). The
+   * term (a distinct mode: the Go `bodymatch.go` rule says every term must be found). The
    * response echoes `match-terms: any` when it answered that way.
    */
   matchTerms: 'match-terms',
@@ -105,7 +105,7 @@ export function decodeScores(text: string | undefined, rows: number): number[] |
 export interface NearestTitleEntry {
   path: string;
   title: string;
-  /** lexical-search spec §3.10: Σ of per-word normalised edit similarity; the same scale in every world. */
+  /** spexcode `ranker.ts`: Σ of per-word normalised edit similarity; the same scale in every world. */
   similarity: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Markup stripping for section text (Mark SPEC §6.4: fences, list, quote and table
+ * Markup stripping for section text (Go `bodymatch.go`: fences, list, quote and table
  * markers, link targets, HTML tags and emphasis are stripped before tokenizing).
  * Line based and forgiving: the goal is searchable prose, not a faithful render.
  */

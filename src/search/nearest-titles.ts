@@ -1,5 +1,5 @@
 /**
- * Zero-result help, part 1 (lexical-search spec §3.10): titles nearest to the query
+ * Zero-result help, part 1 (spexcode `ranker.ts`): titles nearest to the query
  * by per-word normalised edit distance, so a typo such as `kyeboard` still points at
  * `keyboard-nav`. Not part of ranking; it runs only when a query found nothing.
  */
@@ -12,7 +12,7 @@ export interface NearTitle {
   similarity: number;
 }
 
-/** A query word counts toward a title only from this similarity up (§3.10). */
+/** A query word counts toward a title only from this similarity up (spexcode `ranker.ts`). */
 const minWordSimilarity = 0.5;
 
 function words(text: string): string[] {

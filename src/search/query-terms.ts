@@ -1,10 +1,10 @@
 /**
- * Query terms (Mark SPEC §6.4 `queryTerms`, with the lexical-search spec §3.2–3.4
+ * Query terms (Go `bodymatch.go` `queryTerms`, with the spexcode `ranker.ts`
  * refinements).
  *
- * §6.4: split on whitespace, trim non-word characters from each end, lowercase,
+ * Go `bodymatch.go`: split on whitespace, trim non-word characters from each end, lowercase,
  * keep terms of ≥ 2 runes, deduplicate. Our refinements, each of which can only add
- * rows to what the §6.4 rule returns, never remove one:
+ * rows to what the Go `bodymatch.go` rule returns, never remove one:
  * - a field with inner punctuation (`session's`, `keyboard-nav`, `path.match`) is
  *   replaced by its word runs; a document token `path.match` always comes with the
  *   runs `path` and `match`, so requiring the runs finds every row the whole would;

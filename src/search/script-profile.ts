@@ -1,6 +1,6 @@
 /**
  * Zero-result help, part 2: a hint when the query is written in a script the corpus
- * barely uses (lexical-search spec §2: "the corpus is English — if your query isn't,
+ * barely uses (spexcode's README: "the corpus is English — if your query isn't,
  * translate and retry"). The index counts its distinct (document, word) pairs per
  * script as documents come and go, so the hint costs nothing to compute.
  */

@@ -1,5 +1,5 @@
 /**
- * Markdown sectioning for body match (Mark SPEC §6.4). The structure (headings,
+ * Markdown sectioning for body match (Go `bodymatch.go`). The structure (headings,
  * code, comments) and the anchors come from src/markdown, the same reading
  * mark_fetch's outline uses, so a search hit's `#anchor` always names a
  * section mark_fetch can cut.
@@ -34,7 +34,7 @@ export function splitSections(body: string): MarkdownSection[] {
   let open = { section: bareSection(), lines: [] as string[] };
   const close = () => {
     open.section.text = open.lines.join('\n');
-    // §6.4: the leading bare section exists only if it has text after stripping.
+    // Go `bodymatch.go`: the leading bare section exists only if it has text after stripping.
     if (open.section.level > 0 || open.section.text !== '') done.push(open.section);
   };
   for (const block of blocks) {

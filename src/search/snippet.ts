@@ -1,5 +1,5 @@
 /**
- * Row snippets (Mark SPEC §6.4): the line of section text with the most term
+ * Row snippets (Go `bodymatch.go`): the line of section text with the most term
  * substring hits, the first line winning ties; over 240 bytes it is cut to 237 bytes
  * on a rune boundary and `...` is appended.
  */

@@ -1,15 +1,15 @@
 /**
- * Query-side stemming and the stoplist (lexical-search spec §3.3, §3.4).
+ * Query-side stemming and the stoplist (spexcode `ranker.ts`).
  *
  * Documents are never stemmed: a stem is used as a word-boundary prefix, so
  * `merge` → `merg` reaches `merging` and `merged`, and IDF neutralises the reach.
  */
 
 /**
- * The 44-word stoplist of the lexical-search spec §3.3, plus question and function
+ * The 44-word stoplist of the spexcode `ranker.ts`, plus question and function
  * words (interrogatives, auxiliaries and modals, pronouns, a few connectives).
  *
- * Why the additions: under the Mark SPEC §6.4 rule every query term must be found
+ * Why the additions: under the Go `bodymatch.go` rule every query term must be found
  * for a row to appear, so a question word such as `why`, `should` or `your`, which
  * the answering text rarely repeats, would alone empty a strict answer. They carry
  * no subject; dropping them only ever adds rows. Measured on the retrieval

@@ -1,9 +1,9 @@
 /**
  * Tokenizer shared by documents and queries.
  *
- * Mark SPEC §6.4 (body match): a token is a run of word characters (letter, number
- * or `_`), lowercase, at least 2 runes and at most 32 bytes. The lexical-search spec
- * §3.2 adds that Han, kana and compatibility ideographs are tokenized one character
+ * Go `bodymatch.go` (body match): a token is a run of word characters (letter, number
+ * or `_`), lowercase, at least 2 runes and at most 32 bytes. Spexcode's
+ * `ranker.ts` adds that Han, kana and compatibility ideographs are tokenized one character
  * per token, because those scripts do not separate words with spaces.
  *
  * Decision: a CJK character is a token on its own and is exempt from the ≥ 2-rune
@@ -21,9 +21,9 @@ const cjkCharPattern = new RegExp(`^[${cjkClass}]$`, 'u');
 const cjkAnyPattern = new RegExp(`[${cjkClass}]`, 'u');
 const edgeNonWord = /^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu;
 
-/** Longest token, in UTF-8 bytes (Mark SPEC §6.4). */
+/** Longest token, in UTF-8 bytes (Go `bodymatch.go`). */
 export const maxTokenBytes = 32;
-/** Shortest non-CJK token, in runes (Mark SPEC §6.4). */
+/** Shortest non-CJK token, in runes (Go `bodymatch.go`). */
 export const minTokenRunes = 2;
 
 /** True for one Han or kana character. */
@@ -57,7 +57,7 @@ function runeCount(s: string): number {
   return n;
 }
 
-/** Whether a lowercase word run is kept as a token (§6.4 bounds, CJK exemption). */
+/** Whether a lowercase word run is kept as a token (Go `bodymatch.go` bounds, CJK exemption). */
 export function keepsToken(run: string): boolean {
   if (utf8Length(run) > maxTokenBytes) return false;
   if (run.length === 1) return isCjkChar(run);
@@ -76,13 +76,13 @@ export function wordRuns(text: string): string[] {
   return out;
 }
 
-/** Trim non-word characters from both ends (Mark SPEC §6.4 query and field rule). */
+/** Trim non-word characters from both ends (Go `bodymatch.go` query and field rule). */
 export function trimNonWord(field: string): string {
   return field.replace(edgeNonWord, '');
 }
 
 /**
- * Mark SPEC §6.4 field tokens: each whitespace field yields its trimmed whole word
+ * Go `bodymatch.go` field tokens: each whitespace field yields its trimmed whole word
  * plus each of its word runs, lowercase, ≥ 2 runes, ≤ 32 bytes; `path.Match` yields
  * `path.match`, `path` and `match`. A field holding CJK yields no whole word: its
  * characters are tokens one by one, so the whole run would only duplicate them.

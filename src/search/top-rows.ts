@@ -13,7 +13,7 @@ export interface Candidate {
   score: number;
 }
 
-/** Score descending, then path, then anchor ascending (Mark SPEC §6.4 order). */
+/** Score descending, then path, then anchor ascending (Go `bodymatch.go` order). */
 export function byRank(a: Candidate, b: Candidate): number {
   if (a.score !== b.score) return b.score - a.score;
   if (a.doc.id !== b.doc.id) return a.doc.id < b.doc.id ? -1 : 1;

@@ -14,7 +14,7 @@ export interface SearchDoc {
   body: string;
 }
 
-/** One result row (Mark SPEC §6.4 rows): a section, or the bare path when anchor is ''. */
+/** One result row (Go `bodymatch.go` rows): a section, or the bare path when anchor is ''. */
 export interface SearchRow {
   id: string;
   anchor: string;
@@ -26,7 +26,7 @@ export interface SearchRow {
 }
 
 /**
- * `all` is the Mark SPEC §6.4 match rule: every query term must be found. `any`
+ * `all` is the Go `bodymatch.go` match rule: every query term must be found. `any`
  * admits a row that holds at least one term and lets the score rank coverage: it is
  * meant for free-text questions (broker search, the retrieval benchmark).
  */

@@ -1,6 +1,6 @@
 /**
  * The index vocabulary: one entry per distinct token with its postings, and a sorted
- * view for word-boundary prefix expansion (lexical-search spec §3.5).
+ * view for word-boundary prefix expansion (spexcode `ranker.ts`).
  *
  * The sorted view is two arrays, a large one and a small recent one, so an
  * incremental upsert inserts new words in O(recent) and the large array is merged

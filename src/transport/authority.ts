@@ -1,5 +1,5 @@
 /**
- * From a Mark authority to what the client dials. Mark §1.1 / SPEC §3.4: SNI is the
+ * From a Mark authority to what the client dials. Mark SPEC §3.4: SNI is the
  * configured server name, else the authority host without its port; overriding the
  * dial address never changes SNI or the authority.
  */

@@ -1,6 +1,6 @@
 /**
  * The Mark transport client: pooled QUIC connections, one stream per request,
- * and the Go client's delivery rules (`client/fetch`, Mark §1.1):
+ * and the Go client's delivery rules (Go `client/fetch`, Mark SPEC §3):
  * - idempotent requests (reads) are retried on connection/stream errors and
  *   timeouts, up to 5 attempts 100 ms apart, each on a fresh connection;
  * - other requests (writes) are sent at most once; a failure after the first

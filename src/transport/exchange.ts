@@ -1,5 +1,5 @@
 /**
- * One request/response exchange on a fresh stream (Mark §1.1): write the request
+ * One request/response exchange on a fresh stream (Mark SPEC §3): write the request
  * and FIN, read the response to FIN. The write runs beside the read, because a
  * server may answer early and stop our sending (an oversized or rate-limited
  * request): a complete answer wins over a failed write.

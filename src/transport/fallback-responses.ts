@@ -1,7 +1,7 @@
 /**
  * The answers the listener sends on its own when the application cannot: the
- * request was over its rate budget, or the handler failed. Mark §1.1: a refused
- * request still receives a real, parseable response. The bytes follow Mark §1.3
+ * request was over its rate budget, or the handler failed. Mark SPEC §3: a refused
+ * request still receives a real, parseable response. The bytes follow Mark SPEC §5
  * error framing (`handler.writeError`): status block, then "\n# <Title>\n\n<message>\n".
  */
 import { Status, statusTitle } from '../protocol/status.ts';

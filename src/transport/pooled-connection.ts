@@ -1,6 +1,6 @@
 /**
  * One client QUIC connection to one authority, and the gate in front of its
- * streams. Mark §1.1: one request per client-opened bidirectional stream.
+ * streams. Mark SPEC §3: one request per client-opened bidirectional stream.
  */
 import { QUICClient, errors, events } from '@matrixai/quic';
 import type { QUICStream } from '@matrixai/quic';

@@ -1,5 +1,5 @@
 /**
- * One request on one client-opened bidirectional stream (Mark §1.1): admit it
+ * One request on one client-opened bidirectional stream (Mark SPEC §3): admit it
  * under the peer's rate budget, read it to FIN within the size bound, let the
  * handler answer, write the answer and FIN. Anything that goes wrong resets the
  * stream; nothing here throws into the listener.
@@ -17,7 +17,7 @@ export interface IncomingMarkRequest {
   bytes: Uint8Array;
   /**
    * True when the client sent more than `maxRequestBytes`: reading stopped there.
-   * Mark §1.2: a request over its limits is answered `server-error` with
+   * Mark SPEC §11.3: a request over its limits is answered `server-error` with
    * "could not read request".
    */
   truncated: boolean;

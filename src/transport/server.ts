@@ -1,6 +1,6 @@
 /**
  * The Mark listener: QUIC on UDP with ALPN `mark`, one request per client-opened
- * bidirectional stream, no unidirectional streams (Mark §1.1). Defaults are the Go
+ * bidirectional stream, no unidirectional streams (Mark SPEC §3). Defaults are the Go
  * server's (`config.go`): 10 streams per connection, 30 s idle timeout, 10 s per
  * request, 50 requests/s per IP with a burst of 100. Ours on top: 16 connections
  * per IP and 8 maximum-size requests' worth of unfinished request bytes per IP
@@ -149,7 +149,7 @@ function acceptConnection(connection: QUICConnection, serving: StreamServing): v
   });
   connection.addEventListener(events.EventQUICConnectionStream.name, (event: Event) => {
     const stream: QUICStream = (event as events.EventQUICConnectionStream).detail;
-    // Mark §1.1: requests travel on client bidirectional streams only.
+    // Mark SPEC §3: requests travel on client bidirectional streams only.
     if (stream.type !== 'bidi') {
       stream.cancel(new Error('unidirectional streams are not accepted'));
       return;

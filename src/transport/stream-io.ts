@@ -1,5 +1,5 @@
 /**
- * Reading and writing one QUIC stream side. Mark §1.1: a message has no length
+ * Reading and writing one QUIC stream side. Mark SPEC §3: a message has no length
  * prefix and no terminator; it ends at the sender's FIN, so every read here is
  * "to FIN, but never more than a bound".
  */

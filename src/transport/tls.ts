@@ -1,5 +1,5 @@
 /**
- * Certificates for the listener. Mark §1.1: QUIC with TLS 1.3 only, no plaintext mode;
+ * Certificates for the listener. Mark SPEC §3.1, §3.3: QUIC with TLS 1.3 only, no plaintext mode;
  * without configured files the server runs on a self-signed development certificate.
  */
 import { readFile } from 'node:fs/promises';

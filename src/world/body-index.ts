@@ -39,7 +39,7 @@ type Extension = { mode: MatchMode; echoTerms: boolean; statsOnly: boolean; stat
  * catalog entry, so both LOOKUP modes agree on what a document is called.
  * Kept current from the same change feed as the catalog.
  *
- * Without extension keys the answer is exactly the §6.4 contract: every query
+ * Without extension keys the answer is exactly the Go `bodymatch.go` contract: every query
  * term is found for each row. The optional keys (relaxed `match-terms: any`,
  * corpus statistics and scores for a cross-world merge, nearest titles) are
  * answered in `lookup`; every number they reveal is counted over the documents
@@ -77,7 +77,7 @@ export class BodyIndex {
   }
 
   /**
-   * A body LOOKUP: without extension keys, the plain §6.4 match ranked with this
+   * A body LOOKUP: without extension keys, the plain Go `bodymatch.go` match ranked with this
    * world's statistics; a string is the bad-request message.
    */
   lookup(query: string, request: Metadata, options: BodySearchOptions): BodyAnswer | string {

@@ -5,7 +5,7 @@ import { doc, filler, indexOf, paths, setupGuide } from './fixtures.ts';
 const index = indexOf([setupGuide, ...filler(8)]);
 const find = (q: string, mode: 'all' | 'any' = 'all'): string[] => paths(index.search(q, { limit: 50, mode }));
 
-describe('body match rule (Mark SPEC §6.4)', () => {
+describe('body match rule (Go `bodymatch.go`)', () => {
   it('answers a section whose text holds every term', () => {
     assert.deepEqual(find('apt kernel'), ['/guide/setup.md#linux']);
   });

@@ -4,7 +4,7 @@ import { parseQuery, stem } from '../../src/search/index.ts';
 
 const texts = (q: string): string[] => parseQuery(q).map((t) => t.text);
 
-describe('query-side stemming (lexical-search spec §3.4)', () => {
+describe('query-side stemming (spexcode `ranker.ts`)', () => {
   it('drops a plural s but not ss', () => {
     assert.equal(stem('sessions'), 'session');
     assert.equal(stem('process'), 'process');
@@ -30,7 +30,7 @@ describe('query-side stemming (lexical-search spec §3.4)', () => {
   });
 });
 
-describe('query terms (Mark SPEC §6.4 queryTerms with our refinements)', () => {
+describe('query terms (Go `bodymatch.go` queryTerms with our refinements)', () => {
   it('drops stopwords and single letters, in first-seen order', () => {
     assert.deepEqual(texts('How does the worker declare it is done?'), ['worker', 'declare', 'done']);
   });

@@ -4,7 +4,7 @@ import { doc, filler, indexOf, paths } from './fixtures.ts';
 
 const ids = (rows: { id: string }[]): string[] => [...new Set(rows.map((r) => r.id))];
 
-describe('fielded ranking (lexical-search spec §3.7)', () => {
+describe('fielded ranking (spexcode `ranker.ts`)', () => {
   const index = indexOf([
     doc('/body.md', { title: 'Alpha', body: '# Notes\nA note about the zebra crossing and more words here.\n' }),
     doc('/desc.md', { title: 'Beta', description: 'zebra crossing rules', body: '# Notes\nother words\n' }),

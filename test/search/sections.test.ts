@@ -5,7 +5,7 @@ import { splitSections } from '../../src/search/index.ts';
 
 const anchors = (body: string): string[] => splitSections(body).map((s) => s.anchor);
 
-describe('heading anchors (Mark SPEC §6.4, GitHub slug)', () => {
+describe('heading anchors (Go `bodymatch.go`, GitHub slug)', () => {
   it('lowercases, keeps letters, numbers, _ and -, turns spaces into - and drops the rest', () => {
     assert.equal(githubSlug('Hello, World_2 — A-B!'), 'hello-world_2--a-b');
     assert.equal(githubSlug('Café Ü'), 'café-ü');
@@ -35,7 +35,7 @@ describe('heading anchors (Mark SPEC §6.4, GitHub slug)', () => {
   });
 });
 
-describe('sections (Mark SPEC §6.4)', () => {
+describe('sections (Go `bodymatch.go`)', () => {
   it('recognises ATX headings with up to three spaces of indent and closing hashes', () => {
     const s = splitSections('   ## Setup ##\ntext\n    # indented code\n#NoSpace\n');
     assert.deepEqual(

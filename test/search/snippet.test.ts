@@ -5,7 +5,7 @@ import { doc, filler, indexOf } from './fixtures.ts';
 import { bestLine } from '../../src/search/snippet.ts';
 import { prng } from '../support/prng.ts';
 
-describe('snippets (Mark SPEC §6.4)', () => {
+describe('snippets (Go `bodymatch.go`)', () => {
   const index = indexOf([
     doc('/s.md', {
       body: ['# Part', 'alpha only here', 'alpha and beta together', 'alpha and beta again', 'nothing'].join('\n'),

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldTokens, wordRuns, utf8Length } from '../../src/search/index.ts';
 
-describe('index tokens (Mark SPEC §6.4, lexical-search spec §3.2)', () => {
+describe('index tokens (Go `bodymatch.go`, spexcode `ranker.ts`)', () => {
   it('lowercases word runs of letters, numbers and underscore', () => {
     assert.deepEqual(wordRuns('Session_ID maps Port 8787'), ['session_id', 'maps', 'port', '8787']);
   });
@@ -32,7 +32,7 @@ describe('index tokens (Mark SPEC §6.4, lexical-search spec §3.2)', () => {
   });
 });
 
-describe('field tokens (Mark SPEC §6.4 whole word plus runs)', () => {
+describe('field tokens (Go `bodymatch.go` whole word plus runs)', () => {
   it('yields path.match, path and match for path.Match', () => {
     assert.deepEqual(fieldTokens('path.Match'), ['path.match', 'path', 'match']);
   });

@@ -59,7 +59,7 @@ describe('LOOKUP match: body keeps its index current through the world', () => {
     assert.deepEqual(rowsOf(await body('why should merges declare conflicts')), ['/ops/merge.md#merging']);
   });
 
-  it('answers the §6.4 contract unchanged when no extension key is sent', async () => {
+  it('answers the Go `bodymatch.go` contract unchanged when no extension key is sent', async () => {
     const response = await body('nightly rotation');
     assert.deepEqual(Object.keys(response.metadata).sort(), ['match', 'matches']);
   });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { editDistance, wordSimilarity } from '../../src/search/index.ts';
 import { doc, indexOf } from './fixtures.ts';
 
-describe('zero-result help (lexical-search spec §3.10)', () => {
+describe('zero-result help (spexcode `ranker.ts`)', () => {
   const index = indexOf([
     doc('/ui/keyboard-nav.md', { title: 'keyboard-nav', body: '# Keys\nMove by relationship, not geometry.\n' }),
     doc('/ui/dashboard.md', { title: 'Dashboard shell', body: '# Shell\nThe root layout of the board.\n' }),

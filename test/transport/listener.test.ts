@@ -8,7 +8,7 @@ import { authorityOf, devCertificate, echoListener, encoder, gate, text, trustin
 const rateLimitedBytes = '---\nstatus: rate-limited\n---\n\n# Rate limited\n\nrate limit exceeded\n';
 const internalErrorBytes = '---\nstatus: server-error\n---\n\n# Server error\n\ninternal error\n';
 
-describe('listener request bound (Mark §1.2: oversized requests are read failures)', () => {
+describe('listener request bound (Mark SPEC §11.3: oversized requests are read failures)', () => {
   it('defaults the bound to request line + LF + payload bound', () => {
     assert.equal(defaultListenerLimits.maxRequestBytes, 4096 + 1 + 1_114_176);
   });

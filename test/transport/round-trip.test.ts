@@ -5,7 +5,7 @@ import type { MarkPeer } from '../../src/transport/peer.ts';
 import type { MarkTransportClient } from '../../src/transport/client.ts';
 import { authorityOf, concatBytes, echoListener, encoder, text, trustingClient } from './helpers.ts';
 
-describe('one request per bidirectional stream (Mark §1.1)', () => {
+describe('one request per bidirectional stream (Mark SPEC §3)', () => {
   const peers: MarkPeer[] = [];
   let listener: MarkListener;
   let client: MarkTransportClient;

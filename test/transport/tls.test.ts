@@ -11,7 +11,7 @@ import type { MarkListener } from '../../src/transport/server.ts';
 import { generateDevCertificate, loadTlsFiles } from '../../src/transport/tls.ts';
 import { authorityOf, devCertificate, echoListener, encoder, text, trustingClient } from './helpers.ts';
 
-describe('server certificate verification (Mark §1.1: TLS 1.3, verified unless told otherwise)', () => {
+describe('server certificate verification (Mark SPEC §3.3: TLS 1.3, verified unless told otherwise)', () => {
   let listener: MarkListener;
   const peers: MarkPeer[] = [];
 

@@ -32,7 +32,7 @@ const wireByCode: Record<BearerErrorCode, Wire> = {
   ERR_BEARER_EXPIRED: { error: 'invalid_token', status: 401, description: 'bearer token expired' },
   ERR_BEARER_EMAIL_MISSING: { error: 'invalid_token', status: 401, description: 'email claim missing' },
   ERR_BEARER_EMAIL_UNVERIFIED: { error: 'invalid_token', status: 401, description: 'email not verified' },
-  // Inventory §2.7 era 3: a domain refusal reads as an invalid token (it says nothing about the allowlist).
+  // As the later Go brokers (`tools/internal/broker`): a domain refusal reads as an invalid token (it says nothing about the allowlist).
   ERR_BEARER_DOMAIN: { error: 'invalid_token', status: 401, description: 'invalid bearer token' },
   // RFC 6750 §3.1 and MCP authorization "Scope Challenge Handling": 403, so the client can step up.
   ERR_BEARER_SCOPE: {

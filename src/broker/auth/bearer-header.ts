@@ -2,7 +2,7 @@ import { BearerError } from './bearer-error.ts';
 
 /**
  * The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1).
- * Like the Go broker (§2.7 of the inventory), the header must split on
+ * Like the Go broker (`bearerToken`), the header must split on
  * whitespace into exactly two fields with a case-insensitive `Bearer` scheme.
  * Only the header is read: RFC 6750 §2.3 query tokens are never accepted.
  */

@@ -184,7 +184,7 @@ function tokenKey(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
 }
 
-/** The allowDomains gate on every bearer (issue "Sign-in" §1): tokens outlive a change of the list. */
+/** The allowDomains gate on every bearer (docs/signin.md): tokens outlive a change of the list. */
 function gated(identity: Identity, allowDomains: readonly string[] | undefined): Identity {
   if (!domainAllowed(allowDomains ?? [], identity.hostedDomain))
     throw new BearerError('ERR_BEARER_DOMAIN', 'hd claim is not in oidc.allowDomains');

@@ -110,7 +110,7 @@ function dialerTrust({ worldDialer }: ParsedBrokerConfig): RuleViolation | null 
   return { path: ['worldDialer', 'caFile'], message: 'cannot be combined with worldDialer.insecureSkipVerify' };
 }
 
-/** Reference §6.3: the broker refuses to start without worlds, unless discovery will bring them. */
+/** As the Go broker's `config.go`: the broker refuses to start without worlds, unless discovery will bring them. */
 function someWorld({ worlds, discovery }: ParsedBrokerConfig): RuleViolation | null {
   if (worlds.length > 0 || discovery.enabled) return null;
   return { path: ['worlds'], message: 'is required: at least one world, unless discovery.enabled is true' };
@@ -126,7 +126,7 @@ function uniqueWorldNames({ worlds }: ParsedBrokerConfig): RuleViolation | null 
   return null;
 }
 
-/** Reference §6.3 / §3.1: what each storage backend needs to find its documents. */
+/** Go broker `config.go` `storage`: what each storage backend needs to find its documents. */
 function storageRequirements({ storage, server, worlds }: ParsedBrokerConfig): RuleViolation | null {
   const when = `is required when storage.backend is ${JSON.stringify(storage.backend)}`;
   if (storage.backend === 'file') {

@@ -1,6 +1,6 @@
 /**
- * The broker config schema: the Go broker's keys where they exist (reference
- * §6.3) plus ours (`worldDialer.*` timeouts and circuit breaker, allowed
+ * The broker config schema: the Go broker's keys where they exist (Go broker
+ * `config.go`) plus ours (`worldDialer.*` timeouts and circuit breaker, allowed
  * origins/hosts, metrics). Every object is strict: an unknown key is an error,
  * as the Go decoder's `KnownFields(true)`. Cross-field rules and derived
  * defaults run after this shape check (rules.ts, resolve.ts).
@@ -39,7 +39,7 @@ const bucketSchema = (perMinute: number, burst: number) =>
   z.strictObject({ perMinute: countOrDefault(perMinute), burst: countOrDefault(burst) }).prefault({});
 
 /**
- * Reference §6.1; a zero rate or burst means the default. The per-subject
+ * Go broker `ratelimit.go`; a zero rate or burst means the default. The per-subject
  * default is the Go deployment's 120/min, burst 60, not the Go binary's 10/5:
  * one MCP client's connect handshake alone (initialize, initialized, list
  * calls) takes five requests.
@@ -83,7 +83,7 @@ const sweeperSchema = z.strictObject({
   leaseName: text().default('demarkus-broker-sweeper'),
 });
 
-/** Reference §2.5: an absolute https URL with a host, no userinfo or fragment, not loopback. */
+/** Go broker `config.go` `webClients[]`: an absolute https URL with a host, no userinfo or fragment, not loopback. */
 const webRedirectUri = () =>
   z.string().superRefine((value, ctx) => {
     const url = URL.canParse(value) ? new URL(value) : null;

@@ -29,7 +29,7 @@ const mcpSchema = z.strictObject({
   /** External base URL of the MCP listener; defaults to `server.publicURL` (resolved at load). */
   publicURL: webUrl({ trimSlash: true }).optional(),
   tls: mcpTlsSchema.prefault({}),
-  /** Reference §2.8: the first-mint retry loop that covers a world's tokens reload lag. */
+  /** Go broker `dispatchWithAuth`: the first-mint retry loop that covers a world's tokens reload lag. */
   firstMintMaxAttempts: countOrDefault(6),
   firstMintInitialBackoff: duration('250ms'),
   firstMintMaxBackoff: duration('8s'),

@@ -11,7 +11,7 @@ import type { CrawledGraph } from './crawled-graph.ts';
  *
  * Merge rules ("local crawls take precedence"):
  * - a crawled node the crawl did not read (`error`, `external`, blank) never
- *   replaces a stored one; only never-seen nodes are recorded (#222: a failed
+ *   replaces a stored one; only never-seen nodes are recorded (latebit-io/demarkus#222: a failed
  *   re-crawl must not blank titles);
  * - a node the crawl read replaces the stored one and becomes authoritative;
  *   all stored edges from it are dropped and the crawl's edges upserted;

@@ -46,7 +46,7 @@ export function isObservedStatus(status: NodeStatus): boolean {
 
 // Beyond the reference's three: a world that answered `rate-limited` or
 // `server-error` did not show the document either, so those answers must not
-// blank what an earlier crawl read (the rule of #222).
+// blank what an earlier crawl read (the rule of latebit-io/demarkus#222).
 const unobserved: ReadonlySet<string> = new Set([
   UnobservedStatus.Error,
   UnobservedStatus.External,

@@ -23,7 +23,7 @@ import type { FoundSession, SharedSessions } from './shared-sessions.ts';
 import { isStateUnavailable } from '../state/index.ts';
 
 /**
- * How one `/mcp` endpoint serves every client (decision recorded in the report):
+ * How one `/mcp` endpoint serves every client (docs/decisions.md, "MCP SDK v2, one /mcp for every client"):
  *
  * 1. A request carrying the 2026-07-28 per-request envelope goes to the SDK's
  *    modern handler (stateless by design of that revision).

@@ -40,7 +40,7 @@ type Entry = { session: Session; lastUsed: number };
 /**
  * Stateful sessions, bounded three ways: total count, count per subject, and
  * idle time. Clients that vanish without DELETE (the Go broker's
- * mcp-go#723 leak) are closed by the idle sweep or pushed out by their own
+ * mark3labs/mcp-go#723 leak) are closed by the idle sweep or pushed out by their own
  * subject's newer ones. One subject never closes another's session: when the
  * store is full, a subject with no session of its own is told no room
  * (`canOpen`), and the endpoint serves it without a session instead.

@@ -1,5 +1,5 @@
 /**
- * Reference §6.4: only the replica holding the Lease sweeps; it runs one pass
+ * As the Go broker's `sweeper.go`: only the replica holding the Lease sweeps; it runs one pass
  * as soon as it leads, then one every `interval`, and stops when leadership
  * ends. A failed pass is reported and the next one runs on schedule.
  */

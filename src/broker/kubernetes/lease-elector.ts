@@ -14,7 +14,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { apiFailure, apiStatus } from './errors.ts';
 import { formatMicroTime } from './micro-time.ts';
 
-/** Reference §6.4: LeaseDuration 15s, RenewDeadline 10s, RetryPeriod 2s. */
+/** Go broker `sweeper.go`: LeaseDuration 15s, RenewDeadline 10s, RetryPeriod 2s. */
 export const defaultLeaseTimings = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } as const;
 
 export type LeaseElectorOptions = {

@@ -10,7 +10,7 @@ import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
 import { apiFailure, apiStatus, KubernetesBackendError } from './errors.ts';
 import { secretValue, withSecretValue } from './secret-data.ts';
 
-/** Reference §2.8: the Go broker gives up after five attempts. */
+/** `mutateSecret`: the Go broker gives up after five attempts. */
 export const maxSecretWriteAttempts = 5;
 
 export type SecretRef = { namespace: string; name: string; key: string };

@@ -2,8 +2,8 @@
  * Kubernetes backend of the tokens sink (worlds/write-tokens/sink.ts): the
  * broker's entry in the world's tokens Secret (`worlds[].namespace` /
  * `worlds[].tokensSecret`, key `tokens.toml`), edited by the same pure edit as
- * the file backend (appended byte-exactly as the Go `FormatEntry`, reference
- * §2.8) inside a read-modify-write with optimistic concurrency: a concurrent
+ * the file backend (appended byte-exactly as the Go `FormatEntry`)
+ * inside a read-modify-write with optimistic concurrency: a concurrent
  * edit (an operator adding a token) makes the API server answer 409, and the
  * edit is redone on the fresh text. An unchanged file is not written.
  *

@@ -19,7 +19,7 @@ import { errorWithCode } from '../../errors/coded-error.ts';
  *
  * Phase one asks for the world's statistics (`corpus-stats: only`). A world of
  * ours answers them and no rows; a world that does not know the extension (the
- * Go server) ignores the key and answers an ordinary §6.4 body match, which is
+ * Go server) ignores the key and answers an ordinary Go `bodymatch.go` body match, which is
  * then that world's final answer, ranked by its own order. Phase two sends the
  * merged statistics back; the world scores with them and returns `row-scores`,
  * one number per row on a scale shared by every world of the search.
@@ -35,7 +35,7 @@ export type PhaseRequest = {
   filter?: string | undefined;
   /** Rows asked of each world. */
   limit: number;
-  /** `all`: the §6.4 rule; `any`: the relaxed ranking (worlds of ours only). */
+  /** `all`: the Go `bodymatch.go` rule; `any`: the relaxed ranking (worlds of ours only). */
   terms: 'all' | 'any';
   /** Ask for this many nearest titles when a world has no row. */
   nearest?: number | undefined;
@@ -98,7 +98,7 @@ export function parseLookupRows(response: MarkResponse): TableRow[] {
 
 function answerOf(response: MarkResponse, request: PhaseRequest, scored: boolean): WorldAnswer {
   const rows = parseLookupRows(response);
-  // Mark SPEC §6.4: a reply without the `match: body` echo is a catalog answer.
+  // Go `bodymatch.go`: a reply without the `match: body` echo is a catalog answer.
   const body = response.metadata.match === 'body';
   const relaxed = body && request.terms === 'any' && response.metadata[keys.matchTerms] === 'any';
   const answer: WorldAnswer = {

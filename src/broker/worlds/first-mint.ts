@@ -1,5 +1,5 @@
 /**
- * Reference §2.8 first-mint retry (`dispatchWithAuth`): a world reloads its
+ * The Go broker's first-mint retry (`dispatchWithAuth`): a world reloads its
  * tokens.toml some time after the broker wrote the new hash, and answers
  * `unauthorized` until then. So a write answered `unauthorized` is sent again
  * after a backoff (initial, doubling, capped), up to `maxAttempts` sends; the

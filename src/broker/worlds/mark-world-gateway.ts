@@ -90,7 +90,7 @@ export class MarkWorldGateway implements WorldGateway, WorldChangeSource {
   async read(world: string, call: MarkCall, caller?: string): Promise<MarkResponse> {
     if (!isReadVerb(call.verb)) throw new TypeError(`read() takes FETCH, LIST, VERSIONS or LOOKUP, not ${call.verb}`);
     const definition = this.#require(world);
-    // Reference §2.8: reads go with an empty token; never pass a caller's through.
+    // As the Go broker: reads go with an empty token; never pass a caller's through.
     const { auth: _dropped, ...metadata } = call.metadata ?? {};
     return this.#connection(definition).send({ ...call, metadata }, caller);
   }

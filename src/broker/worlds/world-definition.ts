@@ -18,7 +18,7 @@ export type WorldDefinition = WorldInfo & {
   tokens: { file?: string; namespace?: string; secret?: string };
 };
 
-/** Reference §3.1: `internalAddress`, else the world's Service DNS name on the Mark port. */
+/** Go broker `resolveWorldAddress`: `internalAddress`, else the world's Service DNS name on the Mark port. */
 export function resolveWorldAddress(world: Pick<BrokerWorldConfig, 'name' | 'namespace' | 'internalAddress'>): string {
   if (world.internalAddress !== undefined) return world.internalAddress;
   if (world.namespace === undefined)

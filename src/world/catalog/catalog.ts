@@ -31,7 +31,7 @@ export interface LookupRequest {
 }
 
 /**
- * The LOOKUP catalog (Mark SPEC §6.1–6.3; Go server/internal/catalog).
+ * The LOOKUP catalog (Go `server/internal/catalog`).
  *
  * It is derived state: built at world start-up from the store's current,
  * non-archived documents and updated after every write, archive and unarchive.
@@ -81,7 +81,7 @@ export class Catalog {
   }
 
   /**
-   * Mark SPEC §6.2 and §2.7: matches ordered by score, importance, modified and
+   * Go `catalog.better`: matches ordered by score, importance, modified and
    * path; then the first 1000 of them; then `allow` per row; then `limit`.
    */
   lookup(request: LookupRequest): LookupHit[] {

@@ -48,7 +48,7 @@ function distinct(items: string[]): string[] {
 }
 
 /**
- * The order of equally scored rows (Mark SPEC §6.2, catalog.better): importance
+ * The order of equally scored rows (Go `catalog/catalog.go`, catalog.better): importance
  * descending, then modified descending, then path ascending in Go's byte order.
  * Paths are unique, so this is a total order.
  */

@@ -3,7 +3,7 @@ import type { Metadata } from '../../protocol/metadata.ts';
 import { goTrimSpace } from './go-text.ts';
 
 /**
- * One document's catalog record (Mark SPEC §6.1, catalog.Entry): what LOOKUP
+ * One document's catalog record (Go `catalog/entry.go`, catalog.Entry): what LOOKUP
  * matches, orders and renders. Entries are frozen; the catalog derives its
  * indexes from them once, at upsert.
  */
@@ -42,7 +42,7 @@ export function entryFromDocument(source: CatalogSource): CatalogEntry {
   });
 }
 
-/** Mark SPEC §6.1: the declared title trimmed, else the first level-1 ATX heading, else `path.Base`. */
+/** Go `catalog/entry.go`: the declared title trimmed, else the first level-1 ATX heading, else `path.Base`. */
 export function resolveTitle(declared: string | undefined, body: string, path: string): string {
   const title = goTrimSpace(declared ?? '');
   if (title !== '') return title;

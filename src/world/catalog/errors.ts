@@ -21,7 +21,7 @@ export type LookupRequestErrorCode =
 
 export class LookupRequestError extends CodedError<LookupRequestErrorCode> {}
 
-/** The `filter` option does not parse (Mark SPEC §6.3); `clause` is the trimmed clause at fault. */
+/** The `filter` option does not parse (Go `catalog/filter.go`); `clause` is the trimmed clause at fault. */
 export class FilterError extends LookupRequestError {
   readonly clause: string;
 

@@ -5,7 +5,7 @@ import { isAfterInstant, isBeforeInstant, parseFilterInstant } from './filter-ti
 import type { FilterInstant } from './filter-time.ts';
 
 /**
- * One parsed filter clause (Mark SPEC §6.3, filter.go Predicate). A document
+ * One parsed filter clause (Go `catalog/filter.go`, filter.go Predicate). A document
  * must satisfy every predicate of a filter. Build them with `parseFilter` only.
  */
 export type Predicate =

@@ -1,4 +1,4 @@
-/** The world's LOOKUP catalog (Mark SPEC §6.1–6.3): entries, filters, query checks and the indexed Catalog. */
+/** The world's LOOKUP catalog (Go `server/internal/catalog`): entries, filters, query checks and the indexed Catalog. */
 export { Catalog } from './catalog.ts';
 export type { LookupRequest } from './catalog.ts';
 export type { LookupHit } from './result-sink.ts';

@@ -24,7 +24,7 @@ import type { ResultSink } from './result-sink.ts';
 import type { ScoreBoard } from './score-board.ts';
 import { TermMatcher, scoreDoc } from './term-matcher.ts';
 
-/** `*` (Mark SPEC §6.2): every accepted document, score 0, in rank order. */
+/** `*` (Go `catalog/catalog.go`): every accepted document, score 0, in rank order. */
 export function produceMatchAll(index: CatalogIndex, plan: LookupPlan, sink: ResultSink): void {
   const accepts = acceptor(plan);
   const source = narrowestSource(index, plan);
@@ -39,7 +39,7 @@ export function produceMatchAll(index: CatalogIndex, plan: LookupPlan, sink: Res
   index.order.forEachFrom(null, (doc) => !accepts(doc) || sink.offer(doc, 0));
 }
 
-/** Terms (Mark SPEC §6.2): documents matching at least one, by score, then rank. */
+/** Terms (Go `catalog/catalog.go`): documents matching at least one, by score, then rank. */
 export function produceTermMatches(
   index: CatalogIndex,
   board: ScoreBoard,

@@ -5,7 +5,7 @@ import { goFields, goToLower, goTrimSpace } from './go-text.ts';
 /** A validated LOOKUP query: the trimmed text the response echoes, and what to match. */
 export interface LookupQuery {
   readonly text: string;
-  /** `*`: every document under the scope, score 0 (Mark SPEC §6.2). */
+  /** `*`: every document under the scope, score 0 (Go `catalog/catalog.go`). */
   readonly matchAll: boolean;
   readonly terms: readonly string[];
 }

@@ -1,5 +1,5 @@
 /**
- * LOOKUP scopes (Mark SPEC §6.2, catalog.NormalizeScope and underScope). The
+ * LOOKUP scopes (Go `catalog/catalog.go`, catalog.NormalizeScope and underScope). The
  * scope is deliberately not cleaned here: the handler canonicalises the request
  * path first, and the catalog only trims and anchors it.
  */

@@ -4,7 +4,7 @@ import type { PostingList } from './doc-postings.ts';
 import { foldKey } from './go-text.ts';
 
 /**
- * One query term against the catalog (Mark SPEC §6.2): a document matches when
+ * One query term against the catalog (Go `catalog/catalog.go`): a document matches when
  * a tag equals the term under EqualFold or its lower-cased title contains it.
  * Knows its candidates (tag postings plus the postings of every title word
  * holding the term) and can also test a single document without them.

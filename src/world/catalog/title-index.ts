@@ -4,7 +4,7 @@ import type { PostingList } from './doc-postings.ts';
 import { Postings } from './postings.ts';
 
 /**
- * Finds the documents whose lower-cased title contains a term (Mark SPEC §6.2).
+ * Finds the documents whose lower-cased title contains a term (Go `catalog/catalog.go`).
  *
  * A term never holds white space (queryTerms splits on it, with the same
  * unicode.IsSpace set used here), so it is a substring of a title exactly when

@@ -76,7 +76,7 @@ export async function writeDocument(
   return createNextVersion(ctx, loc, highest + 1, previous?.raw ?? null, body, meta);
 }
 
-/** Reference §3.4: identical body bytes AND `MetaEqual(stored, NormalizeMetadata(request))`. */
+/** Go `store.WriteChecked` no-op: identical body bytes AND `MetaEqual(stored, NormalizeMetadata(request))`. */
 function isNoOp(previousRaw: Buffer, body: Uint8Array, meta: Metadata): boolean {
   return (
     Buffer.compare(extractBody(previousRaw), body) === 0 &&
@@ -84,7 +84,7 @@ function isNoOp(previousRaw: Buffer, body: Uint8Array, meta: Metadata): boolean 
   );
 }
 
-/** Reference §2.4 step 6.4: a document beneath a document, or a directory at the path. */
+/** Go `store.WriteChecked` collision: a document beneath a document, or a directory at the path. */
 async function checkTopology(ctx: StoreRoot, loc: DocLocation): Promise<void> {
   const parent = await resolveParentDirectory(ctx.realRoot, loc.dirAbs);
   if (parent.kind === 'under-document') {
@@ -144,7 +144,7 @@ async function pointAt(loc: DocLocation, version: number): Promise<void> {
 }
 
 /**
- * Reference §3.4: delete versions ≤ N − keep, oldest first, stopping at the
+ * Go `storefmt` retention: delete versions ≤ N − keep, oldest first, stopping at the
  * first failure so the survivors stay a contiguous, verifiable suffix.
  */
 async function pruneVersions(docDir: string, current: number, keep: number): Promise<PruneResult | null> {

@@ -44,7 +44,7 @@ function invalidMeta(message: string): StoreError {
 }
 
 /**
- * Reference §2.4 step 3: every request key except the control keys is publisher
+ * Go `handler.extractPublisherMeta`: every request key except the control keys is publisher
  * metadata. Throws ERR_INVALID_METADATA with the exact Go message.
  */
 export function extractPublisherMeta(requestMeta: Metadata): Metadata {
@@ -132,7 +132,7 @@ export function metaEqual(a: Metadata, b: Metadata): boolean {
 }
 
 /**
- * Reference §4.3 (`storefmt.ApplyOKFTypeDefault`): a document published without a
+ * Go `storefmt.ApplyOKFTypeDefault`: a document published without a
  * `type` becomes `type: Document`, except the reserved OKF files `index.md` and
  * `log.md`. Always returns a copy.
  */
@@ -144,7 +144,7 @@ export function applyOkfTypeDefault(docPath: string, meta: Metadata): Metadata {
 }
 
 /**
- * Reference §2.6 (`storefmt.PrepareAppendMeta`): the base version's metadata
+ * Go `storefmt.PrepareAppendMeta`: the base version's metadata
  * without `retention` (pruning belongs to the write that declares it), overlaid
  * with the request's keys, then typed.
  */

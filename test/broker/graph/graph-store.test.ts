@@ -42,7 +42,7 @@ describe('graph store merge (local crawls)', () => {
     assert.deepEqual(store.backlinks(B), []);
   });
 
-  it('keeps the stored node and its edges when a re-crawl fails to read it (#222)', () => {
+  it('keeps the stored node and its edges when a re-crawl fails to read it (latebit-io/demarkus#222)', () => {
     const store = new GraphStore({ now });
     store.merge(crawlOf([node(A, 'ok', 'Title A', 1)], [edge(A, B, { label: 'B' })]));
     store.merge(crawlOf([node(A, 'error', '', 0)], []));

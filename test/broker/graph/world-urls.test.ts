@@ -9,7 +9,7 @@ const worlds: WorldInfo[] = [
 ];
 const directory = new WorldDirectory(worlds);
 
-describe('world URL translation (translateSeedURLs, #256)', () => {
+describe('world URL translation (Go broker translateSeedURLs)', () => {
   it('rewrites a dial address, with or without the default port, to the world name', () => {
     assert.equal(directory.translate('mark://team-a.team-a.svc.cluster.local/docs/a.md'), 'mark://team-a/docs/a.md');
     assert.equal(

@@ -55,7 +55,7 @@ describe('cross-world search over real worlds', () => {
     assert.equal(outcome.rows[0]?.path, '/rotation.md');
   });
 
-  it('requires every term in every row under the §6.4 rule, across worlds', async () => {
+  it('requires every term in every row under the Go `bodymatch.go` rule, across worlds', async () => {
     const outcome = await searchWorlds(lookupVia(split), {
       worlds: ['alpha', 'beta', 'gamma'],
       query: 'rotation fleet',

@@ -9,7 +9,7 @@ const extensionKeys: string[] = Object.values(lookupExtensionKeys);
 
 /**
  * A world that knows nothing of our extension, as the Go server: it ignores
- * the extra request keys and answers a plain Mark SPEC §6.4 body match.
+ * the extra request keys and answers a plain Go `bodymatch.go` body match.
  */
 function asGoWorld(inner: LookupFn): LookupFn {
   const strip = (m: Metadata) => Object.fromEntries(Object.entries(m).filter(([k]) => !extensionKeys.includes(k)));

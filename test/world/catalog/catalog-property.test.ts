@@ -1,6 +1,6 @@
 /**
  * The indexed catalog must answer exactly what a linear scan written straight
- * from Mark SPEC §6.2 answers, in the same order, for random catalogs, queries,
+ * from Go `catalog/catalog.go` answers, in the same order, for random catalogs, queries,
  * scopes, filters, read-auth predicates and limits, also after random upserts
  * and removals. Whatever plan the catalog picks (walk, heap, subtree), only
  * its cost may differ.

@@ -40,7 +40,7 @@ function lookup(
 
 const paths = (hits: readonly LookupHit[]) => hits.map((hit) => hit.path);
 
-describe('catalog matching (Mark SPEC §6.2, case 40)', () => {
+describe('catalog matching (Go `catalog/catalog.go`)', () => {
   const catalog = new Catalog([
     doc('/docs/auth.md', { tags: 'auth, go', title: 'Auth design', importance: '0.9' }),
     doc('/docs/misc.md', { tags: 'misc', title: 'Unrelated' }),
@@ -171,7 +171,7 @@ describe('plans that change strategy mid-way', () => {
   });
 });
 
-describe('scope (Mark SPEC §6.2)', () => {
+describe('scope (Go `catalog/catalog.go`)', () => {
   const catalog = new Catalog([
     doc('/docs/a.md', { tags: 'go' }),
     doc('/docs/sub/b.md', { tags: 'go' }),

@@ -4,7 +4,7 @@ import { entryFromDocument, firstH1, pathBase, resolveTitle } from '../../../src
 
 const modified = new Date('2026-01-02T03:04:05Z');
 
-describe('title derivation (Mark SPEC §6.1, entry.go resolveTitle)', () => {
+describe('title derivation (Go `catalog/entry.go`, entry.go resolveTitle)', () => {
   it('uses the declared title, trimmed, over any heading', () => {
     assert.equal(resolveTitle('  Auth design \t', '# Heading\n', '/docs/x.md'), 'Auth design');
   });

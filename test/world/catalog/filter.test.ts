@@ -31,7 +31,7 @@ function assertFilterError(filter: string, code: string, message: string): void 
   );
 }
 
-describe('parseFilter (Mark SPEC §6.3, case 42)', () => {
+describe('parseFilter (Go `catalog/filter.go`)', () => {
   it('accepts the valid forms of case 42', () => {
     for (const filter of [
       'project=broker',

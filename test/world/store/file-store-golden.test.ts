@@ -11,7 +11,7 @@ after(removeTempRoots);
 const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
 const goldenRequest = { auth: 'T', 'expected-version': '0', importance: '0.7', tags: 'alpha, wire', type: 'Note' };
 
-/** Reference §3.6 / §8 cases 1-5 and 14, run through the store in order on an empty root. */
+/** The golden scenario of test/golden/mark (publishes, append, archive), run through the store in order on an empty root. */
 describe('the golden scenario on disk (Go storetest/wiregolden.go)', () => {
   let store: FileStore;
   let root: string;

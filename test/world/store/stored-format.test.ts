@@ -16,7 +16,7 @@ import { bytes, text } from './support.ts';
 
 const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
 
-// Reference §3.6: the golden scenario's stored bytes, etags and hashes.
+// Go storetest/wiregolden.go: the golden scenario's stored bytes, etags and hashes.
 const meta = { importance: '0.7', tags: 'alpha, wire', type: 'Note' };
 const body1 = bytes('# Alpha\n\nFirst body.\n');
 const body2 = bytes('# Alpha\n\nSecond body.\n\n## Details\n\nSee [beta](b.md).\n');

@@ -215,7 +215,7 @@ async function signIn(
   }
 }
 
-/** Inventory §2.4: a refusal denies the grant; a transient failure leaves it pending so the user can retry. */
+/** RFC 8628 §3.5 (as the Go broker's `device.go`): a refusal denies the grant; a transient failure leaves it pending so the user can retry. */
 async function finishDevice(context: SignInContext, deviceKey: string, result: SignInResult): Promise<BrowserStep> {
   if (result.ok) {
     const approved = await context.devices.approve(deviceKey, result.identity);

@@ -14,8 +14,7 @@ import { crawlWorld, type WorldCrawl } from './world-crawl.ts';
 import { errorWithCode } from '../../../errors/coded-error.ts';
 
 /**
- * The federation crawl behind `demarkus-broker crawl` (issue "Link graph",
- * item 5): walk every configured world, then publish `/graph.md`, each
+ * The federation crawl behind `demarkus-broker crawl`: walk every configured world, then publish `/graph.md`, each
  * world's content index and the crawl state to the hub, so a cold broker
  * seeds backlinks at once. Incremental: the previous run (given, or read back
  * from the hub) supplies an etag per document, unchanged documents answer

@@ -131,7 +131,7 @@ async function lookupIn(
 
 /**
  * `match: body` in every world, merged into one ranking: the two-phase search of
- * src/broker/search under the Mark SPEC §6.4 rule (every term in every row).
+ * src/broker/search under the Go `bodymatch.go` rule (every term in every row).
  * Worlds of ours score on one shared scale; a world that does not (Go) is
  * interleaved by its own rank, and `ranking:` says which happened.
  */

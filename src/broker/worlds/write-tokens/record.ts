@@ -18,7 +18,7 @@ export type WriteTokenRecord = {
   paths: readonly string[];
 };
 
-/** Reference §2.8: operations are hard-coded, never taken from config. */
+/** As Go broker `Provision`: operations are hard-coded, never taken from config. */
 export const writeTokenOperations: readonly string[] = ['publish'];
 
 export function writeTokenLabel(world: string): string {
