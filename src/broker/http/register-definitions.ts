@@ -3,6 +3,7 @@ import {
   ProtocolErrorCode,
   ResourceNotFoundError,
   ResourceTemplate,
+  UriTemplate,
   type McpServer,
   type ServerContext,
   type StandardSchemaWithJSON,
@@ -161,7 +162,7 @@ function registerTemplate(
     (() => ({
       resources: list().map((r) => ({ uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType })),
     }));
-  const sdkTemplate = new ResourceTemplate(template.uriTemplate, { list: listCallback });
+  const sdkTemplate = new ResourceTemplate(parsedUriTemplate(template.uriTemplate), { list: listCallback });
   const metadata = { description: template.description, mimeType: template.mimeType };
   server.registerResource(
     template.name,
@@ -177,6 +178,18 @@ function registerTemplate(
   );
 }
 
+/** A URI template parsed once per process: the SDK parses a string template again for every server. */
+function parsedUriTemplate(text: string): UriTemplate {
+  let parsed = uriTemplates.get(text);
+  if (parsed === undefined) {
+    parsed = new UriTemplate(text);
+    uriTemplates.set(text, parsed);
+  }
+  return parsed;
+}
+
+const uriTemplates = new Map<string, UriTemplate>();
+
 function resourceError(uri: string, error: unknown, options: RegisterOptions): ProtocolError {
   if (error instanceof ProtocolError) return error;
   // The document's own answer (a missing section, a world status): its message is meant for the client.
@@ -187,13 +200,31 @@ function resourceError(uri: string, error: unknown, options: RegisterOptions): P
   return new ProtocolError(ProtocolErrorCode.InternalError, 'internal error');
 }
 
-function registerPrompt(server: McpServer, prompt: PromptDefinition, contextOf: ContextOf): void {
-  const shape: Record<string, z.ZodType<string | undefined>> = {};
+/**
+ * A prompt's arguments as a zod object, built once per process: building zod
+ * schemas is most of what a new SDK server costs (bench/load.ts profile), and
+ * the broker builds one per session, per stateless request and per 2026-07-28
+ * exchange. The SDK only reads the schema.
+ */
+function promptArgsSchema(prompt: PromptDefinition): PromptArgsSchema {
+  let schema = promptSchemas.get(prompt);
+  if (schema !== undefined) return schema;
+  const shape: PromptArgsShape = {};
   for (const arg of prompt.arguments)
     shape[arg.name] = arg.required
       ? z.string().describe(arg.description)
       : z.string().optional().describe(arg.description);
-  const config = { title: prompt.title, description: prompt.description, argsSchema: z.object(shape) };
+  schema = z.object(shape);
+  promptSchemas.set(prompt, schema);
+  return schema;
+}
+
+type PromptArgsShape = Record<string, z.ZodType<string | undefined>>;
+type PromptArgsSchema = z.ZodObject<PromptArgsShape>;
+const promptSchemas = new WeakMap<PromptDefinition, PromptArgsSchema>();
+
+function registerPrompt(server: McpServer, prompt: PromptDefinition, contextOf: ContextOf): void {
+  const config = { title: prompt.title, description: prompt.description, argsSchema: promptArgsSchema(prompt) };
   server.registerPrompt(prompt.name, config, async (args: Record<string, string | undefined>, ctx: ServerContext) => {
     const toolContext = contextOf(ctx);
     const worlds = toolContext.gateway.list().map((w) => w.name);
