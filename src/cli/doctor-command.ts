@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { callBrokerTool } from '../broker/search/index.ts';
+import { BrokerToolClient } from '../broker/search/index.ts';
 import { UsageError } from './usage-error.ts';
 
 const help = `demarkus-broker doctor [options]
@@ -48,17 +48,22 @@ export async function runDoctorCommand(args: string[]): Promise<number> {
     ...(similarity === undefined ? {} : { similarity }),
   };
   let findings = 0;
-  for (let cursor: string | undefined; ; ) {
-    const result = await callBrokerTool(url, token, 'mark_doctor', { ...toolArgs, ...(cursor ? { cursor } : {}) });
-    if (result.isError) throw new Error(result.text);
-    process.stdout.write(result.text);
-    findings = Number(/^findings: (\d+)$/m.exec(result.text)?.[1] ?? 0);
-    cursor = /^next-cursor: (\d+)$/m.exec(result.text)?.[1];
-    if (!values.all || cursor === undefined) {
-      if (cursor !== undefined) process.stderr.write(`more findings: run again with --all to print every page\n`);
-      break;
+  const broker = new BrokerToolClient(url, token);
+  try {
+    for (let cursor: string | undefined; ; ) {
+      const result = await broker.call('mark_doctor', { ...toolArgs, ...(cursor ? { cursor } : {}) });
+      if (result.isError) throw new Error(result.text);
+      process.stdout.write(result.text);
+      findings = Number(/^findings: (\d+)$/m.exec(result.text)?.[1] ?? 0);
+      cursor = /^next-cursor: (\d+)$/m.exec(result.text)?.[1];
+      if (!values.all || cursor === undefined) {
+        if (cursor !== undefined) process.stderr.write(`more findings: run again with --all to print every page\n`);
+        break;
+      }
+      process.stdout.write('\n');
     }
-    process.stdout.write('\n');
+  } finally {
+    await broker.close();
   }
   return findings === 0 ? 0 : 1;
 }

@@ -1,19 +1,79 @@
 /**
- * One MCP tool call to the broker over Streamable HTTP, for command-line
- * clients such as `demarkus-broker search`. A single JSON-RPC `tools/call`
- * POST without a session: the broker serves a 2025-era request without
- * `Mcp-Session-Id` statelessly (src/broker/http/mcp-endpoint.ts), so no
- * initialize round trip is needed. The answer may come as JSON or as an SSE
- * stream; both are read.
+ * MCP tool calls to the broker over Streamable HTTP, for command-line clients
+ * such as `demarkus-broker search` and `doctor`, through the SDK client
+ * (@modelcontextprotocol/client): it speaks the protocol, reads JSON and SSE
+ * answers and JSON-RPC errors. What is ours is the wording a person sees: the
+ * transport's fetch is wrapped so an unreachable broker and an HTTP refusal
+ * (with the broker's own reason from its bearer challenge or body) read as
+ * one line that says what to do next.
  */
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { errorWithCode } from '../../errors/coded-error.ts';
+
 export type BrokerToolResult = { text: string; isError: boolean };
 
 /** The broker could not be asked, or answered something other than a tool result. */
 export class BrokerCallError extends errorWithCode('ERR_BROKER_CALL') {}
 
-const protocolVersion = '2025-06-18';
+/** One connection to the broker's MCP endpoint; `close` it when done. */
+export class BrokerToolClient {
+  readonly #url: string;
+  readonly #client = new Client({ name: 'demarkus-broker-cli', version: '1' });
+  readonly #transport: StreamableHTTPClientTransport;
+  #connected: Promise<void> | undefined;
 
+  constructor(url: string, token: string) {
+    this.#url = url;
+    this.#transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      fetch: (input, init) => this.#fetch(input, init),
+    });
+  }
+
+  async call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<BrokerToolResult> {
+    try {
+      this.#connected ??= this.#client.connect(this.#transport);
+      await this.#connected;
+      const result = await this.#client.callTool({ name, arguments: args }, signal ? { signal } : {});
+      const text = (result.content as { type: string; text?: string }[])
+        .filter((c) => c.type === 'text')
+        .map((c) => c.text ?? '')
+        .join('');
+      return { text, isError: result.isError === true };
+    } catch (error) {
+      throw callFailure(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#client.close();
+  }
+
+  /** The SDK's fetch, with an unreachable broker and a refused POST worded for a person. */
+  async #fetch(input: string | URL, init?: RequestInit): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(input, init);
+    } catch (error) {
+      if (init?.signal?.aborted) throw error;
+      throw new BrokerCallError(`cannot reach the broker at ${this.#url}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    // GET opens the optional server-to-client stream; its refusals are the SDK's to handle.
+    if (response.ok || init?.method !== 'POST') return response;
+    const detail = refusalDetail(response, await response.text());
+    if (response.status === 401 || response.status === 403)
+      throw new BrokerCallError(
+        `the broker refused the token (HTTP ${response.status}: ${detail ?? 'no reason given'}); sign in again (demarkus-broker login) or pass a fresh token with --token`,
+      );
+    throw new BrokerCallError(
+      `the broker answered HTTP ${response.status}${detail === undefined ? '' : `: ${detail}`}`,
+    );
+  }
+}
+
+/** One tool call on a connection of its own. */
 export async function callBrokerTool(
   url: string,
   token: string,
@@ -21,89 +81,34 @@ export async function callBrokerTool(
   args: Record<string, unknown>,
   signal?: AbortSignal,
 ): Promise<BrokerToolResult> {
-  let response: Response;
+  const client = new BrokerToolClient(url, token);
   try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${token}`,
-        'mcp-protocol-version': protocolVersion,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-      ...(signal ? { signal } : {}),
-    });
-  } catch (error) {
-    throw new BrokerCallError(`cannot reach the broker at ${url}: ${(error as Error).message}`, { cause: error });
+    return await client.call(name, args, signal);
+  } finally {
+    await client.close();
   }
-  const body = await response.text();
-  if (response.status === 401 || response.status === 403) {
-    throw new BrokerCallError(
-      `the broker refused the token (HTTP ${response.status}: ${refusalDetail(response, body) ?? 'no reason given'}); sign in again (demarkus-broker login) or pass a fresh token with --token`,
-    );
-  }
-  if (!response.ok) {
-    const detail = refusalDetail(response, body);
-    throw new BrokerCallError(
-      `the broker answered HTTP ${response.status}${detail === undefined ? '' : `: ${detail}`}`,
-    );
-  }
-  const message = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-    ? lastEventData(body)
-    : parseJson(body);
-  return toolResultOf(message);
 }
 
-type RpcMessage = {
-  error?: { code?: number; message?: string };
-  result?: { content?: { type?: string; text?: string }[]; isError?: boolean };
-};
-
-function toolResultOf(message: RpcMessage): BrokerToolResult {
-  if (message.error !== undefined)
-    throw new BrokerCallError(
-      `the broker refused the call: ${message.error.message ?? 'error'} (${message.error.code ?? '?'})`,
-    );
-  if (message.result === undefined) throw new BrokerCallError('the broker answered without a result');
-  const text = (message.result.content ?? [])
-    .filter((c) => c.type === 'text')
-    .map((c) => c.text ?? '')
-    .join('');
-  return { text, isError: message.result.isError === true };
+function callFailure(error: unknown): Error {
+  const ours = findCause(error, (e) => e instanceof BrokerCallError);
+  if (ours !== undefined) return ours;
+  if (error instanceof ProtocolError)
+    return new BrokerCallError(`the broker refused the call: ${error.message} (${error.code})`, { cause: error });
+  return new BrokerCallError(`the broker answered something other than a tool result: ${(error as Error).message}`, {
+    cause: error,
+  });
 }
 
-/** The JSON-RPC response of an SSE stream: the last `data:` event that parses. */
-function lastEventData(stream: string): RpcMessage {
-  let found: RpcMessage | undefined;
-  for (const event of stream.replaceAll('\r\n', '\n').split('\n\n')) {
-    const data = event
-      .split('\n')
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).trimStart())
-      .join('\n');
-    if (data === '') continue;
-    try {
-      const message = JSON.parse(data) as RpcMessage;
-      if (message.result !== undefined || message.error !== undefined) found = message;
-    } catch {
-      // A non-JSON event (a comment or keep-alive) is not the answer.
-    }
-  }
-  if (found === undefined) throw new BrokerCallError('the broker stream ended without an answer');
-  return found;
-}
-
-function parseJson(body: string): RpcMessage {
-  try {
-    return JSON.parse(body) as RpcMessage;
-  } catch {
-    throw new BrokerCallError('the broker answered something other than JSON');
-  }
+/** The first error in the `cause` chain that matches: the SDK may wrap what the fetch threw. */
+function findCause(error: unknown, match: (e: unknown) => boolean): Error | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (match(e)) return e;
+  return undefined;
 }
 
 /** The broker's own reason for a refusal: the bearer challenge's error_description, else the body's. */
 function refusalDetail(response: Response, body: string): string | undefined {
+  // Our own reading of the challenge: the SDK's extractWWWAuthenticateParams stops at an escaped quote
+  // (RFC 9110 §5.6.4 quoted-string), and the broker's descriptions may quote a value.
   const challenge = /error_description="((?:[^"\\]|\\.)*)"/.exec(response.headers.get('www-authenticate') ?? '');
   if (challenge !== null) return challenge[1]!.replace(/\\(.)/g, '$1');
   try {

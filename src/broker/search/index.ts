@@ -14,6 +14,6 @@ export { LookupAnswerError, type ParsedLookupRow as TableRow } from '../../proto
 export { renderSearchText, parseSearchText, hitOf, browseHint } from './search-text.ts';
 export type { NearHit, SearchHit, SearchText } from './search-text.ts';
 export { renderBodyLookupAll } from './render-body-lookup-all.ts';
-export { callBrokerTool, BrokerCallError } from './broker-tool-client.ts';
+export { BrokerCallError, BrokerToolClient, callBrokerTool } from './broker-tool-client.ts';
 export type { BrokerToolResult } from './broker-tool-client.ts';
 export { fitQuery } from './fit-query.ts';
