@@ -1,12 +1,11 @@
 /**
  * Each @matrixai/quic patch measured on its own: the bare library (one
  * connection, a new stream per request) on the upstream code, on each change
- * alone and on all of them, in the same process, interleaved in rounds with a
+ * alone, on all of them and on all but each one, in the same process, interleaved in rounds with a
  * rotating order so machine load falls on every variant alike. Each round gives
  * every variant a run of sequential small echoes and one large download (a
- * small request answered by `downloadBytes`); the download is timed by the wall
- * clock and by this process's CPU time, which load on the machine inflates far
- * less. Prints, per variant, the median over rounds and the median of the paired
+ * small request answered by `downloadBytes`); both are timed by the wall clock
+ * and by this process's CPU time, which load on the machine inflates far less. Prints, per variant, the median over rounds and the median of the paired
  * ratio to upstream measured in the same round.
  * Run: `node bench/quic-patches.ts [rounds] [requestsPerRound] [payloadBytes] [downloadMiB]`.
  */
@@ -18,8 +17,13 @@ import { buildQuicVariant, importQuicVariant, quicPatchChanges } from './lib/qui
 
 export interface PatchBenchRow {
   variant: string;
+  /** `ratio`: this variant over upstream; `all/this`: all patches over this variant (what the left-out patch adds). */
+  ratioLabel: 'ratio' | 'all/this';
   roundTripsPerSecond: number;
   ratioToUpstream: number;
+  /** Echo round trips per second of this process's CPU time (both ends run here), and its paired ratio. */
+  roundTripsPerCpuSecond: number;
+  cpuRatioToUpstream: number;
   p50Ms: number;
   p99Ms: number;
   /** Large download: wall-clock MB/s, MB per CPU second, and the paired ratios of each. */
@@ -39,6 +43,14 @@ export async function runQuicPatchBench(
     { name: 'upstream 2.0.9', changes: [] },
     ...quicPatchChanges.map((change) => ({ name: change.name, changes: [change] })),
     { name: 'all patches', changes: quicPatchChanges },
+    // A patch whose saving is a few percent is lost in upstream's larger costs;
+    // taking it out of the whole set shows what it adds to the others.
+    // Its row's ratios are all patches' over that row's: what the patch adds.
+    ...quicPatchChanges.map((change) => ({
+      name: `all but ${change.name}`,
+      changes: quicPatchChanges.filter((other) => other !== change),
+      adds: true,
+    })),
   ];
   const download = new Uint8Array(downloadBytes).fill(0x62);
   const downloadRequest = new TextEncoder().encode('download');
@@ -50,6 +62,7 @@ export async function runQuicPatchBench(
     pairs.push(await startBarePair({ answer, quic: await importQuicVariant(buildQuicVariant(variant.changes)) }));
   const payload = new Uint8Array(payloadBytes).fill(0x61);
   const rates = variants.map((): number[] => []);
+  const cpuRates = variants.map((): number[] => []);
   const latencies = variants.map((): number[] => []);
   const downloads = variants.map((): Array<{ wall: number; cpu: number }> => []);
   try {
@@ -62,6 +75,7 @@ export async function runQuicPatchBench(
         const index = (k + round) % variants.length;
         const pair = pairs[index] as QuicPair;
         const started = performance.now();
+        const echoCpuBefore = process.cpuUsage();
         for (let i = 0; i < perRound; i++) {
           const sent = performance.now();
           const echoed = await pair.exchange(payload);
@@ -69,6 +83,8 @@ export async function runQuicPatchBench(
           if (echoed.byteLength !== payloadBytes) throw new Error('echo lost bytes');
         }
         rates[index]?.push(perRound / ((performance.now() - started) / 1000));
+        const echoCpu = process.cpuUsage(echoCpuBefore);
+        cpuRates[index]?.push(perRound / ((echoCpu.user + echoCpu.system) / 1e6));
         const cpuBefore = process.cpuUsage();
         const downloadStarted = performance.now();
         const received = await pair.exchange(downloadRequest);
@@ -84,24 +100,29 @@ export async function runQuicPatchBench(
   } finally {
     for (const pair of pairs) await pair.close();
   }
-  const upstream = rates[0] as number[];
-  const upstreamDownloads = downloads[0] as Array<{ wall: number; cpu: number }>;
+  const allIndex = variants.findIndex((variant) => variant.name === 'all patches');
+  /** Median over rounds of numerator[round] / denominator[round]. */
+  const paired = (numerator: readonly number[], denominator: readonly number[]): number =>
+    median(numerator.map((value, round) => value / (denominator[round] as number)));
   return variants.map((variant, index) => {
-    const own = rates[index] as number[];
-    const ownDownloads = downloads[index] as Array<{ wall: number; cpu: number }>;
+    // An "all but" row compares all patches against itself; every other row itself against upstream.
+    const [top, bottom] = 'adds' in variant ? [allIndex, index] : [index, 0];
     const sorted = [...(latencies[index] as number[])].sort((a, b) => a - b);
-    const pairedRatio = (pick: (d: { wall: number; cpu: number }) => number): number =>
-      median(ownDownloads.map((d, round) => pick(d) / pick(upstreamDownloads[round] as { wall: number; cpu: number })));
+    const downloadsOf = (at: number, pick: 'wall' | 'cpu'): number[] =>
+      (downloads[at] as Array<{ wall: number; cpu: number }>).map((d) => d[pick]);
     return {
       variant: variant.name,
-      roundTripsPerSecond: median(own),
-      ratioToUpstream: median(own.map((rate, round) => rate / (upstream[round] as number))),
+      ratioLabel: 'adds' in variant ? 'all/this' : 'ratio',
+      roundTripsPerSecond: median(rates[index] as number[]),
+      ratioToUpstream: paired(rates[top] as number[], rates[bottom] as number[]),
+      roundTripsPerCpuSecond: median(cpuRates[index] as number[]),
+      cpuRatioToUpstream: paired(cpuRates[top] as number[], cpuRates[bottom] as number[]),
       p50Ms: percentile(sorted, 0.5),
       p99Ms: percentile(sorted, 0.99),
-      downloadMBps: median(ownDownloads.map((d) => d.wall)),
-      downloadRatio: pairedRatio((d) => d.wall),
-      downloadCpuMBps: median(ownDownloads.map((d) => d.cpu)),
-      downloadCpuRatio: pairedRatio((d) => d.cpu),
+      downloadMBps: median(downloadsOf(index, 'wall')),
+      downloadRatio: paired(downloadsOf(top, 'wall'), downloadsOf(bottom, 'wall')),
+      downloadCpuMBps: median(downloadsOf(index, 'cpu')),
+      downloadCpuRatio: paired(downloadsOf(top, 'cpu'), downloadsOf(bottom, 'cpu')),
     };
   });
 }
@@ -110,8 +131,9 @@ export function formatPatchBench(rows: readonly PatchBenchRow[]): string {
   return rows
     .map(
       (row) =>
-        `${row.variant.padEnd(18)} echo ${row.roundTripsPerSecond.toFixed(0).padStart(5)}/s p50 ${row.p50Ms.toFixed(3)} ms p99 ${row.p99Ms.toFixed(3)} ms ratio ${row.ratioToUpstream.toFixed(3)}` +
-        ` | download ${row.downloadMBps.toFixed(2).padStart(6)} MB/s ratio ${row.downloadRatio.toFixed(3)}, per CPU second ${row.downloadCpuMBps.toFixed(2).padStart(6)} MB ratio ${row.downloadCpuRatio.toFixed(3)}`,
+        `${row.variant.padEnd(28)} echo ${row.roundTripsPerSecond.toFixed(0).padStart(5)}/s p50 ${row.p50Ms.toFixed(3)} ms p99 ${row.p99Ms.toFixed(3)} ms ${row.ratioLabel} ${row.ratioToUpstream.toFixed(3)}` +
+        `, per CPU second ${row.roundTripsPerCpuSecond.toFixed(0).padStart(5)} ${row.ratioLabel} ${row.cpuRatioToUpstream.toFixed(3)}` +
+        ` | download ${row.downloadMBps.toFixed(2).padStart(6)} MB/s ${row.ratioLabel} ${row.downloadRatio.toFixed(3)}, per CPU second ${row.downloadCpuMBps.toFixed(2).padStart(6)} MB ${row.ratioLabel} ${row.downloadCpuRatio.toFixed(3)}`,
     )
     .join('\n');
 }

@@ -14,8 +14,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const patchesDir = join(root, 'patches');
 const cacheDir = join(root, 'node_modules/.cache/quic-variants');
-/** Every package that imports @matrixai/async-locks must be copied, or it would see the installed (patched) one. */
-const copiedPackages = ['quic', 'async-locks', 'async-init', 'contexts'];
+/**
+ * Every patched package, and every package that imports one (@matrixai/async-locks,
+ * @matrixai/events), must be copied, or the copy would see the installed (patched) one.
+ */
+const copiedPackages = ['quic', 'async-locks', 'async-init', 'contexts', 'events'];
 
 export interface QuicPatchChange {
   /** Short name used in bench output and docs/benchmarks.md. */
@@ -24,6 +27,11 @@ export interface QuicPatchChange {
   summary: string;
   /** Selects this change's hunks: the patch file and a hunk's text. */
   owns: (patchFile: string, hunk: string) => boolean;
+  /**
+   * Lines this change puts inside another change's hunk (diff cannot split
+   * them): in a copy without this change they are turned back into `without`.
+   */
+  within?: ReadonlyArray<{ file: string; with: string; without: string }>;
 }
 
 export const quicPatchChanges: readonly QuicPatchChange[] = [
@@ -42,23 +50,39 @@ export const quicPatchChanges: readonly QuicPatchChange[] = [
     summary: 'datagrams of one event-loop turn share one processStreams and one send (one ACK per burst)',
     owns: (file, hunk) => file.includes('+quic+') && (hunk.includes('recvBatch') || hunk.includes('recvDatagram')),
   },
+  {
+    name: 'conn-timer',
+    summary: 'the connection timeout is one Node timer re-armed in place, not a Timer built, reset or aborted per send',
+    owns: (file, hunk) => file.includes('+quic+') && hunk.includes('connTimeout'),
+  },
+  {
+    name: 'events-unheard',
+    summary: 'Evented builds and dispatches no EventDefault, EventAll or event that no listener can receive',
+    owns: (file) => file.includes('+events+'),
+  },
 ];
 
+/** One file's diff within a patch file (patch-package writes one patch file per package). */
 interface PatchFile {
+  /** The patch file's name, e.g. `@matrixai+quic+2.0.9.patch`. */
   name: string;
   header: string;
   hunks: string[];
 }
 
+/** Every file section of every patch, split into its header and hunks. */
 function readPatches(): PatchFile[] {
   return readdirSync(patchesDir)
     .filter((name) => name.startsWith('@matrixai+') && name.endsWith('.patch'))
-    .map((name) => {
-      const text = readFileSync(join(patchesDir, name), 'utf8');
-      if ((text.match(/^diff --git /gm) ?? []).length !== 1) throw new Error(`${name}: expected one file per patch`);
-      const [header = '', ...hunks] = text.split(/^(?=@@ )/m);
-      return { name, header, hunks };
-    });
+    .flatMap((name) =>
+      readFileSync(join(patchesDir, name), 'utf8')
+        .split(/^(?=diff --git )/m)
+        .filter((section) => section.startsWith('diff --git '))
+        .map((section) => {
+          const [header = '', ...hunks] = section.split(/^(?=@@ )/m);
+          return { name, header, hunks };
+        }),
+    );
 }
 
 function applyPatch(dir: string, text: string, reverse: boolean): void {
@@ -76,7 +100,7 @@ export function buildQuicVariant(changes: readonly QuicPatchChange[]): string {
   const label = changes.length === 0 ? 'upstream' : changes.map((c) => c.name).join('+');
   const dir = join(cacheDir, label);
   const patches = readPatches();
-  const stamp = JSON.stringify(patches);
+  const stamp = JSON.stringify([patches, quicPatchChanges.map((change) => change.within ?? [])]);
   const stampFile = join(dir, 'patches.json');
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return dir;
   rmSync(dir, { recursive: true, force: true });
@@ -89,6 +113,14 @@ export function buildQuicVariant(changes: readonly QuicPatchChange[]): string {
     applyPatch(dir, patch.header + patch.hunks.join(''), true);
     const kept = patch.hunks.filter((hunk) => changes.some((change) => change.owns(patch.name, hunk)));
     if (kept.length > 0) applyPatch(dir, patch.header + kept.join(''), false);
+  }
+  for (const change of quicPatchChanges) {
+    if (changes.includes(change)) continue;
+    for (const edit of change.within ?? []) {
+      const path = join(dir, edit.file);
+      const text = readFileSync(path, 'utf8');
+      if (text.includes(edit.with)) writeFileSync(path, text.replace(edit.with, edit.without));
+    }
   }
   writeFileSync(stampFile, stamp);
   return dir;

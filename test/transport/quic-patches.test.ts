@@ -9,6 +9,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Lock, errors as lockErrors } from '@matrixai/async-locks';
 import { setupTimedCancellable } from '@matrixai/async-locks/utils.js';
+import { EventAll, EventDefault, Evented } from '@matrixai/events';
+import { errors as quicErrors, events as quicEvents } from '@matrixai/quic';
 import { readBounded, writeAndFinish } from '../../src/transport/stream-io.ts';
 import { bareQuicClient, echoListener } from './helpers.ts';
 
@@ -58,6 +60,64 @@ describe('patched @matrixai/quic is what runs', () => {
       await client.destroy({ force: true });
       await listener.close();
     }
+  });
+});
+
+describe('patched @matrixai/quic connection timer', () => {
+  it('arms one Node timer per connection and still closes an idle connection', async () => {
+    const listener = await echoListener();
+    const client = await bareQuicClient(listener.port, { maxIdleTimeout: 300 });
+    try {
+      const internals = client.connection as unknown as { armConnTimeout?: unknown; connTimeoutRef?: unknown };
+      assert.equal(typeof internals.armConnTimeout, 'function', 'the connection timer is patched (conn-timer)');
+      assert.ok(internals.connTimeoutRef !== undefined, 'quiche asked for a timeout and the timer is armed');
+      // No traffic and no keep-alive: quiche's idle timer must fire through this timer.
+      const closed = new Promise<unknown>((resolve) => {
+        const onError = (event: Event): void =>
+          resolve((event as InstanceType<typeof quicEvents.EventQUICClientError>).detail);
+        client.addEventListener(quicEvents.EventQUICClientError.name, onError, { once: true });
+      });
+      assert.ok((await closed) instanceof quicErrors.ErrorQUICConnectionIdleTimeout);
+      await client.closedP;
+    } finally {
+      await client.destroy({ force: true });
+      await listener.close();
+    }
+  });
+});
+
+describe('patched @matrixai/events is what runs', () => {
+  class Probe extends Event {}
+  const Source = Evented()(class Source {});
+  type Source = InstanceType<typeof Source>;
+  const dispatch = (source: Source, event: Event): boolean => (source as unknown as EventTarget).dispatchEvent(event);
+  const listen = (source: Source, type: string, f: (event: Event) => void): void =>
+    (source as unknown as EventTarget).addEventListener(type, f);
+
+  it('skips events nobody can receive, and still delivers to EventAll and EventDefault listeners', () => {
+    assert.match(
+      String((Source.prototype as unknown as EventTarget).dispatchEvent),
+      /hasListeners/,
+      'Evented.dispatchEvent is patched (events-unheard)',
+    );
+    const source = new Source();
+    assert.equal(dispatch(source, new Probe('probe')), true, 'an unheard event dispatches as before');
+    const all: Event[] = [];
+    const unhandled: Event[] = [];
+    listen(source, EventAll.name, (event) => all.push((event as EventAll).detail as Event));
+    listen(source, EventDefault.name, (event) => unhandled.push((event as EventDefault).detail as Event));
+    const first = new Probe('probe');
+    dispatch(source, first);
+    assert.deepEqual(all, [first], 'EventAll wraps the event');
+    assert.deepEqual(unhandled, [first], 'EventDefault wraps the unhandled event');
+    const own: Event[] = [];
+    listen(source, 'probe', (event) => own.push(event));
+    const second = new Probe('probe');
+    dispatch(source, second);
+    assert.deepEqual(own, [second]);
+    assert.equal(second.target, source, 'listeners see the Evented object as the target');
+    assert.deepEqual(unhandled, [first], 'a handled event is not wrapped in EventDefault');
+    assert.deepEqual(all, [first, second]);
   });
 });
 
