@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { Identity } from '../identity.ts';
 import { BearerError } from './bearer-error.ts';
 import { parseBearerHeader } from './bearer-header.ts';
@@ -152,31 +153,27 @@ function clientOf(claims: JWTPayload, broker: BrokerTokenTrust): string | undefi
  * ES256 verification (about 0.17 ms each here). An entry lives until the
  * token's own `exp`, never longer, and the allowDomains gate still runs on
  * every request. Keyed by a hash: the raw token is not kept. Bounded; the
- * least recently used entry goes first.
+ * least recently used entry goes first (lru-cache). Expiry is checked against
+ * the verifier's clock, which tests set, so it is not lru-cache's TTL.
  */
 class VerifiedTokenCache {
-  readonly #entries = new Map<string, { identity: Identity; expiresAtMs: number }>();
-  readonly #max: number;
+  readonly #entries: LRUCache<string, { identity: Identity; expiresAtMs: number }>;
 
   constructor(max = 10_000) {
-    this.#max = max;
+    this.#entries = new LRUCache({ max });
   }
 
   get(token: string, nowMs: number): Identity | undefined {
     const key = tokenKey(token);
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
+    if (entry.expiresAtMs > nowMs) return entry.identity;
     this.#entries.delete(key);
-    if (entry.expiresAtMs <= nowMs) return undefined;
-    this.#entries.set(key, entry);
-    return entry.identity;
+    return undefined;
   }
 
   set(token: string, identity: Identity, expiresAtMs: number): void {
-    const key = tokenKey(token);
-    this.#entries.delete(key);
-    this.#entries.set(key, { identity, expiresAtMs });
-    if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(tokenKey(token), { identity, expiresAtMs });
   }
 }
 

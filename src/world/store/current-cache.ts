@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { DocState } from './types.ts';
 
 /**
@@ -6,24 +7,24 @@ import type { DocState } from './types.ts';
  * write and archive transition invalidates its path before touching the disk
  * and refills it afterwards. A per-path generation stops a read that started
  * before a write from putting the older state back when it finishes.
- * Bounded by the bytes of the versions it holds; least recently used goes first.
+ * Bounded by the bytes of the versions it holds; least recently used goes first
+ * (lru-cache). A version over an eighth of the bound is not kept.
  */
 export class CurrentCache {
-  readonly #entries = new Map<string, DocState>();
+  readonly #entries: LRUCache<string, DocState>;
   readonly #generations = new Map<string, number>();
-  readonly #maxBytes: number;
-  #bytes = 0;
 
   constructor(maxBytes = 32 * 1024 * 1024) {
-    this.#maxBytes = maxBytes;
+    this.#entries = new LRUCache<string, DocState>({
+      maxSize: maxBytes,
+      maxEntrySize: maxBytes / 8,
+      // lru-cache sizes are positive: an empty version counts one byte.
+      sizeCalculation: (doc) => Math.max(1, doc.current.raw.byteLength),
+    });
   }
 
   get(path: string): DocState | undefined {
-    const doc = this.#entries.get(path);
-    if (doc === undefined) return undefined;
-    this.#entries.delete(path);
-    this.#entries.set(path, doc);
-    return doc;
+    return this.#entries.get(path);
   }
 
   /** The token a reader passes back to `fill`, taken before it starts reading. */
@@ -34,37 +35,18 @@ export class CurrentCache {
   /** Stores what a reader found, unless a write to the path began since `generation`. */
   fill(path: string, doc: DocState, generation: number): void {
     if (this.generation(path) !== generation) return;
-    this.#put(path, doc);
+    // Over maxEntrySize, set drops what the path held and keeps nothing.
+    this.#entries.set(path, doc);
   }
 
   /** A write is about to change `path`: drop it and make in-flight reads stale. */
   invalidate(path: string): void {
     this.#generations.set(path, this.generation(path) + 1);
-    this.#drop(path);
+    this.#entries.delete(path);
   }
 
   /** The state a completed write left behind. */
   set(path: string, doc: DocState): void {
-    this.#put(path, doc);
-  }
-
-  #put(path: string, doc: DocState): void {
-    this.#drop(path);
-    const size = doc.current.raw.byteLength;
-    if (size > this.#maxBytes / 8) return;
     this.#entries.set(path, doc);
-    this.#bytes += size;
-    for (const [oldest, old] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
-      this.#entries.delete(oldest);
-      this.#bytes -= old.current.raw.byteLength;
-    }
-  }
-
-  #drop(path: string): void {
-    const old = this.#entries.get(path);
-    if (old === undefined) return;
-    this.#entries.delete(path);
-    this.#bytes -= old.current.raw.byteLength;
   }
 }

@@ -18,6 +18,7 @@
  * written again, and only its clients that had obtained tokens are honoured.
  */
 import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { OAuthError } from '../oauth-error.ts';
 import { randomSecret, sha256Hex } from '../secrets.ts';
@@ -81,8 +82,8 @@ export class RegisteredClients {
   readonly #now: () => number;
   /** When this replica made its registrations of the last unused-TTL window, oldest first. */
   readonly #recent: number[] = [];
-  /** Durable records, which only ever change in `lastUsedAt`; Map order is least recently used first. */
-  readonly #cache = new Map<string, StoredClient>();
+  /** Durable records, which only ever change in `lastUsedAt`; least recently used goes first. */
+  readonly #cache = new LRUCache<string, StoredClient>({ max: maxCachedClients });
   #legacy: Promise<ReadonlyMap<string, StoredClient>> | undefined;
 
   constructor(durable: StateDocumentStore, ephemeral: EphemeralStore, options: RegisteredClientsOptions = {}) {
@@ -130,7 +131,7 @@ export class RegisteredClients {
   async touch(clientId: string): Promise<void> {
     if (!clientIdShape.test(clientId)) return;
     const now = Math.floor(this.#now() / 1000);
-    const cached = this.#cache.get(clientId);
+    const cached = this.#cache.peek(clientId);
     if (cached?.lastUsedAt !== undefined && now - cached.lastUsedAt < touchEverySeconds) return;
     const pending = await this.#pending(clientId);
     const stored = await this.#document(clientId).update((current) => {
@@ -160,10 +161,7 @@ export class RegisteredClients {
 
   async #durableRecord(clientId: string): Promise<StoredClient | null> {
     const cached = this.#cache.get(clientId);
-    if (cached !== undefined) {
-      this.#remember(cached);
-      return cached;
-    }
+    if (cached !== undefined) return cached;
     const stored = await this.#document(clientId).read();
     if (stored !== null) this.#remember(stored);
     return stored;
@@ -179,8 +177,6 @@ export class RegisteredClients {
   }
 
   #remember(stored: StoredClient): void {
-    this.#cache.delete(stored.clientId);
-    if (this.#cache.size >= maxCachedClients) this.#cache.delete(this.#cache.keys().next().value!);
     this.#cache.set(stored.clientId, stored);
   }
 
