@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import {
-  NodeStreamableHTTPServerTransport,
-  toNodeHandler,
-  type NodeMcpRequestHandler,
-} from '@modelcontextprotocol/node';
-import {
+  classifyInboundRequest,
   isInitializeRequest,
-  isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
   type McpServer,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +11,7 @@ import type { Identity } from '../identity.ts';
 import { authInfoFor } from './auth-info.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import type { McpServerFactory } from './mcp-server-factory.ts';
+import { toNodeMcpHandler, type NodeMcpHandler } from './node-mcp-adapter.ts';
 import { subscribedResourcesKey } from './resource-subscribe.ts';
 import { BoundedSessionState } from './session-state.ts';
 import type { Session, SessionStore } from './session-store.ts';
@@ -52,7 +48,8 @@ export type McpEndpoint = {
   announceSubscriptions?: (sessionId: string) => void;
   mode: 'stateful' | 'stateless';
   newServer: McpServerFactory;
-  modern: NodeMcpRequestHandler;
+  /** The SDK's 2026-07-28 handler (`createMcpHandler`), adapted to Node. */
+  modern: NodeMcpHandler;
   logError: (error: unknown, message: string) => void;
 };
 
@@ -62,15 +59,14 @@ export async function serveMcpRequest(
   reply: FastifyReply,
   identity: Identity,
 ): Promise<void> {
-  const raw = request.raw as FastifyRequest['raw'] & { auth?: ReturnType<typeof authInfoFor> };
-  raw.auth = authInfoFor(identity);
+  const auth = authInfoFor(identity);
   const body = request.body;
-  if (!(await isLegacyRequest(headerOnlyRequest(request), request.method === 'POST' ? body : undefined))) {
+  if (!isLegacyRequest(request)) {
     hijack(reply);
-    return endpoint.modern(raw, reply.raw, body);
+    return endpoint.modern(request.raw, reply.raw, body, auth);
   }
   const sessionId = singleHeader(request.headers['mcp-session-id']);
-  if (sessionId !== undefined) return serveSession(endpoint, sessionId, request, reply, identity);
+  if (sessionId !== undefined) return serveSession(endpoint, sessionId, request, reply, auth, identity);
   if (request.method !== 'POST') {
     return reply
       .code(405)
@@ -79,9 +75,35 @@ export async function serveMcpRequest(
   }
   if (endpoint.mode === 'stateful' && isInitializeRequest(body)) {
     const id = await reserveSession(endpoint, identity, body.params as Record<string, unknown>);
-    if (id !== null) return openSession(endpoint, id, request, reply, identity);
+    if (id !== null) return openSession(endpoint, id, request, reply, auth, identity);
   }
-  return serveStateless(endpoint, request, reply);
+  return serveStateless(endpoint, request, reply, auth);
+}
+
+/**
+ * Whether the SDK's `createMcpHandler` would serve this request as 2025-era
+ * traffic (`isLegacyRequest`): the same `classifyInboundRequest` on the
+ * method, the three MCP headers and the parsed body, without building a web
+ * `Request` for it. A POST without a JSON body is 2025-era, as there.
+ */
+function isLegacyRequest(request: FastifyRequest): boolean {
+  if (request.method !== 'POST') return true;
+  const body: unknown = request.body;
+  if (body === undefined) return true;
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    ...headerField('protocolVersionHeader', request.headers['mcp-protocol-version']),
+    ...headerField('mcpMethodHeader', request.headers['mcp-method']),
+    ...headerField('mcpNameHeader', request.headers['mcp-name']),
+    body,
+  });
+  return outcome.kind === 'legacy';
+}
+
+/** A header as `Headers.get` reads it: repeated values joined with ", "; absent, no field. */
+function headerField<K extends string>(key: K, value: string | string[] | undefined): Partial<Record<K, string>> {
+  if (value === undefined) return {};
+  return { [key]: Array.isArray(value) ? value.join(', ') : value } as Partial<Record<K, string>>;
 }
 
 /**
@@ -114,6 +136,7 @@ async function serveSession(
   sessionId: string,
   request: FastifyRequest,
   reply: FastifyReply,
+  auth: AuthInfo,
   identity: Identity,
 ): Promise<void> {
   let session = endpoint.sessions.use(sessionId, identity.subject);
@@ -143,7 +166,7 @@ async function serveSession(
       if (restored !== undefined && !endpoint.sessions.add(restored)) {
         // No room for another copy here: this one serves the request and goes.
         hijack(reply);
-        await restored.transport.handleRequest(request.raw, reply.raw, request.body);
+        await restored.transport.handleRequest(request.raw, reply.raw, request.body, auth);
         return restored.close();
       }
       session = restored;
@@ -154,7 +177,7 @@ async function serveSession(
   if (session === undefined)
     return void reply.code(404).send(jsonRpcError(JsonRpcCode.SessionNotFound, 'Session not found'));
   hijack(reply);
-  await session.transport.handleRequest(request.raw, reply.raw, request.body);
+  await session.transport.handleRequest(request.raw, reply.raw, request.body, auth);
 }
 
 async function openSession(
@@ -162,6 +185,7 @@ async function openSession(
   id: string,
   request: FastifyRequest,
   reply: FastifyReply,
+  auth: AuthInfo,
   identity: Identity,
 ): Promise<void> {
   const session = connectSession(endpoint, id, identity.subject, endpoint.shared === null ? undefined : 0, () => {
@@ -170,7 +194,7 @@ async function openSession(
   });
   await session.ready;
   hijack(reply);
-  await session.transport.handleRequest(request.raw, reply.raw, request.body);
+  await session.transport.handleRequest(request.raw, reply.raw, request.body, auth);
   // An initialize the SDK refused never got a session id: nothing will reach this pair again.
   if (session.web.sessionId === undefined) {
     await session.close();
@@ -259,16 +283,14 @@ function connectSession(
       await server.close().catch(() => {});
     },
     transport: {
-      handleRequest: toNodeHandler({
-        fetch: async (request, options) => {
-          const subscribed = state.get(subscribedResourcesKey);
-          const response = await web.handleRequest(request, options);
-          if (shared !== undefined && state.changed) {
-            await saveMemory(endpoint, session, shared);
-            if (state.get(subscribedResourcesKey) !== subscribed) endpoint.announceSubscriptions?.(id);
-          }
-          return response;
-        },
+      handleRequest: toNodeMcpHandler(async (request, options) => {
+        const subscribed = state.get(subscribedResourcesKey);
+        const response = await web.handleRequest(request, options);
+        if (shared !== undefined && state.changed) {
+          await saveMemory(endpoint, session, shared);
+          if (state.get(subscribedResourcesKey) !== subscribed) endpoint.announceSubscriptions?.(id);
+        }
+        return response;
       }),
     },
     ...(shared === undefined ? {} : { shared }),
@@ -303,31 +325,31 @@ async function saveMemory(endpoint: McpEndpoint, session: Session, shared: { rev
   }
 }
 
-async function serveStateless(endpoint: McpEndpoint, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function serveStateless(
+  endpoint: McpEndpoint,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  auth: AuthInfo,
+): Promise<void> {
   const server = endpoint.newServer(new BoundedSessionState());
-  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   reply.raw.on('close', () => void closeQuietly(transport, server));
   await server.connect(transport);
   hijack(reply);
-  await transport.handleRequest(request.raw, reply.raw, request.body);
+  await toNodeMcpHandler((webRequest, options) => transport.handleRequest(webRequest, options))(
+    request.raw,
+    reply.raw,
+    request.body,
+    auth,
+  );
 }
 
-async function closeQuietly(transport: NodeStreamableHTTPServerTransport, server: McpServer): Promise<void> {
+async function closeQuietly(transport: WebStandardStreamableHTTPServerTransport, server: McpServer): Promise<void> {
   await transport.close().catch(() => {});
   await server.close().catch(() => {});
-}
-
-/**
- * The SDK's era classifier reads only headers when handed the parsed body,
- * so build it a body-less Request instead of re-serialising the body.
- */
-function headerOnlyRequest(request: FastifyRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers as IncomingHttpHeaders)) {
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) headers.set(name, value.join(', '));
-  }
-  return new Request(`http://localhost${request.url}`, { method: request.method, headers });
 }
 
 function singleHeader(value: string | string[] | undefined): string | undefined {

@@ -1,5 +1,4 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { Redis } from 'ioredis';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import Fastify, {
@@ -17,6 +16,7 @@ import { httpMetricsHook } from './http-metrics-hook.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import { reloadSessionMemory, serveMcpRequest, type McpEndpoint } from './mcp-endpoint.ts';
 import { createMcpServerFactory, type McpServerSetup } from './mcp-server-factory.ts';
+import { toNodeMcpHandler } from './node-mcp-adapter.ts';
 import type { BrokerMetrics } from './metrics.ts';
 import { mcpPath, protectedResource, type ProtectedResource } from './protected-resource.ts';
 import { ipRateLimitHook } from './rate-limit/ip-rate-limit.ts';
@@ -192,7 +192,7 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
     shared,
     mode: options.sessionMode ?? 'stateful',
     newServer,
-    modern: toNodeHandler(modernHandler),
+    modern: toNodeMcpHandler(modernHandler.fetch),
     logError,
   };
   if (options.sharedSessions !== undefined) {

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NodeMcpHandler } from './node-mcp-adapter.ts';
 import type { BoundedSessionState } from './session-state.ts';
 
 /**
@@ -12,7 +12,7 @@ export type Session = {
   /** The subject that opened it: a session is only usable by its owner (MCP security best practices, session hijacking). */
   subject: string;
   state: BoundedSessionState;
-  transport: { handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> };
+  transport: { handleRequest: NodeMcpHandler };
   close: () => Promise<void>;
   shared?: { revision: number };
 };

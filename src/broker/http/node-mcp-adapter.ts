@@ -1,0 +1,122 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+
+/** The SDK's web-standard face: `WebStandardStreamableHTTPServerTransport.handleRequest`, `createMcpHandler(...).fetch`. */
+export type McpFetch = (request: Request, options: { authInfo?: AuthInfo; parsedBody?: unknown }) => Promise<Response>;
+
+/** Serves one request whose body fastify has already parsed. */
+export type NodeMcpHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  parsedBody: unknown,
+  authInfo: AuthInfo | undefined,
+) => Promise<void>;
+
+/**
+ * `toNodeHandler` of @modelcontextprotocol/node, for a body that is already
+ * parsed. The SDK's adapter serialises the parsed body again into the
+ * `Request` it builds, which the SDK then never reads (it takes `parsedBody`),
+ * and copies every response chunk by chunk through the body stream. Here the
+ * `Request` carries the method, URL, headers and an abort signal only, and a
+ * JSON response (every answer but an SSE stream) is written in one piece.
+ * Streams (`text/event-stream`) are copied as the SDK's adapter does: chunk by
+ * chunk, waiting for `drain`, stopping when the client goes.
+ */
+export function toNodeMcpHandler(fetch: McpFetch): NodeMcpHandler {
+  return async (req, res, parsedBody, authInfo) => {
+    let finished = false;
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!finished) abort.abort();
+    });
+    if (res.destroyed) abort.abort();
+    let response: Response;
+    try {
+      response = await fetch(headersOnlyRequest(req, abort.signal), {
+        ...(authInfo === undefined ? {} : { authInfo }),
+        ...(parsedBody === undefined ? {} : { parsedBody }),
+      });
+    } catch {
+      response = internalServerError(parsedBody);
+    }
+    res.statusCode = response.status;
+    for (const [name, value] of response.headers) res.setHeader(name, value);
+    if (response.body === null || !isEventStream(response)) {
+      // Headers and body leave in one write, with a Content-Length.
+      const body = response.body === null ? undefined : Buffer.from(await response.arrayBuffer());
+      finished = true;
+      res.end(body);
+      return;
+    }
+    await copyStream(response.body, res, abort.signal);
+    finished = true;
+    res.end();
+  };
+}
+
+/**
+ * The request line and headers as a web `Request` with no body. The URL's
+ * origin is the Host header's, as the SDK's adapter builds it; header values
+ * Node repeated arrive as arrays and are appended one by one.
+ */
+export function headersOnlyRequest(req: IncomingMessage, signal?: AbortSignal): Request {
+  const host = singleHeader(req.headers.host) ?? 'localhost';
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers as IncomingHttpHeaders)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return new Request(`http://${host}${req.url ?? '/'}`, {
+    method: req.method ?? 'GET',
+    headers,
+    ...(signal === undefined ? {} : { signal }),
+  });
+}
+
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isEventStream(response: Response): boolean {
+  return response.headers.get('content-type')?.toLowerCase().startsWith('text/event-stream') === true;
+}
+
+async function copyStream(body: ReadableStream<Uint8Array>, res: ServerResponse, signal: AbortSignal): Promise<void> {
+  let drained: (() => void) | undefined;
+  const release = () => {
+    drained?.();
+    drained = undefined;
+  };
+  res.on('drain', release);
+  const closed = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  try {
+    for await (const chunk of body) {
+      if (signal.aborted) break;
+      if (!res.write(chunk))
+        await Promise.race([
+          new Promise<void>((resolve) => {
+            drained = resolve;
+          }),
+          closed,
+        ]);
+    }
+  } catch {
+    // The client went away or the stream failed: the response ends either way.
+  }
+}
+
+/** What the SDK's adapter answers when the handler throws: a JSON-RPC internal error, echoing a request's id. */
+function internalServerError(parsedBody: unknown): Response {
+  return Response.json(
+    { jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: echoableId(parsedBody) },
+    { status: 500 },
+  );
+}
+
+function echoableId(body: unknown): string | number | null {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  if (typeof method !== 'string') return null;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}

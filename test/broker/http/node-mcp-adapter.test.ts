@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { toNodeMcpHandler, type McpFetch } from '../../../src/broker/http/node-mcp-adapter.ts';
+import { rawRequest } from './raw-http.ts';
+
+/** A plain Node server whose every request goes through the adapter to `fetch`, with `{"parsed": true}` as the body. */
+async function serve(fetch: McpFetch): Promise<{ url: string; server: Server }> {
+  const handler = toNodeMcpHandler(fetch);
+  const server = createServer((req, res) => {
+    req.resume();
+    void handler(req, res, { jsonrpc: '2.0', id: 7, method: 'tools/call' }, { token: '', clientId: 'c', scopes: [] });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server };
+}
+
+describe('toNodeMcpHandler', () => {
+  const servers: Server[] = [];
+  after(() => {
+    for (const server of servers) server.close();
+  });
+
+  it('hands the handler a body-less Request with the headers, the parsed body and the auth info', async () => {
+    let seen: { method: string; url: string; accept: string | null; hasBody: boolean; options: unknown } | undefined;
+    const { url, server } = await serve(async (request, options) => {
+      seen = {
+        method: request.method,
+        url: request.url,
+        accept: request.headers.get('accept'),
+        hasBody: request.body !== null,
+        options,
+      };
+      return Response.json({ ok: true });
+    });
+    servers.push(server);
+    await rawRequest(url, {
+      method: 'POST',
+      path: '/mcp?x=1',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(seen?.method, 'POST');
+    assert.match(seen?.url ?? '', /^http:\/\/127\.0\.0\.1:\d+\/mcp\?x=1$/);
+    assert.equal(seen?.accept, 'application/json, text/event-stream');
+    assert.equal(seen?.hasBody, false);
+    assert.deepEqual(seen?.options, {
+      authInfo: { token: '', clientId: 'c', scopes: [] },
+      parsedBody: { jsonrpc: '2.0', id: 7, method: 'tools/call' },
+    });
+  });
+
+  it('writes a JSON answer whole, with its status, headers and length', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, result: { text: 'é'.repeat(100) } });
+    const { url, server } = await serve(
+      async () =>
+        new Response(body, { status: 200, headers: { 'content-type': 'application/json', 'mcp-session-id': 's1' } }),
+    );
+    servers.push(server);
+    const response = await rawRequest(url, { method: 'POST' });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers['mcp-session-id'], 's1');
+    assert.equal(response.headers['content-length'], String(Buffer.byteLength(body)));
+    assert.equal(response.text, body);
+  });
+
+  it('answers a body-less response with its status alone', async () => {
+    const { url, server } = await serve(async () => new Response(null, { status: 202 }));
+    servers.push(server);
+    const response = await rawRequest(url, { method: 'POST' });
+    assert.equal(response.status, 202);
+    assert.equal(response.text, '');
+  });
+
+  it('streams an event stream chunk by chunk as the handler produces it', async () => {
+    let push: ((text: string) => void) | undefined;
+    let end: (() => void) | undefined;
+    const { url, server } = await serve(async () => {
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          push = (text) => controller.enqueue(new TextEncoder().encode(text));
+          end = () => controller.close();
+        },
+      });
+      return new Response(stream, { headers: { 'content-type': 'text/event-stream' } });
+    });
+    servers.push(server);
+    const target = new URL(url);
+    const first = new Promise<string>((resolve, reject) => {
+      request({ host: target.hostname, port: target.port, path: target.pathname }, (response) => {
+        assert.equal(response.headers['content-type'], 'text/event-stream');
+        response.setEncoding('utf8');
+        let text = '';
+        response.on('data', (chunk: string) => {
+          text += chunk;
+          // The first event arrives while the stream is still open.
+          if (text === 'data: one\n\n') resolve(text);
+        });
+        response.on('end', () => reject(new Error(`ended before the first event alone: ${text}`)));
+      })
+        .on('error', reject)
+        .end();
+      const started = setInterval(() => {
+        if (push === undefined) return;
+        clearInterval(started);
+        push('data: one\n\n');
+      }, 5);
+    });
+    assert.equal(await first, 'data: one\n\n');
+    end?.();
+  });
+
+  it('answers a handler failure with a JSON-RPC internal error echoing the request id', async () => {
+    const { url, server } = await serve(async () => {
+      throw new Error('boom');
+    });
+    servers.push(server);
+    const response = await rawRequest(url, { method: 'POST' });
+    assert.equal(response.status, 500);
+    assert.deepEqual(response.json(), {
+      jsonrpc: '2.0',
+      error: { code: -32603, message: 'Internal server error' },
+      id: 7,
+    });
+  });
+});
