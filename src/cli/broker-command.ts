@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import { loadBrokerConfig } from '../broker/config/index.ts';
 import { startBroker } from '../broker/broker.ts';
 import { waitForSignal } from './world-command.ts';
 import { productionConfigPath } from './config-path.ts';
 import { jsonLogger, logOptions } from './json-logger.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker broker [--config FILE]
 
@@ -15,15 +15,9 @@ reference is docs/configuration.md.
                   env DEMARKUS_BROKER_CONFIG)`;
 
 export async function runBrokerCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+  const parsed = commandArgs(args, { config: { type: 'string' } }, help);
+  if (parsed === null) return 0;
+  const { values } = parsed;
   const config = await loadBrokerConfig(values.config ?? process.env.DEMARKUS_BROKER_CONFIG ?? productionConfigPath);
   const broker = await startBroker(config, { logger: logOptions('broker') });
   const log = jsonLogger('broker');

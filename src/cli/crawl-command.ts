@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { loadBrokerConfig } from '../broker/config/index.ts';
 import { openWorldGateway } from '../broker/worlds/index.ts';
 import { clusterServices } from '../broker/cluster.ts';
@@ -11,6 +10,7 @@ import {
 } from '../broker/graph/index.ts';
 import { devConfigPath, helperConfigPath, productionConfigPath } from './config-path.ts';
 import { UsageError } from './usage-error.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker crawl [--config FILE] [--hub WORLD] [--retention N] [--as EMAIL] [--json]
 
@@ -31,22 +31,19 @@ allowlist, allow the crawl identity (default ${crawlerIdentity.email}).
 Exit status: 0 when every output is current, 1 when something could not be published.`;
 
 export async function runCrawlCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const parsed = commandArgs(
     args,
-    strict: true,
-    options: {
+    {
       config: { type: 'string' },
       hub: { type: 'string' },
       retention: { type: 'string' },
       as: { type: 'string' },
       json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     },
-  });
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+    help,
+  );
+  if (parsed === null) return 0;
+  const { values } = parsed;
   const retention = values.retention === undefined ? 20 : Number(values.retention);
   if (!Number.isInteger(retention) || retention < 0)
     throw new UsageError(`--retention must be a whole number >= 0, got "${values.retention}"`);

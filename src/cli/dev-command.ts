@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { startDevStack } from '../dev/stack.ts';
 import { jsonLogger, logOptions } from './json-logger.ts';
 import { waitForSignal } from './world-command.ts';
 import { UsageError } from './usage-error.ts';
 import { errorCodes } from '../errors/fetch-failure.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker dev [--data DIR] [--host HOST] [--port PORT] [--broker-port PORT]
 
@@ -23,22 +23,19 @@ on the port after the MCP listener (any email address, no password). Sign in
 from a terminal with: demarkus-broker login --issuer http://127.0.0.1:8080`;
 
 export async function runDevCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const parsed = commandArgs(
     args,
-    options: {
+    {
       data: { type: 'string' },
       host: { type: 'string' },
       port: { type: 'string' },
       'broker-port': { type: 'string' },
       email: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+    help,
+  );
+  if (parsed === null) return 0;
+  const { values } = parsed;
   const basePort = Number(values.port ?? process.env.DEMARKUS_DEV_PORT ?? 6401);
   if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65533)
     throw new UsageError(`invalid --port "${values.port}"`);

@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { BrokerToolClient } from '../broker/search/index.ts';
 import { UsageError } from './usage-error.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker doctor [options]
 
@@ -18,23 +18,20 @@ untagged documents, broken mark:// links, orphans) and prints the report.
 Exit status: 0 when the report has no findings, 1 when it has some or could not be made, 2 for usage.`;
 
 export async function runDoctorCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const parsed = commandArgs(
     args,
-    strict: true,
-    options: {
+    {
       url: { type: 'string' },
       token: { type: 'string' },
       worlds: { type: 'string' },
       kinds: { type: 'string' },
       similarity: { type: 'string' },
       all: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     },
-  });
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+    help,
+  );
+  if (parsed === null) return 0;
+  const { values } = parsed;
   const token = values.token ?? process.env.DEMARKUS_BROKER_TOKEN;
   if (!token) throw new UsageError('a broker token is required: --token or DEMARKUS_BROKER_TOKEN');
   const similarity = values.similarity === undefined ? undefined : Number(values.similarity);

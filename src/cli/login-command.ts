@@ -1,13 +1,13 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { UsageError } from './usage-error.ts';
 import { isLoopbackUrlHost } from '../transport/loopback.ts';
 import { replaceFile } from '../files/durable-file.ts';
 import { fetchFailureReason } from '../errors/fetch-failure.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker login [--issuer URL] [--client-id ID]
 
@@ -130,15 +130,11 @@ export function toStoredSignIn(
 }
 
 export async function runLoginCommand(args: string[], io: CliOutput = consoleOutput): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: { issuer: { type: 'string' }, 'client-id': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  const parsed = commandArgs(args, { issuer: { type: 'string' }, 'client-id': { type: 'string' } }, help, {
+    out: io.out,
   });
-  if (values.help) {
-    io.out(help);
-    return 0;
-  }
+  if (parsed === null) return 0;
+  const { values } = parsed;
   const issuer = await resolveIssuer(values.issuer);
   const clientId = values['client-id'] ?? defaultCliClientId;
   const config = await discoverBroker(issuer, clientId);

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import * as oidc from 'openid-client';
 import {
   type CliOutput,
@@ -8,6 +7,7 @@ import {
   readCredentials,
   resolveIssuer,
 } from './login-command.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker logout [--issuer URL]
 
@@ -22,15 +22,9 @@ export async function runLogoutCommand(
   args: string[],
   io: CliOutput = { out: (line) => console.log(line) },
 ): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: { issuer: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    io.out(help);
-    return 0;
-  }
+  const parsed = commandArgs(args, { issuer: { type: 'string' } }, help, { out: io.out });
+  if (parsed === null) return 0;
+  const { values } = parsed;
   const issuer = await resolveIssuer(values.issuer);
   const signIn = (await readCredentials()).signIns[issuer];
   if (signIn === undefined) {

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { MarkClient } from '../transport/mark-client.ts';
 import { parseMarkUrl, bareHost, type MarkUrl } from '../protocol/mark-url.ts';
@@ -9,6 +8,7 @@ import { encodeResponse, type MarkResponse } from '../protocol/response.ts';
 import { Status } from '../protocol/status.ts';
 import type { Verb } from '../protocol/verbs.ts';
 import { UsageError } from './usage-error.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker mark <verb> mark://host[:port]/path [options]
 
@@ -57,11 +57,9 @@ const metaFlags = {
 } as const;
 
 export async function runMarkCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const parsed = commandArgs(
     args,
-    allowPositionals: true,
-    strict: true,
-    options: {
+    {
       ca: { type: 'string' },
       insecure: { type: 'boolean' },
       'server-name': { type: 'string' },
@@ -72,14 +70,13 @@ export async function runMarkCommand(args: string[]): Promise<number> {
       'body-file': { type: 'string' },
       'include-archived': { type: 'boolean' },
       raw: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
       ...Object.fromEntries(Object.keys(metaFlags).map((flag) => [flag, { type: 'string' as const }])),
     },
-  });
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+    help,
+    { positionals: true },
+  );
+  if (parsed === null) return 0;
+  const { values, positionals } = parsed;
   const [verbName, urlText] = positionals;
   const verb = verbName === undefined ? undefined : verbs[verbName.toLowerCase()];
   if (verb === undefined || urlText === undefined || positionals.length > 2)

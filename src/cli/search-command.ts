@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { MarkClient } from '../transport/mark-client.ts';
 import { bareHost, identityUrl, parseMarkUrl, type MarkUrl } from '../protocol/mark-url.ts';
@@ -12,6 +11,7 @@ import {
 } from '../broker/search/index.ts';
 import { UsageError } from './usage-error.ts';
 import { signedInAccessToken } from './whoami-command.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker search <query...> [options]
 
@@ -42,11 +42,9 @@ function defaultBrokerUrl(): string {
 type Options = { query: string; scope: string; filter?: string; limit: number; json: boolean };
 
 export async function runSearchCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const parsed = commandArgs(
     args,
-    allowPositionals: true,
-    strict: true,
-    options: {
+    {
       url: { type: 'string' },
       token: { type: 'string' },
       world: { type: 'string' },
@@ -58,13 +56,12 @@ export async function runSearchCommand(args: string[]): Promise<number> {
       filter: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     },
-  });
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+    help,
+    { positionals: true },
+  );
+  if (parsed === null) return 0;
+  const { values, positionals } = parsed;
   const query = positionals.join(' ').trim();
   if ([...query].length < 2) throw new UsageError('expected a query of at least 2 characters');
   const limit = values.limit === undefined ? 10 : Number(values.limit);

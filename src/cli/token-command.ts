@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import { loadBrokerConfig } from '../broker/config/index.ts';
 import { parseGoDuration } from '../broker/config/index.ts';
 import { mintBrokerToken } from '../broker/auth/mint-broker-token.ts';
 import { tokenTrust } from '../broker/trust.ts';
 import { devConfigPath, helperConfigPath, productionConfigPath } from './config-path.ts';
 import { UsageError } from './usage-error.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker token --email EMAIL [--config FILE] [--ttl DURATION] [--groups G1,G2]
 
@@ -17,21 +17,18 @@ prints it. For development and tests: real users sign in (demarkus-broker login)
   --groups LIST    comma-separated groups claim`;
 
 export async function runTokenCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const parsed = commandArgs(
     args,
-    strict: true,
-    options: {
+    {
       email: { type: 'string' },
       config: { type: 'string' },
       ttl: { type: 'string' },
       groups: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
-  });
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+    help,
+  );
+  if (parsed === null) return 0;
+  const { values } = parsed;
   const email = values.email?.trim() ?? '';
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError('--email is required and must look like name@domain');
   const config = await loadBrokerConfig(helperConfigPath(values.config));

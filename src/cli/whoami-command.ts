@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import * as oidc from 'openid-client';
 import {
@@ -10,6 +9,7 @@ import {
   type CliOutput,
   type StoredSignIn,
 } from './login-command.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker whoami [--issuer URL] [--access-token]
 
@@ -26,15 +26,11 @@ export async function runWhoamiCommand(
   args: string[],
   io: CliOutput = { out: (line) => console.log(line) },
 ): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: { issuer: { type: 'string' }, 'access-token': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  const parsed = commandArgs(args, { issuer: { type: 'string' }, 'access-token': { type: 'boolean' } }, help, {
+    out: io.out,
   });
-  if (values.help) {
-    io.out(help);
-    return 0;
-  }
+  if (parsed === null) return 0;
+  const { values } = parsed;
   const issuer = await resolveIssuer(values.issuer);
   let signIn = (await readCredentials()).signIns[issuer];
   // On stderr, like every failure: `$(demarkus-broker whoami --access-token)` must not capture it as a token.

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { defaultPort } from '../protocol/limits.ts';
 import { readFile } from 'node:fs/promises';
@@ -10,6 +9,7 @@ import { startWorldServer } from '../world/world-server.ts';
 const worldMdPath = '/world.md';
 import { jsonLogger } from './json-logger.ts';
 import { parseHostPort, UsageError } from './usage-error.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker world --root DIR [options]
 
@@ -27,9 +27,9 @@ Runs a Mark Protocol world server over QUIC (ALPN "mark").
   --seed-world-md FILE  publish FILE as /world.md on first start (only if the world never had one)`;
 
 export async function runWorldCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const parsed = commandArgs(
     args,
-    options: {
+    {
       root: { type: 'string' },
       tokens: { type: 'string' },
       listen: { type: 'string' },
@@ -40,14 +40,11 @@ export async function runWorldCommand(args: string[]): Promise<number> {
       'rate-limit': { type: 'string' },
       'rate-burst': { type: 'string' },
       'seed-world-md': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+    help,
+  );
+  if (parsed === null) return 0;
+  const { values } = parsed;
   const root = values.root ?? process.env.DEMARKUS_ROOT;
   if (root === undefined || root === '') throw new UsageError('--root is required (or set DEMARKUS_ROOT)');
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined))

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { mintTokenEntry, TokensFileError, type MintedToken } from '../world/auth/index.ts';
 import { parseRfc3339 } from '../protocol/time.ts';
 import { UsageError } from './usage-error.ts';
+import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker world token --label NAME --paths GLOB[,GLOB...] --ops publish[,read] [--expires RFC3339]
 
@@ -15,21 +15,18 @@ The world reloads tokens.toml on change, without a restart.
   --expires TIME   optional RFC 3339 expiry, e.g. 2027-01-01T00:00:00Z`;
 
 export async function runWorldTokenCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const parsed = commandArgs(
     args,
-    strict: true,
-    options: {
+    {
       label: { type: 'string' },
       paths: { type: 'string' },
       ops: { type: 'string' },
       expires: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
-  });
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
+    help,
+  );
+  if (parsed === null) return 0;
+  const { values } = parsed;
   const label = values.label ?? '';
   if (!/^[A-Za-z0-9_-]+$/.test(label)) throw new UsageError('--label is required: letters, digits, "_" and "-"');
   const paths = splitList(values.paths, '--paths');

@@ -26,7 +26,7 @@ export function parseRfc3339(text: string): Date | null {
     number,
     number,
   ];
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (!isCalendarDate(year, month, day)) return null;
   if (hour > 23 || minute > 59 || second > 59) return null;
   const offsetMinutes = parseOffset(m[8] ?? 'Z');
   if (offsetMinutes === null) return null;
@@ -45,11 +45,16 @@ function parseOffset(zone: string): number | null {
   return (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes);
 }
 
-function daysInMonth(year: number, month: number): number {
-  const days = [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  return days[month - 1] ?? 0;
+/** A day that exists in the proleptic Gregorian calendar: month 1-12, day valid for its month, leap years included. */
+export function isCalendarDate(year: number, month: number, day: number): boolean {
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
-function isLeap(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return isLeapYear(year) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
 }

@@ -8,6 +8,7 @@
  * any length (the first 9 digits count), and offsets up to ±24:60. Days are
  * checked against the month, leap years included; second 60 is refused.
  */
+import { isCalendarDate } from '../../protocol/time.ts';
 
 /** An instant at nanosecond precision: epoch milliseconds plus the nanoseconds below them. */
 export interface FilterInstant {
@@ -59,19 +60,6 @@ function parseDateOnly(text: string): FilterInstant | null {
 function fractionNanos(digits: string | undefined): number {
   if (digits === undefined) return 0;
   return Number(digits.slice(0, 9).padEnd(9, '0'));
-}
-
-function isCalendarDate(year: number, month: number, day: number): boolean {
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return isLeapYear(year) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
-
-function isLeapYear(year: number): boolean {
-  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
 }
 
 /** Days since 1970-01-01 in the proleptic Gregorian calendar (Hinnant's days_from_civil), year 0 included. */

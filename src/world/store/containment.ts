@@ -4,10 +4,11 @@
  * write reach outside it, and a path beneath a document (`/a.md/b.md`) is a
  * collision, not a place to create directories.
  */
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isMissing } from './errors.ts';
 import { isContained } from './paths.ts';
+import { exists } from './durable-fs.ts';
 
 export type Resolution = { kind: 'ok'; real: string } | { kind: 'escapes' } | { kind: 'under-document' };
 
@@ -19,7 +20,7 @@ export type Resolution = { kind: 'ok'; real: string } | { kind: 'escapes' } | { 
 export async function resolveInRoot(realRoot: string, abs: string): Promise<Resolution> {
   const tail: string[] = [];
   let current = abs;
-  while (!(await lstatExists(current))) {
+  while (!(await exists(current))) {
     const parent = path.dirname(current);
     if (parent === current) return { kind: 'escapes' };
     tail.unshift(path.basename(current));
@@ -48,16 +49,6 @@ export async function resolveExisting(realRoot: string, abs: string): Promise<st
   }
 }
 
-async function lstatExists(p: string): Promise<boolean> {
-  try {
-    await lstat(p);
-    return true;
-  } catch (err) {
-    if (isMissing(err)) return false;
-    throw err;
-  }
-}
-
 export async function isDirectory(p: string): Promise<boolean> {
   try {
     return (await stat(p)).isDirectory();
@@ -75,6 +66,6 @@ export async function isDirectory(p: string): Promise<boolean> {
 export async function resolveParentDirectory(realRoot: string, dirAbs: string): Promise<Resolution> {
   const resolution = await resolveInRoot(realRoot, dirAbs);
   if (resolution.kind !== 'ok') return resolution;
-  if ((await lstatExists(resolution.real)) && !(await isDirectory(resolution.real))) return { kind: 'under-document' };
+  if ((await exists(resolution.real)) && !(await isDirectory(resolution.real))) return { kind: 'under-document' };
   return resolution;
 }

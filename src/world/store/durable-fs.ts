@@ -10,7 +10,7 @@
  *    directory fsynced. Only then is the write acknowledged.
  */
 import { randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, rename, rm, symlink, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, rename, rm, stat, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { syncDir, writeSyncedFile } from '../../files/durable-file.ts';
 import { fsCode, isMissing } from './errors.ts';
@@ -34,9 +34,13 @@ export async function mkdirDurable(dir: string): Promise<void> {
   for (const p of created.reverse()) await syncDir(path.dirname(p));
 }
 
-async function exists(p: string): Promise<boolean> {
+/**
+ * Whether a directory entry is at `p`. A symlink counts as itself (lstat)
+ * unless `followLinks`, when a dangling one counts as missing (stat).
+ */
+export async function exists(p: string, { followLinks = false } = {}): Promise<boolean> {
   try {
-    await lstat(p);
+    await (followLinks ? stat(p) : lstat(p));
     return true;
   } catch (err) {
     if (isMissing(err)) return false;

@@ -19,10 +19,10 @@
  *   one down is considered.
  * Legacy `versions/<name>.v<N>` files are migrated to `versions/<name>/v<N>`.
  */
-import { mkdir, readdir, rename, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { listVersions, readCurrentPointer, readVersionFile } from './doc-files.ts';
-import { removeIfPresent, swapSymlink, syncDir } from './durable-fs.ts';
+import { exists, removeIfPresent, swapSymlink, syncDir } from './durable-fs.ts';
 import { isMissing, isStoreError } from './errors.ts';
 import { isVersionTempName, symlinkTarget, versionFileName, versionsDirName, type DocLocation } from './paths.ts';
 import { extractPreviousHash, storedEtag } from './stored-format.ts';
@@ -136,7 +136,7 @@ async function migrateLegacy(versionsDir: string): Promise<number> {
     await mkdir(docDir, { recursive: true });
     for (const [version, name] of versions) {
       const target = path.join(docDir, versionFileName(version));
-      if (await exists(target)) continue;
+      if (await exists(target, { followLinks: true })) continue;
       await rename(path.join(versionsDir, name), target);
       moved += 1;
     }
@@ -144,14 +144,4 @@ async function migrateLegacy(versionsDir: string): Promise<number> {
   }
   if (moved > 0) await syncDir(versionsDir);
   return moved;
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await stat(p);
-    return true;
-  } catch (err) {
-    if (isMissing(err)) return false;
-    throw err;
-  }
 }

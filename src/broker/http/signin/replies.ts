@@ -21,16 +21,22 @@ export function preflight(_request: FastifyRequest, reply: FastifyReply): Fastif
     .send();
 }
 
+/** The OAuthError an error of either kind of route stands for: logged, its Retry-After set. */
+function refusal(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): OAuthError {
+  const oauth = error instanceof OAuthError ? error : fromFastify(error as FastifyError);
+  logRefusal(request, oauth);
+  retryAfter(reply, oauth);
+  return oauth;
+}
+
 /** The one place an error of a JSON endpoint becomes a body; 5xx details go to the log only. */
 export function oauthErrorHandler(
   error: FastifyError | OAuthError,
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  const oauth = error instanceof OAuthError ? error : fromFastify(error as FastifyError);
-  logRefusal(request, oauth);
+  const oauth = refusal(error, request, reply);
   noStore(allowAnyOrigin(reply)).code(oauth.status);
-  retryAfter(reply, oauth);
   // RFC 6749 §5.2: invalid_client after an Authorization header attempt answers with a challenge.
   if (oauth.error === 'invalid_client' && /^Basic\b/i.test(request.headers.authorization ?? ''))
     reply.header('www-authenticate', 'Basic realm="demarkus-broker"');
@@ -43,9 +49,7 @@ export function pageErrorHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  const oauth = error instanceof OAuthError ? error : fromFastify(error as FastifyError);
-  logRefusal(request, oauth);
-  retryAfter(reply, oauth);
+  const oauth = refusal(error, request, reply);
   return htmlReply(
     reply.code(oauth.status),
     oauth.error === 'server_error' || oauth.error === 'temporarily_unavailable'
