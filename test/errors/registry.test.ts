@@ -92,3 +92,37 @@ describe('error registry (docs/errors.md)', () => {
     assert.deepEqual(sorted([...counts].filter(([, n]) => n > 1).map(([code]) => code)), []);
   });
 });
+
+/** Every class in src: its parent as written (`errorWithCode(...)` read as CodedError) and its body. */
+function errorClasses(): Map<string, { parent: string; body: string; file: string }> {
+  const classes = new Map<string, { parent: string; body: string; file: string }>();
+  for (const file of sourceFiles(join(root, 'src'))) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/^(?:export )?class (\w+)(?:<[^>{]*>)? extends (errorWithCode\(|[\w.]+)/gm)) {
+      const end = text.indexOf('\n}', match.index);
+      const parent = match[2] === 'errorWithCode(' ? 'CodedError' : match[2]!;
+      classes.set(match[1]!, { parent, body: text.slice(match.index, end < 0 ? undefined : end), file });
+    }
+  }
+  return classes;
+}
+
+describe('error classes', () => {
+  it("name themselves: through CodedError's new.target.name, or their own name when they extend Error directly", () => {
+    const classes = errorClasses();
+    const unnamed: string[] = [];
+    let checked = 0;
+    for (const [name, { body, file }] of classes) {
+      const chain: string[] = [];
+      for (let at: string | undefined = name; at !== undefined && !chain.includes(at); at = classes.get(at)?.parent)
+        chain.push(at);
+      if (!/Error$/.test(chain.at(-1)!)) continue;
+      checked += 1;
+      const literal = /\bname = '(\w+)'/.exec(body)?.[1];
+      const named = chain.includes('CodedError') ? literal === undefined || literal === name : literal === name;
+      if (!named) unnamed.push(`${name} (${file.slice(root.length + 1)}, extends ${chain.slice(1).join(' < ')})`);
+    }
+    assert.ok(checked > 40, `found ${checked} error classes`);
+    assert.deepEqual(unnamed, []);
+  });
+});

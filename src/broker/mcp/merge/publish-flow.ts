@@ -103,6 +103,7 @@ async function mergeCandidate(ctx: ToolContext, sub: Submission): Promise<ToolRe
 type Doc = { response: MarkResponse; body: string; version: number };
 
 class StepError extends Error {
+  override readonly name = 'StepError';
   readonly step: string;
   constructor(step: string, cause: unknown) {
     super(`${step}: ${agentMessage(cause)}`, { cause });
