@@ -28,11 +28,7 @@ export async function readWorld(
   world: string,
   call: Omit<MarkCall, 'signal'>,
 ): Promise<Outcome<MarkResponse>> {
-  try {
-    return { ok: true, value: await ctx.gateway.read(world, { ...call, signal: ctx.signal }) };
-  } catch (error) {
-    return { ok: false, error: toolErrorFor(verb, world, error) };
-  }
+  return worldOutcome(verb, world, () => ctx.gateway.read(world, { ...call, signal: ctx.signal }));
 }
 
 export async function writeWorld(
@@ -41,11 +37,22 @@ export async function writeWorld(
   world: string,
   call: Omit<MarkCall, 'signal'>,
 ): Promise<Outcome<MarkResponse>> {
-  try {
+  return worldOutcome(verb, world, async () => {
     const response = await ctx.gateway.write(world, ctx.identity, { ...call, signal: ctx.signal });
     // A changed /graph.md is what every replica seeds its backlinks from.
     if (response.status === Status.Ok || response.status === Status.Created) ctx.graph?.published(world, call.path);
-    return { ok: true, value: response };
+    return response;
+  });
+}
+
+/** A world's answer, or the tool error its failure reads as. */
+async function worldOutcome(
+  verb: string,
+  world: string,
+  send: () => Promise<MarkResponse>,
+): Promise<Outcome<MarkResponse>> {
+  try {
+    return { ok: true, value: await send() };
   } catch (error) {
     return { ok: false, error: toolErrorFor(verb, world, error) };
   }
