@@ -202,7 +202,7 @@ export async function runSearchEval(searchFn?: SearchFn, set: QuestionSet = 'pub
   };
 }
 
-/** Lexical-search spec §5 non-rank checks; zero-result help is checked on src/search only. */
+/** The non-rank checks of spexcode's benchmark; zero-result help is checked on src/search only. */
 async function nonRankChecks(search: SearchFn, nodeOfPath: Map<string, string>): Promise<EvalResult['checks']> {
   const cjk = await topDocuments(search, '节点', nodeOfPath);
   const none = await topDocuments(search, '会话', nodeOfPath);

@@ -1,7 +1,7 @@
 /**
  * Phase one of a query term: find every document and section that holds it.
  *
- * Lexical-search spec §3.5: matching is on word boundaries, never raw substring.
+ * As spexcode's `ranker.ts`: matching is on word boundaries, never raw substring.
  * Name words (title, basename, tags) match forward only: the word starts with the
  * term's stem. Description and body words also match in reverse: a document word of
  * 3+ letters that is a prefix of the unstemmed term (`search` for `searches`).

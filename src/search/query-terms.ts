@@ -8,9 +8,9 @@
  * - a field with inner punctuation (`session's`, `keyboard-nav`, `path.match`) is
  *   replaced by its word runs; a document token `path.match` always comes with the
  *   runs `path` and `match`, so requiring the runs finds every row the whole would;
- * - a CJK run is replaced by its characters (unigrams, spec §3.2);
- * - stopwords (spec §3.3) are dropped, unless the query has nothing else;
- * - each term carries a stem (spec §3.4) used as a word-boundary prefix, and terms
+ * - a CJK run is replaced by its characters (unigrams, as spexcode's `ranker.ts`);
+ * - stopwords (stem.ts) are dropped, unless the query has nothing else;
+ * - each term carries a stem (stem.ts) used as a word-boundary prefix, and terms
  *   with the same stem are one term.
  */
 import { stem, stopwords } from './stem.ts';

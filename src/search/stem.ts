@@ -33,7 +33,7 @@ export const stopwords: ReadonlySet<string> = new Set(`${referenceStopwords} ${q
 const minStemLength = 3;
 
 /**
- * Light stemmer. Spec §3.4: drop a plural `s` (not `ss`) from words of 4+ letters,
+ * Light stemmer, as spexcode's `ranker.ts`: drop a plural `s` (not `ss`) from words of 4+ letters,
  * then a mute `e` from words of 5+ letters (`declares` → `declar`). Our addition:
  * drop `ing` / `ed` when at least 4 letters remain, and undo a doubled final
  * consonant (`committing` → `commit`), so an inflected query reaches its base word.
