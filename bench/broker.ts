@@ -14,7 +14,10 @@
  * node_modules (e.g. `git worktree add /tmp/base main && cd /tmp/base && npm
  * ci`), both stacks running in this process and measured in alternating rounds,
  * for mark_fetch and mark_lookup over a 2025-11-25 session and over
- * stateless 2026-07-28 requests.
+ * stateless 2026-07-28 requests; beside it, each kind's process CPU time per
+ * call (the whole stack runs in this process, so a difference between the
+ * trees is their broker's, and CPU time moves less with the machine's load
+ * than the wall clock does).
  */
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -168,6 +171,8 @@ type TreeUnderTest = {
   label: string;
   call: Record<CallKind, () => Promise<unknown>>;
   latencies: Record<CallKind, number[]>;
+  /** Process CPU time (all of the stack: client, broker, world) spent in each kind's recorded calls, ms. */
+  cpuMs: Record<CallKind, number>;
   close(): Promise<void>;
 };
 
@@ -204,6 +209,7 @@ async function openTree(label: string, root: string): Promise<TreeUnderTest> {
       'mark_lookup 2026-07-28': () => modern.callTool(lookupArgs),
     },
     latencies: Object.fromEntries(callKinds.map((kind) => [kind, []])) as unknown as Record<CallKind, number[]>,
+    cpuMs: Object.fromEntries(callKinds.map((kind) => [kind, 0])) as Record<CallKind, number>,
     async close() {
       await modern.close();
       await direct.close();
@@ -215,11 +221,14 @@ async function openTree(label: string, root: string): Promise<TreeUnderTest> {
 async function sampleRound(tree: TreeUnderTest, calls: number, record: boolean): Promise<void> {
   for (const kind of callKinds) {
     const operation = tree.call[kind];
+    const cpuBefore = process.cpuUsage();
     for (let i = 0; i < calls; i++) {
       const begun = performance.now();
       await operation();
       if (record) tree.latencies[kind].push(performance.now() - begun);
     }
+    const cpu = process.cpuUsage(cpuBefore);
+    if (record) tree.cpuMs[kind] += (cpu.user + cpu.system) / 1000;
   }
 }
 
@@ -261,6 +270,24 @@ export async function runOverheadAgainst(baselineRoot: string, calls = 300, roun
     }
     lines.push(
       '(ms; "added" = tool call p50 minus the direct request p50 of the same tree; ratio = candidate / baseline added)',
+      `${'CPU per call'.padEnd(26)}${'baseline'.padStart(14)}${'candidate'.padStart(15)}${'base added'.padStart(12)}${'cand added'.padStart(12)}   ratio`,
+    );
+    const cpuPerCall = (tree: TreeUnderTest, kind: CallKind) => tree.cpuMs[kind] / tree.latencies[kind].length;
+    for (const kind of callKinds) {
+      const direct: CallKind = kind.includes('lookup') || kind.includes('LOOKUP') ? 'direct LOOKUP' : 'direct FETCH';
+      const cells = [cpuPerCall(baseline, kind).toFixed(3), cpuPerCall(candidate, kind).toFixed(3)];
+      if (kind === direct) {
+        lines.push(`${kind.padEnd(26)}${cells[0]!.padStart(14)}${cells[1]!.padStart(15)}`);
+        continue;
+      }
+      const base = cpuPerCall(baseline, kind) - cpuPerCall(baseline, direct);
+      const cand = cpuPerCall(candidate, kind) - cpuPerCall(candidate, direct);
+      lines.push(
+        `${kind.padEnd(26)}${cells[0]!.padStart(14)}${cells[1]!.padStart(15)}${base.toFixed(3).padStart(12)}${cand.toFixed(3).padStart(12)}   ${(cand / base).toFixed(2)}`,
+      );
+    }
+    lines.push(
+      '(ms of process CPU per call, client, broker and world together; "added" = tool call minus the direct request of the same tree)',
     );
     return lines;
   } finally {

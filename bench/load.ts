@@ -12,14 +12,21 @@
  * the machine's load average is printed with each.
  *
  *   node bench/load.ts [seconds per step] [client counts, e.g. 1,4,16,64]
+ *
+ * `node bench/load.ts --against <tree> [seconds per step] [client counts] [rounds]`
+ * measures instead this checkout's broker beside another checkout's (with its
+ * own node_modules), both in this process and in front of the same world
+ * process, in alternated steps: calls/s and broker CPU per call for each, and
+ * the candidate / baseline ratios.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
@@ -289,9 +296,107 @@ export async function runLoadBench(seconds = 5, counts = [1, 4, 16, 64]): Promis
   return lines;
 }
 
+/** A broker's figures summed over its alternated steps at one concurrency. */
+type Tally = { calls: number; seconds: number; serverCpuMs: number; p50s: number[] };
+
+/**
+ * This checkout's broker against another checkout's, same world process, same
+ * client process kind, alternated steps (`rounds` of each per concurrency).
+ */
+export async function runLoadAgainst(
+  baselineRoot: string,
+  seconds = 4,
+  counts = [1, 4, 16, 64],
+  rounds = 2,
+): Promise<string[]> {
+  const tls = await testTls();
+  const dir = await fleetDirectory(tls, [1]);
+  const fleet = await startFleet(dir, 1, tls);
+  const world = fleet.worlds[0];
+  if (world === undefined) throw new Error('no world started');
+  const fixture = (await import(
+    pathToFileURL(resolve(baselineRoot, 'test/e2e/stack-fixture.ts')).href
+  )) as typeof import('../test/e2e/stack-fixture.ts');
+  const baseDir = join(dir, 'baseline-front');
+  await mkdir(baseDir, { recursive: true });
+  await copyFile(join(dir, 'ca.pem'), join(baseDir, 'ca.pem'));
+  const baseline = await fixture.startBrokerFront(
+    baseDir,
+    [{ name: 'w0', port: world.port, tokensFile: join(dir, 'fleet-1', 'w0.toml') }],
+    { brokerConfig: { rateLimit: { disabled: true } } },
+  );
+  const fronts = [
+    { label: `baseline ${baselineRoot}`, front: baseline },
+    { label: 'candidate (this checkout)', front: fleet.front },
+  ];
+  const lines = [`load --against: ${seconds} s per step, ${rounds} alternated step(s) per broker and concurrency`];
+  try {
+    for (const clients of counts) {
+      const tallies = fronts.map((): Tally => ({ calls: 0, seconds: 0, serverCpuMs: 0, p50s: [] }));
+      const bearers = await Promise.all(
+        fronts.map(({ front }) =>
+          Promise.all(Array.from({ length: clients }, (_, i) => front.token(`load${i}@example.com`))),
+        ),
+      );
+      for (let round = 0; round < rounds; round++) {
+        const order = round % 2 === 0 ? [0, 1] : [1, 0];
+        for (const index of order) {
+          const figures = await step(
+            {
+              kind: 'mcp',
+              clients,
+              seconds,
+              url: fronts[index]!.front.mcpUrl.href,
+              bearers: bearers[index]!,
+              tool: 'mark_fetch',
+              args: { url: `mark://w0${documentPath}`, force: true },
+            },
+            world.child.pid,
+          );
+          const tally = tallies[index]!;
+          tally.calls += figures.calls;
+          tally.seconds += figures.seconds;
+          tally.serverCpuMs += figures.serverCpuMs;
+          tally.p50s.push(figures.p50Ms);
+        }
+      }
+      const rate = (t: Tally) => t.calls / t.seconds;
+      const cpuPerCall = (t: Tally) => t.serverCpuMs / Math.max(1, t.calls);
+      lines.push(`${clients} concurrent client(s), load ${(loadavg()[0] ?? 0).toFixed(1)}`);
+      for (const [i, { label }] of fronts.entries()) {
+        const t = tallies[i]!;
+        lines.push(
+          `  ${label.padEnd(40)} ${rate(t).toFixed(0).padStart(6)} calls/s   step p50s ${t.p50s.map((v) => v.toFixed(2)).join(' / ')} ms   broker ${cpuPerCall(t).toFixed(3)} ms CPU per call`,
+        );
+      }
+      const [base, cand] = tallies as [Tally, Tally];
+      lines.push(
+        `  candidate / baseline: calls/s ${(rate(cand) / rate(base)).toFixed(3)}, CPU per call ${(cpuPerCall(cand) / cpuPerCall(base)).toFixed(3)}`,
+      );
+    }
+  } finally {
+    await baseline.close();
+    await stopFleet(fleet);
+    await rm(dir, { recursive: true, force: true });
+  }
+  return lines;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv[2] === '--clients') {
     await runClients(JSON.parse(process.argv[3] ?? '{}') as LoadPlan);
+    process.exit(0);
+  }
+  if (process.argv[2] === '--against') {
+    const [tree, seconds, counts, rounds] = process.argv.slice(3);
+    if (tree === undefined) throw new Error('--against needs the path of a baseline checkout');
+    const lines = await runLoadAgainst(
+      tree,
+      Number(seconds ?? 4),
+      counts ? counts.split(',').map(Number) : undefined,
+      Number(rounds ?? 2),
+    );
+    console.log(lines.join('\n'));
     process.exit(0);
   }
   const counts = process.argv[3] ? process.argv[3].split(',').map(Number) : undefined;
