@@ -35,10 +35,16 @@ export class FairGate {
     return this.#held.get(caller) ?? 0;
   }
 
+  /** A slot at once, when one is free and nobody waits; otherwise undefined (and nothing is queued). */
+  tryAcquire(caller: string): (() => void) | undefined {
+    return this.#queues.size === 0 && this.#mayTake(caller) ? this.#take(caller) : undefined;
+  }
+
   /** Resolves with a release function once a slot is held; rejects with the signal's reason if it fires first. */
   acquire(caller: string, signal: AbortSignal): Promise<() => void> {
     if (signal.aborted) return Promise.reject(signal.reason);
-    if (this.#queues.size === 0 && this.#mayTake(caller)) return Promise.resolve(this.#take(caller));
+    const free = this.tryAcquire(caller);
+    if (free !== undefined) return Promise.resolve(free);
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         grant: () => {

@@ -115,6 +115,9 @@ export class WorldConnection {
   }
 
   async #admitFairly(call: MarkCall, caller: string): Promise<() => void> {
+    // The common case, a free slot: no timer and no combined signal for a wait that does not happen.
+    const free = call.signal?.aborted === true ? undefined : this.#gate.tryAcquire(caller);
+    if (free !== undefined) return free;
     const wait = AbortSignal.timeout(this.#settings.requestTimeoutMs);
     try {
       return await this.#gate.acquire(caller, call.signal === undefined ? wait : AbortSignal.any([call.signal, wait]));

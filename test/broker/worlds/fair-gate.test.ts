@@ -57,4 +57,18 @@ describe('fair gate', () => {
     assert.equal(gate.inFlight, 0);
     (await gate.acquire('c', never))();
   });
+
+  it('takes a slot at once only when one is free for the caller and nobody waits', async () => {
+    const gate = new FairGate({ capacity: 2, perCaller: 1 });
+    const a = gate.tryAcquire('a');
+    assert.notEqual(a, undefined);
+    assert.equal(gate.tryAcquire('a'), undefined, 'a is at its share');
+    const b = await gate.acquire('b', never);
+    const waiting = gate.acquire('a', never);
+    b();
+    assert.equal(gate.tryAcquire('c'), undefined, 'a call is queued, so the fast path leaves c to acquire()');
+    a!();
+    (await waiting)();
+    assert.equal(gate.inFlight, 0);
+  });
 });
