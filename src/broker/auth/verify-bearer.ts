@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
@@ -177,8 +177,9 @@ class VerifiedTokenCache {
   }
 }
 
+/** One-shot hashing: no Hash object per request. */
 function tokenKey(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  return hash('sha256', token, 'base64url');
 }
 
 /** The allowDomains gate on every bearer (docs/signin.md): tokens outlive a change of the list. */

@@ -125,9 +125,13 @@ function checkUserinfo(userinfo: string): void {
 
 // RFC 3986 §3.2.2 as Go applies it: characters a host may hold unescaped.
 const hostAllowed = /[A-Za-z0-9!$&'()*+,;=:[\]<>"\-_.~]/;
+/** A whole host of allowed ASCII characters and non-ASCII ones, as the loop in percentDecode checks them one by one. */
+const hostChars = /^(?:[A-Za-z0-9!$&'()*+,;=:[\]<>"\-_.~]|[^\x00-\x7f])*$/;
 
 /** Percent-decoding with Go's checks (its url.unescape): well-formed escapes, and in hosts only non-ASCII escapes (or %25). */
 function percentDecode(text: string, mode: Mode): string {
+  // Nothing to decode and nothing to refuse: the text is its own decoding (a lone surrogate still takes the long way, to become U+FFFD).
+  if (!text.includes('%') && text.isWellFormed() && (mode !== 'host' || hostChars.test(text))) return text;
   const bytes: number[] = [];
   for (let i = 0; i < text.length; ) {
     const c = text[i]!;

@@ -106,6 +106,13 @@ describe('tool URLs: mark://{world}/{path} only (Go broker parseToolURL)', () =>
     refuses('mark://eve smith@team-a/x', 'invalid URL: parse "mark://eve smith@team-a/x": net/url: invalid userinfo');
   });
 
+  it('decodes as Go does: non-ASCII kept, escapes decoded, a lone surrogate becomes U+FFFD', () => {
+    assert.deepEqual(parseWorldUrl('mark://wörld/ä.md'), { world: 'wörld', path: '/ä.md', fragment: null });
+    assert.equal(parseWorldUrl('mark://team-a/naïve%20file.md').path, '/naïve file.md');
+    assert.equal(parseWorldUrl('mark://team-a/x\uD800.md').path, '/x\uFFFD.md');
+    assert.equal(parseWorldUrl('mark://te\uD800am/x.md').world, 'te\uFFFDam');
+  });
+
   it('quotes the URL before the fragment in parse errors, as Go does', () => {
     refuses('mark://team a/x.md#intro', 'invalid URL: parse "mark://team a/x.md": invalid character " " in host name');
     refuses('mark://team-a/x.md#%zz', 'invalid URL: parse "mark://team-a/x.md#%zz": invalid URL escape "%zz"');
