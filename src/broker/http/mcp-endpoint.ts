@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  classifyInboundRequest,
   isInitializeRequest,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
@@ -11,6 +10,7 @@ import type { Identity } from '../identity.ts';
 import { authInfoFor } from './auth-info.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import type { McpServerFactory } from './mcp-server-factory.ts';
+import { isLegacyEra } from './mcp-era.ts';
 import { toNodeMcpHandler, type NodeMcpHandler } from './node-mcp-adapter.ts';
 import { subscribedResourcesKey } from './resource-subscribe.ts';
 import { BoundedSessionState } from './session-state.ts';
@@ -61,7 +61,7 @@ export async function serveMcpRequest(
 ): Promise<void> {
   const auth = authInfoFor(identity);
   const body = request.body;
-  if (!isLegacyRequest(request)) {
+  if (!isLegacyEra(request.method, request.headers, body)) {
     hijack(reply);
     return endpoint.modern(request.raw, reply.raw, body, auth);
   }
@@ -78,32 +78,6 @@ export async function serveMcpRequest(
     if (id !== null) return openSession(endpoint, id, request, reply, auth, identity);
   }
   return serveStateless(endpoint, request, reply, auth);
-}
-
-/**
- * Whether the SDK's `createMcpHandler` would serve this request as 2025-era
- * traffic (`isLegacyRequest`): the same `classifyInboundRequest` on the
- * method, the three MCP headers and the parsed body, without building a web
- * `Request` for it. A POST without a JSON body is 2025-era, as there.
- */
-function isLegacyRequest(request: FastifyRequest): boolean {
-  if (request.method !== 'POST') return true;
-  const body: unknown = request.body;
-  if (body === undefined) return true;
-  const outcome = classifyInboundRequest({
-    httpMethod: 'POST',
-    ...headerField('protocolVersionHeader', request.headers['mcp-protocol-version']),
-    ...headerField('mcpMethodHeader', request.headers['mcp-method']),
-    ...headerField('mcpNameHeader', request.headers['mcp-name']),
-    body,
-  });
-  return outcome.kind === 'legacy';
-}
-
-/** A header as `Headers.get` reads it: repeated values joined with ", "; absent, no field. */
-function headerField<K extends string>(key: K, value: string | string[] | undefined): Partial<Record<K, string>> {
-  if (value === undefined) return {};
-  return { [key]: Array.isArray(value) ? value.join(', ') : value } as Partial<Record<K, string>>;
 }
 
 /**
