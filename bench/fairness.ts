@@ -12,8 +12,11 @@
  *
  *   node bench/fairness.ts [rounds] [seconds per phase]   (default 5 × 4)
  *
- * It runs twice: with the per-subject bound on calls in flight raised out of
- * reach (what the broker did before it had one), then with the default bound.
+ * It runs three times: with the per-subject bound on calls in flight raised
+ * out of reach (what the broker did before it had one), with a fixed bound of
+ * 4 (server.mcp.callsPerSubject alone, what it did next), then with the
+ * defaults (4 alone, 1 while another subject is active:
+ * server.mcp.callsPerSubjectShared).
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -98,11 +101,13 @@ function startFlood(plan: FloodPlan): { stop: () => Promise<{ calls: number; sec
   };
 }
 
-/** `callsPerSubject`: the broker's per-subject bound on tool calls in flight (server.mcp.callsPerSubject). */
-export async function runFairnessBench(rounds = 5, seconds = 4, callsPerSubject?: number): Promise<FairnessResult> {
+/** The broker's per-subject bounds on tool calls in flight (server.mcp); the config defaults when absent. */
+export type SubjectBounds = { callsPerSubject: number; callsPerSubjectShared: number };
+
+export async function runFairnessBench(rounds = 5, seconds = 4, bounds?: SubjectBounds): Promise<FairnessResult> {
   const tls = await testTls();
   const dir = await fleetDirectory(tls, [2]);
-  const mcpExtra = callsPerSubject === undefined ? {} : { mcpExtra: { callsPerSubject, queuedCallsPerSubject: 1000 } };
+  const mcpExtra = bounds === undefined ? {} : { mcpExtra: { ...bounds, queuedCallsPerSubject: 1000 } };
   const fleet = await startFleet(dir, 2, tls, mcpExtra);
   try {
     const url = fleet.front.mcpUrl.href;
@@ -156,8 +161,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const rounds = Number(process.argv[2] ?? 5);
     const seconds = Number(process.argv[3] ?? 4);
     console.log('without a per-subject bound on calls in flight (callsPerSubject 1000):');
-    console.log(formatFairness(await runFairnessBench(rounds, seconds, 1000)));
-    console.log('with the default bound (server.mcp.callsPerSubject 4):');
+    console.log(
+      formatFairness(await runFairnessBench(rounds, seconds, { callsPerSubject: 1000, callsPerSubjectShared: 1000 })),
+    );
+    console.log('with a fixed bound (callsPerSubject 4, also while another subject is active):');
+    console.log(
+      formatFairness(await runFairnessBench(rounds, seconds, { callsPerSubject: 4, callsPerSubjectShared: 4 })),
+    );
+    console.log('with the defaults (callsPerSubject 4, callsPerSubjectShared 1):');
     console.log(formatFairness(await runFairnessBench(rounds, seconds)));
   }
 }

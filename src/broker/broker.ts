@@ -174,6 +174,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
         subscriptions,
         callsPerSubject: new KeyedLimit({
           inFlight: config.server.mcp.callsPerSubject,
+          inFlightShared: config.server.mcp.callsPerSubjectShared,
           waiting: config.server.mcp.queuedCallsPerSubject,
         }),
         ...(options.now ? { now: options.now } : {}),

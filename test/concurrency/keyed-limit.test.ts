@@ -64,8 +64,53 @@ describe('KeyedLimit', () => {
     await running;
   });
 
+  it('starts no new call of a key past inFlightShared while another key is active, and the other key at once', async () => {
+    let now = 0;
+    const limit = new KeyedLimit({ inFlight: 3, inFlightShared: 1, activeWindowMs: 1000, waiting: 10, now: () => now });
+    const started: string[] = [];
+    const gates = Array.from({ length: 5 }, () => gate());
+    const flood = gates.map((g, i) =>
+      limit.run('flooder', async () => {
+        started.push(`f${i}`);
+        await g.opened;
+      }),
+    );
+    assert.deepEqual(started, ['f0', 'f1', 'f2'], 'alone, the flooder runs inFlight calls at once');
+    assert.equal(limit.boundFor('flooder'), 3);
+    await limit.run('victim', async () => {
+      started.push('victim');
+    });
+    assert.deepEqual(started, ['f0', 'f1', 'f2', 'victim'], 'the victim does not wait behind the flood');
+    assert.equal(limit.boundFor('flooder'), 1, 'the victim counts as active for the window after its call');
+    gates[0]!.open();
+    gates[1]!.open();
+    await Promise.all(flood.slice(0, 2));
+    assert.deepEqual(started, ['f0', 'f1', 'f2', 'victim'], 'with f2 still running, nothing more starts');
+    now += 1001;
+    gates[2]!.open();
+    await flood[2];
+    assert.deepEqual(started, ['f0', 'f1', 'f2', 'victim', 'f3', 'f4'], 'once the window passed, the full bound again');
+    gates[3]!.open();
+    gates[4]!.open();
+    await Promise.all(flood);
+    assert.equal(limit.usersOf('flooder'), 0);
+  });
+
+  it("counts a key's own recent calls as its own, not as another's", async () => {
+    let now = 0;
+    const limit = new KeyedLimit({ inFlight: 2, inFlightShared: 1, waiting: 1, now: () => now });
+    await limit.run('solo', async () => undefined);
+    now += 10;
+    assert.equal(limit.boundFor('solo'), 2);
+    assert.equal(limit.boundFor('other'), 1, 'solo finished a call 10 ms ago');
+  });
+
   it('refuses bounds that are not positive integers', () => {
     assert.throws(() => new KeyedLimit({ inFlight: 0, waiting: 1 }), /inFlight must be a positive integer/);
     assert.throws(() => new KeyedLimit({ inFlight: 1, waiting: 1.5 }), /waiting must be a positive integer/);
+    assert.throws(
+      () => new KeyedLimit({ inFlight: 1, inFlightShared: 0, waiting: 1 }),
+      /inFlightShared must be a positive integer/,
+    );
   });
 });

@@ -25,6 +25,7 @@ const rules: Rule[] = [
   ({ server }) =>
     shorter(['server', 'devicePollInterval'], server.devicePollInterval, 'server.deviceCodeTTL', server.deviceCodeTTL),
   firstMintBackoffs,
+  sharedCallBound,
   ({ worldDialer }) =>
     worldDialer.attemptTimeout === 0
       ? null
@@ -77,6 +78,14 @@ function firstMintBackoffs({ server: { mcp } }: ParsedBrokerConfig): RuleViolati
   return {
     path: ['server', 'mcp', 'firstMintInitialBackoff'],
     message: `must not exceed server.mcp.firstMintMaxBackoff (${formatGoDuration(mcp.firstMintInitialBackoff)} > ${formatGoDuration(mcp.firstMintMaxBackoff)})`,
+  };
+}
+
+function sharedCallBound({ server: { mcp } }: ParsedBrokerConfig): RuleViolation | null {
+  if (mcp.callsPerSubjectShared <= mcp.callsPerSubject) return null;
+  return {
+    path: ['server', 'mcp', 'callsPerSubjectShared'],
+    message: `must not exceed server.mcp.callsPerSubject (${mcp.callsPerSubjectShared} > ${mcp.callsPerSubject}): it is the bound while others are active`,
   };
 }
 

@@ -38,6 +38,11 @@ const mcpSchema = z.strictObject({
    * sessions; more wait behind its own (docs/security.md, "Fair budgets").
    */
   callsPerSubject: countOrDefault(4),
+  /**
+   * The same bound while other subjects have calls running or had one in the
+   * last second; at most `callsPerSubject` (docs/security.md, "Fair budgets").
+   */
+  callsPerSubjectShared: countOrDefault(1),
   /** Calls of one subject that may wait behind those; one more is answered with a tool error. */
   queuedCallsPerSubject: countOrDefault(64),
 });

@@ -30,6 +30,7 @@ server:
     firstMintInitialBackoff: 500ms
     firstMintMaxBackoff: 15s
     callsPerSubject: 6
+    callsPerSubjectShared: 2
     queuedCallsPerSubject: 30
 oidc:
   issuer: https://accounts.example.com
@@ -76,6 +77,7 @@ metrics: { enabled: false }
       firstMintInitialBackoff: 500,
       firstMintMaxBackoff: 15_000,
       callsPerSubject: 6,
+      callsPerSubjectShared: 2,
       queuedCallsPerSubject: 30,
     });
     assert.deepEqual(config.rateLimit, {

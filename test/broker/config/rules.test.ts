@@ -310,6 +310,14 @@ describe('broker config: cross-field rules', () => {
     );
   });
 
+  it('refuses a shared per-subject call bound above the bound alone', () => {
+    refuses(
+      withServer(fileConfig, '  mcp: { callsPerSubject: 2, callsPerSubjectShared: 3 }'),
+      'ERR_CONFIG_CONFLICT',
+      'config: server.mcp.callsPerSubjectShared: must not exceed server.mcp.callsPerSubject (3 > 2): it is the bound while others are active',
+    );
+  });
+
   it('refuses one MCP TLS file without the other', () => {
     refuses(
       withServer(fileConfig, '  mcp: { tls: { certFile: /tls/cert.pem } }'),
