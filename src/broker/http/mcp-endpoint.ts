@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '../identity.ts';
 import { authInfoFor } from './auth-info.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
-import type { McpServerFactory } from './mcp-server-factory.ts';
+import { toolCalledBy, type McpServerFactory } from './mcp-server-factory.ts';
 import { isLegacyEra } from './mcp-era.ts';
 import { toNodeMcpHandler, type NodeMcpHandler } from './node-mcp-adapter.ts';
 import { subscribedResourcesKey } from './resource-subscribe.ts';
@@ -305,7 +305,7 @@ async function serveStateless(
   reply: FastifyReply,
   auth: AuthInfo,
 ): Promise<void> {
-  const server = endpoint.newServer(new BoundedSessionState());
+  const server = endpoint.newServer(new BoundedSessionState(), toolCalledBy(request.body));
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -1,6 +1,6 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { Redis } from 'ioredis';
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -15,7 +15,7 @@ import { mcpErrorHandler, notFoundHandler, plainErrorHandler } from './http-erro
 import { httpMetricsHook } from './http-metrics-hook.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import { reloadSessionMemory, serveMcpRequest, type McpEndpoint } from './mcp-endpoint.ts';
-import { createMcpServerFactory, type McpServerSetup } from './mcp-server-factory.ts';
+import { createMcpServerFactory, toolCalledBy, type McpServerSetup } from './mcp-server-factory.ts';
 import { toNodeMcpHandler } from './node-mcp-adapter.ts';
 import type { BrokerMetrics } from './metrics.ts';
 import { mcpPath, protectedResource, type ProtectedResource } from './protected-resource.ts';
@@ -177,10 +177,17 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
     ...(recordToolCall ? { recordToolCall } : {}),
     ...options.server,
   });
-  const modernHandler = createMcpHandler(() => newServer(new BoundedSessionState()), {
-    legacy: 'reject',
-    onerror: (error) => app.log.warn({ err: error }, 'MCP exchange failed'),
-  });
+  // The tool each 2026-07-28 request calls, for the server the SDK asks for it (keyed by the request's own auth info).
+  const calledTools = new WeakMap<AuthInfo, string>();
+  const modernHandler = createMcpHandler(
+    ({ authInfo }) =>
+      newServer(new BoundedSessionState(), authInfo === undefined ? undefined : calledTools.get(authInfo)),
+    {
+      legacy: 'reject',
+      onerror: (error) => app.log.warn({ err: error }, 'MCP exchange failed'),
+    },
+  );
+  const modern = toNodeMcpHandler(modernHandler.fetch);
   app.addHook('onClose', async () => {
     await modernHandler.close();
     await sessions.closeAll();
@@ -192,7 +199,11 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
     shared,
     mode: options.sessionMode ?? 'stateful',
     newServer,
-    modern: toNodeMcpHandler(modernHandler.fetch),
+    modern: (req, res, body, auth) => {
+      const tool = toolCalledBy(body);
+      if (tool !== undefined && auth !== undefined) calledTools.set(auth, tool);
+      return modern(req, res, body, auth);
+    },
     logError,
   };
   if (options.sharedSessions !== undefined) {

@@ -20,8 +20,26 @@ export type McpServerSetup = {
   now?: () => Date;
 } & RegisterOptions;
 
-/** One SDK server per stateful session, per stateless request, and per 2026-07-28 exchange. */
-export type McpServerFactory = (session: SessionState) => McpServer;
+/**
+ * One SDK server per stateful session, per stateless request, and per
+ * 2026-07-28 exchange. `onlyTool`: the server lives for one call of that tool
+ * (`toolCalledBy`), so only that tool is registered when it is one of ours.
+ */
+export type McpServerFactory = (session: SessionState, onlyTool?: string) => McpServer;
+
+/**
+ * The tool a request body calls when it is a single `tools/call`: a server
+ * built for that request answers nothing else, and registering the other
+ * tools, the resources and the prompts is most of what building one costs
+ * (docs/benchmarks.md, "Broker per-call work"). Undefined for anything else.
+ */
+export function toolCalledBy(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: unknown };
+  if (method !== 'tools/call' || typeof params !== 'object' || params === null) return undefined;
+  const name = (params as { name?: unknown }).name;
+  return typeof name === 'string' ? name : undefined;
+}
 
 /**
  * Binds the definitions to a session: every call on the returned server sees
@@ -31,9 +49,9 @@ export type McpServerFactory = (session: SessionState) => McpServer;
 export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory {
   const now = setup.now ?? (() => new Date());
   const options = setup.instructions === undefined ? {} : { instructions: setup.instructions };
-  return (session) => {
+  return (session, onlyTool) => {
     const server = new McpServer(setup.serverInfo, options);
-    registerDefinitions(
+    const oneTool = registerDefinitions(
       server,
       setup.definitions,
       ({ identity, signal }) => ({
@@ -47,8 +65,10 @@ export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory 
         ...(setup.knowledge ? { knowledge: setup.knowledge } : {}),
       }),
       setup,
+      onlyTool,
     );
-    if (setup.subscriptions) enableResourceSubscriptions(server, setup.subscriptions, session, setup.gateway);
+    if (setup.subscriptions && !oneTool)
+      enableResourceSubscriptions(server, setup.subscriptions, session, setup.gateway);
     return server;
   };
 }

@@ -47,7 +47,9 @@ export type RegisterOptions = ToolCallOptions & {
 };
 
 /**
- * Registers the definitions with one SDK server instance. Every tool call goes
+ * Registers the definitions with one SDK server instance; with `onlyTool`
+ * naming one of the tools, that tool alone (true is returned then), for a
+ * server that lives for one `tools/call` (see `toolCalledBy`). Every tool call goes
  * through `callTool` (src/broker/mcp/run-tool.ts), which validates arguments
  * against the zod shape and answers invalid ones, and a tool's genuine
  * failure, with `isError: true`, never a thrown error; an unknown tool is the
@@ -58,12 +60,18 @@ export function registerDefinitions(
   definitions: McpDefinitions,
   contextFactory: CallContextFactory,
   options: RegisterOptions = {},
-): void {
+  onlyTool?: string,
+): boolean {
   if (definitions.resourceTemplates.length === 0 && definitions.resources().length > 0) {
     throw new TypeError('registerDefinitions: concrete resources need a resource template to be read through');
   }
   const contextOf = (ctx: ServerContext) =>
     contextFactory({ identity: identityFromAuthInfo(ctx.http?.authInfo), signal: ctx.mcpReq.signal });
+  const only = onlyTool === undefined ? undefined : definitions.tools.find((tool) => tool.name === onlyTool);
+  if (only !== undefined) {
+    registerTool(server, only, contextOf, options);
+    return true;
+  }
   for (const tool of definitions.tools) registerTool(server, tool, contextOf, options);
   definitions.resourceTemplates.forEach((template, index) => {
     // The concrete resources are listed through the first template, which also reads them.
@@ -71,6 +79,7 @@ export function registerDefinitions(
     registerTemplate(server, template, list, contextOf, options);
   });
   for (const prompt of definitions.prompts) registerPrompt(server, prompt, contextOf);
+  return false;
 }
 
 type ContextOf = (ctx: ServerContext) => ToolContext;

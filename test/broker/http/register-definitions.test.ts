@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { McpServer } from '@modelcontextprotocol/server';
 import { authInfoFor, identityFromAuthInfo } from '../../../src/broker/http/auth-info.ts';
+import { toolCalledBy } from '../../../src/broker/http/mcp-server-factory.ts';
 import { registerDefinitions } from '../../../src/broker/http/register-definitions.ts';
 import type { Identity } from '../../../src/broker/identity.ts';
 import { definitions } from './fixtures.ts';
@@ -29,6 +30,40 @@ describe('registerDefinitions', () => {
     registerDefinitions(server, definitions, () => assert.fail('no call expected'));
     // A second registration of the same names is a programming error the SDK refuses.
     assert.throws(() => registerDefinitions(server, definitions, () => assert.fail('no call expected')));
+  });
+});
+
+describe('a server for one tools/call', () => {
+  const noCall = () => assert.fail('no call expected');
+
+  it('registers only the tool the request calls when it is one of ours', () => {
+    const [first, second] = definitions.tools;
+    const server = new McpServer({ name: 't', version: '0' });
+    assert.equal(registerDefinitions(server, definitions, noCall, {}, first!.name), true);
+    // The called tool is there (registering it again is refused); the other tools are not.
+    assert.throws(() => server.registerTool(first!.name, { description: 'again' }, async () => ({ content: [] })));
+    server.registerTool(second!.name, { description: 'free' }, async () => ({ content: [] }));
+  });
+
+  it('registers everything for a tool that is not ours, so the SDK answers it as before', () => {
+    const server = new McpServer({ name: 't', version: '0' });
+    assert.equal(registerDefinitions(server, definitions, noCall, {}, 'no_such_tool'), false);
+    assert.throws(() => registerDefinitions(server, definitions, noCall));
+  });
+
+  it('names the tool of a single tools/call and nothing else', () => {
+    assert.equal(
+      toolCalledBy({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mark_fetch' } }),
+      'mark_fetch',
+    );
+    assert.equal(toolCalledBy({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), undefined);
+    assert.equal(toolCalledBy({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } }), undefined);
+    assert.equal(toolCalledBy({ jsonrpc: '2.0', id: 1, method: 'tools/call' }), undefined);
+    assert.equal(
+      toolCalledBy([{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mark_fetch' } }]),
+      undefined,
+    );
+    assert.equal(toolCalledBy(null), undefined);
   });
 });
 
