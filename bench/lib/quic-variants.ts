@@ -34,6 +34,8 @@ export interface QuicPatchChange {
   within?: ReadonlyArray<{ file: string; with: string; without: string }>;
 }
 
+const quicConnectionFile = 'node_modules/@matrixai/quic/dist/QUICConnection.js';
+
 export const quicPatchChanges: readonly QuicPatchChange[] = [
   {
     name: 'recv-mutex',
@@ -59,6 +61,45 @@ export const quicPatchChanges: readonly QuicPatchChange[] = [
     name: 'events-unheard',
     summary: 'Evented builds and dispatches no EventDefault, EventAll or event that no listener can receive',
     owns: (file) => file.includes('+events+'),
+  },
+  {
+    name: 'send-soon',
+    summary: 'one send per event-loop turn for stream writes and received datagrams: data, FIN and ACK share datagrams',
+    // Its lines inside recv-batch's hunk are listed in `within`.
+    owns: (file, hunk) =>
+      file.includes('+quic+') &&
+      (hunk.includes('sendSoon') || hunk.includes('flushSend')) &&
+      !hunk.includes('recvBatch'),
+    within: [
+      {
+        file: quicConnectionFile,
+        with: [
+          '                if (this.secureEstablished) {',
+          '                    this.processStreams();',
+          '                }',
+          '                if (this.secureEstablished &&',
+          '                    !this.conn.isDraining() &&',
+          '                    !this.conn.isClosed()) {',
+          '                    // After every recv, there must be a send: on an open connection',
+          '                    // it is the next shared send, after the streams answered.',
+          '                    this.sendSoon();',
+          '                }',
+          '                else {',
+          '                    // After every recv, there must be a send. During the handshake',
+          '                    // and once the peer closed, it runs now, as it did: that send',
+          "                    // is what reports the peer's close.",
+          '                    await this.send();',
+          '                }',
+        ].join('\n'),
+        without: [
+          '                if (this.secureEstablished) {',
+          '                    this.processStreams();',
+          '                }',
+          '                // After every recv, there must be a send.',
+          '                await this.send();',
+        ].join('\n'),
+      },
+    ],
   },
 ];
 

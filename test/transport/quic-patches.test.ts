@@ -19,9 +19,14 @@ describe('patched @matrixai/quic is what runs', () => {
     const listener = await echoListener();
     const client = await bareQuicClient(listener.port);
     try {
-      const internals = client.connection as unknown as { recvLock: object; recvDatagram?: unknown };
+      const internals = client.connection as unknown as {
+        recvLock: object;
+        recvDatagram?: unknown;
+        sendSoon?: unknown;
+      };
       assert.equal(internals.recvLock.constructor.name, 'RecvMutex');
       assert.equal(typeof internals.recvDatagram, 'function', 'recv batches datagrams (recv-batch)');
+      assert.equal(typeof internals.sendSoon, 'function', 'one send per event-loop turn (send-soon)');
       for (const text of ['one', 'two', 'three']) {
         const stream = client.connection.newStream('bidi');
         const writing = writeAndFinish(stream.writable, new TextEncoder().encode(text));
