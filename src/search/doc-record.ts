@@ -5,7 +5,7 @@
  */
 import { documentPrior } from './scoring.ts';
 import { splitSections } from './sections.ts';
-import { foldForScan } from './snippet.ts';
+import type { LineWords, WordTable } from './line-words.ts';
 import { wordRuns } from './tokenize.ts';
 import { FieldBit } from './vocabulary.ts';
 import type { CorpusTotals, SearchDoc } from './types.ts';
@@ -16,8 +16,8 @@ export interface SectionRecord {
   trail: string[];
   /** Stripped text lines joined by '\n' (snippets are cut from it). */
   text: string;
-  /** `text` folded for snippet scans (snippet.ts foldForScan). */
-  fold: string;
+  /** The runs of each line of `text`, numbered in the index's WordTable (snippets). */
+  lines: LineWords;
 }
 
 export interface DocRecord {
@@ -49,13 +49,13 @@ export interface DocTokens {
   descriptionLength: number;
 }
 
-export function makeRecord(doc: SearchDoc, num: number, firstSection: number): DocRecord {
+export function makeRecord(doc: SearchDoc, num: number, firstSection: number, words: WordTable): DocRecord {
   const sections = splitSections(doc.body).map((s) => ({
     anchor: s.anchor,
     heading: s.heading,
     trail: s.trail,
     text: s.text,
-    fold: foldForScan(s.text),
+    lines: words.add(s.text),
   }));
   return {
     num,

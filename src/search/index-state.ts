@@ -8,6 +8,7 @@ import { countRecord, distinctWords, makeRecord, tokensOf } from './doc-record.t
 import type { DocRecord, DocTokens } from './doc-record.ts';
 import { bodySection, rebaseBody, fieldBits, fieldDoc, packBody, packField, Vocabulary } from './vocabulary.ts';
 import { ScriptProfile } from './script-profile.ts';
+import { WordTable } from './line-words.ts';
 import { emptyTotals } from './stats.ts';
 import type { CorpusTotals, SearchDoc } from './types.ts';
 
@@ -17,6 +18,8 @@ export const defaultMinDeadPostings = 4096;
 export class IndexState {
   readonly vocab = new Vocabulary();
   readonly scripts = new ScriptProfile();
+  /** Section line runs, for snippets. */
+  readonly words = new WordTable();
   readonly byId = new Map<string, DocRecord>();
   /** By docNum; undefined once removed. */
   docs: (DocRecord | undefined)[] = [];
@@ -41,7 +44,7 @@ export class IndexState {
   }
 
   add(doc: SearchDoc): void {
-    const record = makeRecord(doc, this.docs.length, this.nextSection);
+    const record = makeRecord(doc, this.docs.length, this.nextSection, this.words);
     const tokens = tokensOf(record);
     this.#ensureSections(record.firstSection + record.sections.length);
     this.nextSection += record.sections.length;
@@ -65,6 +68,7 @@ export class IndexState {
     }
     this.scripts.count(words, -1);
     for (let i = 0; i < record.sections.length; i++) this.sectionDoc[record.firstSection + i] = -1;
+    for (const section of record.sections) this.words.release(section.lines);
     this.docs[record.num] = undefined;
     this.byId.delete(id);
     this.#count(record, -1);

@@ -10,9 +10,9 @@ import { IndexState } from './index-state.ts';
 import { nearestTitles } from './nearest-titles.ts';
 import type { NearTitle } from './nearest-titles.ts';
 import { parseQuery } from './query-terms.ts';
-import type { QueryTerm } from './query-terms.ts';
 import { QueryScratch } from './scratch.ts';
-import { foldForScan, snippetFor } from './snippet.ts';
+import { SnippetTerms, snippetFor } from './snippet.ts';
+import type { RowText } from './snippet.ts';
 import { TopRows } from './top-rows.ts';
 import type { Candidate } from './top-rows.ts';
 import { emptyTotals, fieldAverages } from './stats.ts';
@@ -136,7 +136,9 @@ export class SearchIndex {
       ...(options.globalStats && { globalStats: options.globalStats }),
     };
     evaluate(this.#state, this.#scratchFor(), input, (doc, section, score) => top.offer(doc, section, score));
-    return top.rows().map((candidate) => toRow(candidate, terms));
+    // Snippets only for the rows kept, with the query's stems prepared once.
+    const snippetTerms = new SnippetTerms(this.#state.words, terms);
+    return top.rows().map((candidate) => toRow(candidate, snippetTerms));
   }
 
   /**
@@ -163,15 +165,16 @@ export class SearchIndex {
   }
 }
 
-function toRow(candidate: Candidate, terms: QueryTerm[]): SearchRow {
+function toRow(candidate: Candidate, terms: SnippetTerms): SearchRow {
   const { doc, section } = candidate;
   const own = doc.sections[section];
   const base = { id: doc.id, docTitle: doc.title, score: candidate.score };
-  if (own === undefined) {
-    const { text, fold } = bareText(doc);
-    return { ...base, anchor: '', snippet: snippetFor(text, fold, terms) };
-  }
-  const row: SearchRow = { ...base, anchor: own.anchor, snippet: snippetFor(own.text, own.fold, terms) };
+  if (own === undefined) return { ...base, anchor: '', snippet: snippetFor(bareTexts(doc), terms) };
+  const row: SearchRow = {
+    ...base,
+    anchor: own.anchor,
+    snippet: snippetFor([{ text: own.text, lines: own.lines }], terms),
+  };
   if (own.heading !== '' || own.anchor !== '') row.heading = own.heading;
   return row;
 }
@@ -180,12 +183,8 @@ function toRow(candidate: Candidate, terms: QueryTerm[]): SearchRow {
  * A bare-path row's snippet comes from the description and then the whole body,
  * as lines (a metadata value holds no line break, so the description is one line).
  */
-function bareText(doc: DocRecord): { text: string; fold: string } {
-  const texts = doc.description === '' ? [] : [doc.description];
-  const folds = doc.description === '' ? [] : [foldForScan(doc.description)];
-  for (const s of doc.sections) {
-    texts.push(s.text);
-    folds.push(s.fold);
-  }
-  return { text: texts.join('\n'), fold: folds.join('\n') };
+function bareTexts(doc: DocRecord): RowText[] {
+  const texts: RowText[] = doc.sections.map((s) => ({ text: s.text, lines: s.lines }));
+  if (doc.description !== '') texts.unshift({ text: doc.description });
+  return texts;
 }

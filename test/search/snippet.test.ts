@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cutSnippet, maxSnippetBytes, utf8Length } from '../../src/search/index.ts';
 import { doc, filler, indexOf } from './fixtures.ts';
-import { bestLine } from '../../src/search/snippet.ts';
+import { bestLine, bestLineOf, SnippetTerms } from '../../src/search/snippet.ts';
+import { WordTable } from '../../src/search/line-words.ts';
 import { prng } from '../support/prng.ts';
 
 describe('snippets (Go `bodymatch.go`)', () => {
@@ -65,18 +66,65 @@ describe('snippet line choice', () => {
     return best;
   }
 
+  const words = ['Alpha', 'beta', 'ΣΊΣΥΦΟΣ', 'İstanbul', '节点', 'gamma', 'delta', 'alphabet', 'x_𝐀beta', '', ' '];
+  const stems = ['alph', 'bet', 'σίσυφος', 'i̇st', '节', 'gam', 'zzz', '𝐀b', 'a b'];
+  const generatedText = (random: () => number): string =>
+    Array.from({ length: 1 + Math.floor(random() * 12) }, () =>
+      Array.from({ length: Math.floor(random() * 6) }, () => words[Math.floor(random() * words.length)]).join(
+        random() < 0.8 ? ' ' : '-',
+      ),
+    ).join('\n');
+  const termsOf = (chosen: string[]) => chosen.map((stem) => ({ text: stem, stem, expands: true }));
+
   it('picks the line the line-by-line rule picks, on generated text', () => {
     const random = prng(16);
-    const words = ['Alpha', 'beta', 'ΣΊΣΥΦΟΣ', 'İstanbul', '节点', 'gamma', 'delta', 'alphabet', '', ' '];
-    const stems = ['alph', 'bet', 'σίσυφος', 'i̇st', '节', 'gam', 'zzz'];
     for (let n = 0; n < 500; n++) {
-      const lines = Array.from({ length: 1 + Math.floor(random() * 12) }, () =>
-        Array.from({ length: Math.floor(random() * 6) }, () => words[Math.floor(random() * words.length)]).join(' '),
-      );
-      const text = lines.join('\n');
+      const text = generatedText(random);
       const chosen = stems.filter(() => random() < 0.5);
-      const terms = chosen.map((stem) => ({ text: stem, stem, expands: true }));
-      assert.equal(bestLine(text, terms), naiveBestLine(text, chosen), JSON.stringify({ text, chosen }));
+      assert.equal(bestLine(text, termsOf(chosen)), naiveBestLine(text, chosen), JSON.stringify({ text, chosen }));
+    }
+  });
+
+  it('keeps to that rule in one word table while texts come and go and queries follow each other', () => {
+    const random = prng(17);
+    const table = new WordTable();
+    let live = new Map<string, ReturnType<WordTable['add']>>();
+    for (let round = 0; round < 40; round++) {
+      for (let n = 0; n < 10; n++) {
+        const text = generatedText(random);
+        if (!live.has(text)) live.set(text, table.add(text));
+      }
+      const kept = new Map<string, ReturnType<WordTable['add']>>();
+      for (const [text, lines] of live) {
+        if (random() < 0.4) table.release(lines);
+        else kept.set(text, lines);
+      }
+      live = kept;
+      const chosen = stems.filter(() => random() < 0.5);
+      const terms = new SnippetTerms(table, termsOf(chosen));
+      for (const [text, lines] of live)
+        assert.equal(
+          bestLineOf([{ text, lines }], terms),
+          naiveBestLine(text, chosen),
+          JSON.stringify({ text, chosen }),
+        );
+    }
+    for (const lines of live.values()) table.release(lines);
+    assert.equal(table.size, 0, 'every run is freed with the last text holding it');
+  });
+
+  it('reads a bare row as its description and sections joined by line breaks', () => {
+    const random = prng(18);
+    const table = new WordTable();
+    for (let n = 0; n < 200; n++) {
+      const parts = Array.from({ length: 1 + Math.floor(random() * 3) }, () => generatedText(random));
+      const chosen = stems.filter(() => random() < 0.5);
+      const texts = parts.map((text, i) => (i === 0 && random() < 0.5 ? { text } : { text, lines: table.add(text) }));
+      assert.equal(
+        bestLineOf(texts, new SnippetTerms(table, termsOf(chosen))),
+        naiveBestLine(parts.join('\n'), chosen),
+        JSON.stringify({ parts, chosen }),
+      );
     }
   });
 });
