@@ -113,7 +113,8 @@ export class MarkTransportClient {
       options.idempotent || budgetMs === undefined
         ? (options.timeoutMs ?? this.#requestTimeoutMs)
         : (options.timeoutMs ?? budgetMs);
-    let lastError: MarkTransportError = new ConnectionLostError();
+    // Built only when an attempt fails: a request that succeeds builds no error (and no stack).
+    let lastError: MarkTransportError | undefined;
     for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
       if (this.#closed) throw new ClientClosedError();
       if (attempt > 1) await this.#pause(options.signal);
@@ -133,7 +134,7 @@ export class MarkTransportClient {
         lastError = failure;
       }
     }
-    throw lastError;
+    throw lastError ?? new ConnectionLostError();
   }
 
   /**
