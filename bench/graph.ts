@@ -3,7 +3,8 @@
  *  - crawl throughput (documents/s) of generated 1,000- and 10,000-document
  *    worlds through the in-process world handler (no QUIC), against plain
  *    FETCHes of the same documents without link extraction; and the 1,000
- *    world again over real QUIC;
+ *    world again over real QUIC, with the world server in this process and in
+ *    its own process;
  *  - backlink query latency at 10k and 100k edges: the target-indexed store
  *    against a linear scan of the same edges (the Go store's algorithm);
  *  - memory per 100k edges held by the store;
@@ -38,6 +39,7 @@ import { runPool } from '../src/concurrency/pool.ts';
 import { CrawledGraph } from '../src/broker/graph/crawled-graph.ts';
 import { documentLinks } from '../src/broker/graph/document-links.ts';
 import { runFederationCrawl } from '../src/broker/graph/federation/federation-crawl.ts';
+import { startWorldProcess, type WorldProcess } from '../test/cli/cli-process.ts';
 
 export type GraphBenchOptions = {
   crawlSizes?: readonly number[];
@@ -220,9 +222,18 @@ async function crawlThroughput(count: number): Promise<string[]> {
   });
 }
 
-async function quicCrawlThroughput(count: number): Promise<string[]> {
+/**
+ * The same crawl over real QUIC twice: with the world server in this process (client and
+ * server share one core's event loop) and with the world in its own
+ * `demarkus-broker world` process, as a broker meets it. Each is warmed up by one crawl
+ * first (a new process runs cold), then measured in alternated rounds.
+ */
+async function quicCrawlThroughput(count: number, rounds = 3): Promise<string[]> {
   return withWorld(count, async (root, tokensFile) => {
     const tls = await generateDevCertificate();
+    const dir = await mkdtemp(join(scratchRoot(), 'bench-graph-tls-'));
+    await writeFile(join(dir, 'cert.pem'), tls.cert);
+    await writeFile(join(dir, 'key.pem'), tls.key);
     const server = await startWorldServer({
       root,
       tokensFile,
@@ -231,23 +242,51 @@ async function quicCrawlThroughput(count: number): Promise<string[]> {
       rateLimit: { perSecond: 0, burst: 1 },
       bodySearch: false,
     });
-    const client = new MarkClient({ ca: tls.cert });
+    let ownProcess: WorldProcess | undefined;
     try {
-      const authority = { host: 'localhost', port: server.port, dialHost: '127.0.0.1' };
-      const fetcher = (_w: string, path: string) => client.call(authority, { verb: 'FETCH', path });
-      const directory = new WorldDirectory([{ name: 'bench', address: `localhost:${server.port}`, source: 'config' }]);
-      await fetcher('bench', '/index.md');
-      const started = performance.now();
-      const result = await crawl('mark://bench/index.md', fetcher, directory, crawlLimits(count));
-      const ms = performance.now() - started;
-      return [
-        `crawl, ${count}-document world, over QUIC (one pooled connection, 8 workers): ${result.graph.nodes.size} nodes in ${ms.toFixed(0)} ms = ${(result.graph.nodes.size / (ms / 1000)).toFixed(0)} docs/s`,
+      ownProcess = await startWorldProcess([
+        ...['--root', root, '--tokens', tokensFile, '--listen', '127.0.0.1:0', '--rate-limit', '0'],
+        ...['--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem'), '--name', 'bench'],
+      ]);
+      const places = [
+        { label: 'world in this process', port: server.port, cold: 0, docsPerSecond: [] as number[] },
+        { label: 'world in its own process', port: ownProcess.port, cold: 0, docsPerSecond: [] as number[] },
       ];
+      for (let round = -1; round < rounds; round++)
+        for (const place of places) {
+          const docsPerSecond = await crawlOverQuic(place.port, tls.cert, count);
+          if (round >= 0) place.docsPerSecond.push(docsPerSecond);
+          else place.cold = docsPerSecond;
+        }
+      return places.map((place) => {
+        const sorted = [...place.docsPerSecond].sort((a, b) => a - b);
+        return `crawl, ${count}-document world, over QUIC, ${place.label} (one pooled connection, 8 workers): median ${percentile(sorted, 0.5).toFixed(0)} docs/s of ${rounds} crawls (${sorted.map((d) => d.toFixed(0)).join(', ')}); the first crawl after start ${place.cold.toFixed(0)} docs/s`;
+      });
     } finally {
-      await client.close();
+      if (ownProcess !== undefined) {
+        ownProcess.child.kill('SIGTERM');
+        await ownProcess.exited;
+      }
       await server.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
+}
+
+/** One crawl of the world at `port` through a fresh client; documents per second. */
+async function crawlOverQuic(port: number, ca: string, count: number): Promise<number> {
+  const client = new MarkClient({ ca });
+  try {
+    const authority = { host: 'localhost', port, dialHost: '127.0.0.1' };
+    const fetcher = (_w: string, path: string) => client.call(authority, { verb: 'FETCH', path });
+    const directory = new WorldDirectory([{ name: 'bench', address: `localhost:${port}`, source: 'config' }]);
+    await fetcher('bench', '/index.md');
+    const started = performance.now();
+    const result = await crawl('mark://bench/index.md', fetcher, directory, crawlLimits(count));
+    return result.graph.nodes.size / ((performance.now() - started) / 1000);
+  } finally {
+    await client.close();
+  }
 }
 
 // ---------------------------------------------------------------- backlinks and memory
