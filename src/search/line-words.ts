@@ -9,9 +9,9 @@
  * section of an index, so a query tests each distinct run once, whatever the
  * number of rows and sections that hold it.
  */
+import { cjkClass } from './tokenize.ts';
 
-/** Han Ext-A, Unified Ideographs, Compatibility Ideographs, Hiragana and Katakana (as tokenize.ts). */
-const cjkClass = '\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u3040-\\u30ff';
+/** A run holds letters, numbers, `_`, and the Han and kana characters tokenize.ts makes single tokens of. */
 const runCharacter = new RegExp(`^[\\p{L}\\p{N}_${cjkClass}]$`, 'u');
 const runOnly = new RegExp(`^[\\p{L}\\p{N}_${cjkClass}]+$`, 'u');
 

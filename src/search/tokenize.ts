@@ -13,7 +13,7 @@
  */
 
 /** Han Ext-A, Unified Ideographs, Compatibility Ideographs, Hiragana and Katakana. */
-const cjkClass = '\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u3040-\\u30ff';
+export const cjkClass = '\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u3040-\\u30ff';
 
 // The `v` flag is built at run time so the tsc target (es2023) does not reject it.
 const tokenPattern = new RegExp(`[${cjkClass}]|[[\\p{L}\\p{N}_]--[${cjkClass}]]+`, 'gv');
