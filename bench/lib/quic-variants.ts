@@ -45,7 +45,12 @@ export const quicPatchChanges: readonly QuicPatchChange[] = [
   {
     name: 'lock-no-deadline',
     summary: 'async-locks builds no timeout error, Timer or abort when a lock has no deadline (stream destroy, recv)',
-    owns: (file) => file.includes('+async-locks+'),
+    owns: (file, hunk) => file.includes('+async-locks+') && !hunk.includes('lock-fast'),
+  },
+  {
+    name: 'lock-fast',
+    summary: 'RWLockWriter.withReadF/withWriteF without a context take an idle lock at once (stream destroy)',
+    owns: (file, hunk) => file.includes('+async-locks+') && hunk.includes('lock-fast'),
   },
   {
     name: 'recv-batch',

@@ -3,11 +3,12 @@
  * (patches/, applied by patch-package on `npm install`), so a clean clone that
  * skipped or failed the patch step fails here. The patched behaviour that must
  * not change (a lock with a deadline still times out; streams still round-trip
- * and close) is checked beside it.
+ * and close; an idle lock taken by the uncontended fast path still excludes,
+ * queues and releases as the normal path does) is checked beside it.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Lock, errors as lockErrors } from '@matrixai/async-locks';
+import { Lock, RWLockWriter, errors as lockErrors } from '@matrixai/async-locks';
 import { setupTimedCancellable } from '@matrixai/async-locks/utils.js';
 import { EventAll, EventDefault, Evented } from '@matrixai/events';
 import { errors as quicErrors, events as quicEvents } from '@matrixai/quic';
@@ -167,4 +168,149 @@ describe('patched @matrixai/async-locks is what runs', () => {
     release();
     await held;
   });
+});
+
+describe('patched @matrixai/async-locks: uncontended RWLockWriter fast path (lock-fast)', () => {
+  type Run = (lock: RWLockWriter, f: () => Promise<void>) => Promise<void>;
+  // The same acquisition through the fast path (no context) and through the
+  // normal path (an empty context is not taken by the fast path).
+  const paths: ReadonlyArray<{ name: string; write: Run; read: Run }> = [
+    { name: 'fast path', write: (lock, f) => lock.withWriteF(f), read: (lock, f) => lock.withReadF(f) },
+    { name: 'normal path', write: (lock, f) => lock.withWriteF({}, f), read: (lock, f) => lock.withReadF({}, f) },
+  ];
+  const gate = (): { opened: Promise<void>; open: () => void } => {
+    let open: () => void = () => {};
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { opened, open };
+  };
+  const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  const readersLocked = (lock: RWLockWriter): boolean =>
+    (lock as unknown as { readersLock: Lock }).readersLock.isLocked();
+
+  it('takes an idle lock at once, with no AbortController, and still runs f in a later microtask', async () => {
+    assert.equal(
+      typeof (RWLockWriter.prototype as unknown as { uncontendedWithF?: unknown }).uncontendedWithF,
+      'function',
+    );
+    const lock = new RWLockWriter();
+    const Original = globalThis.AbortController;
+    let built = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        built += 1;
+      }
+    };
+    let ran = false;
+    let writing: Promise<string>;
+    try {
+      writing = lock.withWriteF(async (held) => {
+        ran = true;
+        assert.equal(held, lock, 'f gets the lock, as through withF');
+        return 'result';
+      });
+      assert.equal(ran, false, 'f does not run synchronously');
+      assert.ok(lock.isLocked('write'), 'write-locked at once');
+      assert.ok(readersLocked(lock), 'both inner locks taken at once (the normal path takes the readers lock later)');
+      assert.equal(await writing, 'result');
+      assert.equal(await lock.withReadF(async () => 'read'), 'read');
+    } finally {
+      globalThis.AbortController = Original;
+    }
+    assert.equal(built, 0, 'no AbortController built for uncontended acquisitions');
+    assert.equal(lock.isLocked(), false);
+    assert.equal(lock.count, 0);
+  });
+
+  for (const path of paths) {
+    it(`${path.name}: a held write lock blocks a second writer and a reader, which proceed in order after release`, async () => {
+      const lock = new RWLockWriter();
+      const order: string[] = [];
+      const first = gate();
+      const holding = path.write(lock, async () => {
+        order.push('writer 1');
+        await first.opened;
+        order.push('writer 1 done');
+      });
+      await settle();
+      const second = lock.withWriteF(async () => {
+        order.push('writer 2');
+      });
+      const reader = lock.withReadF(async () => {
+        order.push('reader');
+      });
+      await settle();
+      assert.deepEqual(order, ['writer 1'], 'nobody else runs while the first writer holds the lock');
+      assert.ok(lock.isLocked('write'));
+      assert.equal(lock.writerCount, 2);
+      assert.equal(lock.readerCount, 1);
+      first.open();
+      await Promise.all([holding, second, reader]);
+      assert.deepEqual(order, ['writer 1', 'writer 1 done', 'writer 2', 'reader']);
+      assert.equal(lock.isLocked(), false);
+      assert.equal(lock.count, 0);
+    });
+
+    it(`${path.name}: a held read lock admits readers, and a waiting writer goes before later readers`, async () => {
+      const lock = new RWLockWriter();
+      const order: string[] = [];
+      const first = gate();
+      const holding = path.read(lock, async () => {
+        order.push('reader 1');
+        await first.opened;
+        order.push('reader 1 done');
+      });
+      await settle();
+      const sharing = lock.withReadF(async () => {
+        order.push('reader 2');
+      });
+      await settle();
+      const writer = lock.withWriteF(async () => {
+        order.push('writer');
+      });
+      const later = lock.withReadF(async () => {
+        order.push('reader 3');
+      });
+      await settle();
+      assert.deepEqual(
+        order,
+        ['reader 1', 'reader 2'],
+        'readers share; the writer waits and so does a reader behind it',
+      );
+      assert.ok(lock.isLocked('write'), 'the waiting writer already holds the writers lock (writer preference)');
+      first.open();
+      await Promise.all([holding, sharing, writer, later]);
+      assert.deepEqual(order, ['reader 1', 'reader 2', 'reader 1 done', 'writer', 'reader 3']);
+      assert.equal(lock.isLocked(), false);
+      assert.equal(lock.count, 0);
+    });
+
+    it(`${path.name}: an error in f releases the lock, is rethrown, and a waiting writer proceeds`, async () => {
+      const lock = new RWLockWriter();
+      const first = gate();
+      const failing = path.write(lock, async () => {
+        await first.opened;
+        throw new Error('f failed');
+      });
+      await settle();
+      let waited = false;
+      const waiting = lock.withWriteF(async () => {
+        waited = true;
+      });
+      await settle();
+      assert.equal(waited, false);
+      first.open();
+      await assert.rejects(failing, /f failed/);
+      await waiting;
+      assert.equal(waited, true);
+      // A synchronous throw (not a rejected promise) is released and rethrown too.
+      const throwing = path.read(lock, (() => {
+        throw new Error('thrown at once');
+      }) as unknown as () => Promise<void>);
+      await assert.rejects(throwing, /thrown at once/);
+      assert.equal(lock.isLocked(), false);
+      assert.equal(lock.count, 0);
+      await lock.withWriteF(async () => {});
+    });
+  }
 });
