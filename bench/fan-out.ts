@@ -14,10 +14,20 @@ import { percentile } from './lib/measure.ts';
 import { documentsPerWorld, fleetDirectory, startFleet, stopFleet, type Fleet } from './lib/world-fleet.ts';
 import { testTls } from '../test/world/world-fixture.ts';
 
-const calls = {
-  mark_lookup_all: { query: 'broker' },
-  mark_search: { query: 'how does the broker reach a world over QUIC' },
-} as const;
+/**
+ * The calls measured, by label. The broker remembers each world's search statistics
+ * (src/broker/search/stats-memory.ts), so asking the same question again takes one
+ * round per world; `new words` adds a word never asked before to every call, so
+ * each of its calls takes the two rounds of a question the broker has not seen.
+ */
+const calls: Record<string, { tool: string; args: (round: number) => Record<string, unknown> }> = {
+  mark_lookup_all: { tool: 'mark_lookup_all', args: () => ({ query: 'broker' }) },
+  mark_search: { tool: 'mark_search', args: () => ({ query: 'how does the broker reach a world over QUIC' }) },
+  'mark_search, new words': {
+    tool: 'mark_search',
+    args: (round) => ({ query: `how does the broker reach a world over QUIC q${round + 100}z` }),
+  },
+};
 
 export async function runFanOutBench(rounds = 30, counts = [1, 10, 30]): Promise<string[]> {
   const tls = await testTls();
@@ -27,11 +37,11 @@ export async function runFanOutBench(rounds = 30, counts = [1, 10, 30]): Promise
     for (const count of counts) fleets.set(count, await startFleet(dir, count, tls));
     const times = new Map<string, number[]>();
     for (let round = -3; round < rounds; round++) {
-      for (const [name, args] of Object.entries(calls)) {
+      for (const [name, { tool, args }] of Object.entries(calls)) {
         for (const count of counts) {
           const fleet = fleets.get(count)!;
           const start = performance.now();
-          const result = (await fleet.client.callTool({ name, arguments: args })) as { isError?: boolean };
+          const result = (await fleet.client.callTool({ name: tool, arguments: args(round) })) as { isError?: boolean };
           const ms = performance.now() - start;
           if (result.isError) throw new Error(`${name} over ${count} worlds failed`);
           if (round < 0) continue;
@@ -56,7 +66,7 @@ export async function runFanOutBench(rounds = 30, counts = [1, 10, 30]): Promise
         );
       for (const count of counts)
         lines.push(
-          `${`${name} over ${count} world(s)`.padEnd(36)} p50 ${p50(count).toFixed(2)} ms   p99 ${p99(count).toFixed(2)} ms   p50 vs 1 world x${(p50(count) / p50(counts[0]!)).toFixed(2)}`,
+          `${`${name} over ${count} world(s)`.padEnd(46)} p50 ${p50(count).toFixed(2)} ms   p99 ${p99(count).toFixed(2)} ms   p50 vs 1 world x${(p50(count) / p50(counts[0]!)).toFixed(2)}`,
         );
     }
     return lines;

@@ -20,6 +20,7 @@ import { setUpBrokerSignIn, withKeyRing, type BrokerSignInOptions } from './http
 import type { SignInContext } from './auth/sign-in-context.ts';
 import { BrokerGraph } from './graph/index.ts';
 import { createKnowledge } from './knowledge/index.ts';
+import { SearchStatsMemory } from './search/index.ts';
 import { followChanges } from './changes/follow-changes.ts';
 import { ResourceSubscriptions } from './changes/resource-subscriptions.ts';
 import { WorldWatcher } from './changes/world-watcher.ts';
@@ -171,6 +172,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
         gateway,
         graph,
         knowledge,
+        searchStats: new SearchStatsMemory(),
         subscriptions,
         callsPerSubject: new KeyedLimit({
           inFlight: config.server.mcp.callsPerSubject,

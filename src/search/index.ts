@@ -26,6 +26,7 @@ export type { NearTitle } from './nearest-titles.ts';
 export {
   lookupExtensionKeys,
   statsOnlyValue,
+  ownStatsValue,
   maxNearestTitles,
   LookupExtensionError,
   encodeQueryStats,

@@ -28,6 +28,13 @@ export const lookupExtensionKeys = {
    */
   corpusStats: 'corpus-stats',
   corpusDf: 'corpus-df',
+  /**
+   * Request `include`, beside statistics to score with: also answer this world's
+   * own statistics (`corpus-stats`, `corpus-df`), as phase one would. A broker
+   * that scored with statistics it remembered checks them against these, so a
+   * search whose statistics have not changed needs one round instead of two.
+   */
+  ownStats: 'own-stats',
   /** Response, to a request that carried statistics: one score per row, in row order. */
   rowScores: 'row-scores',
   /** Request N (1-10): when no row matches, answer up to N nearest titles, as JSON. */
@@ -37,6 +44,7 @@ export const lookupExtensionKeys = {
 } as const;
 
 export const statsOnlyValue = 'only';
+export const ownStatsValue = 'include';
 export const maxNearestTitles = 10;
 
 /** An extension value that does not parse; the world answers bad-request with the message. */

@@ -6,6 +6,7 @@ import {
   lookupExtensionKeys as keys,
   LookupExtensionError,
   parseNearestCount,
+  ownStatsValue,
   SearchIndex,
   statsOnlyValue,
   type MatchMode,
@@ -30,7 +31,15 @@ export type BodySearchOptions = {
 export type BodyAnswer = { rows: LookupRow[]; metadata: Metadata };
 
 /** What the request asked of our LOOKUP extension (src/search/lookup-extension.ts). */
-type Extension = { mode: MatchMode; echoTerms: boolean; statsOnly: boolean; stats?: QueryStats; nearest?: number };
+type Extension = {
+  mode: MatchMode;
+  echoTerms: boolean;
+  statsOnly: boolean;
+  stats?: QueryStats;
+  /** Also answer this world's own statistics beside rows scored with `stats`. */
+  ownStats: boolean;
+  nearest?: number;
+};
 
 /**
  * LOOKUP `match: body` (Go `server/internal/catalog/bodymatch.go`) over the lexical ranker in src/search:
@@ -92,6 +101,7 @@ export class BodyIndex {
     const metadata: Metadata = ext.echoTerms ? { [keys.matchTerms]: ext.mode } : {};
     if (ext.statsOnly)
       return { rows: [], metadata: { ...metadata, ...encodeQueryStats(this.#index.queryStats(query, { admit })) } };
+    if (ext.ownStats) Object.assign(metadata, encodeQueryStats(this.#index.queryStats(query, { admit })));
     const found = this.#index.search(query, {
       limit: options.limit,
       mode: ext.mode,
@@ -141,12 +151,25 @@ function parseExtension(request: Metadata): Extension {
   const terms = request[keys.matchTerms];
   if (terms !== undefined && terms !== 'all' && terms !== 'any')
     throw new LookupExtensionError(`${keys.matchTerms} must be "all" or "any", got "${terms}"`);
-  const ext: Extension = { mode: terms === 'any' ? 'any' : 'all', echoTerms: terms !== undefined, statsOnly: false };
+  const ext: Extension = {
+    mode: terms === 'any' ? 'any' : 'all',
+    echoTerms: terms !== undefined,
+    statsOnly: false,
+    ownStats: false,
+  };
   const stats = request[keys.corpusStats];
   const df = request[keys.corpusDf];
   if (stats === statsOnlyValue) ext.statsOnly = true;
   else if (stats !== undefined) ext.stats = decodeQueryStats(stats, df ?? '');
   else if (df !== undefined) throw new LookupExtensionError(`${keys.corpusDf} needs ${keys.corpusStats}`);
+  const own = request[keys.ownStats];
+  if (own !== undefined) {
+    if (own !== ownStatsValue)
+      throw new LookupExtensionError(`${keys.ownStats} must be "${ownStatsValue}", got "${own}"`);
+    // Own statistics check the ones the rows were scored with; alone they are phase one's `only`.
+    if (ext.stats === undefined) throw new LookupExtensionError(`${keys.ownStats} needs ${keys.corpusStats}`);
+    ext.ownStats = true;
+  }
   const nearest = parseNearestCount(request[keys.nearestTitles]);
   if (nearest !== undefined) ext.nearest = nearest;
   return ext;

@@ -80,6 +80,9 @@ describe('LOOKUP match: body keeps its index current through the world', () => {
       { 'corpus-df': 'a=1' },
       { 'nearest-titles': '0' },
       { 'nearest-titles': '11' },
+      { 'own-stats': 'yes', 'corpus-stats': 'only' },
+      { 'own-stats': 'include' },
+      { 'own-stats': 'include', 'corpus-stats': 'only' },
     ];
     for (const extra of malformed) {
       assert.equal((await body('weekly', extra)).status, 'bad-request', JSON.stringify(extra));
@@ -100,6 +103,24 @@ describe('LOOKUP match: body keeps its index current through the world', () => {
       [...scores].sort((a, b) => b - a),
       scores,
     );
+  });
+
+  it('answers its own statistics beside rows scored with supplied ones, only when asked', async () => {
+    const own = await body('rotation', { 'corpus-stats': 'only' });
+    const supplied = {
+      'corpus-stats': 'docs=50,sections=80,described=0,name=100,description=0,body=900,trail=160',
+      'corpus-df': 'rotation=3',
+    };
+    const plain = await body('rotation', supplied);
+    assert.equal(plain.metadata['corpus-stats'], undefined);
+    const checked = await body('rotation', { ...supplied, 'own-stats': 'include' });
+    // The statistics are this world's, not the ones it scored with...
+    assert.equal(checked.metadata['corpus-stats'], own.metadata['corpus-stats']);
+    assert.equal(checked.metadata['corpus-df'], own.metadata['corpus-df']);
+    assert.notEqual(checked.metadata['corpus-stats'], supplied['corpus-stats']);
+    // ...and the rows and scores are those of the same request without the key.
+    assert.deepEqual(rowsOf(checked), rowsOf(plain));
+    assert.equal(checked.metadata['row-scores'], plain.metadata['row-scores']);
   });
 
   it('suggests the nearest titles when nothing matches, only when asked', async () => {
@@ -141,6 +162,20 @@ describe('LOOKUP match: body under read-auth', () => {
     );
     assert.equal(reader.totals.docCount, 2);
     assert.equal(reader.df.quartz, 1);
+  });
+
+  it('counts only readable documents in the own statistics it answers beside rows', async () => {
+    const supplied = {
+      'corpus-stats': 'docs=9,sections=9,described=0,name=9,description=0,body=90,trail=9',
+      'corpus-df': 'quartz=1',
+    };
+    const anonymous = await body('quartz', { ...supplied, 'own-stats': 'include' });
+    assert.deepEqual(rowsOf(anonymous), []);
+    assert.equal(decodeQueryStats(...statsOf(anonymous)).df.quartz, 0);
+    const reader = await body('quartz', { ...supplied, 'own-stats': 'include', auth: worlds.tokens.reader });
+    const readerStats = decodeQueryStats(...statsOf(reader));
+    assert.deepEqual(readerStats.df, { quartz: 1 });
+    assert.equal(readerStats.totals.docCount, 2);
   });
 
   it('never suggests a hidden title', async () => {

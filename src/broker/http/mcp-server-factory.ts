@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import type { GraphService, KnowledgeServices, SessionState } from '../mcp/definitions.ts';
+import type { GraphService, KnowledgeServices, SessionState, ToolContext } from '../mcp/definitions.ts';
 import { callerGateway } from '../worlds/caller-gateway.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
 import type { ResourceSubscriptions } from '../changes/resource-subscriptions.ts';
@@ -15,6 +15,8 @@ export type McpServerSetup = {
   graph?: GraphService;
   /** World descriptors and the publishing standard; absent, mark_worlds shows no descriptors and no policy applies. */
   knowledge?: KnowledgeServices;
+  /** What cross-world searches remember between calls; absent, every search takes two rounds. */
+  searchStats?: ToolContext['searchStats'];
   /** Resource subscriptions fed by the worlds' change feeds; absent, the server offers none. */
   subscriptions?: ResourceSubscriptions;
   now?: () => Date;
@@ -63,6 +65,7 @@ export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory 
         now,
         ...(setup.graph ? { graph: setup.graph } : {}),
         ...(setup.knowledge ? { knowledge: setup.knowledge } : {}),
+        ...(setup.searchStats ? { searchStats: setup.searchStats } : {}),
       }),
       setup,
       onlyTool,

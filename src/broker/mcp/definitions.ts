@@ -5,6 +5,7 @@ import type { WorldDescriptors } from '../knowledge/world-descriptors.ts';
 import type { WorldDocumentCache } from '../knowledge/world-document-cache.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
 import type { BrokerGraph } from '../graph/index.ts';
+import type { SearchStatsMemory } from '../search/index.ts';
 
 /**
  * SDK-neutral definitions of what the MCP server offers. The HTTP layer
@@ -41,6 +42,8 @@ export type ToolContext = {
   graph?: GraphService;
   /** World descriptors and the org's publishing standard (src/broker/knowledge); absent, tools work without them. */
   knowledge?: KnowledgeServices;
+  /** The statistics cross-world searches last saw (src/broker/search/stats-memory.ts); absent, every search takes two rounds. */
+  searchStats?: SearchStatsMemory;
 };
 
 export type KnowledgeServices = {

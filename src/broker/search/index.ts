@@ -4,9 +4,11 @@
  * mark_lookup_all render from it. The MCP tools and the CLI both drive it.
  */
 export { searchWorlds } from './search-worlds.ts';
-export type { SearchOutcome, SearchWorldsRequest, WorldFailure } from './search-worlds.ts';
-export { phaseOne, phaseTwo, WorldSearchError } from './world-phases.ts';
-export type { LookupFn, PhaseRequest, WorldAnswer } from './world-phases.ts';
+export type { RememberedSearch, SearchOutcome, SearchWorldsRequest, WorldFailure } from './search-worlds.ts';
+export { SearchStatsMemory, sameQueryStats } from './stats-memory.ts';
+export type { StatsScope } from './stats-memory.ts';
+export { phaseChecked, phaseOne, phaseTwo, WorldSearchError } from './world-phases.ts';
+export type { CheckedAnswer, LookupFn, PhaseRequest, WorldAnswer } from './world-phases.ts';
 export { mergeWorldRows, bestRowPerDocument } from './merge-rows.ts';
 export type { Ranking, WorldRow } from './merge-rows.ts';
 export { parseLookupRows } from './world-phases.ts';

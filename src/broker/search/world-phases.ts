@@ -7,6 +7,7 @@ import {
   encodeQueryStats,
   lookupExtensionKeys as keys,
   LookupExtensionError,
+  ownStatsValue,
   statsOnlyValue,
   type NearestTitleEntry,
   type QueryStats,
@@ -15,7 +16,7 @@ import { LookupAnswerError, parseLookup, type ParsedLookupRow as TableRow } from
 import { errorWithCode } from '../../errors/coded-error.ts';
 
 /**
- * The two LOOKUP calls of a cross-world body search, for one world.
+ * The LOOKUP calls of a cross-world body search, for one world.
  *
  * Phase one asks for the world's statistics (`corpus-stats: only`). A world of
  * ours answers them and no rows; a world that does not know the extension (the
@@ -23,6 +24,11 @@ import { errorWithCode } from '../../errors/coded-error.ts';
  * then that world's final answer, ranked by its own order. Phase two sends the
  * merged statistics back; the world scores with them and returns `row-scores`,
  * one number per row on a scale shared by every world of the search.
+ *
+ * The checked round does both at once with statistics the broker remembers
+ * (stats-memory.ts): the world scores with them and also answers its own
+ * statistics (`own-stats: include`), so the broker can tell whether the rows
+ * are the ones phase two would have given.
  */
 export type LookupFn = (
   world: string,
@@ -54,16 +60,46 @@ export type WorldAnswer = {
 
 export type PhaseOne = { kind: 'stats'; stats: QueryStats } | { kind: 'final'; answer: WorldAnswer };
 
+/**
+ * A world's answer to the checked round: rows scored with the remembered sums and
+ * its own statistics (`checked`); rows scored but no statistics (`unchecked`: a
+ * world of ours from before `own-stats`); or its final answer (Go), as in phase one.
+ */
+export type CheckedAnswer =
+  | { kind: 'checked'; answer: WorldAnswer; own: QueryStats }
+  | { kind: 'unchecked'; answer: WorldAnswer }
+  | { kind: 'final'; answer: WorldAnswer };
+
 /** A world answered, but not `ok`; the message is the world's status and its own words. */
 export class WorldSearchError extends errorWithCode('ERR_WORLD_SEARCH') {}
 
 export async function phaseOne(lookup: LookupFn, world: string, request: PhaseRequest): Promise<PhaseOne> {
   const response = await ask(lookup, world, request, { [keys.corpusStats]: statsOnlyValue });
+  const stats = statsOf(response);
+  return stats === undefined ? { kind: 'final', answer: answerOf(response, request, false) } : { kind: 'stats', stats };
+}
+
+export async function phaseChecked(
+  lookup: LookupFn,
+  world: string,
+  request: PhaseRequest,
+  remembered: QueryStats,
+): Promise<CheckedAnswer> {
+  const extra: Metadata = { ...encodeQueryStats(remembered), [keys.ownStats]: ownStatsValue };
+  if (request.nearest !== undefined) extra[keys.nearestTitles] = String(request.nearest);
+  const response = await ask(lookup, world, request, extra);
+  const answer = answerOf(response, request, true);
+  if (answer.scores === undefined) return { kind: 'final', answer };
+  const own = statsOf(response);
+  return own === undefined ? { kind: 'unchecked', answer } : { kind: 'checked', answer, own };
+}
+
+/** The world's own statistics in a response, or undefined when it sent none. */
+function statsOf(response: MarkResponse): QueryStats | undefined {
   const totals = response.metadata[keys.corpusStats];
-  if (totals === undefined || totals === statsOnlyValue)
-    return { kind: 'final', answer: answerOf(response, request, false) };
+  if (totals === undefined || totals === statsOnlyValue) return undefined;
   try {
-    return { kind: 'stats', stats: decodeQueryStats(totals, response.metadata[keys.corpusDf] ?? '') };
+    return decodeQueryStats(totals, response.metadata[keys.corpusDf] ?? '');
   } catch (error) {
     if (error instanceof LookupExtensionError)
       throw new LookupAnswerError(`malformed LOOKUP response: ${error.message}`);

@@ -21,7 +21,7 @@ import { fanOutFields, fanOutShape } from '../structured.ts';
 import { worldLookupRowData, worldLookupRowSchema } from '../lookup/structured-rows.ts';
 import { renderBodyLookupAll, searchWorlds } from '../../search/index.ts';
 import { describe } from './descriptions.ts';
-import { failureMessage, gatewayLookup, rowUrl, scopeError } from './search-support.ts';
+import { failureMessage, gatewayLookup, rememberedSearch, rowUrl, scopeError } from './search-support.ts';
 
 const inputSchema = {
   query: requiredString(
@@ -137,15 +137,19 @@ async function lookupIn(
  */
 async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: string, limit: number): Promise<ToolResult> {
   const worlds = ctx.gateway.list().map((world) => world.name);
-  const outcome = await searchWorlds(gatewayLookup(ctx), {
-    worlds,
-    query: args.query,
-    scope,
-    filter: args.filter,
-    limit,
-    terms: 'all',
-    skipPath: skippedPaths(args.include_generated),
-  });
+  const outcome = await searchWorlds(
+    gatewayLookup(ctx),
+    {
+      worlds,
+      query: args.query,
+      scope,
+      filter: args.filter,
+      limit,
+      terms: 'all',
+      skipPath: skippedPaths(args.include_generated),
+    },
+    rememberedSearch(ctx, scope, args.filter),
+  );
   const failures = outcome.failures.map((f) => ({
     world: f.world,
     message: failureMessage('lookup', f.world, f.error),

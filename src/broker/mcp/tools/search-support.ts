@@ -1,6 +1,6 @@
 import { isValidRequestPath } from '../../../protocol/paths.ts';
 import { maxRequestPathBytes } from '../../../protocol/limits.ts';
-import type { LookupFn, WorldRow } from '../../search/index.ts';
+import type { LookupFn, RememberedSearch, WorldRow } from '../../search/index.ts';
 import type { ToolContext } from '../definitions.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { toolErrorText } from '../tool-result.ts';
@@ -10,6 +10,15 @@ import { toolErrorText } from '../tool-result.ts';
 /** The search module's LOOKUP calls, through the gateway (reads carry no token). */
 export function gatewayLookup(ctx: ToolContext): LookupFn {
   return (world, call) => ctx.gateway.read(world, { ...call, signal: ctx.signal });
+}
+
+/** The caller's remembered search statistics for this scope and filter (src/broker/search/stats-memory.ts). */
+export function rememberedSearch(
+  ctx: ToolContext,
+  scope: string,
+  filter: string | undefined,
+): RememberedSearch | undefined {
+  return ctx.searchStats && { memory: ctx.searchStats, where: { subject: ctx.identity.subject, scope, filter } };
 }
 
 /** `mark://{world}/{path}` plus the section anchor, when the row is a section. */

@@ -14,7 +14,7 @@ import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts
 import { z } from 'zod';
 import { fanOutFields, fanOutShape } from '../structured.ts';
 import { describe } from './descriptions.ts';
-import { failureMessage, gatewayLookup, rowUrl, scopeError } from './search-support.ts';
+import { failureMessage, gatewayLookup, rememberedSearch, rowUrl, scopeError } from './search-support.ts';
 
 /** Documents in one answer, at most; a search is for finding where to read, not for reading. */
 export const searchMaxLimit = 100;
@@ -107,18 +107,22 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
   if (args.world !== undefined && ctx.gateway.get(args.world) === undefined)
     return toolError(unknownWorldText(args.world, ctx.gateway.list()));
   const worlds = args.world !== undefined ? [args.world] : ctx.gateway.list().map((w) => w.name);
-  const outcome = await searchWorlds(gatewayLookup(ctx), {
-    worlds,
-    query: fitQuery(query),
-    scope,
-    filter: args.filter,
-    limit,
-    perWorldLimit: limit * rowsPerDocument,
-    terms: 'any',
-    nearest: nearestTitles,
-    onePerDocument: true,
-    skipPath: skippedPaths(args.include_generated),
-  });
+  const outcome = await searchWorlds(
+    gatewayLookup(ctx),
+    {
+      worlds,
+      query: fitQuery(query),
+      scope,
+      filter: args.filter,
+      limit,
+      perWorldLimit: limit * rowsPerDocument,
+      terms: 'any',
+      nearest: nearestTitles,
+      onePerDocument: true,
+      skipPath: skippedPaths(args.include_generated),
+    },
+    rememberedSearch(ctx, scope, args.filter),
+  );
   if (worlds.length > 0 && outcome.failures.length === worlds.length) {
     return toolError(
       'search failed in all worlds: ' +
