@@ -8,6 +8,7 @@
  * - failures before any byte left (dial, stream credit) are retried for both.
  */
 import { maxResponseBytes as protocolMaxResponseBytes } from '../protocol/limits.ts';
+import { Deadline } from '../concurrency/deadline.ts';
 import { sleep } from './abortable.ts';
 import { ConnectionPool } from './connection-pool.ts';
 import {
@@ -146,15 +147,17 @@ export class MarkTransportClient {
    */
   async *stream(authority: MarkAuthority, request: Uint8Array, signal: AbortSignal): AsyncGenerator<Uint8Array> {
     if (this.#closed) throw new ClientClosedError();
-    const dial = AbortSignal.timeout(this.#requestTimeoutMs);
-    const opening = AbortSignal.any([signal, dial]);
+    // The request timeout bounds opening the stream only: the answer stays open.
+    const opening = new Deadline(this.#requestTimeoutMs, signal);
     let connection: PooledConnection;
     let leased: Awaited<ReturnType<PooledConnection['openStream']>>;
     try {
-      connection = await this.#pool.acquire(dialTargetOf(authority), opening);
-      leased = await connection.openStream(opening);
+      connection = await this.#pool.acquire(dialTargetOf(authority), opening.signal);
+      leased = await connection.openStream(opening.signal);
     } catch (error) {
-      throw classify(error, signal, dial, this.#requestTimeoutMs);
+      throw classify(error, signal, opening.timedOut, this.#requestTimeoutMs);
+    } finally {
+      opening.end();
     }
     const { stream, release } = leased;
     const reset = (): void => stream.cancel(signal.reason);
@@ -176,7 +179,7 @@ export class MarkTransportClient {
         reader.releaseLock();
       }
     } catch (error) {
-      throw classify(error, signal, dial, this.#requestTimeoutMs);
+      throw classify(error, signal, false, this.#requestTimeoutMs);
     } finally {
       signal.removeEventListener('abort', reset);
       if (!finished) stream.cancel(new Error('stream closed by the reader'));
@@ -197,18 +200,20 @@ export class MarkTransportClient {
     caller: AbortSignal | undefined,
     progress: ExchangeProgress,
   ): Promise<Uint8Array> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
+    const deadline = new Deadline(timeoutMs, caller);
+    const signal = deadline.signal;
     let connection: PooledConnection | undefined;
     try {
       // The dial counts against the attempt too, so a budget bounds a slow dial as well.
       connection = await this.#pool.acquire(target, signal);
       return await exchange(connection, request, { maxResponseBytes: this.#maxResponseBytes, signal }, progress);
     } catch (error) {
-      const failure = classify(error, caller, timeout, timeoutMs);
+      const failure = classify(error, caller, deadline.timedOut, timeoutMs);
       // Go client: a retry goes out on a fresh connection.
       if (connection && isRetryable(failure)) this.#pool.retire(connection);
       throw failure;
+    } finally {
+      deadline.end();
     }
   }
 
@@ -225,12 +230,12 @@ export class MarkTransportClient {
 function classify(
   error: unknown,
   caller: AbortSignal | undefined,
-  timeout: AbortSignal,
+  timedOut: boolean,
   timeoutMs: number,
 ): MarkTransportError {
   if (error instanceof MarkTransportError) return error;
   if (caller?.aborted) return new RequestAbortedError({ cause: caller.reason });
-  if (timeout.aborted) return new TimeoutError(timeoutMs, { cause: error });
+  if (timedOut) return new TimeoutError(timeoutMs, { cause: error });
   return new ConnectionLostError({ cause: error });
 }
 

@@ -5,6 +5,7 @@
  * stream; nothing here throws into the listener.
  */
 import type { QUICStream } from '@matrixai/quic';
+import { Deadline } from '../concurrency/deadline.ts';
 import { sleep, untilAborted } from './abortable.ts';
 import { internalErrorResponse } from './fallback-responses.ts';
 import type { MarkPeer } from './peer.ts';
@@ -83,8 +84,12 @@ async function refuse(stream: QUICStream, peer: MarkPeer, serving: StreamServing
   serving.logger?.warn({ ip: peer.host }, 'mark request rate limited');
   // The request is not read: stop the client sending it, then answer.
   stream.readable.cancel('rate limited').catch(() => {});
-  const signal = requestSignal(serving);
-  await untilAborted(writeAndFinish(stream.writable, serving.rateLimited(peer)), signal);
+  const deadline = requestDeadline(serving);
+  try {
+    await untilAborted(writeAndFinish(stream.writable, serving.rateLimited(peer)), deadline.signal);
+  } finally {
+    deadline.end();
+  }
 }
 
 /**
@@ -93,7 +98,8 @@ async function refuse(stream: QUICStream, peer: MarkPeer, serving: StreamServing
  * answers left unread let one address hold more than its share.
  */
 async function answer(stream: QUICStream, peer: MarkPeer, serving: StreamServing): Promise<void> {
-  const signal = requestSignal(serving);
+  const deadline = requestDeadline(serving);
+  const signal = deadline.signal;
   let held = 0;
   const admit = (bytes: number): boolean => {
     if (!serving.holdings.charge(peer.host, bytes)) return false;
@@ -119,8 +125,10 @@ async function answer(stream: QUICStream, peer: MarkPeer, serving: StreamServing
     // them now so a long watch does not count against the address's share.
     serving.holdings.release(peer.host, held);
     held = 0;
+    deadline.end();
     await streamAnswer(stream, response, serving.closing);
   } finally {
+    deadline.end();
     serving.holdings.release(peer.host, held);
   }
 }
@@ -135,8 +143,9 @@ async function streamAnswer(stream: QUICStream, answer: StreamedAnswer, closing:
   }
 }
 
-function requestSignal(serving: StreamServing): AbortSignal {
-  return AbortSignal.any([AbortSignal.timeout(serving.requestTimeoutMs), serving.closing]);
+/** The request timeout and the listener's closing; ended as soon as the exchange is. */
+function requestDeadline(serving: StreamServing): Deadline {
+  return new Deadline(serving.requestTimeoutMs, serving.closing);
 }
 
 /** The handler's answer, or the onError answer when it fails before the deadline. */

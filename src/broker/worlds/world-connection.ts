@@ -4,6 +4,7 @@
  * and a circuit breaker, so a dead or slow world costs only its own callers. Transport failures are translated here, once,
  * into WorldGatewayErrors; world statuses pass through as answers.
  */
+import { Deadline } from '../../concurrency/deadline.ts';
 import { ResponseParseError, type MarkResponse } from '../../protocol/response.ts';
 import { isWriteVerb, type Verb } from '../../protocol/verbs.ts';
 import { type DialFailedError, MarkTransportError } from '../../transport/errors.ts';
@@ -118,9 +119,9 @@ export class WorldConnection {
     // The common case, a free slot: no timer and no combined signal for a wait that does not happen.
     const free = call.signal?.aborted === true ? undefined : this.#gate.tryAcquire(caller);
     if (free !== undefined) return free;
-    const wait = AbortSignal.timeout(this.#settings.requestTimeoutMs);
+    const wait = new Deadline(this.#settings.requestTimeoutMs, call.signal);
     try {
-      return await this.#gate.acquire(caller, call.signal === undefined ? wait : AbortSignal.any([call.signal, wait]));
+      return await this.#gate.acquire(caller, wait.signal);
     } catch (error) {
       if (call.signal?.aborted === true) throw error;
       const held = this.#gate.heldBy(caller);
@@ -131,6 +132,8 @@ export class WorldConnection {
         `your calls to world ${JSON.stringify(this.world.name)} are queued behind ${held} of your own still in flight; send fewer at once`,
         { cause: error },
       );
+    } finally {
+      wait.end();
     }
   }
 

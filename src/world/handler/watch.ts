@@ -1,3 +1,4 @@
+import { Deadline } from '../../concurrency/deadline.ts';
 import { isHashPath } from '../../protocol/paths.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import { Status } from '../../protocol/status.ts';
@@ -83,25 +84,28 @@ async function pump(
   const { hub, heartbeatMs } = ctx.changes!;
   for (;;) {
     // The heartbeat is due a fixed time after the last block written, so omitted events cannot silence it.
-    const beat = AbortSignal.timeout(heartbeatMs);
-    const wait = AbortSignal.any([signal, beat]);
-    for (;;) {
-      let event: Awaited<ReturnType<Subscription['next']>>;
-      try {
-        event = await subscription.next(wait);
-      } catch (error) {
-        if (signal.aborted || error instanceof HubClosed) return watchControl(Status.Closing, subscription.cursor);
-        if (error instanceof ResyncNeeded) return watchControl(Status.Resync, hub.head);
-        if (!beat.aborted) throw error;
-        const denied = checkRead(ctx.tokens(), token, subscription.scope);
-        if (denied !== null) return watchControl(denied.status, subscription.cursor);
-        await writeBlock(ctx, write, watchControl(Status.Ok, subscription.cursor));
+    const beat = new Deadline(heartbeatMs, signal);
+    try {
+      for (;;) {
+        let event: Awaited<ReturnType<Subscription['next']>>;
+        try {
+          event = await subscription.next(beat.signal);
+        } catch (error) {
+          if (signal.aborted || error instanceof HubClosed) return watchControl(Status.Closing, subscription.cursor);
+          if (error instanceof ResyncNeeded) return watchControl(Status.Resync, hub.head);
+          if (!beat.timedOut) throw error;
+          const denied = checkRead(ctx.tokens(), token, subscription.scope);
+          if (denied !== null) return watchControl(denied.status, subscription.cursor);
+          await writeBlock(ctx, write, watchControl(Status.Ok, subscription.cursor));
+          break;
+        }
+        if (checkRead(ctx.tokens(), token, event.path) !== null) continue;
+        const { seq, ...hint } = event;
+        await writeBlock(ctx, write, eventBlock({ ...hint, cursor: { epoch: hub.epoch, seq } }));
         break;
       }
-      if (checkRead(ctx.tokens(), token, event.path) !== null) continue;
-      const { seq, ...hint } = event;
-      await writeBlock(ctx, write, eventBlock({ ...hint, cursor: { epoch: hub.epoch, seq } }));
-      break;
+    } finally {
+      beat.end();
     }
   }
 }

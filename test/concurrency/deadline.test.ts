@@ -1,0 +1,78 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Deadline } from '../../src/concurrency/deadline.ts';
+
+describe('Deadline', () => {
+  it('aborts with a TimeoutError once its time passes, as AbortSignal.timeout does', async () => {
+    const deadline = new Deadline(20);
+    const native = AbortSignal.timeout(20);
+    assert.equal(deadline.signal.aborted, false);
+    await delay(60);
+    assert.equal(deadline.signal.aborted, true);
+    assert.equal(deadline.timedOut, true);
+    const reason = deadline.signal.reason as DOMException;
+    const nativeReason = native.reason as DOMException;
+    assert.ok(reason instanceof DOMException);
+    assert.deepEqual(
+      [reason.name, reason.message, reason.code],
+      [nativeReason.name, nativeReason.message, nativeReason.code],
+    );
+  });
+
+  it("aborts with a linked signal's reason when that signal aborts first, and is then not timed out", () => {
+    const caller = new AbortController();
+    const deadline = new Deadline(10_000, undefined, caller.signal);
+    const reason = new Error('caller gave up');
+    caller.abort(reason);
+    assert.equal(deadline.signal.aborted, true);
+    assert.equal(deadline.signal.reason, reason);
+    assert.equal(deadline.timedOut, false);
+    deadline.end();
+  });
+
+  it('starts aborted when a linked signal already is, and holds no listener on it', () => {
+    const closing = new AbortController();
+    const open = new AbortController();
+    closing.abort('closed');
+    const deadline = new Deadline(10_000, open.signal, closing.signal);
+    assert.equal(deadline.signal.aborted, true);
+    assert.equal(deadline.signal.reason, 'closed');
+    assert.equal(getEventListeners(open.signal, 'abort').length, 0, 'the listener on the open signal is gone');
+  });
+
+  it('once ended, neither the clock nor a linked signal aborts it, and the linked signal is let go', async () => {
+    const closing = new AbortController();
+    const deadlines = Array.from({ length: 100 }, () => new Deadline(20, closing.signal));
+    assert.equal(getEventListeners(closing.signal, 'abort').length, 100);
+    for (const deadline of deadlines) deadline.end();
+    assert.equal(
+      getEventListeners(closing.signal, 'abort').length,
+      0,
+      'a long-lived signal keeps no trace of ended work',
+    );
+    await delay(60);
+    closing.abort();
+    for (const deadline of deadlines) {
+      assert.equal(deadline.signal.aborted, false);
+      assert.equal(deadline.timedOut, false);
+    }
+    const ended = deadlines[0] as Deadline;
+    ended.end();
+    assert.equal(ended.signal.aborted, false, 'end() twice is harmless');
+  });
+
+  it('does not keep the process alive while it waits', async () => {
+    const { execFile } = await import('node:child_process');
+    const script = `import { Deadline } from ${JSON.stringify(new URL('../../src/concurrency/deadline.ts', import.meta.url).href)}; new Deadline(60_000); console.log('done');`;
+    const started = performance.now();
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--input-type=module', '-e', script], (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      ),
+    );
+    assert.equal(output.trim(), 'done');
+    assert.ok(performance.now() - started < 60_000, 'the process exits without waiting for the minute');
+  });
+});
