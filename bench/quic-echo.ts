@@ -3,11 +3,22 @@
  * stream per request, no pool, no framing) against our MarkTransportClient and
  * startMarkListener, measured in the same run so the ratio is what matters.
  * Run directly: `node bench/quic-echo.ts [requests] [payloadBytes]`.
+ *
+ * `node bench/quic-echo.ts --against <tree> [rounds] [requests]` compares instead
+ * our transport in this checkout with the one in another checkout of the
+ * project (its own node_modules): each round runs one process per tree, in
+ * alternating order, each timing `requests` sequential 100-byte echoes after
+ * a warm-up and reporting its CPU time per echo and its heap after a full
+ * collection. Separate processes, because a change to what a request leaves
+ * behind (timers, listeners, garbage) would otherwise burden both trees in
+ * the one heap and timer list they share.
  */
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { echo, startBarePair, startTransportPair } from './lib/quic-pairs.ts';
 import type { Exchange, QuicPair } from './lib/quic-pairs.ts';
-import { percentile } from './lib/measure.ts';
+import { median, percentile } from './lib/measure.ts';
 
 export interface EchoBenchOptions {
   requests: number;
@@ -87,4 +98,82 @@ async function main(): Promise<void> {
   );
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+/** What one process measured of one tree's transport (the `--child` mode below). */
+interface TreeEchoRun {
+  roundTripsPerSecond: number;
+  cpuMicrosPerEcho: number;
+  /** Heap after a full collection, after the echoes minus before them. */
+  heapGrowthMB: number;
+}
+
+async function childRun(tree: string, requests: number): Promise<TreeEchoRun> {
+  const pairs = (await import(
+    pathToFileURL(resolve(tree, 'bench/lib/quic-pairs.ts')).href
+  )) as typeof import('./lib/quic-pairs.ts');
+  const pair = await pairs.startTransportPair({ answer: pairs.echo });
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('the child needs --expose-gc');
+  try {
+    const payload = new Uint8Array(100).fill(0x61);
+    for (let i = 0; i < 1000; i++) await pair.exchange(payload);
+    gc();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    for (let i = 0; i < requests; i++) await pair.exchange(payload);
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    gc();
+    return {
+      roundTripsPerSecond: requests / seconds,
+      cpuMicrosPerEcho: (cpu.user + cpu.system) / requests,
+      heapGrowthMB: (process.memoryUsage().heapUsed - heapBefore) / 1e6,
+    };
+  } finally {
+    await pair.close();
+  }
+}
+
+function againstTree(tree: string, rounds: number, requests: number): void {
+  const trees = { this: resolve(fileURLToPath(new URL('..', import.meta.url))), baseline: resolve(tree) };
+  const runs: Record<keyof typeof trees, TreeEchoRun[]> = { this: [], baseline: [] };
+  for (let round = 0; round < rounds; round++) {
+    const order: Array<keyof typeof trees> = round % 2 === 0 ? ['baseline', 'this'] : ['this', 'baseline'];
+    for (const which of order) {
+      const output = execFileSync(
+        process.execPath,
+        ['--expose-gc', fileURLToPath(import.meta.url), '--child', trees[which], String(requests)],
+        { encoding: 'utf8' },
+      );
+      runs[which].push(JSON.parse(output) as TreeEchoRun);
+    }
+  }
+  const med = (which: keyof typeof trees, pick: keyof TreeEchoRun): number =>
+    median(runs[which].map((run) => run[pick]));
+  console.log(`transport echo, ${rounds} rounds of one process per tree, ${requests} echoes of 100 bytes each`);
+  console.log(`baseline ${trees.baseline}, this ${trees.this}; medians over rounds`);
+  for (const [label, pick, digits] of [
+    ['round trips/s', 'roundTripsPerSecond', 0],
+    ['CPU µs per echo', 'cpuMicrosPerEcho', 0],
+    ['heap growth, MB', 'heapGrowthMB', 1],
+  ] as const) {
+    const base = med('baseline', pick);
+    const mine = med('this', pick);
+    const ratioText = pick === 'heapGrowthMB' ? '' : `   ratio this/baseline ${(mine / base).toFixed(3)}`;
+    console.log(
+      `${label.padEnd(16)} baseline ${base.toFixed(digits).padStart(7)}   this ${mine.toFixed(digits).padStart(7)}${ratioText}`,
+    );
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  if (args[0] === '--child') {
+    console.log(JSON.stringify(await childRun(args[1] as string, Number(args[2]))));
+  } else if (args[0] === '--against') {
+    if (args[1] === undefined) throw new Error('--against needs the path of a baseline checkout');
+    againstTree(args[1], Number(args[2] ?? 6), Number(args[3] ?? 20_000));
+  } else {
+    await main();
+  }
+}

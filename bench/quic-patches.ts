@@ -7,7 +7,8 @@
  * small request answered by `downloadBytes`); both are timed by the wall clock
  * and by this process's CPU time, which load on the machine inflates far less. Prints, per variant, the median over rounds and the median of the paired
  * ratio to upstream measured in the same round.
- * Run: `node bench/quic-patches.ts [rounds] [requestsPerRound] [payloadBytes] [downloadMiB]`.
+ * Run: `node bench/quic-patches.ts [rounds] [requestsPerRound] [payloadBytes] [downloadMiB] [change,change]`;
+ * the last argument limits the single and "all but" rows to the changes named.
  */
 import { fileURLToPath } from 'node:url';
 import { median, percentile } from './lib/measure.ts';
@@ -38,15 +39,20 @@ export async function runQuicPatchBench(
   perRound: number,
   payloadBytes: number,
   downloadBytes = 1_048_576,
+  only: readonly string[] = [],
 ): Promise<PatchBenchRow[]> {
+  const unknown = only.filter((name) => !quicPatchChanges.some((change) => change.name === name));
+  if (unknown.length > 0) throw new Error(`no such patch change: ${unknown.join(', ')}`);
+  // Measured changes: all of them, or the ones named (fewer variants, more rounds in the same time).
+  const measured = only.length === 0 ? quicPatchChanges : quicPatchChanges.filter((c) => only.includes(c.name));
   const variants = [
     { name: 'upstream 2.0.9', changes: [] },
-    ...quicPatchChanges.map((change) => ({ name: change.name, changes: [change] })),
+    ...measured.map((change) => ({ name: change.name, changes: [change] })),
     { name: 'all patches', changes: quicPatchChanges },
     // A patch whose saving is a few percent is lost in upstream's larger costs;
     // taking it out of the whole set shows what it adds to the others.
     // Its row's ratios are all patches' over that row's: what the patch adds.
-    ...quicPatchChanges.map((change) => ({
+    ...measured.map((change) => ({
       name: `all but ${change.name}`,
       changes: quicPatchChanges.filter((other) => other !== change),
       adds: true,
@@ -143,10 +149,11 @@ async function main(): Promise<void> {
   const perRound = Number(process.argv[3] ?? 200);
   const payloadBytes = Number(process.argv[4] ?? 100);
   const downloadBytes = Number(process.argv[5] ?? 1) * 1_048_576;
+  const only = process.argv[6]?.split(',').filter((name) => name !== '') ?? [];
   console.log(
     `bare library per patch, ${rounds} interleaved rounds of ${perRound} echoes of ${payloadBytes} bytes and one ${downloadBytes / 1_048_576} MiB download`,
   );
-  console.log(formatPatchBench(await runQuicPatchBench(rounds, perRound, payloadBytes, downloadBytes)));
+  console.log(formatPatchBench(await runQuicPatchBench(rounds, perRound, payloadBytes, downloadBytes, only)));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
