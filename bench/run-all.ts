@@ -13,7 +13,7 @@ import { formatLargeDocuments, runLargeDocumentBench } from './large-documents.t
 import { runLoadBench } from './load.ts';
 import { runFanOutBench } from './fan-out.ts';
 import { runSearchQuicBench } from './search-quic.ts';
-import { runMetadataDecodeBench } from './metadata-decode.ts';
+import { runMetadataDecodeBench, runMetadataEncodeBench } from './metadata-decode.ts';
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -69,8 +69,9 @@ console.log(
   formatLargeDocuments(await runLargeDocumentBench(quick ? 1 : 3, quick ? [1_048_576] : [1_048_576, 4_194_304])),
 );
 
-section('Metadata block decode: line fast path vs the yaml parser');
+section('Metadata block decode and encode: fast paths vs the yaml parser and the full style analysis');
 console.log(runMetadataDecodeBench(quick ? 2 : 6).join('\n'));
+console.log(runMetadataEncodeBench(quick ? 2 : 6).join('\n'));
 
 section('FETCH through client and world server');
 const fetch = await runWorldFetchBench(quick ? 200 : 1000);

@@ -1,4 +1,5 @@
 import { parseDocument, isMap, isScalar, isPair } from 'yaml';
+import { compareBytes } from './byte-order.ts';
 import { writeScalar } from './yaml-scalar.ts';
 import { errorWithCode } from '../errors/coded-error.ts';
 
@@ -16,11 +17,6 @@ export function encodeYamlMap(map: Readonly<Record<string, string>>): string {
     out += `${renderedKey}: ${writeScalar(map[key]!, column, true)}\n`;
   }
   return out;
-}
-
-/** Go sorts map keys by bytes; for UTF-16 strings that is code point order. */
-export function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 export class YamlMapError extends errorWithCode('ERR_YAML_NOT_A_STRING_MAP') {}

@@ -218,10 +218,29 @@ const bestWidth = 80;
 const continuationIndent = `\n${' '.repeat(4)}`;
 
 /**
+ * A string libyaml writes plain, character for character, and yaml.v3 reads back
+ * as a string, recognised without the analysis: it starts with a letter or `_`
+ * (no indicator, quote, digit, sign or dot, so no number or timestamp), holds only
+ * letters, digits and `_-./` (no space to fold at, no `: ` or ` #`, nothing
+ * unprintable), and is not a word YAML resolves (`true`, `null`, `yes`, ...).
+ * Most metadata keys and many values (statuses, hashes, paths) are such strings.
+ */
+const safePlain = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
+const digitsOnly = /^[0-9]+$/;
+
+/**
  * Writes `s` starting at `column` (characters already on the line), folding at
  * spaces past the best width as libyaml's write_plain / write_*_quoted do.
  */
 export function writeScalar(s: string, column: number, foldable: boolean): string {
+  if (safePlain.test(s) && !resolvedWords.has(s) && !oldBools.has(s)) return s;
+  // Digits alone read back as an int or, past 64 bits, a float: double-quoted, nothing to escape or fold.
+  if (digitsOnly.test(s)) return `"${s}"`;
+  return writeScalarByAnalysis(s, column, foldable);
+}
+
+/** writeScalar without the fast path: every string through scalarStyle (tests compare the two). */
+export function writeScalarByAnalysis(s: string, column: number, foldable: boolean): string {
   const style = scalarStyle(s);
   const chars = Array.from(s);
   let out = style === 'plain' ? '' : style === 'single' ? "'" : '"';

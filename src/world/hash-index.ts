@@ -1,4 +1,4 @@
-import { compareBytes } from '../protocol/yaml-map.ts';
+import { compareBytes } from '../protocol/byte-order.ts';
 
 /**
  * content-hash → path for current, live documents (the `/sha256-…` FETCH).

@@ -1,7 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeYamlMap, decodeYamlMap } from '../../src/protocol/yaml-map.ts';
-import { scalarStyle } from '../../src/protocol/yaml-scalar.ts';
+import { compareBytes } from '../../src/protocol/byte-order.ts';
+import { scalarStyle, writeScalar, writeScalarByAnalysis } from '../../src/protocol/yaml-scalar.ts';
+import { prng } from '../support/prng.ts';
 
 describe('yaml.v3 scalar quoting', () => {
   const cases: Array<[string, string]> = [
@@ -50,5 +52,47 @@ describe('yaml.v3 scalar quoting', () => {
 
   it('escapes single quotes by doubling them', () => {
     assert.equal(encodeYamlMap({ q: "'quoted'" }), "q: '''quoted'''\n");
+  });
+});
+
+describe('the writer and byte order fast paths', () => {
+  const pieces = ['a', 'Z', '_', '-', '.', '/', '0', '9', ' ', ':', '#', "'", '"', 'é', '\ue000', '\ud83d\ude00', '\n'];
+  const words = [
+    ...['true', 'null', 'yes', 'off', 'y', 'N', 'status', 'ok', 'sha256-ab', '_x', '/docs/a.md', '.inf'],
+    ...['3', '007', '09', '18446744073709551616', '0x1F', '1_000'],
+  ];
+
+  it('writes every string as the full analysis does', () => {
+    const random = prng(11);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    for (let n = 0; n < 20_000; n++) {
+      const s =
+        random() < 0.3
+          ? pick(words) + (random() < 0.5 ? '' : pick(pieces))
+          : Array.from({ length: Math.floor(random() * 12) }, () => pick(pieces)).join('');
+      const long = random() < 0.1 ? `${s}${'word-'.repeat(20)}` : s;
+      const column = Math.floor(random() * 90);
+      for (const foldable of [true, false])
+        assert.equal(
+          writeScalar(long, column, foldable),
+          writeScalarByAnalysis(long, column, foldable),
+          JSON.stringify(long),
+        );
+    }
+  });
+
+  it('orders strings by their UTF-8 bytes, beyond the BMP too', () => {
+    const random = prng(12);
+    const units = ['a', 'b', 'Z', '~', '\u00e9', '\u2028', '\ue000', '\uffff', '\ud83d\ude00', '\ud800\udc00'];
+    const make = (): string =>
+      Array.from({ length: Math.floor(random() * 5) }, () => units[Math.floor(random() * units.length)]).join('');
+    for (let n = 0; n < 20_000; n++) {
+      const [a, b] = [make(), make()];
+      assert.equal(
+        Math.sign(compareBytes(a, b)),
+        Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))),
+        `${a} ${b}`,
+      );
+    }
   });
 });

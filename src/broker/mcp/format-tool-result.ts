@@ -1,6 +1,6 @@
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { Metadata } from '../../protocol/metadata.ts';
-import { compareBytes } from '../../protocol/yaml-map.ts';
+import { compareBytes } from '../../protocol/byte-order.ts';
 import { bodyText } from './body-text.ts';
 
 /**

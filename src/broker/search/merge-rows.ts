@@ -1,4 +1,4 @@
-import { compareBytes } from '../../protocol/yaml-map.ts';
+import { compareBytes } from '../../protocol/byte-order.ts';
 import type { ParsedLookupRow as TableRow } from '../../protocol/render/lookup.ts';
 
 /** A row with the world it came from and, when the world scored it, its shared-scale score. */

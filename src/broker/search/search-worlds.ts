@@ -1,4 +1,4 @@
-import { compareBytes } from '../../protocol/yaml-map.ts';
+import { compareBytes } from '../../protocol/byte-order.ts';
 import { mergeQueryStats, parseQuery, type NearestTitleEntry, type QueryStats } from '../../search/index.ts';
 import { bestRowPerDocument, mergeWorldRows, type Ranking, type WorldRow } from './merge-rows.ts';
 import { boundedMap } from '../../concurrency/pool.ts';

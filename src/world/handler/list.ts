@@ -1,7 +1,7 @@
 import { isHashPath } from '../../protocol/paths.ts';
 import { maxListPageEntries } from '../../protocol/limits.ts';
 import { renderList } from '../../protocol/render/list.ts';
-import { compareBytes } from '../../protocol/yaml-map.ts';
+import { compareBytes } from '../../protocol/byte-order.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { DirEntry } from '../store/index.ts';
 import type { RequestScope, WorldContext } from './context.ts';

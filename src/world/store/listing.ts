@@ -11,7 +11,8 @@ import { isDirectory, resolveExisting } from './containment.ts';
 import { highestVersion, readArchiveState, readVersionFile, visibleVersion } from './doc-files.ts';
 import type { StoreRoot } from './doc-reader.ts';
 import { isMissing, notFound } from './errors.ts';
-import { absolutePath, compareBytes, isHiddenEntry, versionsDirName, type DocLocation } from './paths.ts';
+import { compareBytes } from '../../protocol/byte-order.ts';
+import { absolutePath, isHiddenEntry, versionsDirName, type DocLocation } from './paths.ts';
 import { legacyArchivedFlag } from './stored-format.ts';
 import type { DirEntry } from './types.ts';
 

@@ -108,11 +108,6 @@ export function isHiddenEntry(name: string): boolean {
   return name.startsWith('.') || name === versionsDirName;
 }
 
-/** `a` before `b` in byte order (Go string order), for listings. */
-export function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
 /** True when `abs` is `root` or beneath it (both already resolved). */
 export function isContained(abs: string, root: string): boolean {
   return abs === root || abs.startsWith(root.endsWith(path.sep) ? root : root + path.sep);

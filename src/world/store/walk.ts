@@ -10,7 +10,8 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { readCurrent, type StoreRoot } from './doc-reader.ts';
 import { isMissing } from './errors.ts';
-import { compareBytes, versionsDirName } from './paths.ts';
+import { compareBytes } from '../../protocol/byte-order.ts';
+import { versionsDirName } from './paths.ts';
 import type { DocState } from './types.ts';
 
 export async function* walkDocuments(ctx: StoreRoot, relDir = ''): AsyncGenerator<DocState> {

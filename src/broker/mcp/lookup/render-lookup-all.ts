@@ -1,5 +1,5 @@
 import { escapeCell, formatFixed2 } from '../../../protocol/escape.ts';
-import { compareBytes } from '../../../protocol/yaml-map.ts';
+import { compareBytes } from '../../../protocol/byte-order.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import type { ParsedLookupRow } from '../../../protocol/render/lookup.ts';
 

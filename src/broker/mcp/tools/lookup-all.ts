@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
-import { compareBytes } from '../../../protocol/yaml-map.ts';
+import { compareBytes } from '../../../protocol/byte-order.ts';
 import type { Metadata } from '../../../protocol/metadata.ts';
 import { includeGeneratedArgument, optionalInteger, optionalString, requiredString, skippedPaths } from '../args.ts';
 import { bodyText } from '../body-text.ts';
