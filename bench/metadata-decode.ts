@@ -9,7 +9,7 @@
  * Run: `node bench/metadata-decode.ts [rounds] [blocksPerRound]` (default 6 × 20000).
  */
 import { fileURLToPath } from 'node:url';
-import { decodeYamlMap, decodeYamlMapByParser, encodeYamlMap } from '../src/protocol/yaml-map.ts';
+import { decodeYamlMap, decodeYamlMapByParser, encodeYamlMap, encodeYamlMapWith } from '../src/protocol/yaml-map.ts';
 import { writeScalarByAnalysis } from '../src/protocol/yaml-scalar.ts';
 import { median } from './lib/measure.ts';
 
@@ -53,13 +53,7 @@ export function runMetadataDecodeBench(rounds = 6, perRound = 20_000): string[] 
 
 /** encodeYamlMap as it was before its fast paths: the baseline of the encode figures. */
 function encodeByAnalysis(map: Readonly<Record<string, string>>): string {
-  const keys = Object.keys(map).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  let out = '';
-  for (const key of keys) {
-    const renderedKey = writeScalarByAnalysis(key, 0, false);
-    out += `${renderedKey}: ${writeScalarByAnalysis(map[key]!, Array.from(renderedKey).length + 2, true)}\n`;
-  }
-  return out;
+  return encodeYamlMapWith(map, writeScalarByAnalysis, (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
 
 function microsPerMap(encode: (map: Record<string, string>) => string, count: number): number {

@@ -9,12 +9,21 @@ import { errorWithCode } from '../errors/coded-error.ts';
  * otherwise read them as non-strings or could not read them at all.
  */
 export function encodeYamlMap(map: Readonly<Record<string, string>>): string {
-  const keys = Object.keys(map).sort(compareBytes);
+  return encodeYamlMapWith(map, writeScalar, compareBytes);
+}
+
+/** encodeYamlMap with the scalar writer and key order given (the benchmark's baseline swaps both). */
+export function encodeYamlMapWith(
+  map: Readonly<Record<string, string>>,
+  write: typeof writeScalar,
+  compare: (a: string, b: string) => number,
+): string {
+  const keys = Object.keys(map).sort(compare);
   let out = '';
   for (const key of keys) {
-    const renderedKey = writeScalar(key, 0, false);
+    const renderedKey = write(key, 0, false);
     const column = Array.from(renderedKey).length + 2;
-    out += `${renderedKey}: ${writeScalar(map[key]!, column, true)}\n`;
+    out += `${renderedKey}: ${write(map[key]!, column, true)}\n`;
   }
   return out;
 }

@@ -99,9 +99,9 @@ export class BodyIndex {
     }
     const admit = this.#admitter(options);
     const metadata: Metadata = ext.echoTerms ? { [keys.matchTerms]: ext.mode } : {};
-    if (ext.statsOnly)
-      return { rows: [], metadata: { ...metadata, ...encodeQueryStats(this.#index.queryStats(query, { admit })) } };
-    if (ext.ownStats) Object.assign(metadata, encodeQueryStats(this.#index.queryStats(query, { admit })));
+    if (ext.statsOnly || ext.ownStats)
+      Object.assign(metadata, encodeQueryStats(this.#index.queryStats(query, { admit })));
+    if (ext.statsOnly) return { rows: [], metadata };
     const found = this.#index.search(query, {
       limit: options.limit,
       mode: ext.mode,

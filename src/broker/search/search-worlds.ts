@@ -78,17 +78,9 @@ export async function searchWorlds(
   const guess = remembered && recallSum(remembered, request.worlds, request.query);
   const settled = guess !== undefined && (await checkedRound(lookup, request.worlds, perWorld, guess, gathered));
   if (!settled) {
-    const asked = new Set([
-      ...gathered.stats.keys(),
-      ...gathered.answers.keys(),
-      ...gathered.failures.map((f) => f.world),
-    ]);
-    await statisticsRound(
-      lookup,
-      request.worlds.filter((world) => !asked.has(world)),
-      perWorld,
-      gathered,
-    );
+    // After a checked round every world has answered but those that scored unchecked.
+    const unasked = guess === undefined ? request.worlds : [...gathered.unchecked];
+    await statisticsRound(lookup, unasked, perWorld, gathered);
     await scoringRound(lookup, perWorld, gathered);
   }
   if (remembered) rememberAll(remembered, gathered);

@@ -85,8 +85,7 @@ export async function phaseChecked(
   request: PhaseRequest,
   remembered: QueryStats,
 ): Promise<CheckedAnswer> {
-  const extra: Metadata = { ...encodeQueryStats(remembered), [keys.ownStats]: ownStatsValue };
-  if (request.nearest !== undefined) extra[keys.nearestTitles] = String(request.nearest);
+  const extra: Metadata = { ...scoringExtension(request, remembered), [keys.ownStats]: ownStatsValue };
   const response = await ask(lookup, world, request, extra);
   const answer = answerOf(response, request, true);
   if (answer.scores === undefined) return { kind: 'final', answer };
@@ -113,9 +112,14 @@ export async function phaseTwo(
   request: PhaseRequest,
   global: QueryStats,
 ): Promise<WorldAnswer> {
-  const extra: Metadata = { ...encodeQueryStats(global) };
+  return answerOf(await ask(lookup, world, request, scoringExtension(request, global)), request, true);
+}
+
+/** What a scoring round sends: the statistics to score with and, when asked for, the nearest titles. */
+function scoringExtension(request: PhaseRequest, stats: QueryStats): Metadata {
+  const extra: Metadata = { ...encodeQueryStats(stats) };
   if (request.nearest !== undefined) extra[keys.nearestTitles] = String(request.nearest);
-  return answerOf(await ask(lookup, world, request, extra), request, true);
+  return extra;
 }
 
 async function ask(lookup: LookupFn, world: string, request: PhaseRequest, extra: Metadata): Promise<MarkResponse> {
