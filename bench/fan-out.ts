@@ -4,13 +4,24 @@
  * behind the real broker and the MCP SDK client in this process. Every world holds
  * the same small corpus. Reported per tool: p50/p99 and the p50 ratio to one world,
  * all world counts measured in one run with the calls interleaved round by round,
- * so machine load hits every count alike.
+ * so machine load hits every count alike. Every measurement starts after a pause
+ * of `settleMs`, so none of them pays the tail of the one before (a 30-world
+ * call's worlds are still acknowledging and collecting its streams when it
+ * returns, and the one-world call after it used to carry that).
+ *
+ * Each round also sends one bare UDP datagram to each of as many echo processes
+ * (bench/lib/udp-echo-fleet.ts): the machine's floor for reaching that many
+ * processes at once. Each tool's line adds the ratio a fan-out would have if
+ * every world beyond the first cost only that floor, so the figures say how much
+ * of a ratio is this machine and how much is our code.
  *
  *   node bench/fan-out.ts [rounds] [counts, e.g. 1,10,30]
  */
 import { rm } from 'node:fs/promises';
+import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { percentile } from './lib/measure.ts';
+import { startUdpEchoFleet } from './lib/udp-echo-fleet.ts';
 import { documentsPerWorld, fleetDirectory, startFleet, stopFleet, type Fleet } from './lib/world-fleet.ts';
 import { testTls } from '../test/world/world-fixture.ts';
 
@@ -29,48 +40,66 @@ const calls: Record<string, { tool: string; args: (round: number) => Record<stri
   },
 };
 
+/** The label of the machine's floor: bare UDP to that many echo processes. */
+const floorName = 'floor: one UDP datagram to each';
+
+/** The pause before every measurement: longer than a world's tail after an answer. */
+const settleMs = 50;
+
 export async function runFanOutBench(rounds = 30, counts = [1, 10, 30]): Promise<string[]> {
   const tls = await testTls();
   const dir = await fleetDirectory(tls, counts);
   const fleets = new Map<number, Fleet>();
+  const echoes = await startUdpEchoFleet(Math.max(...counts));
   try {
     for (const count of counts) fleets.set(count, await startFleet(dir, count, tls));
     const times = new Map<string, number[]>();
+    const record = (key: string, ms: number): void => {
+      times.set(key, [...(times.get(key) ?? []), ms]);
+    };
     for (let round = -3; round < rounds; round++) {
+      for (const count of counts) {
+        await setTimeout(settleMs);
+        const start = performance.now();
+        await echoes.fanOut(count);
+        if (round >= 0) record(`${floorName} ${count}`, performance.now() - start);
+      }
       for (const [name, { tool, args }] of Object.entries(calls)) {
         for (const count of counts) {
           const fleet = fleets.get(count)!;
+          await setTimeout(settleMs);
           const start = performance.now();
           const result = (await fleet.client.callTool({ name: tool, arguments: args(round) })) as { isError?: boolean };
           const ms = performance.now() - start;
           if (result.isError) throw new Error(`${name} over ${count} worlds failed`);
-          if (round < 0) continue;
-          const key = `${name} ${count}`;
-          times.set(key, [...(times.get(key) ?? []), ms]);
+          if (round >= 0) record(`${name} ${count}`, ms);
         }
       }
     }
     const lines = [
-      `fan-out, worlds in separate processes, ${documentsPerWorld} documents each, ${rounds} rounds interleaved`,
+      `fan-out, worlds in separate processes, ${documentsPerWorld} documents each, ${rounds} rounds interleaved, ${settleMs} ms pause before each`,
     ];
-    for (const name of Object.keys(calls)) {
-      const p50 = (count: number): number =>
-        percentile(
-          [...(times.get(`${name} ${count}`) ?? [])].sort((a, b) => a - b),
-          0.5,
-        );
-      const p99 = (count: number): number =>
-        percentile(
-          [...(times.get(`${name} ${count}`) ?? [])].sort((a, b) => a - b),
-          0.99,
-        );
-      for (const count of counts)
+    const at = (name: string, count: number, fraction: number): number =>
+      percentile(
+        [...(times.get(`${name} ${count}`) ?? [])].sort((a, b) => a - b),
+        fraction,
+      );
+    const first = counts[0]!;
+    for (const name of [floorName, ...Object.keys(calls)]) {
+      for (const count of counts) {
+        const p50 = at(name, count, 0.5);
+        const floorBound =
+          name === floorName
+            ? ''
+            : `   floor-bound x${((at(name, first, 0.5) + at(floorName, count, 0.5) - at(floorName, first, 0.5)) / at(name, first, 0.5)).toFixed(2)}`;
         lines.push(
-          `${`${name} over ${count} world(s)`.padEnd(46)} p50 ${p50(count).toFixed(2)} ms   p99 ${p99(count).toFixed(2)} ms   p50 vs 1 world x${(p50(count) / p50(counts[0]!)).toFixed(2)}`,
+          `${`${name} over ${count} ${name === floorName ? 'process(es)' : 'world(s)'}`.padEnd(52)} p50 ${p50.toFixed(2)} ms   p99 ${at(name, count, 0.99).toFixed(2)} ms   p50 vs ${first} x${(p50 / at(name, first, 0.5)).toFixed(2)}${floorBound}`,
         );
+      }
     }
     return lines;
   } finally {
+    await echoes.stop();
     for (const fleet of fleets.values()) await stopFleet(fleet);
     await rm(dir, { recursive: true, force: true });
   }
