@@ -21,7 +21,7 @@ import { rm } from 'node:fs/promises';
 import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { percentile } from './lib/measure.ts';
-import { startUdpEchoFleet } from './lib/udp-echo-fleet.ts';
+import { startUdpEchoFleet, type UdpEchoFleet } from './lib/udp-echo-fleet.ts';
 import { documentsPerWorld, fleetDirectory, startFleet, stopFleet, type Fleet } from './lib/world-fleet.ts';
 import { testTls } from '../test/world/world-fixture.ts';
 
@@ -50,12 +50,15 @@ export async function runFanOutBench(rounds = 30, counts = [1, 10, 30]): Promise
   const tls = await testTls();
   const dir = await fleetDirectory(tls, counts);
   const fleets = new Map<number, Fleet>();
-  const echoes = await startUdpEchoFleet(Math.max(...counts));
+  let echoes: UdpEchoFleet | undefined;
   try {
+    echoes = await startUdpEchoFleet(Math.max(...counts));
     for (const count of counts) fleets.set(count, await startFleet(dir, count, tls));
     const times = new Map<string, number[]>();
     const record = (key: string, ms: number): void => {
-      times.set(key, [...(times.get(key) ?? []), ms]);
+      const recorded = times.get(key);
+      if (recorded) recorded.push(ms);
+      else times.set(key, [ms]);
     };
     for (let round = -3; round < rounds; round++) {
       for (const count of counts) {
@@ -79,27 +82,25 @@ export async function runFanOutBench(rounds = 30, counts = [1, 10, 30]): Promise
     const lines = [
       `fan-out, worlds in separate processes, ${documentsPerWorld} documents each, ${rounds} rounds interleaved, ${settleMs} ms pause before each`,
     ];
+    for (const recorded of times.values()) recorded.sort((a, b) => a - b);
     const at = (name: string, count: number, fraction: number): number =>
-      percentile(
-        [...(times.get(`${name} ${count}`) ?? [])].sort((a, b) => a - b),
-        fraction,
-      );
+      percentile(times.get(`${name} ${count}`) ?? [], fraction);
     const first = counts[0]!;
     for (const name of [floorName, ...Object.keys(calls)]) {
+      const firstP50 = at(name, first, 0.5);
       for (const count of counts) {
         const p50 = at(name, count, 0.5);
-        const floorBound =
-          name === floorName
-            ? ''
-            : `   floor-bound x${((at(name, first, 0.5) + at(floorName, count, 0.5) - at(floorName, first, 0.5)) / at(name, first, 0.5)).toFixed(2)}`;
+        const label = `${name} over ${count} ${name === floorName ? 'process(es)' : 'world(s)'}`;
+        // What the ratio would be if each world beyond the first cost only the floor's extra.
+        const floorBound = (firstP50 + at(floorName, count, 0.5) - at(floorName, first, 0.5)) / firstP50;
         lines.push(
-          `${`${name} over ${count} ${name === floorName ? 'process(es)' : 'world(s)'}`.padEnd(52)} p50 ${p50.toFixed(2)} ms   p99 ${at(name, count, 0.99).toFixed(2)} ms   p50 vs ${first} x${(p50 / at(name, first, 0.5)).toFixed(2)}${floorBound}`,
+          `${label.padEnd(52)} p50 ${p50.toFixed(2)} ms   p99 ${at(name, count, 0.99).toFixed(2)} ms   p50 vs ${first} x${(p50 / firstP50).toFixed(2)}${name === floorName ? '' : `   floor-bound x${floorBound.toFixed(2)}`}`,
         );
       }
     }
     return lines;
   } finally {
-    await echoes.stop();
+    await echoes?.stop();
     for (const fleet of fleets.values()) await stopFleet(fleet);
     await rm(dir, { recursive: true, force: true });
   }

@@ -30,7 +30,12 @@ async function startEcho(): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', echoSource], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  const [line] = (await Promise.race([
+    once(child.stdout!, 'data'),
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`udp echo process exited with ${code} before it listened`);
+    }),
+  ])) as [Buffer];
   const port = Number.parseInt(line.toString(), 10);
   if (!Number.isInteger(port)) throw new Error(`udp echo process printed ${JSON.stringify(line.toString())}`);
   return { child, port };
