@@ -44,6 +44,8 @@ const bucketSchema = (perMinute: number, burst: number) =>
  * one MCP client's connect handshake alone (initialize, initialized, list
  * calls) takes five requests.
  */
+const forwardedTrustMessage = 'must be true, false or the number of proxies in front of the broker (0 to 16)';
+
 const rateLimitSchema = z.strictObject({
   disabled: flag(false),
   tokens: bucketSchema(120, 60),
@@ -52,7 +54,13 @@ const rateLimitSchema = z.strictObject({
   userCode: bucketSchema(10, 5),
   /** RFC 7591 registrations per IP, on top of `login`: 10 at once, then one a minute. */
   registration: bucketSchema(1, 10),
-  trustForwardedFor: flag(false),
+  /** false, true (one proxy) or the number of proxies in front (src/broker/http/rate-limit/client-ip.ts). */
+  trustForwardedFor: z
+    .union([z.boolean(), z.number()], { error: forwardedTrustMessage })
+    .refine((value) => typeof value === 'boolean' || (Number.isInteger(value) && value >= 0 && value <= 16), {
+      error: forwardedTrustMessage,
+    })
+    .default(false),
 });
 
 const worldDialerSchema = z.strictObject({

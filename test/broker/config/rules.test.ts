@@ -106,6 +106,23 @@ describe('broker config: shape errors name the key path', () => {
     );
   });
 
+  it('takes trustForwardedFor as true, false or a count of proxies, and refuses anything else', () => {
+    assert.equal(
+      parseBrokerConfig(`${fileConfig}rateLimit: { trustForwardedFor: 2 }\n`, env).rateLimit.trustForwardedFor,
+      2,
+    );
+    assert.equal(
+      parseBrokerConfig(`${fileConfig}rateLimit: { trustForwardedFor: true }\n`, env).rateLimit.trustForwardedFor,
+      true,
+    );
+    for (const bad of ['"yes"', '1.5', '-1', '17'])
+      refuses(
+        `${fileConfig}rateLimit: { trustForwardedFor: ${bad} }\n`,
+        'ERR_CONFIG_INVALID',
+        'config: rateLimit.trustForwardedFor: must be true, false or the number of proxies in front of the broker (0 to 16)',
+      );
+  });
+
   it('refuses an unknown storage backend', () => {
     refuses(
       fileConfig.replace('backend: file', 'backend: redis'),

@@ -69,16 +69,16 @@ describe('per-subject rate limit on /mcp', () => {
 describe('per-IP rate limit on unauthenticated routes', () => {
   const path = '/.well-known/oauth-protected-resource/mcp';
 
-  it('keys by the leftmost X-Forwarded-For entry when trusted', async () => {
+  it('keys by the X-Forwarded-For entry the trusted proxy appended when trusted', async () => {
     const harness = await startListener({ rateLimit: { ip: { perMinute: 1, burst: 1 }, trustForwardedFor: true } });
     try {
       const get = (xff: string) => rawRequest(harness.url, { path, headers: { 'x-forwarded-for': xff } });
-      assert.equal((await get('203.0.113.1, 10.0.0.1')).status, 200);
+      assert.equal((await get('10.0.0.1, 203.0.113.1')).status, 200);
       const refused = await get('203.0.113.1');
       assert.equal(refused.status, 429);
       assert.equal(refused.headers['retry-after'], '60');
       assert.deepEqual(refused.json(), { error: 'rate_limited', error_description: 'rate limit exceeded' });
-      assert.equal((await get(' , 203.0.113.2')).status, 200);
+      assert.equal((await get('203.0.113.1, 203.0.113.2')).status, 200);
     } finally {
       await harness.close();
     }

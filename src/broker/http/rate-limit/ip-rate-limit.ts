@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { BrokerMetrics } from '../metrics.ts';
-import { clientIp } from './client-ip.ts';
+import { clientIp, type ForwardedTrust } from './client-ip.ts';
 import { sendTooManyRequests } from './reject.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
 export type IpRateLimitOptions = {
   buckets: RateLimiter;
-  trustForwardedFor: boolean;
+  trustForwardedFor: ForwardedTrust;
   metrics?: Pick<BrokerMetrics, 'recordRateLimitRejection'>;
 };
 

@@ -1,3 +1,4 @@
+import type { ForwardedTrust } from './client-ip.ts';
 import type { RateLimiter, RateLimiterFactory } from './rate-limiter.ts';
 import { TokenBuckets } from './token-bucket.ts';
 
@@ -17,7 +18,7 @@ export type RateLimitOptions = {
   disabled?: boolean;
   subject?: RateLimitSettings;
   ip?: RateLimitSettings;
-  trustForwardedFor?: boolean;
+  trustForwardedFor?: ForwardedTrust;
   now?: () => number;
   /** Where the buckets live; default this process's memory (`memoryLimiters`). */
   limiters?: RateLimiterFactory;

@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { SignInContext } from '../../auth/sign-in-context.ts';
 import type { BrokerMetrics } from '../metrics.ts';
+import type { ForwardedTrust } from '../rate-limit/client-ip.ts';
 import { ipRateLimitHook } from '../rate-limit/ip-rate-limit.ts';
 import type { RateLimiter, RateLimiterFactory } from '../rate-limit/rate-limiter.ts';
 import { limiterFor, type RateLimitSettings } from '../rate-limit/settings.ts';
@@ -31,7 +32,7 @@ export type SignInRoutesOptions = {
     userCode: RateLimitSettings;
     /** RFC 7591 registrations per IP, charged on top of `login`. */
     registration: RateLimitSettings;
-    trustForwardedFor: boolean;
+    trustForwardedFor: ForwardedTrust;
     now?: () => number;
     /** Where the buckets live; default this process's memory. */
     limiters?: RateLimiterFactory;

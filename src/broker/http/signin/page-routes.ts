@@ -14,7 +14,7 @@ import {
 import { deviceSubmit } from '../../auth/device/device-endpoints.ts';
 import { endpointPaths, type SignInContext } from '../../auth/sign-in-context.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
-import { clientIp } from '../rate-limit/client-ip.ts';
+import { clientIp, type ForwardedTrust } from '../rate-limit/client-ip.ts';
 import { clearCookie, csrfCookie, readCookie, roundTripCookie, setCookie, type CookiePolicy } from './cookies.ts';
 import type { CsrfGuard } from './csrf.ts';
 import { formOf, queryParams, registerFormParser } from './form-body.ts';
@@ -28,7 +28,7 @@ export type PageRoutesOptions = {
   cookies: CookiePolicy;
   /** RFC 8628 §5.1: user-code guesses per client IP; null when rate limits are off. */
   userCodeBuckets: RateLimiter | null;
-  trustForwardedFor: boolean;
+  trustForwardedFor: ForwardedTrust;
   roundTripTtlSeconds: number;
   /** The per-IP limit of the pages; the IdP callback is gated by its state cookie instead (as the Go broker's `server.go` routes). */
   limit?: onRequestHookHandler;
