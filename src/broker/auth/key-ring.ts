@@ -15,6 +15,7 @@ import {
   type SigningKey,
 } from './signing-key.ts';
 import { jsonDocument, signInDocuments, type StateDocumentStore } from '../state/index.ts';
+import type { VerifierKey } from './verify-bearer.ts';
 
 export type SigningKeyRing = {
   current: SigningKey;
@@ -84,6 +85,20 @@ export function ringVerificationKeys(ring: SigningKeyRing, now = Date.now()): Si
   const keys = [ring.current];
   if (ring.next !== null) keys.push(ring.next);
   if (ring.previous !== null && ring.previousUntil > now) keys.push(ring.previous);
+  return keys;
+}
+
+/**
+ * The keys a bearer verifier trusts beside the current one, each until its own
+ * end: the next key, and the previous one until `previousUntil`. The end is
+ * checked at every verification (src/broker/auth/verify-bearer.ts), so a key
+ * leaves the verifier when it leaves the JWKS, with no restart.
+ */
+export function ringAdditionalKeys(ring: SigningKeyRing): VerifierKey[] {
+  const keys: VerifierKey[] = [];
+  if (ring.next !== null) keys.push({ kid: ring.next.kid, publicKey: ring.next.publicKey });
+  if (ring.previous !== null)
+    keys.push({ kid: ring.previous.kid, publicKey: ring.previous.publicKey, until: ring.previousUntil });
   return keys;
 }
 

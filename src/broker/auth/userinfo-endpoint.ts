@@ -3,23 +3,25 @@
  * token was issued for, so OIDC relying parties that read userinfo instead of
  * the ID token work too. The token is checked as the gateway checks it.
  */
-import { ringVerificationKeys } from './key-ring.ts';
+import { ringAdditionalKeys } from './key-ring.ts';
 import type { SignInContext } from './sign-in-context.ts';
 import { createBearerVerifier, type BearerVerifier } from './verify-bearer.ts';
 
 export function userinfoVerifier(
   context: Pick<SignInContext, 'ring' | 'issuer' | 'resource' | 'allowDomains'>,
+  currentDate?: () => Date,
 ): BearerVerifier {
-  const [current, ...others] = ringVerificationKeys(context.ring);
+  const { current } = context.ring;
   return createBearerVerifier({
     broker: {
-      publicKey: current!.publicKey,
-      kid: current!.kid,
+      publicKey: current.publicKey,
+      kid: current.kid,
       issuer: context.issuer,
       audiences: [context.resource],
-      additionalKeys: others.map((k) => ({ kid: k.kid, publicKey: k.publicKey })),
+      additionalKeys: ringAdditionalKeys(context.ring),
     },
     allowDomains: context.allowDomains,
+    ...(currentDate ? { currentDate } : {}),
   });
 }
 

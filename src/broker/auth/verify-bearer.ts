@@ -16,7 +16,7 @@ export type BrokerTokenTrust = {
   /** Accepted `aud` values; normally the MCP resource URL. */
   audiences: readonly string[];
   /** More keys of the broker's key ring (the next key, a just-retired one), by `kid`. */
-  additionalKeys?: ReadonlyArray<{ kid: string; publicKey: KeyObject }>;
+  additionalKeys?: readonly VerifierKey[];
   /**
    * Web clients configured with `bearer: id_token`. A broker ID token is
    * accepted for one of them only when its `aud` is exactly that client and
@@ -27,6 +27,9 @@ export type BrokerTokenTrust = {
   /** Every configured web client id: their callers are marked `webClient` (tools answer them whole documents). */
   webClients?: readonly string[];
 };
+
+/** A key of the broker's ring beside the current one; `until` (ms since the epoch): trusted before that instant only. */
+export type VerifierKey = { kid: string; publicKey: KeyObject; until?: number };
 
 /** ID tokens of the configured upstream OIDC issuer, for compatibility (Go broker `oidc.go`). */
 export type UpstreamTokenTrust = {
@@ -95,14 +98,12 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
       clockTolerance: tolerance,
       ...(options.currentDate ? { currentDate: options.currentDate() } : {}),
     };
-    const kid = keyIdOf(token);
-    const brokerKey =
-      kid === broker.kid ? broker.publicKey : broker.additionalKeys?.find((k) => k.kid === kid)?.publicKey;
+    const brokerKey = brokerKeyFor(broker, keyIdOf(token), now());
     let claims: JWTPayload;
     let issuedBy: Identity['issuedBy'];
     let client: string | undefined;
     if (brokerKey !== undefined) {
-      claims = await verified(token, brokerKey, {
+      claims = await verified(token, brokerKey.publicKey, {
         ...common,
         algorithms: ['ES256'],
         issuer: broker.issuer,
@@ -127,9 +128,21 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
     }
     const identity = identityFromClaims(claims, issuedBy);
     if (client !== undefined && broker.webClients?.includes(client) === true) identity.webClient = client;
-    if (typeof claims.exp === 'number') cache.set(token, identity, claims.exp * 1000);
+    // Cached no longer than the token lives, nor than the key that signed it is trusted.
+    if (typeof claims.exp === 'number')
+      cache.set(token, identity, Math.min(claims.exp * 1000, brokerKey?.until ?? Infinity));
     return identity;
   }
+}
+
+/**
+ * The broker key a token's `kid` names, if it is trusted at `at`. A retired
+ * key past its end is no broker key at all: its tokens fail as unknown ones do.
+ */
+function brokerKeyFor(broker: BrokerTokenTrust, kid: string | undefined, at: number): VerifierKey | undefined {
+  if (kid === broker.kid) return { kid, publicKey: broker.publicKey };
+  const key = broker.additionalKeys?.find((candidate) => candidate.kid === kid);
+  return key !== undefined && (key.until === undefined || key.until > at) ? key : undefined;
 }
 
 /**

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { BrokerConfig } from '../../config/index.ts';
-import { loadKeyRing, ringJwks, ringVerificationKeys, type SigningKeyRing } from '../../auth/key-ring.ts';
+import { loadKeyRing, ringAdditionalKeys, ringJwks, type SigningKeyRing } from '../../auth/key-ring.ts';
 import type { SignInContext } from '../../auth/sign-in-context.ts';
 import { createSignInContext } from '../../auth/sign-in-setup.ts';
 import type { UpstreamIdp } from '../../auth/upstream/upstream-idp.ts';
@@ -103,9 +103,7 @@ export function withKeyRing(
   ring: SigningKeyRing,
   allowDomains: readonly string[],
 ): BearerVerifierOptions {
-  const additionalKeys = ringVerificationKeys(ring)
-    .filter((key) => key.kid !== options.broker.kid)
-    .map((key) => ({ kid: key.kid, publicKey: key.publicKey }));
+  const additionalKeys = ringAdditionalKeys(ring).filter((key) => key.kid !== options.broker.kid);
   return { ...options, broker: { ...options.broker, additionalKeys }, allowDomains };
 }
 
