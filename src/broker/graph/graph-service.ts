@@ -73,13 +73,25 @@ export class BrokerGraph {
     return canonical === null ? url : new WorldDirectory(this.gateway.list()).translate(canonical);
   }
 
-  /** Crawls from `url` (depth clamped to 1..5) and merges the result into the store. */
-  async crawl(url: string, depth: number = defaultCrawlLimits.maxDepth, signal?: AbortSignal): Promise<GraphCrawl> {
+  /**
+   * Crawls from `url` (depth clamped to 1..5) and merges the result into the
+   * store. Every document is read through `reader`: for mark_graph, the
+   * caller's view of the gateway (src/broker/worlds/caller-gateway.ts), so the
+   * reads are charged to the caller's fair share of each world and made with
+   * no more than the caller's rights, never on the broker's own share, which
+   * its seeding and refreshes need.
+   */
+  async crawl(
+    url: string,
+    reader: WorldGateway,
+    depth: number = defaultCrawlLimits.maxDepth,
+    signal?: AbortSignal,
+  ): Promise<GraphCrawl> {
     const worlds = new WorldDirectory(this.gateway.list());
     const startUrl = this.identity(url);
     const limits: CrawlLimits = { ...this.#limits, maxDepth: Math.max(1, Math.min(Math.trunc(depth), maxCrawlDepth)) };
     const fetcher = (world: string, path: string, s: AbortSignal | undefined) =>
-      readWithBackoff(this.gateway, world, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
+      readWithBackoff(reader, world, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
     const result = await crawl(startUrl, fetcher, worlds, limits, signal);
     this.store.merge(result.graph, result.etags);
     return { ...result, startUrl };

@@ -33,7 +33,9 @@ export interface WorldGateway {
   /**
    * A read (FETCH, LIST, VERSIONS, LOOKUP), sent without `auth`. `caller` (a
    * subject) is whose share of the world's streams it uses; absent, the
-   * broker's own (crawls, the graph).
+   * broker's own (graph seeding and refreshes, the federation crawl). Reads
+   * made for a caller (mark_graph's crawl too) go through the caller's view,
+   * src/broker/worlds/caller-gateway.ts.
    */
   read(world: string, call: MarkCall, caller?: string): Promise<MarkResponse>;
   /**

@@ -38,7 +38,11 @@ export type WorldDialerSettings = {
 
 export const defaultMaxConcurrentStreams = 8;
 export const defaultMaxInFlightPerCaller = 4;
-/** Calls the broker makes on nobody's behalf (crawls, the graph) share one caller's share. */
+/**
+ * Calls the broker makes on nobody's behalf (graph seeding and refreshes, the
+ * federation crawl) share one caller's share; a caller's mark_graph crawl is
+ * charged to that caller.
+ */
 export const brokerCaller = 'broker:internal';
 
 type Outcome = { kind: 'failure' | 'neutral' | 'answered'; error: Error };

@@ -43,7 +43,7 @@ describe('link graph crawl', () => {
 
   it('records nodes and aggregated edges with label, anchor and count', async () => {
     const graph = new BrokerGraph({ gateway, now });
-    const result = await graph.crawl('mark://team-a/index.md', 1);
+    const result = await graph.crawl('mark://team-a/index.md', gateway, 1);
     const statuses = Object.fromEntries([...result.graph.nodes.values()].map((n) => [n.url, n.status]));
     assert.deepEqual(statuses, {
       'mark://team-a/index.md': 'ok',
@@ -70,13 +70,13 @@ describe('link graph crawl', () => {
 
   it('never fetches links outside the configured worlds', async () => {
     gateway.calls.length = 0;
-    await new BrokerGraph({ gateway, now }).crawl('mark://team-a/index.md', 2);
+    await new BrokerGraph({ gateway, now }).crawl('mark://team-a/index.md', gateway, 2);
     assert.ok(gateway.calls.every((c) => c.world === 'team-a' || c.world === 'team-b'));
     assert.ok(!gateway.calls.some((c) => c.path === '/x'));
   });
 
   it('adds typed edges from rel- metadata, skipping empty, spaced and self references', async () => {
-    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/docs/b.md', 1);
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/docs/b.md', gateway, 1);
     const typed = [...result.graph.edges]
       .filter((e) => e.from === 'mark://team-a/docs/b.md')
       .map((e) => [e.to, e.rel])
@@ -90,14 +90,14 @@ describe('link graph crawl', () => {
 
   it('visits each document once on cyclic links', async () => {
     gateway.calls.length = 0;
-    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/docs/a.md', 5);
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/docs/a.md', gateway, 5);
     const fetched = gateway.callsTo('FETCH').map((c) => `${c.world}${c.path}`);
     assert.equal(new Set(fetched).size, fetched.length);
     assert.ok(result.graph.nodes.has('mark://team-a/index.md'));
   });
 
   it('stops following at the depth limit but records the last hop', async () => {
-    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/chain/1.md', 2);
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/chain/1.md', gateway, 2);
     assert.deepEqual([...result.graph.nodes.keys()].sort(), [
       'mark://team-a/chain/1.md',
       'mark://team-a/chain/2.md',
@@ -109,14 +109,14 @@ describe('link graph crawl', () => {
   });
 
   it('clamps the depth to 1..5', async () => {
-    const deep = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/chain/1.md', 9);
+    const deep = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/chain/1.md', gateway, 9);
     assert.equal(deep.graph.nodes.size, 6);
-    const shallow = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/chain/1.md', 0);
+    const shallow = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/chain/1.md', gateway, 0);
     assert.equal(shallow.graph.nodes.size, 2);
   });
 
   it('produces at most 200 nodes', async () => {
-    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/wide/index.md', 1);
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/wide/index.md', gateway, 1);
     assert.equal(result.graph.nodes.size, 200);
     assert.equal(result.graph.edgeCount, 300, 'edges beyond the node bound are still recorded');
   });
@@ -139,12 +139,16 @@ describe('link graph crawl', () => {
         }
       },
     };
-    await new BrokerGraph({ gateway: counting, now, limits: { workers: 3 } }).crawl('mark://team-a/wide/index.md', 1);
+    await new BrokerGraph({ gateway: counting, now, limits: { workers: 3 } }).crawl(
+      'mark://team-a/wide/index.md',
+      counting,
+      1,
+    );
     assert.ok(peak <= 3 && peak >= 1, `peak ${peak}`);
   });
 
   it('follows links written with a world dial address under the world name', async () => {
-    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-b/notes.md', 1);
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-b/notes.md', gateway, 1);
     assert.ok([...result.graph.edges].some((e) => e.to === 'mark://team-a/docs/a.md'));
     assert.equal(result.graph.nodes.get('mark://team-a/docs/a.md')?.status, 'ok');
   });
@@ -152,9 +156,9 @@ describe('link graph crawl', () => {
   it('marks missing documents with their status and unreachable worlds as error', async () => {
     gateway.unreachable.add('team-b');
     try {
-      const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/wide/index.md', 1);
+      const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/wide/index.md', gateway, 1);
       assert.equal(result.graph.nodes.get('mark://team-a/wide/n0.md')?.status, 'not-found');
-      const fromB = await new BrokerGraph({ gateway, now }).crawl('mark://team-b/notes.md', 1);
+      const fromB = await new BrokerGraph({ gateway, now }).crawl('mark://team-b/notes.md', gateway, 1);
       assert.deepEqual(
         [...fromB.graph.nodes.values()],
         [{ url: 'mark://team-b/notes.md', title: '', status: 'error', linkCount: 0 }],
@@ -166,10 +170,10 @@ describe('link graph crawl', () => {
 
   it('keeps what it knew when a re-crawl cannot reach the world', async () => {
     const graph = new BrokerGraph({ gateway, now });
-    await graph.crawl('mark://team-a/index.md', 1);
+    await graph.crawl('mark://team-a/index.md', gateway, 1);
     gateway.unreachable.add('team-a');
     try {
-      await graph.crawl('mark://team-a/index.md', 1);
+      await graph.crawl('mark://team-a/index.md', gateway, 1);
     } finally {
       gateway.unreachable.clear();
     }
@@ -181,7 +185,7 @@ describe('link graph crawl', () => {
   });
 
   it('treats a body with a NUL byte as binary, with no links', async () => {
-    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/binary.md', 1);
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/binary.md', gateway, 1);
     assert.deepEqual(
       [...result.graph.nodes.values()],
       [{ url: 'mark://team-a/binary.md', title: '', status: 'ok', linkCount: 0 }],
@@ -189,7 +193,7 @@ describe('link graph crawl', () => {
   });
 
   it('crawls a 1 MB document with tens of thousands of links', async () => {
-    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/huge.md', 1);
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/huge.md', gateway, 1);
     const huge = result.graph.nodes.get('mark://team-a/huge.md');
     assert.ok(huge !== undefined && huge.linkCount > 60_000, String(huge?.linkCount));
     const toA = [...result.graph.edges].find((e) => e.to === 'mark://team-a/docs/a.md');
@@ -200,7 +204,12 @@ describe('link graph crawl', () => {
   it('answers with an aborted crawl when the caller gives up', async () => {
     const controller = new AbortController();
     controller.abort();
-    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/index.md', 2, controller.signal);
+    const result = await new BrokerGraph({ gateway, now }).crawl(
+      'mark://team-a/index.md',
+      gateway,
+      2,
+      controller.signal,
+    );
     assert.equal(result.graph.nodes.size, 0);
   });
 });

@@ -214,7 +214,7 @@ describe('graph seeding from /graph.md', () => {
     await gateway.publish('team-a', '/docs/b.md', '# B crawled\n\nNo links any more.\n');
     await gateway.publish('team-a', '/index.md', '# Team A hub\n\n## Services\n\n- [Applications](docs/a.md)\n');
     await graph.seed();
-    await graph.crawl('mark://team-a/docs/b.md', 1);
+    await graph.crawl('mark://team-a/docs/b.md', gateway, 1);
     // A newer export (different etag) still lists b.md's supersedes edge.
     await gateway.publish('root', '/graph.md', golden.replace('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'));
     try {

@@ -122,8 +122,8 @@ describe('graph tools', () => {
     });
 
     it('lists annotated backlinks, titled sources as links', async () => {
-      await graph.crawl('mark://team-a/index.md', 1);
-      await graph.crawl('mark://team-a/docs/b.md', 1);
+      await graph.crawl('mark://team-a/index.md', gateway, 1);
+      await graph.crawl('mark://team-a/docs/b.md', gateway, 1);
       const result = await call('mark_backlinks', { url: 'mark://team-a/docs/a.md' });
       assert.equal(
         result.text,
@@ -227,7 +227,7 @@ describe('graph tools', () => {
     });
 
     it('publishes the export with the agent and default retention of 20', async () => {
-      await graph.crawl('mark://team-a/index.md', 1);
+      await graph.crawl('mark://team-a/index.md', gateway, 1);
       gateway.calls.length = 0;
       const result = await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 });
       assert.match(
@@ -246,9 +246,9 @@ describe('graph tools', () => {
 
     it('prunes to the given retention, sends none for 0, and forwards conflicts verbatim', async () => {
       await call('mark_graph_publish', { url: 'mark://root/pruned.md', expected_version: 0, retention: 2 });
-      await graph.crawl('mark://team-a/index.md', 1);
+      await graph.crawl('mark://team-a/index.md', gateway, 1);
       await call('mark_graph_publish', { url: 'mark://root/pruned.md', expected_version: 1, retention: 2 });
-      await graph.crawl('mark://team-a/docs/b.md', 1);
+      await graph.crawl('mark://team-a/docs/b.md', gateway, 1);
       await call('mark_graph_publish', { url: 'mark://root/pruned.md', expected_version: 2, retention: 2 });
       const versions = await gateway.read('root', { verb: 'VERSIONS', path: '/pruned.md' });
       assert.equal(versions.metadata.total, '2');

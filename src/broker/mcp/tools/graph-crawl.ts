@@ -34,15 +34,16 @@ export const markGraph = defineTool({
     const { graph, target, url } = start.value;
     if (ctx.gateway.get(target.world) === undefined)
       return toolError(unknownWorldText(target.world, ctx.gateway.list()));
-    // Seed first so a depth-limited crawl still lands in hub context.
+    // Seed first so a depth-limited crawl still lands in hub context. Seeding is
+    // the broker's own, shared with every caller; the crawl reads as the caller.
     await graph.seed(ctx.signal);
     let result: GraphCrawl;
     try {
-      result = await graph.crawl(url, args.depth ?? defaultCrawlLimits.maxDepth, ctx.signal);
+      result = await graph.crawl(url, ctx.gateway, args.depth ?? defaultCrawlLimits.maxDepth, ctx.signal);
     } catch (error) {
       return toolError(`crawl failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    // Every edge this crawl saw was read by the broker itself.
+    // Every edge this crawl saw was read by the crawl itself, not seeded from a /graph.md.
     return structuredResult(
       formatGraphSummary(result, url),
       graphData(result.graph.nodes.values(), result.graph.edges, () => 'crawl', { url }),
