@@ -7,13 +7,10 @@
  * Real QUIC worlds, the real broker and the real MCP SDK client.
  */
 import assert from 'node:assert/strict';
-import { appendFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { hashToken } from '../../src/protocol/token.ts';
 import { isError, resultText, startStack, type Stack } from '../e2e/stack-fixture.ts';
-
-const readerToken = 'reader-token-for-the-private-tree';
+import { protect } from './read-protection.ts';
 
 describe('security: confused deputy (writes carry the caller read rights)', () => {
   let stack: Stack;
@@ -81,19 +78,3 @@ describe('security: confused deputy (writes carry the caller read rights)', () =
     assert.equal(isError(result), false, resultText(result));
   });
 });
-
-/** Adds a read token covering `pattern` to the world's tokens.toml and waits for the world to apply it. */
-export async function protect(stack: Stack, pattern: string): Promise<void> {
-  const world = stack.worlds.get('team-a')!;
-  await appendFile(
-    world.tokensFile,
-    `\n[tokens.private-readers]\nhash = "${hashToken(readerToken)}"\npaths = ["${pattern}"]\noperations = ["read"]\n`,
-  );
-  const probe = await stack.connect();
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const answer = await probe.callTool({ name: 'mark_fetch', arguments: { url: 'mark://team-a/private/victim.md' } });
-    if (/unauthorized/.test(resultText(answer))) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the world never applied the read token');
-}
