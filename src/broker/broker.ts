@@ -65,7 +65,9 @@ const serverInstructions = [
  */
 export async function startBroker(config: BrokerConfig, options: BrokerOptions = {}): Promise<RunningBroker> {
   const trust = tokenTrust(config);
-  const metrics = createBrokerMetrics();
+  // With `metrics.enabled: false` nothing is served, so the process metrics are not sampled either;
+  // the broker's own recorders still run (cheap counters) so no module needs to know.
+  const metrics = createBrokerMetrics({ collectDefaults: config.metrics.enabled });
   const cluster = clusterServices(config);
   const leaderSweeps = sweepsByLease(config, cluster);
   const shared = await openSharedState(config, logWarning('redis connection failed'));
@@ -208,6 +210,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     };
     const management = await createManagementApp({
       metrics,
+      serveMetrics: config.metrics.enabled,
       // Ready while at least one world may answer: a world that is down costs only its own calls.
       ready: () => ({ listeners: listening, signer: true, worlds: worldsAnswering(gateway) }),
       detail: () => gateway.list().map((world) => healthLine(world.name, gateway.health(world.name) ?? unknownHealth)),

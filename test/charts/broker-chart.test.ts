@@ -6,9 +6,11 @@
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parse } from 'yaml';
-import { parseBrokerConfig, type BrokerConfig } from '../../src/broker/config/index.ts';
-import { brokerCases, signingKeyFile, type BrokerCase } from './matrix.ts';
+import { parse, stringify } from 'yaml';
+import { z } from 'zod';
+import { envOverrides, parseBrokerConfig, type BrokerConfig } from '../../src/broker/config/index.ts';
+import { brokerConfigShape } from '../../src/broker/config/schema.ts';
+import { brokerCases, nextSigningKeyPem, signingKeyFile, type BrokerCase } from './matrix.ts';
 import { difference, granted, needed } from './rbac.ts';
 import { find, lint, one, template, type KubeObject, type Rendered } from './render.ts';
 import { schemaProblems } from './schema.ts';
@@ -333,5 +335,131 @@ describe('what each case renders', () => {
       Buffer.from(data['config.yaml']!, 'base64').toString(),
       new RegExp(`cookieKey: "${cookie.replace(/[+/=]/g, '\\$&')}"`),
     );
+  });
+});
+
+/**
+ * Leaf key paths of the broker's config schema (`worlds[].name` for a key of
+ * every list entry), read from its JSON Schema so no list here can drift.
+ */
+function configSchemaLeaves(): Set<string> {
+  type Node = { type?: string; anyOf?: Node[]; properties?: Record<string, Node>; items?: Node };
+  const leaves = new Set<string>();
+  const walk = (node: Node, path: string): void => {
+    if (node.anyOf) for (const branch of node.anyOf) walk(branch, path);
+    else if (node.type === 'object' && node.properties)
+      for (const [key, child] of Object.entries(node.properties)) walk(child, path ? `${path}.${key}` : key);
+    else if (node.type === 'array' && node.items?.type === 'object') walk(node.items, `${path}[]`);
+    else leaves.add(path);
+  };
+  walk(z.toJSONSchema(brokerConfigShape, { io: 'input', unrepresentable: 'any' }) as Node, '');
+  return leaves;
+}
+
+/** Leaf key paths present in a rendered config document, in the same notation. */
+function documentLeaves(value: unknown, path = '', leaves = new Set<string>()): Set<string> {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isObject(value))
+    for (const [key, child] of Object.entries(value)) documentLeaves(child, path ? `${path}.${key}` : key, leaves);
+  else if (Array.isArray(value) && value.length > 0 && value.every(isObject))
+    for (const entry of value) documentLeaves(entry, `${path}[]`, leaves);
+  else leaves.add(path);
+  return leaves;
+}
+
+/** Broker config keys a Helm install does not set, each for a reason. */
+const notThroughTheChart: Record<string, string> = {
+  'storage.dir': 'file storage only; the chart always runs storage.backend kubernetes',
+  'worlds[].tokensFile': 'file storage only; on Kubernetes the broker edits the tokensSecret',
+  'redis.passwordFile':
+    'the chart passes the password from redis.existingSecret as DEMARKUS_BROKER_REDIS_PASSWORD instead',
+  'oauth.clientMetadataDocuments.allowLoopback':
+    'development only: it lets a client_id URL make the broker dial loopback addresses (docs/signin.md)',
+};
+
+describe('every broker setting through the chart', () => {
+  const everyCase = brokerCases.find((testCase) => testCase.name === 'every broker setting')!;
+
+  it('renders every key of the broker config from values (or from a Secret), except the few it must not', () => {
+    const objects = objectsOf(everyCase.name);
+    const fromEnv = (container(objects).main.env as { name: string; valueFrom?: unknown }[])
+      .filter((entry) => entry.valueFrom !== undefined)
+      .flatMap((entry) => envOverrides.filter((o) => o.variable === entry.name).map((o) => o.path.join('.')));
+    const rendered = new Set([...documentLeaves(renderedConfig(everyCase)), ...fromEnv]);
+    const schema = configSchemaLeaves();
+    const missing = [...schema].filter((key) => !rendered.has(key) && !(key in notThroughTheChart));
+    assert.deepEqual(missing, [], 'add these to values.yaml, values.schema.json and _config.tpl');
+    const stale = Object.keys(notThroughTheChart).filter((key) => !schema.has(key) || rendered.has(key));
+    assert.deepEqual(stale, [], 'no longer a broker key, or the chart sets it after all');
+  });
+
+  it('passes each setting through to the config the broker loads', () => {
+    const config = loadedConfig(everyCase);
+    assert.deepEqual(config.server.allowedHosts, ['broker.example.com', 'knowledge.example.com:443']);
+    assert.deepEqual(config.server.allowedOrigins, ['https://broker.example.com', 'https://knowledge.example.com']);
+    assert.deepEqual(
+      [
+        config.server.mcp.callsPerSubject,
+        config.server.mcp.callsPerSubjectShared,
+        config.server.mcp.queuedCallsPerSubject,
+      ],
+      [8, 2, 32],
+    );
+    assert.deepEqual(config.oauth, {
+      registration: { disabled: true, maxClients: 200, unusedTtl: 30 * 60_000 },
+      clientMetadataDocuments: { disabled: true, allowLoopback: false },
+      maxRefreshTokenFamilies: 4000,
+      maxRefreshTokenFamiliesPerUser: 10,
+    });
+    assert.deepEqual(config.rateLimit.userCode, { perMinute: 6, burst: 3 });
+    assert.deepEqual(config.rateLimit.registration, { perMinute: 2, burst: 4 });
+    assert.equal(config.worldDialer.failureThreshold, 5);
+    assert.equal(config.worldDialer.cooldown, 10_000);
+    assert.equal(config.redis?.sentinel?.passwordFile, '/etc/demarkus-broker/redis-sentinel/password');
+    assert.equal(config.oidc.nextBrokerSigningKey, nextSigningKeyPem);
+    assert.equal(config.metrics.enabled, false);
+  });
+
+  it('takes the next signing key and the sentinel password from their Secrets, never into the config Secret', () => {
+    const objects = objectsOf(everyCase.name);
+    assert.doesNotMatch(configText(everyCase), /nextBrokerSigningKey/);
+    for (const kind of ['Deployment', 'CronJob']) {
+      const { pod, main } = container(objects, kind);
+      const next = main.env.find((entry: any) => entry.name === 'BROKER_NEXT_SIGNING_KEY');
+      assert.deepEqual(next?.valueFrom.secretKeyRef, { name: 'broker-next-signing-key', key: 'next.pem' }, kind);
+      const volume = pod.volumes.find((v: any) => v.name === 'redis-sentinel-password');
+      assert.deepEqual(
+        volume?.secret,
+        { secretName: 'redis-sentinel', items: [{ key: 'sentinel-password', path: 'password' }] },
+        kind,
+      );
+      const mount = main.volumeMounts.find((m: any) => m.name === 'redis-sentinel-password');
+      assert.deepEqual(
+        mount,
+        { name: 'redis-sentinel-password', mountPath: '/etc/demarkus-broker/redis-sentinel', readOnly: true },
+        kind,
+      );
+    }
+  });
+
+  it("keeps the broker's own defaults: a default install loads what a config without those keys would", () => {
+    const defaults = brokerCases[0]!;
+    const document = renderedConfig(defaults) as Record<string, any>;
+    // What the chart decides itself: its listener port, URLs and namespace, the generated cookie
+    // key, the signing key, the worlds with their chart defaults, and one proxy (its Ingress
+    // controller) in front. Everything else must load exactly as the broker's defaults.
+    const chartChoices = {
+      server: {
+        addr: document.server.addr,
+        publicURL: document.server.publicURL,
+        brokerNamespace: document.server.brokerNamespace,
+        cookieKey: document.server.cookieKey,
+      },
+      oidc: { brokerSigningKey: document.oidc.brokerSigningKey },
+      worlds: document.worlds,
+      rateLimit: { trustForwardedFor: document.rateLimit.trustForwardedFor },
+    };
+    assert.deepEqual(loadedConfig(defaults), parseBrokerConfig(stringify(chartChoices), {}));
   });
 });

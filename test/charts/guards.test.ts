@@ -228,6 +228,29 @@ const guards: Guard[] = [
     { redis: { url: 'redis://redis:6379', existingSecret: { name: 'redis', key: '' } } },
     'redis.existingSecret.key is required when redis.existingSecret.name is set',
   ),
+  broker(
+    'a sentinel password without sentinels',
+    { redis: { url: 'redis://redis:6379', sentinel: { existingSecret: { name: 'redis-sentinel' } } } },
+    "redis.sentinel.existingSecret is the sentinels' password: it needs redis.sentinel.masterName and nodes",
+  ),
+  broker(
+    'a sentinel password Secret without key',
+    {
+      redis: {
+        sentinel: {
+          masterName: 'mymaster',
+          nodes: ['redis:26379'],
+          existingSecret: { name: 'redis-sentinel', key: '' },
+        },
+      },
+    },
+    'redis.sentinel.existingSecret.key is required when redis.sentinel.existingSecret.name is set',
+  ),
+  broker(
+    'a next signing key reference without key',
+    { oidc: { existingNextSigningKeyRef: { name: 'next-key', key: '' } } },
+    'oidc.existingNextSigningKeyRef.key is required when oidc.existingNextSigningKeyRef.name is set',
+  ),
   world(
     'two replicas',
     { replicaCount: 2 },

@@ -16,6 +16,11 @@ process.on('exit', () => rmSync(keyDir, { recursive: true, force: true }));
 export const signingKeyFile = join(keyDir, 'signing-key.pem');
 writeFileSync(signingKeyFile, signingKeyPem);
 
+/** A second P-256 key, the one to rotate to (`oidc.nextBrokerSigningKey`, from its Secret). */
+export const nextSigningKeyPem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
+
 export type BrokerCase = {
   name: string;
   values: Record<string, unknown>;
@@ -152,6 +157,81 @@ export const brokerCases: BrokerCase[] = [
     values: { ...minimal, crawl: { enabled: true, schedule: '*/30 * * * *', hub: 'hub' } },
   },
   { name: 'crawl CronJob off', inlineKey: true, values: { ...minimal, crawl: { enabled: false } } },
+  {
+    // Every broker config key the chart passes through, each away from its default, so the
+    // rendered config shows that it arrives (broker-chart.test.ts, "every broker setting").
+    name: 'every broker setting',
+    inlineKey: true,
+    env: {
+      OIDC_CLIENT_SECRET: 'from-the-secret',
+      BROKER_NEXT_SIGNING_KEY: nextSigningKeyPem,
+      DEMARKUS_BROKER_REDIS_PASSWORD: 'from-the-secret',
+    },
+    values: {
+      worlds: [
+        {
+          name: 'root',
+          namespace: 'knowledge',
+          tokensSecret: 'root-tokens',
+          publicURL: 'mark://knowledge.example.com:6309',
+          internalAddress: 'root.knowledge.svc.cluster.local:6309',
+          serverName: 'root.knowledge.svc',
+          allow: { domains: ['example.com'], groups: ['writers'], emails: ['admin@example.com'] },
+          defaultToken: { paths: ['/**'] },
+        },
+      ],
+      webClients: [
+        {
+          clientID: 'library-web',
+          clientSecretHash: 'a'.repeat(64),
+          redirectURIs: ['https://library.example.com/auth/callback'],
+          name: 'Library',
+          bearer: 'id_token',
+        },
+      ],
+      discovery: { enabled: true, namespaces: ['knowledge'], clusterDomain: 'cluster.example' },
+      server: {
+        publicURL: 'https://broker.example.com',
+        allowedHosts: ['broker.example.com', 'knowledge.example.com:443'],
+        allowedOrigins: ['https://broker.example.com', 'https://knowledge.example.com'],
+        mcp: {
+          publicURL: 'https://knowledge.example.com',
+          tls: { existingSecretRef: { name: 'mcp-listener-tls' } },
+          callsPerSubject: 8,
+          callsPerSubjectShared: 2,
+          queuedCallsPerSubject: 32,
+        },
+      },
+      oidc: {
+        issuer: 'https://dex.example.com',
+        clientID: 'demarkus',
+        existingSecretRef: { name: 'oidc-client', key: 'client-secret' },
+        redirectURL: 'https://broker.example.com/auth/callback',
+        allowDomains: ['example.com'],
+        existingNextSigningKeyRef: { name: 'broker-next-signing-key', key: 'next.pem' },
+      },
+      oauth: {
+        registration: { disabled: true, maxClients: 200, unusedTtl: '30m' },
+        clientMetadataDocuments: { disabled: true },
+        maxRefreshTokenFamilies: 4000,
+        maxRefreshTokenFamiliesPerUser: 10,
+      },
+      rateLimit: { userCode: { perMinute: 6, burst: 3 }, registration: { perMinute: 2, burst: 4 } },
+      worldDialer: { caSecretRef: { name: 'world-ca' }, failureThreshold: 5, cooldown: '10s' },
+      redis: {
+        url: 'rediss://redis.redis.svc.cluster.local:6380/1',
+        username: 'demarkus',
+        existingSecret: { name: 'redis', key: 'redis-password' },
+        caSecretRef: { name: 'redis-ca' },
+        sentinel: {
+          masterName: 'mymaster',
+          nodes: ['redis-sentinel.redis:26379'],
+          existingSecret: { name: 'redis-sentinel', key: 'sentinel-password' },
+        },
+      },
+      metrics: { enabled: false },
+    },
+  },
   {
     name: 'sweeper off',
     inlineKey: true,

@@ -106,6 +106,18 @@ const rejections: Rejection[] = [
   },
   {
     chart: 'demarkus-broker',
+    name: 'a misspelled sign-in setting (oauth.clientMetadataDocuments.disable)',
+    values: { oauth: { clientMetadataDocuments: { disable: true } } },
+    error: "at '/oauth/clientMetadataDocuments': additional properties 'disable' not allowed",
+  },
+  {
+    chart: 'demarkus-broker',
+    name: 'a circuit threshold of zero (the broker refuses it too)',
+    values: { worldDialer: { failureThreshold: 0 } },
+    error: "at '/worldDialer/failureThreshold': minimum: got 0, want 1",
+  },
+  {
+    chart: 'demarkus-broker',
     name: 'an unquoted number as an ingress annotation',
     values: { ingress: { mcp: { annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': 3600 } } } },
     error: "at '/ingress/mcp/annotations/nginx.ingress.kubernetes.io~1proxy-read-timeout': got number, want string",

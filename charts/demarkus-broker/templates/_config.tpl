@@ -2,7 +2,8 @@
 The broker's config.yaml (docs/configuration.md; keys of the Go broker where
 they exist). Values are written with toJson, which is valid YAML for any
 string, so no value can break the document. Secrets given by reference are
-left blank here and arrive as OIDC_CLIENT_SECRET / BROKER_SIGNING_KEY.
+left blank here and arrive as OIDC_CLIENT_SECRET / BROKER_SIGNING_KEY /
+BROKER_NEXT_SIGNING_KEY, or as mounted files (the sentinels' password).
 */}}
 {{- define "demarkus-broker.config" -}}
 {{- $v := .Values -}}
@@ -18,6 +19,12 @@ server:
   deviceCodeTTL: {{ $v.server.deviceCodeTTL | toJson }}
   devicePollInterval: {{ $v.server.devicePollInterval | toJson }}
   refreshTokensSecret: {{ include "demarkus-broker.refreshTokensSecret" . | toJson }}
+  {{- with $v.server.allowedHosts }}
+  allowedHosts: {{ toJson . }}
+  {{- end }}
+  {{- with $v.server.allowedOrigins }}
+  allowedOrigins: {{ toJson . }}
+  {{- end }}
   cors:
     allowedOrigins: {{ default list $v.server.cors.allowedOrigins | toJson }}
     allowCredentials: {{ $v.server.cors.allowCredentials }}
@@ -33,6 +40,9 @@ server:
     firstMintMaxAttempts: {{ int $v.server.mcp.firstMintMaxAttempts }}
     firstMintInitialBackoff: {{ $v.server.mcp.firstMintInitialBackoff | toJson }}
     firstMintMaxBackoff: {{ $v.server.mcp.firstMintMaxBackoff | toJson }}
+    callsPerSubject: {{ int $v.server.mcp.callsPerSubject }}
+    callsPerSubjectShared: {{ int $v.server.mcp.callsPerSubjectShared }}
+    queuedCallsPerSubject: {{ int $v.server.mcp.queuedCallsPerSubject }}
 oidc:
   {{- if $v.oidc.issuer }}
   issuer: {{ $v.oidc.issuer | toJson }}
@@ -46,6 +56,15 @@ storage:
   backend: kubernetes
 worlds: {{ include "demarkus-broker.worlds" . }}
 webClients: {{ default list $v.webClients | toJson }}
+oauth:
+  registration:
+    disabled: {{ $v.oauth.registration.disabled }}
+    maxClients: {{ int $v.oauth.registration.maxClients }}
+    unusedTtl: {{ $v.oauth.registration.unusedTtl | toJson }}
+  clientMetadataDocuments:
+    disabled: {{ $v.oauth.clientMetadataDocuments.disabled }}
+  maxRefreshTokenFamilies: {{ int $v.oauth.maxRefreshTokenFamilies }}
+  maxRefreshTokenFamiliesPerUser: {{ int $v.oauth.maxRefreshTokenFamiliesPerUser }}
 sweeper:
   disabled: {{ $v.sweeper.disabled }}
   interval: {{ $v.sweeper.interval | toJson }}
@@ -70,12 +89,17 @@ redis:
   sentinel:
     masterName: {{ $v.redis.sentinel.masterName | toJson }}
     nodes: {{ $v.redis.sentinel.nodes | toJson }}
+    {{- if $v.redis.sentinel.existingSecret.name }}
+    passwordFile: /etc/demarkus-broker/redis-sentinel/password
+    {{- end }}
   {{- end }}
 {{- end }}
 rateLimit:
   disabled: {{ $v.rateLimit.disabled }}
   tokens: {{ $v.rateLimit.tokens | toJson }}
   login: {{ $v.rateLimit.login | toJson }}
+  userCode: {{ $v.rateLimit.userCode | toJson }}
+  registration: {{ $v.rateLimit.registration | toJson }}
   trustForwardedFor: {{ $v.rateLimit.trustForwardedFor }}
 worldDialer:
   insecureSkipVerify: {{ $v.worldDialer.insecureSkipVerify }}
@@ -85,6 +109,8 @@ worldDialer:
   dialTimeout: {{ $v.worldDialer.dialTimeout | toJson }}
   requestTimeout: {{ $v.worldDialer.requestTimeout | toJson }}
   attemptTimeout: {{ $v.worldDialer.attemptTimeout | default "0s" | toJson }}
+  failureThreshold: {{ int $v.worldDialer.failureThreshold }}
+  cooldown: {{ $v.worldDialer.cooldown | toJson }}
 {{- if $v.discovery.enabled }}
 discovery:
   enabled: true

@@ -192,6 +192,15 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- if and $v.redis.existingSecret.name (not $v.redis.existingSecret.key) -}}
 {{- fail "redis.existingSecret.key is required when redis.existingSecret.name is set" -}}
 {{- end -}}
+{{- if and $v.redis.sentinel.existingSecret.name (not $v.redis.sentinel.masterName) -}}
+{{- fail "redis.sentinel.existingSecret is the sentinels' password: it needs redis.sentinel.masterName and nodes" -}}
+{{- end -}}
+{{- if and $v.redis.sentinel.existingSecret.name (not $v.redis.sentinel.existingSecret.key) -}}
+{{- fail "redis.sentinel.existingSecret.key is required when redis.sentinel.existingSecret.name is set" -}}
+{{- end -}}
+{{- if and $v.oidc.existingNextSigningKeyRef.name (not $v.oidc.existingNextSigningKeyRef.key) -}}
+{{- fail "oidc.existingNextSigningKeyRef.key is required when oidc.existingNextSigningKeyRef.name is set" -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
@@ -243,6 +252,14 @@ Secret and the Deployment's checksum see the same key.
       - key: {{ .Values.redis.caSecretRef.key }}
         path: ca.crt
 {{- end }}
+{{- if .Values.redis.sentinel.existingSecret.name }}
+- name: redis-sentinel-password
+  secret:
+    secretName: {{ .Values.redis.sentinel.existingSecret.name }}
+    items:
+      - key: {{ .Values.redis.sentinel.existingSecret.key }}
+        path: password
+{{- end }}
 {{- if .Values.worldDialer.caSecretRef.name }}
 - name: world-ca
   secret:
@@ -268,6 +285,11 @@ Secret and the Deployment's checksum see the same key.
 {{- if .Values.redis.caSecretRef.name }}
 - name: redis-ca
   mountPath: /etc/demarkus-broker/redis-ca
+  readOnly: true
+{{- end }}
+{{- if .Values.redis.sentinel.existingSecret.name }}
+- name: redis-sentinel-password
+  mountPath: /etc/demarkus-broker/redis-sentinel
   readOnly: true
 {{- end }}
 {{- if .Values.worldDialer.caSecretRef.name }}
@@ -319,6 +341,13 @@ Secret and the Deployment's checksum see the same key.
     secretKeyRef:
       name: {{ .Values.oidc.existingSigningKeyRef.name }}
       key: {{ .Values.oidc.existingSigningKeyRef.key }}
+{{- end }}
+{{- if .Values.oidc.existingNextSigningKeyRef.name }}
+- name: BROKER_NEXT_SIGNING_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.oidc.existingNextSigningKeyRef.name }}
+      key: {{ .Values.oidc.existingNextSigningKeyRef.key }}
 {{- end }}
 {{- if .Values.redis.existingSecret.name }}
 - name: DEMARKUS_BROKER_REDIS_PASSWORD

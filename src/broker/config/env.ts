@@ -7,6 +7,8 @@
  * The Go broker's two secrets keep their names so chart Secrets carry over:
  *   OIDC_CLIENT_SECRET → oidc.clientSecret
  *   BROKER_SIGNING_KEY → oidc.brokerSigningKey
+ * and the key to rotate to comes the same way (the chart fills it from a Secret):
+ *   BROKER_NEXT_SIGNING_KEY → oidc.nextBrokerSigningKey
  * and a small DEMARKUS_BROKER_* set covers what differs between environments
  * running one config file (ports and the URLs behind an ingress):
  *   DEMARKUS_BROKER_ADDR           → server.addr
@@ -22,6 +24,7 @@
 export const envOverrides: ReadonlyArray<{ variable: string; path: readonly string[] }> = [
   { variable: 'OIDC_CLIENT_SECRET', path: ['oidc', 'clientSecret'] },
   { variable: 'BROKER_SIGNING_KEY', path: ['oidc', 'brokerSigningKey'] },
+  { variable: 'BROKER_NEXT_SIGNING_KEY', path: ['oidc', 'nextBrokerSigningKey'] },
   { variable: 'DEMARKUS_BROKER_ADDR', path: ['server', 'addr'] },
   { variable: 'DEMARKUS_BROKER_PUBLIC_URL', path: ['server', 'publicURL'] },
   { variable: 'DEMARKUS_BROKER_MCP_ADDR', path: ['server', 'mcp', 'addr'] },

@@ -8,6 +8,8 @@ export type ReadinessChecks = Record<string, boolean>;
 
 export type ManagementAppOptions = {
   metrics: BrokerMetrics;
+  /** Whether `/metrics` is served (`metrics.enabled`); when not, it answers 404 like any unknown path. */
+  serveMetrics?: boolean;
   /** E.g. `{ listeners, signer, worlds }`; a throw counts as not ready. */
   ready: () => ReadinessChecks | Promise<ReadinessChecks>;
   /** Lines after the verdict, ready or not: each world's health, so an operator sees which do not answer. */
@@ -18,8 +20,8 @@ export type ManagementAppOptions = {
 };
 
 /**
- * The management/issuer listener: liveness, readiness and metrics now; the
- * issuer's sign-in and discovery routes register through `plugins` later.
+ * The management/issuer listener: liveness, readiness and (unless turned off)
+ * metrics; the issuer's sign-in and discovery routes register through `plugins`.
  */
 export async function createManagementApp(options: ManagementAppOptions): Promise<FastifyInstance> {
   const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: true, exposeHeadRoutes: false });
@@ -38,10 +40,11 @@ export async function createManagementApp(options: ManagementAppOptions): Promis
       ? reply.send(`ready\n${detail}`)
       : reply.code(503).send(`not ready: ${failing.join(', ')}\n${detail}`);
   });
-  app.get('/metrics', async (_request, reply) => {
-    const body = await options.metrics.registry.metrics();
-    return reply.type(options.metrics.registry.contentType).send(body);
-  });
+  if (options.serveMetrics ?? true)
+    app.get('/metrics', async (_request, reply) => {
+      const body = await options.metrics.registry.metrics();
+      return reply.type(options.metrics.registry.contentType).send(body);
+    });
   for (const plugin of options.plugins ?? []) await app.register(plugin);
   return app;
 }

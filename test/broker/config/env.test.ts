@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { envOverrides, parseBrokerConfig } from '../../../src/broker/config/index.ts';
-import { fileConfig, signingKey } from './fixtures.ts';
+import { fileConfig, sec1SigningKey as nextKey, signingKey } from './fixtures.ts';
 
 const withOidc = `${fileConfig}oidc:\n  issuer: https://idp.example.com\n  clientID: broker\n  clientSecret: from-file\n`;
 
@@ -10,6 +10,18 @@ describe('broker config: environment overrides (Go broker config.go)', () => {
     const config = parseBrokerConfig(withOidc, { BROKER_SIGNING_KEY: signingKey, OIDC_CLIENT_SECRET: 'from-env' });
     assert.equal(config.oidc.brokerSigningKey, signingKey);
     assert.equal(config.oidc.clientSecret, 'from-env');
+  });
+
+  it('takes the key to rotate to from BROKER_NEXT_SIGNING_KEY (the chart fills it from a Secret)', () => {
+    const config = parseBrokerConfig(fileConfig, { BROKER_SIGNING_KEY: signingKey, BROKER_NEXT_SIGNING_KEY: nextKey });
+    assert.equal(config.oidc.nextBrokerSigningKey, nextKey);
+    assert.throws(
+      () => parseBrokerConfig(fileConfig, { BROKER_SIGNING_KEY: signingKey, BROKER_NEXT_SIGNING_KEY: 'not-a-key' }),
+      {
+        message:
+          'config: oidc.nextBrokerSigningKey (from BROKER_NEXT_SIGNING_KEY): must be a PEM-encoded EC P-256 private key (PKCS#8 or SEC1)',
+      },
+    );
   });
 
   it('ignores a variable set to the empty string, keeping the file value', () => {
@@ -80,6 +92,7 @@ describe('broker config: environment overrides (Go broker config.go)', () => {
       [
         'OIDC_CLIENT_SECRET',
         'BROKER_SIGNING_KEY',
+        'BROKER_NEXT_SIGNING_KEY',
         'DEMARKUS_BROKER_ADDR',
         'DEMARKUS_BROKER_PUBLIC_URL',
         'DEMARKUS_BROKER_MCP_ADDR',

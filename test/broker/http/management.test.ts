@@ -70,6 +70,17 @@ describe('management listener', () => {
     await app.close();
   });
 
+  it('answers /metrics 404 when serveMetrics is false (metrics.enabled: false)', async () => {
+    const metrics = createBrokerMetrics({ collectDefaults: false });
+    metrics.recordToolCall('mark_fetch', 0.004, 'ok');
+    const app = await createManagementApp({ metrics, serveMetrics: false, ready: () => ({ up: true }) });
+    const response = await app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(response.statusCode, 404);
+    assert.doesNotMatch(response.body, /broker_tool_calls_total/);
+    assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+    await app.close();
+  });
+
   it('mounts route plugins (the seam for the sign-in routes) encapsulated', async () => {
     const signIn: FastifyPluginAsync = async (scope) => {
       scope.addHook('onRequest', async (_request, reply) => void reply.header('x-scope', 'sign-in'));
