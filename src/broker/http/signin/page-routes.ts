@@ -17,7 +17,7 @@ import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { clientIp, type ForwardedTrust } from '../rate-limit/client-ip.ts';
 import { clearCookie, csrfCookie, readCookie, roundTripCookie, setCookie, type CookiePolicy } from './cookies.ts';
 import type { CsrfGuard } from './csrf.ts';
-import { formOf, queryParams, registerFormParser } from './form-body.ts';
+import { acceptFormBodiesOnly, formOf, queryParams } from './form-body.ts';
 import { htmlReply, pageErrorHandler } from './replies.ts';
 import { consentPage, devicePage, messagePage } from './pages.ts';
 import { pageStylesheet, stylesheetPath } from './html.ts';
@@ -39,7 +39,7 @@ const enterCodeAgain = { href: endpointPaths.verification, label: 'Enter a code 
 
 export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): void {
   const { context, csrf, cookies } = options;
-  registerFormParser(scope);
+  acceptFormBodiesOnly(scope);
   scope.setErrorHandler(pageErrorHandler);
   const idp = [context.upstream.authorizationOrigin];
   const limited = options.limit === undefined ? {} : { onRequest: options.limit };
