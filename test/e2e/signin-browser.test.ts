@@ -34,11 +34,18 @@ describe('device verification page in a real browser', { skip }, () => {
       client_id: 'demarkus-cli',
     });
 
-  it('lets a person type the code, sign in at the IdP and finish, then the device gets its tokens', async () => {
-    const { json: grant } = await stack.post('/device/authorize', { client_id: 'demarkus-cli' });
+  it('lets a person type the code, confirm who asks, sign in at the IdP and finish, then the device gets its tokens', async () => {
+    const { json: grant } = await stack.post('/device/authorize', { client_id: 'demarkus-cli', scope: 'mark.read' });
     const page = await browser.newPage();
     await page.goto(grant.verification_uri as string);
     await page.getByLabel('Code shown on your device').fill((grant.user_code as string).toLowerCase());
+    await page.getByRole('button', { name: 'Continue to sign-in' }).click();
+    // RFC 8628 §5.4: the typed code first brings the page naming the program and its access; nothing is signed in yet.
+    await page.getByText('demarkus-broker CLI asks to sign in as you.').waitFor();
+    assert.equal(new URL(page.url()).origin, stack.issuer, 'still at the broker');
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText() (rendered text), not the DOM property
+    assert.match(await page.locator('ul.scopes').innerText(), /^read the documents you may read, in every world$/);
+    assert.equal(await page.getByLabel('Code shown on your device').inputValue(), grant.user_code);
     await page.getByRole('button', { name: 'Continue to sign-in' }).click();
     await page.getByLabel('Email address').fill('olivia@example.com');
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -149,7 +149,10 @@ describe('the IdP callback of a device sign-in', () => {
       scope: 'mark.read',
       resource: ctx.resource,
     });
-    const first = await deviceSubmit(flaky, userCode, 'approve');
+    // Until the page has named the program, approving only asks the person to confirm (RFC 8628 §5.4).
+    const unconfirmed = await deviceSubmit(flaky, userCode, 'approve', false);
+    assert.equal(unconfirmed.kind, 'confirm');
+    const first = await deviceSubmit(flaky, userCode, 'approve', true);
     assert.equal(first.kind, 'upstream');
     const callback = (state: string) => new URL(`http://127.0.0.1:1/auth/callback?code=c&state=${state}`);
     const step = await callbackEndpoint(
@@ -160,7 +163,7 @@ describe('the IdP callback of a device sign-in', () => {
     assert.deepEqual([step.kind, (step as { outcome?: string }).outcome], ['device-done', 'failed']);
     assert.equal((await ctx.devices.poll(deviceCode, 'demarkus-cli')).kind, 'authorization_pending');
     failure = 'denied';
-    const again = (await deviceSubmit(flaky, userCode, 'approve')) as { state: string };
+    const again = (await deviceSubmit(flaky, userCode, 'approve', true)) as { state: string };
     await callbackEndpoint(flaky, callback(again.state), again.state);
     assert.equal(await ctx.devices.findPending(userCode), null);
   });

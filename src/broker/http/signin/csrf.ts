@@ -27,17 +27,19 @@ export class CsrfGuard {
   }
 
   /**
-   * Proof, for this browser's secret, that a lookup of `userCode` was already
-   * paid from the user-code budget (the device page named the program behind
-   * a code from its link): the form that follows is not charged twice.
+   * Proof, for this browser's secret, that the device page named the program
+   * behind `userCode` to it (RFC 8628 §5.4): the form carrying it is the
+   * person's confirmation, so approving goes on to the IdP, and the lookup
+   * that named the program was already charged to the user-code budget, so it
+   * is not charged twice.
    */
-  lookupPaid(secret: string, userCode: string): string {
-    return createHmac('sha256', this.#key).update(`user-code-lookup:${secret}:${userCode}`).digest('base64url');
+  requesterShown(secret: string, userCode: string): string {
+    return createHmac('sha256', this.#key).update(`device-requester-shown:${secret}:${userCode}`).digest('base64url');
   }
 
-  isLookupPaid(secret: string | undefined, userCode: string, proof: string | undefined): boolean {
+  isRequesterShown(secret: string | undefined, userCode: string, proof: string | undefined): boolean {
     if (secret === undefined || proof === undefined) return false;
-    const expected = Buffer.from(this.lookupPaid(secret, userCode));
+    const expected = Buffer.from(this.requesterShown(secret, userCode));
     const given = Buffer.from(proof);
     return expected.length === given.length && timingSafeEqual(expected, given);
   }

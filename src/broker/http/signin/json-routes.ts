@@ -1,7 +1,8 @@
 /**
  * The authorization server's JSON endpoints: device authorization, token,
- * revocation and registration. Form-encoded in, JSON out, never cached,
- * readable from any origin (no cookies are involved).
+ * revocation and registration. Form-encoded in (registration: JSON, RFC 7591
+ * §3.1), JSON out, never cached, readable from any origin (no cookies are
+ * involved).
  */
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { deviceAuthorizationEndpoint } from '../../auth/device/device-endpoints.ts';
@@ -10,7 +11,7 @@ import { endpointPaths, type SignInContext } from '../../auth/sign-in-context.ts
 import { tokenEndpoint } from '../../auth/token-endpoint.ts';
 import { BearerError } from '../../auth/bearer-error.ts';
 import { userinfoEndpoint, userinfoVerifier } from '../../auth/userinfo-endpoint.ts';
-import { formOf, registerFormParser } from './form-body.ts';
+import { acceptFormBodiesOnly, formOf, registerFormParser } from './form-body.ts';
 import { allowAnyOrigin, noStore, oauthErrorHandler, preflight } from './replies.ts';
 
 /** Well above the 4 KiB a registration may store (src/broker/auth/clients/registration-request.ts), so the parser says what is wrong. */
@@ -24,22 +25,26 @@ export function jsonRoutes(
 ): void {
   registerFormParser(scope);
   scope.setErrorHandler(oauthErrorHandler);
-  scope.post(endpointPaths.deviceAuthorization, async (request, reply) => {
-    const body = await deviceAuthorizationEndpoint(context, request.headers.authorization, formOf(request.body));
-    return noStore(allowAnyOrigin(reply)).send(body);
-  });
-  for (const path of [endpointPaths.token, endpointPaths.legacyToken]) {
-    scope.post(path, async (request, reply) => {
-      const body = await tokenEndpoint(context, request.headers.authorization, formOf(request.body));
+  // The form endpoints in a scope of their own, without the JSON parser that registration needs.
+  scope.register(async (forms) => {
+    acceptFormBodiesOnly(forms);
+    forms.post(endpointPaths.deviceAuthorization, async (request, reply) => {
+      const body = await deviceAuthorizationEndpoint(context, request.headers.authorization, formOf(request.body));
       return noStore(allowAnyOrigin(reply)).send(body);
     });
-  }
-  for (const path of [endpointPaths.revocation, endpointPaths.legacyRevocation]) {
-    scope.post(path, async (request, reply) => {
-      await revocationEndpoint(context, request.headers.authorization, formOf(request.body));
-      return noStore(allowAnyOrigin(reply)).send({});
-    });
-  }
+    for (const path of [endpointPaths.token, endpointPaths.legacyToken]) {
+      forms.post(path, async (request, reply) => {
+        const body = await tokenEndpoint(context, request.headers.authorization, formOf(request.body));
+        return noStore(allowAnyOrigin(reply)).send(body);
+      });
+    }
+    for (const path of [endpointPaths.revocation, endpointPaths.legacyRevocation]) {
+      forms.post(path, async (request, reply) => {
+        await revocationEndpoint(context, request.headers.authorization, formOf(request.body));
+        return noStore(allowAnyOrigin(reply)).send({});
+      });
+    }
+  });
   if (context.registration) {
     const limited = registrationLimit === undefined ? {} : { onRequest: registrationLimit };
     scope.post(

@@ -11,13 +11,13 @@ import {
   consentEndpoint,
   type BrowserStep,
 } from '../../auth/authorize/authorize-endpoints.ts';
-import { deviceSubmit } from '../../auth/device/device-endpoints.ts';
+import { describeDeviceCode, deviceSubmit, type DeviceRequester } from '../../auth/device/device-endpoints.ts';
 import { endpointPaths, type SignInContext } from '../../auth/sign-in-context.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { clientIp, type ForwardedTrust } from '../rate-limit/client-ip.ts';
 import { clearCookie, csrfCookie, readCookie, roundTripCookie, setCookie, type CookiePolicy } from './cookies.ts';
 import type { CsrfGuard } from './csrf.ts';
-import { formOf, queryParams, registerFormParser } from './form-body.ts';
+import { acceptFormBodiesOnly, formOf, queryParams } from './form-body.ts';
 import { htmlReply, pageErrorHandler } from './replies.ts';
 import { consentPage, devicePage, messagePage } from './pages.ts';
 import { pageStylesheet, stylesheetPath } from './html.ts';
@@ -39,7 +39,7 @@ const enterCodeAgain = { href: endpointPaths.verification, label: 'Enter a code 
 
 export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): void {
   const { context, csrf, cookies } = options;
-  registerFormParser(scope);
+  acceptFormBodiesOnly(scope);
   scope.setErrorHandler(pageErrorHandler);
   const idp = [context.upstream.authorizationOrigin];
   const limited = options.limit === undefined ? {} : { onRequest: options.limit };
@@ -86,17 +86,28 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
             request.log.warn({ err: error }, 'device page: the program behind the code could not be looked up');
             return undefined;
           });
-    const secret = csrfSecret(request, reply);
-    return htmlReply(
-      reply,
-      devicePage({
-        userCode: prefill,
-        csrf: csrf.tokenFor(secret),
-        ...(asking === undefined ? {} : { asking, lookupPaid: csrf.lookupPaid(secret, prefill) }),
-      }),
-      idp,
-    );
+    return htmlReply(reply, deviceForm(request, reply, prefill, asking), idp);
   });
+
+  /**
+   * The verification form for `userCode`. Naming `asking` makes it the
+   * confirmation RFC 8628 §5.4 asks for, whether the code came in the link or
+   * was typed: the form then carries proof that this browser was shown who
+   * asks for this very code, and only an approval carrying it goes on to the IdP.
+   */
+  const deviceForm = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    userCode: string,
+    asking: DeviceRequester | undefined,
+  ) => {
+    const secret = csrfSecret(request, reply);
+    return devicePage({
+      userCode,
+      csrf: csrf.tokenFor(secret),
+      ...(asking === undefined ? {} : { asking, requesterShown: csrf.requesterShown(secret, userCode) }),
+    });
+  };
 
   /**
    * The program behind a code given in the link (verification_uri_complete),
@@ -108,18 +119,20 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
   const pendingRequester = async (request: FastifyRequest, userCode: string) => {
     const verdict = await options.userCodeBuckets?.take(clientIp(request, options.trustForwardedFor));
     if (verdict !== undefined && !verdict.ok) return undefined;
-    const pending = await context.devices.findPending(userCode);
-    if (pending === null) return undefined;
-    const client = await context.clients.find(pending.grant.clientId).catch(() => null);
-    return client === null ? undefined : { client, scope: pending.grant.scope };
+    return (await describeDeviceCode(context, userCode)) ?? undefined;
   };
 
   scope.post(endpointPaths.verification, limited, async (request, reply) => {
     const form = formOf(request.body);
     if (!csrfOk(request, form.csrf)) return forbidden(reply);
     const typed = (form.user_code ?? '').slice(0, 32);
-    const paid = csrf.isLookupPaid(readCookie(request.headers.cookie, csrfCookie(cookies).name), typed, form.lookup);
-    const verdict = paid
+    // The form of a page that named who asks for this very code: the person's confirmation, already charged.
+    const shown = csrf.isRequesterShown(
+      readCookie(request.headers.cookie, csrfCookie(cookies).name),
+      typed,
+      form.shown,
+    );
+    const verdict = shown
       ? undefined
       : await options.userCodeBuckets?.take(clientIp(request, options.trustForwardedFor));
     if (verdict !== undefined && !verdict.ok) {
@@ -134,22 +147,27 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
         idp,
       );
     }
-    const result = await deviceSubmit(context, typed, form.action === 'deny' ? 'deny' : 'approve');
-    if (result.kind === 'unknown-code')
-      return htmlReply(
-        reply.code(400),
-        devicePage({ userCode: typed, csrf: csrfToken(request, reply), error: invalidCode }),
-        idp,
-      );
-    if (result.kind === 'denied')
-      return htmlReply(
-        reply,
-        messagePage('Request denied', 'The device was not signed in. You can close this window.', 'status', {
-          link: enterCodeAgain,
-        }),
-        [],
-      );
-    return toUpstream(reply, result.url, result.state);
+    const result = await deviceSubmit(context, typed, form.action === 'deny' ? 'deny' : 'approve', shown);
+    switch (result.kind) {
+      case 'unknown-code':
+        return htmlReply(
+          reply.code(400),
+          devicePage({ userCode: typed, csrf: csrfToken(request, reply), error: invalidCode }),
+          idp,
+        );
+      case 'denied':
+        return htmlReply(
+          reply,
+          messagePage('Request denied', 'The device was not signed in. You can close this window.', 'status', {
+            link: enterCodeAgain,
+          }),
+          [],
+        );
+      case 'confirm':
+        return htmlReply(reply, deviceForm(request, reply, result.userCode, result.asking), idp);
+      case 'upstream':
+        return toUpstream(reply, result.url, result.state);
+    }
   });
 
   const authorize = async (request: FastifyRequest, reply: FastifyReply, params: Record<string, string>) => {

@@ -42,10 +42,14 @@ export function devicePage(input: {
   userCode: string;
   csrf: string;
   error?: string;
-  /** The program whose code was given in the link (verification_uri_complete), when it is still pending. */
+  /**
+   * The program behind the code, when it is known and still pending (given in
+   * the link, or typed and matched): the page is then the confirmation RFC
+   * 8628 §5.4 asks for.
+   */
   asking?: { client: OAuthClient; scope: string };
-  /** Proof that the lookup behind `asking` was charged (src/broker/http/signin/csrf.ts). */
-  lookupPaid?: string;
+  /** Proof that `asking` was shown for this code (src/broker/http/signin/csrf.ts `requesterShown`). */
+  requesterShown?: string;
 }): string {
   const error =
     input.error === undefined ? html`` : html`<p class="error" id="code-error" role="alert">${input.error}</p>`;
@@ -63,9 +67,9 @@ ${error}
 <form method="post" action="/device">
   <input type="hidden" name="csrf" value="${input.csrf}">
 ${
-  input.lookupPaid === undefined
+  input.requesterShown === undefined
     ? html``
-    : html`  <input type="hidden" name="lookup" value="${input.lookupPaid}">
+    : html`  <input type="hidden" name="shown" value="${input.requesterShown}">
 `
 }  <label for="user_code">Code shown on your device</label>
   <input type="text" class="code" id="user_code" name="user_code" value="${input.userCode}" autocomplete="off" autocapitalize="characters" spellcheck="false" required aria-describedby="${described}" placeholder="XXXX-XXXX" maxlength="12">
