@@ -101,4 +101,9 @@ describe('world descriptor format', () => {
     });
     assert.deepEqual(parseWorldDescriptor(''), { title: '', summary: '', owners: [], holds: [] });
   });
+
+  it('reads a list item up to a stray carriage return inside its line', () => {
+    const body = '# T\n\nA world.\n\n## Owners\n\n- alice@example.com\rstray\n- bob@example.com\n';
+    assert.deepEqual(parseWorldDescriptor(body).owners, ['alice@example.com', 'bob@example.com']);
+  });
 });
