@@ -132,6 +132,7 @@ export function runDoctorBench(sizes = [10_000, 100_000]): string[] {
     const findings = diagnose({
       documents,
       policy,
+      hub: 'w0',
       directory,
       completeWorlds: new Set(Array.from({ length: 10 }, (_, i) => `w${i}`)),
       judgeOrphans: true,

@@ -42,7 +42,9 @@ export function sectionListItems(markdown: string, anchors: readonly string[]): 
   if (section === undefined) return [];
   const items: string[] = [];
   for (const line of markdown.split('\n').slice(section.line + 1, section.endLine)) {
-    const item = /^ {0,3}(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line.replace(/\r$/, ''));
+    // No `$` after `(.*)`: with a CR or U+2028 mid-line, `$` failed and the engine tried every split of
+    // the spaces and the text, quadratic in the line. `.` stops at the line terminator instead.
+    const item = /^ {0,3}(?:[-*+]|\d+[.)])\s+(.*)/.exec(line.replace(/\r$/, ''));
     if (item) items.push(plainText(item[1]!).trim());
   }
   return items;

@@ -15,11 +15,6 @@ export type Scope = 'document' | 'fragment';
 
 export type Violation = { rule: RuleId; severity: Severity; problem: string; fix: string };
 
-/** Paths no policy applies to: the standard itself (so a broken policy can always be fixed) and the broker's generated state. */
-export function isExemptFromPolicy(path: string): boolean {
-  return path.startsWith('/.well-known/') || path.startsWith('/.demarkus/');
-}
-
 const fragmentRules: ReadonlySet<RuleId> = new Set(['banned-characters', 'no-secrets']);
 
 export function checkSubmission(policy: Policy, submission: Submission, scope: Scope): Violation[] {

@@ -95,7 +95,8 @@ function policyTable(markdown: string): Row[] {
     if (fence !== null) continue;
     const header = splitTableRow(line)?.map((cell) => cell.toLowerCase());
     if (header?.join('|') !== 'rule|setting|severity') continue;
-    if (!/^\|(\s*:?-+:?\s*\|){3}$/.test((lines[i + 1] ?? '').replace(/\s+$/, '')))
+    // trimEnd, not replace(/\s+$/): that regex is quadratic on a long run of spaces followed by a non-space.
+    if (!/^\|(\s*:?-+:?\s*\|){3}$/.test((lines[i + 1] ?? '').trimEnd()))
       throw new PolicyFormatError(`line ${i + 2}: the policy table needs a |---|---|---| line under its header`);
     const rows: Row[] = [];
     for (let j = i + 2; j < lines.length; j++) {

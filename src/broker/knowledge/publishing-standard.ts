@@ -1,4 +1,4 @@
-import { checkSubmission, isExemptFromPolicy, type Scope, type Submission, type Violation } from './policy-check.ts';
+import { checkSubmission, type Scope, type Submission, type Violation } from './policy-check.ts';
 import { parsePolicy, policyPath, type Policy } from './policy.ts';
 import type { WorldDocument, WorldDocumentCache } from './world-document-cache.ts';
 
@@ -15,6 +15,19 @@ export const standardPaths = {
   style: '/.well-known/demarkus/style.md',
 } as const;
 export type StandardPart = keyof typeof standardPaths;
+
+/**
+ * Whether a document is part of the standard as the hub holds it: the only
+ * documents no policy applies to, so a broken policy can always be fixed
+ * through the broker. The same paths in any other world, and every other path
+ * under `/.well-known/` or `/.demarkus/`, are ordinary documents. The broker's
+ * generated state (`/graph.md`, `/index/`, `/.demarkus/crawl-state/`) needs no
+ * exemption: the federation crawl writes it through the world gateway, never
+ * through the policy gate of mark_publish and mark_append.
+ */
+export function isPublishingStandard(hub: string, world: string, path: string): boolean {
+  return world === hub && Object.values(standardPaths).some((part) => part === path);
+}
 
 export type StandardLog = { warn(fields: Record<string, unknown>, message: string): void };
 
@@ -57,9 +70,9 @@ export class PublishingStandard {
     return policy;
   }
 
-  /** Checks a write against the policy in force; paths of the standard itself and generated state are exempt. */
-  async check(path: string, submission: Submission, scope: Scope): Promise<PolicyVerdict> {
-    if (isExemptFromPolicy(path)) return { kind: 'none' };
+  /** Checks a write to `world` against the policy in force; only the standard on the hub is exempt. */
+  async check(world: string, path: string, submission: Submission, scope: Scope): Promise<PolicyVerdict> {
+    if (isPublishingStandard(this.hub, world, path)) return { kind: 'none' };
     const policy = await this.policy();
     if (policy === undefined) return { kind: 'none' };
     return {

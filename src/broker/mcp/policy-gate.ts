@@ -13,6 +13,7 @@ import { toolError } from './tool-result.ts';
 export type PolicyGate = { refused: ToolResult } | { refused: null; notes: string };
 
 export type GateSubmission = {
+  world: string;
   path: string;
   body: string;
   metadata: Readonly<Record<string, string>>;
@@ -23,7 +24,7 @@ export type GateSubmission = {
 export async function policyGate(ctx: ToolContext, verb: string, submission: GateSubmission): Promise<PolicyGate> {
   const standard = ctx.knowledge?.standard;
   if (standard === undefined) return { refused: null, notes: '' };
-  const verdict = await standard.check(submission.path, submission, submission.scope);
+  const verdict = await standard.check(submission.world, submission.path, submission, submission.scope);
   if (verdict.kind === 'none' || verdict.violations.length === 0) return { refused: null, notes: '' };
   const { violations, policyUrl } = verdict;
   const blocking = violations.filter((v) => v.severity === 'block');

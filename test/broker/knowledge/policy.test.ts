@@ -26,6 +26,14 @@ const everyRule = (severity: Severity) =>
   );
 
 describe('publishing policy format', () => {
+  it('takes a delimiter row with trailing blanks', () => {
+    const markdown = '# P\n\n| rule | setting | severity |\n|---|---|---| \t \n| h1-first | | warn |\n';
+    assert.deepEqual(
+      parsePolicy(markdown).rules.map((rule) => rule.id),
+      ['h1-first'],
+    );
+  });
+
   it('reads the rule table, taking blank severities from the strictness row', () => {
     const policy = parsePolicy(table(['| strictness | | ask |', '| h1-first | | |', '| no-secrets | | block |']));
     assert.equal(policy.strictness, 'ask');
@@ -154,6 +162,37 @@ describe('publishing policy rules', () => {
     assert.deepEqual(found(`AIza${'b'.repeat(35)}`), ['line 3 looks like a Google API key']);
     assert.deepEqual(found('Use the bearer token from the vault; see https://example.com/a@b.'), []);
     assert.deepEqual(found('AKIA is the prefix of AWS key ids'), []);
+  });
+
+  it('finds each shape in the forms the linear-time patterns must keep catching', () => {
+    const policy = parsePolicy(table(['| no-secrets | | block |']));
+    const found = (line: string) =>
+      checkSubmission(policy, { body: `# T\n\n${line}\n`, metadata: {} }, 'document').map((v) => v.problem);
+    const url = ['line 3 looks like a password in a URL'];
+    assert.deepEqual(found('postgres://u:p@h'), url);
+    assert.deepEqual(found('DSN: https://alice:s3cret@db.example.com:5432/app'), url);
+    assert.deepEqual(found('HTTPS://A:B@C'), url);
+    assert.deepEqual(found('(git+ssh://deploy:hunter2@git.example.com/repo)'), url);
+    // Dash- and dot-joined words before the scheme: the scheme starts at the last word start.
+    assert.deepEqual(found('see-the-production-database-at-postgres://u:p@h'), url);
+    assert.deepEqual(found(`${'a.'.repeat(40)}https://u:p@h`), url);
+    assert.deepEqual(found('mail alice@example.com, or see https://example.com/a:b@c'), []);
+    assert.deepEqual(found(`${'a'.repeat(40)}://u:p@h`), [], 'a scheme is at most 32 characters');
+
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.${'s'.repeat(20)}`;
+    const token = ['line 3 looks like a JSON Web Token'];
+    assert.deepEqual(found(`token=${jwt}`), token);
+    assert.deepEqual(found(`-${jwt}`), token);
+    assert.deepEqual(found(`session-cookie-${jwt}`), token, 'an eyJ start after a dash inside a longer run');
+    assert.deepEqual(found(`eyJ-not-this-one-${jwt}`), token);
+    assert.deepEqual(found(`x_${jwt}`), [], 'no word start before eyJ');
+    assert.deepEqual(found(jwt.slice(0, jwt.lastIndexOf('.'))), [], 'two parts are not a JWT');
+
+    assert.deepEqual(found('-----BEGIN PGP PRIVATE KEY BLOCK-----'), ['line 3 looks like a private key block']);
+    assert.deepEqual(found('-----BEGIN PRIVATE KEY-----'), ['line 3 looks like a private key block']);
+    assert.deepEqual(found(`github_pat_${'A1_'.repeat(27)}x`), ['line 3 looks like a GitHub token']);
+    assert.deepEqual(found('SLACK=xoxb-1234567890-abcdefghij'), ['line 3 looks like a Slack token']);
+    assert.deepEqual(found(`sk_live_${'a1B2'.repeat(6)}`), ['line 3 looks like a Stripe live key']);
   });
 
   it('checks an appended fragment only for characters and secrets', () => {

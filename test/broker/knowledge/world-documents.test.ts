@@ -57,17 +57,24 @@ describe('world documents over real QUIC worlds (world.md, the hub standard)', (
       log: { warn: (fields) => warnings.push(fields) },
     });
     const submission = { body: 'no heading', metadata: {} };
-    assert.deepEqual(await knowledge.standard.check('/a.md', submission, 'document'), { kind: 'none' });
+    assert.deepEqual(await knowledge.standard.check('team-a', '/a.md', submission, 'document'), { kind: 'none' });
     await stack.seed('root', '/.well-known/demarkus/policy.md', policyBody('| h1-first | | block |'));
-    const checked = await knowledge.standard.check('/a.md', submission, 'document');
+    const checked = await knowledge.standard.check('team-a', '/a.md', submission, 'document');
     assert.equal(checked.kind, 'checked');
     assert.deepEqual(checked.kind === 'checked' && checked.violations.map((v) => v.rule), ['h1-first']);
-    assert.deepEqual(await knowledge.standard.check('/.well-known/demarkus/style.md', submission, 'document'), {
+    assert.deepEqual(await knowledge.standard.check('root', '/.well-known/demarkus/style.md', submission, 'document'), {
       kind: 'none',
     });
+    const elsewhere = await knowledge.standard.check(
+      'team-a',
+      '/.well-known/demarkus/style.md',
+      submission,
+      'document',
+    );
+    assert.equal(elsewhere.kind, 'checked', 'the standard is exempt on the hub only');
     await stack.seed('root', '/.well-known/demarkus/policy.md', policyBody('| h1-first | | sometimes |'));
-    assert.deepEqual(await knowledge.standard.check('/a.md', submission, 'document'), { kind: 'none' });
-    await knowledge.standard.check('/a.md', submission, 'document');
+    assert.deepEqual(await knowledge.standard.check('team-a', '/a.md', submission, 'document'), { kind: 'none' });
+    await knowledge.standard.check('team-a', '/a.md', submission, 'document');
     assert.equal(warnings.length, 1, 'logged once per version of the file');
     assert.match(String(warnings[0]?.reason), /severity "sometimes"/);
   });
@@ -93,5 +100,10 @@ describe('world descriptor format', () => {
       holds: [],
     });
     assert.deepEqual(parseWorldDescriptor(''), { title: '', summary: '', owners: [], holds: [] });
+  });
+
+  it('reads a list item up to a stray carriage return inside its line', () => {
+    const body = '# T\n\nA world.\n\n## Owners\n\n- alice@example.com\rstray\n- bob@example.com\n';
+    assert.deepEqual(parseWorldDescriptor(body).owners, ['alice@example.com', 'bob@example.com']);
   });
 });

@@ -1,7 +1,8 @@
 import type { Metadata } from '../../../protocol/metadata.ts';
 import { documentLinks, type WorldDirectory } from '../../graph/index.ts';
-import { checkSubmission, isExemptFromPolicy } from '../policy-check.ts';
+import { checkSubmission } from '../policy-check.ts';
 import type { Policy, Severity } from '../policy.ts';
+import { isPublishingStandard } from '../publishing-standard.ts';
 import { nearDuplicates } from './near-duplicates.ts';
 
 /**
@@ -33,6 +34,8 @@ export const findingKinds: readonly FindingKind[] = [
 export type DiagnoseInput = {
   documents: readonly DoctorDocument[];
   policy: Policy | undefined;
+  /** The world that holds the standard: only its standard documents are exempt from the policy. */
+  hub: string;
   directory: WorldDirectory;
   /** Worlds whose every document was read: only there can a missing link target be called broken. */
   completeWorlds: ReadonlySet<string>;
@@ -42,8 +45,12 @@ export type DiagnoseInput = {
   nearThreshold: number;
 };
 
-/** Entry points that nothing needs to link to (besides the standard under /.well-known/). */
+/** Entry points that nothing needs to link to: reached by their fixed names, as are documents in dot directories. */
 const rootDocuments = new Set(['/index.md', '/world.md']);
+
+function isEntryPoint(path: string): boolean {
+  return rootDocuments.has(path) || path.startsWith('/.well-known/') || path.startsWith('/.demarkus/');
+}
 
 export function diagnose(input: DiagnoseInput): Finding[] {
   const { documents } = input;
@@ -75,7 +82,7 @@ export function diagnose(input: DiagnoseInput): Finding[] {
   const inbound = new Map<string, number>();
   documents.forEach((doc, i) => {
     const url = urls[i]!;
-    if (input.policy && !isExemptFromPolicy(doc.path))
+    if (input.policy && !isPublishingStandard(input.hub, doc.world, doc.path))
       for (const v of checkSubmission(input.policy, doc, 'document'))
         findings.push({ kind: 'policy', url, rule: v.rule, severity: v.severity, problem: v.problem });
     if ((doc.metadata.tags ?? '').trim() === '') findings.push({ kind: 'untagged', url });
@@ -91,8 +98,8 @@ export function diagnose(input: DiagnoseInput): Finding[] {
 
   if (input.judgeOrphans)
     documents.forEach((doc, i) => {
-      const entryPoint = rootDocuments.has(doc.path) || isExemptFromPolicy(doc.path);
-      if (!entryPoint && (inbound.get(urls[i]!) ?? 0) === 0) findings.push({ kind: 'orphan', url: urls[i]! });
+      if (!isEntryPoint(doc.path) && (inbound.get(urls[i]!) ?? 0) === 0)
+        findings.push({ kind: 'orphan', url: urls[i]! });
     });
   const keyed = findings.map((finding) => ({
     finding,

@@ -56,7 +56,7 @@ async function append(
   const { world, path } = target.value;
   const refused = gateWrite(ctx, world);
   if (refused) return refused;
-  const gate = await policyGate(ctx, 'append', { path, body, metadata: {}, scope: 'fragment', confirm });
+  const gate = await policyGate(ctx, 'append', { world, path, body, metadata: {}, scope: 'fragment', confirm });
   if (gate.refused) return gate.refused;
   let version = expectedVersion;
   if (version === 0) {

@@ -84,6 +84,7 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
   const findings = diagnose({
     documents: corpus.documents,
     policy: await ctx.knowledge?.standard.policy(),
+    hub,
     directory: new WorldDirectory(known),
     completeWorlds: corpus.completeWorlds,
     judgeOrphans: known.every((world) => corpus.completeWorlds.has(world.name)),

@@ -86,6 +86,7 @@ async function publish(ctx: ToolContext, args: PublishArgs): Promise<ToolResult>
     metadata: writeMetadata(ctx.identity, args.metadata),
   };
   const gate = await policyGate(ctx, 'publish', {
+    world,
     path,
     body: args.body,
     metadata: submission.metadata,
