@@ -9,7 +9,8 @@
  *   store as a document of its own (`registered_client.<id>.json`) and stays;
  *   no registration ever rewrites or re-reads another client's record;
  * - at most `maxClients` registrations made within one unused-TTL window wait
- *   for their first use on one replica; beyond that, registration answers
+ *   for their first use on one replica (a place is taken before the write, so
+ *   registrations in flight count); beyond that, registration answers
  *   `temporarily_unavailable` until the oldest expire. The per-address budget
  *   is charged before this, at the route (`rateLimit.registration`).
  *
@@ -80,8 +81,11 @@ export class RegisteredClients {
   readonly #maxClients: number;
   readonly #unusedTtlMs: number;
   readonly #now: () => number;
-  /** When this replica made its registrations of the last unused-TTL window, oldest first. */
-  readonly #recent: number[] = [];
+  /**
+   * When this replica made its registrations of the last unused-TTL window,
+   * oldest first; one object per place, so a failed write gives back its own.
+   */
+  readonly #recent: { at: number }[] = [];
   /** Durable records, which only ever change in `lastUsedAt`; least recently used goes first. */
   readonly #cache = new LRUCache<string, StoredClient>({ max: maxCachedClients });
   #legacy: Promise<ReadonlyMap<string, StoredClient>> | undefined;
@@ -96,7 +100,8 @@ export class RegisteredClients {
 
   async register(registration: ClientRegistration): Promise<RegisteredClient> {
     const now = this.#now();
-    this.#admit(now);
+    // The place is taken before the write, so registrations in flight during its round trip count too.
+    const place = this.#admit(now);
     const clientId = randomBytes(16).toString('hex');
     const secret = registration.authMethod === 'none' ? undefined : randomSecret(32);
     const stored: StoredClient = {
@@ -109,8 +114,12 @@ export class RegisteredClients {
       ...(secret === undefined ? {} : { secretHash: sha256Hex(secret) }),
       ...(registration.applicationType === undefined ? {} : { applicationType: registration.applicationType }),
     };
-    await this.#ephemeral.set(pendingKey(clientId), toJson(stored), this.#unusedTtlMs);
-    this.#recent.push(now);
+    try {
+      await this.#ephemeral.set(pendingKey(clientId), toJson(stored), this.#unusedTtlMs);
+    } catch (error) {
+      this.#release(place);
+      throw error;
+    }
     return { ...describe(stored), ...(secret === undefined ? {} : { secret }) };
   }
 
@@ -145,14 +154,27 @@ export class RegisteredClients {
     if (pending !== null) await this.#ephemeral.delete(pendingKey(clientId));
   }
 
-  /** The total bound on registrations awaiting first use (per replica), with a Retry-After when full. */
-  #admit(now: number): void {
-    while (this.#recent.length > 0 && now - this.#recent[0]! >= this.#unusedTtlMs) this.#recent.shift();
-    if (this.#recent.length < this.#maxClients) return;
-    const retryAfterSeconds = Math.max(1, Math.ceil((this.#recent[0]! + this.#unusedTtlMs - now) / 1000));
+  /**
+   * The total bound on registrations awaiting first use (per replica), with a
+   * Retry-After when full. Takes a place in the window at once and returns it,
+   * for `#release` should the registration not be stored.
+   */
+  #admit(now: number): { at: number } {
+    while (this.#recent.length > 0 && now - this.#recent[0]!.at >= this.#unusedTtlMs) this.#recent.shift();
+    if (this.#recent.length < this.#maxClients) {
+      const place = { at: now };
+      this.#recent.push(place);
+      return place;
+    }
+    const retryAfterSeconds = Math.max(1, Math.ceil((this.#recent[0]!.at + this.#unusedTtlMs - now) / 1000));
     throw new OAuthError('temporarily_unavailable', 'client registration is full; try again later', {
       retryAfterSeconds,
     });
+  }
+
+  #release(place: { at: number }): void {
+    const index = this.#recent.indexOf(place);
+    if (index >= 0) this.#recent.splice(index, 1);
   }
 
   async #pending(clientId: string): Promise<StoredClient | null> {
