@@ -128,6 +128,14 @@ class CountingStore implements StateDocumentStore {
       return next;
     });
   }
+  async readAll(prefix: string): Promise<Map<string, Buffer>> {
+    const found = await this.inner.readAll(prefix);
+    for (const bytes of found.values()) this.bytesRead += bytes.length;
+    return found;
+  }
+  async remove(documents: readonly string[]): Promise<void> {
+    await this.inner.remove(documents);
+  }
 }
 
 describe('security: one registration costs one record', () => {
