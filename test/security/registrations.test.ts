@@ -10,6 +10,14 @@
  * redirect URIs were stored; an unused registration was kept for a day; every
  * registration rewrote, and every unknown `client_id` re-read, the whole file.
  *
+ * Concurrent registrations went past the total bound (found in review, then
+ * checked by running the test below against it): the bound was checked before
+ * the write to the short-lived store and counted after it, so every
+ * registration in flight during that round trip passed; with a bound of 5,
+ * all 40 of 40 concurrent registrations over Redis were accepted. The test
+ * after it guards the mend: a registration whose write failed gives its place
+ * back rather than holding it for the window.
+ *
  * The real broker and the real development IdP over HTTP; the store-level
  * attacks drive `RegisteredClients` over a store that counts its bytes.
  */
@@ -18,16 +26,20 @@ import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import type { OAuthError } from '../../src/broker/auth/oauth-error.ts';
 import { RegisteredClients } from '../../src/broker/auth/clients/registered-clients.ts';
 import { parseRegistrationRequest } from '../../src/broker/auth/clients/registration-request.ts';
 import {
   MemoryEphemeralStore,
   MemoryStateStore,
+  RedisEphemeralStore,
+  StateUnavailableError,
   type DocumentMutation,
   type StateDocumentStore,
 } from '../../src/broker/state/index.ts';
 import { startSignInStack, type SignInStack } from '../e2e/signin-fixture.ts';
+import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
 
 describe('security: registrations are bounded per address and in size (real broker, real IdP)', () => {
   let signIn: SignInStack;
@@ -116,6 +128,14 @@ class CountingStore implements StateDocumentStore {
       return next;
     });
   }
+  async readAll(prefix: string): Promise<Map<string, Buffer>> {
+    const found = await this.inner.readAll(prefix);
+    for (const bytes of found.values()) this.bytesRead += bytes.length;
+    return found;
+  }
+  async remove(documents: readonly string[]): Promise<void> {
+    await this.inner.remove(documents);
+  }
 }
 
 describe('security: one registration costs one record', () => {
@@ -171,5 +191,48 @@ describe('security: one registration costs one record', () => {
     await assert.rejects(clients.register(request), (error: OAuthError) => error.error === 'temporarily_unavailable');
     now = 16 * 60_000;
     await clients.register(request);
+  });
+});
+
+describe('security: concurrent registrations stay within the total bound (real Redis)', () => {
+  const request = parseRegistrationRequest({
+    redirect_uris: ['http://127.0.0.1/cb'],
+    token_endpoint_auth_method: 'none',
+  });
+  let server: RedisServer;
+  let client: Redis;
+  before(async () => {
+    server = await startRedisServer();
+    // As the broker connects (src/broker/state/redis/redis-client.ts): nothing queues while Redis is down.
+    client = new Redis({ host: '127.0.0.1', port: server.port, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    client.on('error', () => undefined); // the reconnects while Redis is stopped on purpose
+    await new Promise((resolve) => client.once('ready', resolve));
+  });
+  after(async () => {
+    client?.disconnect();
+    await server?.close();
+  });
+  const store = (prefix: string) => new RedisEphemeralStore({ client, keyPrefix: prefix });
+  const isFull = (error: OAuthError) => error.error === 'temporarily_unavailable';
+
+  it('accepts exactly the bound of 40 registrations sent at once, and refuses the rest', async () => {
+    const clients = new RegisteredClients(new MemoryStateStore(), store('race:'), { maxClients: 5 });
+    const results = await Promise.allSettled(Array.from({ length: 40 }, () => clients.register(request)));
+    const accepted = results.filter((result) => result.status === 'fulfilled').length;
+    assert.equal(accepted, 5, `${accepted} of 40 concurrent registrations accepted under a bound of 5`);
+    for (const result of results)
+      if (result.status === 'rejected') assert.ok(isFull(result.reason), String(result.reason));
+    await assert.rejects(clients.register(request), isFull);
+  });
+
+  it('gives the place of a registration whose write failed back', async () => {
+    const clients = new RegisteredClients(new MemoryStateStore(), store('down:'), { maxClients: 2 });
+    await server.stop();
+    for (let i = 0; i < 3; i += 1) await assert.rejects(clients.register(request), StateUnavailableError);
+    await server.start();
+    await new Promise((resolve) => (client.status === 'ready' ? resolve(undefined) : client.once('ready', resolve)));
+    await clients.register(request);
+    await clients.register(request);
+    await assert.rejects(clients.register(request), isFull);
   });
 });

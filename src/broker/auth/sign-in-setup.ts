@@ -37,9 +37,16 @@ export async function createSignInContext(setup: SignInSetup): Promise<SignInCon
   const { config } = setup;
   const now = setup.now ?? Date.now;
   const upstream = setup.upstream ?? (await discoverUpstream(config));
+  const refreshTokens = new RefreshTokens(setup.durable, {
+    ttlMs: config.server.refreshTokenTTL,
+    maxFamilies: config.oauth.maxRefreshTokenFamilies,
+    maxFamiliesPerUser: config.oauth.maxRefreshTokenFamiliesPerUser,
+    now,
+  });
   const registered = new RegisteredClients(setup.durable, setup.ephemeral, {
     maxClients: config.oauth.registration.maxClients,
     unusedTtlMs: config.oauth.registration.unusedTtl,
+    liveClients: () => refreshTokens.clientsWithLiveFamilies(),
     now,
   });
   const cimd = config.oauth.clientMetadataDocuments;
@@ -53,12 +60,7 @@ export async function createSignInContext(setup: SignInSetup): Promise<SignInCon
     upstream,
     clients: new ClientDirectory({ web: webClientsFromConfig(config.webClients), registered, documents }),
     registered,
-    refreshTokens: new RefreshTokens(setup.durable, {
-      ttlMs: config.server.refreshTokenTTL,
-      maxFamilies: config.oauth.maxRefreshTokenFamilies,
-      maxFamiliesPerUser: config.oauth.maxRefreshTokenFamiliesPerUser,
-      now,
-    }),
+    refreshTokens,
     devices: new DeviceGrants(setup.ephemeral, {
       ttlMs: config.server.deviceCodeTTL,
       intervalMs: config.server.devicePollInterval,

@@ -9,6 +9,7 @@ import { requireGrantType, type OAuthClient } from './clients/client.ts';
 import { deviceCodeGrantType, supportedGrantTypes } from './clients/registration-request.ts';
 import { checkResource } from './authorize/authorization-request.ts';
 import { OAuthError } from './oauth-error.ts';
+import { StateStoreError } from '../state/index.ts';
 import { verifyS256 } from './pkce.ts';
 import { assertStillAllowed } from './sign-in-identity.ts';
 import type { SignInContext } from './sign-in-context.ts';
@@ -70,9 +71,9 @@ async function authorizationCodeGrant(context: SignInContext, client: OAuthClien
   if (!verifyS256(verifier, request.codeChallenge))
     throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
   checkResource(form.resource, context.resource);
+  await recordUse(context, client);
   const issued = await issueRefresh(context, client, { identity, scope: request.scope, resource: context.resource });
   if (issued !== undefined) await context.flows.recordCodeFamily(code, issued.family);
-  await context.clients.touch(client);
   return tokenResponse(signer(context), {
     clientId: client.clientId,
     identity,
@@ -124,8 +125,8 @@ async function deviceCodeGrant(context: SignInContext, client: OAuthClient, form
   if (outcome.kind !== 'approved') throw new OAuthError(outcome.kind, outcome.detail);
   const { grant } = outcome;
   const identity = grant.identity!;
+  await recordUse(context, client);
   const issued = await issueRefresh(context, client, { identity, scope: grant.scope, resource: grant.resource });
-  await context.clients.touch(client);
   return tokenResponse(signer(context), {
     clientId: client.clientId,
     identity,
@@ -133,6 +134,27 @@ async function deviceCodeGrant(context: SignInContext, client: OAuthClient, form
     resource: grant.resource,
     ...(issued === undefined ? {} : { refreshToken: issued.token }),
   });
+}
+
+/**
+ * Makes a registered client's first use durable before anything is issued to
+ * it: were the write to fail after a refresh family was issued, the family
+ * would outlive the client's short-lived registration and be refused as an
+ * unknown client. A failure here spends the code or device grant and issues
+ * nothing; the registration stays (for `oauth.registration.unusedTtl`), so
+ * signing in again with the same client works.
+ */
+async function recordUse(context: SignInContext, client: OAuthClient): Promise<void> {
+  try {
+    await context.clients.touch(client);
+  } catch (error) {
+    if (!(error instanceof StateStoreError)) throw error;
+    throw new OAuthError(
+      'temporarily_unavailable',
+      "the broker could not record this client's first sign-in, so nothing was issued; sign in again (the client's registration is kept)",
+      { detail: `recording the client's use failed: ${String(error)}`, cause: error },
+    );
+  }
 }
 
 function idTokenBearer(client: OAuthClient): { idTokenBearer?: true } {

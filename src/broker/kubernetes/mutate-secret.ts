@@ -72,6 +72,33 @@ export async function mutateSecret(
   );
 }
 
+/**
+ * Deletes `keys` from one Secret, with the same optimistic concurrency as
+ * `mutateSecret`; keys (or a Secret) already absent need no write. The Secret
+ * itself stays, even if it ends up empty: its name is what the Role grants.
+ */
+export async function removeSecretKeys(
+  core: CoreV1Api,
+  ref: { namespace: string; name: string },
+  keys: readonly string[],
+): Promise<void> {
+  const object = `${ref.namespace}/${ref.name}`;
+  for (let attempt = 1; attempt <= maxSecretWriteAttempts; attempt++) {
+    const secret = await readSecret(core, ref);
+    const present = keys.filter((key) => secret?.data?.[key] !== undefined);
+    if (secret === null || present.length === 0) return;
+    const data = { ...secret.data };
+    for (const key of present) delete data[key];
+    if (await replaceSecret(core, ref, { ...secret, data })) return;
+  }
+  throw new KubernetesBackendError(
+    'ERR_K8S_CONFLICT',
+    object,
+    `kubernetes: conflict on secret ${object} after ${maxSecretWriteAttempts} retries`,
+    { status: 409 },
+  );
+}
+
 /** The Secret, or `null` on 404. */
 export async function readSecret(core: CoreV1Api, ref: { namespace: string; name: string }): Promise<V1Secret | null> {
   try {
@@ -106,7 +133,11 @@ async function createSecret(
 }
 
 /** `false` on 409 Conflict: the resourceVersion we read is stale. */
-async function replaceSecret(core: CoreV1Api, ref: SecretRef, body: V1Secret): Promise<boolean> {
+async function replaceSecret(
+  core: CoreV1Api,
+  ref: { namespace: string; name: string },
+  body: V1Secret,
+): Promise<boolean> {
   try {
     await core.replaceNamespacedSecret({ namespace: ref.namespace, name: ref.name, body });
     return true;

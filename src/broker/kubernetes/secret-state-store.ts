@@ -5,9 +5,11 @@
  * optimistic concurrency, so two replicas editing the same document never lose
  * each other's change (the loser of a race recomputes from the winner's bytes).
  *
- * A Secret holds at most 1 MiB (the etcd object limit): a document that can
- * grow without bound must cap itself (about 5000 refresh-token records fit
- * one 1 MiB Secret).
+ * A Secret holds at most 1 MiB of data (the API server refuses more with 422
+ * Invalid): a document that can grow without bound must cap itself (about
+ * 5000 refresh-token records fit one 1 MiB Secret), and so must a family of
+ * documents that shares one Secret (the registered clients' records,
+ * src/broker/auth/clients/client-record-budget.ts).
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
 import {
@@ -18,7 +20,7 @@ import {
   type StateDocumentStore,
 } from '../state/document-store.ts';
 import { KubernetesBackendError } from './errors.ts';
-import { mutateSecret, readSecret } from './mutate-secret.ts';
+import { mutateSecret, readSecret, removeSecretKeys } from './mutate-secret.ts';
 import { secretValue } from './secret-data.ts';
 import { brokerSecretLabels } from './secret-write-token-store.ts';
 
@@ -74,6 +76,35 @@ export class SecretStateStore implements StateDocumentStore {
       }),
     );
     return outcome.value;
+  }
+
+  /** One read of the Secret the prefix is placed in: its keys that start with the prefix. */
+  async readAll(prefix: string): Promise<Map<string, Buffer>> {
+    const { secret } = this.#locate(prefix);
+    const found = await this.#translate(prefix, () =>
+      readSecret(this.#core, { namespace: this.#namespace, name: secret }),
+    );
+    const documents = new Map<string, Buffer>();
+    for (const key of Object.keys(found?.data ?? {})
+      .filter((name) => name.startsWith(prefix))
+      .sort()) {
+      const value = secretValue(found!, key);
+      if (value !== null) documents.set(key, value);
+    }
+    return documents;
+  }
+
+  /** One write per Secret, however many of its keys go. */
+  async remove(documents: readonly string[]): Promise<void> {
+    const bySecret = new Map<string, string[]>();
+    for (const document of documents) {
+      const { secret, key } = this.#locate(document);
+      bySecret.set(secret, [...(bySecret.get(secret) ?? []), key]);
+    }
+    for (const [secret, keys] of bySecret)
+      await this.#translate(keys[0]!, () =>
+        removeSecretKeys(this.#core, { namespace: this.#namespace, name: secret }, keys),
+      );
   }
 
   /** Kubernetes failures become the port's StateStoreError (the cause keeps the detail). */

@@ -1,6 +1,6 @@
 /**
  * Durable broker state (refresh tokens, registered clients, signing keys) as
- * named documents. The port is two operations, so a file directory, a
+ * named documents. The port is four operations, so a file directory, a
  * Kubernetes Secret (src/broker/kubernetes `SecretStateStore` has this very
  * shape) or a database can back it:
  *
@@ -8,7 +8,12 @@
  * - `update` applies `mutate` to the current bytes (`null`: absent) and stores
  *   the result atomically; `mutate` returns `null` to store nothing and may run
  *   more than once (an optimistic-concurrency retry), so it must be a pure
- *   function of its input. It returns the bytes stored when the call ends.
+ *   function of its input. It returns the bytes stored when the call ends;
+ * - `readAll` returns every document whose name starts with `prefix`, for a
+ *   family of documents that bounds itself (registered clients); the family
+ *   must live together (on Kubernetes, in one Secret: the prefix is placed as a
+ *   document of that name would be);
+ * - `remove` deletes documents; one that is already absent is no error.
  */
 import { CodedError } from '../../errors/coded-error.ts';
 export type DocumentMutation = (current: Buffer | null) => Uint8Array | null;
@@ -16,6 +21,8 @@ export type DocumentMutation = (current: Buffer | null) => Uint8Array | null;
 export interface StateDocumentStore {
   read(document: string): Promise<Buffer | null>;
   update(document: string, mutate: DocumentMutation): Promise<Buffer | null>;
+  readAll(prefix: string): Promise<Map<string, Buffer>>;
+  remove(documents: readonly string[]): Promise<void>;
 }
 
 /** The documents the sign-in service keeps, named as the file backend names its files. */
@@ -26,8 +33,10 @@ export const signInDocuments = {
 } as const;
 
 /** One registered client's own document, written when the client is first used (src/broker/auth/clients/registered-clients.ts). */
-export const registeredClientDocument = (clientId: string): string => `registered_client.${clientId}.json`;
-export const isRegisteredClientDocument = (document: string): boolean => document.startsWith('registered_client.');
+export const registeredClientDocument = (clientId: string): string => `${registeredClientPrefix}${clientId}.json`;
+/** What every registered client's document name starts with, and nothing else's. */
+export const registeredClientPrefix = 'registered_client.';
+export const isRegisteredClientDocument = (document: string): boolean => document.startsWith(registeredClientPrefix);
 
 export class StateStoreError extends CodedError<'ERR_STATE_STORE'> {
   readonly document: string;

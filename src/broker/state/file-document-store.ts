@@ -4,9 +4,9 @@
  * document are serialised in this process; like the write-token file backend,
  * one broker process owns a state directory.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KeyedLock, readIfExists, replaceFile } from '../../files/durable-file.ts';
+import { KeyedLock, readIfExists, replaceFile, syncDir } from '../../files/durable-file.ts';
 import { StateStoreError, type DocumentMutation, type StateDocumentStore } from './document-store.ts';
 
 const fileMode = 0o600;
@@ -46,5 +46,44 @@ export class FileStateStore implements StateDocumentStore {
       }
       return Buffer.from(next);
     });
+  }
+
+  /** Temp files of `replaceFile` start with a dot, so a prefix (which never does) leaves them out. */
+  async readAll(prefix: string): Promise<Map<string, Buffer>> {
+    this.pathOf(prefix);
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+      throw new StateStoreError(prefix, `cannot list state documents ${prefix}* in ${this.dir}`, { cause });
+    }
+    const found = new Map<string, Buffer>();
+    for (const name of names.filter((entry) => entry.startsWith(prefix)).sort()) {
+      const bytes = await this.read(name);
+      if (bytes !== null) found.set(name, bytes);
+    }
+    return found;
+  }
+
+  async remove(documents: readonly string[]): Promise<void> {
+    let removed = 0;
+    for (const document of documents) {
+      await this.#lock.run(document, async () => {
+        try {
+          await unlink(this.pathOf(document));
+          removed += 1;
+        } catch (cause) {
+          if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return;
+          throw new StateStoreError(document, `cannot remove state document ${document} in ${this.dir}`, { cause });
+        }
+      });
+    }
+    if (removed === 0) return;
+    try {
+      await syncDir(this.dir);
+    } catch (cause) {
+      throw new StateStoreError(documents[0]!, `cannot sync the state directory ${this.dir}`, { cause });
+    }
   }
 }

@@ -2,6 +2,7 @@
 export {
   isRegisteredClientDocument,
   registeredClientDocument,
+  registeredClientPrefix,
   signInDocuments,
   StateStoreError,
 } from './document-store.ts';

@@ -19,4 +19,14 @@ export class MemoryStateStore implements StateDocumentStore {
     this.#documents.set(document, Buffer.from(next));
     return Buffer.from(next);
   }
+
+  async readAll(prefix: string): Promise<Map<string, Buffer>> {
+    const found = new Map<string, Buffer>();
+    for (const [name, bytes] of this.#documents) if (name.startsWith(prefix)) found.set(name, Buffer.from(bytes));
+    return found;
+  }
+
+  async remove(documents: readonly string[]): Promise<void> {
+    for (const document of documents) this.#documents.delete(document);
+  }
 }

@@ -1,13 +1,23 @@
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { authenticateClient, parseClientCredentials } from '../../../src/broker/auth/clients/client-authentication.ts';
 import { builtinCliClient, redirectUriAllowed, type OAuthClient } from '../../../src/broker/auth/clients/client.ts';
 import { checkRedirectUri, parseRegistrationRequest } from '../../../src/broker/auth/clients/registration-request.ts';
 import { RegisteredClients } from '../../../src/broker/auth/clients/registered-clients.ts';
 import { webClientsFromConfig } from '../../../src/broker/auth/clients/web-clients.ts';
 import type { OAuthError } from '../../../src/broker/auth/oauth-error.ts';
-import { MemoryEphemeralStore, MemoryStateStore, registeredClientDocument } from '../../../src/broker/state/index.ts';
+import {
+  FileStateStore,
+  MemoryEphemeralStore,
+  MemoryStateStore,
+  registeredClientDocument,
+  registeredClientPrefix,
+  type StateDocumentStore,
+} from '../../../src/broker/state/index.ts';
 
 const code = (fn: () => unknown) => {
   try {
@@ -132,6 +142,62 @@ describe('registered clients', () => {
     assert.equal(await clients.find('neverUsed'), null);
   });
 });
+
+const dirs: string[] = [];
+after(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+// The Kubernetes Secret backend is driven by test/security/client-records.test.ts, against the 1 MiB limit.
+for (const [backend, open] of [
+  ['memory', async () => new MemoryStateStore()],
+  [
+    'file',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'demarkus-clients-'));
+      dirs.push(dir);
+      return new FileStateStore(dir);
+    },
+  ],
+] as Array<[string, () => Promise<StateDocumentStore>]>) {
+  describe(`used clients within their byte bound (${backend})`, () => {
+    it('prunes the least recently used clients without a live refresh token first, never the one being written', async () => {
+      const store = await open();
+      let now = 1_000_000;
+      const live = new Set<string>();
+      const maxRecordBytes = 2000;
+      const clients = new RegisteredClients(store, new MemoryEphemeralStore({ now: () => now }), {
+        maxRecordBytes,
+        liveClients: async () => live,
+        now: () => now,
+      });
+      const use = async () => {
+        const { client } = await clients.register(
+          parseRegistrationRequest({ redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'none' }),
+        );
+        await clients.touch(client.clientId);
+        now += 60_000;
+        return client.clientId;
+      };
+      const signedIn = await use();
+      live.add(signedIn);
+      const idle = await use();
+      const used = [signedIn, idle];
+      for (let i = 0; i < 12; i += 1) used.push(await use());
+
+      const records = await store.readAll(registeredClientPrefix);
+      const bytes = [...records].reduce((sum, [document, value]) => sum + document.length + value.length, 0);
+      assert.ok(bytes <= maxRecordBytes, `${bytes} bytes of records within ${maxRecordBytes}`);
+      assert.ok(records.size < used.length, 'some records were pruned');
+      const fresh = new RegisteredClients(store, new MemoryEphemeralStore());
+      assert.ok(await fresh.find(signedIn), 'the oldest client, whose sign-in is live, is kept');
+      assert.equal(await fresh.find(idle), null, 'the least recently used idle client went first');
+      assert.ok(await fresh.find(used.at(-1)!), 'the newest client is written');
+      const kept = used.filter((id) => records.has(registeredClientDocument(id)));
+      assert.deepEqual(kept, [signedIn, ...used.slice(used.length - kept.length + 1)], 'the newest idle ones are kept');
+    });
+  });
+}
 
 describe('redirect URI matching', () => {
   const registered: OAuthClient = {

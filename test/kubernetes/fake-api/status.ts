@@ -63,3 +63,4 @@ export const conflict = (resource: string, name: string) =>
     ),
   );
 export const badRequest = (message: string) => new ApiError(statusBody(400, message));
+export const invalid = (message: string) => new ApiError(statusBody(422, message));

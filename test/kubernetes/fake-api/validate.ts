@@ -2,7 +2,7 @@
  * The checks the real API server makes on the objects our backends write, so
  * a backend that sends something a cluster would refuse fails here too.
  */
-import { badRequest } from './status.ts';
+import { badRequest, invalid } from './status.ts';
 import type { KubeObject } from './object-store.ts';
 
 /** metav1.MicroTime is parsed with `2006-01-02T15:04:05.000000Z07:00`: exactly six fractional digits. */
@@ -29,7 +29,19 @@ function validateSecret(object: KubeObject): void {
   }
   if (object.stringData !== undefined)
     throw badRequest('the fake API server stores data only: send base64 data, not stringData');
+  // ValidateSecret (k8s.io/kubernetes pkg/apis/core/validation): the decoded values together, at most MaxSecretSize.
+  const total = Object.values(data).reduce<number>(
+    (sum, value) => sum + Buffer.from(value as string, 'base64').length,
+    0,
+  );
+  if (total > maxSecretBytes)
+    throw invalid(
+      `Secret "${object.metadata.name}" is invalid: data: Too long: must have at most ${maxSecretBytes} bytes`,
+    );
 }
+
+/** `MaxSecretSize`, 1 MiB. */
+export const maxSecretBytes = 1024 * 1024;
 
 function validateLease(object: KubeObject): void {
   const spec = (object.spec ?? {}) as Record<string, unknown>;

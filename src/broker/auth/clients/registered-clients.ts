@@ -6,10 +6,16 @@
  *   memory, or Redis shared by every replica) that expires `unusedTtlMs`
  *   (15 minutes) after it was made unless the client is used;
  * - the first time the client obtains tokens, its record moves to the durable
- *   store as a document of its own (`registered_client.<id>.json`) and stays;
- *   no registration ever rewrites or re-reads another client's record;
+ *   store as a document of its own (`registered_client.<id>.json`); no
+ *   registration ever rewrites another client's record;
+ * - the durable records are bounded by bytes (client-record-budget.ts, 768 KiB
+ *   by default, so that on Kubernetes they fit their one Secret): a first use
+ *   that would pass the bound first removes the least recently used records,
+ *   those of clients without a live refresh-token family before the others, so
+ *   a full store never stops a new client from signing in;
  * - at most `maxClients` registrations made within one unused-TTL window wait
- *   for their first use on one replica; beyond that, registration answers
+ *   for their first use on one replica (a place is taken before the write, so
+ *   registrations in flight count); beyond that, registration answers
  *   `temporarily_unavailable` until the oldest expire. The per-address budget
  *   is charged before this, at the route (`rateLimit.registration`).
  *
@@ -26,11 +32,13 @@ import { readRecord, toJson } from '../sign-in-records.ts';
 import {
   jsonDocument,
   registeredClientDocument,
+  registeredClientPrefix,
   signInDocuments,
   type EphemeralStore,
   type StateDocumentStore,
 } from '../../state/index.ts';
 import type { OAuthClient } from './client.ts';
+import { defaultMaxClientRecordBytes, recordsToPrune, type RecordSummary } from './client-record-budget.ts';
 import type { ClientRegistration } from './registration-request.ts';
 
 const storedClient = z.object({
@@ -62,6 +70,10 @@ export type RegisteredClientsOptions = {
   maxClients?: number;
   /** How long a registration nobody used is kept. */
   unusedTtlMs?: number;
+  /** Bytes the durable records of used clients may take together (client-record-budget.ts). */
+  maxRecordBytes?: number;
+  /** The clients holding a live refresh-token family: their records are pruned last. */
+  liveClients?: () => Promise<ReadonlySet<string>>;
   now?: () => number;
 };
 
@@ -79,24 +91,33 @@ export class RegisteredClients {
   readonly #ephemeral: EphemeralStore;
   readonly #maxClients: number;
   readonly #unusedTtlMs: number;
+  readonly #maxRecordBytes: number;
+  readonly #liveClients: () => Promise<ReadonlySet<string>>;
   readonly #now: () => number;
-  /** When this replica made its registrations of the last unused-TTL window, oldest first. */
-  readonly #recent: number[] = [];
+  /**
+   * When this replica made its registrations of the last unused-TTL window,
+   * oldest first; one object per place, so a failed write gives back its own.
+   */
+  readonly #recent: { at: number }[] = [];
   /** Durable records, which only ever change in `lastUsedAt`; least recently used goes first. */
   readonly #cache = new LRUCache<string, StoredClient>({ max: maxCachedClients });
   #legacy: Promise<ReadonlyMap<string, StoredClient>> | undefined;
+  #legacyBytes: Promise<number> | undefined;
 
   constructor(durable: StateDocumentStore, ephemeral: EphemeralStore, options: RegisteredClientsOptions = {}) {
     this.#durable = durable;
     this.#ephemeral = ephemeral;
     this.#maxClients = options.maxClients ?? defaultMaxClients;
     this.#unusedTtlMs = options.unusedTtlMs ?? defaultUnusedTtlMs;
+    this.#maxRecordBytes = options.maxRecordBytes ?? defaultMaxClientRecordBytes;
+    this.#liveClients = options.liveClients ?? (async () => new Set());
     this.#now = options.now ?? Date.now;
   }
 
   async register(registration: ClientRegistration): Promise<RegisteredClient> {
     const now = this.#now();
-    this.#admit(now);
+    // The place is taken before the write, so registrations in flight during its round trip count too.
+    const place = this.#admit(now);
     const clientId = randomBytes(16).toString('hex');
     const secret = registration.authMethod === 'none' ? undefined : randomSecret(32);
     const stored: StoredClient = {
@@ -109,8 +130,12 @@ export class RegisteredClients {
       ...(secret === undefined ? {} : { secretHash: sha256Hex(secret) }),
       ...(registration.applicationType === undefined ? {} : { applicationType: registration.applicationType }),
     };
-    await this.#ephemeral.set(pendingKey(clientId), toJson(stored), this.#unusedTtlMs);
-    this.#recent.push(now);
+    try {
+      await this.#ephemeral.set(pendingKey(clientId), toJson(stored), this.#unusedTtlMs);
+    } catch (error) {
+      this.#release(place);
+      throw error;
+    }
     return { ...describe(stored), ...(secret === undefined ? {} : { secret }) };
   }
 
@@ -125,8 +150,10 @@ export class RegisteredClients {
 
   /**
    * Records that a client obtained tokens: a registration awaiting its first
-   * use becomes a durable record of its own; a durable one has its
-   * `lastUsedAt` refreshed at most daily.
+   * use becomes a durable record of its own (after making room for it); a
+   * durable one has its `lastUsedAt` refreshed at most daily. Call it before
+   * issuing anything the client needs to be found for: the registration stays
+   * pending (and the client found) until the durable record is written.
    */
   async touch(clientId: string): Promise<void> {
     if (!clientIdShape.test(clientId)) return;
@@ -134,6 +161,7 @@ export class RegisteredClients {
     const cached = this.#cache.peek(clientId);
     if (cached?.lastUsedAt !== undefined && now - cached.lastUsedAt < touchEverySeconds) return;
     const pending = await this.#pending(clientId);
+    if (pending !== null) await this.#makeRoom(clientId, recordBytes(clientId, { ...pending, lastUsedAt: now }));
     const stored = await this.#document(clientId).update((current) => {
       const base = current ?? pending;
       if (base === null) return { outcome: null };
@@ -145,14 +173,45 @@ export class RegisteredClients {
     if (pending !== null) await this.#ephemeral.delete(pendingKey(clientId));
   }
 
-  /** The total bound on registrations awaiting first use (per replica), with a Retry-After when full. */
-  #admit(now: number): void {
-    while (this.#recent.length > 0 && now - this.#recent[0]! >= this.#unusedTtlMs) this.#recent.shift();
-    if (this.#recent.length < this.#maxClients) return;
-    const retryAfterSeconds = Math.max(1, Math.ceil((this.#recent[0]! + this.#unusedTtlMs - now) / 1000));
+  /**
+   * The total bound on registrations awaiting first use (per replica), with a
+   * Retry-After when full. Takes a place in the window at once and returns it,
+   * for `#release` should the registration not be stored.
+   */
+  #admit(now: number): { at: number } {
+    while (this.#recent.length > 0 && now - this.#recent[0]!.at >= this.#unusedTtlMs) this.#recent.shift();
+    if (this.#recent.length < this.#maxClients) {
+      const place = { at: now };
+      this.#recent.push(place);
+      return place;
+    }
+    const retryAfterSeconds = Math.max(1, Math.ceil((this.#recent[0]!.at + this.#unusedTtlMs - now) / 1000));
     throw new OAuthError('temporarily_unavailable', 'client registration is full; try again later', {
       retryAfterSeconds,
     });
+  }
+
+  #release(place: { at: number }): void {
+    const index = this.#recent.indexOf(place);
+    if (index >= 0) this.#recent.splice(index, 1);
+  }
+
+  /** Prunes durable records until one of `incomingBytes` fits the bound (client-record-budget.ts). */
+  async #makeRoom(clientId: string, incomingBytes: number): Promise<void> {
+    const documents = await this.#durable.readAll(registeredClientPrefix);
+    const records = [...documents].map(([document, bytes]) => summarize(document, bytes));
+    const budget = {
+      records: records.filter((record) => record.clientId !== clientId),
+      incomingBytes,
+      otherBytes: await this.#legacyDocumentBytes(),
+      maxBytes: this.#maxRecordBytes,
+      keep: clientId,
+    };
+    // Whether anything must go needs no refresh tokens; which records go does.
+    if (recordsToPrune({ ...budget, liveClients: new Set() }).length === 0) return;
+    const prune = recordsToPrune({ ...budget, liveClients: await this.#liveClients() });
+    await this.#durable.remove(prune);
+    for (const record of records) if (prune.includes(record.document)) this.#cache.delete(record.clientId ?? '');
   }
 
   async #pending(clientId: string): Promise<StoredClient | null> {
@@ -189,6 +248,18 @@ export class RegisteredClients {
     return this.#legacy;
   }
 
+  /** The pre-per-record document shares the records' Secret on Kubernetes, so its bytes count against their bound. */
+  #legacyDocumentBytes(): Promise<number> {
+    this.#legacyBytes ??= this.#durable.read(signInDocuments.registeredClients).then(
+      (bytes) => (bytes === null ? 0 : signInDocuments.registeredClients.length + bytes.length),
+      (error: unknown) => {
+        this.#legacyBytes = undefined;
+        throw error;
+      },
+    );
+    return this.#legacyBytes;
+  }
+
   async #readLegacy(): Promise<ReadonlyMap<string, StoredClient>> {
     const document = await jsonDocument(
       this.#durable,
@@ -204,6 +275,24 @@ export class RegisteredClients {
     }
     return clients;
   }
+}
+
+/** A record's size as stored (`jsonDocument` writes `JSON.stringify`), name included. */
+function recordBytes(clientId: string, stored: StoredClient): number {
+  return registeredClientDocument(clientId).length + Buffer.byteLength(JSON.stringify(stored));
+}
+
+function summarize(document: string, bytes: Buffer): RecordSummary {
+  let parsed: ReturnType<typeof storedClient.safeParse> | undefined;
+  try {
+    parsed = storedClient.safeParse(JSON.parse(bytes.toString('utf8')));
+  } catch {
+    parsed = undefined;
+  }
+  const size = document.length + bytes.length;
+  if (parsed?.success !== true) return { document, clientId: null, bytes: size, usedAt: null };
+  const { clientId, lastUsedAt, issuedAt } = parsed.data;
+  return { document, clientId, bytes: size, usedAt: lastUsedAt ?? issuedAt };
 }
 
 function toClient(stored: StoredClient): OAuthClient {

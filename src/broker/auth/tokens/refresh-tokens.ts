@@ -154,6 +154,12 @@ export class RefreshTokens {
     });
   }
 
+  /** The clients some live family is bound to (their records are pruned last: src/broker/auth/clients/client-record-budget.ts). */
+  async clientsWithLiveFamilies(): Promise<Set<string>> {
+    const families = live((await this.#document.read()).families, this.#now());
+    return new Set(Object.values(families).map((family) => family.clientId));
+  }
+
   async familyCount(): Promise<number> {
     return Object.keys((await this.#document.read()).families).length;
   }
