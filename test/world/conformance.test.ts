@@ -215,6 +215,37 @@ describe('write rules (Mark SPEC §6.4-6.6; Go storetest/handler_conformance.go)
     }
   });
 
+  it('reads expected-version as Go does: strconv.Atoi, and "" as absent', async () => {
+    // handler.go handlePublish/handleAppend: `ev != ""` then strconv.Atoi (a sign is allowed).
+    await world.local('PUBLISH', '/atoi.md', { auth }, '# 1\n');
+    const plusOne = await world.local('PUBLISH', '/atoi.md', { auth, 'expected-version': '+1' }, '# 2\n');
+    assert.deepEqual([plusOne.status, plusOne.metadata.version], ['created', '2']);
+    const minusZero = await world.local('PUBLISH', '/atoi-new.md', { auth, 'expected-version': '-0' }, '# new\n');
+    assert.deepEqual([minusZero.status, minusZero.metadata.version], ['created', '1']);
+    const minusZeroAgain = await world.local('PUBLISH', '/atoi-new.md', { auth, 'expected-version': '-0' }, '# 2\n');
+    assert.equal(minusZeroAgain.status, 'conflict', 'create-only on an existing document');
+    const empty = await world.local('PUBLISH', '/atoi.md', { auth, 'expected-version': '' }, '# 3\n');
+    assert.deepEqual([empty.status, empty.metadata.version], ['created', '3']);
+    for (const bad of [' 1', '1 ', '0x1', '1_0', '9223372036854775808', '-9223372036854775809', '+', '--1']) {
+      const response = await world.local('PUBLISH', '/atoi.md', { auth, 'expected-version': bad }, '# 4\n');
+      assert.deepEqual(
+        [response.status, text(response).includes('invalid expected-version')],
+        ['bad-request', true],
+        bad,
+      );
+    }
+    const appendPlus = await world.local('APPEND', '/atoi.md', { auth, 'expected-version': '+3' }, 'more\n');
+    assert.deepEqual([appendPlus.status, appendPlus.metadata.version], ['created', '4']);
+    assert.match(
+      text(await world.local('APPEND', '/atoi.md', { auth, 'expected-version': '' }, 'x')),
+      /APPEND requires expected-version metadata/,
+    );
+    assert.match(
+      text(await world.local('APPEND', '/atoi.md', { auth, 'expected-version': '-0' }, 'x')),
+      /invalid expected-version for APPEND \(must be >= 1\)/,
+    );
+  });
+
   it('enforces the document contract (36)', async () => {
     assert.match(text(await world.local('PUBLISH', '/img.png', { auth }, 'x')), /publish path must end in \.md/);
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]);
