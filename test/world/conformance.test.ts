@@ -151,6 +151,24 @@ describe('FETCH, hashes and conditionals (Mark SPEC §6.1, §10, §12; Go storet
     assert.equal((await world.call('FETCH', '/api/v9')).status, 'not-found');
   });
 
+  it('reads include-archived on a directory FETCH as Go does: "true" includes, anything else is ignored', async () => {
+    // handler.go handleFetchDirectory: `includeArchived := req.Metadata["include-archived"] == "true"`,
+    // never an error there (only LIST refuses a value other than true or false).
+    const auth = world.tokens.writer!;
+    await world.call('PUBLISH', '/shelf/live.md', { auth }, '# Live\n');
+    await world.call('PUBLISH', '/shelf/gone.md', { auth }, '# Gone\n');
+    assert.equal((await world.call('ARCHIVE', '/shelf/gone.md', { auth })).status, 'ok');
+    const withArchived = await world.call('FETCH', '/shelf', { 'include-archived': 'true' });
+    assert.equal(withArchived.status, 'ok');
+    assert.match(text(withArchived), /gone\.md/);
+    for (const loose of ['yes', 'True', '1', '']) {
+      const listing = await world.call('FETCH', '/shelf', { 'include-archived': loose });
+      assert.equal(listing.status, 'ok', loose);
+      assert.match(text(listing), /live\.md/, loose);
+      assert.doesNotMatch(text(listing), /gone\.md/, loose);
+    }
+  });
+
   it('serves a directory index.md when it is live', async () => {
     const auth = world.tokens.writer!;
     await world.call('PUBLISH', '/guide/index.md', { auth }, '# Guide\n');
