@@ -13,7 +13,7 @@ import { formatLargeDocuments, runLargeDocumentBench } from './large-documents.t
 import { runLoadBench } from './load.ts';
 import { runFanOutBench } from './fan-out.ts';
 import { runSearchQuicBench } from './search-quic.ts';
-import { runMetadataDecodeBench, runMetadataEncodeBench } from './metadata-decode.ts';
+import { runAdversarialDecodeBench, runMetadataDecodeBench, runMetadataEncodeBench } from './metadata-decode.ts';
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -72,6 +72,7 @@ console.log(
 section('Metadata block decode and encode: fast paths vs the yaml parser and the full style analysis');
 console.log(runMetadataDecodeBench(quick ? 2 : 6).join('\n'));
 console.log(runMetadataEncodeBench(quick ? 2 : 6).join('\n'));
+console.log(runAdversarialDecodeBench(quick ? 1 : 5).join('\n'));
 
 section('FETCH through client and world server');
 const fetch = await runWorldFetchBench(quick ? 200 : 1000);

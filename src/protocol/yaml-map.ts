@@ -1,7 +1,9 @@
 import { parseDocument, isMap, isScalar, isPair } from 'yaml';
 import { compareBytes } from './byte-order.ts';
 import { writeScalar } from './yaml-scalar.ts';
-import { errorWithCode } from '../errors/coded-error.ts';
+import { decodeEntry, isPlainNull } from './yaml-map-entry.ts';
+import { entrySource, splitMetadataEntries } from './yaml-map-entries.ts';
+import { YamlMapError } from './yaml-map-error.ts';
 
 /**
  * Encodes a string map as yaml.v3's `Marshal(map[string]string)` does: keys in
@@ -28,122 +30,66 @@ export function encodeYamlMapWith(
   return out;
 }
 
-export class YamlMapError extends errorWithCode('ERR_YAML_NOT_A_STRING_MAP') {}
+export { YamlMapError };
 
 /**
  * Decodes a metadata block into a string map, reading every scalar as its source
  * text (`limit: 10` → "10", `key:` → ""), as Go's yaml.v3 does when it decodes into
  * `map[string]string`. Sequences, nested maps, aliases and duplicate keys are errors.
  * An empty or comment-only block is an empty map.
+ *
+ * The CPU it spends is linear in the block's size: the block is split into its
+ * top-level entries and screened for nested nodes in one pass
+ * (yaml-map-entries.ts), the entries encoders write are decoded line by line
+ * (yaml-map-entry.ts), and only the rest, at most parserBudgetChars of it, goes
+ * to the `yaml` parser, one entry at a time. The parser alone spent up to 1.9 s
+ * on one crafted 64 KiB block: its cost grows with nesting, with the number of
+ * keys (duplicate checks) and with blank and comment lines.
  */
 export function decodeYamlMap(text: string): Record<string, string> {
-  return decodeSimpleMap(text) ?? decodeYamlMapByParser(text);
+  return decodeYamlMapWith(text, decodeYamlMapByParser);
 }
 
 /**
- * One metadata line: a key of word characters, then either nothing (an empty
- * value) or one space and the value's source text. Characters are printable
- * ASCII or printable BMP text above U+00A0 (libyaml's is_printable, without
- * surrogates, U+FEFF and the U+2028/U+2029 breaks); a tab, CR or anything else
- * takes the parser.
+ * How much of one block may need the parser. The shapes yaml.v3 and
+ * encodeYamlMap write never do; an entry that does (a block scalar folded with
+ * `>`, a tab, a complex key, a value on the line below its key) is hand-written
+ * and small. A 4 KiB block of 400 such entries, the parser's slowest use, took
+ * 32 ms on a loaded 2-core machine (bench/metadata-decode.ts); the same 64 KiB
+ * block would take it seconds.
  */
-const simpleLine =
-  /^([A-Za-z0-9_][A-Za-z0-9_-]*):(?: ([\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*))?$/;
-/** A plain value that cannot start with YAML syntax (indicators, quotes, space). */
-const plainStart = /^[A-Za-z0-9_./=+(\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]/;
-/** A single-quoted value on one line: `''` is the only escape. */
-const singleQuoted = /^'((?:[^']|'')*)'$/;
-/** A double-quoted value on one line, with the escapes decodeDoubleQuoted knows. */
-const doubleQuoted = /^"((?:[^"\\]|\\[\\"/0abtnvfre ]|\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4})*)"$/;
+export const parserBudgetChars = 4096;
 
-/**
- * The common metadata block, decoded without the YAML parser. Every line is
- * `key: value` (or `key:`) where the value is one of:
- *  - plain text that cannot start or hold YAML syntax (no leading indicator, no
- *    `: ` or ` #`, no trailing `:` or space), so its plain scalar is its own text;
- *  - a single-quoted scalar on one line (`'it''s'`);
- *  - a double-quoted scalar on one line using only the common escapes — what
- *    encodeYamlMap writes for numbers, timestamps and booleans (`"3"`).
- * Anything else (comments, continuation lines, duplicate keys, rarer escapes,
- * text after a closing quote) answers undefined and takes the parser, so the
- * result is always the parser's (test/protocol/yaml-map.test.ts checks this on
- * generated blocks and on encodeYamlMap's own output).
- */
-function decodeSimpleMap(text: string): Record<string, string> | undefined {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
+/** decodeYamlMap with the parser given, so tests can see what reaches it. */
+export function decodeYamlMapWith(
+  text: string,
+  parse: (entry: string) => Record<string, string>,
+): Record<string, string> {
+  // YAML reads CRLF as one line break everywhere (YAML 1.2 §5.4).
+  const entries = splitMetadataEntries(text.includes('\r\n') ? text.replaceAll('\r\n', '\n') : text);
   const result: Record<string, string> = Object.create(null);
-  for (const line of lines) {
-    const match = simpleLine.exec(line);
-    if (match === null) return undefined;
-    const key = match[1]!;
-    if (key in result) return undefined;
-    const value = match[2] === undefined ? '' : simpleValue(match[2]);
-    if (value === undefined) return undefined;
-    result[key] = value;
-  }
-  return { ...result };
-}
-
-/** The string a one-line value's source text reads as, or undefined when only the parser may say. */
-function simpleValue(source: string): string | undefined {
-  const first = source.charCodeAt(0);
-  if (first === 0x27 /* ' */) {
-    const quoted = singleQuoted.exec(source);
-    return quoted === null ? undefined : quoted[1]!.replaceAll("''", "'");
-  }
-  if (first === 0x22 /* " */) {
-    const quoted = doubleQuoted.exec(source);
-    return quoted === null ? undefined : decodeDoubleQuoted(quoted[1]!);
-  }
-  if (
-    !plainStart.test(source) ||
-    source.endsWith(':') ||
-    source.endsWith(' ') ||
-    source.includes(': ') ||
-    source.includes(' #')
-  )
-    return undefined;
-  return isPlainNull('PLAIN', source) ? '' : source;
-}
-
-/** YAML 1.2 double-quoted escapes (spec §5.7), the subset doubleQuoted admits. */
-const shortEscapes: Readonly<Record<string, string>> = {
-  '\\': '\\',
-  '"': '"',
-  '/': '/',
-  ' ': ' ',
-  '0': '\0',
-  a: '\x07',
-  b: '\b',
-  t: '\t',
-  n: '\n',
-  v: '\v',
-  f: '\f',
-  r: '\r',
-  e: '\x1b',
-};
-
-function decodeDoubleQuoted(inner: string): string | undefined {
-  if (!inner.includes('\\')) return inner;
-  let out = '';
-  for (let i = 0; i < inner.length; i++) {
-    const ch = inner[i]!;
-    if (ch !== '\\') {
-      out += ch;
-      continue;
+  let parserChars = 0;
+  for (const entry of entries) {
+    const decoded = decodeEntry(entry.lines);
+    let pairs: [string, string][];
+    if (decoded !== undefined) pairs = [decoded];
+    else {
+      const source = entrySource(entry);
+      parserChars += source.length;
+      if (parserChars > parserBudgetChars)
+        throw new YamlMapError(
+          `metadata block needs the full YAML parser for more than ${parserBudgetChars} characters; ` +
+            'write each value as a plain, quoted or literal (|) scalar on its key line',
+        );
+      pairs = Object.entries(parse(source));
     }
-    const kind = inner[++i]!;
-    if (kind === 'x' || kind === 'u') {
-      const width = kind === 'x' ? 2 : 4;
-      const code = Number.parseInt(inner.slice(i + 1, i + 1 + width), 16);
-      // A lone surrogate half is the parser's to judge.
-      if (code >= 0xd800 && code <= 0xdfff) return undefined;
-      out += String.fromCharCode(code);
-      i += width;
-    } else out += shortEscapes[kind]!;
+    for (const [key, value] of pairs) {
+      if (key in result) throw new YamlMapError('invalid YAML: DUPLICATE_KEY');
+      result[key] = value;
+    }
   }
-  return out;
+  // A plain object, as the parser path answers; spreading a map of thousands of keys costs more than decoding it.
+  return Object.setPrototypeOf(result, Object.prototype);
 }
 
 /** decodeYamlMap through the YAML parser alone: what the simple path must always agree with. */
@@ -163,11 +109,6 @@ export function decodeYamlMapByParser(text: string): Record<string, string> {
     else throw new YamlMapError(`metadata value for "${key}" is not a string`);
   }
   return { ...result };
-}
-
-/** yaml.v3 leaves a string empty when the plain scalar is a YAML null (`~`, `null`). */
-function isPlainNull(type: string | undefined, value: unknown): boolean {
-  return type === 'PLAIN' && (value === '~' || value === 'null' || value === 'Null' || value === 'NULL');
 }
 
 function scalarText(value: unknown): string {

@@ -151,6 +151,24 @@ describe('FETCH, hashes and conditionals (Mark SPEC §6.1, §10, §12; Go storet
     assert.equal((await world.call('FETCH', '/api/v9')).status, 'not-found');
   });
 
+  it('reads include-archived on a directory FETCH as Go does: "true" includes, anything else is ignored', async () => {
+    // handler.go handleFetchDirectory: `includeArchived := req.Metadata["include-archived"] == "true"`,
+    // never an error there (only LIST refuses a value other than true or false).
+    const auth = world.tokens.writer!;
+    await world.call('PUBLISH', '/shelf/live.md', { auth }, '# Live\n');
+    await world.call('PUBLISH', '/shelf/gone.md', { auth }, '# Gone\n');
+    assert.equal((await world.call('ARCHIVE', '/shelf/gone.md', { auth })).status, 'ok');
+    const withArchived = await world.call('FETCH', '/shelf', { 'include-archived': 'true' });
+    assert.equal(withArchived.status, 'ok');
+    assert.match(text(withArchived), /gone\.md/);
+    for (const loose of ['yes', 'True', '1', '']) {
+      const listing = await world.call('FETCH', '/shelf', { 'include-archived': loose });
+      assert.equal(listing.status, 'ok', loose);
+      assert.match(text(listing), /live\.md/, loose);
+      assert.doesNotMatch(text(listing), /gone\.md/, loose);
+    }
+  });
+
   it('serves a directory index.md when it is live', async () => {
     const auth = world.tokens.writer!;
     await world.call('PUBLISH', '/guide/index.md', { auth }, '# Guide\n');
@@ -213,6 +231,37 @@ describe('write rules (Mark SPEC §6.4-6.6; Go storetest/handler_conformance.go)
       assert.equal(response.status, 'bad-request', bad);
       assert.match(text(response), /invalid expected-version/);
     }
+  });
+
+  it('reads expected-version as Go does: strconv.Atoi, and "" as absent', async () => {
+    // handler.go handlePublish/handleAppend: `ev != ""` then strconv.Atoi (a sign is allowed).
+    await world.local('PUBLISH', '/atoi.md', { auth }, '# 1\n');
+    const plusOne = await world.local('PUBLISH', '/atoi.md', { auth, 'expected-version': '+1' }, '# 2\n');
+    assert.deepEqual([plusOne.status, plusOne.metadata.version], ['created', '2']);
+    const minusZero = await world.local('PUBLISH', '/atoi-new.md', { auth, 'expected-version': '-0' }, '# new\n');
+    assert.deepEqual([minusZero.status, minusZero.metadata.version], ['created', '1']);
+    const minusZeroAgain = await world.local('PUBLISH', '/atoi-new.md', { auth, 'expected-version': '-0' }, '# 2\n');
+    assert.equal(minusZeroAgain.status, 'conflict', 'create-only on an existing document');
+    const empty = await world.local('PUBLISH', '/atoi.md', { auth, 'expected-version': '' }, '# 3\n');
+    assert.deepEqual([empty.status, empty.metadata.version], ['created', '3']);
+    for (const bad of [' 1', '1 ', '0x1', '1_0', '9223372036854775808', '-9223372036854775809', '+', '--1']) {
+      const response = await world.local('PUBLISH', '/atoi.md', { auth, 'expected-version': bad }, '# 4\n');
+      assert.deepEqual(
+        [response.status, text(response).includes('invalid expected-version')],
+        ['bad-request', true],
+        bad,
+      );
+    }
+    const appendPlus = await world.local('APPEND', '/atoi.md', { auth, 'expected-version': '+3' }, 'more\n');
+    assert.deepEqual([appendPlus.status, appendPlus.metadata.version], ['created', '4']);
+    assert.match(
+      text(await world.local('APPEND', '/atoi.md', { auth, 'expected-version': '' }, 'x')),
+      /APPEND requires expected-version metadata/,
+    );
+    assert.match(
+      text(await world.local('APPEND', '/atoi.md', { auth, 'expected-version': '-0' }, 'x')),
+      /invalid expected-version for APPEND \(must be >= 1\)/,
+    );
   });
 
   it('enforces the document contract (36)', async () => {

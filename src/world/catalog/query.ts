@@ -1,6 +1,7 @@
 import { lookupDefaultLimit, lookupMaxLimit, lookupMaxTerms, lookupMinQueryRunes } from '../../protocol/limits.ts';
 import { LookupRequestError } from './errors.ts';
 import { goFields, goToLower, goTrimSpace } from './go-text.ts';
+import { goAtoi } from '../go-atoi.ts';
 
 /** A validated LOOKUP query: the trimmed text the response echoes, and what to match. */
 export interface LookupQuery {
@@ -51,9 +52,6 @@ function runeCount(text: string): number {
   return count;
 }
 
-const int64Max = 2n ** 63n - 1n;
-const int64Min = -(2n ** 63n);
-
 /**
  * The `limit` option: absent or empty is 10; anything strconv.Atoi refuses
  * (including values past int64) or below 1 is `invalid limit`; above 1000 is
@@ -61,9 +59,8 @@ const int64Min = -(2n ** 63n);
  */
 export function parseLookupLimit(raw: string | undefined): number {
   if (raw === undefined || raw === '') return lookupDefaultLimit;
-  if (!/^[+-]?[0-9]+$/.test(raw)) throw invalidLimit();
-  const value = BigInt(raw);
-  if (value > int64Max || value < int64Min || value < 1n) throw invalidLimit();
+  const value = goAtoi(raw);
+  if (value === undefined || value < 1n) throw invalidLimit();
   return value > BigInt(lookupMaxLimit) ? lookupMaxLimit : Number(value);
 }
 

@@ -3,6 +3,7 @@ import type { MarkResponse } from '../../protocol/response.ts';
 import { formatRfc3339 } from '../../protocol/time.ts';
 import { extractPublisherMeta, isStoreError, validateMeta } from '../store/index.ts';
 import type { RequestScope, WorldContext } from './context.ts';
+import { goAtoi } from '../go-atoi.ts';
 import { conflictResponse } from './conflict.ts';
 import { storeFailure } from './store-errors.ts';
 import { checkDocumentContract, guardWrite } from './write-guard.ts';
@@ -25,11 +26,12 @@ export async function handleAppend(ctx: WorldContext, scope: RequestScope): Prom
     if (isStoreError(error)) return badRequest(error.message);
     throw error;
   }
+  // Go's handleAppend: "" is absent, then strconv.Atoi and at least 1.
   const expectedText = request.metadata['expected-version'];
-  if (expectedText === undefined) return badRequest('APPEND requires expected-version metadata');
-  const expected = /^\d+$/.test(expectedText) ? Number(expectedText) : 0;
-  if (!Number.isSafeInteger(expected) || expected < 1)
-    return badRequest('invalid expected-version for APPEND (must be >= 1)');
+  if (expectedText === undefined || expectedText === '') return badRequest('APPEND requires expected-version metadata');
+  const parsed = goAtoi(expectedText);
+  if (parsed === undefined || parsed < 1n) return badRequest('invalid expected-version for APPEND (must be >= 1)');
+  const expected = Number(parsed);
   try {
     const outcome = await ctx.store.append(path, request.body, metadata, { expectedVersion: expected });
     return created({ version: String(outcome.version.version), modified: formatRfc3339(outcome.version.modified) });

@@ -3,6 +3,7 @@ import type { MarkResponse } from '../../protocol/response.ts';
 import { formatRfc3339 } from '../../protocol/time.ts';
 import { applyOkfTypeDefault, extractPublisherMeta, isStoreError, validateMeta } from '../store/index.ts';
 import type { RequestScope, WorldContext } from './context.ts';
+import { goAtoi } from '../go-atoi.ts';
 import { conflictResponse } from './conflict.ts';
 import { storeFailure } from './store-errors.ts';
 import { checkDocumentContract, guardWrite } from './write-guard.ts';
@@ -66,10 +67,12 @@ async function unarchive(ctx: WorldContext, path: string): Promise<MarkResponse>
   }
 }
 
-/** Absent or "" means no check; otherwise a non-negative integer (0 = create-only). */
+/**
+ * Absent or "" means no check; otherwise what strconv.Atoi reads, not below 0
+ * (0 = create-only; `+1` and `-0` are Atoi's too), as Go's handlePublish.
+ */
 export function parseExpectedVersion(value: string | undefined): number | null | 'invalid' {
   if (value === undefined || value === '') return null;
-  if (!/^\d+$/.test(value)) return 'invalid';
-  const n = Number(value);
-  return Number.isSafeInteger(n) ? n : 'invalid';
+  const n = goAtoi(value);
+  return n === undefined || n < 0n ? 'invalid' : Number(n);
 }
