@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { goQuote, goValueString } from './go-format.ts';
 import { isGeneratedDocument } from '../graph/federation/hub-outputs.ts';
+import { lookupMaxLimit } from '../../protocol/limits.ts';
 
 /**
  * Argument schemas with the reference broker's messages (Go broker
@@ -120,4 +121,19 @@ export const includeGeneratedArgument = optionalBoolean(
 /** The paths a search or lookup leaves out for its `include_generated` argument. */
 export function skippedPaths(includeGenerated: boolean | undefined): (path: string) => boolean {
   return includeGenerated === true ? () => false : isGeneratedDocument;
+}
+
+/**
+ * Rows to ask a world for so that `wanted` rows can remain once generated
+ * documents are left out. The world applies its limit before the broker drops
+ * them, so asking for `wanted` alone lets a generated row ranked first push a
+ * real match out of the answer. The headroom is what this broker writes into a
+ * hub for `worldCount` worlds (hub-outputs.ts): `/graph.md`, which can give up
+ * to three section rows in body mode (its title, `## Nodes`, `## Edges`), and
+ * one `/index/<host:port>.md` and one `/.demarkus/crawl-state/<world>.md` per
+ * world. Capped at the most rows a world returns (docs/decisions.md).
+ */
+export function rowsToAsk(wanted: number, includeGenerated: boolean | undefined, worldCount: number): number {
+  if (includeGenerated === true) return Math.min(wanted, lookupMaxLimit);
+  return Math.min(wanted + 3 + 2 * worldCount, lookupMaxLimit);
 }
