@@ -58,6 +58,33 @@ export function optionalInteger(name: string, description: string, bounds: Integ
 }
 
 /**
+ * An integer the tool brings into range instead of refusing, where the Go
+ * broker clamps (`mark_lookup_all`'s and the world's `limit`, `mark_graph`'s
+ * `depth`). The advertised schema keeps only the bound the tool refuses at
+ * (and JSON's safe-integer range, which zod's `int()` adds): a `maximum` of
+ * `max` would have clients that check arguments against the schema refuse a
+ * value the tool takes. The description must say what a value beyond counts
+ * as (test/e2e/tool-schemas.test.ts reads it). Below `min` is refused with
+ * `<name> must be at least <min>` (Go's `mark_lookup_all` text), unless
+ * `clampBelow` brings it up to `min`, as Go's `max(1, …)` does for depth.
+ * The transform has no output JSON Schema: tool schemas are converted as input,
+ * as tools/list shows them (src/broker/http/register-definitions.ts).
+ */
+export function clampedInteger(
+  name: string,
+  description: string,
+  bounds: { min: number; max: number; clampBelow?: boolean },
+) {
+  const integer = z.number({ error: `${name} must be an integer` }).int({ error: `${name} must be an integer` });
+  const checked =
+    bounds.clampBelow === true ? integer : integer.min(bounds.min, { error: `${name} must be at least ${bounds.min}` });
+  return checked
+    .transform((value) => Math.min(Math.max(value, bounds.min), bounds.max))
+    .optional()
+    .describe(description);
+}
+
+/**
  * One of a fixed set of words, advertised as a JSON Schema `enum`. Surrounding
  * blanks are ignored and a blank value means the default: MCP clients often
  * send "" for an option left out.

@@ -117,6 +117,17 @@ describe('the single-world tools against a real world', () => {
     });
   });
 
+  it('mark_lookup takes a limit above 1000 as 1000, as the world does, and refuses one below 1', async () => {
+    // The Go broker passes the limit through and the world clamps it; this one used to refuse it.
+    const many = await runTool(markLookup, { url: 'mark://team-a/', query: 'journal', limit: 5000 }, ctx());
+    assert.equal(many.isError, undefined);
+    assert.match(many.text, /^status: ok\nmatches: 1\n/);
+    assert.deepEqual(await runTool(markLookup, { url: 'mark://team-a/', query: 'journal', limit: 0 }, ctx()), {
+      isError: true,
+      text: 'limit must be at least 1',
+    });
+  });
+
   it('a path the protocol cannot carry is an invalid URL that says why, and no world is asked', async () => {
     // Before, the decoded path reached encodeRequest, whose TypeError the agent read as "internal error".
     const control =

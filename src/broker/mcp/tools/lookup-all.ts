@@ -3,8 +3,8 @@ import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts'
 import { compareBytes } from '../../../protocol/byte-order.ts';
 import type { Metadata } from '../../../protocol/metadata.ts';
 import {
+  clampedInteger,
   includeGeneratedArgument,
-  optionalInteger,
   optionalString,
   requiredString,
   rowsToAsk,
@@ -40,9 +40,9 @@ const inputSchema = {
     'filter',
     'comma-separated key=value conditions applied in every world, e.g. modified-after=2026-01-01',
   ),
-  limit: optionalInteger(
+  limit: clampedInteger(
     'limit',
-    `most rows in the merged table (default ${lookupDefaultLimit}, at most ${lookupMaxLimit})`,
+    `most rows in the merged table (default ${lookupDefaultLimit}, at most ${lookupMaxLimit}: a larger limit counts as ${lookupMaxLimit})`,
     { min: 1, max: lookupMaxLimit },
   ),
   match: z

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { Metadata } from '../../../protocol/metadata.ts';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
 import {
+  clampedInteger,
   includeGeneratedArgument,
-  optionalInteger,
   optionalString,
   requiredString,
   rowsToAsk,
@@ -34,10 +34,11 @@ const inputSchema = {
     'filter',
     'comma-separated key=value conditions, e.g. tag=runbook,modified-after=2026-01-01 (also modified-before=)',
   ),
-  limit: optionalInteger('limit', `most rows to return (default ${lookupDefaultLimit}, at most ${lookupMaxLimit})`, {
-    min: 1,
-    max: lookupMaxLimit,
-  }),
+  limit: clampedInteger(
+    'limit',
+    `most rows to return (default ${lookupDefaultLimit}, at most ${lookupMaxLimit}: a larger limit counts as ${lookupMaxLimit}, as the world does)`,
+    { min: 1, max: lookupMaxLimit },
+  ),
   match: z
     .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
     .optional()
