@@ -92,4 +92,31 @@ describe('addresses agents are shown work in every tool (real MCP client)', () =
     assert.match(hubAll, /^matches: 3$/m);
     assert.match(hubAll, /\| mark:\/\/root\/graph\.md \|/);
   });
+
+  it('a real match ranked below generated documents still fills the limit (the world limits before they are left out)', async () => {
+    // Ranked below every generated document: a lower importance in the catalog, one mention among many words in the text.
+    await publish(
+      'mark://root/notes/zebra-notes.md',
+      '# Notes on the graph\n\nThe export lists every document and link; a zebra appears once here among the many other words of these notes.\n',
+      { title: 'Graph notes', tags: 'graph', importance: '0.1' },
+    );
+    const one = await call('mark_lookup', { url: 'mark://root/', query: 'graph', limit: 1 });
+    assert.match(resultText(one), /^matches: 1$/m);
+    assert.match(resultText(one), /^\| mark:\/\/root\/notes\/zebra-notes\.md \|/m);
+    assert.deepEqual(
+      (one.structuredContent as { rows: { path: string }[] }).rows.map((row) => row.path),
+      ['/notes/zebra-notes.md'],
+    );
+    const all = await text('mark_lookup_all', { query: 'graph', limit: 1 });
+    assert.match(all, /^matches: 1$/m);
+    assert.match(all, /^\| mark:\/\/root\/notes\/zebra-notes\.md \|/m);
+
+    const body = await text('mark_lookup', { url: 'mark://root/', query: 'zebra', match: 'body', limit: 1 });
+    assert.match(body, /^matches: 1$/m);
+    assert.match(body, /^\| mark:\/\/root\/notes\/zebra-notes\.md#/m);
+    // team-a's runbook fills one row; the second is the hub's note, not nothing.
+    const bodyAll = await text('mark_lookup_all', { query: 'zebra', match: 'body', limit: 2 });
+    assert.match(bodyAll, /^matches: 2$/m);
+    assert.match(bodyAll, /mark:\/\/root\/notes\/zebra-notes\.md/);
+  });
 });

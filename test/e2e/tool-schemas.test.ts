@@ -45,19 +45,31 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
         }
         if (property.type !== 'integer') continue;
         integers += 1;
-        assert.ok(property.minimum !== undefined && property.minimum >= 0, `${tool.name}.${name} minimum`);
-        assert.ok(property.maximum !== undefined, `${tool.name}.${name} maximum`);
-        const atMost = /at most (\d+)|1 to (\d+)/.exec(property.description ?? '');
-        if (atMost !== null) assert.equal(property.maximum, Number(atMost[1] ?? atMost[2]), `${tool.name}.${name}`);
+        const description = property.description ?? '';
+        // A clamped argument takes any integer on its clamped side and says what such a value counts as.
+        const raisedTo = /a smaller \w+ counts as (\d+)/.exec(description);
+        const loweredTo = /a larger (?:\w+ counts|one) as (\d+)/.exec(description);
+        if (raisedTo === null)
+          assert.ok(property.minimum !== undefined && property.minimum >= 0, `${tool.name}.${name} minimum`);
+        else assert.equal(property.minimum, Number.MIN_SAFE_INTEGER, `${tool.name}.${name} takes any smaller value`);
+        const atMost = /at most (\d+)|1 to (\d+)/.exec(description);
+        if (loweredTo !== null) {
+          assert.equal(property.maximum, Number.MAX_SAFE_INTEGER, `${tool.name}.${name} takes any larger value`);
+          assert.equal(Number(loweredTo[1]), Number(atMost?.[1] ?? atMost?.[2]), `${tool.name}.${name} clamp`);
+        } else {
+          assert.ok(property.maximum !== undefined, `${tool.name}.${name} maximum`);
+          if (atMost !== null) assert.equal(property.maximum, Number(atMost[1] ?? atMost[2]), `${tool.name}.${name}`);
+        }
       }
     }
     assert.ok(integers >= 8, `found ${integers} integer arguments`);
     const byName = new Map(tools.map((t) => [t.name, t.inputSchema.properties ?? {}]));
+    // Clamped as the Go broker clamps: a maximum here would have clients refuse what the tool takes.
     assert.deepEqual(byName.get('mark_lookup')?.limit, {
       type: 'integer',
       minimum: 1,
-      maximum: 1000,
-      description: byName.get('mark_lookup')?.limit?.description,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'most rows to return (default 10, at most 1000: a larger limit counts as 1000, as the world does)',
     });
     assert.equal(byName.get('mark_search')?.limit?.maximum, 100);
     assert.equal(byName.get('mark_graph')?.depth?.type, 'integer');
@@ -81,10 +93,12 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
     assert.deepEqual(publish.metadata?.additionalProperties, { type: 'string' });
   });
 
-  it('refuses out-of-range and mistyped arguments with a sentence naming the bound', async () => {
-    const tooMany = await call('mark_lookup', { url: 'mark://root/', query: 'x*', limit: 5000 });
-    assert.equal(isError(tooMany), true);
-    assert.equal(resultText(tooMany), 'limit must be between 1 and 1000');
+  it('refuses mistyped arguments and values below a bound with a sentence naming it, and clamps where Go clamps', async () => {
+    const tooFew = await call('mark_lookup_all', { query: 'xx', limit: 0 });
+    assert.equal(isError(tooFew), true);
+    assert.equal(resultText(tooFew), 'limit must be at least 1');
+    const many = await call('mark_lookup', { url: 'mark://root/', query: 'xx', limit: 5000 });
+    assert.equal(isError(many), false, resultText(many));
     const fraction = await call('mark_graph', { url: 'mark://root/index.md', depth: 1.5 });
     assert.equal(resultText(fraction), 'depth must be an integer');
     const mode = await call('mark_publish', {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { goQuote, goValueString } from './go-format.ts';
 import { isGeneratedDocument } from '../graph/federation/hub-outputs.ts';
+import { lookupMaxLimit } from '../../protocol/limits.ts';
 
 /**
  * Argument schemas with the reference broker's messages (Go broker
@@ -54,6 +55,33 @@ export function requiredInteger(name: string, description: string, bounds: Integ
 
 export function optionalInteger(name: string, description: string, bounds: IntegerBounds) {
   return boundedInteger(name, bounds, `${name} must be an integer`).optional().describe(description);
+}
+
+/**
+ * An integer the tool brings into range instead of refusing, where the Go
+ * broker clamps (`mark_lookup_all`'s and the world's `limit`, `mark_graph`'s
+ * `depth`). The advertised schema keeps only the bound the tool refuses at
+ * (and JSON's safe-integer range, which zod's `int()` adds): a `maximum` of
+ * `max` would have clients that check arguments against the schema refuse a
+ * value the tool takes. The description must say what a value beyond counts
+ * as (test/e2e/tool-schemas.test.ts reads it). Below `min` is refused with
+ * `<name> must be at least <min>` (Go's `mark_lookup_all` text), unless
+ * `clampBelow` brings it up to `min`, as Go's `max(1, …)` does for depth.
+ * The transform has no output JSON Schema: tool schemas are converted as input,
+ * as tools/list shows them (src/broker/http/register-definitions.ts).
+ */
+export function clampedInteger(
+  name: string,
+  description: string,
+  bounds: { min: number; max: number; clampBelow?: boolean },
+) {
+  const integer = z.number({ error: `${name} must be an integer` }).int({ error: `${name} must be an integer` });
+  const checked =
+    bounds.clampBelow === true ? integer : integer.min(bounds.min, { error: `${name} must be at least ${bounds.min}` });
+  return checked
+    .transform((value) => Math.min(Math.max(value, bounds.min), bounds.max))
+    .optional()
+    .describe(description);
 }
 
 /**
@@ -120,4 +148,19 @@ export const includeGeneratedArgument = optionalBoolean(
 /** The paths a search or lookup leaves out for its `include_generated` argument. */
 export function skippedPaths(includeGenerated: boolean | undefined): (path: string) => boolean {
   return includeGenerated === true ? () => false : isGeneratedDocument;
+}
+
+/**
+ * Rows to ask a world for so that `wanted` rows can remain once generated
+ * documents are left out. The world applies its limit before the broker drops
+ * them, so asking for `wanted` alone lets a generated row ranked first push a
+ * real match out of the answer. The headroom is what this broker writes into a
+ * hub for `worldCount` worlds (hub-outputs.ts): `/graph.md`, which can give up
+ * to three section rows in body mode (its title, `## Nodes`, `## Edges`), and
+ * one `/index/<host:port>.md` and one `/.demarkus/crawl-state/<world>.md` per
+ * world. Capped at the most rows a world returns (docs/decisions.md).
+ */
+export function rowsToAsk(wanted: number, includeGenerated: boolean | undefined, worldCount: number): number {
+  if (includeGenerated === true) return Math.min(wanted, lookupMaxLimit);
+  return Math.min(wanted + 3 + 2 * worldCount, lookupMaxLimit);
 }

@@ -4,7 +4,9 @@
  * dropped (credentials in a URL must not pass silently, and the broker resolves
  * world names itself); a query is refused; a fragment is refused unless the
  * caller allows one (`mark_fetch`, `mark_explore` and resources cut the
- * `#anchor` off before parsing). World names are compared lower-case.
+ * `#anchor` off before parsing). World names are compared lower-case. A path
+ * the protocol cannot carry once percent-decoded (a control character, more
+ * than 4087 bytes) is refused too, with the reason.
  *
  * Messages are the reference's `parseToolURL` texts; tools wrap them as
  * `invalid URL: <message>` and resources as `invalid resource URI "<raw>": <message>`.
@@ -12,6 +14,8 @@
 import { goHostname, goParseUrl, goPort, GoUrlError, type GoUrl } from './go-url.ts';
 import { goQuote } from '../../protocol/go-quote.ts';
 import { CodedError } from '../../errors/coded-error.ts';
+import { isValidRequestPath } from '../../protocol/paths.ts';
+import { maxRequestPathBytes } from '../../protocol/limits.ts';
 
 export type WorldUrl = {
   world: string;
@@ -59,5 +63,22 @@ export function parseWorldUrl(text: string, options: { allowFragment?: boolean }
   if (url.hasUser) throw new WorldUrlError(text, `invalid URL ${quoted}: world host must not carry userinfo`);
   if (url.rawQuery !== '') throw new WorldUrlError(text, `invalid URL ${quoted}: query parameters are not supported`);
   if (url.fragment !== '') throw new WorldUrlError(text, `invalid URL ${quoted}: fragments are not supported`);
-  return { world, path: url.path === '' ? '/' : url.path, fragment };
+  const path = url.path === '' ? '/' : url.path;
+  const problem = pathProblem(path, quoted);
+  if (problem !== null) throw new WorldUrlError(text, problem);
+  return { world, path, fragment };
+}
+
+/**
+ * A decoded path the Mark Protocol would refuse (src/protocol/paths.ts
+ * `isValidRequestPath`), refused here with a reason rather than at send time,
+ * where encodeRequest's TypeError could only read as an internal error.
+ */
+function pathProblem(path: string, quoted: string): string | null {
+  if (isValidRequestPath(path)) return null;
+  const bytes = Buffer.byteLength(path);
+  // A URL this long is not quoted back: the message would be over 4 KB.
+  if (bytes > maxRequestPathBytes)
+    return `invalid URL: the path is ${bytes} bytes once percent-decoded, over the Mark limit of ${maxRequestPathBytes}; use a shorter path`;
+  return `invalid URL ${quoted}: the path holds a control character (%00 to %1F other than tab, or %7F), which Mark paths may not contain; remove it`;
 }

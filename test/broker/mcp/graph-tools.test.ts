@@ -162,6 +162,23 @@ describe('graph tools', () => {
       assert.match(result.text, /mark:\/\/team-a\/docs\/b\.md -> mark:\/\/team-a\/docs\/a\.md \[supersedes\]\n/);
     });
 
+    it('brings a depth outside 1 to 5 to the nearer end, as the Go broker does, instead of refusing it', async () => {
+      for (let i = 0; i < 7; i++)
+        await gateway.publish('team-a', `/chain/c${i}.md`, `# Link ${i}\n\n[next](c${i + 1}.md)\n`);
+      const start = 'mark://team-a/chain/c0.md';
+      const deepest = await call('mark_graph', { url: start, depth: 5 });
+      assert.match(deepest.text, /^Crawled 6 nodes, /);
+      assert.deepEqual(await call('mark_graph', { url: start, depth: 9 }), deepest);
+      const shallowest = await call('mark_graph', { url: start, depth: 1 });
+      assert.match(shallowest.text, /^Crawled 2 nodes, /);
+      assert.deepEqual(await call('mark_graph', { url: start, depth: 0 }), shallowest);
+      assert.deepEqual(await call('mark_graph', { url: start, depth: -3 }), shallowest);
+      assert.deepEqual(await call('mark_graph', { url: start, depth: 1.5 }), {
+        text: 'depth must be an integer',
+        isError: true,
+      });
+    });
+
     it('refuses an unknown world and a missing url', async () => {
       assert.deepEqual(await call('mark_graph', { url: 'mark://team-z/index.md' }), {
         text: 'broker: unknown world "team-z" (not in broker config; known worlds: team-a, root)',

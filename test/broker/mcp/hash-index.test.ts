@@ -187,6 +187,38 @@ describe('mark_index and mark_resolve against real worlds', () => {
   });
 });
 
+describe('mark_index when a world cannot be reached', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startTestStack(['team-a', 'hub', 'gone']);
+    await stack.seed('team-a', '/a.md', '# A\n');
+    await stack.worlds.hub!.server.close();
+    await stack.worlds.gone!.server.close();
+  });
+  after(() => stack.close());
+
+  // Before, a world that did not answer read as a world without a manifest, and the agent was told to force.
+  it('reports a target that is down as down, not as a missing manifest to override with force', async () => {
+    const sent = stack.gateway.sent.filter((call) => call.verb === 'PUBLISH').length;
+    const result = await runTool(
+      markIndex,
+      { source: 'mark://team-a/', target: 'mark://hub/index/team-a.md' },
+      toolContext(stack.gateway),
+    );
+    assert.deepEqual(result, { isError: true, text: 'index (target manifest) failed: world hub is unavailable' });
+    assert.equal(stack.gateway.sent.filter((call) => call.verb === 'PUBLISH').length, sent);
+  });
+
+  it('reports a source that is down as down, not with a missing-manifest warning', async () => {
+    const result = await runTool(
+      markIndex,
+      { source: 'mark://gone/', target: 'mark://team-a/index/gone.md', dry_run: true },
+      toolContext(stack.gateway),
+    );
+    assert.deepEqual(result, { isError: true, text: 'index (source manifest) failed: world gone is unavailable' });
+  });
+});
+
 describe('mark_resolve and mark_index rules no real world exhibits', () => {
   it('skips a world whose answer does not hash to what it claims', async () => {
     const claimed = h('genuine');
@@ -234,6 +266,39 @@ describe('mark_resolve and mark_index rules no real world exhibits', () => {
     assert.equal(
       forced.text,
       'warning: target server has no agent manifest (force=true override)\nIndexed 0 documents from mark://src\nstatus: created\nversion: 1\n',
+    );
+  });
+
+  it('names an answer other than not-found instead of calling it a missing manifest', async () => {
+    const gateway = new MemoryGateway({
+      src: (call) =>
+        call.verb === 'LIST'
+          ? response('ok', { complete: 'true', entries: '0' }, '\n# Index of /\n\n')
+          : response('not-permitted', {}, '\n# Not permitted\n\nread token required\n'),
+      dst: (call) =>
+        call.verb === 'PUBLISH'
+          ? response('created', { version: '1' })
+          : response('server-error', {}, '\n# Server error\n\ndisk full\n'),
+    });
+    const refused = await runTool(
+      markIndex,
+      { source: 'mark://src/', target: 'mark://dst/i.md' },
+      toolContext(gateway),
+    );
+    assert.deepEqual(refused, {
+      isError: true,
+      text: "could not check the target server's agent manifest at /.well-known/agent-manifest.md: the world answered server-error: # Server error disk full; nothing was published",
+    });
+    const forced = await runTool(
+      markIndex,
+      { source: 'mark://src/', target: 'mark://dst/i.md', force: true },
+      toolContext(gateway),
+    );
+    assert.equal(
+      forced.text,
+      "warning: could not check the source server's agent manifest: the world answered not-permitted: # Not permitted read token required\n" +
+        "warning: could not check the target server's agent manifest: the world answered server-error: # Server error disk full (force=true override)\n" +
+        'Indexed 0 documents from mark://src\nstatus: created\nversion: 1\n',
     );
   });
 });

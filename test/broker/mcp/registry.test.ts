@@ -44,7 +44,9 @@ describe('the tool registry', () => {
   it('gives every tool a title, a description and an argument schema that converts to JSON Schema', () => {
     for (const tool of allTools()) {
       assert.ok(tool.title.length > 0 && tool.description.length > 40, tool.name);
-      const schema = z.toJSONSchema(z.object(tool.inputSchema)) as {
+      // As tools/list shows it: arguments are converted as input (src/broker/http/register-definitions.ts
+      // advertisedOnly), where a clamped integer's transform is its integer schema.
+      const schema = z.toJSONSchema(z.object(tool.inputSchema), { io: 'input' }) as {
         properties?: Record<string, { description?: string }>;
       };
       for (const [name, property] of Object.entries(schema.properties ?? {}))

@@ -4,8 +4,10 @@ import { runTool } from '../../../src/broker/mcp/run-tool.ts';
 import { markAppend } from '../../../src/broker/mcp/tools/append.ts';
 import { markArchive } from '../../../src/broker/mcp/tools/archive.ts';
 import { markDiscover } from '../../../src/broker/mcp/tools/discover.ts';
+import { markFetch } from '../../../src/broker/mcp/tools/fetch.ts';
 import { markList } from '../../../src/broker/mcp/tools/list.ts';
 import { markLookup } from '../../../src/broker/mcp/tools/lookup.ts';
+import { markPublish } from '../../../src/broker/mcp/tools/publish.ts';
 import { markVersions } from '../../../src/broker/mcp/tools/versions.ts';
 import { markWorlds } from '../../../src/broker/mcp/tools/worlds.ts';
 import { bob, toolContext } from './helpers/context.ts';
@@ -113,6 +115,49 @@ describe('the single-world tools against a real world', () => {
       isError: true,
       text: 'query is required',
     });
+  });
+
+  it('mark_lookup takes a limit above 1000 as 1000, as the world does, and refuses one below 1', async () => {
+    // The Go broker passes the limit through and the world clamps it; this one used to refuse it.
+    const many = await runTool(markLookup, { url: 'mark://team-a/', query: 'journal', limit: 5000 }, ctx());
+    assert.equal(many.isError, undefined);
+    assert.match(many.text, /^status: ok\nmatches: 1\n/);
+    assert.deepEqual(await runTool(markLookup, { url: 'mark://team-a/', query: 'journal', limit: 0 }, ctx()), {
+      isError: true,
+      text: 'limit must be at least 1',
+    });
+  });
+
+  it('a path the protocol cannot carry is an invalid URL that says why, and no world is asked', async () => {
+    // Before, the decoded path reached encodeRequest, whose TypeError the agent read as "internal error".
+    const control =
+      'the path holds a control character (%00 to %1F other than tab, or %7F), which Mark paths may not contain; remove it';
+    const sent = stack.gateway.sent.length;
+    assert.deepEqual(await runTool(markFetch, { url: 'mark://team-a/a%0Ab.md' }, ctx()), {
+      isError: true,
+      text: `invalid URL: invalid URL "mark://team-a/a%0Ab.md": ${control}`,
+    });
+    assert.deepEqual(await runTool(markFetch, { url: 'mark://team-a/a%00b.md' }, ctx()), {
+      isError: true,
+      text: `invalid URL: invalid URL "mark://team-a/a%00b.md": ${control}`,
+    });
+    assert.deepEqual(await runTool(markLookup, { url: 'mark://team-a/%0A', query: 'journal' }, ctx()), {
+      isError: true,
+      text: `invalid URL: invalid URL "mark://team-a/%0A": ${control}`,
+    });
+    const tooLong = `mark://team-a/${'a'.repeat(4100)}.md`;
+    const long =
+      'invalid URL: invalid URL: the path is 4104 bytes once percent-decoded, over the Mark limit of 4087; use a shorter path';
+    assert.deepEqual(await runTool(markFetch, { url: tooLong }, ctx()), { isError: true, text: long });
+    assert.deepEqual(await runTool(markPublish, { url: tooLong, body: '# x\n', expected_version: 0 }, ctx()), {
+      isError: true,
+      text: long,
+    });
+    assert.deepEqual(
+      await runTool(markPublish, { url: 'mark://team-a/a%0Ab.md', body: '# x\n', expected_version: 0 }, ctx()),
+      { isError: true, text: `invalid URL: invalid URL "mark://team-a/a%0Ab.md": ${control}` },
+    );
+    assert.equal(stack.gateway.sent.length, sent);
   });
 
   it('mark_discover reads the agent manifest whatever the path', async () => {

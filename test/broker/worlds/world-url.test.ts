@@ -117,4 +117,30 @@ describe('tool URLs: mark://{world}/{path} only (Go broker parseToolURL)', () =>
     refuses('mark://team a/x.md#intro', 'invalid URL: parse "mark://team a/x.md": invalid character " " in host name');
     refuses('mark://team-a/x.md#%zz', 'invalid URL: parse "mark://team-a/x.md#%zz": invalid URL escape "%zz"');
   });
+
+  it('refuses a decoded path the Mark Protocol cannot carry, saying why (it used to fail at send time as an internal error)', () => {
+    const control =
+      'the path holds a control character (%00 to %1F other than tab, or %7F), which Mark paths may not contain; remove it';
+    refuses('mark://team-a/a%0Ab.md', `invalid URL "mark://team-a/a%0Ab.md": ${control}`);
+    refuses('mark://team-a/a%00b.md', `invalid URL "mark://team-a/a%00b.md": ${control}`);
+    refuses('mark://team-a/%7F', `invalid URL "mark://team-a/%7F": ${control}`);
+    refuses('mark://team-a/a%0Ab.md#intro', `invalid URL "mark://team-a/a%0Ab.md": ${control}`, {
+      allowFragment: true,
+    });
+    refuses(
+      `mark://team-a/${'a'.repeat(4087)}`,
+      'invalid URL: the path is 4088 bytes once percent-decoded, over the Mark limit of 4087; use a shorter path',
+    );
+    // The limit counts decoded UTF-8 bytes: three escapes are one byte each, é is two.
+    refuses(
+      `mark://team-a/${'%41'.repeat(2000)}${'é'.repeat(1044)}`,
+      'invalid URL: the path is 4089 bytes once percent-decoded, over the Mark limit of 4087; use a shorter path',
+    );
+  });
+
+  it('keeps a tab and a path of exactly 4087 bytes, which the protocol allows', () => {
+    assert.equal(parseWorldUrl('mark://team-a/a%09b.md').path, '/a\tb.md');
+    const longest = `/${'a'.repeat(4086)}`;
+    assert.equal(parseWorldUrl(`mark://team-a${longest}`).path, longest);
+  });
 });

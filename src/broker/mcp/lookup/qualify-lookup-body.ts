@@ -6,20 +6,22 @@ import { qualifiedWorldUrl } from '../go-format.ts';
  * A world's LOOKUP table (catalog or body mode) as mark_lookup shows it: each
  * row's bare path becomes the `mark://{world}/{path}` URL the other tools take
  * (a body row keeps its `#anchor`), and rows for broker-generated documents are
- * dropped when `drop` says so. Lines outside the table pass unchanged.
+ * dropped when `drop` says so, as are rows past the first `keep` that remain
+ * (the broker asks the world for more rows than it shows: args.ts `rowsToAsk`).
+ * Lines outside the table pass unchanged.
  * With `qualify` false the paths stay bare, as the reference broker writes
  * them (web apps parse the table and expect paths; see tools/lookup.ts).
- * Returns the body and how many rows were dropped, so `matches` stays true.
+ * Returns the body and how many rows it shows, so `matches` stays true.
  */
 export function qualifyLookupBody(
   body: string,
   world: string,
-  drop: (path: string) => boolean,
-  qualify = true,
-): { body: string; dropped: number } {
+  options: { drop: (path: string) => boolean; keep: number; qualify: boolean },
+): { body: string; rows: number } {
+  const { drop, keep, qualify } = options;
   const lines = body.split('\n');
   let inTable = false;
-  let dropped = 0;
+  let rows = 0;
   const out: string[] = [];
   for (const line of lines) {
     const cells = splitTableRow(line);
@@ -39,10 +41,8 @@ export function qualifyLookupBody(
       continue;
     }
     const { path, anchor } = splitPathCell(pathCell);
-    if (drop(path)) {
-      dropped += 1;
-      continue;
-    }
+    if (drop(path) || rows >= keep) continue;
+    rows += 1;
     if (!qualify) {
       out.push(line);
       continue;
@@ -50,7 +50,7 @@ export function qualifyLookupBody(
     const url = escapeCell(qualifiedWorldUrl(world, path)) + (anchor === '' ? '' : `#${anchor}`);
     out.push(`| ${[url, ...cells.slice(1)].join(' | ')} |`);
   }
-  return { body: out.join('\n'), dropped };
+  return { body: out.join('\n'), rows };
 }
 
 /** `escaped-path#anchor` → the unescaped path and the raw anchor (protocol/render/lookup.ts writes it so). */

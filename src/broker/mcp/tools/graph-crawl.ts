@@ -1,4 +1,4 @@
-import { optionalInteger, requiredString } from '../args.ts';
+import { clampedInteger, requiredString } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
 import { graphTarget } from '../tool-input.ts';
 import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
@@ -21,10 +21,11 @@ export const markGraph = defineTool({
     "Crawl outward from a document along its links and rel-* relations (breadth first, default depth 2, at most 5, at most 200 documents) and record every node and edge in the broker's link graph, so mark_backlinks and mark_explore can answer. Returns the nodes and edges this crawl saw. Links to other worlds' documents are followed; links outside the knowledge system are recorded, not followed.",
   inputSchema: {
     url: requiredString('url', 'mark:// URL to start from, e.g. mark://team-a/index.md'),
-    depth: optionalInteger('depth', 'Link hops to follow from the start document: 1 to 5, default 2', {
-      min: 1,
-      max: maxCrawlDepth,
-    }),
+    depth: clampedInteger(
+      'depth',
+      `Link hops to follow from the start document: 1 to ${maxCrawlDepth}, default 2 (a smaller depth counts as 1, a larger one as ${maxCrawlDepth})`,
+      { min: 1, max: maxCrawlDepth, clampBelow: true },
+    ),
   },
   outputSchema: graphShape,
   readOnly: true,

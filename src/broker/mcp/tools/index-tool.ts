@@ -5,7 +5,9 @@ import { formatToolResult } from '../format-tool-result.ts';
 import { crawlBounds, CrawlError, crawlForIndex, type CrawlBounds, type CrawlResult } from '../hash-index/crawl.ts';
 import { mergeContentIndex, parseContentIndex, renderContentIndex } from '../../../protocol/render/content-index.ts';
 import { defineTool } from '../run-tool.ts';
-import { readWorld, urlArgument, writeWorld } from '../tool-input.ts';
+import { readWorld, urlArgument, writeWorld, type Outcome } from '../tool-input.ts';
+import { Status } from '../../../protocol/status.ts';
+import { failureDetail } from '../lookup/render-lookup-all.ts';
 import { structuredResult, toolError } from '../tool-result.ts';
 import { z } from 'zod';
 import type { MarkResponse } from '../../../protocol/response.ts';
@@ -25,7 +27,10 @@ const inputSchema = {
     { ...versionBounds, message: 'expected_version must be non-negative' },
   ),
   dry_run: optionalBoolean('dry_run', 'return the index without publishing it (default false)'),
-  force: optionalBoolean('force', 'publish even when the target world has no agent manifest (default false)'),
+  force: optionalBoolean(
+    'force',
+    'publish even when the target world has no agent manifest, or answers its manifest with an error status (default false)',
+  ),
 };
 
 const outputSchema = {
@@ -122,7 +127,11 @@ async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<Cr
 
 type Checked = { ok: true; warnings: string[] } | { ok: false; error: ToolResult };
 
-/** A source without a manifest is a warning; a target without one blocks publishing unless forced. */
+/**
+ * A source without a manifest is a warning; a target without one blocks publishing unless forced.
+ * Only the world saying so means "no manifest": a world that cannot be reached is reported as such
+ * (forcing would not help), and any other answer is named, never read as a missing manifest.
+ */
 async function checkManifests(
   ctx: ToolContext,
   sourceWorld: string,
@@ -131,8 +140,28 @@ async function checkManifests(
   force: boolean,
 ): Promise<Checked> {
   const warnings: string[] = [];
-  if (!(await hasManifest(ctx, sourceWorld))) warnings.push('warning: source server has no agent manifest');
-  if (dryRun || (await hasManifest(ctx, targetWorld))) return { ok: true, warnings };
+  const source = await readManifest(ctx, sourceWorld, 'index (source manifest)');
+  if (!source.ok) return source;
+  if (source.value.kind === 'absent') warnings.push('warning: source server has no agent manifest');
+  if (source.value.kind === 'unknown')
+    warnings.push(`warning: could not check the source server's agent manifest: ${source.value.answer}`);
+  if (dryRun) return { ok: true, warnings };
+  const target = await readManifest(ctx, targetWorld, 'index (target manifest)');
+  if (!target.ok) return target;
+  if (target.value.kind === 'present') return { ok: true, warnings };
+  if (target.value.kind === 'unknown') {
+    if (!force)
+      return {
+        ok: false,
+        error: toolError(
+          `could not check the target server's agent manifest at ${agentManifestPath}: ${target.value.answer}; nothing was published`,
+        ),
+      };
+    warnings.push(
+      `warning: could not check the target server's agent manifest: ${target.value.answer} (force=true override)`,
+    );
+    return { ok: true, warnings };
+  }
   if (!force) {
     return {
       ok: false,
@@ -146,9 +175,20 @@ async function checkManifests(
   return { ok: true, warnings };
 }
 
-async function hasManifest(ctx: ToolContext, world: string): Promise<boolean> {
-  const answer = await readWorld(ctx, 'index', world, { verb: 'FETCH', path: agentManifestPath });
-  return answer.ok && answer.value.status === 'ok';
+/** `absent` only when the world says there is none (not-found, archived); `unknown` carries any other answer's status and text. */
+type ManifestState = { kind: 'present' } | { kind: 'absent' } | { kind: 'unknown'; answer: string };
+
+async function readManifest(ctx: ToolContext, world: string, verb: string): Promise<Outcome<ManifestState>> {
+  const answer = await readWorld(ctx, verb, world, { verb: 'FETCH', path: agentManifestPath });
+  if (!answer.ok) return answer;
+  const { status, body } = answer.value;
+  if (status === Status.Ok) return { ok: true, value: { kind: 'present' } };
+  // Archived is as definitive: the world holds no current manifest.
+  if (status === Status.NotFound || status === Status.Archived) return { ok: true, value: { kind: 'absent' } };
+  return {
+    ok: true,
+    value: { kind: 'unknown', answer: `the world answered ${status}${failureDetail(bodyText(body))}` },
+  };
 }
 
 async function publishIndex(

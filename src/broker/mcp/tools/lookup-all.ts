@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
 import { compareBytes } from '../../../protocol/byte-order.ts';
 import type { Metadata } from '../../../protocol/metadata.ts';
-import { includeGeneratedArgument, optionalInteger, optionalString, requiredString, skippedPaths } from '../args.ts';
+import {
+  clampedInteger,
+  includeGeneratedArgument,
+  optionalString,
+  requiredString,
+  rowsToAsk,
+  skippedPaths,
+} from '../args.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { boundedMap } from '../../../concurrency/pool.ts';
@@ -33,9 +40,9 @@ const inputSchema = {
     'filter',
     'comma-separated key=value conditions applied in every world, e.g. modified-after=2026-01-01',
   ),
-  limit: optionalInteger(
+  limit: clampedInteger(
     'limit',
-    `most rows in the merged table (default ${lookupDefaultLimit}, at most ${lookupMaxLimit})`,
+    `most rows in the merged table (default ${lookupDefaultLimit}, at most ${lookupMaxLimit}: a larger limit counts as ${lookupMaxLimit})`,
     { min: 1, max: lookupMaxLimit },
   ),
   match: z
@@ -88,9 +95,14 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
   const limit = args.limit ?? lookupDefaultLimit;
   if (args.match === 'body') return bodyLookupAll(ctx, args, scope, limit);
-  const metadata: Metadata = { query: args.query, limit: String(limit) };
-  if (args.filter !== undefined && args.filter !== '') metadata.filter = args.filter;
   const worlds = ctx.gateway.list().map((world) => world.name);
+  // Generated rows are dropped after each world's limit: ask for enough that they cannot starve the answer.
+  const metadata: Metadata = {
+    query: args.query,
+    limit: String(rowsToAsk(limit, args.include_generated, worlds.length)),
+  };
+  if (args.filter !== undefined && args.filter !== '') metadata.filter = args.filter;
+  const skip = skippedPaths(args.include_generated);
   const answers = await boundedMap(worlds, worldFanOut, (world) => lookupIn(ctx, world, scope, metadata));
   const rows: WorldRow[] = [];
   const failures: WorldFailure[] = [];
@@ -100,9 +112,9 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
       failures.push({ world, message: failureMessage('lookup', world, answer.error) });
       return;
     }
-    const skip = skippedPaths(args.include_generated);
+    // Ranked among the rows shown, so a world whose first rows were generated is not pushed down the merge.
     const kept = answer.value.filter((row) => !skip(row.path));
-    rows.push(...kept.map((row) => ({ ...row, world })));
+    rows.push(...kept.map((row, rank) => ({ ...row, rank, world })));
   });
   failures.sort((a, b) => compareBytes(a.world, b.world));
   if (worlds.length > 0 && failures.length === worlds.length) {
@@ -145,6 +157,7 @@ async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: strin
       scope,
       filter: args.filter,
       limit,
+      perWorldLimit: rowsToAsk(limit, args.include_generated, worlds.length),
       terms: 'all',
       skipPath: skippedPaths(args.include_generated),
     },

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import type { Metadata } from '../../../protocol/metadata.ts';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
-import { includeGeneratedArgument, optionalInteger, optionalString, requiredString, skippedPaths } from '../args.ts';
+import {
+  clampedInteger,
+  includeGeneratedArgument,
+  optionalString,
+  requiredString,
+  rowsToAsk,
+  skippedPaths,
+} from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
 import { bodyText } from '../body-text.ts';
@@ -27,10 +34,11 @@ const inputSchema = {
     'filter',
     'comma-separated key=value conditions, e.g. tag=runbook,modified-after=2026-01-01 (also modified-before=)',
   ),
-  limit: optionalInteger('limit', `most rows to return (default ${lookupDefaultLimit}, at most ${lookupMaxLimit})`, {
-    min: 1,
-    max: lookupMaxLimit,
-  }),
+  limit: clampedInteger(
+    'limit',
+    `most rows to return (default ${lookupDefaultLimit}, at most ${lookupMaxLimit}: a larger limit counts as ${lookupMaxLimit}, as the world does)`,
+    { min: 1, max: lookupMaxLimit },
+  ),
   match: z
     .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
     .optional()
@@ -73,10 +81,12 @@ type LookupArgs = {
 async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
   const target = urlArgument(ctx, args.url);
   if (!target.ok) return target.error;
-  // The world validates query, filter and limit and answers bad-request itself.
+  // The world validates query and filter and answers bad-request itself.
   const metadata: Metadata = { query: args.query };
   if (args.filter !== undefined && args.filter !== '') metadata.filter = args.filter;
-  if (args.limit !== undefined && args.limit > 0) metadata.limit = String(args.limit);
+  const limit = args.limit ?? lookupDefaultLimit;
+  // Generated rows are dropped after the world's limit: ask for enough that they cannot starve the answer.
+  metadata.limit = String(rowsToAsk(limit, args.include_generated, ctx.gateway.list().length));
   if (args.match !== undefined) metadata.match = args.match;
   const { world, path } = target.value;
   const answer = await readWorld(ctx, 'lookup', world, { verb: 'LOOKUP', path, metadata });
@@ -94,14 +104,18 @@ async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
   const drop = skippedPaths(args.include_generated);
   // Web apps (the library) parse the reference table's bare paths, as they do for mark_fetch bodies;
   // agents get the mark:// URLs every other tool takes.
-  const shown = qualifyLookupBody(bodyText(response.body), world, drop, ctx.identity.webClient === undefined);
-  const matches = reported === undefined ? undefined : reported - shown.dropped;
-  const extra: Metadata = matches !== undefined && shown.dropped > 0 ? { matches: String(matches) } : {};
+  const shown = qualifyLookupBody(bodyText(response.body), world, {
+    drop,
+    keep: limit,
+    qualify: ctx.identity.webClient === undefined,
+  });
+  const matches = reported === undefined ? undefined : shown.rows;
+  const extra: Metadata = matches !== undefined && matches !== reported ? { matches: String(matches) } : {};
   const { rows, table_error } = structuredLookupRows(world, response);
   return structuredResult(formatToolResultWith(response, shown.body, extra, ['matches']), {
     ...responseFields(url, response, extra),
     ...(matches === undefined ? {} : { matches }),
-    rows: rows.filter((row) => !drop(row.path)),
+    rows: rows.filter((row) => !drop(row.path)).slice(0, limit),
     ...(table_error === undefined ? {} : { table_error }),
   });
 }

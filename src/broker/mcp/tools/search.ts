@@ -7,7 +7,14 @@ import {
   type SearchOutcome,
   type SearchText,
 } from '../../search/index.ts';
-import { includeGeneratedArgument, optionalInteger, optionalString, requiredString, skippedPaths } from '../args.ts';
+import {
+  includeGeneratedArgument,
+  optionalInteger,
+  optionalString,
+  requiredString,
+  rowsToAsk,
+  skippedPaths,
+} from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
 import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
@@ -115,7 +122,7 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
       scope,
       filter: args.filter,
       limit,
-      perWorldLimit: limit * rowsPerDocument,
+      perWorldLimit: rowsToAsk(limit * rowsPerDocument, args.include_generated, ctx.gateway.list().length),
       terms: 'any',
       nearest: nearestTitles,
       onePerDocument: true,
