@@ -46,6 +46,8 @@ export type McpEndpoint = {
    * (`reloadSessionMemory`); absent without Redis.
    */
   announceSubscriptions?: (sessionId: string) => void;
+  /** The restores of shared sessions under way on this replica, by session id (see `restoreOnce`). */
+  restoring: Map<string, Promise<Restored>>;
   mode: 'stateful' | 'stateless';
   newServer: McpServerFactory;
   /** The SDK's 2026-07-28 handler (`createMcpHandler`), adapted to Node. */
@@ -136,14 +138,14 @@ async function serveSession(
       // Someone else's session: answer as if it did not exist.
       session = undefined;
     } else if (session === undefined) {
-      const restored = await restoreSession(endpoint, sessionId, found);
-      if (restored !== undefined && !endpoint.sessions.add(restored)) {
+      const restored = await restoreOnce(endpoint, sessionId, found);
+      if (restored !== undefined && !restored.kept) {
         // No room for another copy here: this one serves the request and goes.
         hijack(reply);
-        await restored.transport.handleRequest(request.raw, reply.raw, request.body, auth);
-        return restored.close();
+        await restored.session.transport.handleRequest(request.raw, reply.raw, request.body, auth);
+        return restored.session.close();
       }
-      session = restored;
+      session = restored?.session;
     } else if (session.shared !== undefined && session.shared.revision !== found.revision) {
       await loadMemory(endpoint.shared, session, found.revision);
     }
@@ -174,6 +176,37 @@ async function openSession(
     await session.close();
     await endpoint.shared?.delete(id, identity.subject).catch(() => undefined);
   }
+}
+
+/** A copy restored from the shared directory; `kept`: held in this replica's store, else it serves one request. */
+export type Restored = { session: Session; kept: boolean } | undefined;
+
+/**
+ * This replica's copy of shared session `id`, restored once however many of
+ * its requests arrive together (a client that fails over reopens its GET
+ * stream and sends a call, both to the new pod). Each restoring a copy of its
+ * own would leave all but one outside the store: open, holding the client's
+ * stream, and reached by neither notices, DELETE nor the sweep. A request
+ * that waited uses the copy the store kept; when it kept none (no room, or
+ * the session ended meanwhile) it gets a copy of its own for itself.
+ */
+async function restoreOnce(endpoint: McpEndpoint, id: string, found: FoundSession): Promise<Restored> {
+  const pending = endpoint.restoring.get(id);
+  if (pending !== undefined) {
+    const restored = await pending;
+    const kept = endpoint.sessions.use(id, found.subject);
+    if (kept !== undefined) return { session: kept, kept: true };
+    if (restored === undefined) return undefined;
+    const own = await restoreSession(endpoint, id, found);
+    return own === undefined ? undefined : { session: own, kept: false };
+  }
+  const restoring = restoreSession(endpoint, id, found)
+    .then(
+      (session): Restored => (session === undefined ? undefined : { session, kept: endpoint.sessions.add(session) }),
+    )
+    .finally(() => endpoint.restoring.delete(id));
+  endpoint.restoring.set(id, restoring);
+  return restoring;
 }
 
 /**

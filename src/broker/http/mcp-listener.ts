@@ -197,6 +197,7 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
   const endpoint: McpEndpoint = {
     sessions,
     shared,
+    restoring: new Map(),
     mode: options.sessionMode ?? 'stateful',
     newServer,
     modern: (req, res, body, auth) => {

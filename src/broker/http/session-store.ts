@@ -106,9 +106,13 @@ export class SessionStore {
   /**
    * Adds a session, closing the subject's own least recently used ones to stay
    * within both caps. Returns false, adding nothing, when the store is full of
-   * other subjects' sessions (possible only when `canOpen` raced another add).
+   * other subjects' sessions (possible only when `canOpen` raced another add),
+   * or when it already holds a session with this id: replacing that one would
+   * leave it open (with the client's event stream, say) where neither `drop`,
+   * the sweep nor `closeAll` can reach it.
    */
   add(session: Session): boolean {
+    if (this.#entries.has(session.id)) return false;
     const mine = (entry: Entry) => entry.session.subject === session.subject;
     let own = this.#countOf(session.subject);
     for (; own >= this.#maxPerSubject; own -= 1) this.#evictOldest(mine, 'subject-capacity');

@@ -95,6 +95,17 @@ describe('session store bounds', () => {
     assert.ok(store.use('busy', 'ada'));
   });
 
+  it('never replaces a session it holds with another of the same id: the second is refused, neither is closed', () => {
+    const sizes: number[] = [];
+    const store = new SessionStore({ onSizeChange: (n) => sizes.push(n) });
+    const [first, second] = [session('s1'), session('s1')];
+    assert.equal(store.add(first), true);
+    assert.equal(store.add(second), false);
+    assert.equal(store.use('s1', 'ada'), first);
+    assert.deepEqual([first.closed(), second.closed()], [false, false]);
+    assert.deepEqual(sizes, [1]);
+  });
+
   it('hands a session only to the subject that opened it', () => {
     const store = new SessionStore();
     store.add(session('s1', 'ada'));

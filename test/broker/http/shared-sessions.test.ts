@@ -3,8 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Redis } from 'ioredis';
 import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
-import { issuer, startListener, type Harness } from './fixtures.ts';
-import { jsonRpcHeaders } from './raw-http.ts';
+import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
+import { definitions, issuer, listingGateway, startListener, type Harness } from './fixtures.ts';
+import { initializeBody, jsonRpcHeaders } from './raw-http.ts';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
 
 /**
@@ -41,12 +42,37 @@ describe('MCP sessions shared through Redis by two replicas', () => {
     await redis?.close();
   });
 
-  /** Two listeners sharing Redis and one signing key. */
-  async function replicas(options: { maxSessionsPerSubject?: number } = {}): Promise<[Harness, Harness]> {
+  /**
+   * Two listeners sharing Redis and one signing key; `subscriptions`: each
+   * offers resource subscriptions, in its own registry; `clockOfA`: the first
+   * one's session store runs on that clock (Redis keeps real time).
+   */
+  async function replicas(
+    options: {
+      maxSessionsPerSubject?: number;
+      subscriptions?: [ResourceSubscriptions, ResourceSubscriptions];
+      clockOfA?: () => number;
+    } = {},
+  ): Promise<[Harness, Harness]> {
     const sharedSessions = { client: connection(), keyPrefix: `sessions-${prefix++}:` };
     await new Promise((resolve) => sharedSessions.client.once('ready', resolve));
     const sessions = options.maxSessionsPerSubject ? { maxSessionsPerSubject: options.maxSessionsPerSubject } : {};
-    const first = await startListener({ sharedSessions, sessions });
+    const server = (subscriptions: ResourceSubscriptions | undefined) =>
+      subscriptions === undefined
+        ? {}
+        : {
+            server: {
+              serverInfo: { name: 'replica', version: '0' },
+              definitions,
+              gateway: listingGateway,
+              subscriptions,
+            },
+          };
+    const first = await startListener({
+      sharedSessions,
+      sessions: { ...sessions, ...(options.clockOfA ? { now: options.clockOfA } : {}) },
+      ...server(options.subscriptions?.[0]),
+    });
     const verifyBearer = createBearerVerifier({
       broker: { publicKey: first.key.publicKey, kid: first.key.kid, issuer, audiences: [first.resource] },
     });
@@ -54,8 +80,30 @@ describe('MCP sessions shared through Redis by two replicas', () => {
       sharedSessions: { ...sharedSessions, client: connection() },
       verifyBearer,
       sessions,
+      ...server(options.subscriptions?.[1]),
     });
     return [first, second];
+  }
+
+  /** A session opened on `target` by hand, as a client would: initialize, then initialized. */
+  async function openOn(target: Harness, token: string) {
+    const opened = await fetch(target.url, { method: 'POST', headers: jsonRpcHeaders(token), body: initializeBody });
+    const id = opened.headers.get('mcp-session-id');
+    await opened.text();
+    assert.ok(id, 'initialize opened a session');
+    const ofSession = { authorization: `Bearer ${token}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+    const headers = { ...jsonRpcHeaders(token), ...ofSession };
+    const post = async (to: Harness, message: object) => {
+      const response = await fetch(to.url, { method: 'POST', headers, body: JSON.stringify(message) });
+      return { status: response.status, text: await response.text() };
+    };
+    await post(target, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    const end = async (to: Harness) => {
+      const response = await fetch(to.url, { method: 'DELETE', headers: ofSession });
+      await response.text();
+      return response.status;
+    };
+    return { id, post, end };
   }
 
   /** A fetch that sends each request to the next live replica in turn. */
@@ -171,7 +219,61 @@ describe('MCP sessions shared through Redis by two replicas', () => {
       await b.close();
     }
   });
+  it('keeps one copy of a session whose first two requests reach a replica at the same moment', async () => {
+    const held = new CopiesSubscribed();
+    [a, b] = await replicas({ subscriptions: [new ResourceSubscriptions(), held] });
+    try {
+      const token = await a.token('failover@example.com');
+      // Two open connections to b, so that the two requests below reach it together.
+      await Promise.all([statelessCall(b, token), statelessCall(b, token)]);
+      for (let round = 0; round < 8; round++) {
+        const session = await openOn(a, token);
+        assert.match((await session.post(a, subscribe('mark://alpha/x.md', 2))).text, /"result":\{\}/);
+        // Failover: the client's next two requests (its new GET stream and a call, say) both reach b,
+        // which has no copy yet. Each copy b restores subscribes again to what the memory holds.
+        const replies = await Promise.all([session.post(b, listTools(3)), session.post(b, listTools(4))]);
+        assert.deepEqual(
+          replies.map((reply) => reply.status),
+          [200, 200],
+        );
+        assert.equal(held.copies.size, 1, `round ${round}: b made one copy of the session, not one per request`);
+        assert.equal(await session.end(b), 200);
+        assert.equal(held.copies.size, 0, `round ${round}: ending the session closed every copy b made`);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });
+
+const listTools = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+const subscribe = (uri: string, id: number) => ({ jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } });
+
+/** A call without a session, so that the replica's connection is open before the calls that race. */
+async function statelessCall(target: Harness, token: string): Promise<void> {
+  const response = await fetch(target.url, {
+    method: 'POST',
+    headers: { ...jsonRpcHeaders(token), 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify(listTools(1)),
+  });
+  assert.equal(response.status, 200);
+  await response.text();
+}
+
+/** A replica's real registry, also counting the session copies subscribed in it. */
+class CopiesSubscribed extends ResourceSubscriptions {
+  readonly copies = new Set<object>();
+  override subscribe(...args: Parameters<ResourceSubscriptions['subscribe']>) {
+    const target = super.subscribe(...args);
+    this.copies.add(args[0]);
+    return target;
+  }
+  override drop(session: object): void {
+    super.drop(session);
+    this.copies.delete(session);
+  }
+}
 
 describe('session memory as JSON', () => {
   it("round-trips mark_fetch's Map in order, and ignores text that is not a snapshot", async () => {
