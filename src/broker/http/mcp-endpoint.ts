@@ -322,6 +322,26 @@ export async function reloadSessionMemory(endpoint: McpEndpoint, id: string): Pr
   }
 }
 
+/**
+ * Which of these shared sessions, idle on this replica, are still in use
+ * through other replicas: the store's sweep keeps their copies (the client's
+ * event stream may be held here while its calls go elsewhere). When Redis
+ * cannot answer, all of them: the copies go on serving their owner, as they do
+ * for requests, and the next sweep asks again.
+ */
+export async function sessionsInUseElsewhere(
+  endpoint: McpEndpoint,
+  ids: readonly string[],
+): Promise<ReadonlySet<string>> {
+  if (endpoint.shared === null) return new Set();
+  try {
+    return await endpoint.shared.inUse(ids);
+  } catch (error) {
+    endpoint.logError(error, 'MCP session directory unavailable: idle session copies kept until the next sweep');
+    return new Set(ids);
+  }
+}
+
 async function saveMemory(endpoint: McpEndpoint, session: Session, shared: { revision: number }): Promise<void> {
   try {
     const revision = await endpoint.shared!.saveState(session.id, session.state.snapshot());

@@ -27,6 +27,13 @@ export type SessionStoreOptions = {
   now?: () => number;
   onSizeChange?: (size: number) => void;
   onEvict?: (session: Session, reason: EvictReason) => void;
+  /**
+   * Which of these shared copies (`Session.shared`), idle on this replica, are
+   * still in use through other replicas. The sweep asks before closing them
+   * and keeps those (the client's event stream may be on this copy while its
+   * calls go elsewhere); absent, they are closed like the others.
+   */
+  inUseElsewhere?: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
 };
 
 export type EvictReason = 'idle' | 'capacity' | 'subject-capacity' | 'shutdown' | 'ended-elsewhere';
@@ -52,6 +59,7 @@ export class SessionStore {
   readonly #now: () => number;
   readonly #onSizeChange: (size: number) => void;
   readonly #onEvict: NonNullable<SessionStoreOptions['onEvict']>;
+  readonly #inUseElsewhere: NonNullable<SessionStoreOptions['inUseElsewhere']>;
   readonly #entries = new Map<string, Entry>();
 
   constructor(options: SessionStoreOptions = {}) {
@@ -64,6 +72,7 @@ export class SessionStore {
     this.#now = options.now ?? (() => performance.now());
     this.#onSizeChange = options.onSizeChange ?? (() => {});
     this.#onEvict = options.onEvict ?? (() => {});
+    this.#inUseElsewhere = options.inUseElsewhere ?? (async () => new Set());
   }
 
   get size(): number {
@@ -99,7 +108,10 @@ export class SessionStore {
    * closing sessions past their idle TTL), or holding one of its own to replace.
    */
   canOpen(subject: string): boolean {
-    if (this.#entries.size >= this.#max) this.sweep();
+    // Only sessions this replica alone holds: a shared directory keeps the limits for the cluster instead.
+    if (this.#entries.size >= this.#max)
+      for (const [id, entry] of this.#idle())
+        if (entry.session.shared === undefined) void this.#close(id, entry, 'idle');
     return this.#entries.size < this.#max || this.#countOf(subject) > 0;
   }
 
@@ -134,13 +146,29 @@ export class SessionStore {
     if (this.#entries.delete(id)) this.#onSizeChange(this.#entries.size);
   }
 
-  /** Closes every session idle for longer than the TTL; returns how many. */
-  sweep(): number {
+  /**
+   * Closes every session idle for longer than the TTL; returns how many.
+   * Shared copies among them are kept while `inUseElsewhere` says their
+   * session is in use through other replicas (one question for all of them),
+   * and count as used now; when it cannot answer they are kept until the next
+   * sweep asks again.
+   */
+  async sweep(): Promise<number> {
+    const idle = this.#idle();
+    const shared = idle.filter(([, entry]) => entry.session.shared !== undefined).map(([id]) => id);
+    const inUse =
+      shared.length === 0 ? new Set<string>() : await this.#inUseElsewhere(shared).catch(() => new Set(shared));
     const cutoff = this.#now() - this.#idleTtlMs;
     let closed = 0;
-    // Oldest first: stop at the first session used after the cutoff.
-    for (const [id, entry] of this.#entries) {
-      if (entry.lastUsed > cutoff) break;
+    for (const [id, entry] of idle) {
+      // Used, closed or replaced while the question was out.
+      if (this.#entries.get(id) !== entry || entry.lastUsed > cutoff) continue;
+      if (inUse.has(id)) {
+        this.#entries.delete(id);
+        entry.lastUsed = this.#now();
+        this.#entries.set(id, entry);
+        continue;
+      }
       void this.#close(id, entry, 'idle');
       closed += 1;
     }
@@ -150,6 +178,18 @@ export class SessionStore {
   async closeAll(): Promise<void> {
     const entries = [...this.#entries];
     await Promise.all(entries.map(([id, entry]) => this.#close(id, entry, 'shutdown')));
+  }
+
+  /** The sessions idle past the TTL, oldest first. */
+  #idle(): Array<[string, Entry]> {
+    const cutoff = this.#now() - this.#idleTtlMs;
+    const idle: Array<[string, Entry]> = [];
+    // Oldest first: stop at the first session used after the cutoff.
+    for (const pair of this.#entries) {
+      if (pair[1].lastUsed > cutoff) break;
+      idle.push(pair);
+    }
+    return idle;
   }
 
   #countOf(subject: string): number {

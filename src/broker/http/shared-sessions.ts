@@ -173,6 +173,25 @@ export class SharedSessions {
     return revision < 0 ? null : revision;
   }
 
+  /**
+   * Which of these sessions still exist, i.e. were used through some replica
+   * within the idle TTL (each use renews the record's expiry): one round trip
+   * for all of them.
+   */
+  async inUse(ids: readonly string[]): Promise<Set<string>> {
+    const replies = await this.#call(async () => {
+      const pipeline = this.#client.pipeline();
+      for (const id of ids) pipeline.exists(this.#sessionPrefix + id);
+      return (await pipeline.exec()) ?? [];
+    });
+    const found = new Set<string>();
+    for (const [index, [error, count]] of replies.entries()) {
+      if (error) throw new StateUnavailableError(`Redis did not answer: ${error.message}`, { cause: error });
+      if (count === 1) found.add(ids[index]!);
+    }
+    return found;
+  }
+
   /** Ends a session cluster-wide (the client sent DELETE, or its initialize failed). */
   async delete(id: string, subject: string): Promise<void> {
     await this.#call(() =>

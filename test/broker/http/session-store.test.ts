@@ -80,7 +80,7 @@ describe('session store bounds', () => {
     assert.equal(store.size, 3);
   });
 
-  it('closes sessions idle past the TTL on sweep, and keeps recently used ones', () => {
+  it('closes sessions idle past the TTL on sweep, and keeps recently used ones', async () => {
     const c = clock();
     const store = new SessionStore({ idleTtlMs: 1000, now: c.now });
     const [idle, busy] = [session('idle'), session('busy')];
@@ -89,7 +89,7 @@ describe('session store bounds', () => {
     c.advance(600);
     store.use('busy', 'ada');
     c.advance(600);
-    assert.equal(store.sweep(), 1);
+    assert.equal(await store.sweep(), 1);
     assert.equal(idle.closed(), true);
     assert.equal(busy.closed(), false);
     assert.ok(store.use('busy', 'ada'));
@@ -104,6 +104,54 @@ describe('session store bounds', () => {
     assert.equal(store.use('s1', 'ada'), first);
     assert.deepEqual([first.closed(), second.closed()], [false, false]);
     assert.deepEqual(sizes, [1]);
+  });
+
+  it('asks once about the idle shared copies only, and keeps those in use through other replicas', async () => {
+    const c = clock();
+    const asked: string[][] = [];
+    const store = new SessionStore({
+      idleTtlMs: 1000,
+      now: c.now,
+      inUseElsewhere: async (ids) => {
+        asked.push([...ids]);
+        return new Set(['busy-elsewhere']);
+      },
+    });
+    const [alone, ended, busy, recent] = [
+      session('alone'),
+      { ...session('ended'), shared: { revision: 1 } },
+      { ...session('busy-elsewhere'), shared: { revision: 1 } },
+      { ...session('recent'), shared: { revision: 1 } },
+    ];
+    for (const s of [alone, ended, busy]) store.add(s);
+    c.advance(1001);
+    store.add(recent);
+    assert.equal(await store.sweep(), 2);
+    assert.deepEqual(asked, [['ended', 'busy-elsewhere']]);
+    assert.deepEqual(
+      [alone, ended, busy, recent].map((s) => s.closed()),
+      [true, true, false, false],
+    );
+    // Kept as used now: the next sweep within the TTL asks nothing.
+    c.advance(500);
+    assert.equal(await store.sweep(), 0);
+    assert.equal(asked.length, 1);
+  });
+
+  it('keeps idle shared copies when nobody can say whether they are in use elsewhere', async () => {
+    const c = clock();
+    const store = new SessionStore({
+      idleTtlMs: 1000,
+      now: c.now,
+      inUseElsewhere: async () => {
+        throw new Error('Redis did not answer');
+      },
+    });
+    const copy = { ...session('copy'), shared: { revision: 1 } };
+    store.add(copy);
+    c.advance(1001);
+    assert.equal(await store.sweep(), 0);
+    assert.equal(copy.closed(), false);
   });
 
   it('hands a session only to the subject that opened it', () => {

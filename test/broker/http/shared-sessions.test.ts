@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Redis } from 'ioredis';
+import { request, type IncomingMessage } from 'node:http';
 import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
 import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
+import { defaultSessionIdleTtlMs } from '../../../src/broker/http/session-store.ts';
 import { definitions, issuer, listingGateway, startListener, type Harness } from './fixtures.ts';
 import { initializeBody, jsonRpcHeaders } from './raw-http.ts';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
@@ -245,6 +247,36 @@ describe('MCP sessions shared through Redis by two replicas', () => {
       await b.close();
     }
   });
+
+  it("keeps a replica's copy, and the client's event stream on it, while the session is used through the other", async () => {
+    let now = 0;
+    const onA = new ResourceSubscriptions();
+    [a, b] = await replicas({ subscriptions: [onA, new ResourceSubscriptions()], clockOfA: () => now });
+    let stream: EventStream | undefined;
+    try {
+      const token = await a.token('streamer@example.com');
+      const session = await openOn(a, token);
+      stream = await openEventStream(a, token, session.id);
+      assert.match((await session.post(a, subscribe('mark://alpha/x.md', 2))).text, /"result":\{\}/);
+      // The client's calls go through b; on a's clock the session then sits idle past its TTL.
+      assert.equal((await session.post(b, listTools(3))).status, 200);
+      now += defaultSessionIdleTtlMs + 1;
+      await a.listener.sessions.sweep();
+      assert.ok(a.listener.sessions.peek(session.id), 'a keeps its copy of a session in use through b');
+      onA.changed('alpha', '/x.md');
+      assert.match(await stream.until(/notifications\/resources\/updated/), /mark:\/\/alpha\/x\.md/);
+      // Once the session has ended, a's next sweep closes its copy and the stream.
+      assert.equal(await session.end(b), 200);
+      now += defaultSessionIdleTtlMs + 1;
+      await a.listener.sessions.sweep();
+      assert.equal(a.listener.sessions.peek(session.id), undefined, 'a closed its copy of a session that ended');
+      await stream.closed;
+    } finally {
+      stream?.abort();
+      await a.close();
+      await b.close();
+    }
+  });
 });
 
 const listTools = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
@@ -273,6 +305,71 @@ class CopiesSubscribed extends ResourceSubscriptions {
     super.drop(session);
     this.copies.delete(session);
   }
+}
+
+type EventStream = {
+  /** Everything received, once it matches `pattern` or once the stream has closed. */
+  until: (pattern: RegExp) => Promise<string>;
+  closed: Promise<void>;
+  abort: () => void;
+};
+
+/** The client's GET event stream on `target` (Streamable HTTP), open once its headers arrive. */
+function openEventStream(target: Harness, token: string, sessionId: string): Promise<EventStream> {
+  const url = new URL(target.url);
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'GET',
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+        },
+      },
+      (response: IncomingMessage) => {
+        if (response.statusCode !== 200) return reject(new Error(`GET stream answered ${response.statusCode}`));
+        let text = '';
+        let done = false;
+        const waiting = new Set<() => void>();
+        const wake = () => {
+          for (const check of waiting) check();
+        };
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+          wake();
+        });
+        const closed = new Promise<void>((end) =>
+          response.on('close', () => {
+            done = true;
+            wake();
+            end();
+          }),
+        );
+        resolve({
+          until: (pattern) =>
+            new Promise((found) => {
+              const check = () => {
+                if (!pattern.test(text) && !done) return;
+                waiting.delete(check);
+                found(text);
+              };
+              waiting.add(check);
+              check();
+            }),
+          closed,
+          abort: () => outgoing.destroy(),
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
 }
 
 describe('session memory as JSON', () => {
