@@ -12,8 +12,8 @@ import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import { toolCalledBy, type McpServerFactory } from './mcp-server-factory.ts';
 import { isLegacyEra } from './mcp-era.ts';
 import { toNodeMcpHandler, type NodeMcpHandler } from './node-mcp-adapter.ts';
-import { subscribedResourcesKey } from './resource-subscribe.ts';
 import { BoundedSessionState } from './session-state.ts';
+import { SharedMemory } from './shared-memory.ts';
 import type { Session, SessionStore } from './session-store.ts';
 import type { FoundSession, SharedSessions } from './shared-sessions.ts';
 import { isStateUnavailable } from '../state/index.ts';
@@ -147,7 +147,7 @@ async function serveSession(
       }
       session = restored?.session;
     } else if (session.shared !== undefined && session.shared.revision !== found.revision) {
-      await loadMemory(endpoint.shared, session, found.revision);
+      await loadMemory(endpoint, session);
     }
   }
   if (session === undefined)
@@ -216,7 +216,6 @@ async function restoreOnce(endpoint: McpEndpoint, id: string, found: FoundSessio
  * capabilities), then the tools' memory as last saved.
  */
 async function restoreSession(endpoint: McpEndpoint, id: string, found: FoundSession): Promise<Session | undefined> {
-  const shared = endpoint.shared!;
   const session = connectSession(endpoint, id, found.subject, found.revision);
   await session.ready;
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -239,14 +238,16 @@ async function restoreSession(endpoint: McpEndpoint, id: string, found: FoundSes
     await session.close();
     return undefined;
   }
-  await loadMemory(shared, session, found.revision);
+  // Revision 0: nothing was ever saved.
+  if (found.revision > 0) await loadMemory(endpoint, session);
   return session;
 }
 
-async function loadMemory(shared: SharedSessions, session: Session, revision: number): Promise<void> {
-  const text = revision === 0 ? null : await shared.loadState(session.id).catch(() => null);
-  if (text !== null) session.state.restore(text);
-  if (session.shared !== undefined) session.shared.revision = revision;
+/** The copy reads the session's memory again; when Redis cannot answer it serves with what it has. */
+async function loadMemory(endpoint: McpEndpoint, session: Session): Promise<void> {
+  await session.shared
+    ?.load(endpoint.shared!, session.id, session.state)
+    .catch((error) => endpoint.logError(error, 'MCP session memory not loaded'));
 }
 
 type ConnectedSession = Session & { web: WebStandardStreamableHTTPServerTransport; ready: Promise<void> };
@@ -278,7 +279,7 @@ function connectSession(
         .catch((error) => endpoint.logError(error, 'MCP session delete failed'));
     },
   });
-  const shared = revision === undefined ? undefined : { revision };
+  const shared = revision === undefined ? undefined : new SharedMemory(revision);
   const session: ConnectedSession = {
     id,
     subject,
@@ -291,12 +292,8 @@ function connectSession(
     },
     transport: {
       handleRequest: toNodeMcpHandler(async (request, options) => {
-        const subscribed = state.get(subscribedResourcesKey);
         const response = await web.handleRequest(request, options);
-        if (shared !== undefined && state.changed) {
-          await saveMemory(endpoint, session, shared);
-          if (state.get(subscribedResourcesKey) !== subscribed) endpoint.announceSubscriptions?.(id);
-        }
+        if (shared !== undefined && (await saveMemory(endpoint, session, shared))) endpoint.announceSubscriptions?.(id);
         return response;
       }),
     },
@@ -313,13 +310,7 @@ function connectSession(
 export async function reloadSessionMemory(endpoint: McpEndpoint, id: string): Promise<void> {
   const session = endpoint.sessions.peek(id);
   if (session?.shared === undefined || endpoint.shared === null) return;
-  try {
-    const found = await endpoint.shared.touch(id);
-    if (found !== null && found.revision !== session.shared.revision)
-      await loadMemory(endpoint.shared, session, found.revision);
-  } catch (error) {
-    endpoint.logError(error, 'MCP session memory not reloaded');
-  }
+  await loadMemory(endpoint, session);
 }
 
 /**
@@ -342,13 +333,15 @@ export async function sessionsInUseElsewhere(
   }
 }
 
-async function saveMemory(endpoint: McpEndpoint, session: Session, shared: { revision: number }): Promise<void> {
+/** Saves the copy's memory before the reply leaves; true when its resource subscriptions changed. */
+async function saveMemory(endpoint: McpEndpoint, session: Session, shared: SharedMemory): Promise<boolean> {
   try {
-    const revision = await endpoint.shared!.saveState(session.id, session.state.snapshot());
-    if (revision !== null) shared.revision = revision;
+    return await shared.save(endpoint.shared!, session.id, session.state);
   } catch (error) {
-    // Memory is a hint (mark_fetch's "unchanged"): losing one save costs a full body later, nothing more.
+    // The tools' memory is a hint (mark_fetch's "unchanged"): losing one save costs a full body later.
+    // Subscriptions not saved stay on this copy and go with its next save.
     endpoint.logError(error, 'MCP session memory not saved');
+    return false;
   }
 }
 

@@ -1,11 +1,12 @@
 import type { NodeMcpHandler } from './node-mcp-adapter.ts';
 import type { BoundedSessionState } from './session-state.ts';
+import type { SharedMemory } from './shared-memory.ts';
 
 /**
  * What one stateful MCP session holds on this replica; `close` frees its
  * transport and server. A shared session (src/broker/http/shared-sessions.ts)
  * is this replica's copy of a record in Redis: closing the copy ends nothing,
- * and `revision` says which saved memory it holds.
+ * and `shared` says which saved memory it holds.
  */
 export type Session = {
   id: string;
@@ -14,7 +15,7 @@ export type Session = {
   state: BoundedSessionState;
   transport: { handleRequest: NodeMcpHandler };
   close: () => Promise<void>;
-  shared?: { revision: number };
+  shared?: SharedMemory;
 };
 
 export type SessionStoreOptions = {

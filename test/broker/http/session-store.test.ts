@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BoundedSessionState } from '../../../src/broker/http/session-state.ts';
 import { SessionStore, type Session } from '../../../src/broker/http/session-store.ts';
+import { SharedMemory } from '../../../src/broker/http/shared-memory.ts';
 
 function clock(): { now: () => number; advance: (ms: number) => void } {
   let t = 0;
@@ -119,9 +120,9 @@ describe('session store bounds', () => {
     });
     const [alone, ended, busy, recent] = [
       session('alone'),
-      { ...session('ended'), shared: { revision: 1 } },
-      { ...session('busy-elsewhere'), shared: { revision: 1 } },
-      { ...session('recent'), shared: { revision: 1 } },
+      { ...session('ended'), shared: new SharedMemory(1) },
+      { ...session('busy-elsewhere'), shared: new SharedMemory(1) },
+      { ...session('recent'), shared: new SharedMemory(1) },
     ];
     for (const s of [alone, ended, busy]) store.add(s);
     c.advance(1001);
@@ -147,7 +148,7 @@ describe('session store bounds', () => {
         throw new Error('Redis did not answer');
       },
     });
-    const copy = { ...session('copy'), shared: { revision: 1 } };
+    const copy = { ...session('copy'), shared: new SharedMemory(1) };
     store.add(copy);
     c.advance(1001);
     assert.equal(await store.sweep(), 0);

@@ -248,6 +248,59 @@ describe('MCP sessions shared through Redis by two replicas', () => {
     }
   });
 
+  it('keeps both of two subscriptions a client sends at the same moment through two replicas', async () => {
+    const registries: [ResourceSubscriptions, ResourceSubscriptions] = [
+      new ResourceSubscriptions(),
+      new ResourceSubscriptions(),
+    ];
+    [a, b] = await replicas({ subscriptions: registries });
+    try {
+      const token = await a.token('subscriber@example.com');
+      /** The next request on either replica finds the session as both replicas confirmed it. */
+      const bothCopiesWatch = async (session: Awaited<ReturnType<typeof openOn>>, uris: string[], when: string) => {
+        for (const [replica, registry] of [
+          [a, registries[0]],
+          [b, registries[1]],
+        ] as const) {
+          assert.equal((await session.post(replica, listTools(4))).status, 200);
+          const copy = replica.listener.sessions.peek(session.id);
+          assert.ok(copy);
+          assert.deepEqual(
+            registry.urisOf(copy.state).sort(),
+            uris,
+            `${when}: the copy on ${replica === a ? 'a' : 'b'} watches ${uris.join(' and ')}`,
+          );
+        }
+      };
+      for (let round = 0; round < 5; round++) {
+        const session = await openOn(a, token);
+        assert.equal((await session.post(b, listTools(1))).status, 200, 'b has its copy too');
+        const replies = await Promise.all([
+          session.post(a, subscribe('mark://alpha/x.md', 2)),
+          session.post(b, subscribe('mark://alpha/y.md', 3)),
+        ]);
+        for (const reply of replies) assert.match(reply.text, /"result":\{\}/, 'both subscriptions were confirmed');
+        await bothCopiesWatch(session, ['mark://alpha/x.md', 'mark://alpha/y.md'], `round ${round}`);
+        // An unsubscribe beside a subscribe: each keeps its effect too.
+        const next = await Promise.all([
+          session.post(a, {
+            jsonrpc: '2.0',
+            id: 5,
+            method: 'resources/unsubscribe',
+            params: { uri: 'mark://alpha/x.md' },
+          }),
+          session.post(b, subscribe('mark://alpha/z.md', 6)),
+        ]);
+        for (const reply of next) assert.match(reply.text, /"result":\{\}/);
+        await bothCopiesWatch(session, ['mark://alpha/y.md', 'mark://alpha/z.md'], `round ${round}, then`);
+        assert.equal(await session.end(a), 200);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("keeps a replica's copy, and the client's event stream on it, while the session is used through the other", async () => {
     let now = 0;
     const onA = new ResourceSubscriptions();
@@ -391,5 +444,22 @@ describe('session memory as JSON', () => {
     assert.equal(copy.get('calls'), 3);
     copy.restore('{not json');
     assert.equal(copy.size, 0);
+  });
+
+  it('keeps one key apart from the snapshot, and takes it back beside one on restore', async () => {
+    const { BoundedSessionState } = await import('../../../src/broker/http/session-state.ts');
+    const state = new BoundedSessionState('s');
+    state.set('calls', 2);
+    state.set('resources/subscribed', ['mark://a/x.md']);
+    const text = state.snapshot('resources/subscribed');
+    assert.doesNotMatch(text, /x\.md/);
+    const copy = new BoundedSessionState('s');
+    let told = 0;
+    copy.onRestore(() => (told += copy.get<string[]>('resources/subscribed')?.length ?? 0));
+    copy.restore(text, [['resources/subscribed', ['mark://a/y.md']]]);
+    assert.equal(copy.get('calls'), 2);
+    assert.deepEqual(copy.get('resources/subscribed'), ['mark://a/y.md']);
+    assert.equal(told, 1, 'the listeners see the key kept apart');
+    assert.equal(copy.changed, false);
   });
 });
