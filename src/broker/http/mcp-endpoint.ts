@@ -12,8 +12,8 @@ import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import { toolCalledBy, type McpServerFactory } from './mcp-server-factory.ts';
 import { isLegacyEra } from './mcp-era.ts';
 import { toNodeMcpHandler, type NodeMcpHandler } from './node-mcp-adapter.ts';
-import { subscribedResourcesKey } from './resource-subscribe.ts';
 import { BoundedSessionState } from './session-state.ts';
+import { SharedMemory } from './shared-memory.ts';
 import type { Session, SessionStore } from './session-store.ts';
 import type { FoundSession, SharedSessions } from './shared-sessions.ts';
 import { isStateUnavailable } from '../state/index.ts';
@@ -46,6 +46,8 @@ export type McpEndpoint = {
    * (`reloadSessionMemory`); absent without Redis.
    */
   announceSubscriptions?: (sessionId: string) => void;
+  /** The restores of shared sessions under way on this replica, by session id (see `restoreOnce`). */
+  restoring: Map<string, Promise<Restored>>;
   mode: 'stateful' | 'stateless';
   newServer: McpServerFactory;
   /** The SDK's 2026-07-28 handler (`createMcpHandler`), adapted to Node. */
@@ -136,16 +138,16 @@ async function serveSession(
       // Someone else's session: answer as if it did not exist.
       session = undefined;
     } else if (session === undefined) {
-      const restored = await restoreSession(endpoint, sessionId, found);
-      if (restored !== undefined && !endpoint.sessions.add(restored)) {
+      const restored = await restoreOnce(endpoint, sessionId, found);
+      if (restored !== undefined && !restored.kept) {
         // No room for another copy here: this one serves the request and goes.
         hijack(reply);
-        await restored.transport.handleRequest(request.raw, reply.raw, request.body, auth);
-        return restored.close();
+        await restored.session.transport.handleRequest(request.raw, reply.raw, request.body, auth);
+        return restored.session.close();
       }
-      session = restored;
+      session = restored?.session;
     } else if (session.shared !== undefined && session.shared.revision !== found.revision) {
-      await loadMemory(endpoint.shared, session, found.revision);
+      await loadMemory(endpoint, session);
     }
   }
   if (session === undefined)
@@ -176,6 +178,37 @@ async function openSession(
   }
 }
 
+/** A copy restored from the shared directory; `kept`: held in this replica's store, else it serves one request. */
+export type Restored = { session: Session; kept: boolean } | undefined;
+
+/**
+ * This replica's copy of shared session `id`, restored once however many of
+ * its requests arrive together (a client that fails over reopens its GET
+ * stream and sends a call, both to the new pod). Each restoring a copy of its
+ * own would leave all but one outside the store: open, holding the client's
+ * stream, and reached by neither notices, DELETE nor the sweep. A request
+ * that waited uses the copy the store kept; when it kept none (no room, or
+ * the session ended meanwhile) it gets a copy of its own for itself.
+ */
+async function restoreOnce(endpoint: McpEndpoint, id: string, found: FoundSession): Promise<Restored> {
+  const pending = endpoint.restoring.get(id);
+  if (pending !== undefined) {
+    const restored = await pending;
+    const kept = endpoint.sessions.use(id, found.subject);
+    if (kept !== undefined) return { session: kept, kept: true };
+    if (restored === undefined) return undefined;
+    const own = await restoreSession(endpoint, id, found);
+    return own === undefined ? undefined : { session: own, kept: false };
+  }
+  const restoring = restoreSession(endpoint, id, found)
+    .then(
+      (session): Restored => (session === undefined ? undefined : { session, kept: endpoint.sessions.add(session) }),
+    )
+    .finally(() => endpoint.restoring.delete(id));
+  endpoint.restoring.set(id, restoring);
+  return restoring;
+}
+
 /**
  * This replica's copy of a session another replica opened: a fresh server
  * and transport, brought to the initialized state by replaying the client's
@@ -183,7 +216,6 @@ async function openSession(
  * capabilities), then the tools' memory as last saved.
  */
 async function restoreSession(endpoint: McpEndpoint, id: string, found: FoundSession): Promise<Session | undefined> {
-  const shared = endpoint.shared!;
   const session = connectSession(endpoint, id, found.subject, found.revision);
   await session.ready;
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -206,14 +238,16 @@ async function restoreSession(endpoint: McpEndpoint, id: string, found: FoundSes
     await session.close();
     return undefined;
   }
-  await loadMemory(shared, session, found.revision);
+  // Revision 0: nothing was ever saved.
+  if (found.revision > 0) await loadMemory(endpoint, session);
   return session;
 }
 
-async function loadMemory(shared: SharedSessions, session: Session, revision: number): Promise<void> {
-  const text = revision === 0 ? null : await shared.loadState(session.id).catch(() => null);
-  if (text !== null) session.state.restore(text);
-  if (session.shared !== undefined) session.shared.revision = revision;
+/** The copy reads the session's memory again; when Redis cannot answer it serves with what it has. */
+async function loadMemory(endpoint: McpEndpoint, session: Session): Promise<void> {
+  await session.shared
+    ?.load(endpoint.shared!, session.id, session.state)
+    .catch((error) => endpoint.logError(error, 'MCP session memory not loaded'));
 }
 
 type ConnectedSession = Session & { web: WebStandardStreamableHTTPServerTransport; ready: Promise<void> };
@@ -245,7 +279,7 @@ function connectSession(
         .catch((error) => endpoint.logError(error, 'MCP session delete failed'));
     },
   });
-  const shared = revision === undefined ? undefined : { revision };
+  const shared = revision === undefined ? undefined : new SharedMemory(revision);
   const session: ConnectedSession = {
     id,
     subject,
@@ -258,12 +292,8 @@ function connectSession(
     },
     transport: {
       handleRequest: toNodeMcpHandler(async (request, options) => {
-        const subscribed = state.get(subscribedResourcesKey);
         const response = await web.handleRequest(request, options);
-        if (shared !== undefined && state.changed) {
-          await saveMemory(endpoint, session, shared);
-          if (state.get(subscribedResourcesKey) !== subscribed) endpoint.announceSubscriptions?.(id);
-        }
+        if (shared !== undefined && (await saveMemory(endpoint, session, shared))) endpoint.announceSubscriptions?.(id);
         return response;
       }),
     },
@@ -280,22 +310,38 @@ function connectSession(
 export async function reloadSessionMemory(endpoint: McpEndpoint, id: string): Promise<void> {
   const session = endpoint.sessions.peek(id);
   if (session?.shared === undefined || endpoint.shared === null) return;
+  await loadMemory(endpoint, session);
+}
+
+/**
+ * Which of these shared sessions, idle on this replica, are still in use
+ * through other replicas: the store's sweep keeps their copies (the client's
+ * event stream may be held here while its calls go elsewhere). When Redis
+ * cannot answer, all of them: the copies go on serving their owner, as they do
+ * for requests, and the next sweep asks again.
+ */
+export async function sessionsInUseElsewhere(
+  endpoint: McpEndpoint,
+  ids: readonly string[],
+): Promise<ReadonlySet<string>> {
+  if (endpoint.shared === null) return new Set();
   try {
-    const found = await endpoint.shared.touch(id);
-    if (found !== null && found.revision !== session.shared.revision)
-      await loadMemory(endpoint.shared, session, found.revision);
+    return await endpoint.shared.inUse(ids);
   } catch (error) {
-    endpoint.logError(error, 'MCP session memory not reloaded');
+    endpoint.logError(error, 'MCP session directory unavailable: idle session copies kept until the next sweep');
+    return new Set(ids);
   }
 }
 
-async function saveMemory(endpoint: McpEndpoint, session: Session, shared: { revision: number }): Promise<void> {
+/** Saves the copy's memory before the reply leaves; true when its resource subscriptions changed. */
+async function saveMemory(endpoint: McpEndpoint, session: Session, shared: SharedMemory): Promise<boolean> {
   try {
-    const revision = await endpoint.shared!.saveState(session.id, session.state.snapshot());
-    if (revision !== null) shared.revision = revision;
+    return await shared.save(endpoint.shared!, session.id, session.state);
   } catch (error) {
-    // Memory is a hint (mark_fetch's "unchanged"): losing one save costs a full body later, nothing more.
+    // The tools' memory is a hint (mark_fetch's "unchanged"): losing one save costs a full body later.
+    // Subscriptions not saved stay on this copy and go with its next save.
     endpoint.logError(error, 'MCP session memory not saved');
+    return false;
   }
 }
 

@@ -14,7 +14,7 @@ import { rebindingHook } from './rebinding-hook.ts';
 import { mcpErrorHandler, notFoundHandler, plainErrorHandler } from './http-errors.ts';
 import { httpMetricsHook } from './http-metrics-hook.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
-import { reloadSessionMemory, serveMcpRequest, type McpEndpoint } from './mcp-endpoint.ts';
+import { reloadSessionMemory, serveMcpRequest, sessionsInUseElsewhere, type McpEndpoint } from './mcp-endpoint.ts';
 import { createMcpServerFactory, toolCalledBy, type McpServerSetup } from './mcp-server-factory.ts';
 import { toNodeMcpHandler } from './node-mcp-adapter.ts';
 import type { BrokerMetrics } from './metrics.ts';
@@ -59,7 +59,7 @@ export type McpListenerOptions = {
   bodyLimitBytes?: number;
   /** `stateful` (default) opens sessions on initialize; `stateless` never does (no sticky routing needed). */
   sessionMode?: 'stateful' | 'stateless';
-  sessions?: Omit<SessionStoreOptions, 'onSizeChange'>;
+  sessions?: Omit<SessionStoreOptions, 'onSizeChange' | 'inUseElsewhere'>;
   /** Redis shared by the replicas: sessions (and their limits) become cluster-wide, served by any replica. */
   sharedSessions?: { client: Redis; keyPrefix: string };
   rateLimit?: RateLimitOptions;
@@ -82,9 +82,12 @@ export async function createMcpListener(options: McpListenerOptions): Promise<Mc
     exposeHeadRoutes: false,
   });
   const metrics = options.metrics;
+  // Set once the store exists: the endpoint's shared directory keeps the store's limits.
+  let endpoint: McpEndpoint | undefined;
   const sessions = new SessionStore({
     ...options.sessions,
     ...(metrics ? { onSizeChange: (n: number) => metrics.setSessionCount(n) } : {}),
+    inUseElsewhere: async (ids) => (endpoint === undefined ? new Set() : sessionsInUseElsewhere(endpoint, ids)),
   });
   decorateIdentity(app);
   app.setErrorHandler(plainErrorHandler);
@@ -112,8 +115,9 @@ export async function createMcpListener(options: McpListenerOptions): Promise<Mc
         .header('allow', 'GET, POST, DELETE')
         .send(jsonRpcError(JsonRpcCode.ServerError, 'Method not allowed')),
   });
-  const endpoint = mcpEndpoint(options, sessions, app);
-  await app.register(async (scope) => mcpRoutes(scope, endpoint, resource, options));
+  const ready = mcpEndpoint(options, sessions, app);
+  endpoint = ready;
+  await app.register(async (scope) => mcpRoutes(scope, ready, resource, options));
   startSweeping(app, sessions);
   return { app, sessions, protectedResource: resource };
 }
@@ -197,6 +201,7 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
   const endpoint: McpEndpoint = {
     sessions,
     shared,
+    restoring: new Map(),
     mode: options.sessionMode ?? 'stateful',
     newServer,
     modern: (req, res, body, auth) => {
@@ -237,7 +242,7 @@ async function serveGuarded(endpoint: McpEndpoint, request: FastifyRequest, repl
 
 function startSweeping(app: FastifyInstance, sessions: SessionStore): void {
   const everyMs = Math.max(1000, Math.min(60_000, sessions.idleTtlMs / 4));
-  const timer = setInterval(() => sessions.sweep(), everyMs);
+  const timer = setInterval(() => void sessions.sweep(), everyMs);
   timer.unref();
   app.addHook('onClose', async () => clearInterval(timer));
 }

@@ -48,6 +48,9 @@ export function toNodeMcpHandler(fetch: McpFetch): NodeMcpHandler {
       res.end(body);
       return;
     }
+    // Node holds the headers back until the first chunk, which on a quiet GET stream is the SDK's
+    // keep-alive 15 s later: send them now, so the client knows at once that its stream is open.
+    res.flushHeaders();
     await copyStream(response.body, res, abort.signal);
     finished = true;
     res.end();

@@ -61,22 +61,26 @@ export class BoundedSessionState implements SessionState {
    * The memory as JSON, for a session shared by several replicas
    * (src/broker/http/shared-sessions.ts). Values are JSON data or Maps of it
    * (mark_fetch keeps a Map, for its recency order); Maps are written as
-   * `{"$map": [[key, value], ...]}`, in order.
+   * `{"$map": [[key, value], ...]}`, in order. `except`: a key kept apart
+   * (a shared session's subscriptions, src/broker/http/shared-memory.ts).
    */
-  snapshot(): string {
+  snapshot(except?: string): string {
     this.#changed = false;
-    return JSON.stringify([...this.#values], (_key, value: unknown) =>
-      value instanceof Map ? { $map: [...value] } : value,
-    );
+    const entries = [...this.#values].filter(([key]) => key !== except);
+    return JSON.stringify(entries, (_key, value: unknown) => (value instanceof Map ? { $map: [...value] } : value));
   }
 
   onRestore(listener: () => void): void {
     this.#restoreListeners.push(listener);
   }
 
-  /** Replaces the memory with a `snapshot` (text that is not one leaves it empty), then tells the listeners. */
-  restore(text: string): void {
+  /**
+   * Replaces the memory with a `snapshot` (text that is not one leaves it
+   * empty) and the entries kept apart from it, then tells the listeners.
+   */
+  restore(text: string, apart: ReadonlyArray<readonly [string, unknown]> = []): void {
     this.#replace(text);
+    for (const [key, value] of apart) this.#values.set(key, value);
     for (const listener of this.#restoreListeners) listener();
   }
 

@@ -1,11 +1,12 @@
 import type { NodeMcpHandler } from './node-mcp-adapter.ts';
 import type { BoundedSessionState } from './session-state.ts';
+import type { SharedMemory } from './shared-memory.ts';
 
 /**
  * What one stateful MCP session holds on this replica; `close` frees its
  * transport and server. A shared session (src/broker/http/shared-sessions.ts)
  * is this replica's copy of a record in Redis: closing the copy ends nothing,
- * and `revision` says which saved memory it holds.
+ * and `shared` says which saved memory it holds.
  */
 export type Session = {
   id: string;
@@ -14,7 +15,7 @@ export type Session = {
   state: BoundedSessionState;
   transport: { handleRequest: NodeMcpHandler };
   close: () => Promise<void>;
-  shared?: { revision: number };
+  shared?: SharedMemory;
 };
 
 export type SessionStoreOptions = {
@@ -27,6 +28,13 @@ export type SessionStoreOptions = {
   now?: () => number;
   onSizeChange?: (size: number) => void;
   onEvict?: (session: Session, reason: EvictReason) => void;
+  /**
+   * Which of these shared copies (`Session.shared`), idle on this replica, are
+   * still in use through other replicas. The sweep asks before closing them
+   * and keeps those (the client's event stream may be on this copy while its
+   * calls go elsewhere); absent, they are closed like the others.
+   */
+  inUseElsewhere?: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
 };
 
 export type EvictReason = 'idle' | 'capacity' | 'subject-capacity' | 'shutdown' | 'ended-elsewhere';
@@ -52,6 +60,7 @@ export class SessionStore {
   readonly #now: () => number;
   readonly #onSizeChange: (size: number) => void;
   readonly #onEvict: NonNullable<SessionStoreOptions['onEvict']>;
+  readonly #inUseElsewhere: NonNullable<SessionStoreOptions['inUseElsewhere']>;
   readonly #entries = new Map<string, Entry>();
 
   constructor(options: SessionStoreOptions = {}) {
@@ -64,6 +73,7 @@ export class SessionStore {
     this.#now = options.now ?? (() => performance.now());
     this.#onSizeChange = options.onSizeChange ?? (() => {});
     this.#onEvict = options.onEvict ?? (() => {});
+    this.#inUseElsewhere = options.inUseElsewhere ?? (async () => new Set());
   }
 
   get size(): number {
@@ -99,16 +109,23 @@ export class SessionStore {
    * closing sessions past their idle TTL), or holding one of its own to replace.
    */
   canOpen(subject: string): boolean {
-    if (this.#entries.size >= this.#max) this.sweep();
+    // Only sessions this replica alone holds: a shared directory keeps the limits for the cluster instead.
+    if (this.#entries.size >= this.#max)
+      for (const [id, entry] of this.#idle())
+        if (entry.session.shared === undefined) void this.#close(id, entry, 'idle');
     return this.#entries.size < this.#max || this.#countOf(subject) > 0;
   }
 
   /**
    * Adds a session, closing the subject's own least recently used ones to stay
    * within both caps. Returns false, adding nothing, when the store is full of
-   * other subjects' sessions (possible only when `canOpen` raced another add).
+   * other subjects' sessions (possible only when `canOpen` raced another add),
+   * or when it already holds a session with this id: replacing that one would
+   * leave it open (with the client's event stream, say) where neither `drop`,
+   * the sweep nor `closeAll` can reach it.
    */
   add(session: Session): boolean {
+    if (this.#entries.has(session.id)) return false;
     const mine = (entry: Entry) => entry.session.subject === session.subject;
     let own = this.#countOf(session.subject);
     for (; own >= this.#maxPerSubject; own -= 1) this.#evictOldest(mine, 'subject-capacity');
@@ -130,13 +147,29 @@ export class SessionStore {
     if (this.#entries.delete(id)) this.#onSizeChange(this.#entries.size);
   }
 
-  /** Closes every session idle for longer than the TTL; returns how many. */
-  sweep(): number {
+  /**
+   * Closes every session idle for longer than the TTL; returns how many.
+   * Shared copies among them are kept while `inUseElsewhere` says their
+   * session is in use through other replicas (one question for all of them),
+   * and count as used now; when it cannot answer they are kept until the next
+   * sweep asks again.
+   */
+  async sweep(): Promise<number> {
+    const idle = this.#idle();
+    const shared = idle.filter(([, entry]) => entry.session.shared !== undefined).map(([id]) => id);
+    const inUse =
+      shared.length === 0 ? new Set<string>() : await this.#inUseElsewhere(shared).catch(() => new Set(shared));
     const cutoff = this.#now() - this.#idleTtlMs;
     let closed = 0;
-    // Oldest first: stop at the first session used after the cutoff.
-    for (const [id, entry] of this.#entries) {
-      if (entry.lastUsed > cutoff) break;
+    for (const [id, entry] of idle) {
+      // Used, closed or replaced while the question was out.
+      if (this.#entries.get(id) !== entry || entry.lastUsed > cutoff) continue;
+      if (inUse.has(id)) {
+        this.#entries.delete(id);
+        entry.lastUsed = this.#now();
+        this.#entries.set(id, entry);
+        continue;
+      }
       void this.#close(id, entry, 'idle');
       closed += 1;
     }
@@ -146,6 +179,18 @@ export class SessionStore {
   async closeAll(): Promise<void> {
     const entries = [...this.#entries];
     await Promise.all(entries.map(([id, entry]) => this.#close(id, entry, 'shutdown')));
+  }
+
+  /** The sessions idle past the TTL, oldest first. */
+  #idle(): Array<[string, Entry]> {
+    const cutoff = this.#now() - this.#idleTtlMs;
+    const idle: Array<[string, Entry]> = [];
+    // Oldest first: stop at the first session used after the cutoff.
+    for (const pair of this.#entries) {
+      if (pair[1].lastUsed > cutoff) break;
+      idle.push(pair);
+    }
+    return idle;
   }
 
   #countOf(subject: string): number {

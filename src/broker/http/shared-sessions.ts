@@ -4,7 +4,9 @@
  * limits hold for the cluster rather than per pod. One hash per session
  * (`<prefix>mcp:s:<id>`): the owner subject, the `initialize` parameters
  * (protocol version, client capabilities and info: what a replica replays to
- * rebuild the session), the tools' session memory and its revision. Two
+ * rebuild the session), the tools' session memory and its revision, and the
+ * session's resource subscriptions, one field each (`sub:<uri>`, see
+ * src/broker/http/shared-memory.ts). Two
  * sorted sets by last use bound the sessions: all of them, and each
  * subject's. Every key expires after the idle TTL, renewed on each use.
  */
@@ -89,12 +91,23 @@ redis.call('PEXPIRE', subjectSet, ttl)
 return {found[1], found[2] or '0'}
 `);
 
-/** KEYS: the session hash. ARGV: state JSON. Stores the memory and returns its new revision, or -1 when the session is gone. */
+/**
+ * KEYS: the session hash. ARGV: state JSON, the number n of URIs subscribed,
+ * those n URIs, then the URIs unsubscribed. Stores the memory, adds and
+ * removes the subscriptions (one field each: concurrent saves from several
+ * replicas add up), and returns the new revision, or -1 when the session is gone.
+ */
 const saveStateScript = redisScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 redis.call('HSET', KEYS[1], 'state', ARGV[1])
+local added = tonumber(ARGV[2])
+for i = 3, 2 + added do redis.call('HSET', KEYS[1], 'sub:' .. ARGV[i], 1) end
+for i = 3 + added, #ARGV do redis.call('HDEL', KEYS[1], 'sub:' .. ARGV[i]) end
 return redis.call('HINCRBY', KEYS[1], 'revision', 1)
 `);
+
+/** A session's memory as saved: the tools' memory (null when none was), its resource subscriptions, the revision. */
+export type StoredMemory = { state: string | null; subscriptions: string[]; revision: number };
 
 const storedRecord = z.object({ subject: z.string().min(1), initialize: z.record(z.string(), z.unknown()) });
 
@@ -160,17 +173,49 @@ export class SharedSessions {
     return { ...record.data, revision: Number(reply[1]) || 0 };
   }
 
-  /** The session's tool memory as stored, or null when none was saved. */
-  async loadState(id: string): Promise<string | null> {
-    return this.#call(() => this.#client.hget(this.#sessionPrefix + id, 'state'));
+  /** The session's memory as saved, read at once with its revision; null when the session is gone. */
+  async loadMemory(id: string): Promise<StoredMemory | null> {
+    const fields = await this.#call(() => this.#client.hgetall(this.#sessionPrefix + id));
+    if (fields.record === undefined) return null;
+    const subscriptions = Object.keys(fields)
+      .filter((field) => field.startsWith('sub:'))
+      .map((field) => field.slice('sub:'.length));
+    return { state: fields.state ?? null, subscriptions, revision: Number(fields.revision) || 0 };
   }
 
-  /** Stores the session's tool memory; returns the new revision, or null when the session is gone. */
-  async saveState(id: string, state: string): Promise<number | null> {
+  /**
+   * Stores the session's tool memory and applies its subscription changes;
+   * returns the new revision, or null when the session is gone.
+   */
+  async saveState(
+    id: string,
+    state: string,
+    subscriptions: { added: readonly string[]; removed: readonly string[] },
+  ): Promise<number | null> {
+    const args = [state, subscriptions.added.length, ...subscriptions.added, ...subscriptions.removed];
     const revision = Number(
-      await this.#call(() => saveStateScript.run(this.#client, [this.#sessionPrefix + id], [state])),
+      await this.#call(() => saveStateScript.run(this.#client, [this.#sessionPrefix + id], args)),
     );
     return revision < 0 ? null : revision;
+  }
+
+  /**
+   * Which of these sessions still exist, i.e. were used through some replica
+   * within the idle TTL (each use renews the record's expiry): one round trip
+   * for all of them.
+   */
+  async inUse(ids: readonly string[]): Promise<Set<string>> {
+    const replies = await this.#call(async () => {
+      const pipeline = this.#client.pipeline();
+      for (const id of ids) pipeline.exists(this.#sessionPrefix + id);
+      return (await pipeline.exec()) ?? [];
+    });
+    const found = new Set<string>();
+    for (const [index, [error, count]] of replies.entries()) {
+      if (error) throw new StateUnavailableError(`Redis did not answer: ${error.message}`, { cause: error });
+      if (count === 1) found.add(ids[index]!);
+    }
+    return found;
   }
 
   /** Ends a session cluster-wide (the client sent DELETE, or its initialize failed). */

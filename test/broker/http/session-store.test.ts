@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BoundedSessionState } from '../../../src/broker/http/session-state.ts';
 import { SessionStore, type Session } from '../../../src/broker/http/session-store.ts';
+import { SharedMemory } from '../../../src/broker/http/shared-memory.ts';
 
 function clock(): { now: () => number; advance: (ms: number) => void } {
   let t = 0;
@@ -80,7 +81,7 @@ describe('session store bounds', () => {
     assert.equal(store.size, 3);
   });
 
-  it('closes sessions idle past the TTL on sweep, and keeps recently used ones', () => {
+  it('closes sessions idle past the TTL on sweep, and keeps recently used ones', async () => {
     const c = clock();
     const store = new SessionStore({ idleTtlMs: 1000, now: c.now });
     const [idle, busy] = [session('idle'), session('busy')];
@@ -89,10 +90,69 @@ describe('session store bounds', () => {
     c.advance(600);
     store.use('busy', 'ada');
     c.advance(600);
-    assert.equal(store.sweep(), 1);
+    assert.equal(await store.sweep(), 1);
     assert.equal(idle.closed(), true);
     assert.equal(busy.closed(), false);
     assert.ok(store.use('busy', 'ada'));
+  });
+
+  it('never replaces a session it holds with another of the same id: the second is refused, neither is closed', () => {
+    const sizes: number[] = [];
+    const store = new SessionStore({ onSizeChange: (n) => sizes.push(n) });
+    const [first, second] = [session('s1'), session('s1')];
+    assert.equal(store.add(first), true);
+    assert.equal(store.add(second), false);
+    assert.equal(store.use('s1', 'ada'), first);
+    assert.deepEqual([first.closed(), second.closed()], [false, false]);
+    assert.deepEqual(sizes, [1]);
+  });
+
+  it('asks once about the idle shared copies only, and keeps those in use through other replicas', async () => {
+    const c = clock();
+    const asked: string[][] = [];
+    const store = new SessionStore({
+      idleTtlMs: 1000,
+      now: c.now,
+      inUseElsewhere: async (ids) => {
+        asked.push([...ids]);
+        return new Set(['busy-elsewhere']);
+      },
+    });
+    const [alone, ended, busy, recent] = [
+      session('alone'),
+      { ...session('ended'), shared: new SharedMemory(1) },
+      { ...session('busy-elsewhere'), shared: new SharedMemory(1) },
+      { ...session('recent'), shared: new SharedMemory(1) },
+    ];
+    for (const s of [alone, ended, busy]) store.add(s);
+    c.advance(1001);
+    store.add(recent);
+    assert.equal(await store.sweep(), 2);
+    assert.deepEqual(asked, [['ended', 'busy-elsewhere']]);
+    assert.deepEqual(
+      [alone, ended, busy, recent].map((s) => s.closed()),
+      [true, true, false, false],
+    );
+    // Kept as used now: the next sweep within the TTL asks nothing.
+    c.advance(500);
+    assert.equal(await store.sweep(), 0);
+    assert.equal(asked.length, 1);
+  });
+
+  it('keeps idle shared copies when nobody can say whether they are in use elsewhere', async () => {
+    const c = clock();
+    const store = new SessionStore({
+      idleTtlMs: 1000,
+      now: c.now,
+      inUseElsewhere: async () => {
+        throw new Error('Redis did not answer');
+      },
+    });
+    const copy = { ...session('copy'), shared: new SharedMemory(1) };
+    store.add(copy);
+    c.advance(1001);
+    assert.equal(await store.sweep(), 0);
+    assert.equal(copy.closed(), false);
   });
 
   it('hands a session only to the subject that opened it', () => {

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Redis } from 'ioredis';
+import { request, type IncomingMessage } from 'node:http';
 import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
-import { issuer, startListener, type Harness } from './fixtures.ts';
-import { jsonRpcHeaders } from './raw-http.ts';
+import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
+import { defaultSessionIdleTtlMs } from '../../../src/broker/http/session-store.ts';
+import { definitions, issuer, listingGateway, startListener, type Harness } from './fixtures.ts';
+import { initializeBody, jsonRpcHeaders } from './raw-http.ts';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
 
 /**
@@ -41,12 +44,37 @@ describe('MCP sessions shared through Redis by two replicas', () => {
     await redis?.close();
   });
 
-  /** Two listeners sharing Redis and one signing key. */
-  async function replicas(options: { maxSessionsPerSubject?: number } = {}): Promise<[Harness, Harness]> {
+  /**
+   * Two listeners sharing Redis and one signing key; `subscriptions`: each
+   * offers resource subscriptions, in its own registry; `clockOfA`: the first
+   * one's session store runs on that clock (Redis keeps real time).
+   */
+  async function replicas(
+    options: {
+      maxSessionsPerSubject?: number;
+      subscriptions?: [ResourceSubscriptions, ResourceSubscriptions];
+      clockOfA?: () => number;
+    } = {},
+  ): Promise<[Harness, Harness]> {
     const sharedSessions = { client: connection(), keyPrefix: `sessions-${prefix++}:` };
     await new Promise((resolve) => sharedSessions.client.once('ready', resolve));
     const sessions = options.maxSessionsPerSubject ? { maxSessionsPerSubject: options.maxSessionsPerSubject } : {};
-    const first = await startListener({ sharedSessions, sessions });
+    const server = (subscriptions: ResourceSubscriptions | undefined) =>
+      subscriptions === undefined
+        ? {}
+        : {
+            server: {
+              serverInfo: { name: 'replica', version: '0' },
+              definitions,
+              gateway: listingGateway,
+              subscriptions,
+            },
+          };
+    const first = await startListener({
+      sharedSessions,
+      sessions: { ...sessions, ...(options.clockOfA ? { now: options.clockOfA } : {}) },
+      ...server(options.subscriptions?.[0]),
+    });
     const verifyBearer = createBearerVerifier({
       broker: { publicKey: first.key.publicKey, kid: first.key.kid, issuer, audiences: [first.resource] },
     });
@@ -54,8 +82,30 @@ describe('MCP sessions shared through Redis by two replicas', () => {
       sharedSessions: { ...sharedSessions, client: connection() },
       verifyBearer,
       sessions,
+      ...server(options.subscriptions?.[1]),
     });
     return [first, second];
+  }
+
+  /** A session opened on `target` by hand, as a client would: initialize, then initialized. */
+  async function openOn(target: Harness, token: string) {
+    const opened = await fetch(target.url, { method: 'POST', headers: jsonRpcHeaders(token), body: initializeBody });
+    const id = opened.headers.get('mcp-session-id');
+    await opened.text();
+    assert.ok(id, 'initialize opened a session');
+    const ofSession = { authorization: `Bearer ${token}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+    const headers = { ...jsonRpcHeaders(token), ...ofSession };
+    const post = async (to: Harness, message: object) => {
+      const response = await fetch(to.url, { method: 'POST', headers, body: JSON.stringify(message) });
+      return { status: response.status, text: await response.text() };
+    };
+    await post(target, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    const end = async (to: Harness) => {
+      const response = await fetch(to.url, { method: 'DELETE', headers: ofSession });
+      await response.text();
+      return response.status;
+    };
+    return { id, post, end };
   }
 
   /** A fetch that sends each request to the next live replica in turn. */
@@ -171,7 +221,209 @@ describe('MCP sessions shared through Redis by two replicas', () => {
       await b.close();
     }
   });
+  it('keeps one copy of a session whose first two requests reach a replica at the same moment', async () => {
+    const held = new CopiesSubscribed();
+    [a, b] = await replicas({ subscriptions: [new ResourceSubscriptions(), held] });
+    try {
+      const token = await a.token('failover@example.com');
+      // Two open connections to b, so that the two requests below reach it together.
+      await Promise.all([statelessCall(b, token), statelessCall(b, token)]);
+      for (let round = 0; round < 8; round++) {
+        const session = await openOn(a, token);
+        assert.match((await session.post(a, subscribe('mark://alpha/x.md', 2))).text, /"result":\{\}/);
+        // Failover: the client's next two requests (its new GET stream and a call, say) both reach b,
+        // which has no copy yet. Each copy b restores subscribes again to what the memory holds.
+        const replies = await Promise.all([session.post(b, listTools(3)), session.post(b, listTools(4))]);
+        assert.deepEqual(
+          replies.map((reply) => reply.status),
+          [200, 200],
+        );
+        assert.equal(held.copies.size, 1, `round ${round}: b made one copy of the session, not one per request`);
+        assert.equal(await session.end(b), 200);
+        assert.equal(held.copies.size, 0, `round ${round}: ending the session closed every copy b made`);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('keeps both of two subscriptions a client sends at the same moment through two replicas', async () => {
+    const registries: [ResourceSubscriptions, ResourceSubscriptions] = [
+      new ResourceSubscriptions(),
+      new ResourceSubscriptions(),
+    ];
+    [a, b] = await replicas({ subscriptions: registries });
+    try {
+      const token = await a.token('subscriber@example.com');
+      /** The next request on either replica finds the session as both replicas confirmed it. */
+      const bothCopiesWatch = async (session: Awaited<ReturnType<typeof openOn>>, uris: string[], when: string) => {
+        for (const [replica, registry] of [
+          [a, registries[0]],
+          [b, registries[1]],
+        ] as const) {
+          assert.equal((await session.post(replica, listTools(4))).status, 200);
+          const copy = replica.listener.sessions.peek(session.id);
+          assert.ok(copy);
+          assert.deepEqual(
+            registry.urisOf(copy.state).sort(),
+            uris,
+            `${when}: the copy on ${replica === a ? 'a' : 'b'} watches ${uris.join(' and ')}`,
+          );
+        }
+      };
+      for (let round = 0; round < 5; round++) {
+        const session = await openOn(a, token);
+        assert.equal((await session.post(b, listTools(1))).status, 200, 'b has its copy too');
+        const replies = await Promise.all([
+          session.post(a, subscribe('mark://alpha/x.md', 2)),
+          session.post(b, subscribe('mark://alpha/y.md', 3)),
+        ]);
+        for (const reply of replies) assert.match(reply.text, /"result":\{\}/, 'both subscriptions were confirmed');
+        await bothCopiesWatch(session, ['mark://alpha/x.md', 'mark://alpha/y.md'], `round ${round}`);
+        // An unsubscribe beside a subscribe: each keeps its effect too.
+        const next = await Promise.all([
+          session.post(a, {
+            jsonrpc: '2.0',
+            id: 5,
+            method: 'resources/unsubscribe',
+            params: { uri: 'mark://alpha/x.md' },
+          }),
+          session.post(b, subscribe('mark://alpha/z.md', 6)),
+        ]);
+        for (const reply of next) assert.match(reply.text, /"result":\{\}/);
+        await bothCopiesWatch(session, ['mark://alpha/y.md', 'mark://alpha/z.md'], `round ${round}, then`);
+        assert.equal(await session.end(a), 200);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("keeps a replica's copy, and the client's event stream on it, while the session is used through the other", async () => {
+    let now = 0;
+    const onA = new ResourceSubscriptions();
+    [a, b] = await replicas({ subscriptions: [onA, new ResourceSubscriptions()], clockOfA: () => now });
+    let stream: EventStream | undefined;
+    try {
+      const token = await a.token('streamer@example.com');
+      const session = await openOn(a, token);
+      stream = await openEventStream(a, token, session.id);
+      assert.match((await session.post(a, subscribe('mark://alpha/x.md', 2))).text, /"result":\{\}/);
+      // The client's calls go through b; on a's clock the session then sits idle past its TTL.
+      assert.equal((await session.post(b, listTools(3))).status, 200);
+      now += defaultSessionIdleTtlMs + 1;
+      await a.listener.sessions.sweep();
+      assert.ok(a.listener.sessions.peek(session.id), 'a keeps its copy of a session in use through b');
+      onA.changed('alpha', '/x.md');
+      assert.match(await stream.until(/notifications\/resources\/updated/), /mark:\/\/alpha\/x\.md/);
+      // Once the session has ended, a's next sweep closes its copy and the stream.
+      assert.equal(await session.end(b), 200);
+      now += defaultSessionIdleTtlMs + 1;
+      await a.listener.sessions.sweep();
+      assert.equal(a.listener.sessions.peek(session.id), undefined, 'a closed its copy of a session that ended');
+      await stream.closed;
+    } finally {
+      stream?.abort();
+      await a.close();
+      await b.close();
+    }
+  });
 });
+
+const listTools = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+const subscribe = (uri: string, id: number) => ({ jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } });
+
+/** A call without a session, so that the replica's connection is open before the calls that race. */
+async function statelessCall(target: Harness, token: string): Promise<void> {
+  const response = await fetch(target.url, {
+    method: 'POST',
+    headers: { ...jsonRpcHeaders(token), 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify(listTools(1)),
+  });
+  assert.equal(response.status, 200);
+  await response.text();
+}
+
+/** A replica's real registry, also counting the session copies subscribed in it. */
+class CopiesSubscribed extends ResourceSubscriptions {
+  readonly copies = new Set<object>();
+  override subscribe(...args: Parameters<ResourceSubscriptions['subscribe']>) {
+    const target = super.subscribe(...args);
+    this.copies.add(args[0]);
+    return target;
+  }
+  override drop(session: object): void {
+    super.drop(session);
+    this.copies.delete(session);
+  }
+}
+
+type EventStream = {
+  /** Everything received, once it matches `pattern` or once the stream has closed. */
+  until: (pattern: RegExp) => Promise<string>;
+  closed: Promise<void>;
+  abort: () => void;
+};
+
+/** The client's GET event stream on `target` (Streamable HTTP), open once its headers arrive. */
+function openEventStream(target: Harness, token: string, sessionId: string): Promise<EventStream> {
+  const url = new URL(target.url);
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'GET',
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+        },
+      },
+      (response: IncomingMessage) => {
+        if (response.statusCode !== 200) return reject(new Error(`GET stream answered ${response.statusCode}`));
+        let text = '';
+        let done = false;
+        const waiting = new Set<() => void>();
+        const wake = () => {
+          for (const check of waiting) check();
+        };
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+          wake();
+        });
+        const closed = new Promise<void>((end) =>
+          response.on('close', () => {
+            done = true;
+            wake();
+            end();
+          }),
+        );
+        resolve({
+          until: (pattern) =>
+            new Promise((found) => {
+              const check = () => {
+                if (!pattern.test(text) && !done) return;
+                waiting.delete(check);
+                found(text);
+              };
+              waiting.add(check);
+              check();
+            }),
+          closed,
+          abort: () => outgoing.destroy(),
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
 
 describe('session memory as JSON', () => {
   it("round-trips mark_fetch's Map in order, and ignores text that is not a snapshot", async () => {
@@ -192,5 +444,22 @@ describe('session memory as JSON', () => {
     assert.equal(copy.get('calls'), 3);
     copy.restore('{not json');
     assert.equal(copy.size, 0);
+  });
+
+  it('keeps one key apart from the snapshot, and takes it back beside one on restore', async () => {
+    const { BoundedSessionState } = await import('../../../src/broker/http/session-state.ts');
+    const state = new BoundedSessionState('s');
+    state.set('calls', 2);
+    state.set('resources/subscribed', ['mark://a/x.md']);
+    const text = state.snapshot('resources/subscribed');
+    assert.doesNotMatch(text, /x\.md/);
+    const copy = new BoundedSessionState('s');
+    let told = 0;
+    copy.onRestore(() => (told += copy.get<string[]>('resources/subscribed')?.length ?? 0));
+    copy.restore(text, [['resources/subscribed', ['mark://a/y.md']]]);
+    assert.equal(copy.get('calls'), 2);
+    assert.deepEqual(copy.get('resources/subscribed'), ['mark://a/y.md']);
+    assert.equal(told, 1, 'the listeners see the key kept apart');
+    assert.equal(copy.changed, false);
   });
 });
