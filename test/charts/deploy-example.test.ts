@@ -14,6 +14,7 @@ import { signingKeyPem } from './matrix.ts';
 import { difference, granted, needed } from './rbac.ts';
 import { lint, one, template, type KubeObject, type Rendered } from './render.ts';
 import { schemaProblems } from './schema.ts';
+import { podLabels, policiesSelecting, selects } from './selectors.ts';
 
 const deploy = join(import.meta.dirname, '..', '..', 'deploy');
 const valuesFile = (name: string) =>
@@ -145,12 +146,37 @@ describe('deploy/ organisation example (real helm)', () => {
       assert.deepEqual(cert.issuerRef, { kind: 'ClusterIssuer', name: 'demarkus-worlds-ca' });
       const policy = one(objects, 'NetworkPolicy').spec as any;
       assert.equal(policy.ingress[0].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'], 'demarkus');
+      assert.deepEqual(
+        policiesSelecting(objects, podLabels(one(objects, 'StatefulSet'))).map((p) => p.metadata.name),
+        [name],
+        'the world pod is inside its NetworkPolicy',
+      );
       const image = (one(objects, 'StatefulSet').spec as any).template.spec.containers[0].image;
       assert.equal(
         image,
         (one(broker.objects, 'Deployment').spec as any).template.spec.containers[0].image,
         'one image for broker and worlds',
       );
+    });
+
+    it(`lets world ${name}'s pre-upgrade token bootstrap reach the API server (its NetworkPolicy is on)`, () => {
+      // The hook Job runs before the upgrade changes anything, so the policy in force is the
+      // one the previous release installed, and no policy of this one may take the Job in either.
+      const objects = worlds.get(name)!.objects;
+      const bootstrap = podLabels(one(objects, 'Job'));
+      assert.deepEqual(policiesSelecting(objects, bootstrap), [], 'no world NetworkPolicy (egress: []) selects it');
+      const statefulSetSelector = (one(objects, 'StatefulSet').spec as any).selector;
+      assert.equal(
+        selects(statefulSetSelector, bootstrap),
+        false,
+        "outside the StatefulSet's immutable selector, the podSelector of the policies earlier releases installed",
+      );
+      for (const service of objects.filter((object) => object.kind === 'Service'))
+        assert.equal(
+          selects({ matchLabels: (service.spec as any).selector }, bootstrap),
+          false,
+          `Service ${service.metadata.name} sends no QUIC to the bootstrap pod`,
+        );
     });
   }
 });

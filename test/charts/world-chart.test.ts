@@ -21,6 +21,7 @@ import { worldCases, type WorldCase } from './matrix.ts';
 import { granted, tuple } from './rbac.ts';
 import { find, lint, one, template, type KubeObject, type Rendered } from './render.ts';
 import { schemaProblems } from './schema.ts';
+import { podLabels, selects } from './selectors.ts';
 
 const repo = join(import.meta.dirname, '..', '..');
 const results = new Map<string, { rendered: Rendered; lint: { code: number; output: string } }>();
@@ -194,11 +195,14 @@ describe('demarkus-world chart over the values matrix (real helm)', () => {
     });
   });
 
-  it('restricts UDP 6309 to the listed peers when the NetworkPolicy is on', () => {
-    const policy = one(objectsOf('admin token from a Secret, no raw values, network policy'), 'NetworkPolicy')
-      .spec as any;
+  it('restricts UDP 6309 to the listed peers when the NetworkPolicy is on, for the world pod only', () => {
+    const objects = objectsOf('admin token from a Secret, no raw values, network policy');
+    const policy = one(objects, 'NetworkPolicy').spec as any;
     assert.deepEqual(policy.ingress[0].ports, [{ protocol: 'UDP', port: 6309 }]);
     assert.deepEqual(policy.egress, []);
+    assert.equal(selects(policy.podSelector, podLabels(one(objects, 'StatefulSet'))), true);
+    // The bootstrap hook reads and creates Secrets through the API server: no egress would fail every upgrade.
+    assert.equal(selects(policy.podSelector, podLabels(one(objects, 'Job'))), false);
   });
 });
 

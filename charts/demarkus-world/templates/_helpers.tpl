@@ -30,6 +30,31 @@ app.kubernetes.io/part-of: demarkus
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 
+{{/*
+The world server pod, and only it: what the NetworkPolicy and the Services
+select. The StatefulSet's own selector (selectorLabels) is immutable and
+narrower in nothing, so it cannot be changed; the pod template carries the
+component label too.
+*/}}
+{{- define "demarkus-world.serverPodLabels" -}}
+{{ include "demarkus-world.selectorLabels" . }}
+app.kubernetes.io/component: world
+{{- end -}}
+
+{{/*
+The token bootstrap hook's pod. Its name label differs from the world's so the
+pod stays outside the StatefulSet's selector, which is the podSelector of the
+NetworkPolicy earlier chart versions installed (egress: []): a pre-upgrade
+hook runs while that policy is still in force, and inside it the Job could
+not reach the API server.
+*/}}
+{{- define "demarkus-world.bootstrapPodLabels" -}}
+app.kubernetes.io/name: {{ printf "%s-token-bootstrap" (include "demarkus-world.name" . | trunc 47 | trimSuffix "-") }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: token-bootstrap
+app.kubernetes.io/part-of: demarkus
+{{- end -}}
+
 {{- define "demarkus-world.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create -}}
 {{- default (include "demarkus-world.fullname" .) .Values.serviceAccount.name -}}
