@@ -14,6 +14,7 @@ import { brokerCases, nextSigningKeyPem, signingKeyFile, type BrokerCase } from 
 import { difference, granted, needed } from './rbac.ts';
 import { find, lint, one, template, type KubeObject, type Rendered } from './render.ts';
 import { schemaProblems } from './schema.ts';
+import { podLabels, policiesSelecting, selects } from './selectors.ts';
 
 type Result = { rendered: Rendered; lint: { code: number; output: string } };
 
@@ -52,6 +53,8 @@ function loadedConfig(testCase: BrokerCase): BrokerConfig {
 }
 
 const renderedConfig = (testCase: BrokerCase): unknown => parse(configText(testCase));
+
+const podTemplateSpec = (workload: KubeObject): any => (workload.spec as any).template.spec;
 
 const container = (objects: KubeObject[], kind = 'Deployment') => {
   const workload = one(objects, kind);
@@ -148,7 +151,7 @@ describe('what each case renders', () => {
     const objects = objectsOf('defaults');
     assert.equal((one(objects, 'Deployment').spec as any).replicas, 1);
     assert.equal((one(objects, 'PodDisruptionBudget').spec as any).maxUnavailable, 1);
-    const egress = (one(objects, 'NetworkPolicy').spec as any).egress;
+    const egress = (one(objects, 'NetworkPolicy', 'demarkus-broker').spec as any).egress;
     assert.deepEqual(
       egress.flatMap((rule: any) => rule.ports.map((port: any) => `${port.protocol}/${port.port}`)),
       ['UDP/53', 'TCP/53', 'TCP/443', 'TCP/6443', 'UDP/6309'],
@@ -215,7 +218,9 @@ describe('what each case renders', () => {
         .sort(),
       [['b-tokens'], ['shared-a-tokens']],
     );
-    const ports = (one(objects, 'NetworkPolicy').spec as any).egress.at(-1).ports.map((port: any) => port.port);
+    const ports = (one(objects, 'NetworkPolicy', 'demarkus-broker').spec as any).egress
+      .at(-1)
+      .ports.map((port: any) => port.port);
     assert.deepEqual(ports.sort(), [6309, 7000]);
     const config = loadedConfig(brokerCases.find((c) => c.name === 'many worlds')!);
     assert.equal(config.worlds.length, 13);
@@ -234,7 +239,7 @@ describe('what each case renders', () => {
     const monitor = one(objects, 'ServiceMonitor');
     assert.equal(monitor.metadata.labels?.release, 'kube-prometheus-stack');
     assert.deepEqual((monitor.spec as any).endpoints[0].path, '/metrics');
-    const ingress = (one(objects, 'NetworkPolicy').spec as any).ingress;
+    const ingress = (one(objects, 'NetworkPolicy', 'demarkus-broker').spec as any).ingress;
     assert.equal(ingress[1].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'], 'monitoring');
     const spread = container(objects).pod.topologySpreadConstraints;
     assert.deepEqual(
@@ -257,7 +262,7 @@ describe('what each case renders', () => {
       (entry: any) => entry.name === 'DEMARKUS_BROKER_REDIS_PASSWORD',
     );
     assert.deepEqual(passwordEnv.valueFrom.secretKeyRef, { name: 'redis-credentials', key: 'password' });
-    const egress = (one(objects, 'NetworkPolicy').spec as any).egress;
+    const egress = (one(objects, 'NetworkPolicy', 'demarkus-broker').spec as any).egress;
     const toRedis = egress.find((rule: any) => rule.ports.some((port: any) => port.port === 6379));
     assert.deepEqual(toRedis.ports, [{ protocol: 'TCP', port: 6379 }]);
     assert.deepEqual(toRedis.to, [
@@ -276,8 +281,8 @@ describe('what each case renders', () => {
     });
     const sentinelObjects = objectsOf('two replicas on Redis Sentinel');
     assert.equal((one(sentinelObjects, 'Deployment').spec as any).replicas, 2);
-    const sentinelEgress = (one(sentinelObjects, 'NetworkPolicy').spec as any).egress.find((rule: any) =>
-      rule.ports.some((port: any) => port.port === 26379),
+    const sentinelEgress = (one(sentinelObjects, 'NetworkPolicy', 'demarkus-broker').spec as any).egress.find(
+      (rule: any) => rule.ports.some((port: any) => port.port === 26379),
     );
     assert.deepEqual(sentinelEgress.to, [{ ipBlock: { cidr: '10.20.0.0/16' } }]);
   });
@@ -285,7 +290,7 @@ describe('what each case renders', () => {
   it('defaults: no Redis, no state section, no Redis egress', () => {
     const minimalCase = brokerCases[0]!;
     assert.equal(loadedConfig(minimalCase).state.ephemeral, 'memory');
-    const egress = (one(objectsOf(minimalCase.name), 'NetworkPolicy').spec as any).egress;
+    const egress = (one(objectsOf(minimalCase.name), 'NetworkPolicy', 'demarkus-broker').spec as any).egress;
     assert.ok(!egress.some((rule: any) => rule.ports.some((port: any) => port.port === 6379)));
   });
 
@@ -304,7 +309,7 @@ describe('what each case renders', () => {
     );
   });
 
-  it("crawl on by default: hourly against the root hub, as the broker's ServiceAccount, inside its NetworkPolicy", () => {
+  it("crawl on by default: hourly against the root hub, as the broker's ServiceAccount", () => {
     const objects = objectsOf('defaults');
     const cron = one(objects, 'CronJob');
     assert.equal((cron.spec as any).schedule, '17 * * * *');
@@ -315,8 +320,58 @@ describe('what each case renders', () => {
     assert.equal(main.securityContext.readOnlyRootFilesystem, true);
     const deployment = (one(objects, 'Deployment').spec as any).template.spec;
     assert.equal(pod.spec.serviceAccountName, deployment.serviceAccountName, 'the RBAC tests cover its calls');
-    const selector = (one(objects, 'NetworkPolicy').spec as any).podSelector.matchLabels as Record<string, string>;
-    for (const [key, value] of Object.entries(selector)) assert.equal(pod.metadata.labels[key], value, key);
+  });
+
+  for (const caseName of ['defaults', 'HA with autoscaling']) {
+    it(`${caseName}: the PodDisruptionBudget, Service, HPA and spreading count the serving pods, never a crawl pod`, () => {
+      const objects = objectsOf(caseName);
+      const deployment = one(objects, 'Deployment');
+      const serving = podLabels(deployment);
+      const crawl = podLabels(one(objects, 'CronJob'));
+      // A finished crawl pod kept by the history limits of an earlier chart version, labelled as it was then.
+      const earlierCrawl = {
+        'app.kubernetes.io/name': 'demarkus-broker',
+        'app.kubernetes.io/instance': 'demarkus-broker',
+        'app.kubernetes.io/component': 'crawl',
+      };
+      // A Job has no scale subresource: one selected pod fails the budget (disruptionsAllowed 0) and blocks drains.
+      const budget = (one(objects, 'PodDisruptionBudget').spec as any).selector;
+      assert.equal(selects(budget, serving), true, 'the budget covers the broker pods');
+      assert.equal(selects(budget, crawl), false, 'nor a crawl pod of this version');
+      assert.equal(selects(budget, earlierCrawl), false, 'nor one left by an earlier version');
+      const service = { matchLabels: (one(objects, 'Service').spec as any).selector };
+      assert.equal(selects(service, serving), true);
+      assert.equal(selects(service, crawl) || selects(service, earlierCrawl), false, 'no traffic to a crawl pod');
+      // The HPA averages over every pod the Deployment's (immutable) selector matches, owner or not.
+      assert.equal(selects((deployment.spec as any).selector, serving), true);
+      assert.equal(selects((deployment.spec as any).selector, crawl), false, 'the HPA does not count the crawl');
+      for (const constraint of podTemplateSpec(deployment).topologySpreadConstraints) {
+        assert.equal(selects(constraint.labelSelector, serving), true);
+        assert.equal(selects(constraint.labelSelector, crawl), false, 'spreading ignores the crawl');
+      }
+    });
+  }
+
+  it('crawl network access: its own NetworkPolicy, the egress the crawl calls (DNS, API server, worlds), no ingress', () => {
+    for (const caseName of ['defaults', 'many worlds', 'HA with autoscaling']) {
+      const objects = objectsOf(caseName);
+      const crawl = podLabels(one(objects, 'CronJob'));
+      const serving = podLabels(one(objects, 'Deployment'));
+      const [policy, ...others] = policiesSelecting(objects, crawl);
+      assert.deepEqual(others, [], `${caseName}: one policy for the crawl pod`);
+      const spec = policy!.spec as any;
+      assert.deepEqual(spec.policyTypes, ['Ingress', 'Egress']);
+      assert.equal(spec.ingress, undefined, `${caseName}: nothing may connect to a crawl pod`);
+      assert.equal(selects(spec.podSelector, serving), false, `${caseName}: the broker keeps its own policy`);
+      // The crawl calls the API server (write tokens, discovery) and the worlds as the broker does; Redis it never opens.
+      const brokerEgress = (policiesSelecting(objects, serving)[0]!.spec as any).egress as any[];
+      const usesRedis = (rule: any) => rule.ports.some((port: any) => port.port === 6379);
+      assert.deepEqual(
+        spec.egress,
+        brokerEgress.filter((rule) => !usesRedis(rule)),
+        caseName,
+      );
+    }
   });
 
   it("crawl CronJob settings: schedule and hub from values, the broker's hardening, and off when disabled", () => {

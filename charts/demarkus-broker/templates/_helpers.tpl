@@ -18,13 +18,43 @@ app.kubernetes.io/name: {{ include "demarkus-broker.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
-{{- define "demarkus-broker.labels" -}}
+{{/* Labels of every object of the release, but for app.kubernetes.io/component. */}}
+{{- define "demarkus-broker.releaseLabels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{ include "demarkus-broker.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
-app.kubernetes.io/component: broker
 app.kubernetes.io/part-of: demarkus
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "demarkus-broker.labels" -}}
+{{ include "demarkus-broker.releaseLabels" . }}
+app.kubernetes.io/component: broker
+{{- end -}}
+
+{{/*
+The serving pods, and only them: what the Service, the NetworkPolicy, the
+PodDisruptionBudget and the spread constraints select. The Deployment's own
+selector (selectorLabels) is immutable, so it stays as it was; its pod
+template carries the component label too. Requiring the component also leaves
+out crawl pods of earlier chart versions, kept by the Jobs' history limits.
+*/}}
+{{- define "demarkus-broker.servingPodLabels" -}}
+{{ include "demarkus-broker.selectorLabels" . }}
+app.kubernetes.io/component: broker
+{{- end -}}
+
+{{/*
+The crawl CronJob's pods. Their name label differs from the broker's so they
+stay outside the Deployment's selector: the HorizontalPodAutoscaler averages
+over every pod that selector matches, whoever owns it, and a selected Job pod
+made the PodDisruptionBudget fail (a Job has no scale subresource).
+*/}}
+{{- define "demarkus-broker.crawlPodLabels" -}}
+app.kubernetes.io/name: {{ printf "%s-crawl" (include "demarkus-broker.name" . | trunc 57 | trimSuffix "-") }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: crawl
+app.kubernetes.io/part-of: demarkus
 {{- end -}}
 
 {{- define "demarkus-broker.serviceAccountName" -}}
@@ -359,4 +389,45 @@ Secret and the Deployment's checksum see the same key.
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
+{{- end -}}
+
+{{/* NetworkPolicy egress rules shared by the broker's and the crawl's policies. */}}
+{{- define "demarkus-broker.egressDnsAndHttps" -}}
+{{- $np := .Values.networkPolicy -}}
+# DNS.
+- to:
+    - namespaceSelector:
+        matchLabels:
+          kubernetes.io/metadata.name: {{ $np.dns.namespace | quote }}
+      podSelector:
+        matchLabels:
+          {{- toYaml $np.dns.podLabels | nindent 10 }}
+  ports:
+    - {protocol: UDP, port: 53}
+    - {protocol: TCP, port: 53}
+# The Kubernetes API server (Secrets, Lease, discovery) and the IdP.
+- ports:
+    - {protocol: TCP, port: 443}
+    - {protocol: TCP, port: 6443}
+  {{- with $np.httpsEgressCIDRs }}
+  to:
+    {{- range . }}
+    - ipBlock: {cidr: {{ . | quote }}}
+    {{- end }}
+  {{- end }}
+{{- end -}}
+
+{{/* Worlds: Mark Protocol over QUIC, on 6309 plus any port named in worlds[].internalAddress. */}}
+{{- define "demarkus-broker.egressWorlds" -}}
+{{- $worldPorts := dict "6309" true -}}
+{{- range .Values.worlds -}}
+{{- if .internalAddress -}}
+{{- $_ := set $worldPorts (splitList ":" .internalAddress | last) true -}}
+{{- end -}}
+{{- end -}}
+# Worlds: Mark Protocol over QUIC.
+- ports:
+    {{- range $port, $_ := $worldPorts }}
+    - {protocol: UDP, port: {{ $port }}}
+    {{- end }}
 {{- end -}}
