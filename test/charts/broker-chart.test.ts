@@ -393,6 +393,52 @@ describe('what each case renders', () => {
   });
 });
 
+describe('the cookie key under helm template (GitOps: no lookup of the stored key)', () => {
+  const render = (values: Record<string, unknown>) =>
+    template({
+      chart: 'demarkus-broker',
+      release: 'demarkus-broker',
+      namespace: 'demarkus',
+      values: [values],
+      setFiles: { 'oidc.brokerSigningKey': signingKeyFile },
+    });
+  const minimal = brokerCases[0]!.values;
+  const reference = { name: 'broker-cookie-key', key: 'key' };
+  const withReference = { ...minimal, server: { ...(minimal.server as object), existingCookieKeyRef: reference } };
+
+  it('renders the same objects twice with server.existingCookieKeyRef, the key coming from that Secret', async () => {
+    const [first, second] = await Promise.all([render(withReference), render(withReference)]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(second.objects, first.objects, 'Argo CD sees no change, so the broker does not restart');
+    const config = one(first.objects, 'Secret', 'demarkus-broker-config').data as Record<string, string>;
+    assert.deepEqual(Object.keys(config), ['config.yaml'], 'no generated cookie-key beside the config');
+    assert.doesNotMatch(Buffer.from(config['config.yaml']!, 'base64').toString(), /cookieKey/);
+    for (const kind of ['Deployment', 'CronJob']) {
+      const env = container(first.objects, kind).main.env.find(
+        (entry: any) => entry.name === 'DEMARKUS_BROKER_COOKIE_KEY',
+      );
+      assert.deepEqual(env?.valueFrom.secretKeyRef, reference, kind);
+    }
+  });
+
+  it('renders the same objects twice with server.cookieKey, and a new key each time with neither', async () => {
+    const fixed = {
+      ...minimal,
+      server: { ...(minimal.server as object), cookieKey: Buffer.alloc(32, 1).toString('base64') },
+    };
+    const [first, second, unset, unsetAgain] = await Promise.all([
+      render(fixed),
+      render(fixed),
+      render(minimal),
+      render(minimal),
+    ]);
+    assert.deepEqual(second.objects, first.objects);
+    const cookieKey = (rendered: Rendered) =>
+      (one(rendered.objects, 'Secret', 'demarkus-broker-config').data as Record<string, string>)['cookie-key'];
+    assert.notEqual(cookieKey(unset), cookieKey(unsetAgain), 'why GitOps must set one of the two (docs/operations.md)');
+  });
+});
+
 /**
  * Leaf key paths of the broker's config schema (`worlds[].name` for a key of
  * every list entry), read from its JSON Schema so no list here can drift.

@@ -247,6 +247,22 @@ const guards: Guard[] = [
     'redis.sentinel.existingSecret.key is required when redis.sentinel.existingSecret.name is set',
   ),
   broker(
+    'a cookie key both inline and by reference',
+    {
+      server: {
+        publicURL: 'https://b.example.com',
+        cookieKey: Buffer.alloc(32, 1).toString('base64'),
+        existingCookieKeyRef: { name: 'cookie' },
+      },
+    },
+    'set server.cookieKey or server.existingCookieKeyRef.name, not both',
+  ),
+  broker(
+    'a cookie key reference without key',
+    { server: { publicURL: 'https://b.example.com', existingCookieKeyRef: { name: 'cookie', key: '' } } },
+    'server.existingCookieKeyRef.key is required when server.existingCookieKeyRef.name is set',
+  ),
+  broker(
     'a next signing key reference without key',
     { oidc: { existingNextSigningKeyRef: { name: 'next-key', key: '' } } },
     'oidc.existingNextSigningKeyRef.key is required when oidc.existingNextSigningKeyRef.name is set',

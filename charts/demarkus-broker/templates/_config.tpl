@@ -3,7 +3,8 @@ The broker's config.yaml (docs/configuration.md; keys of the Go broker where
 they exist). Values are written with toJson, which is valid YAML for any
 string, so no value can break the document. Secrets given by reference are
 left blank here and arrive as OIDC_CLIENT_SECRET / BROKER_SIGNING_KEY /
-BROKER_NEXT_SIGNING_KEY, or as mounted files (the sentinels' password).
+BROKER_NEXT_SIGNING_KEY / DEMARKUS_BROKER_COOKIE_KEY, or as mounted files (the
+sentinels' password).
 */}}
 {{- define "demarkus-broker.config" -}}
 {{- $v := .Values -}}
@@ -11,7 +12,9 @@ server:
   addr: {{ printf ":%v" $v.server.port | toJson }}
   publicURL: {{ $v.server.publicURL | toJson }}
   brokerNamespace: {{ include "demarkus-broker.brokerNamespace" . | toJson }}
-  cookieKey: {{ include "demarkus-broker.cookieKey" . | toJson }}
+  {{- with include "demarkus-broker.cookieKey" . }}
+  cookieKey: {{ . | toJson }}
+  {{- end }}
   stateTTL: {{ $v.server.stateTTL | toJson }}
   insecureCookies: {{ $v.server.insecureCookies }}
   refreshTokenTTL: {{ $v.server.refreshTokenTTL | toJson }}

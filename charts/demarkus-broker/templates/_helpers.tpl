@@ -228,18 +228,27 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- if and $v.redis.sentinel.existingSecret.name (not $v.redis.sentinel.existingSecret.key) -}}
 {{- fail "redis.sentinel.existingSecret.key is required when redis.sentinel.existingSecret.name is set" -}}
 {{- end -}}
+{{- if and $v.server.cookieKey $v.server.existingCookieKeyRef.name -}}
+{{- fail "set server.cookieKey or server.existingCookieKeyRef.name, not both" -}}
+{{- end -}}
+{{- if and $v.server.existingCookieKeyRef.name (not $v.server.existingCookieKeyRef.key) -}}
+{{- fail "server.existingCookieKeyRef.key is required when server.existingCookieKeyRef.name is set" -}}
+{{- end -}}
 {{- if and $v.oidc.existingNextSigningKeyRef.name (not $v.oidc.existingNextSigningKeyRef.key) -}}
 {{- fail "oidc.existingNextSigningKeyRef.key is required when oidc.existingNextSigningKeyRef.name is set" -}}
 {{- end -}}
 {{- end -}}
 
 {{/*
-The cookie key: the value given, else the one stored by an earlier install,
-else a new one. "settle" fixes it once per render (in .Values), so the config
-Secret and the Deployment's checksum see the same key.
+The cookie key: the value given, else (with server.existingCookieKeyRef) none
+here, as the broker reads it from that Secret, else the one stored by an
+earlier install, else a new one. "settle" fixes it once per render (in
+.Values), so the config Secret and the Deployment's checksum see the same key.
+`lookup` finds nothing under `helm template`, so GitOps renders must set
+server.cookieKey or the reference (docs/operations.md, "Install").
 */}}
 {{- define "demarkus-broker.settle" -}}
-{{- if not .Values.server.cookieKey -}}
+{{- if not (or .Values.server.cookieKey .Values.server.existingCookieKeyRef.name) -}}
 {{- $_ := set .Values.server "cookieKey" (include "demarkus-broker.newOrStoredCookieKey" .) -}}
 {{- end -}}
 {{- end -}}
@@ -378,6 +387,15 @@ Secret and the Deployment's checksum see the same key.
     secretKeyRef:
       name: {{ .Values.oidc.existingNextSigningKeyRef.name }}
       key: {{ .Values.oidc.existingNextSigningKeyRef.key }}
+{{- end }}
+{{- with .Values.server.existingCookieKeyRef }}
+{{- if .name }}
+- name: DEMARKUS_BROKER_COOKIE_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ .name }}
+      key: {{ .key }}
+{{- end }}
 {{- end }}
 {{- if .Values.redis.existingSecret.name }}
 - name: DEMARKUS_BROKER_REDIS_PASSWORD

@@ -20,6 +20,8 @@
  *   DEMARKUS_BROKER_REDIS_URL      → redis.url
  *   DEMARKUS_BROKER_REDIS_USERNAME → redis.username
  *   DEMARKUS_BROKER_REDIS_PASSWORD → redis.password (the chart fills it from a Secret)
+ *   DEMARKUS_BROKER_COOKIE_KEY     → server.cookieKey (the chart fills it from a Secret:
+ *     `server.existingCookieKeyRef`, for renders that cannot look the stored key up)
  */
 export const envOverrides: ReadonlyArray<{ variable: string; path: readonly string[] }> = [
   { variable: 'OIDC_CLIENT_SECRET', path: ['oidc', 'clientSecret'] },
@@ -34,6 +36,7 @@ export const envOverrides: ReadonlyArray<{ variable: string; path: readonly stri
   { variable: 'DEMARKUS_BROKER_REDIS_URL', path: ['redis', 'url'] },
   { variable: 'DEMARKUS_BROKER_REDIS_USERNAME', path: ['redis', 'username'] },
   { variable: 'DEMARKUS_BROKER_REDIS_PASSWORD', path: ['redis', 'password'] },
+  { variable: 'DEMARKUS_BROKER_COOKIE_KEY', path: ['server', 'cookieKey'] },
 ];
 
 export type Env = Readonly<Record<string, string | undefined>>;

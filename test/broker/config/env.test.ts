@@ -24,6 +24,19 @@ describe('broker config: environment overrides (Go broker config.go)', () => {
     );
   });
 
+  it('takes the sign-in cookie key from DEMARKUS_BROKER_COOKIE_KEY (the chart fills it from a Secret) and validates it', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    assert.equal(
+      parseBrokerConfig(fileConfig, { BROKER_SIGNING_KEY: signingKey, DEMARKUS_BROKER_COOKIE_KEY: key }).server
+        .cookieKey,
+      key,
+    );
+    assert.throws(
+      () => parseBrokerConfig(fileConfig, { BROKER_SIGNING_KEY: signingKey, DEMARKUS_BROKER_COOKIE_KEY: 'c2hvcnQ=' }),
+      { message: /^config: server\.cookieKey \(from DEMARKUS_BROKER_COOKIE_KEY\): / },
+    );
+  });
+
   it('ignores a variable set to the empty string, keeping the file value', () => {
     const config = parseBrokerConfig(withOidc, { BROKER_SIGNING_KEY: signingKey, OIDC_CLIENT_SECRET: '' });
     assert.equal(config.oidc.clientSecret, 'from-file');
@@ -102,6 +115,7 @@ describe('broker config: environment overrides (Go broker config.go)', () => {
         'DEMARKUS_BROKER_REDIS_URL',
         'DEMARKUS_BROKER_REDIS_USERNAME',
         'DEMARKUS_BROKER_REDIS_PASSWORD',
+        'DEMARKUS_BROKER_COOKIE_KEY',
       ],
     );
     const config = parseBrokerConfig(fileConfig, {
