@@ -10,7 +10,7 @@ import {
   type SearchText,
 } from '../broker/search/index.ts';
 import { UsageError } from './usage-error.ts';
-import { signedInAccessToken } from './whoami-command.ts';
+import { currentSignIn } from './signed-in.ts';
 import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker search <query...> [options]
@@ -80,7 +80,7 @@ export async function runSearchCommand(args: string[]): Promise<number> {
     return report(answer, options, `demarkus-broker mark list ${identityUrl({ ...url, path: '/' })}`);
   }
   const options = { ...base, scope: values.scope ?? '/' };
-  const token = values.token ?? process.env.DEMARKUS_BROKER_TOKEN ?? (await signedInAccessToken());
+  const token = values.token ?? process.env.DEMARKUS_BROKER_TOKEN ?? (await currentSignIn())?.accessToken;
   if (!token)
     throw new UsageError(
       'not signed in: run demarkus-broker login (the token it keeps is used), or pass --token (env DEMARKUS_BROKER_TOKEN)',
