@@ -4,7 +4,7 @@ import { isLoopbackUrlHost } from '../transport/loopback.ts';
 import { fetchFailureReason } from '../errors/fetch-failure.ts';
 import { commandArgs } from './command-args.ts';
 import { localIssuer, resolveIssuer, saveSignIn, type StoredSignIn } from './credentials.ts';
-import { UsageError } from './usage-error.ts';
+import { tokenSafeUrl } from './broker-destination.ts';
 
 const help = `demarkus-broker login [--issuer URL] [--client-id ID]
 
@@ -23,10 +23,8 @@ const consoleOutput: CliOutput = { out: (line) => console.log(line) };
 
 /** The broker's AS metadata through openid-client; plain http is allowed for loopback development brokers only. */
 export async function discoverBroker(issuer: string, clientId: string): Promise<oidc.Configuration> {
-  const url = new URL(issuer);
+  const url = tokenSafeUrl(issuer, '--issuer');
   const loopback = isLoopbackUrlHost(url.hostname);
-  if (url.protocol === 'http:' && !loopback)
-    throw new UsageError('--issuer must use https (plain http only for a local broker)');
   return oidc
     .discovery(
       url,
