@@ -1,6 +1,7 @@
 import { BrokerToolClient } from '../broker/search/index.ts';
 import { UsageError } from './usage-error.ts';
 import { commandArgs } from './command-args.ts';
+import { numberFlag } from './number-flag.ts';
 import { devBrokerMcpUrl, explicitTokenUrl, requestedUrl } from './broker-destination.ts';
 
 const help = `demarkus-broker doctor [options]
@@ -36,9 +37,7 @@ export async function runDoctorCommand(args: string[]): Promise<number> {
   const { values } = parsed;
   const token = values.token ?? process.env.DEMARKUS_BROKER_TOKEN;
   if (!token) throw new UsageError('a broker token is required: --token or DEMARKUS_BROKER_TOKEN');
-  const similarity = values.similarity === undefined ? undefined : Number(values.similarity);
-  if (similarity !== undefined && !(similarity >= 0.5 && similarity <= 1))
-    throw new UsageError('--similarity must be a number from 0.5 to 1');
+  const similarity = numberFlag('--similarity', values.similarity, { min: 0.5, max: 1, fraction: true });
   const url = explicitTokenUrl(requestedUrl(values.url)).href;
   const toolArgs: Record<string, unknown> = {
     limit: 500,

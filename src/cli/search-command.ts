@@ -13,6 +13,7 @@ import { UsageError } from './usage-error.ts';
 import { currentSignIn } from './signed-in.ts';
 import { devBrokerMcpUrl, explicitTokenUrl, requestedUrl, signedInUrl } from './broker-destination.ts';
 import { commandArgs } from './command-args.ts';
+import { numberFlag } from './number-flag.ts';
 
 const help = `demarkus-broker search <query...> [options]
 
@@ -63,9 +64,7 @@ export async function runSearchCommand(args: string[]): Promise<number> {
   const { values, positionals } = parsed;
   const query = positionals.join(' ').trim();
   if ([...query].length < 2) throw new UsageError('expected a query of at least 2 characters');
-  const limit = values.limit === undefined ? 10 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
-    throw new UsageError('--limit must be an integer from 1 to 100');
+  const limit = numberFlag('--limit', values.limit, { min: 1, max: 100, unit: 'documents' }, 10);
   if (values.direct !== undefined && values.world !== undefined)
     throw new UsageError('--world applies to the broker; --direct already names one world');
   const base = { query, limit, json: values.json ?? false, ...(values.filter ? { filter: values.filter } : {}) };
