@@ -9,8 +9,8 @@ import {
   summaryText,
 } from '../broker/graph/index.ts';
 import { devConfigPath, helperConfigPath, productionConfigPath } from './config-path.ts';
-import { UsageError } from './usage-error.ts';
 import { commandArgs } from './command-args.ts';
+import { numberFlag } from './number-flag.ts';
 
 const help = `demarkus-broker crawl [--config FILE] [--hub WORLD] [--retention N] [--as EMAIL] [--json]
 
@@ -44,9 +44,8 @@ export async function runCrawlCommand(args: string[]): Promise<number> {
   );
   if (parsed === null) return 0;
   const { values } = parsed;
-  const retention = values.retention === undefined ? 20 : Number(values.retention);
-  if (!Number.isInteger(retention) || retention < 0)
-    throw new UsageError(`--retention must be a whole number >= 0, got "${values.retention}"`);
+  // The bound of mark_graph_publish's retention (src/broker/mcp/tools/graph-publish.ts).
+  const retention = numberFlag('--retention', values.retention, { min: 0, max: 1_000_000, unit: 'versions' }, 20);
   const config = await loadBrokerConfig(helperConfigPath(values.config));
   const cluster = clusterServices(config);
   const gateway = await openWorldGateway(config, cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {});

@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import { startDevStack } from '../dev/stack.ts';
 import { jsonLogger, logOptions } from './json-logger.ts';
 import { waitForSignal } from './world-command.ts';
-import { UsageError } from './usage-error.ts';
 import { errorCodes } from '../errors/fetch-failure.ts';
 import { commandArgs } from './command-args.ts';
+import { flagOrEnv, numberFlag } from './number-flag.ts';
 
 const help = `demarkus-broker dev [--data DIR] [--host HOST] [--port PORT] [--broker-port PORT]
 
@@ -36,12 +36,13 @@ export async function runDevCommand(args: string[]): Promise<number> {
   );
   if (parsed === null) return 0;
   const { values } = parsed;
-  const basePort = Number(values.port ?? process.env.DEMARKUS_DEV_PORT ?? 6401);
-  if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65533)
-    throw new UsageError(`invalid --port "${values.port}"`);
-  const brokerPort = Number(values['broker-port'] ?? process.env.DEMARKUS_DEV_BROKER_PORT ?? 8080);
-  if (!Number.isInteger(brokerPort) || brokerPort < 1 || brokerPort > 65534)
-    throw new UsageError(`invalid --broker-port "${values['broker-port']}"`);
+  // Three worlds from --port, and the broker, its MCP listener and the IdP from --broker-port: each run must fit under 65536.
+  const basePort = numberFlag(...flagOrEnv('--port', values.port, 'DEMARKUS_DEV_PORT'), { min: 1, max: 65533 }, 6401);
+  const brokerPort = numberFlag(
+    ...flagOrEnv('--broker-port', values['broker-port'], 'DEMARKUS_DEV_BROKER_PORT'),
+    { min: 1, max: 65533 },
+    8080,
+  );
   const dataDir = resolve(values.data ?? 'data');
   const stack = await startDevStack({
     dataDir,

@@ -1,6 +1,8 @@
 import { BrokerToolClient } from '../broker/search/index.ts';
 import { UsageError } from './usage-error.ts';
 import { commandArgs } from './command-args.ts';
+import { numberFlag } from './number-flag.ts';
+import { devBrokerMcpUrl, explicitTokenUrl, requestedUrl } from './broker-destination.ts';
 
 const help = `demarkus-broker doctor [options]
 
@@ -8,7 +10,8 @@ The knowledge doctor for people: asks the broker's mark_doctor tool what needs
 care across the worlds you may read (exact and near duplicates, policy breaks,
 untagged documents, broken mark:// links, orphans) and prints the report.
 
-  --url URL          the broker's MCP endpoint (env DEMARKUS_BROKER_URL; default http://127.0.0.1:8081/mcp)
+  --url URL          the broker's MCP endpoint (env DEMARKUS_BROKER_URL; default ${devBrokerMcpUrl}):
+                     https, or http on this computer
   --token TOKEN      bearer token (env DEMARKUS_BROKER_TOKEN), e.g. from "demarkus-broker token"
   --worlds W1,W2     examine only these worlds
   --kinds K1,K2      report only these kinds (exact-duplicate, near-duplicate, policy, untagged, broken-link, orphan)
@@ -34,10 +37,8 @@ export async function runDoctorCommand(args: string[]): Promise<number> {
   const { values } = parsed;
   const token = values.token ?? process.env.DEMARKUS_BROKER_TOKEN;
   if (!token) throw new UsageError('a broker token is required: --token or DEMARKUS_BROKER_TOKEN');
-  const similarity = values.similarity === undefined ? undefined : Number(values.similarity);
-  if (similarity !== undefined && !(similarity >= 0.5 && similarity <= 1))
-    throw new UsageError('--similarity must be a number from 0.5 to 1');
-  const url = values.url ?? process.env.DEMARKUS_BROKER_URL ?? 'http://127.0.0.1:8081/mcp';
+  const similarity = numberFlag('--similarity', values.similarity, { min: 0.5, max: 1, fraction: true });
+  const url = explicitTokenUrl(requestedUrl(values.url)).href;
   const toolArgs: Record<string, unknown> = {
     limit: 500,
     ...(values.worlds ? { worlds: values.worlds } : {}),

@@ -1,13 +1,10 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
-import { UsageError } from './usage-error.ts';
 import { isLoopbackUrlHost } from '../transport/loopback.ts';
-import { replaceFile } from '../files/durable-file.ts';
 import { fetchFailureReason } from '../errors/fetch-failure.ts';
 import { commandArgs } from './command-args.ts';
+import { localIssuer, resolveIssuer, saveSignIn, type StoredSignIn } from './credentials.ts';
+import { tokenSafeUrl } from './broker-destination.ts';
 
 const help = `demarkus-broker login [--issuer URL] [--client-id ID]
 
@@ -16,86 +13,18 @@ while you confirm the code in a browser and sign in at your identity provider,
 then keeps the tokens in your config directory (0600), for whoami and MCP clients.
 
   --issuer URL      the broker's public URL (default: the last one you signed in to,
-                    env DEMARKUS_BROKER_ISSUER, or http://127.0.0.1:8080 for npm start)
+                    env DEMARKUS_BROKER_ISSUER, or ${localIssuer} for npm start)
   --client-id ID    OAuth client id (default demarkus-cli, the broker's built-in CLI client)`;
 
 export const defaultCliClientId = 'demarkus-cli';
-const localIssuer = 'http://127.0.0.1:8080';
 
 export type CliOutput = { out: (line: string) => void };
 const consoleOutput: CliOutput = { out: (line) => console.log(line) };
 
-/** What `login` keeps per issuer. Tokens are secrets: the file is 0600 in a 0700 directory. */
-export type StoredSignIn = {
-  issuer: string;
-  clientId: string;
-  accessToken: string;
-  refreshToken?: string;
-  expiresAt: number;
-  email?: string;
-};
-type CredentialsFile = { current?: string; signIns: Record<string, StoredSignIn> };
-
-/** `$DEMARKUS_BROKER_CONFIG_DIR`, else `$XDG_CONFIG_HOME/demarkus-broker`, else `~/.config/demarkus-broker`. */
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.DEMARKUS_BROKER_CONFIG_DIR) return env.DEMARKUS_BROKER_CONFIG_DIR;
-  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'demarkus-broker');
-}
-
-export const credentialsPath = (env?: NodeJS.ProcessEnv) => join(configDir(env), 'credentials.json');
-
-export async function readCredentials(env?: NodeJS.ProcessEnv): Promise<CredentialsFile> {
-  try {
-    const parsed = JSON.parse(await readFile(credentialsPath(env), 'utf8')) as CredentialsFile;
-    return typeof parsed.signIns === 'object' && parsed.signIns !== null ? parsed : { signIns: {} };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { signIns: {} };
-    throw error;
-  }
-}
-
-export async function saveSignIn(signIn: StoredSignIn, env?: NodeJS.ProcessEnv): Promise<string> {
-  const file = await readCredentials(env);
-  file.signIns[signIn.issuer] = signIn;
-  file.current = signIn.issuer;
-  return writeCredentials(file, env);
-}
-
-/** Removes one issuer's sign-in (logout); the last one left becomes current. */
-export async function forgetSignIn(issuer: string, env?: NodeJS.ProcessEnv): Promise<string> {
-  const file = await readCredentials(env);
-  delete file.signIns[issuer];
-  if (file.current === issuer) {
-    const remaining = Object.keys(file.signIns);
-    if (remaining.length > 0) file.current = remaining[remaining.length - 1];
-    else delete file.current;
-  }
-  return writeCredentials(file, env);
-}
-
-async function writeCredentials(file: CredentialsFile, env?: NodeJS.ProcessEnv): Promise<string> {
-  const dir = configDir(env);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const path = credentialsPath(env);
-  await replaceFile(path, Buffer.from(`${JSON.stringify(file, null, 2)}\n`), 0o600);
-  return path;
-}
-
-/** The issuer to talk to: the flag, the environment, the last sign-in, or the local stack. */
-export async function resolveIssuer(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  // An empty variable counts as unset, as shells usually mean it.
-  const issuer =
-    flag ?? (env.DEMARKUS_BROKER_ISSUER || undefined) ?? (await readCredentials(env)).current ?? localIssuer;
-  if (!URL.canParse(issuer)) throw new UsageError(`--issuer: ${JSON.stringify(issuer)} is not a URL`);
-  return issuer.replace(/\/+$/, '');
-}
-
 /** The broker's AS metadata through openid-client; plain http is allowed for loopback development brokers only. */
 export async function discoverBroker(issuer: string, clientId: string): Promise<oidc.Configuration> {
-  const url = new URL(issuer);
+  const url = tokenSafeUrl(issuer, '--issuer');
   const loopback = isLoopbackUrlHost(url.hostname);
-  if (url.protocol === 'http:' && !loopback)
-    throw new UsageError('--issuer must use https (plain http only for a local broker)');
   return oidc
     .discovery(
       url,

@@ -1,12 +1,6 @@
 import * as oidc from 'openid-client';
-import {
-  type CliOutput,
-  credentialsPath,
-  discoverBroker,
-  forgetSignIn,
-  readCredentials,
-  resolveIssuer,
-} from './login-command.ts';
+import { type CliOutput, discoverBroker } from './login-command.ts';
+import { changeCredentials, resolveIssuer, withoutSignIn } from './credentials.ts';
 import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker logout [--issuer URL]
@@ -26,23 +20,25 @@ export async function runLogoutCommand(
   if (parsed === null) return 0;
   const { values } = parsed;
   const issuer = await resolveIssuer(values.issuer);
-  const signIn = (await readCredentials()).signIns[issuer];
-  if (signIn === undefined) {
-    io.out(`Not signed in to ${issuer}; nothing to do.`);
-    return 0;
-  }
-  let revoked = 'no refresh token was kept';
-  if (signIn.refreshToken !== undefined) {
-    try {
-      const config = await discoverBroker(issuer, signIn.clientId);
-      await oidc.tokenRevocation(config, signIn.refreshToken, { token_type_hint: 'refresh_token' });
-      revoked = 'the refresh token is revoked at the broker';
-    } catch (error) {
-      // The local sign-in is removed anyway: keeping it would not make the broker forget it either.
-      revoked = `the broker could not be told (${error instanceof Error ? error.message : String(error)}); the refresh token stays valid there until it expires`;
+  // Under the credentials lock: a refresh in another process must not rotate the token being revoked.
+  const outcome = await changeCredentials(async (file, save) => {
+    const signIn = file.signIns[issuer];
+    if (signIn === undefined) return undefined;
+    let revoked = 'no refresh token was kept';
+    if (signIn.refreshToken !== undefined) {
+      try {
+        const config = await discoverBroker(issuer, signIn.clientId);
+        await oidc.tokenRevocation(config, signIn.refreshToken, { token_type_hint: 'refresh_token' });
+        revoked = 'the refresh token is revoked at the broker';
+      } catch (error) {
+        // The local sign-in is removed anyway: keeping it would not make the broker forget it either.
+        revoked = `the broker could not be told (${error instanceof Error ? error.message : String(error)}); the refresh token stays valid there until it expires`;
+      }
     }
-  }
-  await forgetSignIn(issuer);
-  io.out(`Signed out of ${issuer}: ${revoked}; removed from ${credentialsPath()}.`);
+    withoutSignIn(file, issuer);
+    return { revoked, path: await save() };
+  });
+  if (outcome === undefined) io.out(`Not signed in to ${issuer}; nothing to do.`);
+  else io.out(`Signed out of ${issuer}: ${outcome.revoked}; removed from ${outcome.path}.`);
   return 0;
 }

@@ -9,6 +9,7 @@ import { Status } from '../protocol/status.ts';
 import type { Verb } from '../protocol/verbs.ts';
 import { UsageError } from './usage-error.ts';
 import { commandArgs } from './command-args.ts';
+import { maxTimeoutMs, numberFlag } from './number-flag.ts';
 
 const help = `demarkus-broker mark <verb> mark://host[:port]/path [options]
 
@@ -19,7 +20,7 @@ Connection:
   --ca FILE               trust this PEM certificate (bundle) for the server
   --insecure              do not verify the server certificate (development only)
   --server-name NAME      TLS server name, when it differs from the host
-  --timeout MS            per-request timeout (default 10000)
+  --timeout MS            per-request timeout in milliseconds, a whole number >= 1 (default 10000)
 Auth and metadata:
   --token TOKEN           sent as "auth" (env DEMARKUS_TOKEN)
   --meta KEY=VALUE        extra metadata, repeatable
@@ -82,6 +83,7 @@ export async function runMarkCommand(args: string[]): Promise<number> {
   if (verb === undefined || urlText === undefined || positionals.length > 2)
     throw new UsageError(`expected <verb> <mark-url>; verbs: ${Object.keys(verbs).join(', ')}`);
   const url = parseMarkUrl(urlText);
+  const timeoutMs = numberFlag('--timeout', values.timeout, { min: 1, max: maxTimeoutMs, unit: 'milliseconds' });
   const metadata = buildMetadata(values as Record<string, unknown>);
   const body = await readBody(values.body, values['body-file']);
   const client = new MarkClient({
@@ -96,7 +98,7 @@ export async function runMarkCommand(args: string[]): Promise<number> {
         port: url.port,
         ...(values['server-name'] ? { serverName: values['server-name'] } : {}),
       },
-      { verb, path: url.path, metadata, body, ...(values.timeout ? { timeoutMs: Number(values.timeout) } : {}) },
+      { verb, path: url.path, metadata, body, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
     );
     const shown = verb === 'FETCH' && url.fragment ? selectSection(response, url.fragment) : response;
     process.stdout.write(values.raw ? encodeResponse(shown) : readable(shown));

@@ -10,8 +10,10 @@ import {
   type SearchText,
 } from '../broker/search/index.ts';
 import { UsageError } from './usage-error.ts';
-import { signedInAccessToken } from './whoami-command.ts';
+import { currentSignIn } from './signed-in.ts';
+import { devBrokerMcpUrl, explicitTokenUrl, requestedUrl, signedInUrl } from './broker-destination.ts';
 import { commandArgs } from './command-args.ts';
+import { numberFlag } from './number-flag.ts';
 
 const help = `demarkus-broker search <query...> [options]
 
@@ -19,8 +21,10 @@ Full-text search: prints the best-matching documents, best first, one per
 document with its best section. Not every word has to appear.
 
 Through the broker (default; the mark_search tool over MCP):
-  --url URL          the broker's MCP endpoint (env DEMARKUS_BROKER_URL; default ${defaultBrokerUrl()})
   --token TOKEN      bearer token (env DEMARKUS_BROKER_TOKEN); default the one demarkus-broker login keeps
+  --url URL          the broker's MCP endpoint (env DEMARKUS_BROKER_URL): https, or http on this computer.
+                     With the kept sign-in, default and only choice the broker it is for; with
+                     --token, default ${devBrokerMcpUrl} (npm start)
   --world W          search only this world
 Against one world (LOOKUP match: body with our ranking extension):
   --direct mark://host[:port][/scope]
@@ -34,10 +38,6 @@ Both:
 
 A search that finds nothing prints the nearest titles and how to browse.
 Exit status: 0 when an answer came (even an empty one), 1 when none did, 2 for usage.`;
-
-function defaultBrokerUrl(): string {
-  return 'http://127.0.0.1:8081/mcp';
-}
 
 type Options = { query: string; scope: string; filter?: string; limit: number; json: boolean };
 
@@ -64,9 +64,7 @@ export async function runSearchCommand(args: string[]): Promise<number> {
   const { values, positionals } = parsed;
   const query = positionals.join(' ').trim();
   if ([...query].length < 2) throw new UsageError('expected a query of at least 2 characters');
-  const limit = values.limit === undefined ? 10 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
-    throw new UsageError('--limit must be an integer from 1 to 100');
+  const limit = numberFlag('--limit', values.limit, { min: 1, max: 100, unit: 'documents' }, 10);
   if (values.direct !== undefined && values.world !== undefined)
     throw new UsageError('--world applies to the broker; --direct already names one world');
   const base = { query, limit, json: values.json ?? false, ...(values.filter ? { filter: values.filter } : {}) };
@@ -80,11 +78,20 @@ export async function runSearchCommand(args: string[]): Promise<number> {
     return report(answer, options, `demarkus-broker mark list ${identityUrl({ ...url, path: '/' })}`);
   }
   const options = { ...base, scope: values.scope ?? '/' };
-  const token = values.token ?? process.env.DEMARKUS_BROKER_TOKEN ?? (await signedInAccessToken());
-  if (!token)
-    throw new UsageError(
-      'not signed in: run demarkus-broker login (the token it keeps is used), or pass --token (env DEMARKUS_BROKER_TOKEN)',
-    );
+  // An empty variable counts as unset, as shells usually mean it.
+  const explicitToken = values.token ?? (process.env.DEMARKUS_BROKER_TOKEN || undefined);
+  const requested = requestedUrl(values.url);
+  let target: { url: URL; token: string };
+  if (explicitToken !== undefined) target = { url: explicitTokenUrl(requested), token: explicitToken };
+  else {
+    const signIn = await currentSignIn();
+    if (signIn === undefined)
+      throw new UsageError(
+        'not signed in: run demarkus-broker login (the token it keeps is used), or pass --token (env DEMARKUS_BROKER_TOKEN)',
+      );
+    // The kept token goes only to the broker it was issued for (src/cli/broker-destination.ts).
+    target = { url: signedInUrl(signIn, requested), token: signIn.accessToken };
+  }
   const toolArgs: Record<string, unknown> = {
     query,
     limit,
@@ -92,12 +99,7 @@ export async function runSearchCommand(args: string[]): Promise<number> {
     ...(values.world ? { world: values.world } : {}),
     ...(values.filter ? { filter: values.filter } : {}),
   };
-  const result = await callBrokerTool(
-    values.url ?? process.env.DEMARKUS_BROKER_URL ?? defaultBrokerUrl(),
-    token,
-    'mark_search',
-    toolArgs,
-  );
+  const result = await callBrokerTool(target.url.href, target.token, 'mark_search', toolArgs);
   if (result.isError) throw new Error(result.text);
   return report(
     parseSearchText(result.text),

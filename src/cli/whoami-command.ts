@@ -1,14 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import * as oidc from 'openid-client';
-import {
-  discoverBroker,
-  readCredentials,
-  resolveIssuer,
-  saveSignIn,
-  toStoredSignIn,
-  type CliOutput,
-  type StoredSignIn,
-} from './login-command.ts';
+import { discoverBroker, type CliOutput } from './login-command.ts';
+import { resolveIssuer, type StoredSignIn } from './credentials.ts';
+import { freshSignIn } from './signed-in.ts';
 import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker whoami [--issuer URL] [--access-token]
@@ -20,8 +13,6 @@ when it is about to expire (the refresh token rotates on every use).
   --access-token    print only a valid access token, e.g. for an MCP client's
                     Authorization header`;
 
-const refreshMarginMs = 60_000;
-
 export async function runWhoamiCommand(
   args: string[],
   io: CliOutput = { out: (line) => console.log(line) },
@@ -32,10 +23,9 @@ export async function runWhoamiCommand(
   if (parsed === null) return 0;
   const { values } = parsed;
   const issuer = await resolveIssuer(values.issuer);
-  let signIn = (await readCredentials()).signIns[issuer];
+  const signIn = await freshSignIn(issuer);
   // On stderr, like every failure: `$(demarkus-broker whoami --access-token)` must not capture it as a token.
   if (signIn === undefined) throw new Error(`not signed in to ${issuer}; run demarkus-broker login --issuer ${issuer}`);
-  if (signIn.expiresAt - Date.now() < refreshMarginMs) signIn = await refreshed(signIn);
   const claims = await verifiedClaims(signIn);
   if (values['access-token']) {
     io.out(signIn.accessToken);
@@ -46,38 +36,6 @@ export async function runWhoamiCommand(
   if (typeof claims.hd === 'string') io.out(`  domain: ${claims.hd}`);
   io.out(`  access token valid until ${new Date((claims.exp ?? 0) * 1000).toISOString()} (for ${String(claims.aud)})`);
   return 0;
-}
-
-/**
- * The access token of the last sign-in (`login`), refreshed when it is about
- * to expire; undefined when nobody signed in. Other commands use it when no
- * token is given.
- */
-export async function signedInAccessToken(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  const file = await readCredentials(env);
-  const issuer = env.DEMARKUS_BROKER_ISSUER ?? file.current;
-  let signIn = issuer === undefined ? undefined : file.signIns[issuer.replace(/\/+$/, '')];
-  if (signIn === undefined) return undefined;
-  if (signIn.expiresAt - Date.now() < refreshMarginMs) signIn = await refreshed(signIn);
-  return signIn.accessToken;
-}
-
-async function refreshed(signIn: StoredSignIn): Promise<StoredSignIn> {
-  if (signIn.refreshToken === undefined)
-    throw new Error('the access token expired and there is no refresh token; run demarkus-broker login');
-  const config = await discoverBroker(signIn.issuer, signIn.clientId);
-  let tokens: oidc.TokenEndpointResponse;
-  try {
-    tokens = await oidc.refreshTokenGrant(config, signIn.refreshToken);
-  } catch (error) {
-    throw new Error(
-      `the sign-in is no longer valid (${(error as { error?: string }).error ?? (error as Error).message}); run demarkus-broker login`,
-      { cause: error },
-    );
-  }
-  const next = toStoredSignIn(signIn.issuer, signIn.clientId, tokens, signIn.refreshToken);
-  await saveSignIn(next);
-  return next;
 }
 
 /** The access token's claims, checked against the broker's published keys (so whoami does not trust a stale file). */

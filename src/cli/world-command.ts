@@ -10,6 +10,7 @@ const worldMdPath = '/world.md';
 import { jsonLogger } from './json-logger.ts';
 import { parseHostPort, UsageError } from './usage-error.ts';
 import { commandArgs } from './command-args.ts';
+import { flagOrEnv, numberFlag } from './number-flag.ts';
 
 const help = `demarkus-broker world --root DIR [options]
 
@@ -49,7 +50,12 @@ export async function runWorldCommand(args: string[]): Promise<number> {
   if (root === undefined || root === '') throw new UsageError('--root is required (or set DEMARKUS_ROOT)');
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined))
     throw new UsageError('--tls-cert and --tls-key go together');
-  const portFromEnv = process.env.DEMARKUS_PORT ? Number(process.env.DEMARKUS_PORT) : defaultPort;
+  const portFromEnv = numberFlag(
+    'DEMARKUS_PORT',
+    process.env.DEMARKUS_PORT || undefined,
+    { min: 0, max: 65535 },
+    defaultPort,
+  );
   const listen = parseHostPort(values.listen ?? `[::]:${portFromEnv}`, portFromEnv);
   const log = jsonLogger('world');
   const server = await startWorldServer({
@@ -59,10 +65,7 @@ export async function runWorldCommand(args: string[]): Promise<number> {
     readOnly: values['read-only'] ?? false,
     listen,
     tls: values['tls-cert'] ? { certFile: values['tls-cert'], keyFile: values['tls-key']! } : 'dev',
-    rateLimit: {
-      perSecond: numberOption('--rate-limit', values['rate-limit'] ?? process.env.DEMARKUS_RATE_LIMIT, 50),
-      burst: numberOption('--rate-burst', values['rate-burst'] ?? process.env.DEMARKUS_RATE_BURST, 100),
-    },
+    rateLimit: rateLimitOptions(values['rate-limit'], values['rate-burst']),
     log,
   });
   if (values['seed-world-md'] !== undefined) await seedWorldMd(server.world, values['seed-world-md'], log);
@@ -100,11 +103,15 @@ async function seedWorldMd(world: World, file: string, log: ReturnType<typeof js
   log.info({ path: worldMdPath, written }, written ? 'seeded /world.md' : '/world.md exists: seed left unused');
 }
 
-function numberOption(name: string, text: string | undefined, fallback: number): number {
-  if (text === undefined || text === '') return fallback;
-  const n = Number(text);
-  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} must be a non-negative number, got "${text}"`);
-  return n;
+/** Requests a second per client IP (0: no limit) and the burst, which must hold one request when there is a limit. */
+function rateLimitOptions(rate: string | undefined, burst: string | undefined): { perSecond: number; burst: number } {
+  const perSecond = numberFlag(
+    ...flagOrEnv('--rate-limit', rate, 'DEMARKUS_RATE_LIMIT'),
+    { min: 0, fraction: true, unit: 'requests a second' },
+    50,
+  );
+  const burstName = flagOrEnv('--rate-burst', burst, 'DEMARKUS_RATE_BURST');
+  return { perSecond, burst: numberFlag(...burstName, { min: perSecond > 0 ? 1 : 0, unit: 'requests' }, 100) };
 }
 
 export function waitForSignal(): Promise<void> {

@@ -56,6 +56,23 @@ describe('command-line messages name what failed and what to do (spawned CLI)', 
     assert.match(stderr, /"root" looks like a world name .* mark:\/\/localhost:6401\//);
   });
 
+  it('refuses a --timeout that is not a positive whole number of milliseconds, as a usage error', async () => {
+    for (const timeout of ['abc', '0']) {
+      const { code, stderr } = await runCli(['mark', 'fetch', 'mark://localhost:1/index.md', '--timeout', timeout]);
+      assert.equal(code, 2, stderr);
+      assert.equal(
+        stderr,
+        `demarkus-broker mark: --timeout must be a whole number of milliseconds from 1 to 2147483647, got "${timeout}"\n`,
+      );
+    }
+  });
+
+  it('refuses a search --limit written as something other than decimal digits', async () => {
+    const { code, stderr } = await runCli(['search', 'some words', '--limit', '1e1', '--token', 't']);
+    assert.equal(code, 2, stderr);
+    assert.match(stderr, /--limit must be a whole number of documents from 1 to 100, got "1e1"/);
+  });
+
   it('tells search to sign in when no token is given or kept', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'demarkus-cli-'));
     try {

@@ -1,0 +1,57 @@
+/**
+ * The kept sign-in with an access token fit to use: refreshed when it is
+ * about to expire, one process at a time. The refresh token rotates on every
+ * use and the broker revokes the whole sign-in when a rotated-away one comes
+ * back (src/broker/auth/tokens/refresh-tokens.ts, RFC 9700 §4.14.2), so the
+ * refresh runs under the credentials lock and first reads the file again: a
+ * process that waited finds the token another one just refreshed and uses it.
+ */
+import * as oidc from 'openid-client';
+import { changeCredentials, readCredentials, resolveIssuer, type StoredSignIn } from './credentials.ts';
+import { discoverBroker, toStoredSignIn } from './login-command.ts';
+
+/** Refresh when the access token has less than this left, so it does not expire on its way. */
+const refreshMarginMs = 60_000;
+
+const fresh = (signIn: StoredSignIn) => signIn.expiresAt - Date.now() >= refreshMarginMs;
+
+/** The current sign-in (`resolveIssuer` without a flag), fresh; undefined when nobody signed in there. */
+export async function currentSignIn(env: NodeJS.ProcessEnv = process.env): Promise<StoredSignIn | undefined> {
+  return freshSignIn(await resolveIssuer(undefined, env), env);
+}
+
+/** The sign-in kept for `issuer`, refreshed if due; undefined when there is none. */
+export async function freshSignIn(
+  issuer: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<StoredSignIn | undefined> {
+  const kept = (await readCredentials(env)).signIns[issuer];
+  if (kept === undefined || fresh(kept)) return kept;
+  return changeCredentials(async (file, save) => {
+    const current = file.signIns[issuer];
+    if (current === undefined || fresh(current)) return current;
+    const next = await refreshed(current);
+    // Only this sign-in changes: a refresh is not a choice of which sign-in is current.
+    file.signIns[issuer] = next;
+    await save();
+    return next;
+  }, env);
+}
+
+async function refreshed(signIn: StoredSignIn): Promise<StoredSignIn> {
+  if (signIn.refreshToken === undefined)
+    throw new Error(
+      `the access token expired and there is no refresh token; run demarkus-broker login --issuer ${signIn.issuer}`,
+    );
+  const config = await discoverBroker(signIn.issuer, signIn.clientId);
+  let tokens: oidc.TokenEndpointResponse;
+  try {
+    tokens = await oidc.refreshTokenGrant(config, signIn.refreshToken);
+  } catch (error) {
+    throw new Error(
+      `the sign-in is no longer valid (${(error as { error?: string }).error ?? (error as Error).message}); run demarkus-broker login --issuer ${signIn.issuer}`,
+      { cause: error },
+    );
+  }
+  return toStoredSignIn(signIn.issuer, signIn.clientId, tokens, signIn.refreshToken);
+}
