@@ -164,7 +164,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
         startLeaderSweep(
           config,
           cluster,
-          async () => void (await refreshTokens.sweep()),
+          async (leadership) => void (await refreshTokens.sweep(leadership)),
           logWarning('refresh token sweep failed'),
         ),
       );

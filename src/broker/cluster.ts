@@ -76,7 +76,8 @@ export function sweepsByLease(config: BrokerConfig, services: ClusterServices): 
 export function startLeaderSweep(
   config: BrokerConfig,
   services: ClusterServices,
-  sweep: () => Promise<void>,
+  /** One pass; it gets the leadership signal and must stop when it aborts (leadership lost or stopping). */
+  sweep: (leadership: AbortSignal) => Promise<void>,
   onError: (error: unknown) => void,
 ): () => Promise<void> {
   const namespace = config.server.brokerNamespace;
@@ -91,7 +92,7 @@ export function startLeaderSweep(
   const running = runLeaderSweeper(stop.signal, {
     elector,
     intervalMs: config.sweeper.interval,
-    sweep: () => sweep(),
+    sweep,
     onError,
   });
   return async () => {

@@ -73,7 +73,9 @@ export class ObjectStore {
     if (this.#objects.has(id)) throw alreadyExists(resource, object.metadata.name);
     const stored = this.#stamp(resource, structuredClone(object));
     stored.metadata.uid = randomUUID();
-    stored.metadata.creationTimestamp = this.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    stored.metadata.creationTimestamp = this.now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
     this.#commit(resource, id, stored, null, 'ADDED');
     return clone(stored);
   }
