@@ -139,7 +139,12 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     for (const closer of closers.reverse()) await closer().catch(() => undefined);
   };
   try {
-    const stopDiscovery = await startDiscovery(config, cluster, gateway.registry);
+    const stopDiscovery = await startDiscovery(config, cluster, gateway.registry, {
+      // A Service discovery ignores (a name conflict names both Services) is something an operator must resolve.
+      onIssue: (issue) => logWarning('world discovery ignored a Service')(`${issue.service}: ${issue.problem}`),
+      onError: (scope, error) => logWarning(`world discovery failed in ${scope}; it restarts by itself`)(error),
+      onConflicts: (count) => metrics.setDiscoveryConflicts(count),
+    });
     if (stopDiscovery) closers.push(stopDiscovery);
     const stopFollowing = followChanges(watcher, {
       graph,
@@ -159,7 +164,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
         startLeaderSweep(
           config,
           cluster,
-          async () => void (await refreshTokens.sweep()),
+          async (leadership) => void (await refreshTokens.sweep(leadership)),
           logWarning('refresh token sweep failed'),
         ),
       );

@@ -11,6 +11,7 @@ import {
   runLeaderSweeper,
   WorldDiscovery,
   type KubernetesApis,
+  type WorldDiscoveryOptions,
 } from './kubernetes/index.ts';
 
 /**
@@ -35,6 +36,9 @@ export function clusterServices(config: BrokerConfig): ClusterServices {
   return { apis, writeTokens: backends.writeTokens, state: backends.state };
 }
 
+/** Where discovery tells operators what it refused and what failed (the broker logs and counts them). */
+export type DiscoveryReports = Pick<WorldDiscoveryOptions, 'onIssue' | 'onError' | 'onConflicts'>;
+
 /**
  * Live world discovery (`discovery.enabled`): labelled Services join and leave
  * the registry while the broker runs; configured worlds always win.
@@ -44,6 +48,7 @@ export async function startDiscovery(
   config: BrokerConfig,
   services: ClusterServices,
   registry: WorldRegistry,
+  reports: DiscoveryReports = {},
 ): Promise<(() => Promise<void>) | null> {
   if (!config.discovery.enabled || services.apis === undefined) return null;
   const discovery = new WorldDiscovery({
@@ -52,6 +57,7 @@ export async function startDiscovery(
     sink: registrySink(registry),
     configuredWorlds: config.worlds.map((w) => w.name),
     clusterDomain: config.discovery.clusterDomain,
+    ...reports,
   });
   await discovery.start();
   return () => discovery.stop();
@@ -70,7 +76,8 @@ export function sweepsByLease(config: BrokerConfig, services: ClusterServices): 
 export function startLeaderSweep(
   config: BrokerConfig,
   services: ClusterServices,
-  sweep: () => Promise<void>,
+  /** One pass; it gets the leadership signal and must stop when it aborts (leadership lost or stopping). */
+  sweep: (leadership: AbortSignal) => Promise<void>,
   onError: (error: unknown) => void,
 ): () => Promise<void> {
   const namespace = config.server.brokerNamespace;
@@ -85,7 +92,7 @@ export function startLeaderSweep(
   const running = runLeaderSweeper(stop.signal, {
     elector,
     intervalMs: config.sweeper.interval,
-    sweep: () => sweep(),
+    sweep,
     onError,
   });
   return async () => {

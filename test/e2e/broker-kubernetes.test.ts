@@ -153,4 +153,36 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
     await core.deleteNamespacedService({ namespace: 'team-b', name: 'team-b' });
     await eventually(() => broker.gateway.get('team-b') === undefined, 'team-b removed');
   });
+
+  it('counts a Service that claims a name another Service serves, and keeps serving the first', async () => {
+    const { core } = apis(api);
+    const claim = (name: string) =>
+      core.createNamespacedService({
+        namespace: 'team-b',
+        body: {
+          metadata: { name, labels: { 'demarkus.io/world': 'team-x' } },
+          spec: { ports: [{ name: 'mark', protocol: 'UDP', port: 6309 }] },
+        },
+      });
+    const conflictsBecome = async (expected: number) => {
+      const gauge = broker.metrics.registry.getSingleMetric('broker_discovery_name_conflicts');
+      for (let polls = 0; polls < 2000; polls++) {
+        if ((await gauge?.get())?.values[0]?.value === expected) return;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.fail(`broker_discovery_name_conflicts never became ${expected}`);
+    };
+    await claim('zz-first');
+    await eventually(() => broker.gateway.get('team-x') !== undefined, 'team-x discovered');
+    await claim('aa-second');
+    await conflictsBecome(1);
+    assert.equal(broker.gateway.get('team-x')?.address, 'zz-first.team-b.svc.cluster.local:6309');
+    await core.deleteNamespacedService({ namespace: 'team-b', name: 'zz-first' });
+    await eventually(
+      () => broker.gateway.get('team-x')?.address === 'aa-second.team-b.svc.cluster.local:6309',
+      'the remaining claimant serves',
+    );
+    await conflictsBecome(0);
+    await core.deleteNamespacedService({ namespace: 'team-b', name: 'aa-second' });
+  });
 });

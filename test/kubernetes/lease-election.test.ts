@@ -1,12 +1,18 @@
 /**
  * Lease leader election between two broker replicas, with the real
  * client-node against a fake Kubernetes API server. The clock is shared and
- * moved by the test, so "the lease expired" is an event the test causes, not
- * a duration it measures; pauses between renewals are real but short.
+ * moved by the test, so "the lease expired" and "the renew deadline passed"
+ * are events the test causes, not durations it measures; pauses between
+ * renewals are real but short. A renewal that never gets an answer is the
+ * fake server's `hang`.
  */
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { stringify } from 'yaml';
+import { startLeaderSweep } from '../../src/broker/cluster.ts';
+import { parseBrokerConfig } from '../../src/broker/config/index.ts';
 import { LeaseElector, runLeaderSweeper, systemClock, type Clock } from '../../src/broker/kubernetes/index.ts';
+import { env } from '../broker/config/fixtures.ts';
 import { startFakeApiServer, type FakeApiServer } from './fake-api/server.ts';
 import { apis, assertOnlyDeclaredCalls, eventually } from './helpers.ts';
 
@@ -15,13 +21,35 @@ let server: FakeApiServer;
 let leaseName: string;
 let counter = 0;
 
-/** Real pauses, and a `now` the test can move forward. */
+/**
+ * Real pauses, and a `now` the test can move forward: moving it also ends
+ * every pause that is then due, as time passing would (the renew deadline's
+ * timer among them).
+ */
 function shiftedClock(): Clock & { advance(ms: number): void } {
   let offset = 0;
+  const now = () => Date.now() + offset;
+  const waiting = new Set<{ due: number; wake: () => void }>();
+  const sleep = (ms: number, signal?: AbortSignal) => {
+    const waiter = { due: now() + ms, wake: () => {} };
+    const woken = new Promise<void>((resolve) => {
+      waiter.wake = resolve;
+    });
+    waiting.add(waiter);
+    const cancel = new AbortController();
+    return Promise.race([
+      systemClock.sleep(ms, AbortSignal.any([cancel.signal, ...(signal ? [signal] : [])])),
+      woken,
+    ]).finally(() => {
+      waiting.delete(waiter);
+      cancel.abort();
+    });
+  };
   const advance = (ms: number) => {
     offset += ms;
+    for (const waiter of waiting) if (waiter.due <= now()) waiter.wake();
   };
-  return { now: () => Date.now() + offset, sleep: systemClock.sleep, advance };
+  return { now, sleep, advance };
 }
 
 function elector(identity: string, clock: Clock, errors: unknown[] = []) {
@@ -53,7 +81,8 @@ const count = (identity: string, verb: string, status = 200) =>
   ).length;
 
 before(async () => {
-  server = await startFakeApiServer(['broker-a', 'broker-b']);
+  // broker-a is cut off for good by one test; the later ones run as broker-c and broker-d.
+  server = await startFakeApiServer(['broker-a', 'broker-b', 'broker-c', 'broker-d']);
 });
 beforeEach(() => {
   leaseName = `demarkus-broker-sweeper-${++counter}`;
@@ -137,6 +166,8 @@ describe('Lease election between two brokers (fake API server, real client-node)
     await eventually(() => count('broker-b', 'get') >= 2, 'broker-b polling');
 
     server.cutOff('broker-a'); // its node lost the API server
+    const seen = count('broker-b', 'get');
+    await eventually(() => count('broker-b', 'get') >= seen + 2, 'broker-b seeing the last renewal');
     clock.advance(1_500); // past renewDeadline (1 s), inside leaseDuration (2 s)
     await eventually(() => !a.isLeader, 'broker-a stepping down');
     const polls = count('broker-b', 'get');
@@ -152,6 +183,72 @@ describe('Lease election between two brokers (fake API server, real client-node)
     assert.ok(errorsA.length > 0, 'broker-a reported its failed renewals');
     stop.abort();
     await Promise.all([runA, runB]);
+  });
+
+  it('steps down at the renew deadline while a renewal hangs, before the other replica can take the lease', async (t) => {
+    const clock = shiftedClock();
+    const stop = new AbortController();
+    const events: string[] = [];
+    const a = elector('broker-c', clock);
+    const b = elector('broker-d', clock);
+    const runA = a.run(stop.signal, (leadership) => {
+      events.push('a leads');
+      leadership.addEventListener('abort', () => events.push('a steps down'));
+    });
+    await eventually(() => a.isLeader, 'broker-c leading');
+    const runB = b.run(stop.signal, () => void events.push(a.isLeader ? 'b leads while a leads' : 'b leads'));
+    await eventually(() => count('broker-d', 'get') >= 2, 'broker-d polling');
+
+    const lease = leaseName; // this test's Lease only: later tests have their own
+    const hangs = server.hang((request) => request.identity === 'broker-c' && request.name === lease);
+    t.after(hangs);
+    await eventually(() => server.openHungRequests === 1, 'a renewal of broker-c waiting for its answer');
+    const seen = count('broker-d', 'get');
+    await eventually(() => count('broker-d', 'get') >= seen + 2, 'broker-d seeing the last renewal');
+    clock.advance(1_500); // past renewDeadline (1 s), inside leaseDuration (2 s)
+    await eventually(() => !a.isLeader, 'broker-c stepping down with its renewal unanswered');
+    assert.deepEqual(events, ['a leads', 'a steps down']);
+    await eventually(() => server.openHungRequests === 0, 'the unanswered requests cancelled');
+    assert.equal(b.isLeader, false);
+    assert.equal(spec().holderIdentity, 'broker-c', 'the lease is still within its duration');
+
+    clock.advance(1_000); // past leaseDuration since broker-d last saw a renewal
+    await eventually(() => b.isLeader, 'broker-d leading');
+    assert.deepEqual(events, ['a leads', 'a steps down', 'b leads']);
+    stop.abort();
+    await Promise.all([runA, runB]);
+  });
+
+  it('gives the broker sweep the leadership signal, which aborts when leadership ends', async () => {
+    const config = parseBrokerConfig(
+      stringify({
+        server: { addr: ':8080', publicURL: 'https://broker.example.com', brokerNamespace: namespace },
+        storage: { backend: 'kubernetes' },
+        sweeper: { leaseName, interval: '1h' },
+        worlds: [
+          { name: 'team-a', namespace: 'team-a', tokensSecret: 'team-a-tokens', defaultToken: { paths: ['/**'] } },
+        ],
+      }),
+      env,
+    );
+    const signals: unknown[] = [];
+    const errors: unknown[] = [];
+    const stopSweep = startLeaderSweep(
+      config,
+      { apis: apis(server, 'broker-c') },
+      async (leadership) => {
+        signals.push(leadership);
+        await new Promise((resolve) => leadership.addEventListener('abort', resolve));
+      },
+      (error) => void errors.push(error),
+    );
+    await eventually(() => signals.length === 1, 'the first pass');
+    const leadership = signals[0];
+    assert.ok(leadership instanceof AbortSignal, 'the pass got the leadership signal');
+    assert.equal(leadership.aborted, false);
+    await stopSweep();
+    assert.equal(leadership.aborted, true, 'leadership ended: the pass was told to stop');
+    assert.deepEqual(errors, []);
   });
 
   it('runs the sweeper only on the leader: one pass at once, then every interval', async () => {

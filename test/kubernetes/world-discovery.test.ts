@@ -3,7 +3,9 @@
  * client-node ListWatch) against a fake Kubernetes API server, covering the
  * list then watch from its resourceVersion, bookmarks, 410 Gone and relist,
  * restart with backoff after a failed list, and the merge rules (configured
- * worlds win; the first Service in namespace/name order serves a name).
+ * worlds win; a contested name stays with the Service serving it, the oldest
+ * among Services listed together; test/security/discovery-takeover.test.ts
+ * has the takeover attempts).
  */
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -210,18 +212,24 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     });
   });
 
-  it('leaves configured worlds to the config and lets the first Service serve a contested name', async () => {
+  it('leaves configured worlds to the config and, among Services of one age, lets the first in namespace/name order serve a contested name', async () => {
     const issues: string[] = [];
     server.store.create('services', service('hub', 'root'));
+    server.store.now = () => new Date('2026-01-01T00:00:00Z'); // one creationTimestamp for both
     server.store.create('services', service('b-ns', 'shared', { 'demarkus.io/world': 'shared' }));
     server.store.create('services', service('a-ns', 'shared', { 'demarkus.io/world': 'shared' }));
+    server.store.now = () => new Date();
     await startDiscovery({
       configuredWorlds: ['root'],
       onIssue: (issue) => void issues.push(`${issue.service}: ${issue.problem}`),
     });
     assert.deepEqual(log, ['upsert shared shared.a-ns.svc.cluster.local:6309']);
     assert.ok(issues.includes('hub/root: world "root" is configured; the configured entry is used'));
-    assert.ok(issues.includes('b-ns/shared: world "shared" is already served by a-ns/shared'));
+    assert.ok(
+      issues.includes(
+        'b-ns/shared: world "shared" is already served by Service a-ns/shared; this Service is ignored until that one goes',
+      ),
+    );
     await eventually(() => server.openWatches === 1, 'the watch');
     server.store.delete('services', 'a-ns', 'shared');
     await eventually(() => log.length === 2, 'promotion');

@@ -40,6 +40,7 @@ after(async () => {
       'team-b': { namespace: 'team-b', tokensSecret: 'team-b-tokens' },
       race: { namespace: 'race', tokensSecret: 'race-tokens' },
       busy: { namespace: 'busy', tokensSecret: 'busy-tokens' },
+      narrowed: { namespace: 'narrowed', tokensSecret: 'narrowed-tokens' },
       hidden: { namespace: 'hidden', tokensSecret: 'hidden-tokens' },
     },
   });
@@ -130,6 +131,39 @@ describe('write-token record Secret store (fake API server, real client-node)', 
       'base64',
     ).toString();
     assert.equal(toml.split('[tokens.broker-write-race]').length - 1, 1, "one entry in the world's tokens.toml");
+  });
+
+  it('gives two replicas re-minting a record whose paths were narrowed the same new token', async () => {
+    const world = (paths: string[]) => ({
+      name: 'narrowed',
+      address: 'narrowed.narrowed.svc.cluster.local:6309',
+      source: 'config' as const,
+      allow: openAllowList,
+      writeTokenPaths: paths,
+      tokens: { namespace: 'narrowed', secret: 'narrowed-tokens' },
+    });
+    server.store.create('secrets', {
+      metadata: { name: 'narrowed-tokens', namespace: 'narrowed' },
+      data: { 'tokens.toml': '' },
+    });
+    const replica = (identity: string) =>
+      new WriteTokenProvisioner(
+        new SecretWriteTokenStore({ core: apis(server, identity).core, namespace }),
+        new SecretTokensSink({ core: apis(server, identity).core }),
+      );
+    const wide = await replica('broker').token(world(['/**']));
+    server.requests.length = 0;
+    const [a, b] = await Promise.all([
+      replica('broker').token(world(['/public/**'])),
+      replica('other-replica').token(world(['/public/**'])),
+    ]);
+    assert.equal(a, b);
+    assert.notEqual(a, wide);
+    const replaces = server.requests
+      .filter((request) => request.verb === 'update' && request.name === writeTokenSecretName('narrowed'))
+      .map((request) => request.status);
+    assert.ok(replaces.filter((status) => status === 200).length === 1, `one replacement wins: ${replaces}`);
+    assert.deepEqual(JSON.parse(storedRecord('narrowed')!).entry.Paths, ['/public/**']);
   });
 
   it('rejects a stored record whose Hash does not match its rawToken, without the token in the message', async () => {

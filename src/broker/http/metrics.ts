@@ -21,6 +21,8 @@ export interface BrokerMetrics extends WorldMetrics {
   setRateLimitFallback(limiter: string, active: boolean): void;
   recordHttpRequest(listener: string, method: string, route: string, status: number, seconds: number): void;
   setSessionCount(count: number): void;
+  /** Services discovery ignores because another Service already serves their world name. */
+  setDiscoveryConflicts(count: number): void;
 }
 
 const circuitStates: readonly CircuitState[] = ['closed', 'open', 'half-open'];
@@ -91,6 +93,11 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     registers,
   });
   const sessions = new Gauge({ name: `${prefix}mcp_sessions`, help: 'Open stateful MCP sessions', registers });
+  const discoveryConflicts = new Gauge({
+    name: `${prefix}discovery_name_conflicts`,
+    help: 'Services labelled demarkus.io/world that discovery ignores because another Service serves that world name',
+    registers,
+  });
 
   return {
     registry,
@@ -119,6 +126,9 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     },
     setSessionCount(count) {
       sessions.set(count);
+    },
+    setDiscoveryConflicts(count) {
+      discoveryConflicts.set(count);
     },
   };
 }

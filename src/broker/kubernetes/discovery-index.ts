@@ -1,10 +1,17 @@
 /**
  * Turns Service events into registry changes. Configured worlds win: a Service
  * claiming a configured name is ignored (the config also carries the writer
- * allowlist and tokens Secret, which a label cannot). When two Services claim
- * the same name, the first in `namespace/name` order serves it and the other
- * waits; deleting the first promotes the second. Changes are emitted only when
- * what the registry holds for a name actually changes.
+ * allowlist and tokens Secret, which a label cannot).
+ *
+ * When two Services claim the same name, the one already serving it keeps it
+ * for as long as it claims it: a Service created or relabelled later, in any
+ * watched namespace, is reported and ignored, so whoever may create a Service
+ * somewhere cannot take over `mark://<name>/...`. Among claimants seen
+ * together (the start-up list, or the rest when the serving Service goes) the
+ * oldest by `metadata.creationTimestamp`, set by the API server, wins, then
+ * `namespace/name`. Nothing is published before `listed()`: until the first
+ * lists are in, list order would decide instead of age. Changes are emitted
+ * only when what the registry holds for a name actually changes.
  */
 import type { DiscoveredWorld } from './service-world.ts';
 
@@ -14,25 +21,33 @@ export interface DiscoveredWorldSink {
   remove(name: string): void;
 }
 
-export type DiscoveryIssue = { service: string; problem: string };
+/** `servedBy`: set when the Service lost a name to another Service (a conflict an operator must resolve). */
+export type DiscoveryIssue = { service: string; problem: string; servedBy?: string };
 
 export class DiscoveryIndex {
   readonly #sink: DiscoveredWorldSink;
   readonly #configured: ReadonlySet<string>;
   readonly #onIssue: (issue: DiscoveryIssue) => void;
+  readonly #onConflicts: (count: number) => void;
   /** Service `namespace/name` → the world it describes. */
   readonly #services = new Map<string, DiscoveredWorld>();
   /** World name → what the sink holds now. */
   readonly #published = new Map<string, DiscoveredWorld>();
+  /** Losing Service → the Service it was reported losing to, so each conflict is reported once. */
+  readonly #conflicts = new Map<string, string>();
+  #listed = false;
 
   constructor(options: {
     sink: DiscoveredWorldSink;
     configuredWorlds: Iterable<string>;
     onIssue?: (issue: DiscoveryIssue) => void;
+    /** How many Services are ignored because another Service serves their name, on every change. */
+    onConflicts?: (count: number) => void;
   }) {
     this.#sink = options.sink;
     this.#configured = new Set(options.configuredWorlds);
     this.#onIssue = options.onIssue ?? (() => {});
+    this.#onConflicts = options.onConflicts ?? (() => {});
   }
 
   /** A Service was added or changed; `world` is null when it no longer describes a world. */
@@ -47,12 +62,25 @@ export class DiscoveryIndex {
         });
       this.#services.set(service, world);
     }
-    if (before !== undefined && before.name !== world?.name) this.#reconcile(before.name);
+    if (before !== undefined && before.name !== world?.name) {
+      this.#forgetConflict(service);
+      this.#reconcile(before.name);
+    }
     if (world !== null) this.#reconcile(world.name);
   }
 
   delete(service: string): void {
     this.put(service, null);
+  }
+
+  /**
+   * The first list of every watched scope is in: publish, the oldest claimant
+   * of each name winning. Until then `put` only records.
+   */
+  listed(): void {
+    if (this.#listed) return;
+    this.#listed = true;
+    for (const name of new Set([...this.#services.values()].map((world) => world.name))) this.#reconcile(name);
   }
 
   /** What discovery currently contributes, by world name. */
@@ -61,8 +89,9 @@ export class DiscoveryIndex {
   }
 
   #reconcile(name: string): void {
-    const winner = this.#configured.has(name) ? undefined : this.#claimants(name)[0];
+    if (!this.#listed) return;
     const current = this.#published.get(name);
+    const winner = this.#configured.has(name) ? undefined : this.#winner(name, current);
     if (winner === undefined) {
       if (current !== undefined) {
         this.#published.delete(name);
@@ -70,22 +99,47 @@ export class DiscoveryIndex {
       }
       return;
     }
+    this.#reportLosers(name, winner);
     if (current !== undefined && sameWorld(current, winner)) return;
     this.#published.set(name, winner);
     this.#sink.upsert(winner);
   }
 
+  /** The serving Service while it still claims the name; else the oldest claimant. */
+  #winner(name: string, current: DiscoveredWorld | undefined): DiscoveredWorld | undefined {
+    const serving = current === undefined ? undefined : this.#services.get(current.service);
+    if (serving?.name === name) return serving;
+    return this.#claimants(name).sort(oldestFirst)[0];
+  }
+
   #claimants(name: string): DiscoveredWorld[] {
-    const claims = [...this.#services.values()]
-      .filter((world) => world.name === name)
-      .sort((a, b) => (a.service < b.service ? -1 : a.service > b.service ? 1 : 0));
-    for (const loser of claims.slice(1))
+    return [...this.#services.values()].filter((world) => world.name === name);
+  }
+
+  #reportLosers(name: string, winner: DiscoveredWorld): void {
+    this.#forgetConflict(winner.service);
+    for (const loser of this.#claimants(name)) {
+      if (loser.service === winner.service || this.#conflicts.get(loser.service) === winner.service) continue;
+      this.#conflicts.set(loser.service, winner.service);
+      this.#onConflicts(this.#conflicts.size);
       this.#onIssue({
         service: loser.service,
-        problem: `world ${JSON.stringify(name)} is already served by ${claims[0]!.service}`,
+        servedBy: winner.service,
+        problem: `world ${JSON.stringify(name)} is already served by Service ${winner.service}; this Service is ignored until that one goes`,
       });
-    return claims;
+    }
   }
+
+  #forgetConflict(service: string): void {
+    if (this.#conflicts.delete(service)) this.#onConflicts(this.#conflicts.size);
+  }
+}
+
+/** Older `creationTimestamp` first (a Service without one last), then `namespace/name`. */
+function oldestFirst(a: DiscoveredWorld, b: DiscoveredWorld): number {
+  const age = (a.createdAt ?? Number.POSITIVE_INFINITY) - (b.createdAt ?? Number.POSITIVE_INFINITY);
+  if (age !== 0 && !Number.isNaN(age)) return age;
+  return a.service < b.service ? -1 : a.service > b.service ? 1 : 0;
 }
 
 function sameWorld(a: DiscoveredWorld, b: DiscoveredWorld): boolean {

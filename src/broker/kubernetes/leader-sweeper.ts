@@ -24,7 +24,8 @@ export async function runLeaderSweeper(signal: AbortSignal, options: LeaderSweep
       try {
         await options.sweep(leadership);
       } catch (error) {
-        options.onError?.(error);
+        // A pass cut short because leadership ended is not a failure to report.
+        if (!leadership.aborted) options.onError?.(error);
       }
       try {
         await clock.sleep(options.intervalMs, leadership);

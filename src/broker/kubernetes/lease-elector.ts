@@ -8,8 +8,21 @@
  * by the holder's clock, so clock skew between nodes does not matter. Writes
  * carry the resourceVersion that was read: two candidates racing for a free
  * Lease get one 200 and one 409.
+ *
+ * The leader never outlives its renew deadline: every API call is cut off
+ * (its request aborted, its promise abandoned) when the deadline passes, and
+ * the leader then steps down, so a renewal that hangs cannot keep it leading
+ * while another replica takes the expired Lease. The deadline counts from the
+ * start of the last successful renewal, which is no later than the write the
+ * other replicas time the Lease from, and renewDeadline < leaseDuration.
  */
-import type { CoordinationV1Api, V1Lease, V1LeaseSpec } from '@kubernetes/client-node';
+import {
+  Observable,
+  type CoordinationV1Api,
+  type ObservableMiddleware,
+  type V1Lease,
+  type V1LeaseSpec,
+} from '@kubernetes/client-node';
 import { systemClock, type Clock } from './clock.ts';
 import { apiFailure, apiStatus } from './errors.ts';
 import { formatMicroTime } from './micro-time.ts';
@@ -58,8 +71,11 @@ export class LeaseElector {
   async run(signal: AbortSignal, lead: (leadership: AbortSignal) => Promise<void> | void): Promise<void> {
     const { clock, retryPeriodMs } = this.#options;
     while (!signal.aborted) {
-      if ((await this.#tryAcquireOrRenew()) === 'held') {
-        await this.#lead(signal, lead);
+      const startedAt = clock.now();
+      const deadline = this.#deadline(startedAt, signal);
+      const attempt = await this.#tryAcquireOrRenew(deadline.signal).finally(deadline.dispose);
+      if (attempt === 'held') {
+        await this.#lead(signal, lead, startedAt);
         if (signal.aborted) return this.#release();
         continue;
       }
@@ -67,32 +83,61 @@ export class LeaseElector {
     }
   }
 
-  async #lead(signal: AbortSignal, lead: (leadership: AbortSignal) => Promise<void> | void): Promise<void> {
-    const { clock, retryPeriodMs, renewDeadlineMs } = this.#options;
+  async #lead(
+    signal: AbortSignal,
+    lead: (leadership: AbortSignal) => Promise<void> | void,
+    acquiredAt: number,
+  ): Promise<void> {
+    const { clock, retryPeriodMs } = this.#options;
     const leadership = new AbortController();
     this.#leader = true;
     const leading = Promise.resolve()
       .then(() => lead(leadership.signal))
       .catch((error: unknown) => this.#options.onError?.(error));
-    let renewedAt = clock.now();
-    while (await pause(clock, retryPeriodMs, signal)) {
-      const attempt = await this.#tryAcquireOrRenew();
-      if (attempt === 'held') renewedAt = clock.now();
-      else if (attempt === 'taken' || clock.now() - renewedAt >= renewDeadlineMs) break;
+    let renewedAt = acquiredAt;
+    for (;;) {
+      // One signal for the pause and the calls: it aborts at the renew deadline or on stop.
+      const deadline = this.#deadline(renewedAt, signal);
+      try {
+        if (!(await pause(clock, retryPeriodMs, deadline.signal))) break;
+        const startedAt = clock.now();
+        const attempt = await this.#tryAcquireOrRenew(deadline.signal);
+        if (deadline.signal.aborted || attempt === 'taken') break;
+        if (attempt === 'held') renewedAt = startedAt;
+        else if (clock.now() - renewedAt >= this.#options.renewDeadlineMs) break;
+      } finally {
+        deadline.dispose();
+      }
     }
     this.#leader = false;
     leadership.abort(new Error('leadership ended'));
     await leading;
   }
 
-  async #tryAcquireOrRenew(): Promise<Attempt> {
+  /**
+   * A signal that aborts `renewDeadline` after `from` (on this elector's clock)
+   * or when `stop` does; `dispose` cancels its timer.
+   */
+  #deadline(from: number, stop: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+    const { clock, renewDeadlineMs } = this.#options;
+    const passed = new AbortController();
+    const timer = new AbortController();
+    const remaining = from + renewDeadlineMs - clock.now();
+    const expire = () => passed.abort(new RenewDeadlineError(renewDeadlineMs));
+    if (remaining <= 0) expire();
+    else clock.sleep(remaining, timer.signal).then(expire, () => {});
+    return { signal: AbortSignal.any([passed.signal, stop]), dispose: () => timer.abort() };
+  }
+
+  /** Every API call of one attempt is cut off when `bound` aborts. */
+  async #tryAcquireOrRenew(bound: AbortSignal): Promise<Attempt> {
     const { coordination, namespace, name, identity, clock } = this.#options;
     const now = clock.now();
     let lease: V1Lease;
     try {
-      lease = await coordination.readNamespacedLease({ namespace, name });
+      lease = await boundedCall(bound, (options) => coordination.readNamespacedLease({ namespace, name }, options));
     } catch (error) {
-      if (apiStatus(error) === 404) return this.#create(now);
+      if (apiStatus(error) === 404) return this.#create(now, bound);
       return this.#failed('read lease', error);
     }
     const spec = lease.spec ?? {};
@@ -110,10 +155,10 @@ export class LeaseElector {
       acquireTime: ours && spec.acquireTime !== undefined ? spec.acquireTime : (formatMicroTime(now) as never),
       leaseTransitions: (spec.leaseTransitions ?? 0) + (ours ? 0 : 1),
     };
-    return this.#replace({ ...lease, spec: next });
+    return this.#replace({ ...lease, spec: next }, bound);
   }
 
-  async #create(now: number): Promise<Attempt> {
+  async #create(now: number, bound: AbortSignal): Promise<Attempt> {
     const { coordination, namespace, name } = this.#options;
     const body: V1Lease = {
       apiVersion: 'coordination.k8s.io/v1',
@@ -122,17 +167,19 @@ export class LeaseElector {
       spec: { ...this.#spec(now), acquireTime: formatMicroTime(now) as never, leaseTransitions: 0 },
     };
     try {
-      await coordination.createNamespacedLease({ namespace, body });
+      await boundedCall(bound, (options) => coordination.createNamespacedLease({ namespace, body }, options));
       return 'held';
     } catch (error) {
       return apiStatus(error) === 409 ? 'failed' : this.#failed('create lease', error);
     }
   }
 
-  async #replace(lease: V1Lease): Promise<Attempt> {
+  async #replace(lease: V1Lease, bound: AbortSignal): Promise<Attempt> {
     const { coordination, namespace, name } = this.#options;
     try {
-      await coordination.replaceNamespacedLease({ namespace, name, body: lease });
+      await boundedCall(bound, (options) =>
+        coordination.replaceNamespacedLease({ namespace, name, body: lease }, options),
+      );
       return 'held';
     } catch (error) {
       return apiStatus(error) === 409 ? 'failed' : this.#failed('update lease', error);
@@ -142,20 +189,25 @@ export class LeaseElector {
   /** client-go ReleaseOnCancel: an empty holder with a 1 s duration, so the next candidate need not wait. */
   async #release(): Promise<void> {
     const { coordination, namespace, name, identity, clock } = this.#options;
+    // Bounded like a renewal, so that stopping never waits on a hung API server.
+    const deadline = this.#deadline(clock.now(), new AbortController().signal);
     try {
-      const lease = await coordination.readNamespacedLease({ namespace, name });
+      const lease = await boundedCall(deadline.signal, (options) =>
+        coordination.readNamespacedLease({ namespace, name }, options),
+      );
       if (lease.spec?.holderIdentity !== identity) return;
       const now = formatMicroTime(clock.now()) as never;
-      await coordination.replaceNamespacedLease({
-        namespace,
-        name,
-        body: {
-          ...lease,
-          spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now },
-        },
-      });
+      const body: V1Lease = {
+        ...lease,
+        spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now },
+      };
+      await boundedCall(deadline.signal, (options) =>
+        coordination.replaceNamespacedLease({ namespace, name, body }, options),
+      );
     } catch (error) {
       this.#failed('release lease', error);
+    } finally {
+      deadline.dispose();
     }
   }
 
@@ -173,6 +225,48 @@ export class LeaseElector {
     const { namespace, name } = this.#options;
     this.#options.onError?.(apiFailure(`${namespace}/${name}`, action, error));
     return 'failed';
+  }
+}
+
+/** The renew deadline passed before the API server answered. */
+export class RenewDeadlineError extends Error {
+  constructor(renewDeadlineMs: number) {
+    super(`no answer from the API server within the renew deadline (${renewDeadlineMs} ms)`);
+    this.name = 'RenewDeadlineError';
+  }
+}
+
+type CallOptions = { middleware: ObservableMiddleware[]; middlewareMergeStrategy: 'append' };
+
+/**
+ * Runs one client-node call that ends when `bound` aborts: the request gets
+ * the signal (client-node hands a middleware-set signal to fetch, so the
+ * connection is closed), and the promise is raced against it, so that even a
+ * client that ignores the signal cannot hold the caller.
+ */
+async function boundedCall<T>(bound: AbortSignal, call: (options: CallOptions) => Promise<T>): Promise<T> {
+  bound.throwIfAborted();
+  const options: CallOptions = {
+    middleware: [
+      {
+        pre: (context) => {
+          context.setSignal(bound);
+          return new Observable(Promise.resolve(context));
+        },
+        post: (context) => new Observable(Promise.resolve(context)),
+      },
+    ],
+    middlewareMergeStrategy: 'append',
+  };
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(bound.reason);
+    bound.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([call(options), aborted]);
+  } finally {
+    bound.removeEventListener('abort', onAbort);
   }
 }
 

@@ -27,6 +27,12 @@ export type DiscoveredWorld = {
   /** Dial address `host:port`. */
   address: string;
   publicUrl?: string;
+  /**
+   * The Service's `metadata.creationTimestamp` in ms since the epoch, set by
+   * the API server (a client cannot choose it): the oldest claimant of a name
+   * wins among claimants seen together (discovery-index.ts).
+   */
+  createdAt?: number;
 };
 
 export type ServiceReading = { world: DiscoveredWorld } | { skipped: string };
@@ -44,6 +50,8 @@ export function worldFromService(service: V1Service, clusterDomain: string): Ser
     service: `${namespace}/${serviceName}`,
     address: `${serviceName}.${namespace}.svc.${clusterDomain}:${port}`,
   };
+  const createdAt = creationTime(service);
+  if (createdAt !== undefined) world.createdAt = createdAt;
   const publicUrl = service.metadata?.annotations?.[publicUrlAnnotation];
   if (publicUrl !== undefined && publicUrl !== '') {
     if (!/^mark:\/\/[^/?#@\s]+\/?$/i.test(publicUrl))
@@ -51,6 +59,14 @@ export function worldFromService(service: V1Service, clusterDomain: string): Ser
     world.publicUrl = publicUrl;
   }
   return { world };
+}
+
+/** The list answer carries a Date (client-node deserialises it), a watch event the RFC 3339 string. */
+function creationTime(service: V1Service): number | undefined {
+  const stamp: Date | string | undefined = service.metadata?.creationTimestamp;
+  if (stamp === undefined) return undefined;
+  const ms = new Date(stamp).getTime();
+  return Number.isNaN(ms) ? undefined : ms;
 }
 
 function markPort(service: V1Service): number {

@@ -26,6 +26,8 @@ export type WorldDiscoveryOptions = {
   watchReconnectDelay?: (ms: number) => Promise<void>;
   clock?: Clock;
   onIssue?: (issue: DiscoveryIssue) => void;
+  /** Services ignored because another Service serves their world name (discovery-index.ts), on every change. */
+  onConflicts?: (count: number) => void;
   /** A failed list or watch; discovery restarts by itself. */
   onError?: (scope: string, error: unknown) => void;
 };
@@ -49,15 +51,25 @@ export class WorldDiscovery {
       sink: options.sink,
       configuredWorlds: options.configuredWorlds,
       ...(options.onIssue ? { onIssue: options.onIssue } : {}),
+      ...(options.onConflicts ? { onConflicts: options.onConflicts } : {}),
     });
     const core = options.kubeConfig.makeApiClient(CoreV1Api);
     const namespaces = options.namespaces === 'all' ? [null] : [...new Set(options.namespaces)];
     for (const namespace of namespaces) this.#scopes.push(this.#makeScope(core, namespace));
   }
 
-  /** Lists and starts watching in every scope; resolves after the first attempt of each (failures retry in the background). */
+  /**
+   * Lists and starts watching in every scope; resolves after the first attempt
+   * of each (failures retry in the background). Worlds are published once all
+   * first lists are in, so a contested name goes to its oldest Service rather
+   * than to whichever list answered first.
+   */
   async start(): Promise<void> {
-    await Promise.all(this.#scopes.map((scope) => (scope.starting = scope.informer.start())));
+    try {
+      await Promise.all(this.#scopes.map((scope) => (scope.starting = scope.informer.start())));
+    } finally {
+      this.#index.listed();
+    }
   }
 
   async stop(): Promise<void> {

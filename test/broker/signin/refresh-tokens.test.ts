@@ -94,6 +94,17 @@ for (const [name, makeStore] of backends) {
       assert.equal(await tokens.familyCount(), 0);
     });
 
+    it('sweeps nothing once the leadership signal has aborted (the new leader sweeps)', async () => {
+      const { tokens, advance } = await setup();
+      await tokens.issue(grant);
+      advance(120_000);
+      const lost = new AbortController();
+      lost.abort();
+      assert.equal(await tokens.sweep(lost.signal), 0);
+      assert.equal(await tokens.familyCount(), 1);
+      assert.equal(await tokens.sweep(new AbortController().signal), 1);
+    });
+
     it('revokes (RFC 7009) only for the owning client', async () => {
       const { tokens } = await setup();
       const { token } = await tokens.issue(grant);

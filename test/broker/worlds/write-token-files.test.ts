@@ -74,6 +74,20 @@ describe('editing a tokens.toml for the write token', () => {
     assert.deepEqual(ensureTokenEntry(text, token), { text, outcome: 'unchanged' });
   });
 
+  it('replaces an entry with this hash but other paths or operations (the world enforces the entry)', () => {
+    const token = record();
+    const ours = ensureTokenEntry(existing, token).text;
+    const entry = ours.slice(existing.length); // our entry is the appended tail
+    for (const changed of [
+      existing + entry.replace('paths = ["/**"]', 'paths = ["/**", "/other/**"]'),
+      existing + entry.replace('operations = ["publish"]', 'operations = ["publish", "read"]'),
+    ]) {
+      const edit = ensureTokenEntry(changed, token);
+      assert.equal(edit.outcome, 'replaced');
+      assert.equal(edit.text, ours);
+    }
+  });
+
   it('replaces an entry with a stale hash and keeps the rest byte for byte', () => {
     const stale = record();
     const fresh = record();

@@ -40,6 +40,8 @@ export class ObjectStore {
   readonly #objects = new Map<string, KubeObject>();
   readonly #history: StoredEvent[] = [];
   readonly #listeners = new Set<EventListener>();
+  /** The API server's clock for `creationTimestamp` (whole seconds, as the API server writes it); tests set it to age objects. */
+  now: () => Date = () => new Date();
 
   get revision(): number {
     return this.#revision;
@@ -71,7 +73,9 @@ export class ObjectStore {
     if (this.#objects.has(id)) throw alreadyExists(resource, object.metadata.name);
     const stored = this.#stamp(resource, structuredClone(object));
     stored.metadata.uid = randomUUID();
-    stored.metadata.creationTimestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    stored.metadata.creationTimestamp = this.now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
     this.#commit(resource, id, stored, null, 'ADDED');
     return clone(stored);
   }

@@ -28,6 +28,7 @@ export type RecordedRequest = {
   name: string | null;
   /** Bearer token the client sent. */
   identity: string;
+  /** 0: no answer was sent (`hang`). */
   status: number;
   query: URLSearchParams;
 };
@@ -49,6 +50,8 @@ export class FakeApiServer {
   readonly #tokens: Set<string>;
   readonly #faults: Fault[] = [];
   readonly #writeHooks: WriteHook[] = [];
+  readonly #hangs = new Set<Fault['when']>();
+  readonly #hung = new Set<ServerResponse>();
   readonly #watches = new Set<{ response: ServerResponse; bookmarks: boolean; resource: string; held: boolean }>();
   #server: Server | null = null;
   url = '';
@@ -90,6 +93,22 @@ export class FakeApiServer {
   /** Runs before each create/update is applied, e.g. to make another writer win the race. */
   onWrite(hook: WriteHook): void {
     this.#writeHooks.push(hook);
+  }
+
+  /**
+   * Requests matching `when` get no answer at all, as from an API server or
+   * network path that hangs, until the client gives up (closes the
+   * connection) or the server closes. Returns the function that ends it for
+   * later requests.
+   */
+  hang(when: Fault['when']): () => void {
+    this.#hangs.add(when);
+    return () => void this.#hangs.delete(when);
+  }
+
+  /** Hung requests whose connection the client has not closed yet. */
+  get openHungRequests(): number {
+    return this.#hung.size;
   }
 
   /** Stops accepting `identity` (its requests get 503), as if its node lost the network. */
@@ -145,6 +164,12 @@ export class FakeApiServer {
     if (!this.#tokens.has(identity)) {
       record(401);
       return send(response, 401, statusBody(401, 'Unauthorized'));
+    }
+    if ([...this.#hangs].some((when) => when(seen))) {
+      record(0);
+      this.#hung.add(response);
+      response.on('close', () => this.#hung.delete(response));
+      return;
     }
     const fault = this.#faults.find((candidate) => candidate.times > 0 && candidate.when(seen));
     if (fault !== undefined) {

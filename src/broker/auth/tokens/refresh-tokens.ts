@@ -144,10 +144,15 @@ export class RefreshTokens {
     });
   }
 
-  /** Drops expired families; returns how many. */
-  async sweep(): Promise<number> {
+  /**
+   * Drops expired families; returns how many. With `signal` (the sweeper's
+   * leadership), nothing is written once it has aborted: a replica that lost
+   * the Lease mid-pass leaves the pass to the new leader.
+   */
+  async sweep(signal?: AbortSignal): Promise<number> {
     const now = this.#now();
     return this.#document.update((doc) => {
+      if (signal?.aborted) return { outcome: 0 };
       const families = live(doc.families, now);
       const dropped = Object.keys(doc.families).length - Object.keys(families).length;
       return dropped === 0 ? { outcome: 0 } : { next: { families }, outcome: dropped };

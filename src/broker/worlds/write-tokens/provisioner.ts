@@ -1,14 +1,20 @@
 /**
  * Gets a world's write token (Go broker `world_write_tokens.go` `Provision`): the cached raw
- * token, else the stored record (another replica's or an earlier run's), else
- * a newly minted one committed with create-only concurrency so the first
- * commit wins; then makes sure the world's tokens.toml holds its hash. One
- * provisioning per world at a time in this process (the Go broker had none).
+ * token, else the stored record (another replica's or an earlier run's) when
+ * its paths are the configured ones, else a newly minted one committed with
+ * optimistic concurrency so the first commit wins; then makes sure the world's
+ * tokens.toml holds its entry as the record says. Unlike the Go broker, a
+ * stored record whose paths differ from `worlds[].defaultToken.paths` is
+ * replaced, so narrowing the paths takes effect. One provisioning per world at
+ * a time in this process (the Go broker had none).
  */
 import type { WorldDefinition } from '../world-definition.ts';
 import { mintWriteTokenRecord } from './record.ts';
 import type { WorldTokensSink } from './sink.ts';
-import { WriteTokenConflictError, type StoredWriteToken, type WriteTokenStore } from './store.ts';
+import { WriteTokenConflictError, WriteTokenStoreError, type StoredWriteToken, type WriteTokenStore } from './store.ts';
+
+/** Commits tried when other replicas keep committing first (a rolling upgrade that changes the paths). */
+const maxCommitAttempts = 3;
 
 export class WriteTokenProvisioner {
   readonly #store: WriteTokenStore;
@@ -39,21 +45,43 @@ export class WriteTokenProvisioner {
   }
 
   async #provision(world: WorldDefinition): Promise<string> {
-    const stored = (await this.#store.get(world.name)) ?? (await this.#create(world));
+    const stored = await this.#recordWithConfiguredPaths(world);
     await this.#sink.ensure(world, stored.record);
     this.#cache.set(world.name, stored.record.rawToken);
     return stored.record.rawToken;
   }
 
-  async #create(world: WorldDefinition): Promise<StoredWriteToken> {
-    try {
-      return await this.#store.put(world.name, mintWriteTokenRecord(world.name, world.writeTokenPaths), null);
-    } catch (error) {
-      if (!(error instanceof WriteTokenConflictError)) throw error;
-      // Another replica committed first: its record wins.
-      const winner = await this.#store.get(world.name);
-      if (winner === null) throw error;
-      return winner;
+  /**
+   * The stored record if its paths are the configured `writeTokenPaths`; else a
+   * newly minted record committed over it (create-only when there is none,
+   * at the read version when there is). A record with other paths is never
+   * reused: the world enforces the paths of the token's entry, so after
+   * `defaultToken.paths` is narrowed the old token must stop working, not just
+   * get its entry edited (docs/decisions.md). On a conflict another replica
+   * committed first: its record is taken when it has our paths.
+   */
+  async #recordWithConfiguredPaths(world: WorldDefinition): Promise<StoredWriteToken> {
+    for (let attempt = 1; ; attempt++) {
+      const stored = await this.#store.get(world.name);
+      if (stored !== null && samePaths(stored.record.paths, world.writeTokenPaths)) return stored;
+      const minted = mintWriteTokenRecord(world.name, world.writeTokenPaths);
+      try {
+        return await this.#store.put(world.name, minted, stored?.version ?? null);
+      } catch (error) {
+        if (!(error instanceof WriteTokenConflictError)) throw error;
+        if (attempt >= maxCommitAttempts)
+          throw new WriteTokenStoreError(
+            world.name,
+            `the write-token record of world ${JSON.stringify(world.name)} kept changing (${maxCommitAttempts} attempts): ` +
+              'replicas with different worlds[].defaultToken.paths re-mint it in turn; it settles once every replica runs the same config',
+            { cause: error },
+          );
+      }
     }
   }
+}
+
+/** Order counts: a reordered list re-mints once, which is cheap, and keeps the comparison obvious. */
+function samePaths(stored: readonly string[], configured: readonly string[]): boolean {
+  return stored.length === configured.length && stored.every((path, index) => path === configured[index]);
 }

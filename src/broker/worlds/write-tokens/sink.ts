@@ -4,8 +4,11 @@
  * `tokensFile`; a Kubernetes backend will edit the world's tokens Secret.
  *
  * Contract: `ensure` is idempotent and converges (Go broker `syncWorldHash`):
- * - label present with the same hash → nothing is written (`unchanged`);
- * - label present with another hash → that entry is replaced (`replaced`);
+ * - label present with the record's hash, paths and operations → nothing is
+ *   written (`unchanged`);
+ * - label present with anything else (another hash, other paths, more
+ *   operations) → that entry is replaced (`replaced`), since the world
+ *   enforces what the entry says;
  * - label absent → the entry text is appended byte-exactly (`appended`);
  * - other entries, comments and layout are kept; a tokens file that does not
  *   parse is left alone and reported (TokensSinkError), never overwritten.

@@ -24,7 +24,10 @@ export function ensureTokenEntry(text: string, record: WriteTokenRecord): Tokens
     operations: writeTokenOperations,
   });
   if (existing === undefined) return checked({ text: text + entryText, outcome: 'appended' }, record);
-  if (isTable(existing) && existing.hash === record.hash) return { text, outcome: 'unchanged' };
+  // The whole entry must match, paths and operations too: the world enforces what the entry says,
+  // so an entry with our hash but other paths (widened by hand, or configured wider before) is replaced.
+  if (isTable(existing) && canonical(existing) === canonical(tokensOf(parseTokens(entryText))[record.label]))
+    return { text, outcome: 'unchanged' };
   const rest = removeTable(text, record.label, document) ?? reencodeWithout(document, record.label);
   return checked({ text: rest + entryText, outcome: 'replaced' }, record);
 }
