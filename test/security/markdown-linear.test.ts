@@ -18,8 +18,9 @@
  * into plain text (`[ \t]*\n[ \t]*`), a line terminator after a fence or ATX
  * opening (`.*$` retried for every split of the run before it), a setext
  * underline under a paragraph with a `|` line (every earlier line re-read per
- * underline). The inputs here are 1 MiB, where the quadratic scans need
- * minutes.
+ * underline), and six of the search index's stripping patterns (src/search/
+ * markup.ts: images, links, wiki links, comments, tags and autolinks never
+ * closed). The inputs here are 1 MiB, where the quadratic scans need minutes.
  *
  * Not a timing threshold: each parse runs in a child killed only if it has
  * not finished after 60 s (test/support/run-in-child.ts). Each child returns
@@ -32,10 +33,11 @@ import { maxBodyBytes } from '../../src/protocol/limits.ts';
 import { runInChild } from '../support/run-in-child.ts';
 
 const markdown = new URL('../../src/markdown/index.ts', import.meta.url);
+const search = new URL('../../src/search/index.ts', import.meta.url);
 const worldFixture = new URL('../world/world-fixture.ts', import.meta.url);
 
-/** `body` in a child killed after 60 s, with src/markdown as `m`. */
-const parseInChild = (body: string) => runInChild({ m: markdown }, body);
+/** `body` in a child killed after 60 s, with src/markdown as `m` and src/search as `s`. */
+const parseInChild = (body: string) => runInChild({ m: markdown, s: search }, body);
 
 /** How many times `fill(unit, room)` repeats `unit` (test/support/run-in-child.ts). */
 const filled = (unit: string, room = 1024) => Math.floor((maxBodyBytes - room) / unit.length);
@@ -128,7 +130,22 @@ return m.markdownBlocks(body).blocks.map((b) => [b.kind, b.lines.length]);`);
     ]);
   });
 
+  for (const unit of ['![', '[', '[[', '<!--', '<a', '<http:'])
+    it(`the search index's sections of a line of ${JSON.stringify(unit)} never closed`, async () => {
+      const sections = await parseInChild(`const line = 'x ' + fill(${JSON.stringify(unit)});
+return s.splitSections('# T\\n\\n' + line + '\\n').map((x) => [x.anchor, x.text === line]);`);
+      assert.deepEqual(sections, [['t', true]]);
+    });
+
   it("a world's PUBLISH of an ATX heading with a long run of spaces", async () => {
     assert.deepEqual(await publishInChild(`'# x' + fill(' ') + 'y\\n\\nneedle\\n'`), ['created', '1']);
+  });
+
+  it("a world's PUBLISH of a heading of unclosed brackets", async () => {
+    assert.deepEqual(await publishInChild(`'# ' + fill('[') + '\\n\\nneedle\\n'`), ['created', '1']);
+  });
+
+  it("a world's PUBLISH of a paragraph of unclosed images", async () => {
+    assert.deepEqual(await publishInChild(`'# T\\n\\nneedle ' + fill('![') + '\\n'`), ['created', '1']);
   });
 });
