@@ -19,8 +19,14 @@ export type MarkdownBlocks = {
   definitions: ReadonlyMap<string, string>;
 };
 
-const fenceOpen = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-const atxHeading = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
+// Openings only: the rest of the line is read by hand (see `lineRest`). A `(.*)$` or `(.*?)[ \t]*$`
+// after them took quadratic time on a long run of spaces, `#` or fence characters before a mid-line
+// CR or U+2028 (test/security/markdown-linear.test.ts).
+const fenceOpen = /^ {0,3}(`{3,}|~{3,})/;
+const atxOpen = /^ {0,3}(#{1,6})(?=[ \t]|$)/;
+/** What `.` does not match: a line holding one after its opening never matched `(.*)$`. */
+const lineTerminator = /[\n\r\u2028\u2029]/;
+const pipeRow = /^[ \t]*\|/;
 const setextUnderline = /^ {0,3}(=+|-+)[ \t]*$/;
 const thematicBreak = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const listItem = /^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
@@ -45,6 +51,8 @@ class BlockScanner {
   #inComment = false;
   #previousBlank = true;
   #inList = false;
+  /** Whether the open paragraph has a line starting with `|` (a table, which no setext underline ends). */
+  #pipeRow = false;
 
   scan(markdown: string): MarkdownBlocks {
     markdown.split('\n').forEach((raw, index) => {
@@ -75,7 +83,8 @@ class BlockScanner {
     if (listItem.test(line)) this.#inList = true;
     else if (!indented.test(line) && wasBlank) this.#inList = false;
     const fence = fenceOpen.exec(line);
-    if (fence && !(fence[1]![0] === '`' && fence[2]!.includes('`'))) {
+    const info = fence === null ? null : lineRest(line, fence[0].length);
+    if (fence && info !== null && !(fence[1]![0] === '`' && info.includes('`'))) {
       this.#start({ kind: 'code', line: index + 1, lines: [] }, line);
       this.#fence = { char: fence[1]![0]!, length: fence[1]!.length };
       return;
@@ -86,17 +95,18 @@ class BlockScanner {
       if (!this.#inComment) this.#flush();
       return;
     }
-    const atx = atxHeading.exec(line);
-    if (atx) {
+    const atx = atxOpen.exec(line);
+    const content = atx === null ? null : lineRest(line, atx[0].length);
+    if (atx && content !== null) {
       this.#start(
-        { kind: 'heading', level: atx[1]!.length, source: atxSource(atx[2] ?? ''), line: index, lines: [line] },
+        { kind: 'heading', level: atx[1]!.length, source: atxSource(content), line: index, lines: [line] },
         line,
       );
       this.#flush();
       return;
     }
     const underline = setextUnderline.exec(line);
-    if (underline && this.#current?.kind === 'paragraph' && !this.#current.lines.some((l) => /^[ \t]*\|/.test(l))) {
+    if (underline && this.#current?.kind === 'paragraph' && !this.#pipeRow) {
       const { line: first, lines } = this.#current;
       const source = lines.map((l) => l.trim()).join(' ');
       this.#current = { kind: 'heading', level: underline[1]![0] === '=' ? 1 : 2, source, line: first, lines };
@@ -122,12 +132,14 @@ class BlockScanner {
     // A container run takes every line up to the next blank one (lazy continuation, §5.1).
     if (current?.kind === 'container' || (current?.kind === 'paragraph' && !interruptsParagraph.test(line))) {
       current.lines.push(line);
+      this.#pipeRow ||= pipeRow.test(line);
       return;
     }
     this.#flush();
     // After a blank line, an indented line inside a list continues its item.
     const container = containerStart.test(line) || (this.#inList && /^[ \t]/.test(line));
     this.#current = { kind: container ? 'container' : 'paragraph', line: index, lines: [line] };
+    this.#pipeRow = pipeRow.test(line);
   }
 
   #inside(line: string): void {
@@ -185,9 +197,34 @@ class BlockScanner {
   }
 }
 
-/** ATX heading content without its optional closing `#` run (§4.2). */
+/**
+ * The line after an opening at `from`, without the spaces and tabs that start it, or null when it
+ * holds a line terminator (then the line was never an ATX heading or fence opening: `.` stopped there).
+ */
+function lineRest(line: string, from: number): string | null {
+  if (lineTerminator.test(line.slice(from))) return null;
+  let start = from;
+  while (line[start] === ' ' || line[start] === '\t') start++;
+  return line.slice(start);
+}
+
+/**
+ * ATX heading content without its optional closing `#` run (§4.2): the run must be preceded by a
+ * space or tab (`# foo#` keeps its `#`), and only spaces and tabs may follow it. Scanned back from
+ * the end by hand: `/[ \t]+#+[ \t]*$/` tried every space of a long run as a start.
+ */
 function atxSource(raw: string): string {
-  return /^#+$/.test(raw.trim()) ? '' : raw.replace(/[ \t]+#+[ \t]*$/, '').trim();
+  if (/^#+$/.test(raw.trim())) return '';
+  let end = raw.length;
+  while (end > 0 && isSpaceOrTab(raw[end - 1])) end--;
+  let hashes = end;
+  while (hashes > 0 && raw[hashes - 1] === '#') hashes--;
+  if (hashes < end && hashes > 0 && isSpaceOrTab(raw[hashes - 1])) end = hashes;
+  return raw.slice(0, end).trim();
+}
+
+function isSpaceOrTab(c: string | undefined): boolean {
+  return c === ' ' || c === '\t';
 }
 
 function closesFence(line: string, fence: Fence): boolean {

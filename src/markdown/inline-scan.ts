@@ -1,4 +1,5 @@
 import { normalizeLabel, unwrapDestination } from './blocks.ts';
+import type { NextMatch } from './linear-replace.ts';
 
 /**
  * The pieces of CommonMark inline syntax link extraction needs (§6.1 code
@@ -111,10 +112,14 @@ export class BlockScanner {
 
 const angle = /<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*|\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?)>/y;
 
-/** Autolinks, raw HTML tags and comments are opaque: brackets inside them are not link syntax. */
-export function skipAngle(s: string, i: number): number {
+/**
+ * Autolinks, raw HTML tags and comments are opaque: brackets inside them are not link syntax.
+ * `commentEnds` finds `-->` in `s`; one per block, so that a block of `<!--` never closed reads the
+ * rest of the block once, not once per opening.
+ */
+export function skipAngle(s: string, i: number, commentEnds: NextMatch): number {
   if (s.startsWith('<!--', i)) {
-    const end = s.indexOf('-->', i + 4);
+    const end = commentEnds.from(i + 4);
     return end < 0 ? i + 1 : end + 3;
   }
   angle.lastIndex = i;

@@ -1,5 +1,6 @@
 import { markdownBlocks, type Block } from './blocks.ts';
 import { BlockScanner, CodeSpanFinder, skipAngle } from './inline-scan.ts';
+import { NextMatch } from './linear-replace.ts';
 import { headingsOf, type Heading } from './outline.ts';
 import { plainText } from './plain-text.ts';
 
@@ -10,9 +11,10 @@ import { plainText } from './plain-text.ts';
  * destination's fragment is cut, the label is the link's plain text, and the
  * anchor is that of the innermost heading at or above the link.
  *
- * One pass per block; openers are deactivated with a watermark and code-span
- * closers are found through per-length queues, so hostile input (thousands of
- * `[` or backticks) stays linear.
+ * One pass per block; openers are deactivated with a watermark, code-span
+ * closers are found through per-length queues and the search for a comment's
+ * `-->` is remembered, so hostile input (thousands of `[`, backticks or
+ * `<!--`) stays linear.
  */
 export type AnchoredLink = { dest: string; label: string; anchor: string };
 
@@ -83,6 +85,7 @@ function blockLinks(block: TextBlock, definitions: ReadonlyMap<string, string>, 
   const openers: Opener[] = [];
   const codeSpans = new CodeSpanFinder(s);
   const scanner = new BlockScanner(s, definitions, maxDefinedLabel);
+  const commentEnds = new NextMatch(s, '-->');
   let inactiveBelow = 0;
   let i = 0;
   while (i < s.length && !scanner.exhausted) {
@@ -93,7 +96,7 @@ function blockLinks(block: TextBlock, definitions: ReadonlyMap<string, string>, 
     const c = s[i]!;
     if (c === '\\') i += 2;
     else if (c === '`') i = codeSpans.skip(i);
-    else if (c === '<') i = skipAngle(s, i);
+    else if (c === '<') i = skipAngle(s, i, commentEnds);
     else if (c === '!' && s[i + 1] === '[') {
       openers.push({ pos: i + 1, image: true });
       i += 2;

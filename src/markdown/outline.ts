@@ -47,13 +47,29 @@ export function headingsOf(blocks: readonly Block[]): Heading[] {
 export function outlineEntries(markdown: string): OutlineEntry[] {
   const lines = markdown.split('\n');
   const found = outline(markdown);
+  const ends = sectionEnds(found, lines.length);
   return found.map((heading, i) => {
-    const next = found.slice(i + 1).find((candidate) => candidate.level <= heading.level);
-    const endLine = next?.line ?? lines.length;
+    const endLine = ends[i]!;
     // Splitting "a\n" gives ["a", ""]: the empty tail is not a line of its own.
     const tailIsEmpty = endLine === lines.length && markdown.endsWith('\n');
     return { ...heading, endLine, lineCount: endLine - heading.line - (tailIsEmpty ? 1 : 0) };
   });
+}
+
+/**
+ * Each heading's section end: the line of the next heading of the same or a higher level, else
+ * `lineCount`. One pass, with the headings still waiting for their end on a stack (levels strictly
+ * grow towards its top): searching the rest of the list per heading was quadratic in their number.
+ */
+function sectionEnds(headings: readonly Heading[], lineCount: number): number[] {
+  const ends = new Array<number>(headings.length);
+  const open: number[] = [];
+  headings.forEach((heading, i) => {
+    while (open.length > 0 && headings[open.at(-1)!]!.level >= heading.level) ends[open.pop()!] = heading.line;
+    open.push(i);
+  });
+  for (const i of open) ends[i] = lineCount;
+  return ends;
 }
 
 /** The exact text of a section, byte for byte: its lines as they were, with the line break that ends it. */

@@ -4,24 +4,103 @@
  * Line based and forgiving: the goal is searchable prose, not a faithful render.
  */
 
+import { bracketLabelEnds, NextMatch, replaceComments, replaceLinks } from '../markdown/index.ts';
+
 const quoteMarkers = /^[ \t]*(?:>[ \t]?)+/;
 const listMarker = /^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?/;
 const tableSeparator = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
 const linkDefinition = /^ {0,3}\[[^\]]+\]:[ \t]*\S+/;
 
-/** Inline markup: links keep their text, images their alt, tags and emphasis vanish. */
+/**
+ * Inline markup: links keep their text, images their alt, tags and emphasis vanish.
+ *
+ * Comments, links, images, wiki links, autolinks and tags are replaced by
+ * hand in one pass each, with the result of the pattern each names: those
+ * patterns restarted at every `[` or `<` and scanned to the end of a line
+ * that never closed it, quadratic in the line, and the world strips every
+ * body it indexes at PUBLISH (test/security/markdown-linear.test.ts).
+ */
 export function stripInline(text: string): string {
-  return text
-    .replace(/<!--.*?-->/g, ' ')
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[\[([^\]|]+)(?:\|([^\]]+))?\]\]/g, (_m, target: string, label?: string) => label ?? target)
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
-    .replace(/<((?:https?|mailto):[^>\s]+)>/g, '$1')
-    .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
+  let s = replaceComments(text, ' ', true); // /<!--.*?-->/g → ' '
+  s = replaceLinks(s, { opener: '![', tail: 'inline', labelEnds: bracketLabelEnds }); // /!\[([^\]]*)\]\([^)]*\)/g
+  s = replaceWikiLinks(s);
+  s = replaceLinks(s, { opener: '[', tail: 'inline', labelEnds: bracketLabelEnds }); // /\[([^\]]*)\]\([^)]*\)/g
+  s = replaceLinks(s, { opener: '[', tail: 'reference', labelEnds: bracketLabelEnds }); // /\[([^\]]*)\]\[[^\]]*\]/g
+  return replaceTags(replaceAutolinks(s))
     .replace(/`+/g, '')
     .replace(/\*\*|__|~~/g, '')
     .replace(/(^|[^\p{L}\p{N}])[*_]+|[*_]+(?=$|[^\p{L}\p{N}])/gu, '$1');
+}
+
+/** `[[target]]` → target, `[[target|label]]` → label: `/\[\[([^\]|]+)(?:\|([^\]]+))?\]\]/g`. */
+function replaceWikiLinks(s: string): string {
+  if (!s.includes('[[')) return s;
+  const targetEnds = new NextMatch(s, /[\]|]/g);
+  const labelEnds = new NextMatch(s, ']');
+  let out = '';
+  let done = 0;
+  for (let open = s.indexOf('[['); open >= 0; open = s.indexOf('[[', open)) {
+    const target = open + 2;
+    const bar = targetEnds.from(target); // the `]` or `|` that ends the target
+    let end = -1;
+    let text = '';
+    if (bar > target && s[bar] === ']' && s[bar + 1] === ']') {
+      end = bar + 2;
+      text = s.slice(target, bar);
+    } else if (bar > target && s[bar] === '|') {
+      const close = labelEnds.from(bar + 1);
+      if (close > bar + 1 && s[close + 1] === ']') {
+        end = close + 2;
+        text = s.slice(bar + 1, close);
+      }
+    }
+    if (end < 0) {
+      open++;
+      continue;
+    }
+    out += s.slice(done, open) + text;
+    done = open = end;
+  }
+  return out + s.slice(done);
+}
+
+/** `<https://...>`, `<http://...>` and `<mailto:...>` → their address: `/<((?:https?|mailto):[^>\s]+)>/g`. */
+function replaceAutolinks(s: string): string {
+  if (!s.includes('<')) return s;
+  const ends = new NextMatch(s, /[>\s]/g);
+  let out = '';
+  let done = 0;
+  for (let open = s.indexOf('<'); open >= 0; open = s.indexOf('<', open)) {
+    const scheme = /^(?:https?|mailto):/.exec(s.slice(open + 1, open + 9));
+    const address = open + 1 + (scheme?.[0].length ?? 0);
+    const close = scheme === null ? -1 : ends.from(address);
+    if (close <= address || s[close] !== '>') {
+      open++;
+      continue;
+    }
+    out += s.slice(done, open) + s.slice(open + 1, close);
+    done = open = close + 1;
+  }
+  return out + s.slice(done);
+}
+
+/** HTML tags → a space: `/<\/?[A-Za-z][^>]*>/g`. */
+function replaceTags(s: string): string {
+  if (!s.includes('<')) return s;
+  const ends = new NextMatch(s, '>');
+  let out = '';
+  let done = 0;
+  for (let open = s.indexOf('<'); open >= 0; open = s.indexOf('<', open)) {
+    const name = s[open + 1] === '/' ? open + 2 : open + 1;
+    const close = /[A-Za-z]/.test(s[name] ?? '') ? ends.from(name + 1) : -1;
+    if (close < 0) {
+      open++;
+      continue;
+    }
+    out += `${s.slice(done, open)} `;
+    done = open = close + 1;
+  }
+  return out + s.slice(done);
 }
 
 /**

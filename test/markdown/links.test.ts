@@ -68,6 +68,15 @@ describe('anchored links (mdoutline.AnchoredLinks)', () => {
     );
   });
 
+  it('skips comments, and reads on past an opening that nothing closes', () => {
+    assert.deepEqual(dests('x <!-- a --> [x](x.md) <!-- [y](y.md) --> [z](z.md) <!-- [w](w.md) <!-- [v](v.md)'), [
+      'x.md',
+      'z.md',
+      'w.md',
+      'v.md',
+    ]);
+  });
+
   it('stays linear on hostile input', () => {
     const hostile =
       '['.repeat(50_000) +

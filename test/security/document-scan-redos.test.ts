@@ -28,40 +28,14 @@
  * still found.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { maxBodyBytes } from '../../src/protocol/limits.ts';
+import { runInChild } from '../support/run-in-child.ts';
 
-const run = promisify(execFile);
-const knowledge = new URL('../../src/broker/knowledge/index.ts', import.meta.url).href;
-const killAfterMs = 60_000;
+const knowledge = new URL('../../src/broker/knowledge/index.ts', import.meta.url);
 
-/**
- * Runs `body` (an async function body with the knowledge module as `k` and
- * `fill(unit, room)`, `unit` repeated to fill a 1 MiB body but `room`
- * characters) in a child, and returns what it returns. The crafted input is
- * built in the child: a megabyte does not fit on a command line.
- */
-async function scanInChild(body: string): Promise<unknown> {
-  const source = `const k = await import(${JSON.stringify(knowledge)});
-const fill = (unit, room = 1024) => unit.repeat(Math.floor((${maxBodyBytes} - room) / unit.length));
-const result = await (async () => { ${body} })();
-process.stdout.write(JSON.stringify(result));`;
-  try {
-    const { stdout } = await run(process.execPath, ['--input-type=module', '--eval', source], {
-      timeout: killAfterMs,
-      killSignal: 'SIGKILL',
-    });
-    return JSON.parse(stdout);
-  } catch (error) {
-    assert.ok(
-      !(error as { killed?: boolean }).killed,
-      `the scan had not finished after ${killAfterMs / 1000} s: it is not linear in the line`,
-    );
-    throw error;
-  }
-}
+/** Runs `body` in a child killed after 60 s, with the knowledge module as `k` (test/support/run-in-child.ts). */
+const scanInChild = (body: string) => runInChild({ k: knowledge }, body);
 
 /** The findings of the no-secrets rule on one line: the crafted run, then ` ${secret}`. */
 const secretScan = (unit: string, secret: string) =>
