@@ -19,7 +19,8 @@ export const cjkClass = '\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u3040-\\
 const tokenPattern = new RegExp(`[${cjkClass}]|[[\\p{L}\\p{N}_]--[${cjkClass}]]+`, 'gv');
 const cjkCharPattern = new RegExp(`^[${cjkClass}]$`, 'u');
 const cjkAnyPattern = new RegExp(`[${cjkClass}]`, 'u');
-const edgeNonWord = /^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu;
+const firstWordChar = /[\p{L}\p{N}_]/u;
+const wordChar = /^[\p{L}\p{N}_]$/u;
 
 /** Longest token, in UTF-8 bytes (Go `bodymatch.go`). */
 export const maxTokenBytes = 32;
@@ -76,10 +77,26 @@ export function wordRuns(text: string): string[] {
   return out;
 }
 
-/** Trim non-word characters from both ends (Go `bodymatch.go` query and field rule). */
+/**
+ * Trim non-word characters from both ends (Go `bodymatch.go` query and field rule).
+ * By hand at the end: an unanchored `[^\p{L}\p{N}_]+$` is retried at every
+ * position of a punctuation run that a letter ends, which made one long query
+ * field cost seconds (test/security/query-linear.test.ts).
+ */
 export function trimNonWord(field: string): string {
-  return field.replace(edgeNonWord, '');
+  const start = field.search(firstWordChar);
+  if (start === -1) return '';
+  let end = field.length;
+  // Step back one code point at a time; the character at `start` is a word character, so this stops.
+  for (;;) {
+    const width = isLowSurrogate(field.charCodeAt(end - 1)) && isHighSurrogate(field.charCodeAt(end - 2)) ? 2 : 1;
+    if (wordChar.test(field.slice(end - width, end))) return field.slice(start, end);
+    end -= width;
+  }
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 /**
  * Go `bodymatch.go` field tokens: each whitespace field yields its trimmed whole word

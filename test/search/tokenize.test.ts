@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldTokens, wordRuns, utf8Length } from '../../src/search/index.ts';
+import { trimNonWord } from '../../src/search/tokenize.ts';
 
 describe('index tokens (Go `bodymatch.go`, spexcode `ranker.ts`)', () => {
   it('lowercases word runs of letters, numbers and underscore', () => {
@@ -51,5 +52,24 @@ describe('field tokens (Go `bodymatch.go` whole word plus runs)', () => {
 
   it('yields nothing for punctuation and single letters', () => {
     assert.deepEqual(fieldTokens('-- a ! *'), []);
+  });
+});
+
+describe('trimNonWord', () => {
+  // The regular expression it replaced, kept here as the reference for what the trim means.
+  const reference = (field: string) => field.replace(/^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu, '');
+  const alphabet = ['a', 'Z', '7', '_', '!', '-', ' ', '.', 'é', '接', '😀', '𝔸', '\u{1F600}x', '\uD800', '\uDC00'];
+
+  it('trims exactly what the edge expression trims, on 20,000 generated fields', () => {
+    let seed = 42;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed;
+    };
+    for (let i = 0; i < 20_000; i += 1) {
+      let field = '';
+      for (let n = next() % 12; n > 0; n -= 1) field += alphabet[next() % alphabet.length];
+      assert.equal(trimNonWord(field), reference(field), JSON.stringify(field));
+    }
   });
 });
