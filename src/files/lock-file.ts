@@ -23,7 +23,9 @@ export type LockFileOptions = {
 type Holder = { pid?: number; host?: string; since: number };
 
 /** Another process held the lock for longer than the wait allows. */
-export class LockFileBusyError extends Error {}
+export class LockFileBusyError extends Error {
+  override readonly name = 'LockFileBusyError';
+}
 
 /** Runs `task` while holding the lock file at `path`; the file is removed afterwards. */
 export async function withLockFile<T>(path: string, task: () => Promise<T>, options: LockFileOptions): Promise<T> {
