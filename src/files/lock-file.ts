@@ -23,7 +23,7 @@ export type LockFileOptions = {
 type Holder = { pid?: number; host?: string; since: number };
 
 /** Another process held the lock for longer than the wait allows. */
-export class LockFileBusyError extends Error {
+class LockFileBusyError extends Error {
   override readonly name = 'LockFileBusyError';
 }
 
@@ -65,25 +65,37 @@ async function acquire(path: string, options: LockFileOptions): Promise<string> 
 /** The lock's holder, or null when there is no lock file. Unreadable content dates from the file's mtime. */
 async function readHolder(path: string): Promise<{ content: string; holder: Holder } | null> {
   let content: string;
-  let mtimeMs: number;
   try {
-    [content, { mtimeMs }] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
+    content = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+  let parsed: Partial<Holder> = {};
   try {
-    const parsed = JSON.parse(content) as Partial<Holder>;
-    return {
-      content,
-      holder: {
-        ...(typeof parsed.pid === 'number' ? { pid: parsed.pid } : {}),
-        ...(typeof parsed.host === 'string' ? { host: parsed.host } : {}),
-        since: typeof parsed.since === 'number' ? parsed.since : mtimeMs,
-      },
-    };
+    parsed = JSON.parse(content) as Partial<Holder>;
   } catch {
-    return { content, holder: { since: mtimeMs } };
+    // Not a holder we wrote: only the file's own date tells how old it is.
+  }
+  const since = typeof parsed.since === 'number' ? parsed.since : await mtimeOf(path);
+  if (since === null) return null;
+  return {
+    content,
+    holder: {
+      ...(typeof parsed.pid === 'number' ? { pid: parsed.pid } : {}),
+      ...(typeof parsed.host === 'string' ? { host: parsed.host } : {}),
+      since,
+    },
+  };
+}
+
+/** The file's mtime, or null when it went meanwhile. */
+async function mtimeOf(path: string): Promise<number | null> {
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
   }
 }
 

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
@@ -37,7 +37,10 @@ describe('withLockFile', () => {
 
   it('takes over a lock whose content cannot be read as a holder once the file is old enough', async () => {
     await writeFile(path, 'not json');
-    assert.equal(await withLockFile(path, async () => 'ran', { staleAfterMs: 0 }), 'ran');
+    // Dated ten minutes back: only the file's date can make it stale within the 60 s allowed.
+    const tenMinutesAgo = new Date(Date.now() - 600_000);
+    await utimes(path, tenMinutesAgo, tenMinutesAgo);
+    assert.equal(await withLockFile(path, async () => 'ran', { staleAfterMs: 60_000 }), 'ran');
   });
 
   it('leaves in place a lock another process took over meanwhile', async () => {
