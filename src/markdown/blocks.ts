@@ -6,6 +6,7 @@
  * thematic breaks, and the link reference definitions (§4.7), which apply to
  * the whole document. Headings inside containers are not headings here.
  */
+import { isSpaceOrTab } from './linear-replace.ts';
 
 export type Block =
   /** `source` is the heading's inline markdown ('' for a bare `#`); `line` its (first) text line. */
@@ -221,10 +222,6 @@ function atxSource(raw: string): string {
   while (hashes > 0 && raw[hashes - 1] === '#') hashes--;
   if (hashes < end && hashes > 0 && isSpaceOrTab(raw[hashes - 1])) end = hashes;
   return raw.slice(0, end).trim();
-}
-
-function isSpaceOrTab(c: string | undefined): boolean {
-  return c === ' ' || c === '\t';
 }
 
 function closesFence(line: string, fence: Fence): boolean {

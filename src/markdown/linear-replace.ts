@@ -145,6 +145,11 @@ export function escapedLabelEnds(s: string): (start: number) => number {
   return (start) => ends[start]!;
 }
 
+/** A space or a tab, the only blanks Markdown's line syntax counts. */
+export function isSpaceOrTab(c: string | undefined): boolean {
+  return c === ' ' || c === '\t';
+}
+
 function isLineTerminator(c: number): boolean {
   return c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
 }

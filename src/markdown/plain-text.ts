@@ -1,4 +1,4 @@
-import { escapedLabelEnds, replaceComments, replaceLinks } from './linear-replace.ts';
+import { escapedLabelEnds, isSpaceOrTab, replaceComments, replaceLinks } from './linear-replace.ts';
 
 /**
  * Inline markdown as the text it renders to, the way goldmark concatenates
@@ -44,8 +44,4 @@ function joinSoftBreaks(s: string): string {
       return line.slice(start, end);
     })
     .join('');
-}
-
-function isSpaceOrTab(c: string | undefined): boolean {
-  return c === ' ' || c === '\t';
 }

@@ -1,4 +1,4 @@
-import { YamlMapError } from './yaml-map-error.ts';
+import { keyNotAString, notAMap, valueNotAString, YamlMapError } from './yaml-map-error.ts';
 
 /**
  * Splits a metadata block into its top-level entries in one pass over its
@@ -34,9 +34,6 @@ export function entrySource(entry: MetadataEntry): string {
   return entry.endsBlock ? entry.lines.join('\n') : `${entry.lines.join('\n')}\n`;
 }
 
-const notAMap = () => new YamlMapError('metadata block is not a map');
-const keyNotAString = () => new YamlMapError('metadata keys must be strings');
-const valueNotAString = (key: string) => new YamlMapError(`metadata value for "${key}" is not a string`);
 /** What the parser says when a block holds a second document (after `...` or a later `---`). */
 const multipleDocuments = () => new YamlMapError('invalid YAML: MULTIPLE_DOCS');
 
@@ -48,7 +45,6 @@ export function splitMetadataEntries(text: string): MetadataEntry[] {
   const lines = text.split('\n');
   const entries: MetadataEntry[] = [];
   let current: OpenEntry | undefined;
-  let sawContent = false;
   let ended = false;
   let lastLine = false;
   const add = (entry: OpenEntry, line: string) => {
@@ -70,7 +66,6 @@ export function splitMetadataEntries(text: string): MetadataEntry[] {
         current = open(line, lastLine);
         screenKeyLine(current, line.trimStart());
         entries.push(current);
-        sawContent = true;
         continue;
       }
       add(current, line);
@@ -91,7 +86,7 @@ export function splitMetadataEntries(text: string): MetadataEntry[] {
       continue;
     }
     if (documentStart.test(line)) {
-      if (sawContent) throw multipleDocuments();
+      if (current !== undefined) throw multipleDocuments();
       if (!blankOrComment.test(line.slice(3))) throw notAMap();
       continue;
     }
@@ -100,7 +95,6 @@ export function splitMetadataEntries(text: string): MetadataEntry[] {
       ended = true;
       continue;
     }
-    sawContent = true;
     if (current?.complexKey === true && isIndicator(line, 0, ':')) {
       // `? key` then `: value`: the value line belongs to the complex key's entry.
       add(current, line);
@@ -218,7 +212,7 @@ function keyEnd(line: string): number | undefined {
 }
 
 /** The index of the quote that closes a quoted scalar whose text goes on at `from`, if it closes on this line. */
-function closingQuote(line: string, quote: string, from: number): number | undefined {
+export function closingQuote(line: string, quote: string, from: number): number | undefined {
   for (let at = from; at < line.length; at++) {
     const ch = line[at];
     if (quote === '"' && ch === '\\') at++;

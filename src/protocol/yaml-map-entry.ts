@@ -16,6 +16,8 @@
  * without surrogates, U+FEFF and the U+2028/U+2029 breaks); a tab, CR or
  * anything else takes the parser.
  */
+import { closingQuote } from './yaml-map-entries.ts';
+
 const keyLine = /^([A-Za-z0-9_][A-Za-z0-9_-]*):(?: (.*))?$/;
 const printable = /^[\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*$/;
 /** A plain value that cannot start with YAML syntax (indicators, quotes, space). */
@@ -66,7 +68,7 @@ function flowScalar(first: string, lines: readonly string[]): string | undefined
   // A plain scalar ends at a comment; a quoted one where its closing quote is.
   // Each line is looked at once, so a long folded value costs its length.
   const quote = first[0] === "'" || first[0] === '"' ? first[0] : undefined;
-  let ended = quote === undefined ? first.includes(' #') : closes(first, 1, quote);
+  let ended = quote === undefined ? first.includes(' #') : closingQuote(first, quote, 1) !== undefined;
   // Plain text drops the spaces that end a line (YAML 1.2 §7.3.3); a quoted line ending
   // in a space or an escape folds otherwise. The last piece is checked, not the whole
   // text: endsWith would flatten the growing string on every line.
@@ -78,7 +80,7 @@ function flowScalar(first: string, lines: readonly string[]): string | undefined
     if (last.endsWith(' ') || (quote === '"' && last.endsWith('\\'))) return undefined;
     last = quote === undefined ? withoutTrailingSpaces(more[1]!) : more[1]!;
     text += ` ${last}`;
-    ended = quote === undefined ? last.includes(' #') : closes(last, 0, quote);
+    ended = quote === undefined ? last.includes(' #') : closingQuote(last, quote, 0) !== undefined;
     next++;
   }
   if (!trailerOnly(lines, next)) return undefined;
@@ -98,22 +100,6 @@ function withoutTrailingSpaces(text: string): string {
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) === 0x20) end--;
   return end === text.length ? text : text.slice(0, end);
-}
-
-/**
- * Whether a quote closes in this piece of a quoted scalar (from `from`; a piece
- * never ends inside an escape, as flowScalar refuses a line ending in `\`).
- */
-function closes(piece: string, from: number, quote: string): boolean {
-  for (let at = from; at < piece.length; at++) {
-    const ch = piece[at];
-    if (quote === '"' && ch === '\\') at++;
-    else if (ch === quote) {
-      if (quote === "'" && piece[at + 1] === "'") at++;
-      else return true;
-    }
-  }
-  return false;
 }
 
 /**

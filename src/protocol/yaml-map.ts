@@ -3,7 +3,7 @@ import { compareBytes } from './byte-order.ts';
 import { writeScalar } from './yaml-scalar.ts';
 import { decodeEntry, isPlainNull } from './yaml-map-entry.ts';
 import { entrySource, splitMetadataEntries } from './yaml-map-entries.ts';
-import { YamlMapError } from './yaml-map-error.ts';
+import { keyNotAString, notAMap, valueNotAString, YamlMapError } from './yaml-map-error.ts';
 
 /**
  * Encodes a string map as yaml.v3's `Marshal(map[string]string)` does: keys in
@@ -98,15 +98,15 @@ export function decodeYamlMapByParser(text: string): Record<string, string> {
   if (doc.errors.length > 0) throw new YamlMapError(`invalid YAML: ${doc.errors[0]!.code}`);
   const root = doc.contents;
   if (root === null || (isScalar(root) && (root.value === '' || root.value === null))) return {};
-  if (!isMap(root)) throw new YamlMapError('metadata block is not a map');
+  if (!isMap(root)) throw notAMap();
   const result: Record<string, string> = Object.create(null);
   for (const item of root.items) {
-    if (!isPair(item) || !isScalar(item.key)) throw new YamlMapError('metadata keys must be strings');
+    if (!isPair(item) || !isScalar(item.key)) throw keyNotAString();
     const key = scalarText(item.key.value);
     const value = item.value;
     if (value === null) result[key] = '';
     else if (isScalar(value)) result[key] = isPlainNull(value.type, value.value) ? '' : scalarText(value.value);
-    else throw new YamlMapError(`metadata value for "${key}" is not a string`);
+    else throw valueNotAString(key);
   }
   return { ...result };
 }

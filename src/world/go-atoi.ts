@@ -10,5 +10,8 @@ export function goAtoi(raw: string): bigint | undefined {
   return value > int64Max || value < int64Min ? undefined : value;
 }
 
+/** The largest version a number holds exactly; a store's versions stay below it. */
+export const maxSafeVersion = BigInt(Number.MAX_SAFE_INTEGER);
+
 const int64Max = 2n ** 63n - 1n;
 const int64Min = -(2n ** 63n);

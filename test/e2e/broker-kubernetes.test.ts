@@ -164,13 +164,12 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
           spec: { ports: [{ name: 'mark', protocol: 'UDP', port: 6309 }] },
         },
       });
-    const conflictsBecome = async (expected: number) => {
+    const conflictsBecome = (expected: number) => {
       const gauge = broker.metrics.registry.getSingleMetric('broker_discovery_name_conflicts');
-      for (let polls = 0; polls < 2000; polls++) {
-        if ((await gauge?.get())?.values[0]?.value === expected) return;
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      assert.fail(`broker_discovery_name_conflicts never became ${expected}`);
+      return eventually(
+        async () => (await gauge?.get())?.values[0]?.value === expected,
+        `broker_discovery_name_conflicts to become ${expected}`,
+      );
     };
     await claim('zz-first');
     await eventually(() => broker.gateway.get('team-x') !== undefined, 'team-x discovered');

@@ -20,9 +20,13 @@ export function apis(server: FakeApiServer, identity = 'broker') {
 }
 
 /** Polls `condition` until it holds; fails after `timeoutMs` (a safety net for a hung test, not a measured bound). */
-export async function eventually(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

@@ -97,7 +97,6 @@ describe('security: a typed device code is confirmed before anyone is sent to si
     const denied = await agent.submit(confirm, {}, 'action=deny');
     assert.equal(denied.status, 200);
     assert.match(denied.html, /Request denied/);
-    await new Promise((resolve) => setTimeout(resolve, 250));
     assert.equal((await poll(grant.device_code)).json.error, 'access_denied');
   });
 

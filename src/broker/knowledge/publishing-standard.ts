@@ -16,6 +16,8 @@ export const standardPaths = {
 } as const;
 export type StandardPart = keyof typeof standardPaths;
 
+const standardPathSet: ReadonlySet<string> = new Set(Object.values(standardPaths));
+
 /**
  * Whether a document is part of the standard as the hub holds it: the only
  * documents no policy applies to, so a broken policy can always be fixed
@@ -26,7 +28,7 @@ export type StandardPart = keyof typeof standardPaths;
  * through the policy gate of mark_publish and mark_append.
  */
 export function isPublishingStandard(hub: string, world: string, path: string): boolean {
-  return world === hub && Object.values(standardPaths).some((part) => part === path);
+  return world === hub && standardPathSet.has(path);
 }
 
 export type StandardLog = { warn(fields: Record<string, unknown>, message: string): void };

@@ -3,7 +3,7 @@ import type { MarkResponse } from '../../protocol/response.ts';
 import { formatRfc3339 } from '../../protocol/time.ts';
 import { extractPublisherMeta, isStoreError, validateMeta } from '../store/index.ts';
 import type { RequestScope, WorldContext } from './context.ts';
-import { goAtoi } from '../go-atoi.ts';
+import { goAtoi, maxSafeVersion } from '../go-atoi.ts';
 import { conflictResponse } from './conflict.ts';
 import { storeFailure } from './store-errors.ts';
 import { checkDocumentContract, guardWrite } from './write-guard.ts';
@@ -30,7 +30,8 @@ export async function handleAppend(ctx: WorldContext, scope: RequestScope): Prom
   const expectedText = request.metadata['expected-version'];
   if (expectedText === undefined || expectedText === '') return badRequest('APPEND requires expected-version metadata');
   const parsed = goAtoi(expectedText);
-  if (parsed === undefined || parsed < 1n) return badRequest('invalid expected-version for APPEND (must be >= 1)');
+  if (parsed === undefined || parsed < 1n || parsed > maxSafeVersion)
+    return badRequest('invalid expected-version for APPEND (must be >= 1)');
   const expected = Number(parsed);
   try {
     const outcome = await ctx.store.append(path, request.body, metadata, { expectedVersion: expected });

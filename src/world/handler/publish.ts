@@ -3,7 +3,7 @@ import type { MarkResponse } from '../../protocol/response.ts';
 import { formatRfc3339 } from '../../protocol/time.ts';
 import { applyOkfTypeDefault, extractPublisherMeta, isStoreError, validateMeta } from '../store/index.ts';
 import type { RequestScope, WorldContext } from './context.ts';
-import { goAtoi } from '../go-atoi.ts';
+import { goAtoi, maxSafeVersion } from '../go-atoi.ts';
 import { conflictResponse } from './conflict.ts';
 import { storeFailure } from './store-errors.ts';
 import { checkDocumentContract, guardWrite } from './write-guard.ts';
@@ -74,5 +74,6 @@ async function unarchive(ctx: WorldContext, path: string): Promise<MarkResponse>
 export function parseExpectedVersion(value: string | undefined): number | null | 'invalid' {
   if (value === undefined || value === '') return null;
   const n = goAtoi(value);
-  return n === undefined || n < 0n ? 'invalid' : Number(n);
+  // Beyond 2^53 a version cannot be held exactly, nor ever reached: refused, as before Atoi's reading.
+  return n === undefined || n < 0n || n > maxSafeVersion ? 'invalid' : Number(n);
 }
