@@ -64,12 +64,7 @@ export async function mutateSecret(
     if (await replaceSecret(core, ref, withSecretValue(secret, ref.key, next)))
       return { result: 'updated', value: Buffer.from(next), attempts: attempt };
   }
-  throw new KubernetesBackendError(
-    'ERR_K8S_CONFLICT',
-    object,
-    `kubernetes: conflict on secret ${object} after ${maxSecretWriteAttempts} retries`,
-    { status: 409 },
-  );
+  throw conflictAfterRetries(object);
 }
 
 /**
@@ -91,7 +86,12 @@ export async function removeSecretKeys(
     for (const key of present) delete data[key];
     if (await replaceSecret(core, ref, { ...secret, data })) return;
   }
-  throw new KubernetesBackendError(
+  throw conflictAfterRetries(object);
+}
+
+/** Every write attempt lost a race with another writer of the same Secret. */
+function conflictAfterRetries(object: string): KubernetesBackendError {
+  return new KubernetesBackendError(
     'ERR_K8S_CONFLICT',
     object,
     `kubernetes: conflict on secret ${object} after ${maxSecretWriteAttempts} retries`,

@@ -198,18 +198,21 @@ export class RegisteredClients {
 
   /** Prunes durable records until one of `incomingBytes` fits the bound (client-record-budget.ts). */
   async #makeRoom(clientId: string, incomingBytes: number): Promise<void> {
-    const documents = await this.#durable.readAll(registeredClientPrefix);
-    const records = [...documents].map(([document, bytes]) => summarize(document, bytes));
-    const budget = {
-      records: records.filter((record) => record.clientId !== clientId),
+    const own = registeredClientDocument(clientId);
+    const others = [...(await this.#durable.readAll(registeredClientPrefix))].filter(([document]) => document !== own);
+    const otherBytes = await this.#legacyDocumentBytes();
+    const storedBytes = others.reduce((sum, [document, bytes]) => sum + recordSize(document, bytes), 0);
+    // Whether anything must go is a sum; reading every record and the refresh tokens is for choosing which.
+    if (otherBytes + incomingBytes + storedBytes <= this.#maxRecordBytes) return;
+    const records = others.map(([document, bytes]) => summarize(document, bytes));
+    const prune = recordsToPrune({
+      records,
       incomingBytes,
-      otherBytes: await this.#legacyDocumentBytes(),
+      otherBytes,
       maxBytes: this.#maxRecordBytes,
       keep: clientId,
-    };
-    // Whether anything must go needs no refresh tokens; which records go does.
-    if (recordsToPrune({ ...budget, liveClients: new Set() }).length === 0) return;
-    const prune = recordsToPrune({ ...budget, liveClients: await this.#liveClients() });
+      liveClients: await this.#liveClients(),
+    });
     await this.#durable.remove(prune);
     for (const record of records) if (prune.includes(record.document)) this.#cache.delete(record.clientId ?? '');
   }
@@ -282,6 +285,11 @@ function recordBytes(clientId: string, stored: StoredClient): number {
   return registeredClientDocument(clientId).length + Buffer.byteLength(JSON.stringify(stored));
 }
 
+/** A record's share of the bound: its name plus its contents, as a Secret counts them. */
+function recordSize(document: string, bytes: Buffer): number {
+  return document.length + bytes.length;
+}
+
 function summarize(document: string, bytes: Buffer): RecordSummary {
   let parsed: ReturnType<typeof storedClient.safeParse> | undefined;
   try {
@@ -289,7 +297,7 @@ function summarize(document: string, bytes: Buffer): RecordSummary {
   } catch {
     parsed = undefined;
   }
-  const size = document.length + bytes.length;
+  const size = recordSize(document, bytes);
   if (parsed?.success !== true) return { document, clientId: null, bytes: size, usedAt: null };
   const { clientId, lastUsedAt, issuedAt } = parsed.data;
   return { document, clientId, bytes: size, usedAt: lastUsedAt ?? issuedAt };

@@ -149,29 +149,20 @@ async function checkManifests(
   const target = await readManifest(ctx, targetWorld, 'index (target manifest)');
   if (!target.ok) return target;
   if (target.value.kind === 'present') return { ok: true, warnings };
-  if (target.value.kind === 'unknown') {
-    if (!force)
-      return {
-        ok: false,
-        error: toolError(
+  // Without a manifest the target is not known to accept index publications: only force goes on.
+  const [refusal, warning] =
+    target.value.kind === 'unknown'
+      ? [
           `could not check the target server's agent manifest at ${agentManifestPath}: ${target.value.answer}; nothing was published`,
-        ),
-      };
-    warnings.push(
-      `warning: could not check the target server's agent manifest: ${target.value.answer} (force=true override)`,
-    );
-    return { ok: true, warnings };
-  }
-  if (!force) {
-    return {
-      ok: false,
-      error: toolError(
-        'target server has no agent manifest; cannot verify it accepts index publications. ' +
-          `Use force=true to override, or publish a manifest at ${agentManifestPath} on the target.`,
-      ),
-    };
-  }
-  warnings.push('warning: target server has no agent manifest (force=true override)');
+          `warning: could not check the target server's agent manifest: ${target.value.answer} (force=true override)`,
+        ]
+      : [
+          'target server has no agent manifest; cannot verify it accepts index publications. ' +
+            `Use force=true to override, or publish a manifest at ${agentManifestPath} on the target.`,
+          'warning: target server has no agent manifest (force=true override)',
+        ];
+  if (!force) return { ok: false, error: toolError(refusal) };
+  warnings.push(warning);
   return { ok: true, warnings };
 }
 
