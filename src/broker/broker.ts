@@ -103,6 +103,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     metrics: worldMetricsAdapter(metrics, (world, health) => logWorldHealth(world, health)),
     ...(cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {}),
   });
+  metrics.observeWorldConnections(() => gateway.openConnections());
   // Replicas tell each other when a world's /graph.md changed, so each re-seeds at its next use.
   const graphChannel =
     shared.redis === null

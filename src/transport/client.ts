@@ -103,6 +103,11 @@ export class MarkTransportClient {
     });
   }
 
+  /** Pooled QUIC connections dialled and still usable, over all authorities. */
+  get openConnections(): number {
+    return this.#pool.openConnections;
+  }
+
   /** Sends `request` on its own stream and returns the complete response bytes. */
   async request(authority: MarkAuthority, request: Uint8Array, options: MarkRequestOptions): Promise<Uint8Array> {
     if (!(request instanceof Uint8Array)) throw new TypeError('request must be a Uint8Array');

@@ -11,6 +11,8 @@ import type { ConnectionSettings, DialTarget } from './pooled-connection.ts';
 export class ConnectionPool {
   readonly #settings: ConnectionSettings;
   readonly #entries = new Map<string, Promise<PooledConnection>>();
+  /** The dialled connections still pooled: what `openConnections` counts without awaiting. */
+  readonly #dialled = new Map<string, PooledConnection>();
   #closed = false;
 
   constructor(settings: ConnectionSettings) {
@@ -30,6 +32,13 @@ export class ConnectionPool {
     throw new ConnectionLostError();
   }
 
+  /** Dialled connections still in the pool and usable (the metrics read this at scrape time). */
+  get openConnections(): number {
+    let open = 0;
+    for (const connection of this.#dialled.values()) if (connection.usable) open++;
+    return open;
+  }
+
   /** Stops handing out `connection`; the next request to its target dials afresh. */
   retire(connection: PooledConnection): void {
     const pending = this.#entries.get(connection.target.key);
@@ -44,6 +53,7 @@ export class ConnectionPool {
     this.#closed = true;
     const pending = [...this.#entries.values()];
     this.#entries.clear();
+    this.#dialled.clear();
     await Promise.all(
       pending.map((entry) =>
         entry.then(
@@ -59,6 +69,7 @@ export class ConnectionPool {
     this.#entries.set(target.key, pending);
     pending.then(
       (connection) => {
+        if (this.#entries.get(target.key) === pending) this.#dialled.set(target.key, connection);
         connection.onLost(() => this.#forget(target.key, pending));
         // close() may have run while this dial was in flight.
         if (this.#closed) void connection.destroy();
@@ -69,6 +80,8 @@ export class ConnectionPool {
   }
 
   #forget(key: string, pending: Promise<PooledConnection>): void {
-    if (this.#entries.get(key) === pending) this.#entries.delete(key);
+    if (this.#entries.get(key) !== pending) return;
+    this.#entries.delete(key);
+    this.#dialled.delete(key);
   }
 }

@@ -30,6 +30,11 @@ export class MarkClient {
     this.transport = options instanceof MarkTransportClient ? options : new MarkTransportClient(options);
   }
 
+  /** Pooled QUIC connections dialled and still usable (see MarkTransportClient). */
+  get openConnections(): number {
+    return this.transport.openConnections;
+  }
+
   async call(authority: MarkAuthority, call: MarkCall): Promise<MarkResponse> {
     const body = typeof call.body === 'string' ? Buffer.from(call.body) : (call.body ?? new Uint8Array(0));
     const request: MarkRequest = { verb: call.verb, path: call.path, metadata: call.metadata ?? {}, body };

@@ -94,3 +94,33 @@ describe('one request per bidirectional stream (Mark SPEC §3)', () => {
     assert.notEqual(peers[0]?.port, peers[1]?.port);
   });
 });
+
+describe('openConnections (the broker_world_connections gauge reads it)', () => {
+  it('counts one connection per dialled target, shared by its requests, and none once the peer is gone', async () => {
+    const listener = await echoListener({ handler: async (request) => request.bytes });
+    const other = await echoListener({ handler: async (request) => request.bytes });
+    const client = await trustingClient({ maxAttempts: 1 });
+    try {
+      assert.equal(client.openConnections, 0, 'nothing is dialled before the first request');
+      await Promise.all(
+        Array.from({ length: 5 }, () =>
+          client.request(authorityOf(listener), encoder.encode('FETCH /a\n'), { idempotent: true }),
+        ),
+      );
+      assert.equal(client.openConnections, 1);
+      await client.request(authorityOf(other), encoder.encode('FETCH /a\n'), { idempotent: true });
+      assert.equal(client.openConnections, 2);
+      await other.close();
+      // The failed request retires the dead connection; the count follows.
+      await client
+        .request(authorityOf(other), encoder.encode('FETCH /a\n'), { idempotent: true, timeoutMs: 500 })
+        .catch(() => {});
+      assert.equal(client.openConnections, 1);
+    } finally {
+      await client.close();
+      await listener.close();
+      await other.close().catch(() => {});
+    }
+    assert.equal(client.openConnections, 0, 'a closed client holds none');
+  });
+});

@@ -7,8 +7,10 @@ export type { ToolOutcome };
 export interface WorldMetrics {
   recordWorldRequest(world: string, verb: string, seconds: number, ok: boolean): void;
   setCircuitState(world: string, state: CircuitState): void;
-  setWorldConnections(world: string, open: number): void;
 }
+
+/** Open QUIC connections per world, read when Prometheus scrapes (MarkWorldGateway.openConnections). */
+export type WorldConnectionCounts = () => Iterable<readonly [world: string, open: number]>;
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
@@ -23,6 +25,8 @@ export interface BrokerMetrics extends WorldMetrics {
   setSessionCount(count: number): void;
   /** Services discovery ignores because another Service already serves their world name. */
   setDiscoveryConflicts(count: number): void;
+  /** Where `world_connections` reads its samples at each scrape; until set, it has none. */
+  observeWorldConnections(counts: WorldConnectionCounts): void;
 }
 
 const circuitStates: readonly CircuitState[] = ['closed', 'open', 'half-open'];
@@ -67,11 +71,17 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     labelNames: ['world', 'state'] as const,
     registers,
   });
-  const connections = new Gauge({
+  let connectionCounts: WorldConnectionCounts = () => [];
+  new Gauge({
     name: `${prefix}world_connections`,
-    help: 'Open pooled QUIC connections per world',
+    help: 'Open QUIC connections per world: the pooled one for calls and the WATCH one',
     labelNames: ['world'] as const,
     registers,
+    // Read at scrape time, so the request path does no bookkeeping and a removed world leaves no stale series.
+    collect() {
+      this.reset();
+      for (const [world, open] of connectionCounts()) this.set({ world }, open);
+    },
   });
   const rejections = new Counter({
     name: `${prefix}rate_limit_rejections_total`,
@@ -112,9 +122,6 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     setCircuitState(world, state) {
       for (const s of circuitStates) circuit.set({ world, state: s }, s === state ? 1 : 0);
     },
-    setWorldConnections(world, open) {
-      connections.set({ world }, open);
-    },
     recordRateLimitRejection(limiter, route) {
       rejections.inc({ limiter, route });
     },
@@ -130,6 +137,9 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     setDiscoveryConflicts(count) {
       discoveryConflicts.set(count);
     },
+    observeWorldConnections(counts) {
+      connectionCounts = counts;
+    },
   };
 }
 
@@ -137,5 +147,4 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
 export const noopWorldMetrics: WorldMetrics = {
   recordWorldRequest() {},
   setCircuitState() {},
-  setWorldConnections() {},
 };

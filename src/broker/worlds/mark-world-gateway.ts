@@ -87,6 +87,11 @@ export class MarkWorldGateway implements WorldGateway, WorldChangeSource {
     return this.#connections.get(world)?.health ?? unknownHealth;
   }
 
+  /** Open QUIC connections per world the gateway has dialled, for the metrics at scrape time. */
+  *openConnections(): Iterable<[world: string, open: number]> {
+    for (const [world, connection] of this.#connections) yield [world, connection.openConnections];
+  }
+
   async read(world: string, call: MarkCall, caller?: string): Promise<MarkResponse> {
     if (!isReadVerb(call.verb)) throw new TypeError(`read() takes FETCH, LIST, VERSIONS or LOOKUP, not ${call.verb}`);
     const definition = this.#require(world);

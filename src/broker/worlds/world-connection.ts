@@ -95,6 +95,11 @@ export class WorldConnection {
     this.#health = new HealthRecord((health) => deps.metrics.healthChanged(world.name, health));
   }
 
+  /** QUIC connections open to the world: the callers' pooled one and the WATCH one. */
+  get openConnections(): number {
+    return this.#client.openConnections + (this.#watchClient?.openConnections ?? 0);
+  }
+
   get circuitState(): CircuitState {
     return this.#breaker.state;
   }

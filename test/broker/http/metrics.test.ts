@@ -15,14 +15,28 @@ describe('broker metrics recorders', () => {
     assert.match(text, /broker_world_circuit_state\{world="alpha",state="closed"\} 0/);
   });
 
-  it('records world latency and connection gauges', async () => {
+  it('records world latency', async () => {
     const metrics = createBrokerMetrics({ collectDefaults: false });
     metrics.recordWorldRequest('beta', 'LOOKUP', 0.003, true);
-    metrics.setWorldConnections('beta', 2);
     const text = await metrics.registry.metrics();
     assert.match(text, /broker_world_request_duration_seconds_count\{world="beta",verb="LOOKUP"\} 1/);
     assert.match(text, /broker_world_requests_total\{world="beta",verb="LOOKUP",result="ok"\} 1/);
+  });
+
+  it('reads the connection gauge from its source at each scrape, so a world gone leaves no series', async () => {
+    const metrics = createBrokerMetrics({ collectDefaults: false });
+    let counts: Array<[string, number]> = [
+      ['beta', 2],
+      ['gamma', 1],
+    ];
+    metrics.observeWorldConnections(() => counts);
+    let text = await metrics.registry.metrics();
     assert.match(text, /broker_world_connections\{world="beta"\} 2/);
+    assert.match(text, /broker_world_connections\{world="gamma"\} 1/);
+    counts = [['beta', 1]];
+    text = await metrics.registry.metrics();
+    assert.match(text, /broker_world_connections\{world="beta"\} 1/);
+    assert.doesNotMatch(text, /world="gamma"/);
   });
 
   it('keeps registries apart, so two brokers in one process do not collide', async () => {
