@@ -69,6 +69,14 @@ describe('mark_search over real worlds', () => {
     assert.match(result.text, /\nbrowse instead: mark_lookup_all with query '\*'/);
   });
 
+  it('suggests no document the broker generated unless include_generated asks for them', async () => {
+    await stack.seed('alpha', '/graph.md', '# Document Graph\n\n> Exported: 2026-01-08T12:00:00Z\n');
+    const suggested = async (args: Record<string, unknown>) =>
+      parseSearchText((await search({ query: 'grapf', ...args })).text).nearest.map((n) => n.url);
+    assert.deepEqual(await suggested({}), []);
+    assert.deepEqual(await suggested({ include_generated: true }), ['mark://alpha/graph.md']);
+  });
+
   it('refuses a too-short query, a star query and a bad limit before asking any world', async () => {
     const before = stack.gateway.sent.length;
     for (const [args, message] of [
