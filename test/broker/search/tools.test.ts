@@ -160,6 +160,16 @@ describe('mark_lookup_all with match: body', () => {
     );
   });
 
+  it("refuses query '*' in body mode, which no text matches, and says how to list documents", async () => {
+    const before = stack.gateway.sent.length;
+    const result = await runTool(markLookupAll, { query: ' * ', match: 'body' }, toolContext(stack.gateway));
+    assert.deepEqual(result, {
+      isError: true,
+      text: "query '*' matches no text with match=body; leave match out (catalog) to list every catalogued document",
+    });
+    assert.equal(stack.gateway.sent.length, before);
+  });
+
   it('refuses an unknown match mode', async () => {
     const result = await runTool(markLookupAll, { query: 'night', match: 'fuzzy' }, toolContext(stack.gateway));
     assert.deepEqual(result, { isError: true, text: 'match must be "catalog" or "body"' });
