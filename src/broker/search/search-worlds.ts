@@ -21,7 +21,7 @@ export type SearchWorldsRequest = PhaseRequest & {
   perWorldLimit?: number;
   /** Keep only the best row of each document. */
   onePerDocument?: boolean;
-  /** Rows whose document path this returns true for are left out (the tools leave out generated documents). */
+  /** Rows and nearest titles whose document path this returns true for are left out (the tools leave out generated documents). */
   skipPath?: ((path: string) => boolean) | undefined;
 };
 
@@ -187,14 +187,23 @@ function outcomeOf(
     failures: failures.sort((a, b) => compareBytes(a.world, b.world)),
     strictWorlds,
     catalogWorlds: names.filter((w) => answers.get(w)!.matched === 'catalog'),
-    nearest: rows.length > 0 ? [] : nearestOver(answers, request.nearest ?? 0),
+    nearest: rows.length > 0 ? [] : nearestOver(answers, request.nearest ?? 0, request.skipPath),
     languageHints: [...new Set(names.flatMap((w) => answers.get(w)!.languageHint ?? []))],
   };
 }
 
-/** Similarity is computed the same way in every world (edit distance over title words), so it merges as is. */
-function nearestOver(answers: Map<string, WorldAnswer>, limit: number): SearchOutcome['nearest'] {
-  const all = [...answers].flatMap(([world, answer]) => answer.nearest.map((n) => ({ ...n, world })));
+/**
+ * Similarity is computed the same way in every world (edit distance over title words), so it merges as is.
+ * A suggestion is left out where its row would be (`skipPath`): the tools do not point at generated documents.
+ */
+function nearestOver(
+  answers: Map<string, WorldAnswer>,
+  limit: number,
+  skipPath: SearchWorldsRequest['skipPath'],
+): SearchOutcome['nearest'] {
+  const all = [...answers]
+    .flatMap(([world, answer]) => answer.nearest.map((n) => ({ ...n, world })))
+    .filter((n) => skipPath?.(n.path) !== true);
   all.sort((a, b) => b.similarity - a.similarity || compareBytes(a.world, b.world) || compareBytes(a.path, b.path));
   return all.slice(0, limit);
 }

@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import { dfOf, type CorpusTotals, type QueryStats } from '../../search/index.ts';
 
 /**
@@ -27,28 +26,43 @@ export type RememberedStats = QueryStats | null | 'unchecked';
 
 type Entry =
   | { kind: 'none' }
-  | { kind: 'unchecked' }
+  | { kind: 'unchecked'; until: number }
   | { kind: 'stats'; totals: CorpusTotals; df: Map<string, number> };
 
 /** How long a world stays known as unchecked: long enough to skip a wasted round, short enough to see an upgrade. */
 const uncheckedMs = 10 * 60_000;
 
 export type StatsMemoryOptions = {
-  /** Caller × scope × filter × world entries kept; least recently used go first. */
+  /** Caller × scope × filter × world entries kept; when full, the caller holding most loses its oldest. */
   maxEntries?: number;
   /** Terms remembered per entry; the oldest go first. */
   maxTermsPerEntry?: number;
+  /** The clock that ends an `unchecked` mark (tests move it). */
+  now?: () => number;
 };
 
 export const statsMemoryDefaults = { maxEntries: 4096, maxTermsPerEntry: 128 } as const;
 
+/**
+ * One store for every caller of the broker process, so its bound is shared the
+ * way refresh-token families are (src/broker/auth/tokens/refresh-tokens.ts):
+ * when it is full, the caller who holds the most entries gives up their least
+ * recently used one. A caller who searches under a new filter every time thus
+ * churns through their own entries and never pushes out another's
+ * (test/security/search-stats-fairness.test.ts); a caller alone may use it all.
+ */
 export class SearchStatsMemory {
-  readonly #entries: LRUCache<string, Entry>;
+  /** Per subject, its entries by key, least recently used first (a Map keeps insertion order). */
+  readonly #bySubject = new Map<string, Map<string, Entry>>();
+  #size = 0;
+  readonly #maxEntries: number;
   readonly #maxTerms: number;
+  readonly #now: () => number;
 
   constructor(options: StatsMemoryOptions = {}) {
-    this.#entries = new LRUCache({ max: options.maxEntries ?? statsMemoryDefaults.maxEntries });
+    this.#maxEntries = options.maxEntries ?? statsMemoryDefaults.maxEntries;
     this.#maxTerms = options.maxTermsPerEntry ?? statsMemoryDefaults.maxTermsPerEntry;
+    this.#now = options.now ?? Date.now;
   }
 
   /**
@@ -56,7 +70,7 @@ export class SearchStatsMemory {
    * reports none, or undefined when nothing is known about one of the terms.
    */
   recall(where: StatsScope, world: string, terms: readonly string[]): QueryStats | null | undefined {
-    const entry = this.#entries.get(keyOf(where, world));
+    const entry = this.#get(where, world);
     if (entry === undefined || entry.kind === 'unchecked') return undefined;
     if (entry.kind === 'none') return null;
     const df = Object.create(null) as Record<string, number>;
@@ -74,15 +88,14 @@ export class SearchStatsMemory {
    * known as unchecked: it would fail the next checked round again.
    */
   remember(where: StatsScope, world: string, stats: RememberedStats): void {
-    const key = keyOf(where, world);
-    const old = this.#entries.get(key);
+    const old = this.#get(where, world);
     if (stats === 'unchecked') {
-      this.#entries.set(key, { kind: 'unchecked' }, { ttl: uncheckedMs });
+      this.#set(where, world, { kind: 'unchecked', until: this.#now() + uncheckedMs });
       return;
     }
     if (old?.kind === 'unchecked') return;
     if (stats === null) {
-      this.#entries.set(key, { kind: 'none' });
+      this.#set(where, world, { kind: 'none' });
       return;
     }
     const df = old?.kind === 'stats' && sameTotals(old.totals, stats.totals) ? old.df : new Map<string, number>();
@@ -95,11 +108,59 @@ export class SearchStatsMemory {
       if (df.size <= this.#maxTerms) break;
       df.delete(term);
     }
-    this.#entries.set(key, { kind: 'stats', totals: { ...stats.totals }, df });
+    this.#set(where, world, { kind: 'stats', totals: { ...stats.totals }, df });
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#size;
+  }
+
+  /** The live entry, now the subject's most recently used; an unchecked mark past its time is gone. */
+  #get(where: StatsScope, world: string): Entry | undefined {
+    const own = this.#bySubject.get(where.subject);
+    const key = keyOf(where, world);
+    const entry = own?.get(key);
+    if (own === undefined || entry === undefined) return undefined;
+    own.delete(key);
+    if (entry.kind === 'unchecked' && entry.until <= this.#now()) {
+      this.#forgot(where.subject, own);
+      return undefined;
+    }
+    own.set(key, entry);
+    return entry;
+  }
+
+  #set(where: StatsScope, world: string, entry: Entry): void {
+    const key = keyOf(where, world);
+    const previous = this.#bySubject.get(where.subject);
+    if (previous?.delete(key) === true) this.#forgot(where.subject, previous);
+    while (this.#size >= this.#maxEntries) if (!this.#evictFromLargestHolder()) break;
+    // Eviction may have dropped the subject's map along with its last entry.
+    let own = this.#bySubject.get(where.subject);
+    if (own === undefined) {
+      own = new Map();
+      this.#bySubject.set(where.subject, own);
+    }
+    own.set(key, entry);
+    this.#size += 1;
+  }
+
+  /** The least recently used entry of the subject holding the most goes; false when nothing is held. */
+  #evictFromLargestHolder(): boolean {
+    let largest: [string, Map<string, Entry>] | undefined;
+    for (const held of this.#bySubject) if (largest === undefined || held[1].size > largest[1].size) largest = held;
+    if (largest === undefined) return false;
+    const [subject, own] = largest;
+    const oldest = own.keys().next();
+    if (!oldest.done) own.delete(oldest.value);
+    this.#forgot(subject, own);
+    return true;
+  }
+
+  /** Counts one entry gone from `own`, and drops a subject left with none. */
+  #forgot(subject: string, own: Map<string, Entry>): void {
+    this.#size -= 1;
+    if (own.size === 0) this.#bySubject.delete(subject);
   }
 }
 

@@ -169,6 +169,19 @@ describe('SearchStatsMemory', () => {
     assert.equal(memory.recall(where, 'w', ['b']), undefined);
   });
 
+  it('keeps a world known as unchecked for ten minutes, then takes its statistics again', () => {
+    let now = 0;
+    const memory = new SearchStatsMemory({ now: () => now });
+    memory.remember(where, 'w', 'unchecked');
+    memory.remember(where, 'w', { totals, df: { keys: 2 } });
+    assert.equal(memory.recall(where, 'w', ['keys']), undefined);
+    now = 10 * 60_000;
+    assert.equal(memory.size, 1);
+    memory.remember(where, 'w', { totals, df: { keys: 2 } });
+    assert.deepEqual({ ...memory.recall(where, 'w', ['keys'])?.df }, { keys: 2 });
+    assert.equal(memory.size, 1);
+  });
+
   it('treats a term that is absent as different from a df of 0', () => {
     assert.equal(sameQueryStats({ totals, df: { a: 0 } }, { totals, df: {} }), false);
     assert.equal(sameQueryStats({ totals, df: { a: 0 } }, { totals, df: { a: 0 } }), true);

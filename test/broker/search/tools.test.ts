@@ -69,6 +69,14 @@ describe('mark_search over real worlds', () => {
     assert.match(result.text, /\nbrowse instead: mark_lookup_all with query '\*'/);
   });
 
+  it('suggests no document the broker generated unless include_generated asks for them', async () => {
+    await stack.seed('alpha', '/graph.md', '# Document Graph\n\n> Exported: 2026-01-08T12:00:00Z\n');
+    const suggested = async (args: Record<string, unknown>) =>
+      parseSearchText((await search({ query: 'grapf', ...args })).text).nearest.map((n) => n.url);
+    assert.deepEqual(await suggested({}), []);
+    assert.deepEqual(await suggested({ include_generated: true }), ['mark://alpha/graph.md']);
+  });
+
   it('refuses a too-short query, a star query and a bad limit before asking any world', async () => {
     const before = stack.gateway.sent.length;
     for (const [args, message] of [
@@ -150,6 +158,16 @@ describe('mark_lookup_all with match: body', () => {
       result.text,
       /^status: ok\nworlds: 3\nsucceeded: 3\nfailed: 0\nmatches: 1\n\n# Lookup matches for "ops" across readable worlds\n\n\| Path \| Importance \| Title \| Tags \|\n/,
     );
+  });
+
+  it("refuses query '*' in body mode, which no text matches, and says how to list documents", async () => {
+    const before = stack.gateway.sent.length;
+    const result = await runTool(markLookupAll, { query: ' * ', match: 'body' }, toolContext(stack.gateway));
+    assert.deepEqual(result, {
+      isError: true,
+      text: "query '*' matches no text with match=body; leave match out (catalog) to list every catalogued document",
+    });
+    assert.equal(stack.gateway.sent.length, before);
   });
 
   it('refuses an unknown match mode', async () => {

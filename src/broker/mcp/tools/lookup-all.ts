@@ -33,7 +33,7 @@ import { failureMessage, gatewayLookup, rememberedSearch, rowUrl, scopeError } f
 const inputSchema = {
   query: requiredString(
     'query',
-    "subject words matched against tags and titles (at least 2 characters), or '*' for every catalogued document",
+    "subject words matched against tags and titles (at least 2 characters), or '*' for every catalogued document (catalog match only)",
   ),
   scope: optionalString('scope', 'path applied in every world, e.g. / or /docs/ (default /)'),
   filter: optionalString(
@@ -148,6 +148,11 @@ async function lookupIn(
  * interleaved by its own rank, and `ranking:` says which happened.
  */
 async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: string, limit: number): Promise<ToolResult> {
+  // `*` yields no terms in body mode (Mark SPEC §6.4), so every world would answer an empty table.
+  if (args.query.trim() === '*')
+    return toolError(
+      "query '*' matches no text with match=body; leave match out (catalog) to list every catalogued document",
+    );
   const worlds = ctx.gateway.list().map((world) => world.name);
   const outcome = await searchWorlds(
     gatewayLookup(ctx),
