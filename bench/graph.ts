@@ -14,13 +14,14 @@
  *
  * Run: node bench/graph.ts [--quick]
  */
-import { mkdtemp, mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { percentile } from './lib/measure.ts';
+import { makeScratchDirectory, removeScratchDirectory, stopOnExit } from './lib/scratch.ts';
 import { openWorld, type World } from '../src/world/world.ts';
 import { startWorldServer } from '../src/world/world-server.ts';
 import { serializeVersion } from '../src/world/store/stored-format.ts';
@@ -171,7 +172,7 @@ async function withWorld<T>(
   count: number,
   work: (root: string, tokensFile: string, token: string) => Promise<T>,
 ): Promise<T> {
-  const dir = await mkdtemp(join(scratchRoot(), 'bench-graph-'));
+  const dir = await makeScratchDirectory('bench-graph-', scratchRoot());
   try {
     const token = generateToken();
     const tokensFile = join(dir, 'tokens.toml');
@@ -182,7 +183,7 @@ async function withWorld<T>(
     await generateWorld(join(dir, 'root'), count);
     return await work(join(dir, 'root'), tokensFile, token);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await removeScratchDirectory(dir);
   }
 }
 
@@ -231,7 +232,7 @@ async function crawlThroughput(count: number): Promise<string[]> {
 async function quicCrawlThroughput(count: number, rounds = 3): Promise<string[]> {
   return withWorld(count, async (root, tokensFile) => {
     const tls = await generateDevCertificate();
-    const dir = await mkdtemp(join(scratchRoot(), 'bench-graph-tls-'));
+    const dir = await makeScratchDirectory('bench-graph-tls-', scratchRoot());
     await writeFile(join(dir, 'cert.pem'), tls.cert);
     await writeFile(join(dir, 'key.pem'), tls.key);
     const server = await startWorldServer({
@@ -244,10 +245,14 @@ async function quicCrawlThroughput(count: number, rounds = 3): Promise<string[]>
     });
     let ownProcess: WorldProcess | undefined;
     try {
-      ownProcess = await startWorldProcess([
-        ...['--root', root, '--tokens', tokensFile, '--listen', '127.0.0.1:0', '--rate-limit', '0'],
-        ...['--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem'), '--name', 'bench'],
-      ]);
+      ownProcess = await startWorldProcess(
+        [
+          ...['--root', root, '--tokens', tokensFile, '--listen', '127.0.0.1:0', '--rate-limit', '0'],
+          ...['--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem'), '--name', 'bench'],
+        ],
+        undefined,
+        stopOnExit,
+      );
       const places = [
         { label: 'world in this process', port: server.port, cold: 0, docsPerSecond: [] as number[] },
         { label: 'world in its own process', port: ownProcess.port, cold: 0, docsPerSecond: [] as number[] },
@@ -268,7 +273,7 @@ async function quicCrawlThroughput(count: number, rounds = 3): Promise<string[]>
         await ownProcess.exited;
       }
       await server.close();
-      await rm(dir, { recursive: true, force: true });
+      await removeScratchDirectory(dir);
     }
   });
 }
@@ -411,7 +416,7 @@ function describeCrawls(title: string, [first, unchanged, inMemory]: [CrawlRun, 
 }
 
 async function federationOverQuic(count: number): Promise<string[]> {
-  const hubDir = await mkdtemp(join(scratchRoot(), 'bench-hub-'));
+  const hubDir = await makeScratchDirectory('bench-hub-', scratchRoot());
   try {
     const hubToken = generateToken();
     await writeFile(
@@ -450,12 +455,12 @@ async function federationOverQuic(count: number): Promise<string[]> {
       }
     });
   } finally {
-    await rm(hubDir, { recursive: true, force: true });
+    await removeScratchDirectory(hubDir);
   }
 }
 
 async function federationIncremental(count: number): Promise<string[]> {
-  const hubDir = await mkdtemp(join(scratchRoot(), 'bench-hub-'));
+  const hubDir = await makeScratchDirectory('bench-hub-', scratchRoot());
   try {
     const hubToken = generateToken();
     await writeFile(
@@ -486,7 +491,7 @@ async function federationIncremental(count: number): Promise<string[]> {
       await hub.close();
     }
   } finally {
-    await rm(hubDir, { recursive: true, force: true });
+    await removeScratchDirectory(hubDir);
   }
 }
 
