@@ -20,7 +20,6 @@
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { jsonRpcHeaders, rawRequest } from '../test/broker/http/raw-http.ts';
 import { floodBatch } from '../test/security/flood-batch.ts';
@@ -28,6 +27,7 @@ import { testTls } from '../test/world/world-fixture.ts';
 import { type LoadResult, runClientProcess } from './load.ts';
 import { median, ratio } from './lib/measure.ts';
 import { fleetDirectory, startFleet, stopFleet } from './lib/world-fleet.ts';
+import { removeScratchDirectory } from './lib/scratch.ts';
 
 /** What the flood process is told (argv[3], JSON). */
 interface FloodPlan {
@@ -138,7 +138,7 @@ export async function runFairnessBench(rounds = 5, seconds = 4, bounds?: Subject
     return result;
   } finally {
     await stopFleet(fleet);
-    await rm(dir, { recursive: true, force: true });
+    await removeScratchDirectory(dir);
   }
 }
 

@@ -17,10 +17,10 @@
  *
  *   node bench/fan-out.ts [rounds] [counts, e.g. 1,10,30]
  */
-import { rm } from 'node:fs/promises';
 import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { percentile } from './lib/measure.ts';
+import { removeScratchDirectory } from './lib/scratch.ts';
 import { startUdpEchoFleet, type UdpEchoFleet } from './lib/udp-echo-fleet.ts';
 import { documentsPerWorld, fleetDirectory, startFleet, stopFleet, type Fleet } from './lib/world-fleet.ts';
 import { testTls } from '../test/world/world-fixture.ts';
@@ -102,7 +102,7 @@ export async function runFanOutBench(rounds = 30, counts = [1, 10, 30]): Promise
   } finally {
     await echoes?.stop();
     for (const fleet of fleets.values()) await stopFleet(fleet);
-    await rm(dir, { recursive: true, force: true });
+    await removeScratchDirectory(dir);
   }
 }
 

@@ -4,7 +4,8 @@
  *    worlds through the in-process world handler (no QUIC), against plain
  *    FETCHes of the same documents without link extraction; and the 1,000
  *    world again over real QUIC, with the world server in this process and in
- *    its own process;
+ *    its own process, each as a ratio to the in-process crawl of that world
+ *    measured in the same alternated rounds;
  *  - backlink query latency at 10k and 100k edges: the target-indexed store
  *    against a linear scan of the same edges (the Go store's algorithm);
  *  - memory per 100k edges held by the store;
@@ -14,13 +15,14 @@
  *
  * Run: node bench/graph.ts [--quick]
  */
-import { mkdtemp, mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
-import { percentile } from './lib/measure.ts';
+import { median, percentile } from './lib/measure.ts';
+import { makeScratchDirectory, removeScratchDirectory, stopOnExit } from './lib/scratch.ts';
 import { openWorld, type World } from '../src/world/world.ts';
 import { startWorldServer } from '../src/world/world-server.ts';
 import { serializeVersion } from '../src/world/store/stored-format.ts';
@@ -171,7 +173,7 @@ async function withWorld<T>(
   count: number,
   work: (root: string, tokensFile: string, token: string) => Promise<T>,
 ): Promise<T> {
-  const dir = await mkdtemp(join(scratchRoot(), 'bench-graph-'));
+  const dir = await makeScratchDirectory('bench-graph-', scratchRoot());
   try {
     const token = generateToken();
     const tokensFile = join(dir, 'tokens.toml');
@@ -182,7 +184,7 @@ async function withWorld<T>(
     await generateWorld(join(dir, 'root'), count);
     return await work(join(dir, 'root'), tokensFile, token);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await removeScratchDirectory(dir);
   }
 }
 
@@ -225,13 +227,16 @@ async function crawlThroughput(count: number): Promise<string[]> {
 /**
  * The same crawl over real QUIC twice: with the world server in this process (client and
  * server share one core's event loop) and with the world in its own
- * `demarkus-broker world` process, as a broker meets it. Each is warmed up by one crawl
- * first (a new process runs cold), then measured in alternated rounds.
+ * `demarkus-broker world` process, as a broker meets it; beside it, the baseline the
+ * issue compares them with (issue 16: "crawl of a 1,000-document world over QUIC vs
+ * in-process"): the same crawl of the same world through its in-process handler. Each is
+ * warmed up by one crawl first (a new process runs cold), then measured in alternated
+ * rounds, and each QUIC figure is printed as a ratio to the in-process one.
  */
-async function quicCrawlThroughput(count: number, rounds = 3): Promise<string[]> {
+export async function quicCrawlThroughput(count: number, rounds = 3): Promise<string[]> {
   return withWorld(count, async (root, tokensFile) => {
     const tls = await generateDevCertificate();
-    const dir = await mkdtemp(join(scratchRoot(), 'bench-graph-tls-'));
+    const dir = await makeScratchDirectory('bench-graph-tls-', scratchRoot());
     await writeFile(join(dir, 'cert.pem'), tls.cert);
     await writeFile(join(dir, 'key.pem'), tls.key);
     const server = await startWorldServer({
@@ -244,23 +249,34 @@ async function quicCrawlThroughput(count: number, rounds = 3): Promise<string[]>
     });
     let ownProcess: WorldProcess | undefined;
     try {
-      ownProcess = await startWorldProcess([
-        ...['--root', root, '--tokens', tokensFile, '--listen', '127.0.0.1:0', '--rate-limit', '0'],
-        ...['--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem'), '--name', 'bench'],
-      ]);
+      ownProcess = await startWorldProcess(
+        [
+          ...['--root', root, '--tokens', tokensFile, '--listen', '127.0.0.1:0', '--rate-limit', '0'],
+          ...['--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem'), '--name', 'bench'],
+        ],
+        undefined,
+        stopOnExit,
+      );
+      const ownPort = ownProcess.port;
       const places = [
-        { label: 'world in this process', port: server.port, cold: 0, docsPerSecond: [] as number[] },
-        { label: 'world in its own process', port: ownProcess.port, cold: 0, docsPerSecond: [] as number[] },
-      ];
+        { label: 'in-process handler (baseline)', crawlOnce: () => crawlInProcess(server.world, count) },
+        {
+          label: 'over QUIC, world in this process',
+          crawlOnce: () => crawlOverQuic(server.port, tls.cert, count),
+        },
+        { label: 'over QUIC, world in its own process', crawlOnce: () => crawlOverQuic(ownPort, tls.cert, count) },
+      ].map((place) => ({ ...place, cold: 0, docsPerSecond: [] as number[] }));
       for (let round = -1; round < rounds; round++)
         for (const place of places) {
-          const docsPerSecond = await crawlOverQuic(place.port, tls.cert, count);
+          const docsPerSecond = await place.crawlOnce();
           if (round >= 0) place.docsPerSecond.push(docsPerSecond);
           else place.cold = docsPerSecond;
         }
-      return places.map((place) => {
+      const baseline = median(places[0]!.docsPerSecond);
+      return places.map((place, i) => {
         const sorted = [...place.docsPerSecond].sort((a, b) => a - b);
-        return `crawl, ${count}-document world, over QUIC, ${place.label} (one pooled connection, 8 workers): median ${percentile(sorted, 0.5).toFixed(0)} docs/s of ${rounds} crawls (${sorted.map((d) => d.toFixed(0)).join(', ')}); the first crawl after start ${place.cold.toFixed(0)} docs/s`;
+        const vsBaseline = i === 0 ? '' : `, x${(median(sorted) / baseline).toFixed(3)} of the in-process crawl`;
+        return `crawl, ${count}-document world, ${place.label} (8 workers${i === 0 ? '' : ', one pooled connection'}): median ${median(sorted).toFixed(0)} docs/s of ${rounds} crawls (${sorted.map((d) => d.toFixed(0)).join(', ')})${vsBaseline}; the first crawl after start ${place.cold.toFixed(0)} docs/s`;
       });
     } finally {
       if (ownProcess !== undefined) {
@@ -268,9 +284,20 @@ async function quicCrawlThroughput(count: number, rounds = 3): Promise<string[]>
         await ownProcess.exited;
       }
       await server.close();
-      await rm(dir, { recursive: true, force: true });
+      await removeScratchDirectory(dir);
     }
   });
+}
+
+/** One crawl of `world` through its handler, no QUIC; documents per second. */
+async function crawlInProcess(world: World, count: number): Promise<number> {
+  const gateway = new InProcessGateway();
+  gateway.add('bench', world, '');
+  const fetcher = (w: string, path: string) => gateway.read(w, { verb: 'FETCH', path });
+  const directory = new WorldDirectory(gateway.list());
+  const started = performance.now();
+  const result = await crawl('mark://bench/index.md', fetcher, directory, crawlLimits(count));
+  return result.graph.nodes.size / ((performance.now() - started) / 1000);
 }
 
 /** One crawl of the world at `port` through a fresh client; documents per second. */
@@ -411,7 +438,7 @@ function describeCrawls(title: string, [first, unchanged, inMemory]: [CrawlRun, 
 }
 
 async function federationOverQuic(count: number): Promise<string[]> {
-  const hubDir = await mkdtemp(join(scratchRoot(), 'bench-hub-'));
+  const hubDir = await makeScratchDirectory('bench-hub-', scratchRoot());
   try {
     const hubToken = generateToken();
     await writeFile(
@@ -450,12 +477,12 @@ async function federationOverQuic(count: number): Promise<string[]> {
       }
     });
   } finally {
-    await rm(hubDir, { recursive: true, force: true });
+    await removeScratchDirectory(hubDir);
   }
 }
 
 async function federationIncremental(count: number): Promise<string[]> {
-  const hubDir = await mkdtemp(join(scratchRoot(), 'bench-hub-'));
+  const hubDir = await makeScratchDirectory('bench-hub-', scratchRoot());
   try {
     const hubToken = generateToken();
     await writeFile(
@@ -486,7 +513,7 @@ async function federationIncremental(count: number): Promise<string[]> {
       await hub.close();
     }
   } finally {
-    await rm(hubDir, { recursive: true, force: true });
+    await removeScratchDirectory(hubDir);
   }
 }
 

@@ -22,7 +22,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,6 +32,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { McpServer } from '@modelcontextprotocol/server';
 import { percentile } from './lib/measure.ts';
+import { removeScratchDirectory } from './lib/scratch.ts';
 import { fleetDirectory, startFleet, stopFleet } from './lib/world-fleet.ts';
 import { MarkClient } from '../src/transport/mark-client.ts';
 import { testTls } from '../test/world/world-fixture.ts';
@@ -291,7 +292,7 @@ export async function runLoadBench(seconds = 5, counts = [1, 4, 16, 64]): Promis
   } finally {
     await floor.close();
     await stopFleet(fleet);
-    await rm(dir, { recursive: true, force: true });
+    await removeScratchDirectory(dir);
   }
   return lines;
 }
@@ -377,7 +378,7 @@ export async function runLoadAgainst(
   } finally {
     await baseline.close();
     await stopFleet(fleet);
-    await rm(dir, { recursive: true, force: true });
+    await removeScratchDirectory(dir);
   }
   return lines;
 }

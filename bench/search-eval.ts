@@ -25,11 +25,11 @@
  *   node bench/search-eval.ts --quick    # src/search mode any only, both sets, per case
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spexDataDir } from './lib/benchdata.ts';
+import { makeScratchDirectory, removeScratchDirectory } from './lib/scratch.ts';
 import { performance } from 'node:perf_hooks';
 import { referenceOrder, referenceRank } from './lib/reference-ranker.ts';
 import { decodeQueryStats, SearchIndex } from '../src/search/index.ts';
@@ -252,7 +252,7 @@ export class EvalWorlds {
 
   /** The corpus published into `count` worlds, document i going to world i mod count. */
   static async open(count: number): Promise<EvalWorlds> {
-    const set = new EvalWorlds(await mkdtemp(join(tmpdir(), 'search-eval-')));
+    const set = new EvalWorlds(await makeScratchDirectory('search-eval-'));
     const tokensFile = join(set.#dir, 'tokens.toml');
     await writeFile(
       tokensFile,
@@ -286,7 +286,7 @@ export class EvalWorlds {
 
   async close(): Promise<void> {
     for (const world of this.#worlds.values()) await world.close();
-    await rm(this.#dir, { recursive: true, force: true });
+    await removeScratchDirectory(this.#dir);
   }
 }
 

@@ -7,10 +7,10 @@
  * Run: `node bench/world-store.ts [publishes] [startupSizes e.g. 10000,100000]`.
  */
 import { fileURLToPath } from 'node:url';
-import { mkdtemp, rm, mkdir, writeFile, symlink, open, readdir, readFile, lstat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile, symlink, open, readdir, readFile, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatLatency, measureSequential, ratio } from './lib/measure.ts';
+import { makeScratchDirectory, removeScratchDirectory } from './lib/scratch.ts';
 import { openWorld } from '../src/world/world.ts';
 import { startWorldServer } from '../src/world/world-server.ts';
 import { serializeVersion } from '../src/world/store/stored-format.ts';
@@ -23,7 +23,7 @@ const body = (i: number) =>
   `# Document ${i}\n\nThis note covers topic ${i % 97} and links to [another](doc-${(i * 7) % 1000}.md).\n\n## Details\n\nMore words about item ${i}.\n`;
 
 export async function runPublishBench(count = 300): Promise<string[]> {
-  const dir = await mkdtemp(join(tmpdir(), 'bench-publish-'));
+  const dir = await makeScratchDirectory('bench-publish-');
   const token = generateToken();
   await writeFile(
     join(dir, 'tokens.toml'),
@@ -76,7 +76,7 @@ export async function runPublishBench(count = 300): Promise<string[]> {
   } finally {
     await client.close();
     await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await removeScratchDirectory(dir);
   }
 }
 
@@ -122,7 +122,7 @@ async function plainWalk(dir: string): Promise<number> {
 export async function runStartupBench(sizes = [10_000, 100_000]): Promise<string[]> {
   const lines = ['World start-up: open the store, build catalog + hash index + body index'];
   for (const size of sizes) {
-    const dir = await mkdtemp(join(tmpdir(), 'bench-startup-'));
+    const dir = await makeScratchDirectory('bench-startup-');
     try {
       await generateStore(join(dir, 'root'), size);
       let started = performance.now();
@@ -143,7 +143,7 @@ export async function runStartupBench(sizes = [10_000, 100_000]): Promise<string
           `open + catalog + body index ${fullMs.toFixed(0)} ms (x${ratio(fullMs, walkMs)}); catalogued ${documents}`,
       );
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await removeScratchDirectory(dir);
     }
   }
   return lines;

@@ -3,8 +3,6 @@
  * store, with a MarkClient trusting its development certificate and a direct
  * line to its handler (no QUIC) for the same requests.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeRequest } from '../../src/protocol/request.ts';
 import type { Metadata } from '../../src/protocol/metadata.ts';
@@ -12,6 +10,7 @@ import type { MarkAuthority } from '../../src/transport/authority.ts';
 import { MarkClient } from '../../src/transport/mark-client.ts';
 import { generateDevCertificate } from '../../src/transport/tls.ts';
 import { startWorldServer } from '../../src/world/world-server.ts';
+import { makeScratchDirectory, removeScratchDirectory } from './scratch.ts';
 
 export interface BenchWorld {
   server: Awaited<ReturnType<typeof startWorldServer>>;
@@ -23,7 +22,7 @@ export interface BenchWorld {
 }
 
 export async function startBenchWorld(name: string): Promise<BenchWorld> {
-  const dir = await mkdtemp(join(tmpdir(), `bench-${name}-`));
+  const dir = await makeScratchDirectory(`bench-${name}-`);
   const tls = await generateDevCertificate();
   const server = await startWorldServer({
     root: join(dir, 'root'),
@@ -41,7 +40,7 @@ export async function startBenchWorld(name: string): Promise<BenchWorld> {
     async close() {
       await client.close();
       await server.close();
-      await rm(dir, { recursive: true, force: true });
+      await removeScratchDirectory(dir);
     },
   };
 }

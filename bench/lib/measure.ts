@@ -47,9 +47,14 @@ export function ratio(value: number, baseline: number): string {
   return (value / baseline).toFixed(3);
 }
 
+/**
+ * The median: the middle value, or the mean of the two middle values of an even
+ * count (benches take it over 2, 4 or 6 alternated rounds, where the nearest-rank
+ * p50 would be the lower middle and bias every such figure down).
+ */
 export function median(values: readonly number[]): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  if (sorted.length % 2 === 1) return sorted[middle] as number;
+  return sorted.length === 0 ? Number.NaN : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }

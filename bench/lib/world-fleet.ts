@@ -3,14 +3,14 @@
  * bench process's), each seeded with the same small corpus, and the real broker
  * in front of them in this process.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startWorldProcess, type WorldProcess } from '../../test/cli/cli-process.ts';
 import { startBrokerFront, type BrokerFront } from '../../test/e2e/stack-fixture.ts';
 import { generateToken, hashToken } from '../../src/protocol/token.ts';
 import { MarkClient } from '../../src/transport/mark-client.ts';
+import { makeScratchDirectory, stopOnExit } from './scratch.ts';
 
 export const documentsPerWorld = 20;
 
@@ -107,6 +107,7 @@ function startWorld(
       '0',
     ],
     120_000,
+    stopOnExit,
   );
 }
 
@@ -122,9 +123,12 @@ export async function stopFleet(fleet: Fleet): Promise<void> {
   await stopWorlds(fleet.worlds);
 }
 
-/** A scratch directory holding the certificate, with one `fleet-<count>` folder (and its broker's `ca.pem`) per count. */
+/**
+ * A scratch directory holding the certificate, with one `fleet-<count>` folder (and its broker's `ca.pem`) per count;
+ * remove it with `removeScratchDirectory` (bench/lib/scratch.ts), which an interrupted run does on its way out.
+ */
 export async function fleetDirectory(tls: { cert: string; key: string }, counts: readonly number[]): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'bench-fleet-'));
+  const dir = await makeScratchDirectory('bench-fleet-');
   await writeFile(join(dir, 'ca.pem'), tls.cert);
   await writeFile(join(dir, 'key.pem'), tls.key);
   for (const count of counts) {

@@ -24,10 +24,18 @@ export function runCli(args: string[], options: { input?: string; env?: NodeJS.P
 
 export type WorldProcess = { child: ChildProcess; port: number; stderr: () => string; exited: Promise<number | null> };
 
-/** Starts `demarkus-broker world` and waits for its "world listening" log line to learn the port. */
-export function startWorldProcess(args: string[], startTimeoutMs = 30_000): Promise<WorldProcess> {
+/**
+ * Starts `demarkus-broker world` and waits for its "world listening" log line to learn the port.
+ * `onSpawn` sees the child at once, before it listens (bench/lib/scratch.ts stops it if the bench is interrupted).
+ */
+export function startWorldProcess(
+  args: string[],
+  startTimeoutMs = 30_000,
+  onSpawn?: (child: ChildProcess) => void,
+): Promise<WorldProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binPath, 'world', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    onSpawn?.(child);
     let stderr = '';
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
     const timer = setTimeout(() => {
