@@ -1,12 +1,13 @@
 /**
  * Broker benchmarks, each beside a baseline from the same run:
  *  - mark_fetch / mark_lookup tool calls through the broker (MCP over HTTP,
- *    then QUIC to the world) vs the same FETCH / LOOKUP sent straight to the
- *    world over QUIC;
+ *    then QUIC to the world), over a 2025-11-25 session and as stateless
+ *    2026-07-28 requests, vs the same FETCH / LOOKUP sent straight to the
+ *    world over QUIC, all warmed up alike and measured in alternated rounds;
  *  - mark_lookup_all across 1, 3 and 10 worlds (parallel fan-out should cost
  *    about one world, not the sum);
  *  - memory under 1,000 MCP sessions that never send DELETE.
- * Run: `node --expose-gc bench/broker.ts [calls]`.
+ * Run: `node --expose-gc bench/broker.ts [calls] [rounds]`.
  *
  * `node bench/broker.ts --against <tree> [calls] [rounds]` measures instead the
  * broker's added p50 (tool call minus the same request straight to the world)
@@ -24,8 +25,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { formatLatency, measureSequential, percentile, ratio } from './lib/measure.ts';
 import { startStack, type Stack } from '../test/e2e/stack-fixture.ts';
-import { MarkClient } from '../src/transport/mark-client.ts';
-import { testTls } from '../test/world/world-fixture.ts';
 
 async function seed(stack: Stack): Promise<void> {
   const client = await stack.connect();
@@ -43,39 +42,48 @@ async function seed(stack: Stack): Promise<void> {
   await client.close();
 }
 
-export async function runToolOverheadBench(calls = 500): Promise<string[]> {
-  const stack = await startStack({ worlds: ['root'], brokerConfig: { rateLimit: { disabled: true } } });
+/**
+ * The broker's added latency on this checkout: every kind of call (direct
+ * FETCH/LOOKUP, the tools over a session and over stateless 2026-07-28
+ * requests) warmed up alike, then measured in alternated rounds, so neither the
+ * baseline nor a tool call is the one that pays for a cold JIT or a noisy
+ * moment of the machine.
+ */
+export async function runToolOverheadBench(calls = 500, rounds = 6): Promise<string[]> {
+  const tree = await openTree('this checkout', fileURLToPath(new URL('..', import.meta.url)));
   try {
-    await seed(stack);
-    const client = await stack.connect();
-    const tls = await testTls();
-    const direct = new MarkClient({ ca: tls.cert });
-    const world = stack.worlds.get('root')!;
-    const authority = { host: 'localhost', port: world.port, dialHost: '127.0.0.1' };
-    const directFetch = await measureSequential('direct FETCH over QUIC (baseline)', calls, () =>
-      direct.call(authority, { verb: 'FETCH', path: '/docs/small.md' }),
-    );
-    const toolFetch = await measureSequential('mark_fetch through the broker (force)', calls, () =>
-      client.callTool({ name: 'mark_fetch', arguments: { url: 'mark://root/docs/small.md', force: true } }),
-    );
-    const directLookup = await measureSequential('direct LOOKUP over QUIC (baseline)', calls, () =>
-      direct.call(authority, { verb: 'LOOKUP', path: '/', metadata: { query: 'bench' } }),
-    );
-    const toolLookup = await measureSequential('mark_lookup through the broker', calls, () =>
-      client.callTool({ name: 'mark_lookup', arguments: { url: 'mark://root/', query: 'bench' } }),
-    );
-    await direct.close();
-    return [
-      `Tool call overhead, ${calls} sequential calls, small document, one world`,
-      formatLatency(directFetch),
-      formatLatency(toolFetch),
-      `  broker adds ${(toolFetch.p50Ms - directFetch.p50Ms).toFixed(3)} ms at p50; ratio calls/s ${ratio(toolFetch.perSecond, directFetch.perSecond)}`,
-      formatLatency(directLookup),
-      formatLatency(toolLookup),
-      `  broker adds ${(toolLookup.p50Ms - directLookup.p50Ms).toFixed(3)} ms at p50; ratio calls/s ${ratio(toolLookup.perSecond, directLookup.perSecond)}`,
+    const perRound = Math.max(1, Math.round(calls / rounds));
+    await sampleRound(tree, 100, false);
+    for (let round = 0; round < rounds; round++) await sampleRound(tree, perRound, true);
+    const result = (kind: CallKind) => {
+      const sorted = [...tree.latencies[kind]].sort((a, b) => a - b);
+      const totalMs = sorted.reduce((sum, ms) => sum + ms, 0);
+      return {
+        name: kind,
+        operations: sorted.length,
+        perSecond: (sorted.length * 1000) / totalMs,
+        p50Ms: percentile(sorted, 0.5),
+        p99Ms: percentile(sorted, 0.99),
+      };
+    };
+    const lines = [
+      `Tool call overhead, ${perRound * rounds} sequential calls of each kind in ${rounds} alternated rounds, small document, one world`,
     ];
+    for (const kind of callKinds) {
+      const direct = directOf(kind);
+      const own = result(kind);
+      lines.push(formatLatency(own));
+      if (kind === direct) continue;
+      const baseline = result(direct);
+      const cpuAdded =
+        tree.cpuMs[kind] / tree.latencies[kind].length - tree.cpuMs[direct] / tree.latencies[direct].length;
+      lines.push(
+        `  broker adds ${(own.p50Ms - baseline.p50Ms).toFixed(3)} ms at p50 and ${cpuAdded.toFixed(3)} ms of CPU per call over the ${direct}; ratio calls/s ${ratio(own.perSecond, baseline.perSecond)}`,
+      );
+    }
+    return lines;
   } finally {
-    await stack.close();
+    await tree.close();
   }
 }
 
@@ -165,6 +173,10 @@ const callKinds: readonly CallKind[] = [
   'mark_lookup session',
   'mark_lookup 2026-07-28',
 ];
+
+/** The request straight to the world that a kind of call is measured against. */
+const directOf = (kind: CallKind): CallKind =>
+  kind.includes('lookup') || kind.includes('LOOKUP') ? 'direct LOOKUP' : 'direct FETCH';
 
 /** One checkout's stack, with a session client, a 2026-07-28 client and a direct QUIC client. */
 type TreeUnderTest = {
@@ -256,7 +268,7 @@ export async function runOverheadAgainst(baselineRoot: string, calls = 300, roun
       `${'call'.padEnd(26)}${'baseline p50'.padStart(14)}${'candidate p50'.padStart(15)}${'base added'.padStart(12)}${'cand added'.padStart(12)}   ratio`,
     ];
     for (const kind of callKinds) {
-      const direct: CallKind = kind.includes('lookup') || kind.includes('LOOKUP') ? 'direct LOOKUP' : 'direct FETCH';
+      const direct = directOf(kind);
       const cells = [p50(baseline.latencies[kind]).toFixed(3), p50(candidate.latencies[kind]).toFixed(3)];
       if (kind === direct) {
         lines.push(`${kind.padEnd(26)}${cells[0]!.padStart(14)}${cells[1]!.padStart(15)}`);
@@ -274,7 +286,7 @@ export async function runOverheadAgainst(baselineRoot: string, calls = 300, roun
     );
     const cpuPerCall = (tree: TreeUnderTest, kind: CallKind) => tree.cpuMs[kind] / tree.latencies[kind].length;
     for (const kind of callKinds) {
-      const direct: CallKind = kind.includes('lookup') || kind.includes('LOOKUP') ? 'direct LOOKUP' : 'direct FETCH';
+      const direct = directOf(kind);
       const cells = [cpuPerCall(baseline, kind).toFixed(3), cpuPerCall(candidate, kind).toFixed(3)];
       if (kind === direct) {
         lines.push(`${kind.padEnd(26)}${cells[0]!.padStart(14)}${cells[1]!.padStart(15)}`);
@@ -305,7 +317,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes(
   console.log((await runOverheadAgainst(tree, calls ?? 300, rounds ?? 6)).join('\n'));
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const calls = Number(process.argv[2] ?? 500);
-  console.log((await runToolOverheadBench(calls)).join('\n'));
+  const rounds = Number(process.argv[3] ?? 6);
+  console.log((await runToolOverheadBench(calls, rounds)).join('\n'));
   console.log((await runFanOutBench(Math.max(20, Math.round(calls / 5)))).join('\n'));
   console.log((await runSessionMemoryBench()).join('\n'));
 }
