@@ -61,7 +61,7 @@ export const markDoctor = defineTool({
   title: 'Check the knowledge base',
   description: describe(
     'Report what needs care across the worlds you may read: exact and near duplicate documents, documents that break the publishing policy, untagged documents that mark_lookup cannot find, broken mark:// links and orphans nothing links to.',
-    'Reads up to 5,000 documents within 20 s; status: partial names the worlds it could not cover. Paged: pass next-cursor to get the next page.',
+    'Reads up to 5,000 documents and 64 MiB within 20 s; status: partial names the worlds it could not cover. Paged: pass next-cursor to get the next page.',
   ),
   inputSchema,
   outputSchema,
