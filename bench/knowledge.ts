@@ -129,7 +129,7 @@ export function runDoctorBench(sizes = [10_000, 100_000]): string[] {
     for (const doc of documents) createHash('sha256').update(doc.body).digest('hex');
     const hashMs = performance.now() - hashStarted;
     const started = performance.now();
-    const findings = diagnose({
+    const { findings } = diagnose({
       documents,
       policy,
       hub: 'w0',

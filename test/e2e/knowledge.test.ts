@@ -180,6 +180,17 @@ describe('knowledge layer end to end: world descriptors and the publishing polic
     assert.match(text, /\| h1-first \| \| block \|/);
   });
 
+  it('lets an archived document be brought back: an empty body carries no content to check', async () => {
+    // The policy of the previous test is in force: h1-first, block. An empty body is the protocol's
+    // unarchive (docs/world-server.md): it stores nothing new, so no rule has anything to read.
+    const url = 'mark://team-a/docs/clean.md';
+    const archived = await alice.callTool({ name: 'mark_archive', arguments: { url } });
+    assert.equal(isError(archived), false, resultText(archived));
+    const unarchived = await publish(alice, { url, body: '' });
+    assert.equal(isError(unarchived), false, resultText(unarchived));
+    assert.match(resultText(await alice.callTool({ name: 'mark_fetch', arguments: { url } })), /# Clean/);
+  });
+
   it('prints the doctor report for people from the CLI, with the exit status saying whether there are findings', async () => {
     const env = { DEMARKUS_BROKER_TOKEN: await stack.token() };
     const doctor = (args: string[]) => runCli(['doctor', '--url', stack.mcpUrl.href, ...args], { env });

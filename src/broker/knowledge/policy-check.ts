@@ -68,14 +68,13 @@ function check(rule: PolicyRule, submission: Submission, shape: Shape): Finding[
   }
 }
 
+/** An axis counts only with a value: `category:` classifies nothing, so mark_lookup could not find the document by it. */
 function requiredTags(axes: RuleSettings['required-tags'], tags: string): Finding[] {
-  const present = new Set(
-    tags
-      .split(',')
-      .map((tag) => tag.trim().toLowerCase())
-      .filter((tag) => tag.includes(':'))
-      .map((tag) => tag.slice(0, tag.indexOf(':')).trim()),
-  );
+  const present = new Set<string>();
+  for (const tag of tags.split(',')) {
+    const colon = tag.indexOf(':');
+    if (colon >= 0 && tag.slice(colon + 1).trim() !== '') present.add(tag.slice(0, colon).trim().toLowerCase());
+  }
   return axes
     .filter((axis) => !present.has(axis))
     .map((axis) => ({ problem: `no "${axis}:" tag`, fix: `add a tag such as ${axis}:<value> to metadata.tags` }));

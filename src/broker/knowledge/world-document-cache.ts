@@ -38,6 +38,8 @@ export type WorldDocumentCacheOptions = {
 };
 
 type Entry = { state: DocumentState; checkedAt: number };
+/** A check under way; `forgotten` once the document was invalidated while it ran, so its answer may be stale. */
+type Flight = { check: Promise<DocumentState>; forgotten: boolean };
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
@@ -48,7 +50,7 @@ export class WorldDocumentCache {
   readonly #onCheckFailed: WorldDocumentCacheOptions['onCheckFailed'];
   // Keyed by world and path; both come from configuration and code, never from callers, so the map stays small.
   readonly #entries = new Map<string, Entry>();
-  readonly #inFlight = new Map<string, Promise<DocumentState>>();
+  readonly #inFlight = new Map<string, Flight>();
 
   constructor(options: WorldDocumentCacheOptions) {
     this.#gateway = options.gateway;
@@ -63,18 +65,30 @@ export class WorldDocumentCache {
     const entry = this.#entries.get(key);
     if (entry !== undefined && this.#now() - entry.checkedAt < this.#revalidateMs) return Promise.resolve(entry.state);
     const running = this.#inFlight.get(key);
-    if (running !== undefined) return running;
-    const check = this.#check(world, path, entry).finally(() => this.#inFlight.delete(key));
-    this.#inFlight.set(key, check);
-    return check;
+    if (running !== undefined) return running.check;
+    const flight: Flight = { check: Promise.resolve({ kind: 'absent' }), forgotten: false };
+    flight.check = this.#check(world, path, entry, flight).finally(() => {
+      if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
+    });
+    this.#inFlight.set(key, flight);
+    return flight.check;
   }
 
-  /** Forgets what is held for one document, so the next `get` reads it again (after a publish through the broker). */
+  /**
+   * Forgets what is held for one document, so the next `get` reads it again (after a publish through the
+   * broker, or a change the world reported). A check already under way may have been answered before the
+   * change: the next `get` does not join it, and its answer is not kept.
+   */
   invalidate(world: string, path: string): void {
-    this.#entries.delete(`${world}\n${path}`);
+    const key = `${world}\n${path}`;
+    this.#entries.delete(key);
+    const running = this.#inFlight.get(key);
+    if (running === undefined) return;
+    running.forgotten = true;
+    this.#inFlight.delete(key);
   }
 
-  async #check(world: string, path: string, previous: Entry | undefined): Promise<DocumentState> {
+  async #check(world: string, path: string, previous: Entry | undefined, flight: Flight): Promise<DocumentState> {
     const checkedAt = this.#now();
     const held = previous?.state.kind === 'present' ? previous.state.document : undefined;
     let response: MarkResponse;
@@ -85,7 +99,8 @@ export class WorldDocumentCache {
         ...(held && held.etag !== '' ? { metadata: { 'if-none-match': held.etag } } : {}),
       });
     } catch (error) {
-      return this.#failed(world, path, previous, checkedAt, error instanceof Error ? error.message : String(error));
+      const reason = error instanceof Error ? error.message : String(error);
+      return this.#failed(world, path, previous, checkedAt, reason, flight);
     }
     let state: DocumentState;
     if (response.status === Status.NotModified && held) state = previous!.state;
@@ -93,16 +108,23 @@ export class WorldDocumentCache {
       const { etag = '', ...metadata } = response.metadata;
       state = { kind: 'present', document: { world, path, body: utf8.decode(response.body), etag, metadata } };
     } else if (response.status === Status.NotFound || response.status === Status.Archived) state = { kind: 'absent' };
-    else return this.#failed(world, path, previous, checkedAt, `world answered ${response.status}`);
-    this.#entries.set(`${world}\n${path}`, { state, checkedAt });
+    else return this.#failed(world, path, previous, checkedAt, `world answered ${response.status}`, flight);
+    if (!flight.forgotten) this.#entries.set(`${world}\n${path}`, { state, checkedAt });
     return state;
   }
 
-  #failed(world: string, path: string, previous: Entry | undefined, checkedAt: number, reason: string): DocumentState {
+  #failed(
+    world: string,
+    path: string,
+    previous: Entry | undefined,
+    checkedAt: number,
+    reason: string,
+    flight: Flight,
+  ): DocumentState {
     this.#onCheckFailed?.(world, path, reason);
     const state: DocumentState = previous?.state ?? { kind: 'unknown', reason };
     // Throttled like a success, so a world that is down is not asked on every call.
-    this.#entries.set(`${world}\n${path}`, { state, checkedAt });
+    if (!flight.forgotten) this.#entries.set(`${world}\n${path}`, { state, checkedAt });
     return state;
   }
 }

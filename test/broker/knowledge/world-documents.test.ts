@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createKnowledge, parseWorldDescriptor, WorldDocumentCache } from '../../../src/broker/knowledge/index.ts';
+import type { WorldGateway } from '../../../src/broker/worlds/gateway.ts';
 import { startTestStack, type TestStack } from '../mcp/helpers/fixture-gateway.ts';
 
 const policyBody = (rows: string) => `# Policy\n\nRules.\n\n| rule | setting | severity |\n|---|---|---|\n${rows}\n`;
@@ -31,6 +32,42 @@ describe('world documents over real QUIC worlds (world.md, the hub standard)', (
     assert.ok(changed.kind === 'present' && first.kind === 'present');
     assert.notEqual(changed.document.etag, first.document.etag);
     assert.match(changed.document.body, /Second summary/);
+  });
+
+  it('does not bring back an old copy from a check that was under way when the document changed', async () => {
+    // The world answers the check before the change; its answer is held until the change is made and
+    // the copy forgotten, as when a publish (or a world's change notice) lands while a check is in flight.
+    await stack.seed('team-a', '/world.md', '# Team A\n\nOld summary.\n');
+    let answered!: () => void;
+    const checkAnswered = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = true;
+    const gateway: WorldGateway = Object.create(stack.gateway);
+    gateway.read = async (world, call) => {
+      const answer = await stack.gateway.read(world, call);
+      if (holding) {
+        holding = false;
+        answered();
+        await held;
+      }
+      return answer;
+    };
+    const cache = new WorldDocumentCache({ gateway, now: () => clock, revalidateMs: 1000 });
+    const underWay = cache.get('team-a', '/world.md');
+    await checkAnswered;
+    await stack.seed('team-a', '/world.md', '# Team A\n\nNew summary.\n');
+    cache.invalidate('team-a', '/world.md');
+    const next = cache.get('team-a', '/world.md');
+    release();
+    const summary = (state: Awaited<typeof next>) => (state.kind === 'present' ? state.document.body : state.kind);
+    assert.match(summary(await underWay), /Old summary/, 'the check under way answers what the world said then');
+    assert.match(summary(await next), /New summary/, 'the next call after the change reads again');
+    assert.match(summary(await cache.get('team-a', '/world.md')), /New summary/, 'and the old answer is not kept');
   });
 
   it('answers absent for a missing document and keeps the last copy when the world stops answering', async () => {

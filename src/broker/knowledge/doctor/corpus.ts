@@ -13,10 +13,19 @@ import type { DoctorDocument } from './diagnose.ts';
  * `/index/*`, `/.demarkus/*`) are not content and are skipped, as the
  * federation crawl skips them.
  */
-export type CorpusLimits = { maxDocuments: number; timeMs: number; workers: number };
+export type CorpusLimits = { maxDocuments: number; maxBytes: number; timeMs: number; workers: number };
 
-/** 5,000 documents and 20 s per report, 8 reads in flight: bounded for the caller and for the worlds. */
-export const defaultCorpusLimits: CorpusLimits = { maxDocuments: 5000, timeMs: 20_000, workers: 8 };
+/**
+ * 5,000 documents, 64 MiB of bodies and 20 s per report, 8 reads in flight: bounded for the caller and
+ * for the worlds. The bodies are held until the report is judged, and a body may be 1 MiB
+ * (src/protocol/limits.ts), so without the byte bound one report could hold 5 GiB.
+ */
+export const defaultCorpusLimits: CorpusLimits = {
+  maxDocuments: 5000,
+  maxBytes: 64 * 1024 * 1024,
+  timeMs: 20_000,
+  workers: 8,
+};
 
 export type Corpus = {
   documents: DoctorDocument[];
@@ -37,11 +46,17 @@ export async function collectCorpus(
   const budget = AbortSignal.any([AbortSignal.timeout(limits.timeMs), ...(options.signal ? [options.signal] : [])]);
   const corpus: Corpus = { documents: [], completeWorlds: new Set(), notExamined: [] };
   let remaining = limits.maxDocuments;
+  let bytesLeft = limits.maxBytes;
+  const byteBound = `byte bound reached (${limits.maxBytes / (1024 * 1024)} MiB of documents per report)`;
   for (const world of worlds) {
-    if (budget.aborted || remaining <= 0) {
+    if (budget.aborted || remaining <= 0 || bytesLeft <= 0) {
       corpus.notExamined.push({
         world: world.name,
-        reason: budget.aborted ? 'time budget spent' : 'document bound reached',
+        reason: budget.aborted
+          ? 'time budget spent'
+          : remaining <= 0
+            ? 'document bound reached'
+            : `${byteBound}; examine fewer worlds at a time (worlds)`,
       });
       continue;
     }
@@ -52,12 +67,24 @@ export async function collectCorpus(
       { ...(world.name === options.hub ? { exclude: isHubOutput } : {}), signal: budget },
     );
     let failed = 0;
+    let overBytes = false;
     await runPool(
       listing.documents.slice(0, remaining),
       async (path) => {
+        if (bytesLeft <= 0) {
+          overBytes = true;
+          return;
+        }
         const document = await readDocument(gateway, world.name, path, budget);
-        if (document) corpus.documents.push(document);
-        else failed++;
+        if (document === undefined) failed++;
+        // Reads in flight may pass the bound together; a body that does not fit is dropped, not held.
+        else if (document.bytes > bytesLeft) {
+          overBytes = true;
+          bytesLeft = 0;
+        } else {
+          bytesLeft -= document.bytes;
+          corpus.documents.push(document);
+        }
       },
       { workers: limits.workers, signal: budget },
     );
@@ -69,7 +96,9 @@ export async function collectCorpus(
         world: world.name,
         reason: budget.aborted
           ? 'time budget spent before every document was read'
-          : `${listing.complete ? '' : 'listing incomplete; '}${failed} of ${listing.documents.length} documents could not be read`,
+          : overBytes
+            ? `${byteBound} before every document was read; examine fewer worlds at a time (worlds)`
+            : `${listing.complete ? '' : 'listing incomplete; '}${failed} of ${listing.documents.length} documents could not be read`,
       });
   }
   corpus.documents.sort((a, b) => (a.world === b.world ? (a.path < b.path ? -1 : 1) : a.world < b.world ? -1 : 1));
@@ -81,13 +110,13 @@ async function readDocument(
   world: string,
   path: string,
   signal: AbortSignal,
-): Promise<DoctorDocument | undefined> {
+): Promise<(DoctorDocument & { bytes: number }) | undefined> {
   try {
     const response = await gateway.read(world, { verb: 'FETCH', path, signal });
     if (response.status !== Status.Ok) return undefined;
     const { etag: _etag, ...metadata } = response.metadata;
     const hash = `sha256-${createHash('sha256').update(response.body).digest('hex')}`;
-    return { world, path, body: utf8.decode(response.body), metadata, hash };
+    return { world, path, body: utf8.decode(response.body), metadata, hash, bytes: response.body.length };
   } catch {
     return undefined;
   }

@@ -3,7 +3,7 @@ import { documentLinks, type WorldDirectory } from '../../graph/index.ts';
 import { checkSubmission } from '../policy-check.ts';
 import type { Policy, Severity } from '../policy.ts';
 import { isPublishingStandard } from '../publishing-standard.ts';
-import { nearDuplicates } from './near-duplicates.ts';
+import { maxNearComparisons, nearDuplicates } from './near-duplicates.ts';
 
 /**
  * The knowledge doctor's judgement over a set of read documents (pure: the
@@ -22,6 +22,14 @@ export type Finding =
   | { kind: 'orphan'; url: string };
 
 export type FindingKind = Finding['kind'];
+
+/** The findings, and whether the near-duplicate search scored every candidate pair (see `maxNearComparisons`). */
+export type Diagnosis = { findings: Finding[]; nearDuplicatesComplete: boolean };
+
+/** Why a report whose near-duplicate search ran out of comparisons is partial, and what to do about it. */
+export const nearDuplicatesStopped =
+  `near-duplicate search stopped after ${maxNearComparisons.toLocaleString('en')} comparisons: too many documents ` +
+  'are alike, so some near duplicates are not reported; examine fewer worlds at a time (worlds)';
 export const findingKinds: readonly FindingKind[] = [
   'exact-duplicate',
   'near-duplicate',
@@ -52,7 +60,7 @@ function isEntryPoint(path: string): boolean {
   return rootDocuments.has(path) || path.startsWith('/.well-known/') || path.startsWith('/.demarkus/');
 }
 
-export function diagnose(input: DiagnoseInput): Finding[] {
+export function diagnose(input: DiagnoseInput): Diagnosis {
   const { documents } = input;
   const urls = documents.map((doc) => `mark://${doc.world}${doc.path}`);
   const known = new Set(urls);
@@ -70,10 +78,11 @@ export function diagnose(input: DiagnoseInput): Finding[] {
   }
 
   representatives.sort((a, b) => a - b);
-  for (const pair of nearDuplicates(
+  const near = nearDuplicates(
     representatives.map((i) => documents[i]!.body),
     input.nearThreshold,
-  )) {
+  );
+  for (const pair of near.pairs) {
     const a = urls[representatives[pair.a]!]!;
     const b = urls[representatives[pair.b]!]!;
     findings.push({ kind: 'near-duplicate', similarity: pair.similarity, urls: a < b ? [a, b] : [b, a] });
@@ -107,7 +116,7 @@ export function diagnose(input: DiagnoseInput): Finding[] {
     key: findingKey(finding),
   }));
   keyed.sort(compareKeyed);
-  return keyed.map((entry) => entry.finding);
+  return { findings: keyed.map((entry) => entry.finding), nearDuplicatesComplete: near.complete };
 }
 
 function isBroken(target: string, known: ReadonlySet<string>, input: DiagnoseInput): boolean {

@@ -8,6 +8,19 @@
  */
 export type NearDuplicate = { a: number; b: number; similarity: number };
 
+/** The pairs found, and whether every candidate pair was scored (false: the comparison budget ran out). */
+export type NearDuplicateSearch = { pairs: NearDuplicate[]; complete: boolean };
+
+/**
+ * Exact comparisons one search may make. Alike documents (a template filled
+ * in per service) share every band's bucket, so candidates grow with the
+ * square of their number: 5,000 of them are 12.5 million pairs, minutes of a
+ * blocked event loop (test/security/doctor-near-duplicate-flood.test.ts).
+ * A comparison reads at most two sets of `maxShingles`, so this bounds the
+ * search's time and the findings it can return.
+ */
+export const maxNearComparisons = 50_000;
+
 // 8 bands of 4 rows: a pair with similarity 0.8 becomes a candidate with
 // probability 1 - (1 - 0.8^4)^8 = 0.985, one with 0.9 with 0.9998; unrelated
 // documents (similarity under 0.3) almost never do. Candidates are scored exactly.
@@ -19,11 +32,19 @@ const signatureLength = bands * rowsPerBand;
 /** Shingle sets larger than this are sampled down to the smallest hashes (a bottom-k sketch). */
 const maxShingles = 4096;
 
-export function nearDuplicates(bodies: readonly string[], threshold: number): NearDuplicate[] {
+export function nearDuplicates(
+  bodies: readonly string[],
+  threshold: number,
+  maxComparisons = maxNearComparisons,
+): NearDuplicateSearch {
   const sets = bodies.map(shingles);
   const signatures = sets.map(signature);
   const seen = new Set<string>();
   const found: NearDuplicate[] = [];
+  const sorted = (complete: boolean): NearDuplicateSearch => ({
+    pairs: found.sort((x, y) => y.similarity - x.similarity || x.a - y.a || x.b - y.b),
+    complete,
+  });
   for (let band = 0; band < bands; band++) {
     const buckets = new Map<string, number[]>();
     signatures.forEach((sig, doc) => {
@@ -40,13 +61,14 @@ export function nearDuplicates(bodies: readonly string[], threshold: number): Ne
           const b = bucket[j]!;
           const key = `${a},${b}`;
           if (seen.has(key)) continue;
+          if (seen.size === maxComparisons) return sorted(false);
           seen.add(key);
           const similarity = jaccard(sets[a]!, sets[b]!);
           if (similarity >= threshold) found.push({ a, b, similarity });
         }
     }
   }
-  return found.sort((x, y) => y.similarity - x.similarity || x.a - y.a || x.b - y.b);
+  return sorted(true);
 }
 
 /** Sorted distinct 32-bit hashes of the body's word 3-grams (case and punctuation folded). */

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { collectCorpus, diagnose, findingKinds, renderReport } from '../../knowledge/doctor/index.ts';
+import {
+  collectCorpus,
+  diagnose,
+  findingKinds,
+  nearDuplicatesStopped,
+  renderReport,
+} from '../../knowledge/doctor/index.ts';
 import { WorldDirectory } from '../../graph/index.ts';
 import { optionalInteger, optionalString } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
@@ -55,7 +61,7 @@ export const markDoctor = defineTool({
   title: 'Check the knowledge base',
   description: describe(
     'Report what needs care across the worlds you may read: exact and near duplicate documents, documents that break the publishing policy, untagged documents that mark_lookup cannot find, broken mark:// links and orphans nothing links to.',
-    'Reads up to 5,000 documents within 20 s; status: partial names the worlds it could not cover. Paged: pass next-cursor to get the next page.',
+    'Reads up to 5,000 documents and 64 MiB within 20 s; status: partial names the worlds it could not cover. Paged: pass next-cursor to get the next page.',
   ),
   inputSchema,
   outputSchema,
@@ -81,7 +87,7 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
   const worlds = wanted.length === 0 ? known : known.filter((world) => wanted.includes(world.name));
   const hub = ctx.knowledge?.standard.hub ?? 'root';
   const corpus = await collectCorpus(ctx.gateway, worlds, { hub, signal: ctx.signal });
-  const findings = diagnose({
+  const diagnosis = diagnose({
     documents: corpus.documents,
     policy: await ctx.knowledge?.standard.policy(),
     hub,
@@ -89,7 +95,11 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
     completeWorlds: corpus.completeWorlds,
     judgeOrphans: known.every((world) => corpus.completeWorlds.has(world.name)),
     nearThreshold: args.similarity ?? 0.8,
-  }).filter((finding) => kinds.length === 0 || kinds.includes(finding.kind));
+  });
+  const findings = diagnosis.findings.filter((finding) => kinds.length === 0 || kinds.includes(finding.kind));
+  // A search cut short proves nothing about the pairs it did not score: the report is partial.
+  if (!diagnosis.nearDuplicatesComplete && (kinds.length === 0 || kinds.includes('near-duplicate')))
+    corpus.notExamined.push({ world: worlds.map((world) => world.name).join(', '), reason: nearDuplicatesStopped });
   const shown = findings.slice(offset, offset + limit);
   const next = offset + shown.length;
   return structuredResult(renderReport(corpus, worlds.length, findings, { offset, limit }), {
