@@ -237,7 +237,7 @@ function registerPrompt(server: McpServer, prompt: PromptDefinition, contextOf: 
   const config = { title: prompt.title, description: prompt.description, argsSchema: promptArgsSchema(prompt) };
   server.registerPrompt(prompt.name, config, async (args: Record<string, string | undefined>, ctx: ServerContext) => {
     const toolContext = contextOf(ctx);
-    const worlds = toolContext.gateway.list().map((w) => w.name);
+    const worlds = toolContext.gateway.list();
     const knowledge = toolContext.knowledge;
     let rendered: Awaited<ReturnType<PromptDefinition['render']>>;
     try {
