@@ -77,6 +77,31 @@ describe('world changes reach the broker without polling (WATCH)', () => {
     await assert.rejects(client.subscribeResource({ uri: 'https://example.com/a.md' }));
   });
 
+  it("takes a document URI in a world's address form, as resources/read does, and notifies it under that URI", async () => {
+    // The address mark_worlds shows for team-a: resources/read and every tool accept it in place of the name.
+    const uri = `mark://localhost:${stack.worlds.get('team-a')!.port}/docs/alias.md`;
+    await publish('/docs/alias.md', '# Alias\n');
+    assert.deepEqual((await client.readResource({ uri })).contents, [
+      { uri, mimeType: 'text/markdown', text: '# Alias\n' },
+    ]);
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    await client.subscribeResource({ uri });
+    await publish('/docs/alias.md', '# Alias 2\n', '1');
+    await until('the notification under the address-form URI', async () => (updates.includes(uri) ? true : undefined));
+    await client.unsubscribeResource({ uri });
+    await publish('/docs/alias.md', '# Alias 3\n', '2');
+    await publish('/docs/alias-marker.md', '# Marker\n');
+    await client.subscribeResource({ uri: 'mark://team-a/docs/alias-marker.md' });
+    await publish('/docs/alias-marker.md', '# Marker 2\n', '1');
+    await until('the marker notification', async () =>
+      updates.includes('mark://team-a/docs/alias-marker.md') ? true : undefined,
+    );
+    assert.equal(updates.filter((update) => update === uri).length, 1, 'nothing after unsubscribe');
+  });
+
   it('puts a new backlink in the graph without any crawl call', async () => {
     const empty = await client.callTool({ name: 'mark_backlinks', arguments: { url: 'mark://team-a/docs/target.md' } });
     assert.match(resultText(empty), /^No backlinks found/);

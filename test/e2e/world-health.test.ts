@@ -100,6 +100,23 @@ describe('world health: a world that does not answer', () => {
     assert.equal(hole.packets(), before, 'no request was sent to a world whose circuit is open');
   });
 
+  it('has mark_doctor say why it could not examine the down world, not that it read 0 of 0 documents', async () => {
+    const result = await client.callTool({ name: 'mark_doctor', arguments: {} });
+    const { status, not_examined } = result.structuredContent as {
+      status: string;
+      not_examined: Array<{ world: string; reason: string }>;
+    };
+    assert.equal(status, 'partial');
+    assert.equal(not_examined.length, 1, resultText(result));
+    assert.equal(not_examined[0]!.world, 'gone');
+    assert.match(
+      not_examined[0]!.reason,
+      /^listing incomplete: \/: world "gone" is down since \S+ \(it did not accept/,
+    );
+    assert.doesNotMatch(not_examined[0]!.reason, /0 of 0/);
+    assert.match(resultText(result), /\| gone \| listing incomplete: \/: world "gone" is down since/);
+  });
+
   it('shows the world as down in mark_worlds and /readyz, and stays ready while root answers', async () => {
     await client.callTool({ name: 'mark_fetch', arguments: { url: 'mark://root/index.md' } });
     const { text, rows } = await worlds(client);

@@ -1,5 +1,6 @@
 import { errorWithCode } from '../../errors/coded-error.ts';
 import { cutAnchor, parseToolUrl } from '../mcp/tool-url.ts';
+import type { WorldInfo } from '../worlds/gateway.ts';
 
 /**
  * MCP resource subscriptions (`resources/subscribe`, MCP 2025-06-18
@@ -25,9 +26,18 @@ export class ResourceSubscriptions {
     this.perSession = options.perSession ?? defaultSubscriptionsPerSession;
   }
 
-  /** Throws ToolUrlError for a URI that is not `mark://{world}/{path}`, SubscriptionLimitError past the bound. */
-  subscribe(session: object, uri: string, notify: Notify): { world: string; path: string } {
-    const target = parseToolUrl(cutAnchor(uri).url);
+  /**
+   * Throws ToolUrlError for a URI that is not `mark://{world}/{path}`, SubscriptionLimitError past the bound.
+   * Given the known `worlds`, a URI in another of a world's address forms is that world's document, as
+   * resources/read and the tools read it (tool-url.ts); notices still name the URI subscribed with.
+   */
+  subscribe(
+    session: object,
+    uri: string,
+    notify: Notify,
+    worlds?: readonly WorldInfo[],
+  ): { world: string; path: string } {
+    const target = parseToolUrl(cutAnchor(uri).url, worlds);
     const key = documentKey(target.world, target.path);
     const keys = this.#bySession.get(session) ?? new Set<string>();
     const watchers = this.#byDocument.get(key) ?? new Map();
@@ -42,10 +52,10 @@ export class ResourceSubscriptions {
     return target;
   }
 
-  unsubscribe(session: object, uri: string): void {
+  unsubscribe(session: object, uri: string, worlds?: readonly WorldInfo[]): void {
     let key: string;
     try {
-      const target = parseToolUrl(cutAnchor(uri).url);
+      const target = parseToolUrl(cutAnchor(uri).url, worlds);
       key = documentKey(target.world, target.path);
     } catch {
       return;

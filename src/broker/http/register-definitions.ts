@@ -21,6 +21,7 @@ import type {
 import { callTool, inputSchemaOf, outputSchemaOf, type ToolCallOptions } from '../mcp/run-tool.ts';
 import { WorldGatewayError } from '../worlds/gateway.ts';
 import { ResourceReadError } from '../mcp/resources.ts';
+import { PromptArgumentError } from '../mcp/prompts.ts';
 import { identityFromAuthInfo } from './auth-info.ts';
 import type { ToolOutcome } from '../mcp/run-tool.ts';
 
@@ -236,9 +237,17 @@ function registerPrompt(server: McpServer, prompt: PromptDefinition, contextOf: 
   const config = { title: prompt.title, description: prompt.description, argsSchema: promptArgsSchema(prompt) };
   server.registerPrompt(prompt.name, config, async (args: Record<string, string | undefined>, ctx: ServerContext) => {
     const toolContext = contextOf(ctx);
-    const worlds = toolContext.gateway.list().map((w) => w.name);
+    const worlds = toolContext.gateway.list();
     const knowledge = toolContext.knowledge;
-    const rendered = await prompt.render(args, { now: toolContext.now, worlds, ...(knowledge ? { knowledge } : {}) });
+    let rendered: Awaited<ReturnType<PromptDefinition['render']>>;
+    try {
+      rendered = await prompt.render(args, { now: toolContext.now, worlds, ...(knowledge ? { knowledge } : {}) });
+    } catch (error) {
+      // The caller's mistake, in words meant for it: MCP "Prompts" asks for invalid params
+      // (-32602) for a missing or invalid argument; the SDK would answer anything thrown as an internal error.
+      if (error instanceof PromptArgumentError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+      throw error;
+    }
     return {
       description: rendered.description,
       messages: [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.text } }],

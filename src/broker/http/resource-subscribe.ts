@@ -8,8 +8,9 @@ import type { WorldGateway } from '../worlds/gateway.ts';
  * `resources/subscribe` and `resources/unsubscribe` on one session's server:
  * a subscribed `mark://` document that a world reports changed reaches the
  * client as `notifications/resources/updated` (on the session's standalone
- * SSE stream). Unknown worlds and URIs that are not `mark://{world}/{path}`
- * are refused; a session's subscriptions end with its server.
+ * SSE stream). A URI may name the world by any of its addresses, as
+ * resources/read takes it; unknown worlds and URIs that are not
+ * `mark://{world}/{path}` are refused; a session's subscriptions end with its server.
  *
  * The session's subscribed URIs are also kept in its memory
  * (`subscribedResourcesKey`), so a session shared by several replicas carries
@@ -34,7 +35,7 @@ export function enableResourceSubscriptions(
     if (!Array.isArray(uris)) return;
     for (const uri of uris)
       try {
-        if (typeof uri === 'string') subscriptions.subscribe(session, uri, notify);
+        if (typeof uri === 'string') subscriptions.subscribe(session, uri, notify, gateway.list());
       } catch {
         // A URI another replica accepted but this one cannot parse or hold: skipped, not fatal.
       }
@@ -43,7 +44,7 @@ export function enableResourceSubscriptions(
     const { uri } = request.params;
     let world: string;
     try {
-      world = subscriptions.subscribe(session, uri, notify).world;
+      world = subscriptions.subscribe(session, uri, notify, gateway.list()).world;
     } catch (error) {
       if (codeOf(error) === 'ERR_INVALID_TOOL_URL')
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid resource URI: ${(error as Error).message}`);
@@ -52,14 +53,14 @@ export function enableResourceSubscriptions(
       throw error;
     }
     if (gateway.get(world) === undefined) {
-      subscriptions.unsubscribe(session, uri);
+      subscriptions.unsubscribe(session, uri, gateway.list());
       throw new ResourceNotFoundError(uri);
     }
     remember();
     return {};
   });
   low.setRequestHandler('resources/unsubscribe', async (request) => {
-    subscriptions.unsubscribe(session, request.params.uri);
+    subscriptions.unsubscribe(session, request.params.uri, gateway.list());
     remember();
     return {};
   });

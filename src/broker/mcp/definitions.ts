@@ -3,7 +3,7 @@ import type { Identity } from '../identity.ts';
 import type { PublishingStandard } from '../knowledge/publishing-standard.ts';
 import type { WorldDescriptors } from '../knowledge/world-descriptors.ts';
 import type { WorldDocumentCache } from '../knowledge/world-document-cache.ts';
-import type { WorldGateway } from '../worlds/gateway.ts';
+import type { WorldGateway, WorldInfo } from '../worlds/gateway.ts';
 import type { BrokerGraph } from '../graph/index.ts';
 import type { SearchStatsMemory } from '../search/index.ts';
 
@@ -99,6 +99,6 @@ export type PromptDefinition = {
   arguments: Array<{ name: string; description: string; required: boolean }>;
   render: (
     args: Record<string, string | undefined>,
-    ctx: { now: () => Date; worlds: readonly string[]; knowledge?: KnowledgeServices },
+    ctx: { now: () => Date; worlds: readonly WorldInfo[]; knowledge?: KnowledgeServices },
   ) => RenderedPrompt | Promise<RenderedPrompt>;
 };

@@ -1,5 +1,8 @@
 import type { PromptDefinition } from './definitions.ts';
 import { errorWithCode } from '../../errors/coded-error.ts';
+import type { WorldInfo } from '../worlds/gateway.ts';
+import { qualifiedWorldUrl } from './go-format.ts';
+import { parseToolUrl, ToolUrlError } from './tool-url.ts';
 
 /**
  * Workflows offered as MCP prompts (Go broker `mcp_prompts.go`): orient on one
@@ -19,14 +22,39 @@ function requiredArgument(args: Record<string, string | undefined>, name: string
   return value;
 }
 
+/**
+ * A document URL argument read as the tools read theirs (tool-url.ts): any
+ * address form of a known world, rendered as the logical
+ * `mark://{world}/{path}` the tools answer with. A URL the tools would refuse
+ * is refused here, so the agent is never told to call them with it.
+ */
+function documentUrlArgument(args: Record<string, string | undefined>, worlds: readonly WorldInfo[]): string {
+  const raw = requiredArgument(args, 'url');
+  let target: { world: string; path: string };
+  try {
+    target = parseToolUrl(raw, worlds);
+  } catch (error) {
+    if (!(error instanceof ToolUrlError)) throw error;
+    throw new PromptArgumentError(`url argument is not a mark:// document URL: ${error.message}`, { cause: error });
+  }
+  if (!worlds.some((world) => world.name === target.world)) throw unknownWorldArgument('url', worlds);
+  return qualifiedWorldUrl(target.world, target.path);
+}
+
+function unknownWorldArgument(name: string, worlds: readonly WorldInfo[]): PromptArgumentError {
+  return new PromptArgumentError(
+    `${name} argument names no world of this knowledge system (worlds: ${worlds.map((world) => world.name).join(', ')})`,
+  );
+}
+
 export const orientPrompt: PromptDefinition = {
   name: 'orient',
   title: 'Orient around a document',
   description:
     'Understand one document and its neighbourhood in a single call, then read only the sections that matter.',
   arguments: [{ name: 'url', description: 'mark:// URL of the document, e.g. mark://team-a/index.md', required: true }],
-  render(args) {
-    const url = requiredArgument(args, 'url');
+  render(args, ctx) {
+    const url = documentUrlArgument(args, ctx.worlds);
     const text = [
       `Get oriented around ${url}.`,
       '',
@@ -75,11 +103,8 @@ export const whatsNewPrompt: PromptDefinition = {
     const world = (args.world ?? '').trim();
     if (since !== '' && !isCalendarDate(since))
       throw new PromptArgumentError('since argument must be a date as YYYY-MM-DD');
-    if (world !== '' && !ctx.worlds.includes(world)) {
-      throw new PromptArgumentError(
-        `world argument names no world of this knowledge system (worlds: ${ctx.worlds.join(', ')})`,
-      );
-    }
+    if (world !== '' && !ctx.worlds.some((known) => known.name === world))
+      throw unknownWorldArgument('world', ctx.worlds);
     const date = since !== '' ? since : daysBefore(ctx.now(), 7);
     const filter = `modified-after=${date}`;
     const lookup =
@@ -117,7 +142,7 @@ export const publishPrompt: PromptDefinition = {
     { name: 'subject', description: 'what the document is about', required: false },
   ],
   async render(args, ctx) {
-    const url = requiredArgument(args, 'url');
+    const url = documentUrlArgument(args, ctx.worlds);
     const subject = (args.subject ?? '').trim();
     const standard = ctx.knowledge?.standard;
     const parts = standard

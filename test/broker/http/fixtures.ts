@@ -99,7 +99,7 @@ export const definitions: McpDefinitions = {
       arguments: [{ name: 'topic', description: 'What you are looking for', required: false }],
       render: (args, ctx) => ({
         description: 'Orientation',
-        text: `worlds: ${ctx.worlds.join(',')}; topic: ${args.topic ?? '-'}`,
+        text: `worlds: ${ctx.worlds.map((world) => world.name).join(',')}; topic: ${args.topic ?? '-'}`,
       }),
     },
   ],

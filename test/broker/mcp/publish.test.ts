@@ -92,6 +92,18 @@ describe('mark_publish against a real world', () => {
     assert.match(result.text, /^status: conflict\nserver-version: 2\nyour-version: 1\n\n# Version Conflict\n/);
   });
 
+  it('says an expected_version beyond the current version is the mistake, and which version to publish at', async () => {
+    await stack.seed('team-a', '/ahead.md', base);
+    const result = await publish({ url: 'mark://team-a/ahead.md', body: 'mine\n', expected_version: 7 });
+    assert.deepEqual(result, {
+      isError: true,
+      text:
+        'publish failed: expected_version 7 is newer than the current version 1 of mark://team-a/ahead.md: ' +
+        'fetch the document, apply your change to it and publish with expected_version 1',
+    });
+    assert.equal(await fetchBody('/ahead.md'), base, 'nothing was written');
+  });
+
   it('treats a conflict with its own identical earlier submission as published', async () => {
     const args = { url: 'mark://team-a/retry.md', body: '# Retry\n', expected_version: 0, metadata: { tags: 'x' } };
     assert.match((await publish(args)).text, /^status: created\nversion: 1\n/);

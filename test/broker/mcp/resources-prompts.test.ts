@@ -5,6 +5,7 @@ import {
   allPrompts,
   orientPrompt,
   PromptArgumentError,
+  publishPrompt,
   recallPrompt,
   whatsNewPrompt,
 } from '../../../src/broker/mcp/prompts.ts';
@@ -66,7 +67,10 @@ describe('resources (Go broker mcp_resources.go) against a real world', () => {
 });
 
 describe('prompts (Go broker mcp_prompts.go)', () => {
-  const ctx = { now: testNow, worlds: ['ops', 'team-a'] };
+  const ctx = {
+    now: testNow,
+    worlds: ['ops', 'team-a'].map((name) => ({ name, address: `${name}.worlds.test:6309`, source: 'config' as const })),
+  };
 
   it('offers orient, recall, whats-new and publish with their argument rules', () => {
     assert.deepEqual(
@@ -96,6 +100,19 @@ describe('prompts (Go broker mcp_prompts.go)', () => {
     assert.equal(rendered.description, 'Orient around mark://ops/runbook.md');
     assert.match(rendered.text, /mark_explore with url "mark:\/\/ops\/runbook\.md"/);
     assert.match(rendered.text, /mark_fetch, url "mark:\/\/ops\/runbook\.md#<anchor>"/);
+  });
+
+  it('refuses an orient or publish url the tools would refuse, and renders another address form as the logical URL', async () => {
+    assert.throws(() => orientPrompt.render({ url: 'runbook.md' }, ctx), {
+      name: 'PromptArgumentError',
+      message: 'url argument is not a mark:// document URL: unsupported scheme "" (expected mark://)',
+    });
+    await assert.rejects(async () => publishPrompt.render({ url: 'mark://nowhere/x.md' }, ctx), {
+      name: 'PromptArgumentError',
+      message: 'url argument names no world of this knowledge system (worlds: ops, team-a)',
+    });
+    const rendered = await orientPrompt.render({ url: 'mark://ops.worlds.test:6309/run book.md' }, ctx);
+    assert.equal(rendered.description, 'Orient around mark://ops/run%20book.md');
   });
 
   it('renders recall as a full-text search across every world that tells failure from absence', async () => {

@@ -3,7 +3,7 @@ import { Status } from '../../../protocol/status.ts';
 import { isHubOutput } from '../../graph/index.ts';
 import { runPool } from '../../../concurrency/pool.ts';
 import { walkWorld } from '../../worlds/index.ts';
-import type { WorldGateway, WorldInfo } from '../../worlds/index.ts';
+import type { WorldGateway, WorldInfo, WorldListing } from '../../worlds/index.ts';
 import type { DoctorDocument } from './diagnose.ts';
 
 /**
@@ -98,11 +98,27 @@ export async function collectCorpus(
           ? 'time budget spent before every document was read'
           : overBytes
             ? `${byteBound} before every document was read; examine fewer worlds at a time (worlds)`
-            : `${listing.complete ? '' : 'listing incomplete; '}${failed} of ${listing.documents.length} documents could not be read`,
+            : shortfall(listing, failed),
       });
   }
   corpus.documents.sort((a, b) => (a.world === b.world ? (a.path < b.path ? -1 : 1) : a.world < b.world ? -1 : 1));
   return corpus;
+}
+
+/**
+ * Why a world was not covered, from what went wrong: the walk's first problem
+ * (a down world's refusal, a LIST status, a bound: walk-world.ts words them for
+ * the agent) and the documents that could not be read. A world that could not
+ * be listed at all read as "0 of 0 documents could not be read" before.
+ */
+function shortfall(listing: WorldListing, failed: number): string {
+  const reasons: string[] = [];
+  if (!listing.complete) {
+    const [first = 'a listing failed', ...more] = listing.problems;
+    reasons.push(`listing incomplete: ${first}${more.length === 0 ? '' : ` (+${more.length} more)`}`);
+  }
+  if (failed > 0) reasons.push(`${failed} of ${listing.documents.length} documents could not be read`);
+  return reasons.length === 0 ? 'not every listed document was read' : reasons.join('; ');
 }
 
 async function readDocument(

@@ -71,6 +71,13 @@ async function mergeCandidate(ctx: ToolContext, sub: Submission): Promise<ToolRe
   const head = await fetchDoc(ctx, sub.world, sub.path, 'fetch current');
   // A conflict with our own earlier attempt (its answer lost) is a success, not a merge.
   if (isOurSubmission(sub, head)) return publishedAt(sub, head);
+  // No version after the head exists to merge from: the base fetch would only answer not-found.
+  if (head.version > 0 && sub.expectedVersion > head.version)
+    return toolError(
+      `publish failed: expected_version ${sub.expectedVersion} is newer than the current version ${head.version} of ` +
+        `${qualifiedWorldUrl(sub.world, sub.path)}: fetch the document, apply your change to it and publish with ` +
+        `expected_version ${head.version}`,
+    );
   let base = '';
   if (sub.expectedVersion > 0) {
     const step = `fetch base v${sub.expectedVersion}`;
