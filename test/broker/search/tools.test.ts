@@ -99,6 +99,16 @@ describe('mark_search over real worlds', () => {
     const result = await search({ query: long });
     assert.equal(result.isError, undefined, result.text);
   });
+
+  it('counts the words of a question as the worlds do, so words joined by U+0085 are reduced too', async () => {
+    // Go's unicode.IsSpace counts U+0085 (NEL) as white space and JavaScript's \s does not:
+    // the broker saw one word where each world saw 41, sent the question unreduced,
+    // and every world refused it with "query has too many terms: 33 > 32".
+    const long = ['rotation', ...Array.from({ length: 40 }, (_, i) => `word${i}`)].join('\u0085');
+    const result = await search({ query: long });
+    assert.equal(result.isError, undefined, result.text);
+    assert.equal(parseSearchText(result.text).hits[0]?.url, 'mark://alpha/ops/rotation.md#key-rotation');
+  });
 });
 
 describe('mark_search with a world down', () => {
