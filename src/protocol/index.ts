@@ -18,4 +18,4 @@ export * from './render/lookup.ts';
 export * from './go-quote.ts';
 export * from './table-cells.ts';
 export * from './go-strings.ts';
-export * from './lookup-terms.ts';
+export * from './lookup-query.ts';

@@ -1,5 +1,5 @@
 import { lookupDefaultLimit } from '../../protocol/limits.ts';
-import { lookupTerms } from '../../protocol/lookup-terms.ts';
+import { lookupTerms } from '../../protocol/lookup-query.ts';
 import { canonicalPath } from '../../protocol/paths.ts';
 import { CatalogIndex } from './catalog-index.ts';
 import { assertValidEntry } from './entry.ts';
@@ -15,7 +15,7 @@ import { normalizeScope } from './scope.ts';
 export interface LookupRequest {
   /** `*`: every document under the scope, score 0; `terms` are then ignored. */
   readonly matchAll?: boolean;
-  /** Query terms as `lookupTerms` (src/protocol/lookup-terms.ts) returns them; anything else is re-tokenized the same way. */
+  /** Query terms as `lookupTerms` (src/protocol/lookup-query.ts) returns them; anything else is re-tokenized the same way. */
   readonly terms?: readonly string[];
   /** Defaults to `/`; normalized as catalog.NormalizeScope does. */
   readonly scope?: string;

@@ -1,7 +1,7 @@
-import { lookupDefaultLimit, lookupMaxLimit, lookupMaxTerms, lookupMinQueryRunes } from '../../protocol/limits.ts';
+import { lookupDefaultLimit, lookupMaxLimit, lookupMaxTerms } from '../../protocol/limits.ts';
 import { LookupRequestError } from './errors.ts';
 import { goTrimSpace } from '../../protocol/go-strings.ts';
-import { countLookupTerms, lookupTerms } from '../../protocol/lookup-terms.ts';
+import { countLookupTerms, isLookupQueryTooShort, lookupTerms } from '../../protocol/lookup-query.ts';
 import { goAtoi } from '../go-atoi.ts';
 
 /** A validated LOOKUP query: the trimmed text the response echoes, and what to match. */
@@ -13,13 +13,14 @@ export interface LookupQuery {
 }
 
 /**
- * The query checks of handler.handleLookup, in its order: at least 2 runes
- * unless the trimmed query is `*` (a missing query is the empty one), then at
- * most 32 distinct terms, repeats collapsing.
+ * The query checks of handler.handleLookup, in its order
+ * (src/protocol/lookup-query.ts): at least 2 runes unless the trimmed query is
+ * `*` (a missing query is the empty one), then at most 32 distinct terms,
+ * repeats collapsing.
  */
 export function parseLookupQuery(raw: string | undefined): LookupQuery {
   const text = goTrimSpace(raw ?? '');
-  if (text !== '*' && runeCount(text) < lookupMinQueryRunes) {
+  if (isLookupQueryTooShort(text)) {
     throw new LookupRequestError('ERR_LOOKUP_QUERY_TOO_SHORT', 'query must be at least 2 characters');
   }
   const count = countLookupTerms(text, lookupMaxTerms);
@@ -27,12 +28,6 @@ export function parseLookupQuery(raw: string | undefined): LookupQuery {
     throw new LookupRequestError('ERR_LOOKUP_TOO_MANY_TERMS', `query has too many terms: ${count} > ${lookupMaxTerms}`);
   }
   return { text, matchAll: text === '*', terms: lookupTerms(text) };
-}
-
-function runeCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
 }
 
 /**

@@ -82,6 +82,9 @@ describe('mark_search over real worlds', () => {
     for (const [args, message] of [
       [{ query: 'x' }, /^query must be at least 2 characters$/],
       [{ query: '*' }, /use mark_lookup_all/],
+      // Trimmed as the worlds trim (Go strings.TrimSpace): U+0085 is white space there, not in JavaScript's trim().
+      [{ query: '\u0085x\u0085' }, /^query must be at least 2 characters$/],
+      [{ query: '\u0085*' }, /use mark_lookup_all/],
       [{ query: 'night', limit: 0 }, /^limit must be between 1 and 100$/],
       [{ query: 'night', scope: 'docs' }, /^invalid scope: /],
     ] as const) {

@@ -14,7 +14,7 @@ import type { CatalogEntry } from '../../../src/world/catalog/entry.ts';
 import { matchesFilter, parseFilter } from '../../../src/world/catalog/filter.ts';
 import { compareCodePoints, foldKey } from '../../../src/world/catalog/go-text.ts';
 import { goToLower } from '../../../src/protocol/go-strings.ts';
-import { lookupTerms } from '../../../src/protocol/lookup-terms.ts';
+import { lookupTerms } from '../../../src/protocol/lookup-query.ts';
 import { normalizeScope } from '../../../src/world/catalog/scope.ts';
 import { generateCorpus, seededRandom } from './corpus.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { countLookupTerms, lookupTerms } from '../../src/protocol/lookup-terms.ts';
+import { countLookupTerms, isLookupQueryTooShort, lookupTerms } from '../../src/protocol/lookup-query.ts';
 
 const distinctTerms = (n: number) => Array.from({ length: n }, (_, i) => `term${i}`).join(' ');
 
@@ -22,5 +22,13 @@ describe('lookupTerms (catalog.Tokenize)', () => {
   it('counts words joined by any Go white space, U+0085 included, as separate terms', () => {
     assert.equal(countLookupTerms('one\u0085two\u00a0three', 32), 3);
     assert.equal(countLookupTerms('one\ufefftwo', 32), 1);
+  });
+});
+
+describe('isLookupQueryTooShort (handler.handleLookup step 1)', () => {
+  it('counts runes after trimming Go white space, and lets `*` alone through', () => {
+    for (const short of ['', ' \t ', 'a', ' é ', '😀', '\u0085x\u00a0'])
+      assert.equal(isLookupQueryTooShort(short), true);
+    for (const long of ['go', ' * ', '\ufeffx', '中文']) assert.equal(isLookupQueryTooShort(long), false);
   });
 });
