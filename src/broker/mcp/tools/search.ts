@@ -109,6 +109,8 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
   if (query === '*')
     return toolError("query '*' matches no text; use mark_lookup_all with query '*' to list documents");
   if (isLookupQueryTooShort(query)) return toolError(`query must be at least ${lookupMinQueryRunes} characters`);
+  const fitted = fitQuery(query);
+  if ('refusal' in fitted) return toolError(fitted.refusal);
   const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
   const scopeProblem = scopeError(scope);
   if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
@@ -120,7 +122,7 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
     gatewayLookup(ctx),
     {
       worlds,
-      query: fitQuery(query),
+      query: fitted.query,
       scope,
       filter: args.filter,
       limit,
