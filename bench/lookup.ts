@@ -8,13 +8,13 @@
  *
  * Run: node bench/lookup.ts [--sizes=1000,10000,100000]
  */
+import { goToLower } from '../src/protocol/go-strings.ts';
 import { renderLookup } from '../src/protocol/render/lookup.ts';
 import {
   Catalog,
   compareCodePoints,
   entryFromDocument,
   foldKey,
-  goToLower,
   matchesFilter,
   parseFilter,
   parseLookupLimit,

@@ -117,6 +117,8 @@ type DirectFlags = {
 
 /** One world, no broker: the same two-phase search the broker runs, over a single world. */
 async function searchDirect(url: MarkUrl, options: Options, flags: DirectFlags): Promise<SearchText> {
+  const fitted = fitQuery(options.query);
+  if ('refusal' in fitted) throw new UsageError(fitted.refusal);
   const client = new MarkClient({
     ...(flags.ca ? { ca: await readFile(flags.ca, 'utf8') } : {}),
     insecureSkipVerify: flags.insecure ?? false,
@@ -135,7 +137,7 @@ async function searchDirect(url: MarkUrl, options: Options, flags: DirectFlags):
       });
     const outcome = await searchWorlds(lookup, {
       worlds: ['direct'],
-      query: fitQuery(options.query),
+      query: fitted.query,
       scope: options.scope,
       filter: options.filter,
       limit: options.limit,

@@ -17,3 +17,5 @@ export * from './render/versions.ts';
 export * from './render/lookup.ts';
 export * from './go-quote.ts';
 export * from './table-cells.ts';
+export * from './go-strings.ts';
+export * from './lookup-query.ts';

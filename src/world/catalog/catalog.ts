@@ -1,11 +1,11 @@
 import { lookupDefaultLimit } from '../../protocol/limits.ts';
+import { lookupTerms } from '../../protocol/lookup-query.ts';
 import { canonicalPath } from '../../protocol/paths.ts';
 import { CatalogIndex } from './catalog-index.ts';
 import { assertValidEntry } from './entry.ts';
 import type { CatalogEntry } from './entry.ts';
 import type { Predicate } from './filter.ts';
 import { produceMatchAll, produceTermMatches } from './lookup-engine.ts';
-import { queryTerms } from './query.ts';
 import { ResultSink } from './result-sink.ts';
 import type { LookupHit } from './result-sink.ts';
 import { ScoreBoard } from './score-board.ts';
@@ -15,7 +15,7 @@ import { normalizeScope } from './scope.ts';
 export interface LookupRequest {
   /** `*`: every document under the scope, score 0; `terms` are then ignored. */
   readonly matchAll?: boolean;
-  /** Query terms as `queryTerms` returns them; anything else is re-tokenized the same way. */
+  /** Query terms as `lookupTerms` (src/protocol/lookup-query.ts) returns them; anything else is re-tokenized the same way. */
   readonly terms?: readonly string[];
   /** Defaults to `/`; normalized as catalog.NormalizeScope does. */
   readonly scope?: string;
@@ -94,7 +94,7 @@ export class Catalog {
     try {
       if (request.matchAll === true) produceMatchAll(this.#index, plan, sink);
       else {
-        const terms = queryTerms((request.terms ?? []).join(' '));
+        const terms = lookupTerms((request.terms ?? []).join(' '));
         if (terms.length > 0) produceTermMatches(this.#index, this.#board, terms, plan, sink);
       }
     } finally {

@@ -1,6 +1,7 @@
 import type { CatalogEntry } from './entry.ts';
 import type { FilterSubject } from './filter.ts';
-import { compareCodePoints, foldKey, goFields, goToLower } from './go-text.ts';
+import { goFields, goToLower } from '../../protocol/go-strings.ts';
+import { compareCodePoints, foldKey } from './go-text.ts';
 
 /**
  * A catalogued document as the indexes see it: the entry plus what matching

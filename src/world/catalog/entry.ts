@@ -1,6 +1,6 @@
 import { parseImportance, splitTags } from '../../protocol/metadata.ts';
 import type { Metadata } from '../../protocol/metadata.ts';
-import { goTrimSpace } from './go-text.ts';
+import { goTrimSpace } from '../../protocol/go-strings.ts';
 
 /**
  * One document's catalog record (Go `catalog/entry.go`, catalog.Entry): what LOOKUP

@@ -1,6 +1,7 @@
 import type { CatalogEntry } from './entry.ts';
 import { FilterError } from './errors.ts';
-import { foldKey, goQuote, goTrimSpace } from './go-text.ts';
+import { goTrimSpace } from '../../protocol/go-strings.ts';
+import { foldKey, goQuote } from './go-text.ts';
 import { isAfterInstant, isBeforeInstant, parseFilterInstant } from './filter-time.ts';
 import type { FilterInstant } from './filter-time.ts';
 

@@ -1,6 +1,7 @@
-import { lookupDefaultLimit, lookupMaxLimit, lookupMaxTerms, lookupMinQueryRunes } from '../../protocol/limits.ts';
+import { lookupDefaultLimit, lookupMaxLimit, lookupMaxTerms } from '../../protocol/limits.ts';
 import { LookupRequestError } from './errors.ts';
-import { goFields, goToLower, goTrimSpace } from './go-text.ts';
+import { goTrimSpace } from '../../protocol/go-strings.ts';
+import { countLookupTerms, isLookupQueryTooShort, lookupTerms } from '../../protocol/lookup-query.ts';
 import { goAtoi } from '../go-atoi.ts';
 
 /** A validated LOOKUP query: the trimmed text the response echoes, and what to match. */
@@ -11,45 +12,22 @@ export interface LookupQuery {
   readonly terms: readonly string[];
 }
 
-/** catalog.Tokenize: lower-cased, split on white space, distinct, in first-seen order. */
-export function queryTerms(query: string): string[] {
-  return [...new Set(goFields(goToLower(query)))];
-}
-
 /**
- * catalog.CountTerms: distinct terms, counting stops once past `limit`, so an
- * oversized query never builds its whole set (and the error always says 33).
- */
-export function countQueryTerms(query: string, limit: number): number {
-  const seen = new Set<string>();
-  for (const term of goFields(goToLower(query))) {
-    seen.add(term);
-    if (seen.size > limit) break;
-  }
-  return seen.size;
-}
-
-/**
- * The query checks of handler.handleLookup, in its order: at least 2 runes
- * unless the trimmed query is `*` (a missing query is the empty one), then at
- * most 32 distinct terms, repeats collapsing.
+ * The query checks of handler.handleLookup, in its order
+ * (src/protocol/lookup-query.ts): at least 2 runes unless the trimmed query is
+ * `*` (a missing query is the empty one), then at most 32 distinct terms,
+ * repeats collapsing.
  */
 export function parseLookupQuery(raw: string | undefined): LookupQuery {
   const text = goTrimSpace(raw ?? '');
-  if (text !== '*' && runeCount(text) < lookupMinQueryRunes) {
+  if (isLookupQueryTooShort(text)) {
     throw new LookupRequestError('ERR_LOOKUP_QUERY_TOO_SHORT', 'query must be at least 2 characters');
   }
-  const count = countQueryTerms(text, lookupMaxTerms);
+  const count = countLookupTerms(text, lookupMaxTerms);
   if (count > lookupMaxTerms) {
     throw new LookupRequestError('ERR_LOOKUP_TOO_MANY_TERMS', `query has too many terms: ${count} > ${lookupMaxTerms}`);
   }
-  return { text, matchAll: text === '*', terms: queryTerms(text) };
-}
-
-function runeCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
+  return { text, matchAll: text === '*', terms: lookupTerms(text) };
 }
 
 /**

@@ -6,7 +6,7 @@ import { Postings } from './postings.ts';
 /**
  * Finds the documents whose lower-cased title contains a term (Go `catalog/catalog.go`).
  *
- * A term never holds white space (queryTerms splits on it, with the same
+ * A term never holds white space (lookupTerms splits on it, with the same
  * unicode.IsSpace set used here), so it is a substring of a title exactly when
  * it is a substring of one of the title's words. The index therefore keeps
  * word → documents, plus bigram and trigram → word over the vocabulary, which

@@ -85,6 +85,26 @@ describe('demarkus-broker search', () => {
     assert.equal(typeof hits[0]?.score, 'number');
   });
 
+  it('refuses with --direct, as a usage error, a question of more than 32 words that keeps no searchable word', async () => {
+    // Reduced to its search terms the question was empty, and the world answered
+    // "query must be at least 2 characters" (exit 1), which the question was not.
+    const port = stack.worlds.get('team-a')!.port;
+    const punctuation = Array.from({ length: 40 }, (_, i) => '!'.repeat(i + 2));
+    const { code, stderr } = await runCli([
+      'search',
+      ...punctuation,
+      '--direct',
+      `mark://localhost:${port}/`,
+      '--ca',
+      join(stack.dir, 'ca.pem'),
+    ]);
+    assert.equal(code, 2, stderr);
+    assert.match(
+      stderr,
+      /query has more than 32 distinct words, more than a world accepts, and none of them is searchable/,
+    );
+  });
+
   it('fails with a usage error without a token, and with exit 1 when the broker refuses the token', async () => {
     const missing = await runCli(['search', 'night', '--url', stack.mcpUrl.href], {
       env: { DEMARKUS_BROKER_TOKEN: '' },

@@ -82,6 +82,9 @@ describe('mark_search over real worlds', () => {
     for (const [args, message] of [
       [{ query: 'x' }, /^query must be at least 2 characters$/],
       [{ query: '*' }, /use mark_lookup_all/],
+      // Trimmed as the worlds trim (Go strings.TrimSpace): U+0085 is white space there, not in JavaScript's trim().
+      [{ query: '\u0085x\u0085' }, /^query must be at least 2 characters$/],
+      [{ query: '\u0085*' }, /use mark_lookup_all/],
       [{ query: 'night', limit: 0 }, /^limit must be between 1 and 100$/],
       [{ query: 'night', scope: 'docs' }, /^invalid scope: /],
     ] as const) {
@@ -94,10 +97,48 @@ describe('mark_search over real worlds', () => {
 
   it('reduces a question of more than 32 words to its search terms instead of failing', async () => {
     const long = `${Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ')} rotation`;
-    assert.ok(fitQuery(long).split(' ').length <= 32);
-    assert.equal(fitQuery('short question'), 'short question');
+    const fitted = fitQuery(long);
+    assert.ok('query' in fitted && fitted.query.split(' ').length <= 32);
+    assert.deepEqual(fitQuery('short question'), { query: 'short question' });
     const result = await search({ query: long });
     assert.equal(result.isError, undefined, result.text);
+  });
+
+  it('counts the words of a question as the worlds do, so words joined by U+0085 are reduced too', async () => {
+    // Go's unicode.IsSpace counts U+0085 (NEL) as white space and JavaScript's \s does not:
+    // the broker saw one word where each world saw 41, sent the question unreduced,
+    // and every world refused it with "query has too many terms: 33 > 32".
+    const long = ['rotation', ...Array.from({ length: 40 }, (_, i) => `word${i}`)].join('\u0085');
+    const result = await search({ query: long });
+    assert.equal(result.isError, undefined, result.text);
+    assert.equal(parseSearchText(result.text).hits[0]?.url, 'mark://alpha/ops/rotation.md#key-rotation');
+  });
+
+  it('refuses a question of more than 32 words that keeps no searchable word, before asking any world', async () => {
+    // Reduced to its search terms, such a question was empty (or one CJK character), and every
+    // world refused it with "query must be at least 2 characters", which the question was not.
+    const before = stack.gateway.sent.length;
+    const punctuation = Array.from({ length: 40 }, (_, i) => '!'.repeat(i + 2)).join(' ');
+    assert.deepEqual(await search({ query: punctuation }), {
+      isError: true,
+      text:
+        'query has more than 32 distinct words, more than a world accepts, and none of them is searchable ' +
+        '(punctuation, single letters or digits, and words longer than 32 bytes are not searched); ' +
+        'ask again with at least one word of 2 or more letters or digits',
+    });
+    assert.deepEqual(await search({ query: `${punctuation} 中` }), {
+      isError: true,
+      text:
+        'query has more than 32 distinct words, more than a world accepts, and its only searchable word, "中", ' +
+        'is shorter than the 2 characters a world accepts ' +
+        '(punctuation, single letters or digits, and words longer than 32 bytes are not searched); ' +
+        'ask again with at least one word of 2 or more letters or digits',
+    });
+    assert.equal(stack.gateway.sent.length, before);
+    // Up to 32 words the question goes whole, as the worlds accept it, and finds nothing.
+    const short = await search({ query: '!! ??' });
+    assert.equal(short.isError, undefined, short.text);
+    assert.equal(parseSearchText(short.text).hits.length, 0);
   });
 });
 

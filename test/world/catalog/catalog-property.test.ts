@@ -12,15 +12,16 @@ import type { LookupRequest } from '../../../src/world/catalog/catalog.ts';
 import { entryFromDocument } from '../../../src/world/catalog/entry.ts';
 import type { CatalogEntry } from '../../../src/world/catalog/entry.ts';
 import { matchesFilter, parseFilter } from '../../../src/world/catalog/filter.ts';
-import { compareCodePoints, foldKey, goToLower } from '../../../src/world/catalog/go-text.ts';
-import { queryTerms } from '../../../src/world/catalog/query.ts';
+import { compareCodePoints, foldKey } from '../../../src/world/catalog/go-text.ts';
+import { goToLower } from '../../../src/protocol/go-strings.ts';
+import { lookupTerms } from '../../../src/protocol/lookup-query.ts';
 import { normalizeScope } from '../../../src/world/catalog/scope.ts';
 import { generateCorpus, seededRandom } from './corpus.ts';
 
 /** The spec, as a scan: scope, filter, score, sort, first 1000, allow, limit. */
 function linearLookup(entries: Iterable<CatalogEntry>, request: LookupRequest): { path: string; score: number }[] {
   const scope = normalizeScope(request.scope ?? '/');
-  const terms = queryTerms((request.terms ?? []).join(' '));
+  const terms = lookupTerms((request.terms ?? []).join(' '));
   if (request.matchAll !== true && terms.length === 0) return [];
   const rows: { entry: CatalogEntry; score: number }[] = [];
   for (const entry of entries) {

@@ -1,32 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  compareCodePoints,
-  foldKey,
-  goFields,
-  goQuote,
-  goToLower,
-  goTrimSpace,
-} from '../../../src/world/catalog/go-text.ts';
+import { compareCodePoints, foldKey, goQuote } from '../../../src/world/catalog/go-text.ts';
 
 describe('Go string semantics the catalog relies on', () => {
-  it('trims unicode.IsSpace: U+0085 and U+3000 go, U+FEFF and U+200B stay', () => {
-    assert.equal(goTrimSpace('\u0085\u3000 a b\t\n'), 'a b');
-    assert.equal(goTrimSpace('\ufeffa\u200b'), '\ufeffa\u200b');
-  });
-
-  it('splits fields on every Go white space and drops empty fields', () => {
-    assert.deepEqual(goFields(' a\u00a0b\u2003c\u0085d  '), ['a', 'b', 'c', 'd']);
-    assert.deepEqual(goFields('a\ufeffb'), ['a\ufeffb']);
-    assert.deepEqual(goFields('   '), []);
-  });
-
-  it('lower-cases rune by rune: İ becomes i and a final Σ becomes σ', () => {
-    assert.equal(goToLower('İstanbul'), 'istanbul');
-    assert.equal(goToLower('ΣΊΣΥΦΟΣ'), 'σίσυφοσ');
-    assert.equal(goToLower('MiXeD'), 'mixed');
-  });
-
   it('folds as strings.EqualFold: Kelvin sign, long s, final sigma and ẞ join their letters', () => {
     assert.equal(foldKey('\u212a'), foldKey('k'));
     assert.equal(foldKey('\u017f'), foldKey('S'));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FilterError, LookupRequestError, isLookupRequestError } from '../../../src/world/catalog/errors.ts';
-import { countQueryTerms, parseLookupLimit, parseLookupQuery, queryTerms } from '../../../src/world/catalog/query.ts';
+import { parseLookupLimit, parseLookupQuery } from '../../../src/world/catalog/query.ts';
 
 function assertRefused(run: () => unknown, code: string, message: string): void {
   assert.throws(run, (err: unknown) => {
@@ -13,22 +13,6 @@ function assertRefused(run: () => unknown, code: string, message: string): void 
 }
 
 const distinctTerms = (n: number) => Array.from({ length: n }, (_, i) => `term${i}`).join(' ');
-
-describe('queryTerms (catalog.Tokenize)', () => {
-  it('lower-cases, splits on white space and de-duplicates in first-seen order', () => {
-    assert.deepEqual(queryTerms('  Auth GO auth\u3000middleware go '), ['auth', 'go', 'middleware']);
-  });
-
-  it('keeps punctuation inside terms and yields nothing for blank input', () => {
-    assert.deepEqual(queryTerms('path.Match *'), ['path.match', '*']);
-    assert.deepEqual(queryTerms(' \t '), []);
-  });
-
-  it('stops counting once past the limit', () => {
-    assert.equal(countQueryTerms(distinctTerms(40), 32), 33);
-    assert.equal(countQueryTerms('a A a b', 32), 2);
-  });
-});
 
 describe('parseLookupQuery (handler.handleLookup steps 1 and 2)', () => {
   it('refuses a missing, empty or one-rune query', () => {

@@ -1,4 +1,6 @@
+import { goTrimSpace } from '../../../protocol/go-strings.ts';
 import { lookupMinQueryRunes } from '../../../protocol/limits.ts';
+import { isLookupQueryTooShort } from '../../../protocol/lookup-query.ts';
 import {
   fitQuery,
   hitOf,
@@ -102,11 +104,13 @@ type SearchArgs = {
 };
 
 async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
-  const query = args.query.trim();
+  // Trimmed and measured as every world will (Go strings.TrimSpace counts U+0085, JavaScript's trim() does not).
+  const query = goTrimSpace(args.query);
   if (query === '*')
     return toolError("query '*' matches no text; use mark_lookup_all with query '*' to list documents");
-  if ([...query].length < lookupMinQueryRunes)
-    return toolError(`query must be at least ${lookupMinQueryRunes} characters`);
+  if (isLookupQueryTooShort(query)) return toolError(`query must be at least ${lookupMinQueryRunes} characters`);
+  const fitted = fitQuery(query);
+  if ('refusal' in fitted) return toolError(fitted.refusal);
   const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
   const scopeProblem = scopeError(scope);
   if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
@@ -118,7 +122,7 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
     gatewayLookup(ctx),
     {
       worlds,
-      query: fitQuery(query),
+      query: fitted.query,
       scope,
       filter: args.filter,
       limit,
