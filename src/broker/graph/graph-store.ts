@@ -16,7 +16,8 @@ import type { CrawledGraph } from './crawled-graph.ts';
  * - a node the crawl read replaces the stored one and becomes authoritative;
  *   all stored edges from it are dropped and the crawl's edges upserted;
  * - a seed (`/graph.md`) never touches authoritative nodes or their edges, and
- *   replaces the edge sets of the sources it covers;
+ *   replaces the edge sets of the sources it covers; what an earlier seed from
+ *   the same `/graph.md` listed and this one does not is forgotten;
  * - a world's own seed speaks only for that world's documents: nodes and edge
  *   sources elsewhere are dropped, so a writer of one world cannot plant
  *   titles or links on another's documents. The hub's seed (the federation
@@ -108,8 +109,10 @@ export class GraphStore {
     const nodes = allNodes.filter((node) => speaksFor(node.url));
     const edges = allEdges.filter((edge) => speaksFor(edge.from));
     let seeded = 0;
+    const listed = new Set<string>();
     for (const node of nodes) {
       if (this.isAuthoritative(node.url)) continue;
+      listed.add(node.url);
       this.#nodes.set(node.url, {
         url: node.url,
         title: node.title,
@@ -133,7 +136,24 @@ export class GraphStore {
       this.#edges.replaceFrom(url, bySource.get(url) ?? []);
       this.#remember(url, origin);
     }
+    if (origin !== undefined) this.#forgetUnlisted(origin, (url) => replaced.has(url) || listed.has(url));
     return seeded;
+  }
+
+  /**
+   * A `/graph.md` is its writer's whole export, so a document an earlier seed
+   * from the same origin listed and this one does not was deleted, archived or
+   * read-protected since: its row and edges go (the reference keeps them until
+   * the pod restarts, so running pods disagreed with new ones and kept a
+   * protected document's title and links).
+   */
+  #forgetUnlisted(origin: SeedOrigin, covers: (url: string) => boolean): void {
+    for (const [url, from] of this.#seedOrigins) {
+      if (from.kind !== origin.kind || from.world !== origin.world || covers(url)) continue;
+      this.#edges.dropFrom(url);
+      if (!this.isAuthoritative(url)) this.#nodes.delete(url);
+      this.#seedOrigins.delete(url);
+    }
   }
 
   #remember(url: string, origin: SeedOrigin | undefined): void {

@@ -164,6 +164,20 @@ describe('graph store seeding (SeedFromExport)', () => {
     );
   });
 
+  it("forgets what an origin's earlier seed listed and its newer seed does not, and only that origin's", () => {
+    const store = new GraphStore({ now });
+    const hub = { kind: 'hub' as const, world: 'root' };
+    store.seedFromExport([node(A), node(C)], [edge(A, B), edge(C, B)], hub);
+    store.seedFromExport([node(B)], [], { kind: 'world', world: 'team-a' });
+    store.seedFromExport([node(C)], [edge(C, B)], hub);
+    assert.deepEqual(
+      store.backlinks(B).map((b) => b.url),
+      [C],
+    );
+    assert.equal(store.node(A), undefined);
+    assert.equal(store.node(B)?.title, 'b.md', "team-a's own seed is not the hub's to forget");
+  });
+
   it('a failed crawl of a seeded node leaves the seeded rows in place', () => {
     const store = new GraphStore({ now });
     store.seedFromExport([node(A, 'ok', 'Seeded A')], [edge(A, B)]);
