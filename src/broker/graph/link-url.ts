@@ -81,7 +81,8 @@ export function canonicalMarkUrl(text: string): string | null {
   if (parts.scheme?.toLowerCase() !== 'mark' || parts.authority === null) return null;
   const authority = canonicalAuthority(parts.authority);
   if (authority === null) return null;
-  const path = normalizePercentEncoding(removeDotSegments(parts.path === '' ? '/' : parts.path));
+  // Percent-encoding first (RFC 3986 §6.2.2.2, then §6.2.2.3): `%2e%2e` is a dot segment too.
+  const path = removeDotSegments(normalizePercentEncoding(parts.path === '' ? '/' : parts.path));
   return `mark://${authority}${path.startsWith('/') ? path : `/${path}`}`;
 }
 
