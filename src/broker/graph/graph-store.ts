@@ -1,3 +1,4 @@
+import { Status } from '../../protocol/status.ts';
 import { buildExport } from './graph-export.ts';
 import { EdgeIndex } from './edge-index.ts';
 import { compareUtf8, isObservedStatus, type GraphEdge, type GraphNode } from './model.ts';
@@ -69,7 +70,10 @@ export class GraphStore {
     const now = this.#now().getTime();
     let upserted = 0;
     const refreshed = new Set<string>();
+    const linked = new Set<string>();
+    for (const edge of graph.edges) linked.add(edge.to);
     for (const node of graph.nodes.values()) {
+      if (!this.#worthRecording(node, linked)) continue;
       if (!isObservedStatus(node.status)) {
         if (!this.#nodes.has(node.url)) {
           this.#nodes.set(node.url, { ...node, etag: '', crawledAt: now });
@@ -90,6 +94,18 @@ export class GraphStore {
     for (const [url, edges] of bySource)
       if (!refreshed.has(url)) this.#edges.replaceFrom(url, [...this.#edges.from(url), ...edges]);
     return upserted;
+  }
+
+  /**
+   * A document the crawl did not find (any answer but `ok`) is news to the
+   * shared graph only when the graph holds it already or something links to
+   * it (a broken link). Otherwise it is just the URL a caller asked for: kept,
+   * every made-up start URL would stay in the store, which every caller reads,
+   * for the life of the process (test/security/graph-planted-nodes.test.ts).
+   */
+  #worthRecording(node: GraphNode, linkedByCrawl: ReadonlySet<string>): boolean {
+    if (node.status === Status.Ok || this.#nodes.has(node.url) || linkedByCrawl.has(node.url)) return true;
+    return this.#edges.into(node.url).length > 0;
   }
 
   /** A node read by a local crawl: observed status and a crawl time (seeds have none). */

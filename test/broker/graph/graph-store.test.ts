@@ -59,9 +59,19 @@ describe('graph store merge (local crawls)', () => {
 
   it('records never-seen unread nodes without making them authoritative', () => {
     const store = new GraphStore({ now });
-    store.merge(crawlOf([node('https://example.com/x', 'external', '')], []));
+    store.merge(crawlOf([node(A), node('https://example.com/x', 'external', '')], [edge(A, 'https://example.com/x')]));
     assert.equal(store.node('https://example.com/x')?.status, 'external');
     assert.equal(store.isAuthoritative('https://example.com/x'), false);
+  });
+
+  it('leaves out a document the crawl did not find when nothing links to it and the store never held it', () => {
+    const store = new GraphStore({ now });
+    store.merge(crawlOf([node(A, 'not-found', '')], []));
+    store.merge(crawlOf([node(C, 'unauthorized', '')], []));
+    assert.equal(store.nodeCount, 0);
+    store.seedFromExport([node(B)], [edge(B, C)]);
+    store.merge(crawlOf([node(C, 'not-found', '')], []));
+    assert.equal(store.node(C)?.status, 'not-found', 'a seeded link makes it a broken link worth recording');
   });
 
   it('drops the edges of a document that now answers not-found', () => {
