@@ -13,6 +13,13 @@
  * The crawl's own answer still tells its caller the document is not found;
  * only the shared graph leaves out a missing document nothing links to.
  *
+ * The same attack with documents that exist: the world cleans a request path
+ * (`//index.md`, `/index.md/` are `/index.md`, Mark SPEC §2.0), but the graph
+ * kept each spelling as its own `ok` node, with the document's title and
+ * links, so a caller could add thousands of copies of every document and of
+ * its edges to other callers' backlinks. That also succeeded before its fix
+ * (the graph's identity now cleans paths as the world does).
+ *
  * Real QUIC worlds, the real broker and the real MCP SDK client.
  */
 import assert from 'node:assert/strict';
@@ -59,6 +66,19 @@ describe('security: a reader cannot plant nodes in the shared link graph', () =>
     assert.deepEqual(
       graph.nodes.filter((node) => node.url.includes('planted-by-mallory')),
       [],
+    );
+  });
+
+  it('records a document once however the caller spells its path', async () => {
+    // The world cleans paths as Go's path.Clean does: every one of these FETCHes /index.md.
+    for (const url of ['mark://team-a//index.md', 'mark://team-a/index.md/', 'mark://team-a///index.md//']) {
+      const answer = await mallory.callTool({ name: 'mark_graph', arguments: { url, depth: 1 } });
+      assert.equal(isError(answer), false, resultText(answer));
+    }
+    const graph = await exported();
+    assert.deepEqual(
+      graph.nodes.filter((node) => node.url.endsWith('index.md') || node.url.endsWith('index.md/')).map((n) => n.url),
+      ['mark://team-a/index.md'],
     );
   });
 
