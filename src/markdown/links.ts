@@ -132,14 +132,18 @@ const special = /[\\`<![\]]/g;
 /** Labels longer than this are cut before conversion to plain text. */
 const maxLabelSourceChars = 2048;
 
-/** Line numbers for links in increasing position order, in one sweep. */
+/**
+ * Line numbers for links in increasing position order, in one sweep. The next
+ * newline is remembered: searching for it again from the last one passed, for
+ * every link on a long line, read the rest of that line once per link.
+ */
 function withLines(block: TextBlock, found: Array<{ dest: string; labelSource: string; pos: number }>): RawLink[] {
   let line = block.line;
-  let at = 0;
+  let nl = block.text.indexOf('\n');
   return found.map((link) => {
-    for (let nl = block.text.indexOf('\n', at); nl >= 0 && nl < link.pos; nl = block.text.indexOf('\n', nl + 1)) {
+    while (nl >= 0 && nl < link.pos) {
       line++;
-      at = nl + 1;
+      nl = block.text.indexOf('\n', nl + 1);
     }
     return { dest: link.dest, labelSource: link.labelSource, line };
   });

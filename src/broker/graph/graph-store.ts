@@ -1,3 +1,4 @@
+import { Status } from '../../protocol/status.ts';
 import { buildExport } from './graph-export.ts';
 import { EdgeIndex } from './edge-index.ts';
 import { compareUtf8, isObservedStatus, type GraphEdge, type GraphNode } from './model.ts';
@@ -16,7 +17,8 @@ import type { CrawledGraph } from './crawled-graph.ts';
  * - a node the crawl read replaces the stored one and becomes authoritative;
  *   all stored edges from it are dropped and the crawl's edges upserted;
  * - a seed (`/graph.md`) never touches authoritative nodes or their edges, and
- *   replaces the edge sets of the sources it covers;
+ *   replaces the edge sets of the sources it covers; what an earlier seed from
+ *   the same `/graph.md` listed and this one does not is forgotten;
  * - a world's own seed speaks only for that world's documents: nodes and edge
  *   sources elsewhere are dropped, so a writer of one world cannot plant
  *   titles or links on another's documents. The hub's seed (the federation
@@ -68,7 +70,10 @@ export class GraphStore {
     const now = this.#now().getTime();
     let upserted = 0;
     const refreshed = new Set<string>();
+    const linked = new Set<string>();
+    for (const edge of graph.edges) linked.add(edge.to);
     for (const node of graph.nodes.values()) {
+      if (!this.#worthRecording(node, linked)) continue;
       if (!isObservedStatus(node.status)) {
         if (!this.#nodes.has(node.url)) {
           this.#nodes.set(node.url, { ...node, etag: '', crawledAt: now });
@@ -91,6 +96,18 @@ export class GraphStore {
     return upserted;
   }
 
+  /**
+   * A document the crawl did not find (any answer but `ok`) is news to the
+   * shared graph only when the graph holds it already or something links to
+   * it (a broken link). Otherwise it is just the URL a caller asked for: kept,
+   * every made-up start URL would stay in the store, which every caller reads,
+   * for the life of the process (test/security/graph-planted-nodes.test.ts).
+   */
+  #worthRecording(node: GraphNode, linkedByCrawl: ReadonlySet<string>): boolean {
+    if (node.status === Status.Ok || this.#nodes.has(node.url) || linkedByCrawl.has(node.url)) return true;
+    return this.#edges.into(node.url).length > 0;
+  }
+
   /** A node read by a local crawl: observed status and a crawl time (seeds have none). */
   isAuthoritative(url: string): boolean {
     const node = this.#nodes.get(url);
@@ -108,8 +125,10 @@ export class GraphStore {
     const nodes = allNodes.filter((node) => speaksFor(node.url));
     const edges = allEdges.filter((edge) => speaksFor(edge.from));
     let seeded = 0;
+    const listed = new Set<string>();
     for (const node of nodes) {
       if (this.isAuthoritative(node.url)) continue;
+      listed.add(node.url);
       this.#nodes.set(node.url, {
         url: node.url,
         title: node.title,
@@ -133,7 +152,24 @@ export class GraphStore {
       this.#edges.replaceFrom(url, bySource.get(url) ?? []);
       this.#remember(url, origin);
     }
+    if (origin !== undefined) this.#forgetUnlisted(origin, (url) => replaced.has(url) || listed.has(url));
     return seeded;
+  }
+
+  /**
+   * A `/graph.md` is its writer's whole export, so a document an earlier seed
+   * from the same origin listed and this one does not was deleted, archived or
+   * read-protected since: its row and edges go (the reference keeps them until
+   * the pod restarts, so running pods disagreed with new ones and kept a
+   * protected document's title and links).
+   */
+  #forgetUnlisted(origin: SeedOrigin, covers: (url: string) => boolean): void {
+    for (const [url, from] of this.#seedOrigins) {
+      if (from.kind !== origin.kind || from.world !== origin.world || covers(url)) continue;
+      this.#edges.dropFrom(url);
+      if (!this.isAuthoritative(url)) this.#nodes.delete(url);
+      this.#seedOrigins.delete(url);
+    }
   }
 
   #remember(url: string, origin: SeedOrigin | undefined): void {

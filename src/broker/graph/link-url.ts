@@ -1,10 +1,12 @@
 import { defaultPort } from '../../protocol/limits.ts';
+import { canonicalPath } from '../../protocol/paths.ts';
 
 /**
  * Link URLs as graph identities. Links are resolved against the document URL
  * by RFC 3986 §5.2 reference resolution; `mark://` results are then put in
  * identity form (ADR 0005/0018): lower-case host, default port 6309 dropped,
- * dot segments removed, percent-encoding normalized (RFC 3986 §6.2.2), and
+ * percent-encoding normalized and dot segments removed (RFC 3986 §6.2.2),
+ * empty segments and a trailing slash dropped as the world does, and
  * query and fragment dropped (a Mark document has neither), so one document
  * has one node URL however a link spells it.
  */
@@ -81,8 +83,10 @@ export function canonicalMarkUrl(text: string): string | null {
   if (parts.scheme?.toLowerCase() !== 'mark' || parts.authority === null) return null;
   const authority = canonicalAuthority(parts.authority);
   if (authority === null) return null;
-  const path = normalizePercentEncoding(removeDotSegments(parts.path === '' ? '/' : parts.path));
-  return `mark://${authority}${path.startsWith('/') ? path : `/${path}`}`;
+  // Percent-encoding first (RFC 3986 §6.2.2.2, then §6.2.2.3): `%2e%2e` is a dot segment too.
+  // Then the world's own path cleaning (Mark SPEC §2.0 step 3, Go `path.Clean`): `//a.md`
+  // and `/a.md/` are the document `/a.md`, so they are its node too, never one node each.
+  return `mark://${authority}${canonicalPath(normalizePercentEncoding(parts.path))}`;
 }
 
 /** `host[:port]` lower-cased with the default port dropped; null for userinfo or a bad port. */

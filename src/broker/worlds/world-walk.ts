@@ -21,6 +21,10 @@ export type WorldListing = {
   problems: string[];
   /** The problems that are a bound (documents, LISTs or depth) reached: truncated, not broken. */
   boundsReached: string[];
+  /** Directories (`/a/`) whose every LIST page was read without an invalid entry: their children are exactly those listed. */
+  fullyListed: ReadonlySet<string>;
+  /** Every entry those LISTs named, documents and directories alike (`/a/b.md`, `/a/c`). */
+  entries: ReadonlySet<string>;
 };
 
 export type WalkOptions = {
@@ -46,9 +50,12 @@ export async function walkWorld(
   };
   const queue: Array<{ dir: string; depth: number }> = [{ dir: root, depth: 0 }];
   const visited = new Set<string>([root]);
+  const fullyListed = new Set<string>();
+  const entries = new Set<string>();
   let lists = 0;
   const listDir = async ({ dir, depth }: { dir: string; depth: number }) => {
     let cursor: string | null = null;
+    let invalid = false;
     const seenCursors = new Set<string>();
     do {
       if (lists >= limits.maxLists) return bound(`${dir}: LIST bound of ${limits.maxLists} reached`);
@@ -67,7 +74,9 @@ export async function walkWorld(
         return void problems.push(`${dir}: ${error instanceof Error ? error.message : String(error)}`);
       }
       for (const dest of page.invalid) problems.push(`${dir}: invalid entry ${dest}`);
+      if (page.invalid.length > 0) invalid = true;
       for (const entry of page.entries) {
+        entries.add(entry.path);
         if (options.exclude?.(entry.path)) continue;
         if (entry.kind === 'document') {
           if (documents.length >= limits.maxDocuments) return bound(`document bound of ${limits.maxDocuments} reached`);
@@ -83,8 +92,34 @@ export async function walkWorld(
         return void problems.push(`${dir}: continuation cursor did not advance`);
       if (cursor !== null) seenCursors.add(cursor);
     } while (cursor !== null);
+    if (!invalid) fullyListed.add(dir);
   };
   await runPool(queue, listDir, { workers: limits.workers, ...(options.signal ? { signal: options.signal } : {}) });
   if (options.signal?.aborted) problems.push('walk aborted');
-  return { documents: documents.sort(), complete: problems.length === 0, problems, boundsReached };
+  return {
+    documents: documents.sort(),
+    complete: problems.length === 0,
+    problems,
+    boundsReached,
+    fullyListed,
+    entries,
+  };
+}
+
+/**
+ * Whether the walk shows that `path` is not there for its reader: some
+ * directory on the way down was fully listed without naming the next step.
+ * False when the walk did not get that far (a bound, a failed LIST): then
+ * nothing is known.
+ */
+export function listedAsAbsent(listing: WorldListing, path: string): boolean {
+  const segments = path.split('/').filter((segment) => segment !== '');
+  let dir = '/';
+  for (const segment of segments) {
+    if (!listing.fullyListed.has(dir)) return false;
+    const child = `${dir}${segment}`;
+    if (!listing.entries.has(child)) return true;
+    dir = `${child}/`;
+  }
+  return false;
 }

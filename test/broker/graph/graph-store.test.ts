@@ -59,9 +59,19 @@ describe('graph store merge (local crawls)', () => {
 
   it('records never-seen unread nodes without making them authoritative', () => {
     const store = new GraphStore({ now });
-    store.merge(crawlOf([node('https://example.com/x', 'external', '')], []));
+    store.merge(crawlOf([node(A), node('https://example.com/x', 'external', '')], [edge(A, 'https://example.com/x')]));
     assert.equal(store.node('https://example.com/x')?.status, 'external');
     assert.equal(store.isAuthoritative('https://example.com/x'), false);
+  });
+
+  it('leaves out a document the crawl did not find when nothing links to it and the store never held it', () => {
+    const store = new GraphStore({ now });
+    store.merge(crawlOf([node(A, 'not-found', '')], []));
+    store.merge(crawlOf([node(C, 'unauthorized', '')], []));
+    assert.equal(store.nodeCount, 0);
+    store.seedFromExport([node(B)], [edge(B, C)]);
+    store.merge(crawlOf([node(C, 'not-found', '')], []));
+    assert.equal(store.node(C)?.status, 'not-found', 'a seeded link makes it a broken link worth recording');
   });
 
   it('drops the edges of a document that now answers not-found', () => {
@@ -162,6 +172,20 @@ describe('graph store seeding (SeedFromExport)', () => {
       store.backlinks(B).map((b) => b.url),
       [A, C],
     );
+  });
+
+  it("forgets what an origin's earlier seed listed and its newer seed does not, and only that origin's", () => {
+    const store = new GraphStore({ now });
+    const hub = { kind: 'hub' as const, world: 'root' };
+    store.seedFromExport([node(A), node(C)], [edge(A, B), edge(C, B)], hub);
+    store.seedFromExport([node(B)], [], { kind: 'world', world: 'team-a' });
+    store.seedFromExport([node(C)], [edge(C, B)], hub);
+    assert.deepEqual(
+      store.backlinks(B).map((b) => b.url),
+      [C],
+    );
+    assert.equal(store.node(A), undefined);
+    assert.equal(store.node(B)?.title, 'b.md', "team-a's own seed is not the hub's to forget");
   });
 
   it('a failed crawl of a seeded node leaves the seeded rows in place', () => {

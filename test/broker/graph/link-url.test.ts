@@ -68,6 +68,20 @@ describe('graph identities of link targets', () => {
     assert.equal(resolveLinkTarget(doc, 'über.md'), 'mark://team-a/docs/%C3%BCber.md');
   });
 
+  it('removes dot segments spelled with percent-encoded dots, so they name the same node (RFC 3986 §6.2.2)', () => {
+    assert.equal(resolveLinkTarget(doc, '%2e%2e/index.md'), 'mark://team-a/index.md');
+    assert.equal(resolveLinkTarget(doc, '%2E/b.md'), 'mark://team-a/docs/b.md');
+    assert.equal(canonicalMarkUrl('mark://team-a/x/%2e%2E/%2e%2e/b.md'), 'mark://team-a/b.md');
+    assert.equal(canonicalMarkUrl('mark://team-a/x/.%2e/y.md'), 'mark://team-a/y.md');
+  });
+
+  it('cleans the path as the world does: empty segments and a trailing slash name the same document', () => {
+    assert.equal(canonicalMarkUrl('mark://team-a//docs///a.md/'), 'mark://team-a/docs/a.md');
+    assert.equal(resolveLinkTarget(doc, 'sub/'), 'mark://team-a/docs/sub');
+    assert.equal(canonicalMarkUrl('mark://team-a'), 'mark://team-a/');
+    assert.equal(canonicalMarkUrl('mark://team-a//'), 'mark://team-a/');
+  });
+
   it('keeps other schemes as written, minus fragment, with table-breaking characters encoded', () => {
     assert.equal(resolveLinkTarget(doc, 'https://Example.com/A?b=1#frag'), 'https://Example.com/A?b=1');
     assert.equal(resolveLinkTarget(doc, 'https://x.y/a b|c'), 'https://x.y/a%20b%7Cc');

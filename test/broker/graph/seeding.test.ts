@@ -182,6 +182,35 @@ describe('graph seeding from /graph.md', () => {
     }
   });
 
+  it('forgets a document the republished /graph.md no longer lists: its row, title and links', async () => {
+    // The federation crawl drops a document that was deleted, archived or read-protected since the last run.
+    await graph.seed();
+    const without = golden
+      .replace(
+        '| [mark://team-a.team-a.svc.cluster.local/docs/b.md](mark://team-a.team-a.svc.cluster.local/docs/b.md) | B doc | ok | 0 |\n',
+        '',
+      )
+      .replace(
+        '| mark://team-a.team-a.svc.cluster.local/docs/b.md | mark://team-a.team-a.svc.cluster.local/docs/a.md | supersedes |  |  | 1 |\n',
+        '',
+      );
+    await gateway.publish('root', '/graph.md', without);
+    try {
+      clock.advance(5 * minute);
+      await graph.seed();
+      assert.deepEqual(
+        graph.backlinks('mark://team-a/docs/a.md').map((b) => b.url),
+        ['mark://team-a/index.md'],
+      );
+      assert.equal(graph.store.node('mark://team-a/docs/b.md'), undefined);
+      const exported = graph.exportMarkdown();
+      assert.doesNotMatch(exported, /^\| \[mark:\/\/team-a\/docs\/b\.md\]/m, 'no node row');
+      assert.doesNotMatch(exported, /^\| mark:\/\/team-a\/docs\/b\.md \|/m, 'no edge from it');
+    } finally {
+      await gateway.publish('root', '/graph.md', golden);
+    }
+  });
+
   it("re-checks before the interval when another replica announces it wrote a world's /graph.md", async () => {
     // Two replicas' graphs; `announce` stands for the Redis channel (test/broker/state/redis-channel.test.ts).
     const other = new BrokerGraph({ gateway, now: clock.now, announce: (world) => graph.heardPublished(world) });

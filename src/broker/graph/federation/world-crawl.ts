@@ -13,7 +13,7 @@ import { runPool } from '../../../concurrency/pool.ts';
 import type { WorldDirectory } from '../world-urls.ts';
 import type { DocumentRecord, WorldCrawlState } from './crawl-record.ts';
 import { changedSince } from './catalog-changes.ts';
-import { walkWorld, type WalkLimits } from '../../worlds/world-walk.ts';
+import { listedAsAbsent, walkWorld, type WalkLimits } from '../../worlds/world-walk.ts';
 
 /**
  * One world's share of a federation crawl: LIST the whole tree, then FETCH
@@ -21,7 +21,8 @@ import { walkWorld, type WalkLimits } from '../../worlds/world-walk.ts';
  * a record for it, reusing that record on `not-modified`. What cannot be read
  * this time (a failed FETCH, a path beyond a bound, a directory whose LIST
  * failed) keeps its previous record: a failed crawl never blanks what was
- * known. The world is complete when its listing was and every listed document
+ * known. A path a fully listed directory no longer names is gone, whatever
+ * else failed. The world is complete when its listing was and every listed document
  * has a record with a verified content hash; only then is its index
  * authoritative.
  *
@@ -111,8 +112,12 @@ export async function crawlWorld(
     ...(options.signal ? { signal: options.signal } : {}),
   });
   if (!listing.complete && previousRecords) {
+    // Only what the walk did not reach keeps its record: a path a fully listed
+    // directory no longer names was deleted, archived or read-protected, and
+    // the hub's /graph.md, which every caller reads, must not go on naming it.
     for (const [path, record] of previousRecords)
-      if (!result.records.has(path) && !options.exclude?.(path)) result.records.set(path, record);
+      if (!result.records.has(path) && !options.exclude?.(path) && !listedAsAbsent(listing, path))
+        result.records.set(path, record);
   }
   if (result.failed > 0 || options.signal?.aborted) result.complete = false;
   result.changedAfter = nextCutoff(cutoff, result.complete, newestModified, performance.now() - started);

@@ -18,7 +18,7 @@ export const markGraph = defineTool({
   name: 'mark_graph',
   title: 'Crawl the link graph',
   description:
-    "Crawl outward from a document along its links and rel-* relations (breadth first, default depth 2, at most 5, at most 200 documents) and record every node and edge in the broker's link graph, so mark_backlinks and mark_explore can answer. Returns the nodes and edges this crawl saw. Links to other worlds' documents are followed; links outside the knowledge system are recorded, not followed.",
+    "Crawl outward from a document along its links and rel-* relations (breadth first, default depth 2, at most 5, at most 200 documents) and record every node and edge in the broker's link graph, so mark_backlinks and mark_explore can answer (a missing document only when something links to it). Returns the nodes and edges this crawl saw. Links to other worlds' documents are followed; links outside the knowledge system are recorded, not followed.",
   inputSchema: {
     url: requiredString('url', 'mark:// URL to start from, e.g. mark://team-a/index.md'),
     depth: clampedInteger(
