@@ -17,6 +17,9 @@ export type Violation = { rule: RuleId; severity: Severity; problem: string; fix
 
 const fragmentRules: ReadonlySet<RuleId> = new Set(['banned-characters', 'no-secrets']);
 
+/** The rules that read only the metadata: a caller meets them through the write's metadata, whoever wrote the body. */
+export const metadataRules: ReadonlySet<RuleId> = new Set(['required-tags', 'importance', 'required-fields']);
+
 export function checkSubmission(policy: Policy, submission: Submission, scope: Scope): Violation[] {
   const shape = documentShape(submission.body);
   const violations: Violation[] = [];

@@ -25,7 +25,8 @@ const standardPathSet: ReadonlySet<string> = new Set(Object.values(standardPaths
  * under `/.well-known/` or `/.demarkus/`, are ordinary documents. The broker's
  * generated state (`/graph.md`, `/index/`, `/.demarkus/crawl-state/`) needs no
  * exemption: the federation crawl writes it through the world gateway, never
- * through the policy gate of mark_publish and mark_append.
+ * through the policy gate that every caller's write passes (mark_publish,
+ * mark_append, and the generated documents of mark_graph_publish and mark_index).
  */
 export function isPublishingStandard(hub: string, world: string, path: string): boolean {
   return world === hub && standardPathSet.has(path);

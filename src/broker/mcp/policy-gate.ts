@@ -1,5 +1,4 @@
-import type { Violation } from '../knowledge/policy-check.ts';
-import type { Scope } from '../knowledge/policy-check.ts';
+import { metadataRules, type Scope, type Violation } from '../knowledge/policy-check.ts';
 import type { ToolContext, ToolResult } from './definitions.ts';
 import { toolError } from './tool-result.ts';
 
@@ -8,7 +7,9 @@ import { toolError } from './tool-result.ts';
  * "Severities"): `block` refuses and lists each rule with its fix; `ask`
  * refuses until the caller repeats the call with `confirm: true`; `warn`
  * lets the write through and hands the warnings to the result. Without a
- * policy on the hub, writes pass untouched.
+ * policy on the hub, writes pass untouched. A document the broker generates
+ * (mark_graph_publish, mark_index) is checked like any other: the policy
+ * governs the documents stored, whoever wrote their text (docs/decisions.md).
  */
 export type PolicyGate = { refused: ToolResult } | { refused: null; notes: string };
 
@@ -19,6 +20,8 @@ export type GateSubmission = {
   metadata: Readonly<Record<string, string>>;
   scope: Scope;
   confirm: boolean;
+  /** True when the broker rendered the body, so the caller can change only the metadata. */
+  generated?: boolean;
 };
 
 export async function policyGate(ctx: ToolContext, verb: string, submission: GateSubmission): Promise<PolicyGate> {
@@ -34,14 +37,30 @@ export async function policyGate(ctx: ToolContext, verb: string, submission: Gat
       blocking.length > 0
         ? `Fix every rule marked block, then ${verb} again.`
         : `These rules ask for confirmation: fix them, or ${verb} again with confirm: true to go ahead as is.`;
+    const generated = submission.generated === true ? generatedBodyAdvice(violations, policyUrl) : '';
     return {
       refused: toolError(
-        `${verb} refused by the publishing policy (${policyUrl}):\n${violationLines(violations)}\n\n${next}`,
+        `${verb} refused by the publishing policy (${policyUrl}):\n${violationLines(violations)}\n\n${next}${generated}`,
       ),
     };
   }
   const noted = violations.filter((v) => v.severity === 'warn' || v.severity === 'ask');
   return { refused: null, notes: `\npolicy-warnings: ${noted.length} (${policyUrl})\n${violationLines(noted)}\n` };
+}
+
+/**
+ * The caller of a generating tool cannot follow a fix that edits the body: say which rules it can
+ * meet (metadata) and who can resolve the others (the source documents, or the policy's owner).
+ */
+function generatedBodyAdvice(violations: readonly Violation[], policyUrl: string): string {
+  const bodyRules = [...new Set(violations.filter((v) => !metadataRules.has(v.rule)).map((v) => v.rule))];
+  if (bodyRules.length === 0) return '';
+  return (
+    `\nThe broker generates this document's body, so it cannot be edited here: rules on metadata are met with ` +
+    `the metadata argument (e.g. tags). A finding in a title, path or link is fixed in the document it comes ` +
+    `from; a rule the generated format itself breaks can only be relaxed by the owner of ${policyUrl} ` +
+    `(set the severity of ${bodyRules.join(', ')} to ask or warn).`
+  );
 }
 
 function violationLines(violations: readonly Violation[]): string {

@@ -63,8 +63,11 @@ describe('mark_doctor over real QUIC worlds', () => {
     await seed(
       alpha,
       '/guide.md',
-      '# Guide\n\nHow we work here.\n\nSee [untagged](untagged.md) and [the other train](mark://beta/near-b.md).\n',
+      '# Guide\n\nHow we work here.\n\nSee [untagged](untagged.md) and [the other train](mark://beta/near-b.md).\n\n' +
+        // LIST never shows a dot directory, so the doctor cannot tell whether these exist: not broken.
+        'Agents read [the manifest](.well-known/agent-manifest.md) and [the state](mark://beta/.demarkus/state.md).\n',
     );
+    await seed(alpha, '/.well-known/agent-manifest.md', '# Manifest\n\nWhat agents may do here.\n');
     await seed(alpha, '/dup-a.md', duplicate);
     await seed(alpha, '/near-a.md', `# Release train\n\n${near}\n`);
     await seed(alpha, '/orphan.md', '# Orphan\n\nNobody links to this page about the release train.\n');

@@ -7,9 +7,10 @@ import type { WorldGateway, WorldInfo, WorldListing } from '../../worlds/index.t
 import type { DoctorDocument } from './diagnose.ts';
 
 /**
- * What the doctor reads: every document of the given worlds, through the
+ * What the doctor reads: every document the given worlds list, through the
  * gateway's reads (so exactly what the caller may read), within a bound on
- * documents and on time. The hub's generated outputs (`/graph.md`,
+ * documents and on time. LIST never shows dot entries or archived documents
+ * (Mark SPEC LIST), so nothing under `/.well-known/` or `/.demarkus/` is read. The hub's generated outputs (`/graph.md`,
  * `/index/*`, `/.demarkus/*`) are not content and are skipped, as the
  * federation crawl skips them.
  */

@@ -122,8 +122,14 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
 function isBroken(target: string, known: ReadonlySet<string>, input: DiagnoseInput): boolean {
   const match = /^mark:\/\/([^/]+)(\/.*)$/.exec(target);
   if (match === null || !match[2]!.endsWith('.md')) return false;
-  // A link into a world that was not read in full (or is not ours) cannot be judged.
-  return input.completeWorlds.has(match[1]!) && !known.has(target);
+  // A link into a world that was not read in full (or is not ours) cannot be judged, nor one into a
+  // dot directory: LIST never shows dot entries (Mark SPEC LIST "Excluded"), so no world is read there.
+  return input.completeWorlds.has(match[1]!) && !isInDotDirectory(match[2]!) && !known.has(target);
+}
+
+/** `/.well-known/x.md`, `/a/.drafts/b.md`: a path the corpus cannot hold, since LIST hides every dot entry. */
+function isInDotDirectory(path: string): boolean {
+  return path.split('/').some((segment) => segment.startsWith('.'));
 }
 
 type Keyed = { finding: Finding; rank: number; key: string };

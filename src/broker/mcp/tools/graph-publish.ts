@@ -1,4 +1,12 @@
-import { optionalInteger, requiredInteger, requiredString, versionBounds } from '../args.ts';
+import {
+  optionalBoolean,
+  optionalInteger,
+  optionalMetadata,
+  requiredInteger,
+  requiredString,
+  versionBounds,
+} from '../args.ts';
+import { forgetCachedCopy, policyGate, withPolicyNotes } from '../policy-gate.ts';
 import { defineTool } from '../run-tool.ts';
 import { graphTarget, writeWorld } from '../tool-input.ts';
 import { formatToolResult } from '../format-tool-result.ts';
@@ -16,7 +24,7 @@ export const markGraphPublish = defineTool({
   name: 'mark_graph_publish',
   title: 'Publish the link graph',
   description:
-    "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to (typically mark://<hub>/graph.md, which every broker seeds from). Needs expected_version like mark_publish; conflicts are returned, not merged. Older versions beyond retention (default 20) are pruned.",
+    "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to (typically mark://<hub>/graph.md, which every broker seeds from). Needs expected_version like mark_publish; conflicts are returned, not merged. Older versions beyond retention (default 20) are pruned. The org's publishing policy (resource mark://root/.well-known/demarkus/policy.md) is checked first, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.",
   inputSchema: {
     url: requiredString('url', 'mark:// URL to publish to, e.g. mark://root/graph.md'),
     expected_version: requiredInteger(
@@ -28,6 +36,14 @@ export const markGraphPublish = defineTool({
       'retention',
       'Versions the world keeps after this write: default 20, 0 keeps every version',
       { min: 0, max: 1_000_000, message: 'retention must be from 0 to 1000000 (0 keeps every version)' },
+    ),
+    metadata: optionalMetadata(
+      'metadata',
+      "publisher metadata stored with the graph document, as for mark_publish: tags, importance and title meet the org's publishing policy; retention is set by the retention argument. agent is always set to you.",
+    ),
+    confirm: optionalBoolean(
+      'confirm',
+      "true to publish although the org's publishing policy asked for confirmation on an earlier attempt",
     ),
   },
   outputSchema: {
@@ -45,18 +61,34 @@ export const markGraphPublish = defineTool({
     const { world, path } = target;
     const refused = gateWrite(ctx, world);
     if (refused) return refused;
-    const metadata = writeMetadata(ctx.identity);
+    const metadata = writeMetadata(ctx.identity, args.metadata);
+    delete metadata.retention;
     if (retention > 0) metadata.retention = String(retention);
-    metadata['expected-version'] = String(args.expected_version);
     const body = graph.exportMarkdown();
+    const gate = await policyGate(ctx, 'graph publish', {
+      world,
+      path,
+      body,
+      metadata,
+      scope: 'document',
+      confirm: args.confirm === true,
+      generated: true,
+    });
+    if (gate.refused) return gate.refused;
+    metadata['expected-version'] = String(args.expected_version);
     const answer = await writeWorld(ctx, 'graph publish', world, { verb: 'PUBLISH', path, metadata, body });
     if (!answer.ok) return answer.error;
+    forgetCachedCopy(ctx, world, path);
     const { nodeCount, edgeCount } = graph.store;
     const header = `Published graph (${nodeCount} nodes, ${edgeCount} edges) to ${args.url}\n`;
-    return structuredResult(header + formatToolResult(answer.value, ['version', 'modified', 'server-version']), {
-      ...responseFields(qualifiedWorldUrl(world, path), answer.value),
-      node_count: nodeCount,
-      edge_count: edgeCount,
-    });
+    const result = structuredResult(
+      header + formatToolResult(answer.value, ['version', 'modified', 'server-version']),
+      {
+        ...responseFields(qualifiedWorldUrl(world, path), answer.value),
+        node_count: nodeCount,
+        edge_count: edgeCount,
+      },
+    );
+    return withPolicyNotes(result, gate.notes);
   },
 });

@@ -1,4 +1,4 @@
-import { optionalBoolean, optionalInteger, requiredString, versionBounds } from '../args.ts';
+import { optionalBoolean, optionalInteger, optionalMetadata, requiredString, versionBounds } from '../args.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolDefinition, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
@@ -12,7 +12,8 @@ import { structuredResult, toolError } from '../tool-result.ts';
 import { z } from 'zod';
 import type { MarkResponse } from '../../../protocol/response.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
-import { responseFields, responseShape } from '../structured.ts';
+import { responseFields, responseShape, writeShape } from '../structured.ts';
+import { forgetCachedCopy, policyGate, withPolicyNotes } from '../policy-gate.ts';
 import type { ToolUrl } from '../tool-url.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
 import { agentManifestPath } from './discover.ts';
@@ -31,6 +32,14 @@ const inputSchema = {
     'force',
     'publish even when the target world has no agent manifest, or answers its manifest with an error status (default false)',
   ),
+  metadata: optionalMetadata(
+    'metadata',
+    "publisher metadata stored with the index document, as for mark_publish: tags, importance and title meet the org's publishing policy. agent is always set to you.",
+  ),
+  confirm: optionalBoolean(
+    'confirm',
+    "true to publish although the org's publishing policy asked for confirmation on an earlier attempt",
+  ),
 };
 
 const outputSchema = {
@@ -44,6 +53,7 @@ const outputSchema = {
     .describe('the content hash and path of every document indexed'),
   warnings: z.array(z.string()),
   index: z.string().optional().describe('the index document, on a dry run'),
+  policy_warnings: writeShape.policy_warnings,
 };
 
 type IndexArgs = {
@@ -52,6 +62,8 @@ type IndexArgs = {
   expected_version?: number | undefined;
   dry_run?: boolean | undefined;
   force?: boolean | undefined;
+  metadata?: Record<string, string> | undefined;
+  confirm?: boolean | undefined;
 };
 
 /** The tool with its crawl bounds as a parameter, so tests can reach them with small worlds. */
@@ -62,6 +74,7 @@ export function makeIndexTool(bounds: Readonly<CrawlBounds>): ToolDefinition {
     description: describe(
       'Build a hash index of a world or directory (the content hash and path of every document) and publish it to a target document, usually on a hub world, so mark_resolve can find content by hash.',
       'dry_run=true returns the index without publishing. The target world must publish an agent manifest unless force=true.',
+      "The org's publishing policy (resource mark://root/.well-known/demarkus/policy.md) is checked before publishing, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.",
       `An index is published only when every document was read; the crawl stops at ${bounds.maxDocuments} documents.`,
       worldUrlHint,
     ),
@@ -116,13 +129,18 @@ async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<Cr
   // An index claims to be the whole truth about its source: a partial one must not replace a complete one.
   if (crawl.truncated || crawl.skipped.length > 0)
     return toolError('crawl incomplete; refusing to publish an authoritative index');
-  const published = await publishIndex(ctx, target.value, expectedVersion, sourceServer, body, crawl.entries);
+  const publication = { expectedVersion, sourceServer, body, entries: crawl.entries };
+  const published = await publishIndex(ctx, target.value, publication, args);
   if (!published.ok) return published.error;
   const text = formatToolResult(published.response, ['version', 'modified']);
-  return structuredResult(`${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer}\n${text}`, {
-    ...responseFields(targetUrl, published.response),
-    ...facts,
-  });
+  const result = structuredResult(
+    `${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer}\n${text}`,
+    {
+      ...responseFields(targetUrl, published.response),
+      ...facts,
+    },
+  );
+  return withPolicyNotes(result, published.policyNotes);
 }
 
 type Checked = { ok: true; warnings: string[] } | { ok: false; error: ToolResult };
@@ -182,14 +200,20 @@ async function readManifest(ctx: ToolContext, world: string, verb: string): Prom
   };
 }
 
+type IndexPublication = {
+  expectedVersion: number;
+  sourceServer: string;
+  body: string;
+  entries: Parameters<typeof mergeContentIndex>[2];
+};
+
+/** The document stored (merged with the target's other rows on an update) is what the publishing policy checks. */
 async function publishIndex(
   ctx: ToolContext,
   target: ToolUrl,
-  expectedVersion: number,
-  sourceServer: string,
-  body: string,
-  entries: Parameters<typeof mergeContentIndex>[2],
-): Promise<{ ok: true; response: MarkResponse } | { ok: false; error: ToolResult }> {
+  { expectedVersion, sourceServer, body, entries }: IndexPublication,
+  args: Pick<IndexArgs, 'metadata' | 'confirm'>,
+): Promise<{ ok: true; response: MarkResponse; policyNotes: string } | { ok: false; error: ToolResult }> {
   let document = body;
   if (expectedVersion > 0) {
     // Updating: keep the other servers' rows, replace this source's.
@@ -200,7 +224,18 @@ async function publishIndex(
     const merged = mergeContentIndex(parseContentIndex(bodyText(existing.value.body)), sourceServer, entries);
     document = renderContentIndex(`mark://${target.world}`, ctx.now(), merged);
   }
-  const metadata = { ...writeMetadata(ctx.identity), 'expected-version': String(expectedVersion) };
+  const stored = writeMetadata(ctx.identity, args.metadata);
+  const gate = await policyGate(ctx, 'index', {
+    world: target.world,
+    path: target.path,
+    body: document,
+    metadata: stored,
+    scope: 'document',
+    confirm: args.confirm === true,
+    generated: true,
+  });
+  if (gate.refused) return { ok: false, error: gate.refused };
+  const metadata = { ...stored, 'expected-version': String(expectedVersion) };
   const answer = await writeWorld(ctx, 'index (publish)', target.world, {
     verb: 'PUBLISH',
     path: target.path,
@@ -208,5 +243,6 @@ async function publishIndex(
     body: document,
   });
   if (!answer.ok) return answer;
-  return { ok: true, response: answer.value };
+  forgetCachedCopy(ctx, target.world, target.path);
+  return { ok: true, response: answer.value, policyNotes: gate.notes };
 }
