@@ -88,7 +88,10 @@ describe('security: one writer cannot exhaust the broker through the link graph'
       index.push(`[${d}](flood-${d}.md)`);
     }
     await publish('mark://team-a/flood.md', `${index.join('\n')}\n`);
-    const flood = await mallory.callTool({ name: 'mark_graph', arguments: { url: 'mark://team-a/flood.md', depth: 1 } });
+    const flood = await mallory.callTool({
+      name: 'mark_graph',
+      arguments: { url: 'mark://team-a/flood.md', depth: 1 },
+    });
     assert.equal(isError(flood), false, resultText(flood));
     assert.match(resultText(flood), /not recorded|links cut/i);
 
