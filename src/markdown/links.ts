@@ -24,8 +24,16 @@ export function anchoredLinks(markdown: string): AnchoredLink[] {
   return linksAndHeadings(markdown).links;
 }
 
-/** One scan of the document for both its links and its headings (the link graph needs both). */
-export function linksAndHeadings(markdown: string): { links: AnchoredLink[]; headings: Heading[] } {
+/**
+ * One scan of the document for both its links and its headings (the link graph
+ * needs both). With `maxLinks`, the scan for links stops at that many, and `cut`
+ * says it stopped before the end: a 1 MiB paragraph of links held the event
+ * loop for about a second (test/security/graph-memory.test.ts).
+ */
+export function linksAndHeadings(
+  markdown: string,
+  maxLinks: number = Number.POSITIVE_INFINITY,
+): { links: AnchoredLink[]; headings: Heading[]; cut: boolean } {
   const { blocks: all, definitions } = markdownBlocks(markdown);
   const headings = headingsOf(all);
   const blocks = all.filter(hasInlineText).map((block) => ({ line: block.line, text: block.lines.join('\n') }));
@@ -34,14 +42,16 @@ export function linksAndHeadings(markdown: string): { links: AnchoredLink[]; hea
   let maxDefinedLabel = 0;
   for (const label of definitions.keys()) maxDefinedLabel = Math.max(maxDefinedLabel, label.length);
   for (const block of blocks) {
-    for (const link of blockLinks(block, definitions, maxDefinedLabel)) {
+    if (links.length >= maxLinks) break;
+    for (const link of blockLinks(block, definitions, maxDefinedLabel, maxLinks - links.length)) {
       while (h + 1 < headings.length && headings[h + 1]!.line <= link.line) h++;
       const dest = cutFragment(link.dest);
       if (dest === null) continue;
       links.push({ dest, label: plainText(link.labelSource), anchor: h < 0 ? '' : headings[h]!.anchor });
     }
   }
-  return { links, headings };
+  // Exactly `maxLinks` links may have been all there was; in doubt, say cut.
+  return { links, headings, cut: links.length >= maxLinks };
 }
 
 /**
@@ -79,7 +89,13 @@ function cutFragment(dest: string): string | null {
 
 type Opener = { pos: number; image: boolean };
 
-function blockLinks(block: TextBlock, definitions: ReadonlyMap<string, string>, maxDefinedLabel: number): RawLink[] {
+/** The block's first `room` links (destinations not yet cleaned). */
+function blockLinks(
+  block: TextBlock,
+  definitions: ReadonlyMap<string, string>,
+  maxDefinedLabel: number,
+  room: number,
+): RawLink[] {
   const s = block.text;
   const found: Array<{ dest: string; labelSource: string; pos: number }> = [];
   const openers: Opener[] = [];
@@ -88,7 +104,7 @@ function blockLinks(block: TextBlock, definitions: ReadonlyMap<string, string>, 
   const commentEnds = new NextMatch(s, '-->');
   let inactiveBelow = 0;
   let i = 0;
-  while (i < s.length && !scanner.exhausted) {
+  while (i < s.length && !scanner.exhausted && found.length < room) {
     // Jump over prose to the next character that can matter.
     special.lastIndex = i;
     if (special.exec(s) === null) break;

@@ -1,10 +1,11 @@
 import { Status } from '../../protocol/status.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import { CrawledGraph } from './crawled-graph.ts';
-import { documentLinks } from './document-links.ts';
+import { documentLinks, type DocumentLinks } from './document-links.ts';
 import { isMarkUrl } from './link-url.ts';
 import { UnobservedStatus, type GraphNode } from './model.ts';
 import { runPool } from '../../concurrency/pool.ts';
+import { defaultGraphBounds } from './graph-bounds.ts';
 import type { WorldDirectory } from './world-urls.ts';
 
 /**
@@ -14,13 +15,25 @@ import type { WorldDirectory } from './world-urls.ts';
  * `rel-*` edges, and targets are followed while their depth is below the
  * limit. Only `mark://{configured world}/...` targets are fetched; any other
  * target becomes an `external` node and is not followed. At most `maxNodes`
- * nodes are produced, external and failed ones included.
+ * nodes are produced, external and failed ones included. A document
+ * contributes at most the graph's share of one document's links, and a crawl
+ * at most `maxEdges` links in all (src/broker/graph/graph-bounds.ts): 200
+ * documents of 1 MiB of links each would otherwise hold gigabytes until the
+ * crawl ends. A document whose links were cut is marked `linksCut`.
  */
 
-export type CrawlLimits = { maxDepth: number; maxNodes: number; workers: number };
+export type CrawlLimits = { maxDepth: number; maxNodes: number; workers: number; maxEdges?: number };
 
-/** mark_graph's bounds: depth 2 by default and at most 5, 200 nodes, 5 workers. */
-export const defaultCrawlLimits: CrawlLimits = { maxDepth: 2, maxNodes: 200, workers: 5 };
+/**
+ * mark_graph's bounds: depth 2 by default and at most 5, 200 nodes, 5 workers,
+ * and as many links as one world may hold in the graph.
+ */
+export const defaultCrawlLimits: Required<CrawlLimits> = {
+  maxDepth: 2,
+  maxNodes: 200,
+  workers: 5,
+  maxEdges: defaultGraphBounds.edgesPerWorld,
+};
 export const maxCrawlDepth = 5;
 
 /** A FETCH of `path` in `world`; rejects on transport failure. */
@@ -47,8 +60,10 @@ export async function crawl(
     visited.add(url);
     queue.push({ url, depth });
   };
+  const maxEdges = limits.maxEdges ?? defaultCrawlLimits.maxEdges;
+  const edgeRoom = () => Math.max(0, maxEdges - graph.edgeCount);
   const visit = async (item: QueueItem) => {
-    const node = await readNode(item, fetcher, worlds, signal, etags);
+    const node = await readNode(item, { fetcher, worlds, signal, etags, edgeRoom });
     graph.addNode(node.node);
     for (const edge of node.edges) {
       graph.addEdge(edge);
@@ -59,13 +74,16 @@ export async function crawl(
   return { graph, etags };
 }
 
-async function readNode(
-  item: QueueItem,
-  fetcher: DocumentFetcher,
-  worlds: WorldDirectory,
-  signal: AbortSignal | undefined,
-  etags: Map<string, string>,
-) {
+type ReadContext = {
+  fetcher: DocumentFetcher;
+  worlds: WorldDirectory;
+  signal: AbortSignal | undefined;
+  etags: Map<string, string>;
+  /** Links the crawl may still add. */
+  edgeRoom: () => number;
+};
+
+async function readNode(item: QueueItem, { fetcher, worlds, signal, etags, edgeRoom }: ReadContext) {
   const blank = { url: item.url, title: '', linkCount: 0 };
   if (!isMarkUrl(item.url)) return { node: { ...blank, status: UnobservedStatus.External }, edges: [] };
   const target = worlds.locate(item.url);
@@ -81,9 +99,21 @@ async function readNode(
   if (response.status !== Status.Ok)
     return { node: { ...blank, status: response.status || UnobservedStatus.Error }, edges: [] };
   const body = textBody(response.body);
-  const links =
-    body === null ? { title: '', linkCount: 0, edges: [] } : documentLinks(item.url, body, response.metadata, worlds);
-  const node: GraphNode = { url: item.url, title: links.title, status: Status.Ok, linkCount: links.linkCount };
+  const bounds = {
+    scanned: defaultGraphBounds.linksScannedPerDocument,
+    distinct: Math.min(defaultGraphBounds.linksPerDocument, edgeRoom()),
+  };
+  const links: DocumentLinks =
+    body === null
+      ? { title: '', linkCount: 0, edges: [] }
+      : documentLinks(item.url, body, response.metadata, worlds, bounds);
+  const node: GraphNode = {
+    url: item.url,
+    title: links.title,
+    status: Status.Ok,
+    linkCount: links.linkCount,
+    ...(links.linksCut === true ? { linksCut: true } : {}),
+  };
   return { node, edges: links.edges };
 }
 

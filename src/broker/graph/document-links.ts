@@ -1,7 +1,7 @@
 import type { Metadata } from '../../protocol/metadata.ts';
 import { documentTitle, linksAndHeadings } from '../../markdown/index.ts';
 import { resolveLinkTarget } from './link-url.ts';
-import type { GraphEdge } from './model.ts';
+import { edgeKey, type GraphEdge } from './model.ts';
 import type { WorldDirectory } from './world-urls.ts';
 
 /**
@@ -11,10 +11,24 @@ import type { WorldDirectory } from './world-urls.ts';
  * resolved against the document URL (RFC 3986) and known world spellings are
  * rewritten to `mark://{worldName}`.
  */
-export type DocumentLinks = { title: string; linkCount: number; edges: GraphEdge[] };
+export type DocumentLinks = { title: string; linkCount: number; edges: GraphEdge[]; linksCut?: boolean };
 
-export function documentLinks(docUrl: string, body: string, metadata: Metadata, worlds: WorldDirectory): DocumentLinks {
-  const { links, headings } = linksAndHeadings(body);
+/**
+ * With `bounds` (the link graph's, src/broker/graph/graph-bounds.ts), the scan
+ * stops after `scanned` link occurrences, only occurrences of the first
+ * `distinct` edges are kept, and `linksCut` says when anything was left out.
+ * The doctor and the federation crawl read every link.
+ */
+export type LinkBounds = { scanned: number; distinct: number };
+
+export function documentLinks(
+  docUrl: string,
+  body: string,
+  metadata: Metadata,
+  worlds: WorldDirectory,
+  bounds?: LinkBounds,
+): DocumentLinks {
+  const { links, headings, cut } = linksAndHeadings(body, bounds?.scanned);
   const edges: GraphEdge[] = links.map((link) => ({
     from: docUrl,
     to: worlds.translateCanonical(resolveLinkTarget(docUrl, link.dest)),
@@ -26,7 +40,26 @@ export function documentLinks(docUrl: string, body: string, metadata: Metadata, 
   for (const ref of relReferences(docUrl, metadata, worlds))
     edges.push({ from: docUrl, to: ref.target, rel: ref.rel, label: '', anchor: '', count: 1 });
   const title = documentTitle(headings) || (metadata.title ?? '').trim();
-  return { title, linkCount: links.length, edges };
+  if (bounds === undefined) return { title, linkCount: links.length, edges };
+  const kept = firstDistinct(edges, bounds.distinct);
+  return {
+    title,
+    linkCount: links.length,
+    edges: kept,
+    ...(cut || kept.length < edges.length ? { linksCut: true } : {}),
+  };
+}
+
+/** Occurrences of the first `limit` distinct edges, in document order. */
+function firstDistinct(edges: GraphEdge[], limit: number): GraphEdge[] {
+  const keys = new Set<string>();
+  return edges.filter((edge) => {
+    const key = edgeKey(edge);
+    if (keys.has(key)) return true;
+    if (keys.size >= limit) return false;
+    keys.add(key);
+    return true;
+  });
 }
 
 /**

@@ -21,11 +21,16 @@ export class EdgeIndex {
     return this.#size;
   }
 
-  /** Replaces every edge from `source` with `edges`; of edges with the same {to, rel} the last wins. */
-  replaceFrom(source: string, edges: readonly GraphEdge[]): void {
+  /**
+   * Replaces every edge from `source` with the first `limit` distinct ones of
+   * `edges`; of edges with the same {to, rel} the last wins. Returns whether
+   * some were left out.
+   */
+  replaceFrom(source: string, edges: readonly GraphEdge[], limit: number = Number.POSITIVE_INFINITY): boolean {
     this.dropFrom(source);
-    const unique = lastWins(edges);
-    if (unique.length === 0) return;
+    const distinct = lastWins(edges);
+    const unique = distinct.length > limit ? distinct.slice(0, limit) : distinct;
+    if (unique.length === 0) return distinct.length > 0;
     const bucket: Bucket = { url: this.#byTarget.get(source)?.url ?? source, edges: [] };
     this.#bySource.set(source, bucket);
     for (const edge of unique) {
@@ -44,6 +49,7 @@ export class EdgeIndex {
       bucket.edges.push(stored);
     }
     this.#size += unique.length;
+    return unique.length < distinct.length;
   }
 
   /** Removes every edge whose source is `url`. */

@@ -1,6 +1,6 @@
 import type { WorldGateway } from '../worlds/gateway.ts';
 import { crawl, defaultCrawlLimits, maxCrawlDepth, type CrawlLimits, type CrawlResult } from './crawler.ts';
-import { GraphStore, type BacklinkEntry } from './graph-store.ts';
+import { GraphStore, type BacklinkEntry, type MergeOutcome } from './graph-store.ts';
 import { canonicalMarkUrl } from './link-url.ts';
 import { readWithBackoff } from './read-retry.ts';
 import { GraphSeeder, seedPath, type SeedLog } from './seeder.ts';
@@ -27,7 +27,8 @@ export type BrokerGraphOptions = {
   limits?: Partial<Pick<CrawlLimits, 'maxNodes' | 'workers'>>;
 };
 
-export type GraphCrawl = CrawlResult & { startUrl: string };
+/** A crawl's result, and what the shared graph recorded of it (`recorded.notRecorded`: no room for them). */
+export type GraphCrawl = CrawlResult & { startUrl: string; recorded: MergeOutcome };
 
 /** Documents re-read at once after changes a world reported. */
 export const refreshWorkers = 4;
@@ -42,6 +43,7 @@ export class BrokerGraph {
   readonly #refreshQueue: Array<() => void> = [];
   #refreshActive = 0;
   readonly #announce: (world: string) => void;
+  readonly #log: SeedLog | undefined;
 
   constructor(options: BrokerGraphOptions) {
     this.gateway = options.gateway;
@@ -56,6 +58,7 @@ export class BrokerGraph {
       ...(options.log ? { log: options.log } : {}),
     });
     this.#announce = options.announce ?? (() => {});
+    this.#log = options.log;
     this.#limits = {
       maxNodes: options.limits?.maxNodes ?? defaultCrawlLimits.maxNodes,
       workers: options.limits?.workers ?? defaultCrawlLimits.workers,
@@ -93,8 +96,8 @@ export class BrokerGraph {
     const fetcher = (world: string, path: string, s: AbortSignal | undefined) =>
       readWithBackoff(reader, world, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
     const result = await crawl(startUrl, fetcher, worlds, limits, signal);
-    this.store.merge(result.graph, result.etags);
-    return { ...result, startUrl };
+    const recorded = this.store.merge(result.graph, result.etags);
+    return { ...result, startUrl, recorded };
   }
 
   /**
@@ -114,7 +117,9 @@ export class BrokerGraph {
       const fetcher = (world: string, path: string, s: AbortSignal | undefined) =>
         readWithBackoff(this.gateway, world, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
       const result = await crawl(identity, fetcher, worlds, { ...this.#limits, maxDepth: 0 });
-      this.store.merge(result.graph, result.etags);
+      const recorded = this.store.merge(result.graph, result.etags);
+      if (recorded.notRecorded.length > 0)
+        this.#log?.warn({ url: identity }, 'graph refresh not recorded: the link graph has no room for this document');
     };
     // Started on the next microtask, so the entry below is in place before the read removes it.
     const done = new Promise<void>((resolve, reject) =>

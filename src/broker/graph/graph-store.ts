@@ -1,6 +1,7 @@
 import { Status } from '../../protocol/status.ts';
 import { buildExport } from './graph-export.ts';
 import { EdgeIndex } from './edge-index.ts';
+import { defaultGraphBounds, GraphBudget, nodeHolder, worldOfUrl, type GraphBounds } from './graph-bounds.ts';
 import { compareUtf8, isObservedStatus, type GraphEdge, type GraphNode } from './model.ts';
 import type { CrawledGraph } from './crawled-graph.ts';
 
@@ -25,6 +26,10 @@ import type { CrawledGraph } from './crawled-graph.ts';
  *   crawl's output) speaks for every world. Seeded sources remember their
  *   origin, which backlinks carry so that answers show seeded text as quoted
  *   data from that origin.
+ *
+ * Bounds (src/broker/graph/graph-bounds.ts): a document recorded keeps at most
+ * its share of links, and a new document the store or its world's share has
+ * no room for is not recorded; nothing held is evicted to make room.
  */
 
 export type StoredNode = GraphNode & {
@@ -39,6 +44,9 @@ export type StoredEdge = GraphEdge;
 export type Provenance = 'crawl' | 'seed';
 /** Which `/graph.md` a seeded row came from: the hub's federation crawl, or one world's own. */
 export type SeedOrigin = { kind: 'hub' | 'world'; world: string };
+
+/** What a merge or a seed did: documents recorded, refused for want of room, and recorded with links cut. */
+export type MergeOutcome = { upserted: number; notRecorded: string[]; linksCut: string[] };
 
 export type BacklinkEntry = {
   url: string;
@@ -60,40 +68,101 @@ export class GraphStore {
   /** Seeded nodes and edge sources by URL; a crawl that reads one takes it over. */
   readonly #seedOrigins = new Map<string, SeedOrigin>();
   readonly #now: () => Date;
+  readonly #budget: GraphBudget;
+  /** Who each node and each edge source is charged to (src/broker/graph/graph-bounds.ts). */
+  readonly #nodeHolders = new Map<string, string>();
+  readonly #edgeHolders = new Map<string, string>();
 
-  constructor(options: { now?: () => Date } = {}) {
+  constructor(options: { now?: () => Date; bounds?: Partial<GraphBounds> } = {}) {
     this.#now = options.now ?? (() => new Date());
+    this.#budget = new GraphBudget({ ...defaultGraphBounds, ...options.bounds });
   }
 
-  /** Integrates a crawl; returns the number of nodes upserted. */
-  merge(graph: CrawledGraph, etags: ReadonlyMap<string, string> = new Map()): number {
+  get bounds(): GraphBounds {
+    return this.#budget.bounds;
+  }
+
+  /** Integrates a crawl: what it recorded, refused for want of room, and cut. */
+  merge(graph: CrawledGraph, etags: ReadonlyMap<string, string> = new Map()): MergeOutcome {
     const now = this.#now().getTime();
-    let upserted = 0;
+    const outcome: MergeOutcome = { upserted: 0, notRecorded: [], linksCut: [] };
     const refreshed = new Set<string>();
-    const linked = new Set<string>();
-    for (const edge of graph.edges) linked.add(edge.to);
+    const linkers = firstLinkers(graph.edges);
+    const bySource = groupBySource(graph.edges);
     for (const node of graph.nodes.values()) {
-      if (!this.#worthRecording(node, linked)) continue;
+      if (!this.#worthRecording(node, linkers)) continue;
+      const holder = nodeHolder(node.url, node.status, linkers.get(node.url));
       if (!isObservedStatus(node.status)) {
-        if (!this.#nodes.has(node.url)) {
-          this.#nodes.set(node.url, { ...node, etag: '', crawledAt: now });
-          upserted++;
-        }
+        if (this.#nodes.has(node.url)) continue;
+        if (this.#putNode({ ...node, etag: '', crawledAt: now }, holder)) outcome.upserted++;
+        else outcome.notRecorded.push(node.url);
         continue;
       }
-      this.#nodes.set(node.url, { ...node, etag: etags.get(node.url) ?? '', crawledAt: now });
+      const edges = bySource.get(node.url) ?? [];
+      // A new document is recorded with its links or not at all (a node that
+      // seems to link nowhere would mislead); a known one keeps what fits.
+      const fits = this.#nodes.has(node.url) || edges.length === 0 || this.#budget.edgeRoom(worldOfUrl(node.url)) > 0;
+      if (!fits || !this.#putNode({ ...node, etag: etags.get(node.url) ?? '', crawledAt: now }, holder)) {
+        outcome.notRecorded.push(node.url);
+        continue;
+      }
       refreshed.add(node.url);
-      upserted++;
+      outcome.upserted++;
+      this.#setEdges(node.url, edges);
+      this.#seedOrigins.delete(node.url);
+      if (this.#nodes.get(node.url)?.linksCut === true) outcome.linksCut.push(node.url);
     }
-    const bySource = groupBySource(graph.edges);
-    for (const url of refreshed) {
-      this.#edges.replaceFrom(url, bySource.get(url) ?? []);
-      this.#seedOrigins.delete(url);
-    }
-    // Only read documents have outgoing edges; any other source gains its edges without losing the ones it had.
+    // Only read documents have outgoing edges; any other source the store
+    // holds gains its edges without losing the ones it had.
+    const refused = new Set(outcome.notRecorded);
     for (const [url, edges] of bySource)
-      if (!refreshed.has(url)) this.#edges.replaceFrom(url, [...this.#edges.from(url), ...edges]);
-    return upserted;
+      if (!refreshed.has(url) && !refused.has(url)) this.#setEdges(url, [...this.#edges.from(url), ...edges]);
+    return outcome;
+  }
+
+  /** Records or replaces a node; a new one only when the store and its holder have room. */
+  #putNode(node: StoredNode, holder: string): boolean {
+    const previous = this.#nodeHolders.get(node.url);
+    if (previous === undefined && !this.#budget.hasNodeRoom(holder)) return false;
+    if (previous !== undefined) this.#budget.chargeNodes(previous, -1);
+    this.#budget.chargeNodes(holder, 1);
+    this.#nodeHolders.set(node.url, holder);
+    this.#nodes.set(node.url, node);
+    return true;
+  }
+
+  #deleteNode(url: string): void {
+    const holder = this.#nodeHolders.get(url);
+    if (holder === undefined) return;
+    this.#budget.chargeNodes(holder, -1);
+    this.#nodeHolders.delete(url);
+    this.#nodes.delete(url);
+  }
+
+  /**
+   * Replaces the edges from `source` with as many as its world has room for
+   * (a document's share at most), charged to that world; marks the source's
+   * node when some were left out.
+   */
+  #setEdges(source: string, edges: readonly GraphEdge[]): void {
+    this.#dropEdges(source);
+    const holder = worldOfUrl(source);
+    const cut = this.#edges.replaceFrom(source, edges, this.#budget.edgeRoom(holder));
+    const kept = this.#edges.from(source).length;
+    if (kept > 0) {
+      this.#edgeHolders.set(source, holder);
+      this.#budget.chargeEdges(holder, kept);
+    }
+    const node = this.#nodes.get(source);
+    if (cut && node !== undefined) node.linksCut = true;
+  }
+
+  #dropEdges(source: string): void {
+    const holder = this.#edgeHolders.get(source);
+    if (holder === undefined) return;
+    this.#budget.chargeEdges(holder, -this.#edges.from(source).length);
+    this.#edges.dropFrom(source);
+    this.#edgeHolders.delete(source);
   }
 
   /**
@@ -103,7 +172,7 @@ export class GraphStore {
    * every made-up start URL would stay in the store, which every caller reads,
    * for the life of the process (test/security/graph-planted-nodes.test.ts).
    */
-  #worthRecording(node: GraphNode, linkedByCrawl: ReadonlySet<string>): boolean {
+  #worthRecording(node: GraphNode, linkedByCrawl: ReadonlyMap<string, string>): boolean {
     if (node.status === Status.Ok || this.#nodes.has(node.url) || linkedByCrawl.has(node.url)) return true;
     return this.#edges.into(node.url).length > 0;
   }
@@ -118,42 +187,52 @@ export class GraphStore {
    * Merges a parsed `/graph.md` (URLs already translated); returns the number
    * of nodes seeded. With an `origin`, a world's seed keeps only its own
    * documents (as nodes and as edge sources), and what is kept remembers it.
+   * Seeded rows are held to the same bounds as crawled ones.
    */
-  seedFromExport(allNodes: readonly GraphNode[], allEdges: readonly GraphEdge[], origin?: SeedOrigin): number {
+  seedFromExport(allNodes: readonly GraphNode[], allEdges: readonly GraphEdge[], origin?: SeedOrigin): MergeOutcome {
     const speaksFor = (url: string) =>
       origin === undefined || origin.kind === 'hub' || url.startsWith(`mark://${origin.world}/`);
     const nodes = allNodes.filter((node) => speaksFor(node.url));
     const edges = allEdges.filter((edge) => speaksFor(edge.from));
-    let seeded = 0;
+    const outcome: MergeOutcome = { upserted: 0, notRecorded: [], linksCut: [] };
+    const linkers = firstLinkers(edges);
     const listed = new Set<string>();
     for (const node of nodes) {
       if (this.isAuthoritative(node.url)) continue;
-      listed.add(node.url);
-      this.#nodes.set(node.url, {
+      const seededNode = {
         url: node.url,
         title: node.title,
         status: node.status,
         linkCount: node.linkCount,
         etag: '',
         crawledAt: 0,
-      });
+      };
+      if (!this.#putNode(seededNode, nodeHolder(node.url, node.status, linkers.get(node.url)))) {
+        outcome.notRecorded.push(node.url);
+        continue;
+      }
+      listed.add(node.url);
       this.#remember(node.url, origin);
-      seeded++;
+      outcome.upserted++;
     }
     // Sources whose edge set the seed replaces: every source it observed
     // (even one whose set went to zero) and every edge source, never an
     // authoritative one.
     const replaced = new Set<string>();
+    // A refused node's edges are refused with it.
+    const refused = new Set(outcome.notRecorded);
     for (const node of nodes)
-      if (isObservedStatus(node.status) && !this.isAuthoritative(node.url)) replaced.add(node.url);
-    for (const edge of edges) if (!this.isAuthoritative(edge.from)) replaced.add(edge.from);
+      if (isObservedStatus(node.status) && !this.isAuthoritative(node.url) && !refused.has(node.url))
+        replaced.add(node.url);
+    for (const edge of edges) if (!this.isAuthoritative(edge.from) && !refused.has(edge.from)) replaced.add(edge.from);
     const bySource = groupBySource(edges);
     for (const url of replaced) {
-      this.#edges.replaceFrom(url, bySource.get(url) ?? []);
+      this.#setEdges(url, bySource.get(url) ?? []);
       this.#remember(url, origin);
+      if (this.#nodes.get(url)?.linksCut === true) outcome.linksCut.push(url);
     }
     if (origin !== undefined) this.#forgetUnlisted(origin, (url) => replaced.has(url) || listed.has(url));
-    return seeded;
+    return outcome;
   }
 
   /**
@@ -166,8 +245,8 @@ export class GraphStore {
   #forgetUnlisted(origin: SeedOrigin, covers: (url: string) => boolean): void {
     for (const [url, from] of this.#seedOrigins) {
       if (from.kind !== origin.kind || from.world !== origin.world || covers(url)) continue;
-      this.#edges.dropFrom(url);
-      if (!this.isAuthoritative(url)) this.#nodes.delete(url);
+      this.#dropEdges(url);
+      if (!this.isAuthoritative(url)) this.#deleteNode(url);
       this.#seedOrigins.delete(url);
     }
   }
@@ -242,6 +321,13 @@ export class GraphStore {
   exportMarkdown(exportedAt: Date = this.#now()): string {
     return buildExport(exportedAt, this.#nodes.values(), this.#edges.all());
   }
+}
+
+/** The first source linking to each target: who a broken link's node is charged to. */
+function firstLinkers(edges: Iterable<GraphEdge>): Map<string, string> {
+  const linkers = new Map<string, string>();
+  for (const edge of edges) if (!linkers.has(edge.to)) linkers.set(edge.to, edge.from);
+  return linkers;
 }
 
 function groupBySource(edges: Iterable<GraphEdge>): Map<string, GraphEdge[]> {

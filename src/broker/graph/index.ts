@@ -7,7 +7,9 @@ export {
   type SeedOrigin,
   type StoredNode,
   type StoredEdge,
+  type MergeOutcome,
 } from './graph-store.ts';
+export { defaultGraphBounds, type GraphBounds } from './graph-bounds.ts';
 export { CrawledGraph } from './crawled-graph.ts';
 export {
   crawl,

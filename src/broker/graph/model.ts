@@ -18,6 +18,12 @@ export type GraphNode = {
   status: NodeStatus;
   /** Body links of the document (typed rel- edges do not count). */
   linkCount: number;
+  /**
+   * Set when the graph holds only some of the document's links: it had more
+   * than a document may contribute, or the graph had no room for the rest
+   * (src/broker/graph/graph-bounds.ts).
+   */
+  linksCut?: boolean;
 };
 
 export type GraphEdge = {

@@ -116,7 +116,12 @@ export class GraphSeeder {
       from: worlds.translate(edge.from),
       to: worlds.translate(edge.to),
     }));
-    this.#store.seedFromExport(nodes, edges, { kind: world === this.#hub ? 'hub' : 'world', world });
+    const seeded = this.#store.seedFromExport(nodes, edges, { kind: world === this.#hub ? 'hub' : 'world', world });
+    if (seeded.notRecorded.length > 0 || seeded.linksCut.length > 0)
+      this.#log?.warn(
+        { world, notRecorded: seeded.notRecorded.length, linksCut: seeded.linksCut.length },
+        'graph seed partly recorded: the link graph has no room for all of it',
+      );
     const nextEtag = response.metadata.etag;
     if (nextEtag) this.#store.setSeedEtag(world, nextEtag);
   }

@@ -140,6 +140,10 @@ export const graphNodeSchema = z.object({
   title: z.string(),
   status: z.string().describe('the world status when read, or error / external (not followed) / "" (never read)'),
   links: z.number().int().describe('body links of the document'),
+  links_cut: z
+    .boolean()
+    .optional()
+    .describe('true when the graph holds only some of its links (more than a document may contribute, or no room)'),
 });
 
 export const graphEdgeSchema = z.object({
@@ -169,7 +173,13 @@ export const backlinkSchema = z.object({
 });
 
 export function graphNodeData(node: GraphNode): z.infer<typeof graphNodeSchema> {
-  return { url: node.url, title: node.title, status: node.status, links: node.linkCount };
+  return {
+    url: node.url,
+    title: node.title,
+    status: node.status,
+    links: node.linkCount,
+    ...(node.linksCut === true ? { links_cut: true } : {}),
+  };
 }
 
 export function graphEdgeData(edge: GraphEdge, provenance: Provenance): z.infer<typeof graphEdgeSchema> {
@@ -185,6 +195,10 @@ export const graphShape = {
   edge_count: z.number().int(),
   nodes: z.array(graphNodeSchema).describe('sorted by URL'),
   edges: z.array(graphEdgeSchema).describe('sorted by from, to, relation'),
+  not_recorded: z
+    .array(z.string())
+    .optional()
+    .describe('mark_graph: documents this crawl read that the shared graph had no room to record'),
 };
 
 export function graphData(

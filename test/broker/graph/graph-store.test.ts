@@ -223,7 +223,8 @@ describe('graph store queries', () => {
   });
 
   it('answers backlinks for one target among 100k edges without scanning them', () => {
-    const store = new GraphStore({ now });
+    // One world holding the whole store: more than its default share (src/broker/graph/graph-bounds.ts).
+    const store = new GraphStore({ now, bounds: { edgesPerWorld: 100_000 } });
     const edges: GraphEdge[] = [];
     for (let i = 0; i < 100_000; i++) edges.push(edge(`mark://w/s${i}.md`, `mark://w/t${i % 5000}.md`));
     store.seedFromExport([], edges);

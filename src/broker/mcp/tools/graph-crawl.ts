@@ -8,9 +8,11 @@ import {
   compareEdges,
   compareUtf8,
   defaultCrawlLimits,
+  defaultGraphBounds,
   maxCrawlDepth,
   edgeAnnotation,
   type GraphCrawl,
+  type GraphNode,
 } from '../../graph/index.ts';
 
 /** mark_graph: crawl from a document and record what was found in the link graph. */
@@ -18,7 +20,7 @@ export const markGraph = defineTool({
   name: 'mark_graph',
   title: 'Crawl the link graph',
   description:
-    "Crawl outward from a document along its links and rel-* relations (breadth first, default depth 2, at most 5, at most 200 documents) and record every node and edge in the broker's link graph, so mark_backlinks and mark_explore can answer (a missing document only when something links to it). Returns the nodes and edges this crawl saw. Links to other worlds' documents are followed; links outside the knowledge system are recorded, not followed.",
+    "Crawl outward from a document along its links and rel-* relations (breadth first, default depth 2, at most 5, at most 200 documents) and record every node and edge in the broker's link graph, so mark_backlinks and mark_explore can answer (a missing document only when something links to it). Returns the nodes and edges this crawl saw. Links to other worlds' documents are followed; links outside the knowledge system are recorded, not followed. The graph keeps at most 1000 distinct links of a document and is bounded in size: the answer says which documents had links cut or were not recorded.",
   inputSchema: {
     url: requiredString('url', 'mark:// URL to start from, e.g. mark://team-a/index.md'),
     depth: clampedInteger(
@@ -45,10 +47,10 @@ export const markGraph = defineTool({
       return toolError(`crawl failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     // Every edge this crawl saw was read by the crawl itself, not seeded from a /graph.md.
-    return structuredResult(
-      formatGraphSummary(result, url),
-      graphData(result.graph.nodes.values(), result.graph.edges, () => 'crawl', { url }),
-    );
+    return structuredResult(formatGraphSummary(result, url), {
+      ...graphData(crawledNodes(result), result.graph.edges, () => 'crawl', { url }),
+      ...(result.recorded.notRecorded.length > 0 ? { not_recorded: result.recorded.notRecorded } : {}),
+    });
   },
 });
 
@@ -57,12 +59,14 @@ export const markGraph = defineTool({
  * edges by (from, to, rel), so the text is deterministic.
  */
 export function formatGraphSummary(result: GraphCrawl, startUrl: string): string {
-  const nodes = [...result.graph.nodes.values()].sort((a, b) => compareUtf8(a.url, b.url));
+  const nodes = crawledNodes(result).sort((a, b) => compareUtf8(a.url, b.url));
   let out = `Crawled ${nodes.length} nodes, ${result.graph.edgeCount} edges from ${startUrl}\n`;
+  out += boundsNotes(result);
   if (nodes.length === 0) return out;
   out += '\nNodes:\n';
   for (const node of nodes) {
-    out += `  [${goPadEnd(node.status, 9)}] ${goPadEnd(node.url, 40)} ${goQuote(node.title || '(no title)')}  ${node.linkCount} links\n`;
+    const cut = node.linksCut === true ? ' (links cut)' : '';
+    out += `  [${goPadEnd(node.status, 9)}] ${goPadEnd(node.url, 40)} ${goQuote(node.title || '(no title)')}  ${node.linkCount} links${cut}\n`;
   }
   const edges = [...result.graph.edges].sort(compareEdges);
   if (edges.length > 0) {
@@ -70,5 +74,30 @@ export function formatGraphSummary(result: GraphCrawl, startUrl: string): string
     for (const edge of edges)
       out += `  ${edge.from} -> ${edge.to}${edgeAnnotation(edge.rel, edge.label, edge.anchor, edge.count)}\n`;
   }
+  return out;
+}
+
+/** The crawl's nodes, marked `linksCut` also where the shared graph had room for only some of their links. */
+function crawledNodes(result: GraphCrawl): GraphNode[] {
+  const cutByStore = new Set(result.recorded.linksCut);
+  return [...result.graph.nodes.values()].map((node) =>
+    cutByStore.has(node.url) && node.linksCut !== true ? { ...node, linksCut: true } : node,
+  );
+}
+
+/**
+ * What the graph's bounds left out (src/broker/graph/graph-bounds.ts), so a
+ * caller does not take a partial graph for the whole: documents whose links
+ * were cut, and documents the shared graph had no room for.
+ */
+function boundsNotes(result: GraphCrawl): string {
+  const bounds = defaultGraphBounds;
+  const cut = crawledNodes(result).filter((node) => node.linksCut === true).length;
+  let out = '';
+  if (cut > 0)
+    out += `Links cut on ${cut} document(s), marked "(links cut)" below: the link graph keeps at most ${bounds.linksPerDocument} distinct links of a document, ${defaultCrawlLimits.maxEdges} of one crawl and ${bounds.edgesPerWorld} of one world's documents. Read such a document (mark_fetch) for all its links.\n`;
+  const refused = result.recorded.notRecorded;
+  if (refused.length > 0)
+    out += `Not recorded in the shared link graph, which has no room for them (at most ${bounds.nodes} documents and ${bounds.edges} links, ${bounds.nodesPerWorld} and ${bounds.edgesPerWorld} charged to one world): ${[...refused].sort(compareUtf8).join(', ')}. They are listed in this answer, but mark_backlinks and mark_explore will not know them while it is full.\n`;
   return out;
 }
