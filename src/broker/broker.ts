@@ -104,6 +104,10 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     ...(cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {}),
   });
   metrics.observeWorldConnections(() => gateway.openConnections());
+  // The listener's logger exists only once the listener does: warnings of the graph, the knowledge
+  // layer and the watcher go through this and reach it from then on.
+  let warnLater: (fields: Record<string, unknown>, message: string) => void = () => {};
+  const warn = { warn: (fields: Record<string, unknown>, message: string) => warnLater(fields, message) };
   // Replicas tell each other when a world's /graph.md changed, so each re-seeds at its next use.
   const graphChannel =
     shared.redis === null
@@ -118,14 +122,13 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     gateway,
     ...(options.now ? { now: options.now } : {}),
     ...(graphChannel ? { announce: (world: string) => graphChannel.publish(world) } : {}),
+    log: warn,
   });
-  // The listener's logger exists only once the listener does; knowledge warnings wait for it.
-  let logKnowledge: (fields: Record<string, unknown>, message: string) => void = () => {};
-  const knowledge = createKnowledge({ gateway, log: { warn: (fields, message) => logKnowledge(fields, message) } });
+  const knowledge = createKnowledge({ gateway, log: warn });
   const subscriptions = new ResourceSubscriptions();
   const watcher = new WorldWatcher({
     source: gateway,
-    log: { warn: (fields, message) => logKnowledge(fields, message) },
+    log: warn,
   });
   let listening = false;
   const closers: Array<() => Promise<unknown>> = [
@@ -151,7 +154,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       graph,
       knowledge,
       subscriptions,
-      log: { warn: (fields, message) => logKnowledge(fields, message) },
+      log: warn,
     });
     const watchRegistry = () => watcher.sync(gateway.list().map((world) => world.name));
     const stopWatchingRegistry = gateway.registry.onChange(() => watchRegistry());
@@ -208,7 +211,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       logger: options.logger ?? false,
     });
     closers.push(() => listener.app.close());
-    logKnowledge = (fields, message) => listener.app.log.warn(fields, message);
+    warnLater = (fields, message) => listener.app.log.warn(fields, message);
     logWorldHealth = (world, health) => {
       const fields = { world, health: health.state, since: health.since, reason: health.lastError };
       if (health.state === 'up') listener.app.log.info(fields, `world ${world} is up`);
