@@ -114,14 +114,20 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
           (world) => graph.heardPublished(world),
           logWarning('graph re-seed signal failed'),
         );
+  // One hub for everything that reads it: the graph's seed, the publishing standard and its resources.
   const graph = new BrokerGraph({
     gateway,
+    hub: config.hub,
     ...(options.now ? { now: options.now } : {}),
     ...(graphChannel ? { announce: (world: string) => graphChannel.publish(world) } : {}),
   });
   // The listener's logger exists only once the listener does; knowledge warnings wait for it.
   let logKnowledge: (fields: Record<string, unknown>, message: string) => void = () => {};
-  const knowledge = createKnowledge({ gateway, log: { warn: (fields, message) => logKnowledge(fields, message) } });
+  const knowledge = createKnowledge({
+    gateway,
+    hub: config.hub,
+    log: { warn: (fields, message) => logKnowledge(fields, message) },
+  });
   const subscriptions = new ResourceSubscriptions();
   const watcher = new WorldWatcher({
     source: gateway,
