@@ -118,13 +118,15 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
           (world) => graph.heardPublished(world),
           logWarning('graph re-seed signal failed'),
         );
+  // One hub for everything that reads it: the graph's seed, the publishing standard and its resources.
   const graph = new BrokerGraph({
     gateway,
+    hub: config.hub,
     ...(options.now ? { now: options.now } : {}),
     ...(graphChannel ? { announce: (world: string) => graphChannel.publish(world) } : {}),
     log: warn,
   });
-  const knowledge = createKnowledge({ gateway, log: warn });
+  const knowledge = createKnowledge({ gateway, hub: config.hub, log: warn });
   const subscriptions = new ResourceSubscriptions();
   const watcher = new WorldWatcher({
     source: gateway,

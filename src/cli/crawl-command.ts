@@ -1,16 +1,11 @@
 import { loadBrokerConfig } from '../broker/config/index.ts';
 import { openWorldGateway } from '../broker/worlds/index.ts';
 import { clusterServices } from '../broker/cluster.ts';
-import {
-  crawlerIdentity,
-  defaultHubWorld,
-  runFederationCrawl,
-  summaryRecord,
-  summaryText,
-} from '../broker/graph/index.ts';
+import { crawlerIdentity, runFederationCrawl, summaryRecord, summaryText } from '../broker/graph/index.ts';
 import { devConfigPath, helperConfigPath, productionConfigPath } from './config-path.ts';
 import { commandArgs } from './command-args.ts';
 import { numberFlag } from './number-flag.ts';
+import { UsageError } from './usage-error.ts';
 
 const help = `demarkus-broker crawl [--config FILE] [--hub WORLD] [--retention N] [--as EMAIL] [--json]
 
@@ -23,7 +18,8 @@ allowlist, allow the crawl identity (default ${crawlerIdentity.email}).
 
   --config FILE    broker configuration (env DEMARKUS_BROKER_CONFIG; default ./${devConfigPath}
                    when npm start wrote one here, else ${productionConfigPath})
-  --hub WORLD      the hub world (default: root)
+  --hub WORLD      the hub world; must equal the config's hub (default: the config's
+                   hub, root unless set), the world every broker seeds its graph from
   --retention N    versions the hub keeps of each output (default 20; 0 keeps all)
   --as EMAIL       identity recorded as the writer (agent)
   --json           print the summary as JSON
@@ -47,6 +43,11 @@ export async function runCrawlCommand(args: string[]): Promise<number> {
   // The bound of mark_graph_publish's retention (src/broker/mcp/tools/graph-publish.ts).
   const retention = numberFlag('--retention', values.retention, { min: 0, max: 1_000_000, unit: 'versions' }, 20);
   const config = await loadBrokerConfig(helperConfigPath(values.config));
+  // The broker seeds from the config's hub only: a crawl published anywhere else would never be read.
+  if (values.hub !== undefined && values.hub !== config.hub)
+    throw new UsageError(
+      `--hub ${values.hub} differs from the broker config's hub (${config.hub}), the world brokers seed their graph and read the publishing standard from, so they would never read this crawl; set hub: ${values.hub} in the config (chart value crawl.hub) or leave --hub out`,
+    );
   const cluster = clusterServices(config);
   const gateway = await openWorldGateway(config, cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {});
   try {
@@ -55,7 +56,7 @@ export async function runCrawlCommand(args: string[]): Promise<number> {
       : crawlerIdentity;
     const summary = await runFederationCrawl({
       gateway,
-      hub: values.hub ?? defaultHubWorld,
+      hub: config.hub,
       now: () => new Date(),
       retention,
       identity,

@@ -316,7 +316,9 @@ describe('what each case renders', () => {
     assert.equal((cron.spec as any).concurrencyPolicy, 'Forbid');
     const pod = (cron.spec as any).jobTemplate.spec.template;
     const { main } = container(objects, 'CronJob');
-    assert.deepEqual(main.args, ['crawl', '--config', '/etc/demarkus-broker/config.yaml', '--hub', 'root']);
+    // No --hub: the crawl publishes to the config's hub, the one the broker seeds from.
+    assert.deepEqual(main.args, ['crawl', '--config', '/etc/demarkus-broker/config.yaml']);
+    assert.equal(loadedConfig(brokerCases[0]!).hub, 'root');
     assert.equal(main.securityContext.readOnlyRootFilesystem, true);
     const deployment = (one(objects, 'Deployment').spec as any).template.spec;
     assert.equal(pod.spec.serviceAccountName, deployment.serviceAccountName, 'the RBAC tests cover its calls');
@@ -375,9 +377,21 @@ describe('what each case renders', () => {
   });
 
   it("crawl CronJob settings: schedule and hub from values, the broker's hardening, and off when disabled", () => {
-    const objects = objectsOf('crawl CronJob on');
+    const crawlOn = brokerCases.find((testCase) => testCase.name === 'crawl CronJob on')!;
+    const objects = objectsOf(crawlOn.name);
     assert.equal((one(objects, 'CronJob').spec as any).schedule, '*/30 * * * *');
-    assert.deepEqual(container(objects, 'CronJob').main.args.slice(-2), ['--hub', 'hub']);
+    // crawl.hub reaches the crawl and the broker as the one config key they both read, so they cannot disagree.
+    assert.deepEqual(container(objects, 'CronJob').main.args, [
+      'crawl',
+      '--config',
+      '/etc/demarkus-broker/config.yaml',
+    ]);
+    for (const kind of ['Deployment', 'CronJob'])
+      assert.ok(
+        container(objects, kind).main.volumeMounts.some((m: any) => m.mountPath === '/etc/demarkus-broker/config.yaml'),
+        `${kind} mounts the config`,
+      );
+    assert.equal(loadedConfig(crawlOn).hub, 'hub');
     assert.deepEqual(find(objectsOf('crawl CronJob off'), 'CronJob'), []);
   });
 
@@ -520,6 +534,7 @@ describe('every broker setting through the chart', () => {
     assert.equal(config.redis?.sentinel?.passwordFile, '/etc/demarkus-broker/redis-sentinel/password');
     assert.equal(config.oidc.nextBrokerSigningKey, nextSigningKeyPem);
     assert.equal(config.metrics.enabled, false);
+    assert.equal(config.hub, 'knowledge-hub');
   });
 
   it('takes the next signing key and the sentinel password from their Secrets, never into the config Secret', () => {

@@ -230,6 +230,8 @@ export const brokerCases: BrokerCase[] = [
         },
       },
       metrics: { enabled: false },
+      // The hub world: the crawl's target and the broker's seed, as the broker config key `hub`.
+      crawl: { hub: 'knowledge-hub' },
     },
   },
   {

@@ -69,6 +69,12 @@ const rejections: Rejection[] = [
     error: "at '/worlds/0': additional properties 'namespce' not allowed",
   },
   {
+    chart: 'demarkus-broker',
+    name: 'a hub that is not a world name (the broker config would refuse it at start-up)',
+    values: { crawl: { hub: 'Main' } },
+    error: "at '/crawl/hub': 'Main' does not match pattern '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'",
+  },
+  {
     chart: 'demarkus-world',
     name: 'a misspelled top-level key',
     values: { storge: { size: '1Gi' } },

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -8,6 +8,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { devBrokerConfig } from '../../src/dev/broker-config.ts';
 import { deviceGrantFailure } from '../../src/cli/login-command.ts';
 import { binPath, runCli } from './cli-process.ts';
+import { env as signingKeyEnv, fileConfig } from '../broker/config/fixtures.ts';
 
 /** Runs the CLI in `cwd` (the helper commands look for ./data there). */
 function runIn(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) {
@@ -71,6 +72,25 @@ describe('command-line messages name what failed and what to do (spawned CLI)', 
     const { code, stderr } = await runCli(['search', 'some words', '--limit', '1e1', '--token', 't']);
     assert.equal(code, 2, stderr);
     assert.match(stderr, /--limit must be a whole number of documents from 1 to 100, got "1e1"/);
+  });
+
+  it("refuses a crawl --hub other than the config's hub, which is the one the broker seeds from", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'demarkus-crawl-hub-'));
+    try {
+      const config = join(dir, 'config.yaml');
+      await writeFile(config, `${fileConfig}hub: team-b\n`);
+      const { code, stdout, stderr } = await runCli(['crawl', '--config', config, '--hub', 'team-a'], {
+        env: signingKeyEnv,
+      });
+      assert.equal(code, 2, stderr);
+      assert.equal(stdout, '', 'nothing was crawled');
+      assert.equal(
+        stderr,
+        "demarkus-broker crawl: --hub team-a differs from the broker config's hub (team-b), the world brokers seed their graph and read the publishing standard from, so they would never read this crawl; set hub: team-a in the config (chart value crawl.hub) or leave --hub out\n",
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('tells search to sign in when no token is given or kept', async () => {

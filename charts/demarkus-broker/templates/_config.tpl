@@ -58,6 +58,8 @@ oidc:
 storage:
   backend: kubernetes
 worlds: {{ include "demarkus-broker.worlds" . }}
+{{- /* The crawl publishes to the config's hub (it has no --hub of its own), so the broker seeds from where it writes. */}}
+hub: {{ $v.crawl.hub | toJson }}
 webClients: {{ default list $v.webClients | toJson }}
 oauth:
   registration:

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DurationError, parseGoDuration } from './duration.ts';
 import { AddressError, isValidHost, parseHostPort, parseListenAddress } from './host-port.ts';
 import { isLoopbackUrlHost } from '../../transport/loopback.ts';
+import { isValidWorldName, worldNameRule } from './world-name.ts';
 
 type Ctx = z.core.$RefinementCtx<unknown>;
 
@@ -148,6 +149,13 @@ export const lowerList = () =>
   z
     .array(z.string().transform((value, ctx) => value.trim().toLowerCase() || fail(ctx, 'must not be empty')))
     .default([]);
+
+/** A world's logical name (world-name.ts); world names are not secret, so the message quotes it. */
+export const worldName = () =>
+  z.string().superRefine((name, ctx) => {
+    if (!isValidWorldName(name))
+      ctx.addIssue({ code: 'custom', message: `invalid world name ${JSON.stringify(name)}: ${worldNameRule}` });
+  });
 
 /** Kubernetes object names (RFC 1123 subdomain). */
 export const k8sName = () =>

@@ -6,11 +6,23 @@
  * defaults run after this shape check (rules.ts, resolve.ts).
  */
 import { z } from 'zod';
-import { count, countOrDefault, duration, flag, lowerList, section, signingKeyPem, text, webUrl } from './fields.ts';
+import {
+  count,
+  countOrDefault,
+  duration,
+  flag,
+  lowerList,
+  section,
+  signingKeyPem,
+  text,
+  webUrl,
+  worldName,
+} from './fields.ts';
 import { redisSchema, stateSchema } from './redis-schema.ts';
 import { serverSchema } from './server-schema.ts';
 import { worldSchema } from './world-schema.ts';
 import { isLoopbackUrlHost } from '../../transport/loopback.ts';
+import { defaultHubWorld } from '../hub-world.ts';
 
 /**
  * What the gateway needs now is the broker's own signing key (it verifies
@@ -175,6 +187,13 @@ export const brokerConfigShape = z.strictObject({
   redis: redisSchema.optional(),
   // At least one world unless discovery is on (checked in rules.ts, where both are known).
   worlds: z.array(worldSchema).prefault([]),
+  /**
+   * The hub world (src/broker/hub-world.ts): the graph seeds from its `/graph.md` as speaking for
+   * every world, and the org's publishing standard is read from it. The federation crawl
+   * (`demarkus-broker crawl`) publishes there. It need not be configured: a hub that is not in
+   * `worlds[]` nor discovered means no hub seed and no policy, as docs/knowledge.md says.
+   */
+  hub: worldName().default(defaultHubWorld),
   discovery: discoverySchema.prefault({}),
   webClients: z.array(webClientSchema).default([]),
   oauth: oauthSchema.prefault({}),

@@ -4,8 +4,7 @@
  * checks server names against DNS SANs only).
  */
 import { z } from 'zod';
-import { dialAddress, hostName, k8sName, lowerList, markUrl, text, tokenPathPattern } from './fields.ts';
-import { isValidWorldName, worldNameRule } from './world-name.ts';
+import { dialAddress, hostName, k8sName, lowerList, markUrl, text, tokenPathPattern, worldName } from './fields.ts';
 
 /** The writer allowlist (Go broker `authz.go` `worldAllows`); entries lower-cased and trimmed. */
 const allowSchema = z.strictObject({
@@ -20,10 +19,7 @@ const defaultTokenSchema = z.strictObject({
 });
 
 export const worldSchema = z.strictObject({
-  name: z.string().superRefine((name, ctx) => {
-    if (!isValidWorldName(name))
-      ctx.addIssue({ code: 'custom', message: `invalid world name ${JSON.stringify(name)}: ${worldNameRule}` });
-  }),
+  name: worldName(),
   /** Namespace of the world's Service and tokens Secret (kubernetes). */
   namespace: k8sName().optional(),
   /** Secret holding the world's tokens.toml (kubernetes storage). */

@@ -16,7 +16,7 @@ export type BrokerGraphOptions = {
   now?: () => Date;
   log?: SeedLog;
   seedIntervalMs?: number;
-  /** The hub world, whose `/graph.md` may speak for every world (default `root`). */
+  /** The hub world, whose `/graph.md` may speak for every world (broker config `hub`; default `root`, src/broker/hub-world.ts). */
   hub?: string;
   /**
    * Tells the other replicas that this one wrote a world's `/graph.md`

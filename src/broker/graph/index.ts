@@ -40,5 +40,6 @@ export {
 export type { FederationCrawlState, WorldCrawlState, DocumentRecord } from './federation/crawl-record.ts';
 export type { PublishOutcome } from './federation/hub-publish.ts';
 export { summaryRecord, summaryText } from './federation/summary-text.ts';
-export { defaultHubWorld, graphOutputPath, indexOutputPath, isHubOutput } from './federation/hub-outputs.ts';
+export { graphOutputPath, indexOutputPath, isHubOutput } from './federation/hub-outputs.ts';
+export { defaultHubWorld } from '../hub-world.ts';
 export { crawlStatePath } from './federation/crawl-state.ts';

@@ -4,7 +4,7 @@ import type { WorldGateway } from '../worlds/gateway.ts';
 import { parseExport } from './graph-export.ts';
 import type { GraphStore } from './graph-store.ts';
 import { WorldDirectory } from './world-urls.ts';
-import { defaultHubWorld } from './federation/hub-outputs.ts';
+import { defaultHubWorld } from '../hub-world.ts';
 
 /**
  * Seeding from each world's published `/graph.md` (Go broker
@@ -30,7 +30,7 @@ export type SeedLog = { warn(fields: Record<string, unknown>, message: string): 
 
 export type SeederOptions = {
   gateway: WorldGateway;
-  /** The world whose `/graph.md` is the federation crawl's output and may speak for every world (default `root`). */
+  /** The world whose `/graph.md` is the federation crawl's output and may speak for every world (broker config `hub`; default `root`, src/broker/hub-world.ts). */
   hub?: string;
   store: GraphStore;
   now: () => Date;

@@ -19,7 +19,7 @@ export { findSecrets, secretShapes } from './secret-shapes.ts';
 
 export type KnowledgeOptions = {
   gateway: WorldGateway;
-  /** The hub world that publishes the org's standard (default `root`). */
+  /** The hub world that publishes the org's standard (broker config `hub`; default `root`, src/broker/hub-world.ts). */
   hub?: string;
   /** How long a read of world.md or the standard is trusted before a conditional re-check (default 30 s). */
   revalidateMs?: number;

@@ -1,6 +1,7 @@
 import { checkSubmission, type Scope, type Submission, type Violation } from './policy-check.ts';
 import { parsePolicy, policyPath, type Policy } from './policy.ts';
 import type { WorldDocument, WorldDocumentCache } from './world-document-cache.ts';
+import { defaultHubWorld } from '../hub-world.ts';
 
 /**
  * The org's publishing standard as published on the hub world: the policy the
@@ -44,7 +45,7 @@ export class PublishingStandard {
 
   constructor(options: { documents: WorldDocumentCache; hub?: string; log?: StandardLog }) {
     this.#documents = options.documents;
-    this.hub = options.hub ?? 'root';
+    this.hub = options.hub ?? defaultHubWorld;
     this.#log = options.log;
   }
 

@@ -156,6 +156,11 @@ describe('broker config: defaults', () => {
     assert.deepEqual(config.oidc.allowDomains, []);
     assert.deepEqual(config.webClients, []);
     assert.equal(config.metrics.enabled, true);
+    assert.equal(config.hub, 'root', 'the hub world the graph seeds from and the publishing standard lives on');
+  });
+
+  it('names another hub world with hub, which need not be one of worlds[] (it may be discovered)', () => {
+    assert.equal(parseBrokerConfig(`${kubernetesConfig}hub: main\n`, env).hub, 'main');
   });
 
   it('defaults our own dialer keys: 5s dial, 10s per call (0: half of it per attempt), 3 failures open the circuit for 5s', () => {

@@ -193,6 +193,16 @@ describe('broker config: shape errors name the key path', () => {
     );
   });
 
+  it('refuses a hub that is not a world name, saying what a world name is', () => {
+    for (const hub of ['Main', 'mark://root', 'team_a', '-main'])
+      refuses(
+        `${fileConfig}hub: "${hub}"\n`,
+        'ERR_CONFIG_INVALID',
+        `config: hub: invalid world name ${JSON.stringify(hub)}: must be 1-63 characters of a-z, 0-9 and "-", not starting or ending with "-"`,
+      );
+    refuses(`${fileConfig}hub: [root]\n`, 'ERR_CONFIG_INVALID', 'config: hub: must be a string');
+  });
+
   it('refuses an empty allowlist entry, as the Go broker does', () => {
     refuses(
       withWorldA('    allow: { emails: ["  "] }'),

@@ -19,9 +19,6 @@ import { emptyCrawlState, outputFingerprint, type DocumentRecord, type Federatio
  */
 export const graphOutputPath = '/graph.md';
 
-/** The hub when none is named: the world the federation crawl writes to and the org's standard lives on. */
-export const defaultHubWorld = 'root';
-
 export function indexOutputPath(world: WorldInfo): string {
   return `/index/${world.address}.md`;
 }

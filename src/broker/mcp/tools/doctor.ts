@@ -6,7 +6,7 @@ import {
   nearDuplicatesStopped,
   renderReport,
 } from '../../knowledge/doctor/index.ts';
-import { WorldDirectory } from '../../graph/index.ts';
+import { defaultHubWorld, WorldDirectory } from '../../graph/index.ts';
 import { optionalInteger, optionalString } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
@@ -85,7 +85,7 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
   const badKind = kinds.find((kind) => !(findingKinds as readonly string[]).includes(kind));
   if (badKind !== undefined) return toolError(`unknown finding kind "${badKind}" (kinds: ${findingKinds.join(', ')})`);
   const worlds = wanted.length === 0 ? known : known.filter((world) => wanted.includes(world.name));
-  const hub = ctx.knowledge?.standard.hub ?? 'root';
+  const hub = ctx.knowledge?.standard.hub ?? defaultHubWorld;
   const corpus = await collectCorpus(ctx.gateway, worlds, { hub, signal: ctx.signal });
   const diagnosis = diagnose({
     documents: corpus.documents,
