@@ -1,6 +1,5 @@
 import { goTrimSpace } from '../../../protocol/go-strings.ts';
-import { lookupMinQueryRunes } from '../../../protocol/limits.ts';
-import { isLookupQueryTooShort } from '../../../protocol/lookup-query.ts';
+import { isLookupQueryTooShort, lookupQueryTooShortMessage } from '../../../protocol/lookup-query.ts';
 import {
   fitQuery,
   hitOf,
@@ -108,7 +107,7 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
   const query = goTrimSpace(args.query);
   if (query === '*')
     return toolError("query '*' matches no text; use mark_lookup_all with query '*' to list documents");
-  if (isLookupQueryTooShort(query)) return toolError(`query must be at least ${lookupMinQueryRunes} characters`);
+  if (isLookupQueryTooShort(query)) return toolError(lookupQueryTooShortMessage);
   const fitted = fitQuery(query);
   if ('refusal' in fitted) return toolError(fitted.refusal);
   const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
