@@ -19,6 +19,7 @@ import {
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
 import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
+import { worldNamed } from '../../worlds/world-aliases.ts';
 import { z } from 'zod';
 import { fanOutFields, fanOutShape } from '../structured.ts';
 import { describe } from './descriptions.ts';
@@ -114,9 +115,9 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
   const scopeProblem = scopeError(scope);
   if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
   const limit = args.limit ?? searchDefaultLimit;
-  if (args.world !== undefined && ctx.gateway.get(args.world) === undefined)
-    return toolError(unknownWorldText(args.world, ctx.gateway.list()));
-  const worlds = args.world !== undefined ? [args.world] : ctx.gateway.list().map((w) => w.name);
+  const one = args.world === undefined ? undefined : worldNamed(args.world, ctx.gateway.list());
+  if (args.world !== undefined && one === undefined) return toolError(unknownWorldText(args.world, ctx.gateway.list()));
+  const worlds = one !== undefined ? [one.name] : ctx.gateway.list().map((w) => w.name);
   const outcome = await searchWorlds(
     gatewayLookup(ctx),
     {
