@@ -16,6 +16,9 @@ export function isLookupQueryTooShort(query: string): boolean {
   return text !== '*' && runeCount(text) < lookupMinQueryRunes;
 }
 
+/** The worlds' refusal of such a query, byte for byte; a broker refusing it first says the same. */
+export const lookupQueryTooShortMessage = `query must be at least ${lookupMinQueryRunes} characters`;
+
 /**
  * The terms of a query (Go `catalog.Tokenize`): lower-cased, split on Go white
  * space, distinct, in first-seen order. Mark SPEC §2.7 allows at most 32

@@ -74,11 +74,9 @@ export function registerDefinitions(
     return true;
   }
   for (const tool of definitions.tools) registerTool(server, tool, contextOf, options);
-  definitions.resourceTemplates.forEach((template, index) => {
-    // The concrete resources are listed through the first template, which also reads them.
-    const list = index === 0 ? definitions.resources : undefined;
-    registerTemplate(server, template, list, contextOf, options);
-  });
+  for (const template of definitions.resourceTemplates) registerTemplate(server, template, contextOf, options);
+  // The concrete resources are listed here and read through the first template.
+  if (definitions.resourceTemplates.length > 0) listResources(server, definitions.resources);
   for (const prompt of definitions.prompts) registerPrompt(server, prompt, contextOf);
   return false;
 }
@@ -163,16 +161,10 @@ const advertised = new WeakMap<z.ZodObject, StandardSchemaWithJSON>();
 function registerTemplate(
   server: McpServer,
   template: ResourceTemplateDefinition,
-  list: McpDefinitions['resources'] | undefined,
   contextOf: ContextOf,
   options: RegisterOptions,
 ): void {
-  const listCallback =
-    list &&
-    (() => ({
-      resources: list().map((r) => ({ uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType })),
-    }));
-  const sdkTemplate = new ResourceTemplate(parsedUriTemplate(template.uriTemplate), { list: listCallback });
+  const sdkTemplate = new ResourceTemplate(parsedUriTemplate(template), { list: undefined });
   const metadata = { description: template.description, mimeType: template.mimeType };
   server.registerResource(
     template.name,
@@ -188,17 +180,58 @@ function registerTemplate(
   );
 }
 
-/** A URI template parsed once per process: the SDK parses a string template again for every server. */
-function parsedUriTemplate(text: string): UriTemplate {
-  let parsed = uriTemplates.get(text);
+/**
+ * resources/list, in place of the SDK's (installed by the first registerResource): every resource in
+ * one page, so no cursor is ever handed out, and a request that carries one is refused, as MCP
+ * pagination says an invalid cursor SHOULD be (-32602 Invalid params). The SDK's handler ignored the
+ * cursor and answered the first page again, as if it were the next; its list callback never sees the
+ * request.
+ */
+function listResources(server: McpServer, list: McpDefinitions['resources']): void {
+  server.server.setRequestHandler('resources/list', async (request) => {
+    if (request.params?.cursor !== undefined)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'invalid cursor: this broker lists every resource in one page and hands out no cursor; list again without one',
+      );
+    return {
+      resources: list().map((r) => ({ uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType })),
+    };
+  });
+}
+
+/**
+ * A URI template parsed once per process (the SDK parses a string template again for every server),
+ * matching also the URIs the definition's `read` takes beyond its pattern: the SDK routes
+ * resources/read by `match` alone and answers "Resource not found" to anything it does not match.
+ */
+function parsedUriTemplate(template: ResourceTemplateDefinition): UriTemplate {
+  let parsed = uriTemplates.get(template);
   if (parsed === undefined) {
-    parsed = new UriTemplate(text);
-    uriTemplates.set(text, parsed);
+    parsed =
+      template.alsoReads === undefined
+        ? new UriTemplate(template.uriTemplate)
+        : new WideUriTemplate(template.uriTemplate, template.alsoReads);
+    uriTemplates.set(template, parsed);
   }
   return parsed;
 }
 
-const uriTemplates = new Map<string, UriTemplate>();
+class WideUriTemplate extends UriTemplate {
+  readonly #alsoReads: (uri: string) => boolean;
+
+  constructor(uriTemplate: string, alsoReads: (uri: string) => boolean) {
+    super(uriTemplate);
+    this.#alsoReads = alsoReads;
+  }
+
+  override match(uri: string): ReturnType<UriTemplate['match']> {
+    // `read` parses the URI itself, so the variables of a URI outside the pattern are not needed.
+    return super.match(uri) ?? (this.#alsoReads(uri) ? {} : null);
+  }
+}
+
+const uriTemplates = new WeakMap<ResourceTemplateDefinition, UriTemplate>();
 
 function resourceError(uri: string, error: unknown, options: RegisterOptions): ProtocolError {
   if (error instanceof ProtocolError) return error;

@@ -81,6 +81,8 @@ export type ResourceTemplateDefinition = {
   description: string;
   mimeType: string;
   read: (uri: string, ctx: ToolContext) => Promise<ResourceContents>;
+  /** URIs the template's pattern does not match that `read` takes all the same. */
+  alsoReads?: (uri: string) => boolean;
 };
 
 export type ConcreteResourceDefinition = {

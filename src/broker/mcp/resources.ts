@@ -34,7 +34,21 @@ export const documentTemplate: ResourceTemplateDefinition = {
     'A document of any world, by world name and path; add #<anchor> (a GitHub-style heading slug) to attach one section. The mark_worlds tool lists the worlds.',
   mimeType: markdownMimeType,
   read: readDocument,
+  alsoReads: isWorldRootUri,
 };
+
+/**
+ * `mark://{world}`, `mark://{world}/` (with or without `#anchor`): the world's root `/`, as every tool
+ * reads it (Go `parseToolURL`: empty path → `/`). The template's `{+path}` needs at least one character
+ * (RFC 6570 matching in the MCP SDK), so without this resources/read answered "Resource not found".
+ */
+export function isWorldRootUri(uri: string): boolean {
+  try {
+    return parseToolUrl(cutAnchor(uri).url).path === '/';
+  } catch {
+    return false;
+  }
+}
 
 /** One concrete resource per world: its index hub (concrete resources are read through `documentTemplate.read`). */
 export function worldIndexResources(worlds: readonly WorldInfo[]): ConcreteResourceDefinition[] {

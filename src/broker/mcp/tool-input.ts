@@ -13,11 +13,22 @@ import { canonicalWorldUrl } from '../worlds/world-aliases.ts';
  */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ToolResult };
 
-export function urlArgument(ctx: ToolContext, raw: string, prefix = 'invalid URL'): Outcome<ToolUrl> {
+/** The arguments that hold a document URL; only `url` is refused as a plain `invalid URL` (the reference's texts). */
+export type UrlArgumentName = 'url' | 'source' | 'target' | 'index';
+
+/**
+ * A URL argument, or its refusal. An empty one is missing, `<name> is required`,
+ * as the Go reference's handlers check before parsing (go-broker-inventory.md
+ * §4.2), in every tool alike; a bad one is `invalid URL: <reason>` (`invalid
+ * <name> URL: <reason>` for the others).
+ */
+export function urlArgument(ctx: ToolContext, raw: string, name: UrlArgumentName = 'url'): Outcome<ToolUrl> {
+  if (raw === '') return { ok: false, error: toolError(`${name} is required`) };
   try {
     return { ok: true, value: parseToolUrl(raw, ctx.gateway.list()) };
   } catch (error) {
     if (!(error instanceof ToolUrlError)) throw error;
+    const prefix = name === 'url' ? 'invalid URL' : `invalid ${name} URL`;
     return { ok: false, error: toolError(`${prefix}: ${error.message}`) };
   }
 }
@@ -80,7 +91,6 @@ export function graphTarget(
 ): Outcome<{ graph: GraphService; target: ToolUrl; url: string }> {
   const graph = linkGraph(ctx);
   if (!graph.ok) return graph;
-  if (url === '') return { ok: false, error: toolError('url is required') };
   const target = urlArgument(ctx, url);
   if (!target.ok) return target;
   return {

@@ -13,13 +13,22 @@ import type { WorldInfo } from './gateway.ts';
 const markUrlShape = /^mark:\/\/([^/?#]*)(.*)$/is;
 
 /**
+ * The world called `name`, compared lower-case as a world in any mark:// URL is (world names are
+ * lower-case Kubernetes names, src/broker/config/fields.ts), so `TEAM-A` is team-a everywhere.
+ */
+export function worldNamed(name: string, worlds: readonly WorldInfo[]): WorldInfo | undefined {
+  const wanted = name.toLowerCase();
+  return worlds.find((world) => world.name === wanted);
+}
+
+/**
  * The world whose name, public URL authority or dial address is `authority`
  * (compared lower-case; a missing port means the Mark default). Null when no
  * world, or more than one, answers to it: an ambiguous address is not guessed.
  */
 export function worldForAuthority(authority: string, worlds: readonly WorldInfo[]): string | null {
   const wanted = withPort(authority.toLowerCase());
-  const byName = worlds.find((world) => world.name === authority.toLowerCase());
+  const byName = worldNamed(authority, worlds);
   if (byName !== undefined) return byName.name;
   const matches = new Set<string>();
   for (const world of worlds) {

@@ -34,6 +34,16 @@ export type WalkOptions = {
   signal?: AbortSignal;
 };
 
+/**
+ * What a report shows of an incomplete walk: its first problem (a down world's
+ * refusal, a LIST status, a bound, each `<dir>: <reason>`) and how many more
+ * there were. mark_doctor and mark_index both word an incomplete listing so.
+ */
+export function firstListingProblem(listing: Pick<WorldListing, 'problems'>): string {
+  const [first = 'a listing failed', ...more] = listing.problems;
+  return `${first}${more.length === 0 ? '' : ` (+${more.length} more)`}`;
+}
+
 export async function walkWorld(
   gateway: WorldGateway,
   world: string,

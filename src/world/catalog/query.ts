@@ -1,7 +1,12 @@
 import { lookupDefaultLimit, lookupMaxLimit, lookupMaxTerms } from '../../protocol/limits.ts';
 import { LookupRequestError } from './errors.ts';
 import { goTrimSpace } from '../../protocol/go-strings.ts';
-import { countLookupTerms, isLookupQueryTooShort, lookupTerms } from '../../protocol/lookup-query.ts';
+import {
+  countLookupTerms,
+  isLookupQueryTooShort,
+  lookupQueryTooShortMessage,
+  lookupTerms,
+} from '../../protocol/lookup-query.ts';
 import { goAtoi } from '../go-atoi.ts';
 
 /** A validated LOOKUP query: the trimmed text the response echoes, and what to match. */
@@ -21,7 +26,7 @@ export interface LookupQuery {
 export function parseLookupQuery(raw: string | undefined): LookupQuery {
   const text = goTrimSpace(raw ?? '');
   if (isLookupQueryTooShort(text)) {
-    throw new LookupRequestError('ERR_LOOKUP_QUERY_TOO_SHORT', 'query must be at least 2 characters');
+    throw new LookupRequestError('ERR_LOOKUP_QUERY_TOO_SHORT', lookupQueryTooShortMessage);
   }
   const count = countLookupTerms(text, lookupMaxTerms);
   if (count > lookupMaxTerms) {

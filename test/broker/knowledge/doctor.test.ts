@@ -132,6 +132,8 @@ describe('mark_doctor over real QUIC worlds', () => {
       /\nworlds: 1\ndocuments: 3\nfindings: 0\n/,
       'links into, and orphans of, unread worlds are not judged',
     );
+    // World names compare lower-case, as in every mark:// URL; before, BETA was an unknown world here.
+    assert.equal((await runTool(markDoctor, { worlds: 'BETA' }, ctx)).text, betaOnly.text);
     assert.deepEqual(await runTool(markDoctor, { worlds: 'gamma' }, ctx), {
       isError: true,
       text: 'unknown world "gamma" (worlds: alpha, beta)',

@@ -65,13 +65,10 @@ describe('mark_diff against a real world', () => {
     assert.match(data.to_modified, /^\d{4}-\d\d-\d\dT/);
   });
 
-  it('compares the versions asked for, in either direction, and says when they are the same', async () => {
+  it('compares the versions asked for and says when they are the same', async () => {
     const forward = await call({ url: 'mark://team-a/docs/a.md', from: 1, to: 2 });
     assert.equal(forward.data.added, 2);
     assert.equal(forward.data.removed, 1);
-    const backward = await call({ url: 'mark://team-a/docs/a.md', from: 2, to: 1 });
-    assert.equal(backward.data.added, 1);
-    assert.equal(backward.data.removed, 2);
     const same = await call({ url: 'mark://team-a/docs/a.md', from: 2, to: 2 });
     assert.deepEqual(same.data.hunks, []);
     assert.match(same.text, /\n\n\(no differences\)\n$/);
@@ -124,6 +121,21 @@ describe('mark_diff against a real world', () => {
     );
     assert.equal((await call({ url: 'mark://team-a/docs/a.md', to: 1.5 })).text, 'to must be an integer');
     assert.equal(stack.gateway.sent.length, sent);
+  });
+
+  it('refuses a from newer than to, saying to swap them, instead of a reversed diff', async () => {
+    // Before, from 2 and to 1 answered the diff from v2 to v1, although the schema calls from the older version.
+    const sent = stack.gateway.sent.length;
+    assert.deepEqual(await call({ url: 'mark://team-a/docs/a.md', from: 2, to: 1 }), {
+      text: 'from (v2) is newer than to (v1): from is the older version; swap them (from 1, to 2) to see what changed from v1 to v2',
+      isError: true,
+      data: {},
+    });
+    assert.equal(stack.gateway.sent.length, sent);
+    // The current version is 2: from 3 alone would be compared against it, newest first.
+    const alone = await call({ url: 'mark://team-a/docs/a.md', from: 3 });
+    assert.equal(alone.isError, true);
+    assert.match(alone.text, /^from \(v3\) is newer than to \(v2\): /);
   });
 });
 

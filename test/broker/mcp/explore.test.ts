@@ -70,6 +70,21 @@ describe('mark_explore against a real world', () => {
     assert.match(result.text, /\nsize: \d+ bytes, 16 lines\n/);
   });
 
+  it('caps each list of the text at 10 and gives every heading and link in structuredContent, as its description says', async () => {
+    // Before, the description said "each list capped at 10", which the structured answer is not.
+    const many = Array.from({ length: 12 }, (_, i) => `## Part ${i}\n\n[link ${i}](p${i}.md)\n`).join('\n');
+    await stack.seed('team-a', '/long/many.md', `# Many\n\n${many}`);
+    const result = await runTool(markExplore, { url: 'mark://team-a/long/many.md' }, toolContext(stack.gateway));
+    assert.match(result.text, /\n\+3 more headings\n/);
+    assert.match(result.text, /\n\+2 more links\n/);
+    const data = result.structured as { outline: unknown[]; links: unknown[] };
+    assert.equal(data.outline.length, 13);
+    assert.equal(data.links.length, 12);
+    assert.doesNotMatch(markExplore.description, /each list capped at 10/);
+    assert.match(markExplore.description, /each list in the text shows at most 10 entries/i);
+    assert.match(markExplore.description, /structuredContent carries every heading and outbound link/);
+  });
+
   it('lists backlinks from the graph service when the broker has one', async () => {
     const asked: string[] = [];
     const graph = {

@@ -118,6 +118,19 @@ describe('mark_index and mark_resolve against real worlds', () => {
     assert.doesNotMatch(result.text, /\/a\.md/);
   });
 
+  it("says why the source could not be listed: the listing's first problem, as mark_doctor does", async () => {
+    // Before, the agent read only "crawl failed: could not list /nope/ in world team-a", never the world's answer.
+    const result = await runTool(
+      markIndex,
+      { source: 'mark://team-a/nope/', target: 'mark://hub/i.md', dry_run: true },
+      ctx(),
+    );
+    assert.deepEqual(result, {
+      isError: true,
+      text: 'crawl failed: could not list /nope/ in world team-a: /nope/: LIST /nope/: not-found',
+    });
+  });
+
   it('refuses to publish an index cut short by its bounds, and says so on a dry run', async () => {
     const small = makeIndexTool({ maxDocuments: 2, maxLists: 100, maxDepth: 16 });
     const refused = await runTool(small, { source: 'mark://team-a/', target: 'mark://hub/index/partial.md' }, ctx());

@@ -60,15 +60,29 @@ describe('mark_lookup_all across real worlds', () => {
   });
 
   it('is a tool error when every world refuses, naming each world and its answer', async () => {
-    const result = await runTool(markLookupAll, { query: 'x' }, toolContext(stack.gateway));
+    const result = await runTool(markLookupAll, { query: 'deploy', filter: 'tag' }, toolContext(stack.gateway));
     assert.equal(result.isError, true);
     assert.equal(
       result.text,
       'lookup failed in all worlds: ' +
         ['alpha', 'beta', 'gamma']
-          .map((w) => `${w}: status bad-request: # Bad request query must be at least 2 characters`)
+          .map((w) => `${w}: status bad-request: # Bad request malformed filter clause "tag"`)
           .join('; '),
     );
+  });
+
+  it('refuses a query the worlds would refuse as too short, by their own rule, before asking any world', async () => {
+    // Before, every world was asked and the agent read "lookup failed in all worlds: alpha: status bad-request: …".
+    const before = stack.gateway.sent.length;
+    for (const query of ['x', '  ', '\u0085x\u0085']) {
+      for (const match of ['catalog', 'body'] as const) {
+        assert.deepEqual(await runTool(markLookupAll, { query, match }, toolContext(stack.gateway)), {
+          isError: true,
+          text: 'query must be at least 2 characters',
+        });
+      }
+    }
+    assert.equal(stack.gateway.sent.length, before);
   });
 });
 
@@ -99,7 +113,7 @@ describe('mark_lookup_all with one world stopped', () => {
 
 describe('mark_lookup_all table reading (pure rules)', () => {
   const table = (rows: string, matches: string) =>
-    response('ok', { matches }, `\n# Lookup matches for "q" in /\n\n${header}${rows}`);
+    response('ok', { matches }, `\n# Lookup matches for "qq" in /\n\n${header}${rows}`);
 
   it('counts a world whose table disagrees with its matches count as failed', async () => {
     const gateway = new MemoryGateway({
@@ -108,7 +122,7 @@ describe('mark_lookup_all table reading (pure rules)', () => {
       bad: () => table('| /y.md | 1.50 | Y | t |\n', '1'),
       relative: () => table('| y.md | 0.50 | Y | t |\n', '1'),
     });
-    const result = await runTool(markLookupAll, { query: 'q' }, toolContext(gateway));
+    const result = await runTool(markLookupAll, { query: 'qq' }, toolContext(gateway));
     assert.match(result.text, /^status: partial\nworlds: 4\nsucceeded: 1\nfailed: 3\nmatches: 1\n/);
     assert.ok(
       result.text.endsWith(
@@ -121,7 +135,7 @@ describe('mark_lookup_all table reading (pure rules)', () => {
 
   it('reads escaped pipes and brackets inside cells back to their text', async () => {
     const gateway = new MemoryGateway({ w: () => table('| /a\\_b.md | 0.25 | T \\| \\[x\\] | a, b |\n', '1') });
-    const result = await runTool(markLookupAll, { query: 'q' }, toolContext(gateway));
+    const result = await runTool(markLookupAll, { query: 'qq' }, toolContext(gateway));
     assert.ok(result.text.endsWith('| mark://w/a\\_b.md | 0.25 | T \\| \\[x\\] | a, b |\n'));
   });
 
@@ -138,7 +152,7 @@ describe('mark_lookup_all table reading (pure rules)', () => {
     const gateway = new MemoryGateway(
       Object.fromEntries(Array.from({ length: worldFanOut + 4 }, (_, i) => [`w${String(i).padStart(3, '0')}`, slow])),
     );
-    const result = await runTool(markLookupAll, { query: 'q' }, toolContext(gateway));
+    const result = await runTool(markLookupAll, { query: 'qq' }, toolContext(gateway));
     assert.equal(peak, worldFanOut);
     assert.equal(gateway.calls.length, worldFanOut + 4);
     assert.match(result.text, new RegExp(`^status: ok\nworlds: ${worldFanOut + 4}\nsucceeded: ${worldFanOut + 4}\n`));
@@ -147,12 +161,12 @@ describe('mark_lookup_all table reading (pure rules)', () => {
   it('asks every world with the merged limit as its own limit, and brings one above the maximum down to it', async () => {
     // As the Go broker does (mark_lookup_all clamps above 1000); it used to be refused.
     const gateway = new MemoryGateway({ w: () => table('', '0') });
-    await runTool(markLookupAll, { query: 'q', limit: 5000 }, toolContext(gateway));
-    assert.deepEqual(gateway.calls[0]?.metadata, { query: 'q', limit: '1000' });
-    await runTool(markLookupAll, { query: 'q', limit: 1000, filter: 'tag=a', scope: '/docs' }, toolContext(gateway));
-    assert.deepEqual(gateway.calls[1]?.metadata, { query: 'q', limit: '1000', filter: 'tag=a' });
+    await runTool(markLookupAll, { query: 'qq', limit: 5000 }, toolContext(gateway));
+    assert.deepEqual(gateway.calls[0]?.metadata, { query: 'qq', limit: '1000' });
+    await runTool(markLookupAll, { query: 'qq', limit: 1000, filter: 'tag=a', scope: '/docs' }, toolContext(gateway));
+    assert.deepEqual(gateway.calls[1]?.metadata, { query: 'qq', limit: '1000', filter: 'tag=a' });
     assert.equal(gateway.calls[1]?.path, '/docs');
-    const merged = await runTool(markLookupAll, { query: 'q', limit: 1001 }, toolContext(gateway));
+    const merged = await runTool(markLookupAll, { query: 'qq', limit: 1001 }, toolContext(gateway));
     assert.equal(merged.isError, undefined);
   });
 });

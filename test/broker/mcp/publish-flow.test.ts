@@ -53,7 +53,7 @@ describe('mark_publish when the write answer is lost (never resend)', () => {
     );
     assert.deepEqual(result, {
       isError: true,
-      text: 'publish failed: publish: world w: request sent but outcome unknown',
+      text: 'publish failed: world w: request sent but outcome unknown',
     });
     assert.deepEqual(
       gateway.calls.map((c) => c.verb),

@@ -156,3 +156,24 @@ describe('mark_publish against a real world', () => {
     assert.equal(stack.gateway.sent.length, sent);
   });
 });
+
+describe('mark_publish to a world that is down', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startTestStack(['team-a'], { writers: { 'team-a': ['alice@example.com'] } });
+    await stack.worlds['team-a']!.server.close();
+  });
+  after(() => stack.close());
+
+  it('names the verb once in both conflict modes, as every other write tool does', async () => {
+    // Before, merge mode (the default) read "publish failed: publish: world team-a is unavailable".
+    for (const on_conflict of ['merge', 'fail']) {
+      const result = await runTool(
+        markPublish,
+        { url: 'mark://team-a/x.md', body: 'x', expected_version: 0, on_conflict },
+        toolContext(stack.gateway),
+      );
+      assert.deepEqual(result, { isError: true, text: 'publish failed: world team-a is unavailable' }, on_conflict);
+    }
+  });
+});

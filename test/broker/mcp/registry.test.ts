@@ -72,6 +72,38 @@ describe('the tool registry', () => {
     assert.equal(gateway.calls.length, 0);
   });
 
+  it('answers an empty URL argument as missing, in every tool that takes one, before any world is asked', async () => {
+    // Before, most tools read '' as a URL and answered 'invalid URL: unsupported scheme ""', the graph tools
+    // 'url is required' (the Go reference's text for both).
+    const gateway = new MemoryGateway({});
+    const hash = `sha256-${'a'.repeat(64)}`;
+    const expectations: Array<[string, Record<string, unknown>, string]> = [
+      ['mark_fetch', { url: '' }, 'url is required'],
+      ['mark_explore', { url: '' }, 'url is required'],
+      ['mark_list', { url: '' }, 'url is required'],
+      ['mark_versions', { url: '' }, 'url is required'],
+      ['mark_lookup', { url: '', query: 'deploy' }, 'url is required'],
+      ['mark_publish', { url: '', body: 'x', expected_version: 0 }, 'url is required'],
+      ['mark_append', { url: '', body: 'x' }, 'url is required'],
+      ['mark_archive', { url: '' }, 'url is required'],
+      ['mark_discover', { url: '' }, 'url is required'],
+      ['mark_resolve', { hash, index: '' }, 'index is required'],
+      ['mark_index', { source: '', target: 'mark://w/i.md' }, 'source is required'],
+      ['mark_index', { source: 'mark://w/', target: '' }, 'target is required'],
+      ['mark_diff', { url: '' }, 'url is required'],
+    ];
+    const urlArguments = ['url', 'index', 'source', 'target'];
+    const covered = new Set(expectations.map(([name, , text]) => `${name}.${text.split(' ')[0]}`));
+    for (const tool of allTools())
+      for (const name of Object.keys(tool.inputSchema).filter((key) => urlArguments.includes(key)))
+        assert.ok(covered.has(`${tool.name}.${name}`), `${tool.name}.${name} is not checked here`);
+    for (const [name, args, text] of expectations) {
+      const tool = allTools().find((candidate) => candidate.name === name)!;
+      assert.deepEqual(await runTool(tool, args, toolContext(gateway)), { isError: true, text }, name);
+    }
+    assert.equal(gateway.calls.length, 0);
+  });
+
   it('turns an unexpected exception into a tool error that does not repeat its text', async () => {
     const gateway = new MemoryGateway({
       w: () => {

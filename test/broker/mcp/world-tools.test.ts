@@ -117,6 +117,20 @@ describe('the single-world tools against a real world', () => {
     });
   });
 
+  it('mark_lookup refuses a query the world would refuse as too short, by its own rule, without asking it', async () => {
+    // Before, the world was asked and its bad-request came back as a normal result, unlike mark_lookup_all and mark_search.
+    const sent = stack.gateway.sent.length;
+    for (const query of ['x', ' \u0085 ', '\u0085x\u0085']) {
+      assert.deepEqual(await runTool(markLookup, { url: 'mark://team-a/', query }, ctx()), {
+        isError: true,
+        text: 'query must be at least 2 characters',
+      });
+    }
+    assert.equal(stack.gateway.sent.length, sent);
+    const all = await runTool(markLookup, { url: 'mark://team-a/', query: ' * ' }, ctx());
+    assert.match(all.text, /^status: ok\nmatches: \d+\n/);
+  });
+
   it('mark_lookup takes a limit above 1000 as 1000, as the world does, and refuses one below 1', async () => {
     // The Go broker passes the limit through and the world clamps it; this one used to refuse it.
     const many = await runTool(markLookup, { url: 'mark://team-a/', query: 'journal', limit: 5000 }, ctx());

@@ -54,6 +54,8 @@ describe('mark_search over real worlds', () => {
       one.hits.map((h) => h.url),
       ['mark://beta/dev/deploy.md#deploy'],
     );
+    // World names compare lower-case, as in every mark:// URL; before, Beta was an unknown world here.
+    assert.deepEqual(parseSearchText((await search({ query: 'night', world: 'Beta' })).text), one);
     const unknown = await search({ query: 'night', world: 'nowhere' });
     assert.equal(unknown.isError, true);
     assert.match(unknown.text, /unknown world "nowhere"/);

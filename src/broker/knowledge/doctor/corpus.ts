@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Status } from '../../../protocol/status.ts';
 import { isHubOutput } from '../../graph/index.ts';
 import { runPool } from '../../../concurrency/pool.ts';
-import { walkWorld } from '../../worlds/index.ts';
+import { firstListingProblem, walkWorld } from '../../worlds/index.ts';
 import type { WorldGateway, WorldInfo, WorldListing } from '../../worlds/index.ts';
 import type { DoctorDocument } from './diagnose.ts';
 
@@ -114,10 +114,7 @@ export async function collectCorpus(
  */
 function shortfall(listing: WorldListing, failed: number): string {
   const reasons: string[] = [];
-  if (!listing.complete) {
-    const [first = 'a listing failed', ...more] = listing.problems;
-    reasons.push(`listing incomplete: ${first}${more.length === 0 ? '' : ` (+${more.length} more)`}`);
-  }
+  if (!listing.complete) reasons.push(`listing incomplete: ${firstListingProblem(listing)}`);
   if (failed > 0) reasons.push(`${failed} of ${listing.documents.length} documents could not be read`);
   return reasons.length === 0 ? 'not every listed document was read' : reasons.join('; ');
 }

@@ -4,7 +4,7 @@ import type { ToolContext } from '../definitions.ts';
 import { agentMessage } from '../tool-result.ts';
 import { contentHashPattern, type IndexEntry } from '../../../protocol/render/content-index.ts';
 import { errorWithCode } from '../../../errors/coded-error.ts';
-import { walkWorld } from '../../worlds/index.ts';
+import { firstListingProblem, walkWorld } from '../../worlds/index.ts';
 
 /**
  * mark_index's crawl of a source world (Go broker `MCP-API.md`, mark_index): the world
@@ -38,7 +38,8 @@ export async function crawlForIndex(
   const listing = await walkWorld(ctx.gateway, world, { ...bounds, workers: 1 }, { root, signal: ctx.signal });
   const skipped = listing.problems.filter((problem) => !listing.boundsReached.includes(problem));
   if (listing.documents.length === 0 && skipped.some((problem) => problem.startsWith(`${root}: `)))
-    throw new CrawlError(`could not list ${root} in world ${world}`);
+    // Why, as mark_doctor says it: a down world's refusal (with when it is tried again) or the world's LIST status.
+    throw new CrawlError(`could not list ${root} in world ${world}: ${firstListingProblem({ problems: skipped })}`);
   const entries: IndexEntry[] = [];
   for (const path of listing.documents) {
     ctx.signal.throwIfAborted();

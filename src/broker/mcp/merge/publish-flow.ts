@@ -55,7 +55,8 @@ export async function publishWithMerge(ctx: ToolContext, sub: Submission): Promi
     response = await sendPublish(ctx, sub);
   } catch (error) {
     const landed = isOutcomeUnknown(error) ? await landedHead(ctx, sub) : null;
-    return landed ?? stepFailure(sub.world, 'publish', error);
+    // The PUBLISH itself is no step of its own: named, it read `publish failed: publish: …`.
+    return landed ?? toolError(toolErrorText('publish', sub.world, error));
   }
   if (response.status !== 'conflict') return written(sub, response);
   try {
@@ -173,7 +174,10 @@ function publishedAt(sub: Submission, head: Doc): ToolResult {
   return written(sub, { status: 'ok', metadata, body: new Uint8Array(0) });
 }
 
-/** Refusals keep their own sentence; anything else is `publish failed: <step>: <reason>` as the reference words it. */
+/**
+ * A merge step after the PUBLISH (`fetch current`, `fetch base vN`, `merge`) failed. Refusals keep their
+ * own sentence; anything else is `publish failed: <step>: <reason>` as the reference words it.
+ */
 function stepFailure(world: string, step: string, error: unknown): ToolResult {
   const own =
     error instanceof WorldGatewayError &&

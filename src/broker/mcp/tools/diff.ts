@@ -20,7 +20,7 @@ const inputSchema = {
   url: requiredString('url', 'mark:// URL of the document, e.g. mark://team-a/docs/runbook.md'),
   from: optionalInteger(
     'from',
-    'the older version (default: the kept version before `to`; 0 compares with the empty document before it existed)',
+    'the older version, at most `to` (default: the kept version before `to`; 0 compares with the empty document before it existed)',
     { ...versionBounds, message: 'from must be 0 or a version number' },
   ),
   to: optionalInteger('to', 'the newer version (default: the current version)', {
@@ -93,6 +93,11 @@ async function diff(ctx: ToolContext, args: DiffArgs, bounds: Readonly<DiffBound
   const pair = await versionPair(ctx, world, path, args);
   if (!pair.ok) return pair.error;
   const { from, to } = pair;
+  // `from` is the older version (the schema says so): a reversed diff reads as the opposite edit (docs/decisions.md).
+  if (from > to)
+    return toolError(
+      `from (v${from}) is newer than to (v${to}): from is the older version; swap them (from ${to}, to ${from}) to see what changed from v${to} to v${from}`,
+    );
   const older = from === 0 ? emptyVersion : await readVersion(ctx, world, path, from);
   if (!older.ok) return older.error;
   const newer = await readVersion(ctx, world, path, to);

@@ -7,6 +7,7 @@ import {
   renderReport,
 } from '../../knowledge/doctor/index.ts';
 import { defaultHubWorld, WorldDirectory } from '../../graph/index.ts';
+import { worldNamed } from '../../worlds/world-aliases.ts';
 import { optionalInteger, optionalString } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
@@ -78,13 +79,14 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
     return toolError('invalid cursor: pass the next-cursor of a previous page');
   const known = ctx.gateway.list();
   const wanted = commaList(args.worlds);
-  const unknownWorld = wanted.find((name) => !known.some((world) => world.name === name));
+  const unknownWorld = wanted.find((name) => worldNamed(name, known) === undefined);
   if (unknownWorld !== undefined)
     return toolError(`unknown world "${unknownWorld}" (worlds: ${known.map((w) => w.name).join(', ')})`);
   const kinds = commaList(args.kinds);
   const badKind = kinds.find((kind) => !(findingKinds as readonly string[]).includes(kind));
   if (badKind !== undefined) return toolError(`unknown finding kind "${badKind}" (kinds: ${findingKinds.join(', ')})`);
-  const worlds = wanted.length === 0 ? known : known.filter((world) => wanted.includes(world.name));
+  const chosen = new Set(wanted.map((name) => worldNamed(name, known)));
+  const worlds = wanted.length === 0 ? known : known.filter((world) => chosen.has(world));
   const hub = ctx.knowledge?.standard.hub ?? defaultHubWorld;
   const corpus = await collectCorpus(ctx.gateway, worlds, { hub, signal: ctx.signal });
   const diagnosis = diagnose({

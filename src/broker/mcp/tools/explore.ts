@@ -73,7 +73,8 @@ export const markExplore = defineTool({
   name: 'mark_explore',
   title: 'Explore a document',
   description: describe(
-    'Get a one-call overview of a document before reading it: its heading outline with #anchors, opening paragraph, outbound links, known backlinks, and the other entries of its directory (each list capped at 10).',
+    'Get a one-call overview of a document before reading it: its heading outline with #anchors, opening paragraph, outbound links, known backlinks, and the other entries of its directory.',
+    `Each list in the text shows at most ${exploreListCap} entries, then "+N more"; structuredContent carries every heading and outbound link, the first ${exploreListCap} backlinks with backlink_count, and one short page of siblings with siblings_complete.`,
     'Use it to decide which sections to read with mark_fetch url#<anchor>.',
     worldUrlHint,
   ),

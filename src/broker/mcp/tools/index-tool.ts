@@ -88,9 +88,9 @@ export function makeIndexTool(bounds: Readonly<CrawlBounds>): ToolDefinition {
 export const markIndex = makeIndexTool(crawlBounds);
 
 async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<CrawlBounds>): Promise<ToolResult> {
-  const source = urlArgument(ctx, args.source, 'invalid source URL');
+  const source = urlArgument(ctx, args.source, 'source');
   if (!source.ok) return source.error;
-  const target = urlArgument(ctx, args.target, 'invalid target URL');
+  const target = urlArgument(ctx, args.target, 'target');
   if (!target.ok) return target.error;
   const expectedVersion = args.expected_version ?? 0;
   const dryRun = args.dry_run === true;

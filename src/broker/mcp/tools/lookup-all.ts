@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
 import { compareBytes } from '../../../protocol/byte-order.ts';
+import { goTrimSpace } from '../../../protocol/go-strings.ts';
+import { isLookupQueryTooShort, lookupQueryTooShortMessage } from '../../../protocol/lookup-query.ts';
 import type { Metadata } from '../../../protocol/metadata.ts';
 import {
   clampedInteger,
@@ -90,6 +92,8 @@ type LookupAllArgs = {
 };
 
 async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolResult> {
+  // Every world would refuse it alike; the agent reads the worlds' own rule once, and no world is asked.
+  if (isLookupQueryTooShort(args.query)) return toolError(lookupQueryTooShortMessage);
   const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
   const scopeProblem = scopeError(scope);
   if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
@@ -149,7 +153,7 @@ async function lookupIn(
  */
 async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: string, limit: number): Promise<ToolResult> {
   // `*` yields no terms in body mode (Mark SPEC §6.4), so every world would answer an empty table.
-  if (args.query.trim() === '*')
+  if (goTrimSpace(args.query) === '*')
     return toolError(
       "query '*' matches no text with match=body; leave match out (catalog) to list every catalogued document",
     );

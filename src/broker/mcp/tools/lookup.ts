@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Metadata } from '../../../protocol/metadata.ts';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
+import { isLookupQueryTooShort, lookupQueryTooShortMessage } from '../../../protocol/lookup-query.ts';
 import {
   clampedInteger,
   includeGeneratedArgument,
@@ -15,7 +16,7 @@ import { bodyText } from '../body-text.ts';
 import { qualifyLookupBody } from '../lookup/qualify-lookup-body.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
-import { structuredResult } from '../tool-result.ts';
+import { structuredResult, toolError } from '../tool-result.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { lookupRowsShape, structuredLookupRows } from '../lookup/structured-rows.ts';
 import { integerOf, responseFields, responseShape } from '../structured.ts';
@@ -81,7 +82,9 @@ type LookupArgs = {
 async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
   const target = urlArgument(ctx, args.url);
   if (!target.ok) return target.error;
-  // The world validates query and filter and answers bad-request itself.
+  // A query too short for the world's own rule is refused here, as mark_lookup_all and mark_search refuse it
+  // (docs/decisions.md); the world validates the rest of query and filter and answers bad-request itself.
+  if (isLookupQueryTooShort(args.query)) return toolError(lookupQueryTooShortMessage);
   const metadata: Metadata = { query: args.query };
   if (args.filter !== undefined && args.filter !== '') metadata.filter = args.filter;
   const limit = args.limit ?? lookupDefaultLimit;

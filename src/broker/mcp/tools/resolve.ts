@@ -45,7 +45,7 @@ export const markResolve = defineTool({
 
 async function resolve(ctx: ToolContext, hash: string, indexUrl: string): Promise<ToolResult> {
   if (!hashPattern.test(hash)) return toolError('invalid hash format: expected sha256-<64 lowercase hex characters>');
-  const index = urlArgument(ctx, indexUrl, 'invalid index URL');
+  const index = urlArgument(ctx, indexUrl, 'index');
   if (!index.ok) return index.error;
   const answer = await readWorld(ctx, 'resolve (index fetch)', index.value.world, {
     verb: 'FETCH',

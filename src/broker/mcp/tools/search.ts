@@ -1,6 +1,5 @@
 import { goTrimSpace } from '../../../protocol/go-strings.ts';
-import { lookupMinQueryRunes } from '../../../protocol/limits.ts';
-import { isLookupQueryTooShort } from '../../../protocol/lookup-query.ts';
+import { isLookupQueryTooShort, lookupQueryTooShortMessage } from '../../../protocol/lookup-query.ts';
 import {
   fitQuery,
   hitOf,
@@ -20,6 +19,7 @@ import {
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
 import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
+import { worldNamed } from '../../worlds/world-aliases.ts';
 import { z } from 'zod';
 import { fanOutFields, fanOutShape } from '../structured.ts';
 import { describe } from './descriptions.ts';
@@ -108,16 +108,16 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
   const query = goTrimSpace(args.query);
   if (query === '*')
     return toolError("query '*' matches no text; use mark_lookup_all with query '*' to list documents");
-  if (isLookupQueryTooShort(query)) return toolError(`query must be at least ${lookupMinQueryRunes} characters`);
+  if (isLookupQueryTooShort(query)) return toolError(lookupQueryTooShortMessage);
   const fitted = fitQuery(query);
   if ('refusal' in fitted) return toolError(fitted.refusal);
   const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
   const scopeProblem = scopeError(scope);
   if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
   const limit = args.limit ?? searchDefaultLimit;
-  if (args.world !== undefined && ctx.gateway.get(args.world) === undefined)
-    return toolError(unknownWorldText(args.world, ctx.gateway.list()));
-  const worlds = args.world !== undefined ? [args.world] : ctx.gateway.list().map((w) => w.name);
+  const one = args.world === undefined ? undefined : worldNamed(args.world, ctx.gateway.list());
+  if (args.world !== undefined && one === undefined) return toolError(unknownWorldText(args.world, ctx.gateway.list()));
+  const worlds = one !== undefined ? [one.name] : ctx.gateway.list().map((w) => w.name);
   const outcome = await searchWorlds(
     gatewayLookup(ctx),
     {
