@@ -1,7 +1,7 @@
 import { clampedInteger, requiredString } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
 import { graphTarget } from '../tool-input.ts';
-import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
+import { structuredResult, toolError, toolErrorText, unknownWorldText } from '../tool-result.ts';
 import { graphShape, graphData } from '../structured.ts';
 import { goPadEnd, goQuote } from '../go-format.ts';
 import {
@@ -44,7 +44,8 @@ export const markGraph = defineTool({
     try {
       result = await graph.crawl(url, ctx.gateway, args.depth ?? defaultCrawlLimits.maxDepth, ctx.signal);
     } catch (error) {
-      return toolError(`crawl failed: ${error instanceof Error ? error.message : String(error)}`);
+      // Only a cancellation or a bug gets here (a document that fails is a node's status): word it as every tool does.
+      return toolError(toolErrorText('crawl', target.world, error));
     }
     // Every edge this crawl saw was read by the crawl itself, not seeded from a /graph.md.
     return structuredResult(formatGraphSummary(result, url), {
