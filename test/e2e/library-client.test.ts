@@ -295,6 +295,23 @@ describe('the library web app against the broker', () => {
     assert.equal(read.metadata.version, '4');
   });
 
+  it("re-reads a changed document with the world's metadata only, no note about this MCP session", async () => {
+    // The session read /shelf/quic.md at v4; an append makes v5. reading.go `otherMeta` shows every
+    // metadata key it does not know in the page's margin, so a session note would be shown as the
+    // document's own metadata.
+    assert.equal(await gateway.append(bearer, 'root', '/shelf/quic.md', 'One more line.\n'), 5);
+    const read = await gateway.fetch(bearer, 'root', '/shelf/quic.md');
+    assert.equal(read.metadata.version, '5');
+    assert.deepEqual(Object.keys(read.metadata).sort(), [
+      'agent',
+      'content-hash',
+      'etag',
+      'modified',
+      'type',
+      'version',
+    ]);
+  });
+
   let rotatedAway = '';
 
   it('refreshes after the id_token expires: a new id_token, a rotated refresh token, a new MCP session', async () => {
