@@ -17,10 +17,13 @@ import {
   LibraryOAuth,
   LibrarySessions,
   LoginRequiredError,
+  goMcpProtocolVersion,
   parseCatalogTable,
   parseMergeCandidate,
+  readHub,
   type LibraryConfig,
 } from './library-web-client.ts';
+import { buildExport } from '../../src/broker/graph/graph-export.ts';
 
 const library = {
   clientId: 'library-web',
@@ -50,6 +53,8 @@ describe('the library web app against the broker', () => {
   let oauth: LibraryOAuth;
   let sessions: LibrarySessions;
   let gateway: LibraryGateway;
+  /** DEMARKUS_BROKER_URL: the library puts `/mcp` after it (broker.go `NewGateway`). */
+  let brokerUrl: string;
   const config = (overrides: Partial<LibraryConfig> = {}): LibraryConfig => ({
     brokerUrl: stack.issuer,
     clientId: library.clientId,
@@ -112,7 +117,8 @@ describe('the library web app against the broker', () => {
     sessions = new LibrarySessions(oauth);
     // The library appends /mcp to its one broker URL; an ingress routes that path to the MCP
     // listener (docs/signin.md "Web apps"). Here the two listeners have their own ports.
-    gateway = new LibraryGateway(stack.broker.trust.resource.replace(/\/mcp$/, ''));
+    brokerUrl = stack.broker.trust.resource.replace(/\/mcp$/, '');
+    gateway = new LibraryGateway(brokerUrl);
   });
   after(async () => {
     await gateway.close();
@@ -195,6 +201,17 @@ describe('the library web app against the broker', () => {
       worlds.map((w) => [w.name, w.address]),
       [['root', `mark://localhost:${world.port}`]],
     );
+    assert.equal(gateway.protocolVersionOf(bearer), goMcpProtocolVersion, 'the revision mcp-go asks for is served');
+  });
+
+  it("ends an MCP session with mcp-go's DELETE, which carries no bearer and is refused (401) like any such request", async () => {
+    const another = new LibraryGateway(brokerUrl);
+    assert.equal((await another.worlds(bearer)).length, 1);
+    await another.close();
+    // mcp-go v0.44.0 `StreamableHTTP.Close` leaves out the headers the library configured, the
+    // bearer among them. The broker verifies every request (docs/decisions.md), so the session
+    // stays until the session store lets it idle out.
+    assert.deepEqual(another.closeStatuses, [401]);
   });
 
   it('creates a document with on_conflict=fail and metadata, and a second create is a conflict', async () => {
@@ -213,10 +230,15 @@ describe('the library web app against the broker', () => {
       expected_version: 0,
       on_conflict: 'fail',
     });
-    // Not a tool error: the world's own answer, which the library must read from the status line.
+    // Not a tool error: the world's own answer, forwarded as the reference broker forwards it.
     assert.equal(again.isError, false);
-    assert.match(again.text, /^status: conflict\n/);
+    assert.match(again.text, /^status: conflict\nserver-version: 1\nyour-version: 0\n\n/);
     assert.equal(parseMergeCandidate(again.text), null);
+    // broker.go `Publish` never reads the status line: no merge candidate and no `version:` line
+    // make it a publish of version 0, and the desk then re-reads the existing document as if it
+    // were the new one. The library must read `status: conflict` (docs/decisions.md).
+    assert.deepEqual(await gateway.publish(bearer, 'root', '/shelf/quic.md', '# Another\n', {}, 0), { version: 0 });
+    assert.equal((await gateway.fetch(bearer, 'root', '/shelf/quic.md')).body, '# QUIC\n\nStreams and datagrams.\n');
   });
 
   it('reads a document whole on every fetch of the session, large ones included', async () => {
@@ -293,6 +315,54 @@ describe('the library web app against the broker', () => {
     const read = await gateway.fetch(bearer, 'root', '/shelf/quic.md');
     assert.match(read.body, /Appended by the desk\.\n$/);
     assert.equal(read.metadata.version, '4');
+  });
+
+  it("re-reads a changed document with the world's metadata only, no note about this MCP session", async () => {
+    // The session read /shelf/quic.md at v4; an append makes v5. reading.go `otherMeta` shows every
+    // metadata key it does not know in the page's margin, so a session note would be shown as the
+    // document's own metadata.
+    assert.equal(await gateway.append(bearer, 'root', '/shelf/quic.md', 'One more line.\n'), 5);
+    const read = await gateway.fetch(bearer, 'root', '/shelf/quic.md');
+    assert.equal(read.metadata.version, '5');
+    assert.deepEqual(Object.keys(read.metadata).sort(), [
+      'agent',
+      'content-hash',
+      'etag',
+      'modified',
+      'type',
+      'version',
+    ]);
+  });
+
+  it("reads the hub's /graph.md nodes, but no edge from the reference export's six-column edge table", async () => {
+    const quic = 'mark://root/shelf/quic.md';
+    const big = 'mark://root/shelf/big.md';
+    // The export as mark_graph_publish and the federation crawl write it (Go `BuildExport`).
+    const body = buildExport(
+      new Date(0),
+      [
+        { url: quic, title: 'QUIC', status: 'ok', linkCount: 1 },
+        { url: big, title: 'Big', status: 'ok', linkCount: 0 },
+      ],
+      [{ from: quic, to: big, rel: '', label: 'the long chapter', anchor: '', count: 1 }],
+    );
+    assert.match(body, /\| From \| To \| Rel \| Label \| Anchor \| Count \|/);
+    const published = await gateway.callTool(bearer, 'mark_publish', {
+      url: 'mark://root/graph.md',
+      body,
+      expected_version: 0,
+      on_conflict: 'fail',
+    });
+    assert.match(published.text, /^status: (ok|created)\n/);
+    const hub = await readHub(gateway, bearer, 'root');
+    // hub.go `parseGraphExport` takes a row of four cells or more for a node and only a row of two
+    // for an edge, so the six-column edge row reads as a node named after its From (with Rel as
+    // its status) and the floor and world map get no hub edge (docs/decisions.md).
+    assert.deepEqual(
+      hub.nodes.map((node) => `${node.world}${node.path} [${node.status}]`),
+      ['root/shelf/big.md [ok]', 'root/shelf/quic.md [ok]', 'root/shelf/quic.md []'],
+    );
+    assert.deepEqual(hub.edges, []);
   });
 
   let rotatedAway = '';

@@ -17,11 +17,17 @@
  * - `LibraryGateway`: internal/adapter/outbound/broker/broker.go: one MCP
  *   session per bearer, the tools and arguments it sends, and its text
  *   parsers (status/metadata head, the worlds table, the catalog table, the
- *   merge candidate, the published version, the error mapping).
+ *   merge candidate, the published version, the error mapping). The MCP
+ *   requests are mcp-go v0.44.0's (the library's go.mod), written out here
+ *   rather than made by the TypeScript SDK, which would send other ones (a
+ *   GET stream after initialize, a DELETE with the bearer).
+ * - `readHub`: internal/core/service/hub.go, the floor's read of the hub
+ *   world's `/graph.md` and its parse of the export's tables.
+ *
+ * Where the library's steps do not work against this broker, the test says
+ * so and docs/decisions.md ("what the library must change") says why.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 export class InvalidGrantError extends Error {}
 export class InvalidClientError extends Error {}
@@ -217,17 +223,159 @@ export type WorldInfo = { name: string; url: string; address: string };
 export type MergeCandidate = { body: string; publishAtVersion: number; hasMarkers: boolean };
 export type CatalogDoc = { path: string; title: string; importance: number; tags: string[] };
 
+/** The protocol revision mcp-go v0.44.0 asks for (mcp/types.go `LATEST_PROTOCOL_VERSION`), set by broker.go `clientOf`. */
+export const goMcpProtocolVersion = '2025-11-25';
+/** mcp/types.go `ValidProtocolVersions`: `Initialize` refuses a server that answers any other. */
+const goValidProtocolVersions = [goMcpProtocolVersion, '2025-06-18', '2025-03-26', '2024-11-05'];
+
+export class SessionTerminatedError extends Error {}
+
+type JsonRpcReply = { id?: unknown; result?: Record<string, unknown>; error?: { code?: unknown; message?: unknown } };
+
+/**
+ * One MCP session as mcp-go v0.44.0 holds it: `client.Client.Initialize` over
+ * `transport.StreamableHTTP` (client/transport/streamable_http.go), built the
+ * way broker.go `clientOf` builds it (`WithHTTPHeaders` with the bearer, no
+ * continuous listening: no GET stream is ever opened). Every POST carries
+ * `Content-Type: application/json`, `Accept: application/json,
+ * text/event-stream`, the session id and the negotiated revision once known,
+ * then the custom headers (`sendHTTP`). A 404 ends the session
+ * (`ErrSessionTerminated`), a 401 is `ErrUnauthorized`. `Close` sends DELETE
+ * with the session id and the revision but NOT the custom headers, so without
+ * the bearer.
+ */
+class GoMcpSession {
+  readonly #url: string;
+  readonly #headers: Record<string, string>;
+  #sessionId = '';
+  #nextId = 0;
+  protocolVersion = '';
+
+  constructor(url: string, headers: Record<string, string>) {
+    this.#url = url;
+    this.#headers = headers;
+  }
+
+  /** client.go `Initialize`: the request, the revision check, then `notifications/initialized`. */
+  async initialize(): Promise<void> {
+    const result = await this.request('initialize', {
+      protocolVersion: goMcpProtocolVersion,
+      clientInfo: { name: 'demarkus-library', version: '0.1.0' },
+      capabilities: {},
+    });
+    const version = String(result.protocolVersion ?? '');
+    if (!goValidProtocolVersions.includes(version)) throw new Error(`unsupported protocol version: "${version}"`);
+    this.protocolVersion = version;
+    const response = await this.#post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await response.body?.cancel();
+    if (response.status === 401) throw new UnauthorizedError('unauthorized (401)');
+    if (![200, 202, 204].includes(response.status))
+      throw new Error(`notification failed with status ${response.status}`);
+  }
+
+  /** `SendRequest`: a JSON or SSE answer; a JSON-RPC error is the call's error. */
+  async request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const id = this.#nextId++;
+    const response = await this.#post({ jsonrpc: '2.0', id, method, params });
+    if (response.status !== 200 && response.status !== 202) {
+      const body = await response.text();
+      if (response.status === 401) throw new UnauthorizedError('unauthorized (401)');
+      let reply: JsonRpcReply | undefined;
+      try {
+        reply = JSON.parse(body) as JsonRpcReply;
+      } catch {}
+      if (reply?.error === undefined) throw new Error(`request failed with status ${response.status}: ${body}`);
+      throw new Error(`${String(reply.error.message)} (${String(reply.error.code)})`);
+    }
+    if (method === 'initialize') this.#sessionId = response.headers.get('mcp-session-id') ?? '';
+    const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+    let reply: JsonRpcReply;
+    if (type === 'application/json') reply = (await response.json()) as JsonRpcReply;
+    else if (type === 'text/event-stream') reply = await replyFromStream(response, id);
+    else throw new Error(`unexpected content type: ${type}`);
+    if (reply.error !== undefined) throw new Error(`${String(reply.error.message)} (${String(reply.error.code)})`);
+    return reply.result ?? {};
+  }
+
+  /** `Close`: DELETE with the session id and the revision, without the custom headers; the status is returned for the test. */
+  async close(): Promise<number | undefined> {
+    if (this.#sessionId === '') return undefined;
+    const headers: Record<string, string> = { 'mcp-session-id': this.#sessionId };
+    if (this.protocolVersion !== '') headers['mcp-protocol-version'] = this.protocolVersion;
+    this.#sessionId = '';
+    const response = await fetch(this.#url, { method: 'DELETE', headers });
+    await response.body?.cancel();
+    return response.status;
+  }
+
+  async #post(message: Record<string, unknown>): Promise<Response> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const sessionId = this.#sessionId;
+    if (sessionId !== '') headers['mcp-session-id'] = sessionId;
+    if (this.protocolVersion !== '') headers['mcp-protocol-version'] = this.protocolVersion;
+    Object.assign(headers, this.#headers);
+    const response = await fetch(this.#url, { method: 'POST', headers, body: JSON.stringify(message) });
+    if (response.status === 404) {
+      await response.body?.cancel();
+      if (this.#sessionId === sessionId) this.#sessionId = '';
+      throw new SessionTerminatedError('session terminated (404). need to re-initialize');
+    }
+    return response;
+  }
+}
+
+/** `handleSSEResponse`: read `data:` events until the reply with this id; notifications are skipped. */
+async function replyFromStream(response: Response, id: number): Promise<JsonRpcReply> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('sse stream ended without a response');
+      buffered += value.replace(/\r\n/g, '\n');
+      let cut = buffered.indexOf('\n\n');
+      while (cut >= 0) {
+        const event = buffered.slice(0, cut);
+        buffered = buffered.slice(cut + 2);
+        const data = event
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).replace(/^ /, ''))
+          .join('\n');
+        if (data !== '') {
+          const message = JSON.parse(data) as JsonRpcReply;
+          if (message.id === id) return message;
+        }
+        cut = buffered.indexOf('\n\n');
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 /** broker.go `Gateway` with its `mcpCaller`: one initialized MCP session per bearer, rebuilt once on failure. */
 export class LibraryGateway {
   readonly #mcpUrl: string;
-  readonly #pool = new Map<string, Client>();
+  readonly #pool = new Map<string, GoMcpSession>();
   /** How many MCP sessions were opened: a refreshed bearer opens a new one. */
   sessionsOpened = 0;
+  /** The broker's answers to the DELETEs that ended sessions (mcp-go `Close`). */
+  readonly closeStatuses: Array<number | undefined> = [];
 
   constructor(brokerUrl: string) {
     this.#mcpUrl = `${brokerUrl.replace(/\/+$/, '')}/mcp`;
   }
 
+  /** The revision the broker answered to this bearer's session. */
+  protocolVersionOf(token: string): string | undefined {
+    return this.#pool.get(token)?.protocolVersion;
+  }
+
+  /** `mcpCaller.callTool`: an initialize failure is final; a failed call is retried once on a new session, unless the bearer was refused. */
   async callTool(
     token: string,
     tool: string,
@@ -235,9 +383,10 @@ export class LibraryGateway {
   ): Promise<{ text: string; isError: boolean }> {
     let lastError: unknown;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const client = await this.#clientFor(token);
+      const session = await this.#sessionFor(token);
       try {
-        const result = await client.callTool({ name: tool, ...(args === undefined ? {} : { arguments: args }) });
+        // mcp-go's CallToolParams leaves `arguments` out when nil (`omitempty`), as for mark_worlds.
+        const result = await this.#call(session, tool, args);
         const content = (result.content ?? []) as Array<{ type: string; text?: string }>;
         const text = content
           .filter((c) => c.type === 'text')
@@ -245,36 +394,43 @@ export class LibraryGateway {
           .join('');
         return { text, isError: result.isError === true };
       } catch (error) {
-        this.#pool.delete(token);
-        await client.close().catch(() => undefined);
+        await this.#invalidate(token, session);
         lastError = error;
-        if (isUnauthorized(error)) throw new UnauthorizedError('broker refused the bearer', { cause: error });
+        if (error instanceof UnauthorizedError) break;
       }
     }
     throw lastError;
   }
 
-  async #clientFor(token: string): Promise<Client> {
+  #call(session: GoMcpSession, tool: string, args: Record<string, unknown> | undefined) {
+    return session.request('tools/call', { name: tool, ...(args === undefined ? {} : { arguments: args }) });
+  }
+
+  /** `clientOf`: build and initialize under the pool; a failed initialize closes its client. */
+  async #sessionFor(token: string): Promise<GoMcpSession> {
     const pooled = this.#pool.get(token);
     if (pooled !== undefined) return pooled;
-    const client = new Client({ name: 'demarkus-library', version: '0.1.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(this.#mcpUrl), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    });
+    const session = new GoMcpSession(this.#mcpUrl, { Authorization: `Bearer ${token}` });
     try {
-      await client.connect(transport);
+      await session.initialize();
     } catch (error) {
-      await client.close().catch(() => undefined);
-      if (isUnauthorized(error)) throw new UnauthorizedError('broker refused the bearer', { cause: error });
+      this.closeStatuses.push(await session.close().catch(() => undefined));
       throw error;
     }
     this.sessionsOpened++;
-    this.#pool.set(token, client);
-    return client;
+    this.#pool.set(token, session);
+    return session;
   }
 
+  async #invalidate(token: string, session: GoMcpSession): Promise<void> {
+    if (this.#pool.get(token) !== session) return;
+    this.#pool.delete(token);
+    this.closeStatuses.push(await session.close().catch(() => undefined));
+  }
+
+  /** `mcpCaller.close` at shutdown: every pooled session closed. */
   async close(): Promise<void> {
-    for (const client of this.#pool.values()) await client.close().catch(() => undefined);
+    for (const session of this.#pool.values()) this.closeStatuses.push(await session.close().catch(() => undefined));
     this.#pool.clear();
   }
 
@@ -347,11 +503,6 @@ export class LibraryGateway {
     if (isError) throw mapToolError(text);
     return parseToolResult(world, path, text);
   }
-}
-
-function isUnauthorized(error: unknown): boolean {
-  const text = String((error as { message?: unknown } | null)?.message ?? error);
-  return (error as { code?: unknown } | null)?.code === 401 || /\b401\b|unauthorized/i.test(text);
 }
 
 function markUrl(world: string, path: string): string {
@@ -473,4 +624,67 @@ export function parsePublishedVersion(text: string): number {
     if (/^[+-]?\d+$/.test(value)) return Number(value);
   }
   return 0;
+}
+
+export type HubRef = { world: string; path: string };
+export type HubTopology = { nodes: Array<HubRef & { status: string }>; edges: Array<{ from: HubRef; to: HubRef }> };
+
+/** hub.go `hubGraphPath`: the hub world's published graph export. */
+const hubGraphPath = '/graph.md';
+
+/** hub.go `readHub`: the hub's `/graph.md` through mark_fetch; no hub or any failure is an empty topology. */
+export async function readHub(gateway: LibraryGateway, token: string, hub: string): Promise<HubTopology> {
+  if (hub === '') return { nodes: [], edges: [] };
+  try {
+    return parseGraphExport((await gateway.fetch(token, hub, hubGraphPath)).body);
+  } catch {
+    return { nodes: [], edges: [] };
+  }
+}
+
+/**
+ * hub.go `parseGraphExport`: every `|` row split on `|`; four cells or more
+ * is a node (`| URL | Title | Status | Links |`), exactly two an edge
+ * (`| From | To |`); rows whose first cell is not a mark:// URL are skipped.
+ */
+export function parseGraphExport(body: string): HubTopology {
+  const topology: HubTopology = { nodes: [], edges: [] };
+  for (const raw of body.split('\n')) {
+    const line = raw.trim();
+    if (!line.startsWith('|')) continue;
+    const cells = line
+      .replace(/^\|+|\|+$/g, '')
+      .split('|')
+      .map((cell) => cell.trim());
+    if (cells.length >= 4) {
+      const ref = parseMarkRef(unlinkMarkdown(cells[0]!));
+      if (ref !== null) topology.nodes.push({ ...ref, status: cells[2]! });
+    } else if (cells.length === 2) {
+      const from = parseMarkRef(cells[0]!);
+      const to = parseMarkRef(cells[1]!);
+      if (from !== null && to !== null) topology.edges.push({ from, to });
+    }
+  }
+  return topology;
+}
+
+/** hub.go `parseMarkRef`: `mark://host[:port]/path` to (lower-case host, path), `/` when there is none. */
+function parseMarkRef(value: string): HubRef | null {
+  const text = value.trim();
+  if (!text.startsWith('mark://')) return null;
+  const rest = text.slice('mark://'.length);
+  if (rest === '') return null;
+  const slash = rest.indexOf('/');
+  const host = slash < 0 ? rest : rest.slice(0, slash);
+  if (host === '') return null;
+  const path = slash < 0 || slash === rest.length - 1 ? '/' : `/${rest.slice(slash + 1)}`;
+  return { world: host.toLowerCase(), path };
+}
+
+/** hub.go `unlinkMD`: `[text](url)` to its url. */
+function unlinkMarkdown(value: string): string {
+  if (!value.startsWith('[')) return value;
+  const open = value.indexOf('](');
+  const close = value.lastIndexOf(')');
+  return open >= 0 && close > open + 1 ? value.slice(open + 2, close) : value;
 }

@@ -58,9 +58,7 @@ export const markFetch = defineTool({
   inputSchema,
   outputSchema,
   readOnly: true,
-  // A web client renders documents for people (docs/signin.md "Web apps"): it always gets them whole.
-  handler: async (args, ctx) =>
-    fetchDocument(ctx, args.url, args.force === true || ctx.identity.webClient !== undefined),
+  handler: async (args, ctx) => fetchDocument(ctx, args.url, args.force === true),
 });
 
 async function fetchDocument(ctx: ToolContext, raw: string, force: boolean): Promise<ToolResult> {
@@ -103,10 +101,16 @@ function wholeDocument(
   force: boolean,
 ): ToolResult {
   const { docUrl, url } = urls;
-  const memory = new FetchMemory(ctx.session);
+  // A web client renders documents for people (docs/signin.md "Web apps"): it always gets them whole
+  // and the session keeps no memory for it. The library shows every metadata line it does not know
+  // in the page's margin (demarkus-library internal/core/service/reading.go `otherMeta`), so a
+  // "note: changed since this session's earlier fetch" would read as the document's own metadata.
+  const forPeople = ctx.identity.webClient !== undefined;
+  const whole = force || forPeople;
+  const memory = forPeople ? undefined : new FetchMemory(ctx.session);
   const current: SeenDoc = { version: response.metadata.version ?? '', etag: response.metadata.etag ?? '' };
-  const previous = memory.lookup(key);
-  if (previous !== undefined && !force && identified(current) && sameDoc(previous, current)) {
+  const previous = memory?.lookup(key);
+  if (previous !== undefined && !whole && identified(current) && sameDoc(previous, current)) {
     const { version, etag, modified } = responseFields(url, response);
     return structuredResult(unchangedNotice(current), {
       status: 'unchanged',
@@ -123,7 +127,7 @@ function wholeDocument(
   }
   const extra: Metadata = {};
   if (previous !== undefined && !sameDoc(previous, current)) extra.note = changedNote(previous, current);
-  if (!force && response.body.byteLength >= outlineThresholdBytes) {
+  if (!whole && response.body.byteLength >= outlineThresholdBytes) {
     // An outline is not the body: the document is not recorded as seen.
     extra.mode = 'outline';
     extra.size = sizeLine(response.body);
@@ -136,7 +140,7 @@ function wholeDocument(
       ...(extra.note === undefined ? {} : { note: extra.note }),
     });
   }
-  memory.record(key, current);
+  memory?.record(key, current);
   return structuredResult(formatToolResultWith(response, body, extra, fetchKeys), {
     ...responseFields(url, response, extra),
     mode: 'full',
