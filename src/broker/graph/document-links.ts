@@ -17,7 +17,7 @@ export type DocumentLinks = { title: string; linkCount: number; edges: GraphEdge
  * With `bounds` (the link graph's, src/broker/graph/graph-bounds.ts), the scan
  * stops after `scanned` link occurrences, only occurrences of the first
  * `distinct` edges are kept, and `linksCut` says when anything was left out.
- * The doctor and the federation crawl read every link.
+ * The doctor reads every link.
  */
 export type LinkBounds = { scanned: number; distinct: number };
 

@@ -39,6 +39,18 @@ export const defaultGraphBounds: GraphBounds = {
   edgesPerWorld: 25_000,
 };
 
+/**
+ * One document's share, for every reader of a document's links into a graph:
+ * the broker's crawl (src/broker/graph/crawler.ts) and the federation crawl
+ * (src/broker/graph/federation/world-crawl.ts), whose hub `/graph.md` must
+ * stay under Mark's 1 MiB body limit (a 1 MiB document of links alone made it
+ * 4.7 MB, test/security/federation-link-flood.test.ts).
+ */
+export const documentLinkBounds = {
+  scanned: defaultGraphBounds.linksScannedPerDocument,
+  distinct: defaultGraphBounds.linksPerDocument,
+} as const;
+
 /** The world a `mark://{world}/...` identity names; "" for any other URL. */
 export function worldOfUrl(url: string): string {
   const match = /^mark:\/\/([^/]+)/.exec(url);
