@@ -5,7 +5,7 @@ import { documentLinks, type DocumentLinks } from './document-links.ts';
 import { isMarkUrl } from './link-url.ts';
 import { UnobservedStatus, type GraphNode } from './model.ts';
 import { runPool } from '../../concurrency/pool.ts';
-import { defaultGraphBounds } from './graph-bounds.ts';
+import { defaultGraphBounds, documentLinkBounds } from './graph-bounds.ts';
 import type { WorldDirectory } from './world-urls.ts';
 
 /**
@@ -99,10 +99,7 @@ async function readNode(item: QueueItem, { fetcher, worlds, signal, etags, edgeR
   if (response.status !== Status.Ok)
     return { node: { ...blank, status: response.status || UnobservedStatus.Error }, edges: [] };
   const body = textBody(response.body);
-  const bounds = {
-    scanned: defaultGraphBounds.linksScannedPerDocument,
-    distinct: Math.min(defaultGraphBounds.linksPerDocument, edgeRoom()),
-  };
+  const bounds = { ...documentLinkBounds, distinct: Math.min(documentLinkBounds.distinct, edgeRoom()) };
   const links: DocumentLinks =
     body === null
       ? { title: '', linkCount: 0, edges: [] }

@@ -1,5 +1,6 @@
 import type { Metadata } from '../../protocol/metadata.ts';
 import { documentTitle, linksAndHeadings } from '../../markdown/index.ts';
+import { withinLinkBound } from './graph-bounds.ts';
 import { resolveLinkTarget } from './link-url.ts';
 import { edgeKey, type GraphEdge } from './model.ts';
 import type { WorldDirectory } from './world-urls.ts';
@@ -15,9 +16,10 @@ export type DocumentLinks = { title: string; linkCount: number; edges: GraphEdge
 
 /**
  * With `bounds` (the link graph's, src/broker/graph/graph-bounds.ts), the scan
- * stops after `scanned` link occurrences, only occurrences of the first
- * `distinct` edges are kept, and `linksCut` says when anything was left out.
- * The doctor and the federation crawl read every link.
+ * stops after `scanned` link occurrences, only occurrences of `distinct`
+ * edges are kept (typed relations first, then body links in document order),
+ * and `linksCut` says when anything was left out.
+ * The doctor reads every link.
  */
 export type LinkBounds = { scanned: number; distinct: number };
 
@@ -50,16 +52,12 @@ export function documentLinks(
   };
 }
 
-/** Occurrences of the first `limit` distinct edges, in document order. */
+/** Occurrences of `limit` distinct edges, typed relations first (`withinLinkBound`), in document order. */
 function firstDistinct(edges: GraphEdge[], limit: number): GraphEdge[] {
-  const keys = new Set<string>();
-  return edges.filter((edge) => {
-    const key = edgeKey(edge);
-    if (keys.has(key)) return true;
-    if (keys.size >= limit) return false;
-    keys.add(key);
-    return true;
-  });
+  const firstOfEach = new Map<string, GraphEdge>();
+  for (const edge of edges) if (!firstOfEach.has(edgeKey(edge))) firstOfEach.set(edgeKey(edge), edge);
+  const kept = new Set(withinLinkBound([...firstOfEach.values()], limit).map(edgeKey));
+  return edges.filter((edge) => kept.has(edgeKey(edge)));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { withinLinkBound } from './graph-bounds.ts';
 import { edgeKey, type GraphEdge } from './model.ts';
 
 /**
@@ -22,14 +23,15 @@ export class EdgeIndex {
   }
 
   /**
-   * Replaces every edge from `source` with the first `limit` distinct ones of
-   * `edges`; of edges with the same {to, rel} the last wins. Returns whether
-   * some were left out.
+   * Replaces every edge from `source` with `limit` distinct ones of `edges`,
+   * typed relations first (src/broker/graph/graph-bounds.ts `withinLinkBound`);
+   * of edges with the same {to, rel} the last wins. Returns whether some were
+   * left out.
    */
   replaceFrom(source: string, edges: readonly GraphEdge[], limit: number = Number.POSITIVE_INFINITY): boolean {
     this.dropFrom(source);
     const distinct = lastWins(edges);
-    const unique = distinct.length > limit ? distinct.slice(0, limit) : distinct;
+    const unique = withinLinkBound(distinct, limit);
     if (unique.length === 0) return distinct.length > 0;
     const bucket: Bucket = { url: this.#byTarget.get(source)?.url ?? source, edges: [] };
     this.#bySource.set(source, bucket);

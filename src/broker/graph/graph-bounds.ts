@@ -9,8 +9,9 @@ import { Status } from '../../protocol/status.ts';
  * reference bounds a crawl to 200 documents and nothing else
  * (go-broker-inventory.md §5.2); these numbers are this broker's own.
  *
- * - A document contributes at most `linksPerDocument` distinct links (edges);
- *   its link scan stops after `linksScannedPerDocument` occurrences.
+ * - A document contributes at most `linksPerDocument` distinct links (edges),
+ *   its typed relations first (`withinLinkBound`); its link scan stops after
+ *   `linksScannedPerDocument` occurrences.
  * - The store holds at most `nodes` documents and `edges` links in all, and
  *   each world at most `nodesPerWorld` and `edgesPerWorld` of them, so the
  *   writers of one world cannot fill what every other world needs. A link is
@@ -38,6 +39,32 @@ export const defaultGraphBounds: GraphBounds = {
   nodesPerWorld: 12_500,
   edgesPerWorld: 25_000,
 };
+
+/**
+ * One document's share, for every reader of a document's links into a graph:
+ * the broker's crawl (src/broker/graph/crawler.ts) and the federation crawl
+ * (src/broker/graph/federation/world-crawl.ts), whose hub `/graph.md` must
+ * stay under Mark's 1 MiB body limit (a 1 MiB document of links alone made it
+ * 4.7 MB, test/security/federation-link-flood.test.ts).
+ */
+export const documentLinkBounds = {
+  scanned: defaultGraphBounds.linksScannedPerDocument,
+  distinct: defaultGraphBounds.linksPerDocument,
+} as const;
+
+/**
+ * The first `limit` of a document's distinct links, typed `rel-*` relations
+ * before body links, each kind in its own order. Relations are the links a
+ * writer declared on purpose (Mark SPEC §8), and they come after the body
+ * links (document order, or `/graph.md`'s sort by target), so a plain cut
+ * dropped every relation of a document with 1,000 body links.
+ */
+export function withinLinkBound<T extends { rel: string }>(edges: readonly T[], limit: number): T[] {
+  if (edges.length <= limit) return [...edges];
+  let typedRoom = Math.min(limit, edges.filter((edge) => edge.rel !== '').length);
+  let bodyRoom = limit - typedRoom;
+  return edges.filter((edge) => (edge.rel !== '' ? typedRoom-- > 0 : bodyRoom-- > 0));
+}
 
 /** The world a `mark://{world}/...` identity names; "" for any other URL. */
 export function worldOfUrl(url: string): string {

@@ -31,6 +31,9 @@ describe('link graph crawl', () => {
     for (let i = 1; i <= 7; i++) await a(`/chain/${i}.md`, `# Chain ${i}\n\n[next](${i + 1}.md)\n`);
     await a('/wide/index.md', `# Wide\n\n${Array.from({ length: 300 }, (_, i) => `- [n${i}](n${i}.md)\n`).join('')}`);
     await a('/binary.md', '# Not text\u0000\n\n[hidden](docs/a.md)\n');
+    await a('/related.md', `# Related\n\n${Array.from({ length: 1200 }, (_, i) => `[r${i}](r/${i}.md)`).join(' ')}\n`, {
+      'rel-supersedes': 'docs/a.md',
+    });
     const line = '- [Doc](docs/a.md) then [t](t/1.md) [u](t/2.md)\n';
     await a('/huge.md', `# Huge\n\n${line.repeat(Math.floor(1_000_000 / line.length))}`);
     await gateway.publish(
@@ -205,6 +208,21 @@ describe('link graph crawl', () => {
     assert.deepEqual(counts, [3333, 3333, 3334]);
     assert.equal(result.graph.nodes.size, 4);
     assert.deepEqual(result.recorded.notRecorded, []);
+  });
+
+  it('keeps the typed relations of a document whose body links are cut, and body links up to the bound', async () => {
+    const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/related.md', gateway, 1);
+    assert.equal(result.graph.nodes.get('mark://team-a/related.md')?.linksCut, true);
+    const from = [...result.graph.edges].filter((e) => e.from === 'mark://team-a/related.md');
+    // One document's share is 1000 distinct links (src/broker/graph/graph-bounds.ts): the relation and 999 body links.
+    assert.equal(from.length, 1000);
+    assert.deepEqual(
+      from.filter((e) => e.rel !== '').map((e) => [e.rel, e.to]),
+      [['supersedes', 'mark://team-a/docs/a.md']],
+    );
+    assert.ok(
+      from.some((e) => e.to === 'mark://team-a/r/0.md') && !from.some((e) => e.to === 'mark://team-a/r/999.md'),
+    );
   });
 
   it('answers with an aborted crawl when the caller gives up', async () => {

@@ -235,3 +235,31 @@ describe('graph store queries', () => {
     assert.equal(store.edgeCount, 99_999);
   });
 });
+
+describe('graph store bounds (src/broker/graph/graph-bounds.ts)', () => {
+  it('keeps typed relations first when a seeded document has more links than its share', () => {
+    // /graph.md lists edges by (from, to, rel): here the relation sorts after 1000 body links.
+    const store = new GraphStore({ now });
+    const edges: GraphEdge[] = [];
+    for (let i = 0; i < 1000; i++) edges.push(edge(A, `mark://team-a/t/${String(i).padStart(4, '0')}.md`));
+    edges.push(edge(A, 'mark://team-a/z.md', { rel: 'supersedes' }));
+    store.seedFromExport([node(A)], edges);
+    assert.equal(store.edgesFrom(A).length, 1000);
+    assert.ok(store.edgesFrom(A).some((e) => e.rel === 'supersedes'));
+    assert.equal(store.node(A)?.linksCut, true);
+  });
+
+  it('keeps typed relations first when the world has room for only some links of a crawled document', () => {
+    const store = new GraphStore({ now, bounds: { edgesPerWorld: 3 } });
+    const body = [B, C, 'mark://team-a/d.md', 'mark://team-a/e.md'].map((to) => edge(A, to));
+    store.merge(crawlOf([node(A)], [...body, edge(A, B, { rel: 'cites' })]));
+    assert.deepEqual(
+      store.edgesFrom(A).map((e) => [e.to, e.rel]),
+      [
+        [B, ''],
+        [C, ''],
+        [B, 'cites'],
+      ],
+    );
+  });
+});

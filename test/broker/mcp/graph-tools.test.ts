@@ -179,6 +179,28 @@ describe('graph tools', () => {
       });
     });
 
+    it('lists at most 100 nodes and 100 edges in the text, then +N more, and every one in structuredContent', async () => {
+      const links = Array.from({ length: 150 }, (_, i) => `[w${i}](w/${String(i).padStart(3, '0')}.md)`);
+      await gateway.publish('team-a', '/wide.md', `# Wide\n\n${links.join(' ')}\n`);
+      const result = await call('mark_graph', { url: 'mark://team-a/wide.md', depth: 1 });
+      assert.match(result.text, /^Crawled 151 nodes, 150 edges from mark:\/\/team-a\/wide\.md\n/);
+      const nodeLines = result.text.split('\n').filter((line) => line.startsWith('  ['));
+      const edgeLines = result.text.split('\n').filter((line) => line.includes(' -> '));
+      assert.equal(nodeLines.length, 100);
+      assert.equal(edgeLines.length, 100);
+      assert.match(result.text, /\n\+51 more nodes\n/);
+      assert.match(result.text, /\n\+50 more edges\n/);
+      const structured = result.structured as {
+        node_count: number;
+        edge_count: number;
+        nodes: unknown[];
+        edges: unknown[];
+      };
+      assert.equal(structured.nodes.length, 151);
+      assert.equal(structured.edges.length, 150);
+      assert.equal(structured.edge_count, 150);
+    });
+
     it('refuses an unknown world and a missing url', async () => {
       assert.deepEqual(await call('mark_graph', { url: 'mark://team-z/index.md' }), {
         text: 'broker: unknown world "team-z" (not in broker config; known worlds: team-a, root)',

@@ -11,6 +11,7 @@ import type { FederationCrawlState } from './crawl-record.ts';
 import { graphOutputPath, indexOutputPath, isHubOutput, loadPreviousCrawl } from './hub-outputs.ts';
 import { publishOutput, type HubWriter, type PublishOutcome } from './hub-publish.ts';
 import { crawlWorld, type WorldCrawl } from './world-crawl.ts';
+import { oversizedGraphDetail } from './oversized-graph.ts';
 import { errorWithCode } from '../../../errors/coded-error.ts';
 
 /**
@@ -77,6 +78,8 @@ export type WorldSummary = {
   skipped: number;
   skippedByCatalog: number;
   failed: number;
+  /** Documents read this run whose links were cut at the link graph's per-document bounds. */
+  linksCut: number;
   documents: number;
   complete: boolean;
   problems: string[];
@@ -118,7 +121,9 @@ export async function runFederationCrawl(options: FederationCrawlOptions): Promi
   const { body: graphBody, nodes, edges } = graphDocument(crawls, crawledAt);
   const published: PublishOutcome[] = [];
   for (const crawl of crawls) published.push(await publishIndex(writer, crawl, crawledAt));
-  const graphOutcome = await publishOutput(writer, graphOutputPath, graphBody);
+  const graphOutcome = await publishOutput(writer, graphOutputPath, graphBody, (bytes) =>
+    oversizedGraphDetail(bytes, crawls),
+  );
   published.push(graphOutcome);
   // The etags may only move forward together with the graph rows they vouch for.
   const graphCurrent = graphOutcome.outcome === 'published' || graphOutcome.outcome === 'unchanged';
@@ -223,6 +228,7 @@ function summarize(
     skipped: c.skipped,
     skippedByCatalog: c.skippedByCatalog,
     failed: c.failed,
+    linksCut: c.linksCut,
     documents: c.records.size,
     complete: c.complete,
     problems: c.problems,

@@ -28,12 +28,17 @@ export type HubWriter = {
   signal?: AbortSignal;
 };
 
-export async function publishOutput(writer: HubWriter, path: string, body: string): Promise<PublishOutcome> {
+/** `tooLarge` words the refusal of a body over the limit when the caller can say more than its size. */
+export async function publishOutput(
+  writer: HubWriter,
+  path: string,
+  body: string,
+  tooLarge: (bytes: number) => string = (bytes) => `${bytes} bytes exceeds the ${maxBodyBytes}-byte body limit`,
+): Promise<PublishOutcome> {
   const fingerprint = outputFingerprint(body);
   if (writer.outputs.get(path) === fingerprint) return { path, outcome: 'unchanged' };
   const bytes = Buffer.byteLength(body);
-  if (bytes > maxBodyBytes)
-    return { path, outcome: 'too-large', detail: `${bytes} bytes exceeds the ${maxBodyBytes}-byte body limit` };
+  if (bytes > maxBodyBytes) return { path, outcome: 'too-large', detail: tooLarge(bytes) };
   const metadata: Record<string, string> = { agent: writer.identity.email };
   if (writer.retention > 0) metadata.retention = String(writer.retention);
   try {

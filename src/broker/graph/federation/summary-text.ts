@@ -1,3 +1,4 @@
+import { defaultGraphBounds } from '../graph-bounds.ts';
 import type { FederationCrawlSummary } from './federation-crawl.ts';
 
 /**
@@ -18,8 +19,9 @@ export function summaryText(summary: FederationCrawlSummary): string {
     const state = w.complete
       ? 'complete'
       : `incomplete (${w.problems.slice(0, 3).join('; ')}${w.problems.length > 3 ? `; +${w.problems.length - 3} more` : ''})`;
+    const cut = w.linksCut > 0 ? `, ${w.linksCut} with links cut at ${defaultGraphBounds.linksPerDocument}` : '';
     lines.push(
-      `  ${w.world} (${w.address}): ${w.documents} documents, listed ${w.listed}, fetched ${w.fetched}, unchanged ${w.skipped} (${w.skippedByCatalog} by catalog), failed ${w.failed}; ${state}`,
+      `  ${w.world} (${w.address}): ${w.documents} documents, listed ${w.listed}, fetched ${w.fetched}${cut}, unchanged ${w.skipped} (${w.skippedByCatalog} by catalog), failed ${w.failed}; ${state}`,
     );
   }
   for (const p of summary.published) {

@@ -6,6 +6,7 @@ import type { WorldGateway, WorldInfo } from '../../worlds/gateway.ts';
 import { contentHashPattern } from '../../../protocol/render/content-index.ts';
 import { textBody } from '../crawler.ts';
 import { documentLinks } from '../document-links.ts';
+import { documentLinkBounds } from '../graph-bounds.ts';
 import { documentUrl, isMarkUrl } from '../link-url.ts';
 import { edgeKey, foldOccurrence, type GraphEdge } from '../model.ts';
 import { readWithBackoff } from '../read-retry.ts';
@@ -42,6 +43,8 @@ export type WorldCrawl = {
   /** Of `skipped`, those that needed no request at all. */
   skippedByCatalog: number;
   failed: number;
+  /** Documents read by this crawl whose links were cut at the graph's per-document bounds. */
+  linksCut: number;
   complete: boolean;
   problems: string[];
   changedAfter: Date | null;
@@ -80,6 +83,7 @@ export async function crawlWorld(
     skipped: 0,
     skippedByCatalog: 0,
     failed: 0,
+    linksCut: 0,
     complete: listing.complete,
     problems: [...listing.problems],
     changedAfter: null,
@@ -96,6 +100,7 @@ export async function crawlWorld(
     const outcome = await readDocument(gateway, world.name, path, previous, options);
     if (outcome.kind === 'read') {
       result.fetched++;
+      if (outcome.linksCut) result.linksCut++;
       newestModified = Math.max(newestModified, outcome.modified);
     }
     if (outcome.kind === 'unchanged') result.skipped++;
@@ -135,7 +140,7 @@ function nextCutoff(previous: Date | null, complete: boolean, newestModified: nu
 }
 
 type ReadOutcome =
-  | { kind: 'read'; record: DocumentRecord; modified: number }
+  | { kind: 'read'; record: DocumentRecord; modified: number; linksCut: boolean }
   | { kind: 'unchanged'; record: DocumentRecord }
   | { kind: 'gone'; record?: undefined }
   | { kind: 'failed'; reason: string; record?: undefined };
@@ -163,30 +168,40 @@ async function readDocument(
   if (response.status === Status.NotFound || response.status === Status.Archived) return { kind: 'gone' };
   if (response.status !== Status.Ok) return { kind: 'failed', reason: `status ${response.status || '(none)'}` };
   const modified = parseRfc3339(response.metadata.modified ?? '')?.getTime() ?? Number.NEGATIVE_INFINITY;
-  return { kind: 'read', record: documentRecord(world, path, response, options.directory), modified };
+  const { record, linksCut } = documentRecord(world, path, response, options.directory);
+  return { kind: 'read', record, modified, linksCut };
 }
 
-/** A read document as a record; an unverifiable content hash is left empty (the index will be incomplete). */
+/**
+ * A read document as a record; an unverifiable content hash is left empty (the
+ * index will be incomplete). Its links are held to one document's share of the
+ * link graph (src/broker/graph/graph-bounds.ts), as the broker's own crawl
+ * holds them: every link of a 1 MiB document made the hub's /graph.md too
+ * large to publish, for every world (test/security/federation-link-flood.test.ts).
+ */
 export function documentRecord(
   world: string,
   path: string,
   response: MarkResponse,
   directory: WorldDirectory,
-): DocumentRecord {
+): { record: DocumentRecord; linksCut: boolean } {
   const url = documentUrl(world, path);
   const declared = response.metadata['content-hash'] ?? '';
   // mark_resolve verifies hashes too; an index row must name the bytes actually served.
   const contentHash = contentHashPattern.test(declared) && declared === prefixedSha256(response.body) ? declared : '';
   const body = textBody(response.body);
   const links =
-    body === null ? { title: '', linkCount: 0, edges: [] } : documentLinks(url, body, response.metadata, directory);
-  return {
+    body === null
+      ? { title: '', linkCount: 0, edges: [] }
+      : documentLinks(url, body, response.metadata, directory, documentLinkBounds);
+  const record = {
     etag: response.metadata.etag ?? '',
     contentHash,
     title: links.title,
     linkCount: links.linkCount,
     edges: aggregate(links.edges.filter((e) => isMarkUrl(e.to))),
   };
+  return { record, linksCut: links.linksCut === true };
 }
 
 function aggregate(edges: readonly GraphEdge[]): GraphEdge[] {

@@ -4,6 +4,7 @@ import { graphTarget } from '../tool-input.ts';
 import { structuredResult, toolError, toolErrorText, unknownWorldText } from '../tool-result.ts';
 import { graphShape, graphData } from '../structured.ts';
 import { goPadEnd, goQuote } from '../go-format.ts';
+import { cappedList } from '../outline-text.ts';
 import {
   compareEdges,
   compareUtf8,
@@ -15,12 +16,19 @@ import {
   type GraphNode,
 } from '../../graph/index.ts';
 
+/**
+ * The text lists at most this many nodes, and as many edges, then "+N more"
+ * (as mark_explore caps its lists, src/broker/mcp/tools/explore.ts): a crawl
+ * may hold 25,000 edges, about 2.5 MB of text for the agent to read, where
+ * this keeps it near 30 KB. structuredContent carries all of them.
+ */
+export const graphTextListCap = 100;
+
 /** mark_graph: crawl from a document and record what was found in the link graph. */
 export const markGraph = defineTool({
   name: 'mark_graph',
   title: 'Crawl the link graph',
-  description:
-    "Crawl outward from a document along its links and rel-* relations (breadth first, default depth 2, at most 5, at most 200 documents) and record every node and edge in the broker's link graph, so mark_backlinks and mark_explore can answer (a missing document only when something links to it). Returns the nodes and edges this crawl saw. Links to other worlds' documents are followed; links outside the knowledge system are recorded, not followed. The graph keeps at most 1000 distinct links of a document and is bounded in size: the answer says which documents had links cut or were not recorded.",
+  description: `Crawl outward from a document along its links and rel-* relations (breadth first, default depth 2, at most 5, at most 200 documents) and record every node and edge in the broker's link graph, so mark_backlinks and mark_explore can answer (a missing document only when something links to it). Returns the nodes and edges this crawl saw. Links to other worlds' documents are followed; links outside the knowledge system are recorded, not followed. The graph keeps at most 1000 distinct links of a document (its rel-* relations first) and is bounded in size: the answer says which documents had links cut or were not recorded. The text lists at most ${graphTextListCap} nodes and ${graphTextListCap} edges, each list then '+N more'; structuredContent carries every node and edge of the crawl.`,
   inputSchema: {
     url: requiredString('url', 'mark:// URL to start from, e.g. mark://team-a/index.md'),
     depth: clampedInteger(
@@ -56,25 +64,29 @@ export const markGraph = defineTool({
 });
 
 /**
- * Counts for this crawl, then nodes and edges. Nodes are sorted by URL and
- * edges by (from, to, rel), so the text is deterministic.
+ * Counts for this crawl, then nodes and edges, at most `graphTextListCap` of
+ * each. Nodes are sorted by URL and edges by (from, to, rel), so the text is
+ * deterministic.
  */
 export function formatGraphSummary(result: GraphCrawl, startUrl: string): string {
   const nodes = crawledNodes(result).sort((a, b) => compareUtf8(a.url, b.url));
   let out = `Crawled ${nodes.length} nodes, ${result.graph.edgeCount} edges from ${startUrl}\n`;
   out += boundsNotes(result);
   if (nodes.length === 0) return out;
-  out += '\nNodes:\n';
-  for (const node of nodes) {
+  const nodeLines = nodes.map((node) => {
     const cut = node.linksCut === true ? ' (links cut)' : '';
-    out += `  [${goPadEnd(node.status, 9)}] ${goPadEnd(node.url, 40)} ${goQuote(node.title || '(no title)')}  ${node.linkCount} links${cut}\n`;
-  }
+    return `  [${goPadEnd(node.status, 9)}] ${goPadEnd(node.url, 40)} ${goQuote(node.title || '(no title)')}  ${node.linkCount} links${cut}`;
+  });
+  out += `\nNodes:\n${cappedList(nodeLines, graphTextListCap, 'nodes')}`;
   const edges = [...result.graph.edges].sort(compareEdges);
   if (edges.length > 0) {
-    out += '\nEdges:\n';
-    for (const edge of edges)
-      out += `  ${edge.from} -> ${edge.to}${edgeAnnotation(edge.rel, edge.label, edge.anchor, edge.count)}\n`;
+    const edgeLines = edges.map(
+      (edge) => `  ${edge.from} -> ${edge.to}${edgeAnnotation(edge.rel, edge.label, edge.anchor, edge.count)}`,
+    );
+    out += `\nEdges:\n${cappedList(edgeLines, graphTextListCap, 'edges')}`;
   }
+  if (nodes.length > graphTextListCap || edges.length > graphTextListCap)
+    out += `\nThis text lists the first ${graphTextListCap} nodes and edges; structuredContent lists them all, and mark_explore or mark_backlinks answers for one document.\n`;
   return out;
 }
 
@@ -98,7 +110,11 @@ function boundsNotes(result: GraphCrawl): string {
   if (cut > 0)
     out += `Links cut on ${cut} document(s), marked "(links cut)" below: the link graph keeps at most ${bounds.linksPerDocument} distinct links of a document, ${defaultCrawlLimits.maxEdges} of one crawl and ${bounds.edgesPerWorld} of one world's documents. Read such a document (mark_fetch) for all its links.\n`;
   const refused = result.recorded.notRecorded;
-  if (refused.length > 0)
-    out += `Not recorded in the shared link graph, which has no room for them (at most ${bounds.nodes} documents and ${bounds.edges} links, ${bounds.nodesPerWorld} and ${bounds.edgesPerWorld} charged to one world): ${[...refused].sort(compareUtf8).join(', ')}. They are listed in this answer, but mark_backlinks and mark_explore will not know them while it is full.\n`;
+  if (refused.length > 0) {
+    const sorted = [...refused].sort(compareUtf8);
+    const shown = sorted.slice(0, graphTextListCap).join(', ');
+    const more = sorted.length > graphTextListCap ? `, +${sorted.length - graphTextListCap} more (not_recorded)` : '';
+    out += `Not recorded in the shared link graph, which has no room for them (at most ${bounds.nodes} documents and ${bounds.edges} links, ${bounds.nodesPerWorld} and ${bounds.edgesPerWorld} charged to one world): ${shown}${more}. They are listed in this answer, but mark_backlinks and mark_explore will not know them while it is full.\n`;
+  }
   return out;
 }

@@ -1,0 +1,79 @@
+/**
+ * Threat: one world writer stops the federation's link graph for everybody.
+ * The federation crawl (`demarkus-broker crawl`) publishes every world's links
+ * in one hub document, `/graph.md`, which every broker seeds its backlinks
+ * from, and a Mark body is at most 1 MiB (src/protocol/limits.ts). A document
+ * may itself be 1 MiB of distinct links (about 121,000 of them).
+ *
+ * The attack succeeded before the fix (checked by running this file against
+ * it): the crawl kept every link of every document, so one 1 MiB document of
+ * links in team-a made a /graph.md of about 7.5 MB; it was refused as
+ * `too-large` ("N bytes exceeds the 1048576-byte body limit", nothing more),
+ * the crawl state was withheld, and no world's changes reached the hub again
+ * while the document stood. The crawl now keeps a document's links within the
+ * link graph's per-document bounds (src/broker/graph/graph-bounds.ts), and an
+ * export that is still too large, which now takes many link-heavy documents,
+ * is refused with a detail that names the world and documents holding the
+ * most links and says what to do, while the hub keeps its previous graph.
+ *
+ * Real QUIC worlds and the real federation crawl.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { runFederationCrawl, type FederationCrawlSummary } from '../../src/broker/graph/federation/federation-crawl.ts';
+import { parseExport } from '../../src/broker/graph/graph-export.ts';
+import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
+
+// The documented bound (docs/security.md, "Limits and defaults"), written out
+// so the test states it rather than reading it from the code it tests.
+const linksPerDocument = 1000;
+
+/** A body of distinct links to made-up documents, up to `chars` characters. */
+function linkFlood(prefix: string, chars: number): string {
+  let body = `# ${prefix}\n\n`;
+  for (let i = 0; body.length < chars; i++) body += `[](${prefix}-${i.toString(36)}.md) `;
+  return `${body}\n`;
+}
+
+describe('security: one world writer cannot stop the federation crawl from publishing /graph.md', () => {
+  let gateway: TestGateway;
+  const crawl = () =>
+    runFederationCrawl({ gateway, hub: 'root', now: () => new Date('2026-03-01T00:00:00Z'), identity: writerIdentity });
+  const hubGraphText = async () =>
+    Buffer.from((await gateway.read('root', { verb: 'FETCH', path: '/graph.md' })).body).toString('utf8');
+  const graphOutcome = (summary: FederationCrawlSummary) => summary.published.find((p) => p.path === '/graph.md');
+
+  before(async () => {
+    gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-a' }, { name: 'team-b' }]);
+    gateway.writers.add(writerIdentity.email);
+    await gateway.publish('team-b', '/notes.md', '# Team B notes\n\n[Root](mark://root/index.md)\n');
+    await gateway.publish('root', '/index.md', '# Hub\n');
+  });
+  after(() => gateway?.close());
+
+  it('publishes /graph.md with the first 1000 links of a 1 MiB document of links, and every other world', async () => {
+    await gateway.publish('team-a', '/big.md', linkFlood('big', 1_048_000));
+    const summary = await crawl();
+    assert.equal(graphOutcome(summary)?.outcome, 'published', JSON.stringify(graphOutcome(summary)));
+    const graph = parseExport(await hubGraphText());
+    assert.equal(graph.edges.filter((edge) => edge.from === 'mark://team-a/big.md').length, linksPerDocument);
+    assert.ok(graph.edges.some((edge) => edge.from === 'mark://team-b/notes.md'));
+    assert.equal(summary.worlds.find((w) => w.world === 'team-a')?.linksCut, 1);
+  });
+
+  it('refuses an export still over 1 MiB with a detail naming the world and document, and keeps the previous graph', async () => {
+    const before = await hubGraphText();
+    // Twenty documents at the per-document bound: about 1.6 MB of edge rows in all.
+    for (let n = 0; n < 20; n++)
+      await gateway.publish('team-a', `/flood-${n}.md`, linkFlood(`flood-${n}-padding-padding`, 40_000));
+    const summary = await crawl();
+    const outcome = graphOutcome(summary);
+    assert.equal(outcome?.outcome, 'too-large', JSON.stringify(outcome));
+    assert.match(outcome?.detail ?? '', /over the 1048576-byte body limit/);
+    assert.match(outcome?.detail ?? '', /hub keeps its previous \/graph\.md/);
+    assert.match(outcome?.detail ?? '', /team-a \(\d+ of \d+ links\)/);
+    assert.match(outcome?.detail ?? '', /mark:\/\/team-a\/(big|flood-\d+)\.md \(1000 links\)/);
+    assert.match(outcome?.detail ?? '', /split or trim/);
+    assert.equal(await hubGraphText(), before);
+  });
+});
