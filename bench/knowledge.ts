@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { diagnose, type DoctorDocument } from '../src/broker/knowledge/doctor/index.ts';
 import { createKnowledge, parsePolicy } from '../src/broker/knowledge/index.ts';
 import { WorldDirectory } from '../src/broker/graph/index.ts';
+import type { WorldListing } from '../src/broker/worlds/index.ts';
 import { runTool } from '../src/broker/mcp/run-tool.ts';
 import { markPublish } from '../src/broker/mcp/tools/publish.ts';
 import { prng } from '../test/support/prng.ts';
@@ -117,6 +118,28 @@ function generatedCorpus(size: number): DoctorDocument[] {
   return documents;
 }
 
+/** What reading each world in full would have listed: exactly its documents, every directory fully listed. */
+function listingsOf(documents: readonly DoctorDocument[]): Map<string, WorldListing> {
+  const listings = new Map<string, WorldListing & { documents: string[]; entries: Set<string> }>();
+  for (const doc of documents) {
+    let listing = listings.get(doc.world);
+    if (listing === undefined) {
+      listing = {
+        documents: [],
+        complete: true,
+        problems: [],
+        boundsReached: [],
+        fullyListed: new Set(['/']),
+        entries: new Set(),
+      };
+      listings.set(doc.world, listing);
+    }
+    listing.documents.push(doc.path);
+    listing.entries.add(doc.path);
+  }
+  return listings;
+}
+
 export function runDoctorBench(sizes = [10_000, 100_000]): string[] {
   const lines: string[] = [];
   const policy = parsePolicy(policyMarkdown);
@@ -125,6 +148,7 @@ export function runDoctorBench(sizes = [10_000, 100_000]): string[] {
   );
   for (const size of sizes) {
     const documents = generatedCorpus(size);
+    const completeWorlds = listingsOf(documents);
     const hashStarted = performance.now();
     for (const doc of documents) createHash('sha256').update(doc.body).digest('hex');
     const hashMs = performance.now() - hashStarted;
@@ -134,7 +158,7 @@ export function runDoctorBench(sizes = [10_000, 100_000]): string[] {
       policy,
       hub: 'w0',
       directory,
-      completeWorlds: new Set(Array.from({ length: 10 }, (_, i) => `w${i}`)),
+      completeWorlds,
       judgeOrphans: true,
       nearThreshold: 0.8,
     });

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { resultText, startStack, type Stack } from './stack-fixture.ts';
+import { policyPath } from '../../src/broker/knowledge/index.ts';
+import { FileStore } from '../../src/world/store/index.ts';
+import { isError, resultText, startStack, type Stack } from './stack-fixture.ts';
 
 /** Liveness bound for a change to travel world → broker → client on a loaded machine; not a performance figure. */
 const withinMs = 20_000;
@@ -132,5 +134,71 @@ describe('world changes reach the broker without polling (WATCH)', () => {
       });
       return (result.structuredContent as { count: number }).count === 0 ? true : undefined;
     });
+  });
+});
+
+/**
+ * A resync (Mark SPEC WATCH: the world cannot replay what the broker missed, here because it
+ * restarted and its change sequence began again) says nothing of what changed, so the broker reads
+ * again everything it derived from that world. Before, it kept the world's cached world.md and the
+ * hub's publishing policy until their 30 s revalidation: a descriptor and a policy written while the
+ * broker was not listening were ignored, and a write the new policy blocks went through.
+ */
+describe('a resync drops the world.md and publishing policy the broker holds for the world', () => {
+  let stack: Stack;
+  let client: Client;
+  const resynced = new Set<string>();
+  const teamATitle = async () => {
+    const text = resultText(await client.callTool({ name: 'mark_worlds', arguments: {} }));
+    const row = text.split('\n').find((line) => line.startsWith('| team-a |'));
+    assert.ok(row, text);
+    return row.split(' | ')[4];
+  };
+  const publishFrontmatter = (path: string) =>
+    client.callTool({
+      name: 'mark_publish',
+      arguments: { url: `mark://team-a${path}`, body: '---\nowner: a\n---\n# Notes\n', expected_version: 0 },
+    });
+  before(async () => {
+    stack = await startStack({ worlds: ['root', 'team-a'] });
+    client = await stack.connect();
+    // Registered after the broker's own listener (followChanges), so it hears a resync once the broker has acted on it.
+    stack.broker.watcher.onNotice((notice) => {
+      if (notice.kind === 'resync') resynced.add(notice.world);
+    });
+    await until('every world watched', async () =>
+      ['root', 'team-a'].every((w) => stack.broker.watcher.watching(w)) ? true : undefined,
+    );
+  });
+  after(() => stack.close());
+
+  it('reads them again at once after the resync', async () => {
+    // Read and held: team-a has no world.md, the hub no policy.
+    assert.equal(await teamATitle(), '');
+    const before = await publishFrontmatter('/docs/before.md');
+    assert.equal(isError(before), false, resultText(before));
+    // Written while the broker was not listening: into each world's store while the world is stopped.
+    const offline: Array<[string, string, string]> = [
+      ['team-a', '/world.md', '# Team A: identity and access\n\nSign-in and tokens.\n'],
+      [
+        'root',
+        policyPath,
+        '# Publishing policy\n\nRules.\n\n| rule | setting | severity |\n|---|---|---|\n| no-frontmatter | | block |\n',
+      ],
+    ];
+    for (const [world, path, body] of offline) {
+      await stack.stopWorld(world);
+      const store = await FileStore.open(stack.worlds.get(world)!.root);
+      await store.publish(path, Buffer.from(body), {}, { expectedVersion: 0 });
+      await store.close();
+      await stack.restartWorld(world);
+    }
+    await until('a resync from both worlds', async () =>
+      resynced.has('team-a') && resynced.has('root') ? true : undefined,
+    );
+    assert.equal(await teamATitle(), 'Team A: identity and access');
+    const after = await publishFrontmatter('/docs/after.md');
+    assert.equal(isError(after), true, resultText(after));
+    assert.match(resultText(after), /no-frontmatter/);
   });
 });

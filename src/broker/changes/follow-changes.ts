@@ -11,8 +11,9 @@ import type { ChangeNotice, WorldWatcher } from './world-watcher.ts';
  * its links and the backlinks they make appear at once; a changed
  * `/graph.md` is seeded again), the cached world documents (world.md, the
  * publishing standard), and the MCP sessions subscribed to the document.
- * A resync reads the whole world's seed again and tells every subscriber in
- * it. Search statistics need nothing: they are gathered per query.
+ * A resync, which cannot say what changed, forgets the world's cached world
+ * documents, reads its seed again and tells every subscriber in it. Search
+ * statistics need nothing: they are gathered per query.
  */
 export function followChanges(
   watcher: WorldWatcher,
@@ -26,6 +27,7 @@ export function followChanges(
   const { graph, knowledge, subscriptions, log } = targets;
   const apply = (notice: ChangeNotice) => {
     if (notice.kind === 'resync') {
+      knowledge?.documents.invalidateWorld(notice.world);
       graph.seeder.forget(notice.world);
       subscriptions.worldChanged(notice.world);
       return;

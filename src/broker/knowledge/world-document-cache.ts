@@ -80,7 +80,20 @@ export class WorldDocumentCache {
    * change: the next `get` does not join it, and its answer is not kept.
    */
   invalidate(world: string, path: string): void {
-    const key = `${world}\n${path}`;
+    this.#forget(`${world}\n${path}`);
+  }
+
+  /**
+   * Forgets every document held for one world, as `invalidate` does for one: after a WATCH `resync`
+   * the world cannot say what changed while the broker was not listening (Mark SPEC §6.8).
+   */
+  invalidateWorld(world: string): void {
+    const prefix = `${world}\n`;
+    for (const key of new Set([...this.#entries.keys(), ...this.#inFlight.keys()]))
+      if (key.startsWith(prefix)) this.#forget(key);
+  }
+
+  #forget(key: string): void {
     this.#entries.delete(key);
     const running = this.#inFlight.get(key);
     if (running === undefined) return;

@@ -35,5 +35,5 @@ export {
 export type { OpenWorldGatewayOptions, WriteTokenBackend } from './open-gateway.ts';
 export { goQuote } from '../../protocol/go-quote.ts';
 export * from './write-tokens/index.ts';
-export { firstListingProblem, walkWorld } from './world-walk.ts';
+export { firstListingProblem, listedAsAbsent, walkWorld } from './world-walk.ts';
 export type { WalkLimits, WalkOptions, WorldListing } from './world-walk.ts';

@@ -70,6 +70,26 @@ describe('world documents over real QUIC worlds (world.md, the hub standard)', (
     assert.match(summary(await cache.get('team-a', '/world.md')), /New summary/, 'and the old answer is not kept');
   });
 
+  it("forgets every document held for one world at once (a WATCH resync), and no other world's", async () => {
+    const cache = new WorldDocumentCache({ gateway: stack.gateway, now: () => clock, revalidateMs: 1000 });
+    const body = async (world: string, path: string) => {
+      const state = await cache.get(world, path);
+      return state.kind === 'present' ? state.document.body : state.kind;
+    };
+    await stack.seed('team-a', '/world.md', '# Team A\n\nBefore the resync.\n');
+    await stack.seed('root', '/notes/resync.md', '# Root\n\nBefore the resync.\n');
+    assert.match(await body('team-a', '/world.md'), /Before/);
+    assert.equal(await body('team-a', '/.well-known/demarkus/policy.md'), 'absent');
+    assert.match(await body('root', '/notes/resync.md'), /Before/);
+    await stack.seed('team-a', '/world.md', '# Team A\n\nAfter the resync.\n');
+    await stack.seed('team-a', '/.well-known/demarkus/policy.md', policyBody('| h1-first | | block |'));
+    await stack.seed('root', '/notes/resync.md', '# Root\n\nAfter the resync.\n');
+    cache.invalidateWorld('team-a');
+    assert.match(await body('team-a', '/world.md'), /After/);
+    assert.match(await body('team-a', '/.well-known/demarkus/policy.md'), /h1-first/);
+    assert.match(await body('root', '/notes/resync.md'), /Before/, "root's copy is trusted until its interval ends");
+  });
+
   it('answers absent for a missing document and keeps the last copy when the world stops answering', async () => {
     const failures: string[] = [];
     const cache = new WorldDocumentCache({

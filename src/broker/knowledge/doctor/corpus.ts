@@ -30,8 +30,11 @@ export const defaultCorpusLimits: CorpusLimits = {
 
 export type Corpus = {
   documents: DoctorDocument[];
-  /** Worlds whose every listed document was read. */
-  completeWorlds: Set<string>;
+  /**
+   * Worlds whose every listed document was read, each with its listing: the listing also names what the
+   * doctor skips (the hub's `/graph.md`), so a link there is judged by what the world holds, not by what was read.
+   */
+  completeWorlds: Map<string, WorldListing>;
   /** Worlds (or parts of them) the report could not cover, and why. */
   notExamined: Array<{ world: string; reason: string }>;
 };
@@ -45,7 +48,7 @@ export async function collectCorpus(
 ): Promise<Corpus> {
   const limits = options.limits ?? defaultCorpusLimits;
   const budget = AbortSignal.any([AbortSignal.timeout(limits.timeMs), ...(options.signal ? [options.signal] : [])]);
-  const corpus: Corpus = { documents: [], completeWorlds: new Set(), notExamined: [] };
+  const corpus: Corpus = { documents: [], completeWorlds: new Map(), notExamined: [] };
   let remaining = limits.maxDocuments;
   let bytesLeft = limits.maxBytes;
   const byteBound = `byte bound reached (${limits.maxBytes / (1024 * 1024)} MiB of documents per report)`;
@@ -91,7 +94,8 @@ export async function collectCorpus(
     );
     const read = corpus.documents.filter((doc) => doc.world === world.name).length;
     remaining -= read;
-    if (listing.complete && failed === 0 && read === listing.documents.length) corpus.completeWorlds.add(world.name);
+    if (listing.complete && failed === 0 && read === listing.documents.length)
+      corpus.completeWorlds.set(world.name, listing);
     else
       corpus.notExamined.push({
         world: world.name,

@@ -1,5 +1,6 @@
 import type { Metadata } from '../../../protocol/metadata.ts';
 import { documentLinks, type WorldDirectory } from '../../graph/index.ts';
+import { listedAsAbsent, type WorldListing } from '../../worlds/index.ts';
 import { checkSubmission } from '../policy-check.ts';
 import type { Policy, Severity } from '../policy.ts';
 import { isPublishingStandard } from '../publishing-standard.ts';
@@ -45,8 +46,11 @@ export type DiagnoseInput = {
   /** The world that holds the standard: only its standard documents are exempt from the policy. */
   hub: string;
   directory: WorldDirectory;
-  /** Worlds whose every document was read: only there can a missing link target be called broken. */
-  completeWorlds: ReadonlySet<string>;
+  /**
+   * Worlds whose every listed document was read, with their listings: only there can a link target be called
+   * broken, and only when the listing shows it missing (it names the hub's generated files, which are not read).
+   */
+  completeWorlds: ReadonlyMap<string, WorldListing>;
   /** Whether every world was read in full: only then can "nothing links here" be said of a document. */
   judgeOrphans: boolean;
   /** Jaccard similarity of word 3-grams at or above which two documents are near duplicates (0.5 to 1). */
@@ -121,10 +125,14 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
 
 function isBroken(target: string, known: ReadonlySet<string>, input: DiagnoseInput): boolean {
   const match = /^mark:\/\/([^/]+)(\/.*)$/.exec(target);
-  if (match === null || !match[2]!.endsWith('.md')) return false;
+  if (match === null || !match[2]!.endsWith('.md') || known.has(target)) return false;
   // A link into a world that was not read in full (or is not ours) cannot be judged, nor one into a
   // dot directory: LIST never shows dot entries (Mark SPEC LIST "Excluded"), so no world is read there.
-  return input.completeWorlds.has(match[1]!) && !isInDotDirectory(match[2]!) && !known.has(target);
+  const listing = input.completeWorlds.get(match[1]!);
+  if (listing === undefined || isInDotDirectory(match[2]!)) return false;
+  // Not read is not missing: the hub's generated files are listed but skipped (`/graph.md`), or not listed at
+  // all (`/index/`, whose directory is not walked); only a target the listing shows absent is broken.
+  return listedAsAbsent(listing, match[2]!);
 }
 
 /** `/.well-known/x.md`, `/a/.drafts/b.md`: a path the corpus cannot hold, since LIST hides every dot entry. */
