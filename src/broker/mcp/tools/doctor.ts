@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import {
   collectCorpus,
+  defaultCorpusLimits,
   diagnose,
   findingKinds,
+  maxNearComparisons,
   nearDuplicatesStopped,
   renderReport,
 } from '../../knowledge/doctor/index.ts';
@@ -62,7 +64,7 @@ export const markDoctor = defineTool({
   title: 'Check the knowledge base',
   description: describe(
     'Report what needs care across the worlds you may read: exact and near duplicate documents, documents that break the publishing policy, untagged documents that mark_lookup cannot find, broken mark:// links and orphans nothing links to.',
-    'Reads up to 5,000 documents and 64 MiB within 20 s; status: partial names the worlds it could not cover. Paged: pass next-cursor to get the next page.',
+    `Reads up to ${defaultCorpusLimits.maxDocuments.toLocaleString('en')} documents and ${defaultCorpusLimits.maxBytes / (1024 * 1024)} MiB within ${defaultCorpusLimits.timeMs / 1000} s, and scores at most ${maxNearComparisons.toLocaleString('en')} pairs for near duplicates; status: partial names the worlds it could not cover, or says where the near-duplicate search stopped. Paged: pass next-cursor to get the next page.`,
   ),
   inputSchema,
   outputSchema,

@@ -24,7 +24,7 @@ export const markGraphPublish = defineTool({
   name: 'mark_graph_publish',
   title: 'Publish the link graph',
   description:
-    "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to (typically mark://<hub>/graph.md, which every broker seeds from). Needs expected_version like mark_publish; conflicts are returned, not merged. Older versions beyond retention (default 20) are pruned. The org's publishing policy (resource mark://root/.well-known/demarkus/policy.md) is checked first, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.",
+    "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to (typically mark://<hub>/graph.md, which every broker seeds from). Needs expected_version like mark_publish; conflicts are returned, not merged. Older versions beyond retention (default 20) are pruned. The org's publishing policy (the hub world's /.well-known/demarkus/policy.md, listed as a resource) is checked first, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.",
   inputSchema: {
     url: requiredString('url', 'mark:// URL to publish to, e.g. mark://root/graph.md'),
     expected_version: requiredInteger(

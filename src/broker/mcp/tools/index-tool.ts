@@ -74,7 +74,7 @@ export function makeIndexTool(bounds: Readonly<CrawlBounds>): ToolDefinition {
     description: describe(
       'Build a hash index of a world or directory (the content hash and path of every document) and publish it to a target document, usually on a hub world, so mark_resolve can find content by hash.',
       'dry_run=true returns the index without publishing. The target world must publish an agent manifest unless force=true.',
-      "The org's publishing policy (resource mark://root/.well-known/demarkus/policy.md) is checked before publishing, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.",
+      "The org's publishing policy (the hub world's /.well-known/demarkus/policy.md, listed as a resource) is checked before publishing, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.",
       `An index is published only when every document was read; the crawl stops at ${bounds.maxDocuments} documents.`,
       worldUrlHint,
     ),

@@ -29,7 +29,7 @@ const inputSchema = {
   ),
   query: requiredString(
     'query',
-    "subject words matched against tags and titles (at least 2 characters), or '*' for every document in the scope",
+    "subject words matched against tags and titles (at least 2 characters), or '*' for every document in the scope (catalog match only)",
   ),
   filter: optionalString(
     'filter',
