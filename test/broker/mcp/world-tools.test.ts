@@ -131,6 +131,16 @@ describe('the single-world tools against a real world', () => {
     assert.match(all.text, /^status: ok\nmatches: \d+\n/);
   });
 
+  it("mark_lookup refuses '*' with match=body, which no text matches, without asking the world", async () => {
+    // Before, the world was asked and its empty table came back as if nothing were catalogued (mark_lookup_all refused it).
+    const sent = stack.gateway.sent.length;
+    assert.deepEqual(await runTool(markLookup, { url: 'mark://team-a/', query: ' * ', match: 'body' }, ctx()), {
+      isError: true,
+      text: "query '*' matches no text with match=body; leave match out (catalog) to list every catalogued document",
+    });
+    assert.equal(stack.gateway.sent.length, sent);
+  });
+
   it('mark_lookup takes a limit above 1000 as 1000, as the world does, and refuses one below 1', async () => {
     // The Go broker passes the limit through and the world clamps it; this one used to refuse it.
     const many = await runTool(markLookup, { url: 'mark://team-a/', query: 'journal', limit: 5000 }, ctx());

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
 import { compareBytes } from '../../../protocol/byte-order.ts';
-import { goTrimSpace } from '../../../protocol/go-strings.ts';
-import { isLookupQueryTooShort, lookupQueryTooShortMessage } from '../../../protocol/lookup-query.ts';
+import { lookupQueryRefusal } from '../lookup/query-refusal.ts';
 import type { Metadata } from '../../../protocol/metadata.ts';
 import {
   clampedInteger,
@@ -92,8 +91,9 @@ type LookupAllArgs = {
 };
 
 async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolResult> {
-  // Every world would refuse it alike; the agent reads the worlds' own rule once, and no world is asked.
-  if (isLookupQueryTooShort(args.query)) return toolError(lookupQueryTooShortMessage);
+  // Every world would refuse it alike (or match nothing); the agent reads why once, and no world is asked.
+  const refusal = lookupQueryRefusal(args.query, args.match);
+  if (refusal !== undefined) return toolError(refusal);
   const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
   const scopeProblem = scopeError(scope);
   if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
@@ -152,11 +152,6 @@ async function lookupIn(
  * interleaved by its own rank, and `ranking:` says which happened.
  */
 async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: string, limit: number): Promise<ToolResult> {
-  // `*` yields no terms in body mode (Mark SPEC §6.4), so every world would answer an empty table.
-  if (goTrimSpace(args.query) === '*')
-    return toolError(
-      "query '*' matches no text with match=body; leave match out (catalog) to list every catalogued document",
-    );
   const worlds = ctx.gateway.list().map((world) => world.name);
   const outcome = await searchWorlds(
     gatewayLookup(ctx),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Metadata } from '../../../protocol/metadata.ts';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
-import { isLookupQueryTooShort, lookupQueryTooShortMessage } from '../../../protocol/lookup-query.ts';
+import { lookupQueryRefusal } from '../lookup/query-refusal.ts';
 import {
   clampedInteger,
   includeGeneratedArgument,
@@ -82,9 +82,10 @@ type LookupArgs = {
 async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
   const target = urlArgument(ctx, args.url);
   if (!target.ok) return target.error;
-  // A query too short for the world's own rule is refused here, as mark_lookup_all and mark_search refuse it
+  // A query the world would refuse or could not match is refused here, as mark_lookup_all refuses it
   // (docs/decisions.md); the world validates the rest of query and filter and answers bad-request itself.
-  if (isLookupQueryTooShort(args.query)) return toolError(lookupQueryTooShortMessage);
+  const refusal = lookupQueryRefusal(args.query, args.match);
+  if (refusal !== undefined) return toolError(refusal);
   const metadata: Metadata = { query: args.query };
   if (args.filter !== undefined && args.filter !== '') metadata.filter = args.filter;
   const limit = args.limit ?? lookupDefaultLimit;
