@@ -201,7 +201,12 @@ describe('federation crawl', () => {
   it('refuses a hub that is not a configured world', async () => {
     await assert.rejects(
       runFederationCrawl({ gateway, hub: 'nowhere', now }),
-      (error: unknown) => error instanceof FederationCrawlError && error.code === 'ERR_HUB_NOT_CONFIGURED',
+      (error: unknown) =>
+        error instanceof FederationCrawlError &&
+        error.code === 'ERR_HUB_NOT_CONFIGURED' &&
+        /^hub world "nowhere" is not configured: set the config's hub \(chart value crawl\.hub\) to one of the worlds \(.+\), or add a world named "nowhere"$/.test(
+          error.message,
+        ),
     );
   });
 });

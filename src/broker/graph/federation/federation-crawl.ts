@@ -104,7 +104,10 @@ export class FederationCrawlError extends errorWithCode('ERR_HUB_NOT_CONFIGURED'
 export async function runFederationCrawl(options: FederationCrawlOptions): Promise<FederationCrawlSummary> {
   const { gateway, hub } = options;
   const worlds = gateway.list();
-  if (!worlds.some((w) => w.name === hub)) throw new FederationCrawlError(`hub world "${hub}" is not configured`);
+  if (!worlds.some((w) => w.name === hub))
+    throw new FederationCrawlError(
+      `hub world "${hub}" is not configured: set the config's hub (chart value crawl.hub) to one of the worlds (${worlds.map((w) => w.name).join(', ')}), or add a world named "${hub}"`,
+    );
   const limits = { ...defaultFederationLimits, ...options.limits };
   const signal = options.signal;
   const previous = options.previous ?? (await loadPreviousCrawl(gateway, hub, worlds, signal));
