@@ -75,8 +75,7 @@ export async function runToolOverheadBench(calls = 500, rounds = 6): Promise<str
       lines.push(formatLatency(own));
       if (kind === direct) continue;
       const baseline = result(direct);
-      const cpuAdded =
-        tree.cpuMs[kind] / tree.latencies[kind].length - tree.cpuMs[direct] / tree.latencies[direct].length;
+      const cpuAdded = cpuPerCall(tree, kind) - cpuPerCall(tree, direct);
       lines.push(
         `  broker adds ${(own.p50Ms - baseline.p50Ms).toFixed(3)} ms at p50 and ${cpuAdded.toFixed(3)} ms of CPU per call over the ${direct}; ratio calls/s ${ratio(own.perSecond, baseline.perSecond)}`,
       );
@@ -244,6 +243,9 @@ async function sampleRound(tree: TreeUnderTest, calls: number, record: boolean):
   }
 }
 
+/** Milliseconds of this process's CPU per measured call of `kind`, as sampleRound adds it up. */
+const cpuPerCall = (tree: TreeUnderTest, kind: CallKind) => tree.cpuMs[kind] / tree.latencies[kind].length;
+
 const p50 = (values: number[]) =>
   percentile(
     [...values].sort((a, b) => a - b),
@@ -284,7 +286,6 @@ export async function runOverheadAgainst(baselineRoot: string, calls = 300, roun
       '(ms; "added" = tool call p50 minus the direct request p50 of the same tree; ratio = candidate / baseline added)',
       `${'CPU per call'.padEnd(26)}${'baseline'.padStart(14)}${'candidate'.padStart(15)}${'base added'.padStart(12)}${'cand added'.padStart(12)}   ratio`,
     );
-    const cpuPerCall = (tree: TreeUnderTest, kind: CallKind) => tree.cpuMs[kind] / tree.latencies[kind].length;
     for (const kind of callKinds) {
       const direct = directOf(kind);
       const cells = [cpuPerCall(baseline, kind).toFixed(3), cpuPerCall(candidate, kind).toFixed(3)];

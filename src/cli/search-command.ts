@@ -9,6 +9,9 @@ import {
   searchWorlds,
   type SearchText,
 } from '../broker/search/index.ts';
+import { goTrimSpace } from '../protocol/go-strings.ts';
+import { lookupMinQueryRunes } from '../protocol/limits.ts';
+import { isLookupQueryTooShort } from '../protocol/lookup-query.ts';
 import { UsageError } from './usage-error.ts';
 import { currentSignIn } from './signed-in.ts';
 import { devBrokerMcpUrl, explicitTokenUrl, requestedUrl, signedInUrl } from './broker-destination.ts';
@@ -62,8 +65,10 @@ export async function runSearchCommand(args: string[]): Promise<number> {
   );
   if (parsed === null) return 0;
   const { values, positionals } = parsed;
-  const query = positionals.join(' ').trim();
-  if ([...query].length < 2) throw new UsageError('expected a query of at least 2 characters');
+  // Trimmed and measured as every world will (src/protocol/lookup-query.ts); `*` matches no text, as mark_search says.
+  const query = goTrimSpace(positionals.join(' '));
+  if (query === '*' || isLookupQueryTooShort(query))
+    throw new UsageError(`expected a query of at least ${lookupMinQueryRunes} characters`);
   const limit = numberFlag('--limit', values.limit, { min: 1, max: 100, unit: 'documents' }, 10);
   if (values.direct !== undefined && values.world !== undefined)
     throw new UsageError('--world applies to the broker; --direct already names one world');

@@ -1,6 +1,7 @@
 import type { PromptDefinition } from './definitions.ts';
 import { errorWithCode } from '../../errors/coded-error.ts';
 import type { WorldInfo } from '../worlds/gateway.ts';
+import { worldNamed } from '../worlds/world-aliases.ts';
 import { qualifiedWorldUrl } from './go-format.ts';
 import { parseToolUrl, ToolUrlError } from './tool-url.ts';
 
@@ -37,7 +38,7 @@ function documentUrlArgument(args: Record<string, string | undefined>, worlds: r
     if (!(error instanceof ToolUrlError)) throw error;
     throw new PromptArgumentError(`url argument is not a mark:// document URL: ${error.message}`, { cause: error });
   }
-  if (!worlds.some((world) => world.name === target.world)) throw unknownWorldArgument('url', worlds);
+  if (worldNamed(target.world, worlds) === undefined) throw unknownWorldArgument('url', worlds);
   return qualifiedWorldUrl(target.world, target.path);
 }
 
@@ -100,11 +101,12 @@ export const whatsNewPrompt: PromptDefinition = {
   ],
   render(args, ctx) {
     const since = (args.since ?? '').trim();
-    const world = (args.world ?? '').trim();
+    const named = (args.world ?? '').trim();
     if (since !== '' && !isCalendarDate(since))
       throw new PromptArgumentError('since argument must be a date as YYYY-MM-DD');
-    if (world !== '' && !ctx.worlds.some((known) => known.name === world))
-      throw unknownWorldArgument('world', ctx.worlds);
+    // Compared lower-case as every tool compares a world name (worldNamed); the steps carry its own spelling.
+    const world = named === '' ? '' : worldNamed(named, ctx.worlds)?.name;
+    if (world === undefined) throw unknownWorldArgument('world', ctx.worlds);
     const date = since !== '' ? since : daysBefore(ctx.now(), 7);
     const filter = `modified-after=${date}`;
     const lookup =

@@ -14,7 +14,7 @@ const markUrlShape = /^mark:\/\/([^/?#]*)(.*)$/is;
 
 /**
  * The world called `name`, compared lower-case as a world in any mark:// URL is (world names are
- * lower-case Kubernetes names, src/broker/config/fields.ts), so `TEAM-A` is team-a everywhere.
+ * lower-case DNS labels, src/broker/config/world-name.ts), so `TEAM-A` is team-a everywhere.
  */
 export function worldNamed(name: string, worlds: readonly WorldInfo[]): WorldInfo | undefined {
   const wanted = name.toLowerCase();

@@ -105,6 +105,22 @@ describe('demarkus-broker search', () => {
     );
   });
 
+  it('measures the question as the worlds do, so one letter between U+0085 is a usage error, not a world failure', async () => {
+    // JavaScript's trim() keeps U+0085 and Go's strings.TrimSpace removes it: the CLI took "\u0085x\u0085" as
+    // 3 characters and every world answered "query must be at least 2 characters" behind a search failure (exit 1).
+    const port = stack.worlds.get('team-a')!.port;
+    const { code, stderr } = await runCli([
+      'search',
+      '\u0085x\u0085',
+      '--direct',
+      `mark://localhost:${port}/`,
+      '--ca',
+      join(stack.dir, 'ca.pem'),
+    ]);
+    assert.equal(code, 2, stderr);
+    assert.match(stderr, /expected a query of at least 2 characters/);
+  });
+
   it('fails with a usage error without a token, and with exit 1 when the broker refuses the token', async () => {
     const missing = await runCli(['search', 'night', '--url', stack.mcpUrl.href], {
       env: { DEMARKUS_BROKER_TOKEN: '' },

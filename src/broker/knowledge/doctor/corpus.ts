@@ -9,10 +9,11 @@ import type { DoctorDocument } from './diagnose.ts';
 /**
  * What the doctor reads: every document the given worlds list, through the
  * gateway's reads (so exactly what the caller may read), within a bound on
- * documents and on time. LIST never shows dot entries or archived documents
- * (Mark SPEC LIST), so nothing under `/.well-known/` or `/.demarkus/` is read. The hub's generated outputs (`/graph.md`,
- * `/index/*`, `/.demarkus/*`) are not content and are skipped, as the
- * federation crawl skips them.
+ * documents, bytes and time. LIST never shows dot entries or archived
+ * documents (Mark SPEC LIST), so nothing under `/.well-known/` or
+ * `/.demarkus/` is read. The hub's generated outputs (`/graph.md`, `/index/*`,
+ * `/.demarkus/*`) are not content and are skipped, as the federation crawl
+ * skips them.
  */
 export type CorpusLimits = { maxDocuments: number; maxBytes: number; timeMs: number; workers: number };
 
@@ -112,7 +113,7 @@ export async function collectCorpus(
 
 /**
  * Why a world was not covered, from what went wrong: the walk's first problem
- * (a down world's refusal, a LIST status, a bound: walk-world.ts words them for
+ * (a down world's refusal, a LIST status, a bound: world-walk.ts words them for
  * the agent) and the documents that could not be read. A world that could not
  * be listed at all read as "0 of 0 documents could not be read" before.
  */

@@ -8,6 +8,7 @@ import {
 } from '../args.ts';
 import { forgetCachedCopy, policyGate, withPolicyNotes } from '../policy-gate.ts';
 import { defineTool } from '../run-tool.ts';
+import { describe, publishingPolicyPlace } from './descriptions.ts';
 import { graphTarget, writeWorld } from '../tool-input.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { structuredResult, toolError } from '../tool-result.ts';
@@ -23,8 +24,11 @@ export const defaultGraphRetention = 20;
 export const markGraphPublish = defineTool({
   name: 'mark_graph_publish',
   title: 'Publish the link graph',
-  description:
-    "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to (typically mark://<hub>/graph.md, which every broker seeds from). Needs expected_version like mark_publish; conflicts are returned, not merged. Older versions beyond retention (default 20) are pruned. The org's publishing policy (the hub world's /.well-known/demarkus/policy.md, listed as a resource) is checked first, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.",
+  description: describe(
+    "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to (typically mark://<hub>/graph.md, which every broker seeds from).",
+    'Needs expected_version like mark_publish; conflicts are returned, not merged. Older versions beyond retention (default 20) are pruned.',
+    `The org's publishing policy (${publishingPolicyPlace}) is checked first, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.`,
+  ),
   inputSchema: {
     url: requiredString('url', 'mark:// URL to publish to, e.g. mark://root/graph.md'),
     expected_version: requiredInteger(

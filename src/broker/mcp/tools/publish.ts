@@ -14,7 +14,7 @@ import { defineTool } from '../run-tool.ts';
 import { urlArgument } from '../tool-input.ts';
 import { toolError } from '../tool-result.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe, publishingPolicyPlace, worldUrlHint } from './descriptions.ts';
 import { writeShape } from '../structured.ts';
 
 const inputSchema = {
@@ -52,7 +52,7 @@ export const markPublish = defineTool({
     'If someone published in between, the default on_conflict=merge does not overwrite: it answers status: merge-candidate with a merged body (git-style markers where both sides changed the same lines).',
     'Review and fix that body, then publish it with expected_version set to the returned publish-at-version. on_conflict=fail returns the conflict as is.',
     'To add to the end of a document without rewriting it, use mark_append.',
-    "The org's publishing policy (the hub world's /.well-known/demarkus/policy.md, listed as a resource) is checked first: a refusal lists each rule broken and how to fix it.",
+    `The org's publishing policy (${publishingPolicyPlace}) is checked first: a refusal lists each rule broken and how to fix it.`,
     worldUrlHint,
   ),
   inputSchema,
