@@ -48,7 +48,8 @@ export function goFields(text: string): string[] {
   return fields;
 }
 
-const asciiOnly = /^[\x00-\x7f]*$/;
+/** Text of ASCII only, whose case JavaScript and Go map alike (the fast path of the Go case functions). */
+export const asciiOnly = /^[\x00-\x7f]*$/;
 
 /**
  * `strings.ToLower`: Go maps each rune on its own (unicode.ToLower), while JS

@@ -7,7 +7,7 @@
  * in the protocol layer, which the broker shares.
  */
 
-const asciiOnly = /^[\x00-\x7f]*$/;
+import { asciiOnly } from '../../protocol/go-strings.ts';
 
 const foldCache = new Map<number, string>();
 
