@@ -41,5 +41,4 @@ export type { FederationCrawlState, WorldCrawlState, DocumentRecord } from './fe
 export type { PublishOutcome } from './federation/hub-publish.ts';
 export { summaryRecord, summaryText } from './federation/summary-text.ts';
 export { graphOutputPath, indexOutputPath, isHubOutput } from './federation/hub-outputs.ts';
-export { defaultHubWorld } from '../hub-world.ts';
 export { crawlStatePath } from './federation/crawl-state.ts';
