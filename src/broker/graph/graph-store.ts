@@ -79,10 +79,6 @@ export class GraphStore {
     this.#budget = new GraphBudget({ ...defaultGraphBounds, ...options.bounds });
   }
 
-  get bounds(): GraphBounds {
-    return this.#budget.bounds;
-  }
-
   /** Integrates a crawl: what it recorded, refused for want of room, and cut. */
   merge(graph: CrawledGraph, etags: ReadonlyMap<string, string> = new Map()): MergeOutcome {
     const now = this.#now().getTime();

@@ -9,7 +9,7 @@ export {
   type StoredEdge,
   type MergeOutcome,
 } from './graph-store.ts';
-export { defaultGraphBounds, type GraphBounds } from './graph-bounds.ts';
+export { defaultGraphBounds } from './graph-bounds.ts';
 export { CrawledGraph } from './crawled-graph.ts';
 export {
   crawl,
