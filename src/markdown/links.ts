@@ -26,9 +26,12 @@ export function anchoredLinks(markdown: string): AnchoredLink[] {
 
 /**
  * One scan of the document for both its links and its headings (the link graph
- * needs both). With `maxLinks`, the scan for links stops at that many, and `cut`
+ * needs both). With `maxLinks`, the scan stops after that many link
+ * occurrences, the empty and fragment-only ones it skips included, and `cut`
  * says it stopped before the end: a 1 MiB paragraph of links held the event
- * loop for about a second (test/security/graph-memory.test.ts).
+ * loop for about a second (test/security/graph-memory.test.ts). Counting only
+ * the links kept let a block's skipped links end its scan early, and the links
+ * after them were lost with `cut` false (test/markdown/links.test.ts).
  */
 export function linksAndHeadings(
   markdown: string,
@@ -41,17 +44,20 @@ export function linksAndHeadings(
   let h = -1;
   let maxDefinedLabel = 0;
   for (const label of definitions.keys()) maxDefinedLabel = Math.max(maxDefinedLabel, label.length);
+  let scanned = 0;
   for (const block of blocks) {
-    if (links.length >= maxLinks) break;
-    for (const link of blockLinks(block, definitions, maxDefinedLabel, maxLinks - links.length)) {
+    if (scanned >= maxLinks) break;
+    const found = blockLinks(block, definitions, maxDefinedLabel, maxLinks - scanned);
+    scanned += found.length;
+    for (const link of found) {
       while (h + 1 < headings.length && headings[h + 1]!.line <= link.line) h++;
       const dest = cutFragment(link.dest);
       if (dest === null) continue;
       links.push({ dest, label: plainText(link.labelSource), anchor: h < 0 ? '' : headings[h]!.anchor });
     }
   }
-  // Exactly `maxLinks` links may have been all there was; in doubt, say cut.
-  return { links, headings, cut: links.length >= maxLinks };
+  // Exactly `maxLinks` occurrences may have been all there was; in doubt, say cut.
+  return { links, headings, cut: scanned >= maxLinks };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { anchoredLinks, documentTitle as titleOf, outline } from '../../src/markdown/index.ts';
+import { anchoredLinks, documentTitle as titleOf, linksAndHeadings, outline } from '../../src/markdown/index.ts';
 
 const documentTitle = (md: string) => titleOf(outline(md));
 
@@ -95,6 +95,23 @@ describe('anchored links (mdoutline.AnchoredLinks)', () => {
     const line = '- [Doc](d.md) and [other](o.md)\n';
     const md = line.repeat(Math.floor(1_048_576 / line.length));
     assert.equal(anchoredLinks(md).length, 2 * Math.floor(1_048_576 / line.length));
+  });
+});
+
+describe('links scanned up to a bound (the link graph, src/broker/graph/graph-bounds.ts)', () => {
+  const scan = (md: string, maxLinks: number) => {
+    const { links, cut } = linksAndHeadings(md, maxLinks);
+    return { dests: links.map((l) => l.dest), cut };
+  };
+
+  it('stops after that many link occurrences, fragment-only ones included, and says it was cut', () => {
+    // The third link of the paragraph is past the bound: the answer must not look whole without it.
+    assert.deepEqual(scan('[a](#x) [b](#y) [c](c.md)\n\n[d](d.md)\n', 2), { dests: [], cut: true });
+    assert.deepEqual(scan('[a](#x) [b](b.md)\n\n[c](c.md) [d](d.md)\n', 3), { dests: ['b.md', 'c.md'], cut: true });
+  });
+
+  it('is not cut when every link fits', () => {
+    assert.deepEqual(scan('[a](#x) [b](b.md)\n\n[c](c.md)\n', 4), { dests: ['b.md', 'c.md'], cut: false });
   });
 });
 

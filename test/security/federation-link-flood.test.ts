@@ -23,17 +23,11 @@ import { after, before, describe, it } from 'node:test';
 import { runFederationCrawl, type FederationCrawlSummary } from '../../src/broker/graph/federation/federation-crawl.ts';
 import { parseExport } from '../../src/broker/graph/graph-export.ts';
 import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
+import { linkFlood } from '../support/link-flood.ts';
 
 // The documented bound (docs/security.md, "Limits and defaults"), written out
 // so the test states it rather than reading it from the code it tests.
 const linksPerDocument = 1000;
-
-/** A body of distinct links to made-up documents, up to `chars` characters. */
-function linkFlood(prefix: string, chars: number): string {
-  let body = `# ${prefix}\n\n`;
-  for (let i = 0; body.length < chars; i++) body += `[](${prefix}-${i.toString(36)}.md) `;
-  return `${body}\n`;
-}
 
 describe('security: one world writer cannot stop the federation crawl from publishing /graph.md', () => {
   let gateway: TestGateway;

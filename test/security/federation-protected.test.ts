@@ -17,13 +17,12 @@
  * federation crawl.
  */
 import assert from 'node:assert/strict';
-import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runFederationCrawl } from '../../src/broker/graph/federation/federation-crawl.ts';
 import { parseExport } from '../../src/broker/graph/graph-export.ts';
-import { hashToken } from '../../src/protocol/token.ts';
 import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
+import { protectInTokensFile } from './read-protection.ts';
 
 describe('security: the federation crawl publishes nothing of a tree protected since its last run', () => {
   let gateway: TestGateway;
@@ -49,16 +48,12 @@ describe('security: the federation crawl publishes nothing of a tree protected s
     const first = await crawl();
     assert.equal(first.worlds.find((w) => w.world === 'team-a')?.documents, 5);
     // The tree becomes readable with a read token only, as an operator protects it.
-    await appendFile(
+    await protectInTokensFile(
       join(gateway.fixtures.get('team-a')!.dir, 'tokens.toml'),
-      `\n[tokens.private-readers]\nhash = "${hashToken('reader-token-for-the-private-tree')}"\npaths = ["/private/**"]\noperations = ["read"]\n`,
+      '/private/**',
+      'team-a',
+      async () => (await gateway.read('team-a', { verb: 'FETCH', path: '/private/plan.md' })).status === 'unauthorized',
     );
-    for (let attempt = 0; ; attempt++) {
-      const answer = await gateway.read('team-a', { verb: 'FETCH', path: '/private/plan.md' });
-      if (answer.status === 'unauthorized') break;
-      if (attempt === 200) throw new Error('team-a never applied the read token');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
   });
   after(() => gateway?.close());
 

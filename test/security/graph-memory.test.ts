@@ -23,6 +23,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CrawledGraph } from '../../src/broker/graph/crawled-graph.ts';
 import { GraphStore } from '../../src/broker/graph/graph-store.ts';
 import { isError, resultText, startStack, type Stack } from '../e2e/stack-fixture.ts';
+import { linkFlood } from '../support/link-flood.ts';
 
 // The documented bounds (docs/security.md, "Limits and defaults"), written out
 // here so the test states them rather than reading them from the code it tests.
@@ -37,13 +38,6 @@ type GraphAnswer = {
   nodes: Array<{ url: string; status: string; links_cut?: boolean }>;
   edges: Array<{ from: string; to: string }>;
 };
-
-/** A body of distinct links to made-up documents, up to `chars` characters. */
-function linkFlood(prefix: string, chars: number): string {
-  let body = `# ${prefix}\n\n`;
-  for (let i = 0; body.length < chars; i++) body += `[](${prefix}-${i.toString(36)}.md) `;
-  return `${body}\n`;
-}
 
 describe('security: one writer cannot exhaust the broker through the link graph', () => {
   let stack: Stack;

@@ -15,15 +15,32 @@ export async function protect(
   pattern: string,
   { world = 'team-a', probeUrl = 'mark://team-a/private/victim.md' }: { world?: string; probeUrl?: string } = {},
 ): Promise<void> {
+  const probe = await stack.connect();
+  await protectInTokensFile(stack.worlds.get(world)!.tokensFile, pattern, `world ${world}`, async () => {
+    const answer = await probe.callTool({ name: 'mark_fetch', arguments: { url: probeUrl } });
+    return /unauthorized/.test(resultText(answer));
+  });
+}
+
+/**
+ * Adds the read token covering `pattern` to a running world's `tokensFile`,
+ * and waits until `refused` says the world applied it (it reloads the file on
+ * change, src/world/auth/token-source.ts). `world` names it in the error if it
+ * never does.
+ */
+export async function protectInTokensFile(
+  tokensFile: string,
+  pattern: string,
+  world: string,
+  refused: () => Promise<boolean>,
+): Promise<void> {
   await appendFile(
-    stack.worlds.get(world)!.tokensFile,
+    tokensFile,
     `\n[tokens.private-readers]\nhash = "${hashToken(readerToken)}"\npaths = ["${pattern}"]\noperations = ["read"]\n`,
   );
-  const probe = await stack.connect();
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const answer = await probe.callTool({ name: 'mark_fetch', arguments: { url: probeUrl } });
-    if (/unauthorized/.test(resultText(answer))) return;
+    if (await refused()) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`world ${world} never applied the read token on ${pattern}`);
+  throw new Error(`${world} never applied the read token on ${pattern}`);
 }

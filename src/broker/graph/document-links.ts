@@ -14,6 +14,9 @@ import type { WorldDirectory } from './world-urls.ts';
  */
 export type DocumentLinks = { title: string; linkCount: number; edges: GraphEdge[]; linksCut?: boolean };
 
+/** A document's share of the link graph: link occurrences scanned, distinct edges kept. */
+export type LinkBounds = { scanned: number; distinct: number };
+
 /**
  * With `bounds` (the link graph's, src/broker/graph/graph-bounds.ts), the scan
  * stops after `scanned` link occurrences, only occurrences of `distinct`
@@ -21,8 +24,6 @@ export type DocumentLinks = { title: string; linkCount: number; edges: GraphEdge
  * and `linksCut` says when anything was left out.
  * The doctor reads every link.
  */
-export type LinkBounds = { scanned: number; distinct: number };
-
 export function documentLinks(
   docUrl: string,
   body: string,

@@ -1,4 +1,5 @@
 import { Status } from '../../protocol/status.ts';
+import { worldOfUrl } from './link-url.ts';
 
 /**
  * How much of the broker's memory the link graph may hold. The graph is one
@@ -64,12 +65,6 @@ export function withinLinkBound<T extends { rel: string }>(edges: readonly T[], 
   let typedRoom = Math.min(limit, edges.filter((edge) => edge.rel !== '').length);
   let bodyRoom = limit - typedRoom;
   return edges.filter((edge) => (edge.rel !== '' ? typedRoom-- > 0 : bodyRoom-- > 0));
-}
-
-/** The world a `mark://{world}/...` identity names; "" for any other URL. */
-export function worldOfUrl(url: string): string {
-  const match = /^mark:\/\/([^/]+)/.exec(url);
-  return match === null ? '' : match[1]!;
 }
 
 /** Who pays for a node: its own world when it was read, else the world of a document linking to it. */

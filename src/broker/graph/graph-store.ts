@@ -1,7 +1,8 @@
 import { Status } from '../../protocol/status.ts';
 import { buildExport } from './graph-export.ts';
 import { EdgeIndex } from './edge-index.ts';
-import { defaultGraphBounds, GraphBudget, nodeHolder, worldOfUrl, type GraphBounds } from './graph-bounds.ts';
+import { defaultGraphBounds, GraphBudget, nodeHolder, type GraphBounds } from './graph-bounds.ts';
+import { worldOfUrl } from './link-url.ts';
 import { compareUtf8, isObservedStatus, type GraphEdge, type GraphNode } from './model.ts';
 import type { CrawledGraph } from './crawled-graph.ts';
 
@@ -76,10 +77,6 @@ export class GraphStore {
   constructor(options: { now?: () => Date; bounds?: Partial<GraphBounds> } = {}) {
     this.#now = options.now ?? (() => new Date());
     this.#budget = new GraphBudget({ ...defaultGraphBounds, ...options.bounds });
-  }
-
-  get bounds(): GraphBounds {
-    return this.#budget.bounds;
   }
 
   /** Integrates a crawl: what it recorded, refused for want of room, and cut. */
@@ -191,7 +188,7 @@ export class GraphStore {
    */
   seedFromExport(allNodes: readonly GraphNode[], allEdges: readonly GraphEdge[], origin?: SeedOrigin): MergeOutcome {
     const speaksFor = (url: string) =>
-      origin === undefined || origin.kind === 'hub' || url.startsWith(`mark://${origin.world}/`);
+      origin === undefined || origin.kind === 'hub' || worldOfUrl(url) === origin.world;
     const nodes = allNodes.filter((node) => speaksFor(node.url));
     const edges = allEdges.filter((edge) => speaksFor(edge.from));
     const outcome: MergeOutcome = { upserted: 0, notRecorded: [], linksCut: [] };

@@ -9,7 +9,7 @@ export {
   type StoredEdge,
   type MergeOutcome,
 } from './graph-store.ts';
-export { defaultGraphBounds, type GraphBounds } from './graph-bounds.ts';
+export { defaultGraphBounds } from './graph-bounds.ts';
 export { CrawledGraph } from './crawled-graph.ts';
 export {
   crawl,
@@ -41,5 +41,4 @@ export type { FederationCrawlState, WorldCrawlState, DocumentRecord } from './fe
 export type { PublishOutcome } from './federation/hub-publish.ts';
 export { summaryRecord, summaryText } from './federation/summary-text.ts';
 export { graphOutputPath, indexOutputPath, isHubOutput } from './federation/hub-outputs.ts';
-export { defaultHubWorld } from '../hub-world.ts';
 export { crawlStatePath } from './federation/crawl-state.ts';

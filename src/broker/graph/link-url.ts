@@ -160,3 +160,12 @@ export function documentUrl(world: string, path: string): string {
   const encoded = encodeRawPath(path.startsWith('/') ? path : `/${path}`);
   return canonicalMarkUrl(`mark://${world}${encoded}`) ?? `mark://${world}${encoded}`;
 }
+
+/**
+ * The world a `mark://{world}/...` identity names (the inverse of
+ * `documentUrl`); "" for any other URL.
+ */
+export function worldOfUrl(url: string): string {
+  const match = /^mark:\/\/([^/]+)/.exec(url);
+  return match === null ? '' : match[1]!;
+}

@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { crawl, type DocumentFetcher } from '../../../src/broker/graph/crawler.ts';
 import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
+import { WorldDirectory } from '../../../src/broker/graph/world-urls.ts';
 import type { WorldGateway } from '../../../src/broker/worlds/gateway.ts';
 import { TestGateway } from './test-gateway.ts';
 
@@ -122,6 +124,15 @@ describe('link graph crawl', () => {
     const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/wide/index.md', gateway, 1);
     assert.equal(result.graph.nodes.size, 200);
     assert.equal(result.graph.edgeCount, 300, 'edges beyond the node bound are still recorded');
+  });
+
+  it('keeps at most maxEdges links in one crawl, and marks the document whose links it cut', async () => {
+    // The default is one world's share of the graph, 25,000 (src/broker/graph/crawler.ts); 250 cuts /wide/index.md's 300.
+    const fetcher: DocumentFetcher = (world, path) => gateway.read(world, { verb: 'FETCH', path });
+    const limits = { maxDepth: 1, maxNodes: 200, workers: 1, maxEdges: 250 };
+    const { graph } = await crawl('mark://team-a/wide/index.md', fetcher, new WorldDirectory(gateway.list()), limits);
+    assert.equal(graph.edgeCount, 250);
+    assert.equal(graph.nodes.get('mark://team-a/wide/index.md')?.linksCut, true);
   });
 
   it('keeps at most `workers` fetches in flight', async () => {

@@ -8,7 +8,8 @@ import {
   nearDuplicatesStopped,
   renderReport,
 } from '../../knowledge/doctor/index.ts';
-import { defaultHubWorld, WorldDirectory } from '../../graph/index.ts';
+import { WorldDirectory } from '../../graph/index.ts';
+import { defaultHubWorld } from '../../hub-world.ts';
 import { worldNamed } from '../../worlds/world-aliases.ts';
 import { optionalInteger, optionalString } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
