@@ -136,7 +136,7 @@ describe('mark_doctor over real QUIC worlds', () => {
     assert.equal((await runTool(markDoctor, { worlds: 'BETA' }, ctx)).text, betaOnly.text);
     assert.deepEqual(await runTool(markDoctor, { worlds: 'gamma' }, ctx), {
       isError: true,
-      text: 'unknown world "gamma" (worlds: alpha, beta)',
+      text: 'broker: unknown world "gamma" (not in broker config; known worlds: alpha, beta)',
     });
     assert.equal((await runTool(markDoctor, { kinds: 'typos' }, ctx)).isError, true);
     assert.equal((await runTool(markDoctor, { cursor: 'x' }, ctx)).isError, true);
