@@ -3,6 +3,7 @@ import { hasHiddenSegment } from '../../../protocol/paths.ts';
 import { documentLinks, type WorldDirectory } from '../../graph/index.ts';
 import { listedAsAbsent, type WorldListing } from '../../worlds/index.ts';
 import { checkSubmission } from '../policy-check.ts';
+import { examineFewerWorlds } from './corpus.ts';
 import type { Policy, Severity } from '../policy.ts';
 import { isPublishingStandard } from '../publishing-standard.ts';
 import { maxNearComparisons, nearDuplicates } from './near-duplicates.ts';
@@ -31,7 +32,7 @@ export type Diagnosis = { findings: Finding[]; nearDuplicatesComplete: boolean }
 /** Why a report whose near-duplicate search ran out of comparisons is partial, and what to do about it. */
 export const nearDuplicatesStopped =
   `near-duplicate search stopped after ${maxNearComparisons.toLocaleString('en')} comparisons: too many documents ` +
-  'are alike, so some near duplicates are not reported; examine fewer worlds at a time (worlds)';
+  `are alike, so some near duplicates are not reported; ${examineFewerWorlds}`;
 export const findingKinds: readonly FindingKind[] = [
   'exact-duplicate',
   'near-duplicate',
