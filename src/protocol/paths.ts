@@ -34,6 +34,26 @@ export function canonicalPath(path: string): string {
   return `/${out.join('/')}`;
 }
 
+/** The directory beside a document that holds its history (Mark SPEC §9.3): a store's name, never a listed entry. */
+export const versionsDirName = 'versions';
+
+/**
+ * Mark SPEC LIST "Excluded": a dot-file (or dot directory) and the `versions` directory never appear
+ * in a listing. The world's LIST filters its entries by this rule and the broker's doctor skips what it
+ * hides, so the two cannot drift apart.
+ */
+export function isHiddenEntry(name: string): boolean {
+  return name.startsWith('.') || name === versionsDirName;
+}
+
+/**
+ * True when any segment of a path is a hidden entry (`/.well-known/x.md`, `/a/.drafts/b.md`,
+ * `/a/versions/b.md`): no walk of a world's listings reaches it, however deep.
+ */
+export function hasHiddenSegment(path: string): boolean {
+  return path.split('/').some((segment) => segment !== '' && isHiddenEntry(segment));
+}
+
 const hashPathPattern = /^\/sha256-[0-9a-f]{64}$/;
 
 /** `/sha256-<64 lower-case hex>`: a content-addressed FETCH. Upper-case hex is not a hash path. */

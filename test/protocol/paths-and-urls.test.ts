@@ -4,6 +4,8 @@ import {
   canonicalPath,
   hasDotDotSegment,
   isHashPath,
+  isHiddenEntry,
+  hasHiddenSegment,
   isValidRequestPath,
   splitVersionSuffix,
 } from '../../src/protocol/paths.ts';
@@ -44,6 +46,26 @@ describe('request paths', () => {
     assert.equal(splitVersionSuffix('/docs/a.md/v0'), null);
     assert.equal(splitVersionSuffix('/docs/a.md/vx'), null);
     assert.equal(splitVersionSuffix('/v1'), null);
+  });
+});
+
+describe('hidden entries (Mark SPEC LIST "Excluded"; the world lists by this rule, the doctor skips by it)', () => {
+  it('hides dot-files, dot directories and the versions directory, and nothing else', () => {
+    for (const name of ['.well-known', '.demarkus', '.drafts', '.v3.tmp-1', 'versions'])
+      assert.ok(isHiddenEntry(name), name);
+    for (const name of ['a.md', 'docs', 'a.b', 'version', 'Versions', 'versions.md', 'x.versions'])
+      assert.ok(!isHiddenEntry(name), name);
+  });
+
+  it('finds a hidden entry at any depth of a path, but not in the root or a name with a dot inside', () => {
+    assert.ok(hasHiddenSegment('/.well-known/demarkus/policy.md'));
+    assert.ok(hasHiddenSegment('/a/.drafts/b.md'));
+    assert.ok(hasHiddenSegment('/a/versions/b.md'));
+    assert.ok(hasHiddenSegment('/a/.hidden.md'));
+    assert.ok(!hasHiddenSegment('/'));
+    assert.ok(!hasHiddenSegment('/index.md'));
+    assert.ok(!hasHiddenSegment('/docs/a.b/c.md'));
+    assert.ok(!hasHiddenSegment('/docs/versions.md'));
   });
 });
 

@@ -38,8 +38,10 @@ export type WorldDocumentCacheOptions = {
 };
 
 type Entry = { state: DocumentState; checkedAt: number };
-/** A check under way; `forgotten` once the document was invalidated while it ran, so its answer may be stale. */
-type Flight = { check: Promise<DocumentState>; forgotten: boolean };
+/** Whether a check may keep its answer: `forgotten` once the document was invalidated while it ran (the answer may be stale). */
+type CheckStanding = { forgotten: boolean };
+/** A check under way, which concurrent callers join, and its standing. */
+type Flight = { check: Promise<DocumentState>; standing: CheckStanding };
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
@@ -66,12 +68,12 @@ export class WorldDocumentCache {
     if (entry !== undefined && this.#now() - entry.checkedAt < this.#revalidateMs) return Promise.resolve(entry.state);
     const running = this.#inFlight.get(key);
     if (running !== undefined) return running.check;
-    const flight: Flight = { check: Promise.resolve({ kind: 'absent' }), forgotten: false };
-    flight.check = this.#check(world, path, entry, flight).finally(() => {
-      if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
+    const standing: CheckStanding = { forgotten: false };
+    const check = this.#check(world, path, entry, standing).finally(() => {
+      if (this.#inFlight.get(key)?.standing === standing) this.#inFlight.delete(key);
     });
-    this.#inFlight.set(key, flight);
-    return flight.check;
+    this.#inFlight.set(key, { check, standing });
+    return check;
   }
 
   /**
@@ -97,11 +99,16 @@ export class WorldDocumentCache {
     this.#entries.delete(key);
     const running = this.#inFlight.get(key);
     if (running === undefined) return;
-    running.forgotten = true;
+    running.standing.forgotten = true;
     this.#inFlight.delete(key);
   }
 
-  async #check(world: string, path: string, previous: Entry | undefined, flight: Flight): Promise<DocumentState> {
+  async #check(
+    world: string,
+    path: string,
+    previous: Entry | undefined,
+    standing: CheckStanding,
+  ): Promise<DocumentState> {
     const checkedAt = this.#now();
     const held = previous?.state.kind === 'present' ? previous.state.document : undefined;
     let response: MarkResponse;
@@ -113,7 +120,7 @@ export class WorldDocumentCache {
       });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      return this.#failed(world, path, previous, checkedAt, reason, flight);
+      return this.#failed(world, path, previous, checkedAt, reason, standing);
     }
     let state: DocumentState;
     if (response.status === Status.NotModified && held) state = previous!.state;
@@ -121,8 +128,8 @@ export class WorldDocumentCache {
       const { etag = '', ...metadata } = response.metadata;
       state = { kind: 'present', document: { world, path, body: utf8.decode(response.body), etag, metadata } };
     } else if (response.status === Status.NotFound || response.status === Status.Archived) state = { kind: 'absent' };
-    else return this.#failed(world, path, previous, checkedAt, `world answered ${response.status}`, flight);
-    if (!flight.forgotten) this.#entries.set(`${world}\n${path}`, { state, checkedAt });
+    else return this.#failed(world, path, previous, checkedAt, `world answered ${response.status}`, standing);
+    if (!standing.forgotten) this.#entries.set(`${world}\n${path}`, { state, checkedAt });
     return state;
   }
 
@@ -132,12 +139,12 @@ export class WorldDocumentCache {
     previous: Entry | undefined,
     checkedAt: number,
     reason: string,
-    flight: Flight,
+    standing: CheckStanding,
   ): DocumentState {
     this.#onCheckFailed?.(world, path, reason);
     const state: DocumentState = previous?.state ?? { kind: 'unknown', reason };
     // Throttled like a success, so a world that is down is not asked on every call.
-    if (!flight.forgotten) this.#entries.set(`${world}\n${path}`, { state, checkedAt });
+    if (!standing.forgotten) this.#entries.set(`${world}\n${path}`, { state, checkedAt });
     return state;
   }
 }

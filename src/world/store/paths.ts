@@ -14,9 +14,9 @@
  */
 import path from 'node:path';
 import posix from 'node:path/posix';
-import { canonicalPath, hasDotDotSegment } from '../../protocol/paths.ts';
+import { canonicalPath, hasDotDotSegment, isHiddenEntry, versionsDirName } from '../../protocol/paths.ts';
 
-export const versionsDirName = 'versions';
+export { isHiddenEntry, versionsDirName };
 export const archiveStateName = 'archive-state';
 
 export type DocLocation = {
@@ -101,11 +101,6 @@ export function isVersionTempName(name: string): boolean {
 /** The Go store's temp link beside a document: `<current>.tmp`. */
 export function tempLinkPath(currentAbs: string): string {
   return `${currentAbs}.tmp`;
-}
-
-/** `isHiddenEntry`: dot-files and the versions directory never appear in a listing. */
-export function isHiddenEntry(name: string): boolean {
-  return name.startsWith('.') || name === versionsDirName;
 }
 
 /** True when `abs` is `root` or beneath it (both already resolved). */

@@ -40,6 +40,12 @@ export type Corpus = {
   notExamined: Array<{ world: string; reason: string }>;
 };
 
+/**
+ * The remedy for a report a bound cut short (bytes read here, comparisons in diagnose.ts): a run over
+ * fewer worlds, through the tool's `worlds` argument, covers the rest. One phrase for every such reason.
+ */
+export const examineFewerWorlds = 'examine fewer worlds at a time (worlds)';
+
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
 export async function collectCorpus(
@@ -61,7 +67,7 @@ export async function collectCorpus(
           ? 'time budget spent'
           : remaining <= 0
             ? 'document bound reached'
-            : `${byteBound}; examine fewer worlds at a time (worlds)`,
+            : `${byteBound}; ${examineFewerWorlds}`,
       });
       continue;
     }
@@ -103,7 +109,7 @@ export async function collectCorpus(
         reason: budget.aborted
           ? 'time budget spent before every document was read'
           : overBytes
-            ? `${byteBound} before every document was read; examine fewer worlds at a time (worlds)`
+            ? `${byteBound} before every document was read; ${examineFewerWorlds}`
             : shortfall(listing, failed),
       });
   }

@@ -1,7 +1,9 @@
 import type { Metadata } from '../../../protocol/metadata.ts';
+import { hasHiddenSegment } from '../../../protocol/paths.ts';
 import { documentLinks, type WorldDirectory } from '../../graph/index.ts';
 import { listedAsAbsent, type WorldListing } from '../../worlds/index.ts';
 import { checkSubmission } from '../policy-check.ts';
+import { examineFewerWorlds } from './corpus.ts';
 import type { Policy, Severity } from '../policy.ts';
 import { isPublishingStandard } from '../publishing-standard.ts';
 import { maxNearComparisons, nearDuplicates } from './near-duplicates.ts';
@@ -30,7 +32,7 @@ export type Diagnosis = { findings: Finding[]; nearDuplicatesComplete: boolean }
 /** Why a report whose near-duplicate search ran out of comparisons is partial, and what to do about it. */
 export const nearDuplicatesStopped =
   `near-duplicate search stopped after ${maxNearComparisons.toLocaleString('en')} comparisons: too many documents ` +
-  'are alike, so some near duplicates are not reported; examine fewer worlds at a time (worlds)';
+  `are alike, so some near duplicates are not reported; ${examineFewerWorlds}`;
 export const findingKinds: readonly FindingKind[] = [
   'exact-duplicate',
   'near-duplicate',
@@ -57,11 +59,14 @@ export type DiagnoseInput = {
   nearThreshold: number;
 };
 
-/** Entry points that nothing needs to link to: reached by their fixed names, as are documents in dot directories. */
+/**
+ * Entry points that nothing needs to link to: reached by their fixed names, as are documents LIST hides
+ * (`/.well-known/…`, any dot directory or `versions` directory; `hasHiddenSegment`).
+ */
 const rootDocuments = new Set(['/index.md', '/world.md']);
 
 function isEntryPoint(path: string): boolean {
-  return rootDocuments.has(path) || path.startsWith('/.well-known/') || path.startsWith('/.demarkus/');
+  return rootDocuments.has(path) || hasHiddenSegment(path);
 }
 
 export function diagnose(input: DiagnoseInput): Diagnosis {
@@ -126,18 +131,13 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
 function isBroken(target: string, known: ReadonlySet<string>, input: DiagnoseInput): boolean {
   const match = /^mark:\/\/([^/]+)(\/.*)$/.exec(target);
   if (match === null || !match[2]!.endsWith('.md') || known.has(target)) return false;
-  // A link into a world that was not read in full (or is not ours) cannot be judged, nor one into a
-  // dot directory: LIST never shows dot entries (Mark SPEC LIST "Excluded"), so no world is read there.
+  // A link into a world that was not read in full (or is not ours) cannot be judged, nor one under an
+  // entry LIST hides (a dot directory, `versions`; Mark SPEC LIST "Excluded"): no world is read there.
   const listing = input.completeWorlds.get(match[1]!);
-  if (listing === undefined || isInDotDirectory(match[2]!)) return false;
+  if (listing === undefined || hasHiddenSegment(match[2]!)) return false;
   // Not read is not missing: the hub's generated files are listed but skipped (`/graph.md`), or not listed at
   // all (`/index/`, whose directory is not walked); only a target the listing shows absent is broken.
   return listedAsAbsent(listing, match[2]!);
-}
-
-/** `/.well-known/x.md`, `/a/.drafts/b.md`: a path the corpus cannot hold, since LIST hides every dot entry. */
-function isInDotDirectory(path: string): boolean {
-  return path.split('/').some((segment) => segment.startsWith('.'));
 }
 
 type Keyed = { finding: Finding; rank: number; key: string };

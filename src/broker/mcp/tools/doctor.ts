@@ -14,7 +14,7 @@ import { worldNamed } from '../../worlds/world-aliases.ts';
 import { optionalInteger, optionalString } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
-import { structuredResult, toolError } from '../tool-result.ts';
+import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
 import { severities } from '../../knowledge/policy.ts';
 import { describe } from './descriptions.ts';
 
@@ -83,8 +83,7 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
   const known = ctx.gateway.list();
   const wanted = commaList(args.worlds);
   const unknownWorld = wanted.find((name) => worldNamed(name, known) === undefined);
-  if (unknownWorld !== undefined)
-    return toolError(`unknown world "${unknownWorld}" (worlds: ${known.map((w) => w.name).join(', ')})`);
+  if (unknownWorld !== undefined) return toolError(unknownWorldText(unknownWorld, known));
   const kinds = commaList(args.kinds);
   const badKind = kinds.find((kind) => !(findingKinds as readonly string[]).includes(kind));
   if (badKind !== undefined) return toolError(`unknown finding kind "${badKind}" (kinds: ${findingKinds.join(', ')})`);
