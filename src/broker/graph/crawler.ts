@@ -3,7 +3,7 @@ import type { MarkResponse } from '../../protocol/response.ts';
 import { CrawledGraph } from './crawled-graph.ts';
 import { documentLinks, type DocumentLinks } from './document-links.ts';
 import { isMarkUrl } from './link-url.ts';
-import { UnobservedStatus, type GraphNode } from './model.ts';
+import { edgeKey, UnobservedStatus, type GraphEdge, type GraphNode } from './model.ts';
 import { runPool } from '../../concurrency/pool.ts';
 import { defaultGraphBounds, documentLinkBounds } from './graph-bounds.ts';
 import type { WorldDirectory } from './world-urls.ts';
@@ -60,8 +60,7 @@ export async function crawl(
     visited.add(url);
     queue.push({ url, depth });
   };
-  const maxEdges = limits.maxEdges ?? defaultCrawlLimits.maxEdges;
-  const edgeRoom = () => Math.max(0, maxEdges - graph.edgeCount);
+  const edgeRoom = new EdgeRoom(limits.maxEdges ?? defaultCrawlLimits.maxEdges);
   const visit = async (item: QueueItem) => {
     const node = await readNode(item, { fetcher, worlds, signal, etags, edgeRoom });
     graph.addNode(node.node);
@@ -74,13 +73,38 @@ export async function crawl(
   return { graph, etags };
 }
 
+/**
+ * The links a crawl may still keep, taken by a read when it keeps them rather
+ * than measured from the graph when its visit adds them: between the two, the
+ * visit awaits, and other workers' reads resume from their FETCH and measure
+ * the same room, so with 5 workers a crawl kept up to 4,000 links past
+ * `maxEdges` (test/broker/graph/crawler.test.ts). A read's edges all come from
+ * its own document, which is read once, so the links it takes are exactly the
+ * distinct edges it adds to the graph.
+ */
+class EdgeRoom {
+  #left: number;
+
+  constructor(maxEdges: number) {
+    this.#left = Math.max(0, maxEdges);
+  }
+
+  get left(): number {
+    return this.#left;
+  }
+
+  /** Takes the room for `edges`' distinct links; the caller kept at most `left` of them. */
+  take(edges: readonly GraphEdge[]): void {
+    this.#left -= new Set(edges.map(edgeKey)).size;
+  }
+}
+
 type ReadContext = {
   fetcher: DocumentFetcher;
   worlds: WorldDirectory;
   signal: AbortSignal | undefined;
   etags: Map<string, string>;
-  /** Links the crawl may still add. */
-  edgeRoom: () => number;
+  edgeRoom: EdgeRoom;
 };
 
 async function readNode(item: QueueItem, { fetcher, worlds, signal, etags, edgeRoom }: ReadContext) {
@@ -99,11 +123,13 @@ async function readNode(item: QueueItem, { fetcher, worlds, signal, etags, edgeR
   if (response.status !== Status.Ok)
     return { node: { ...blank, status: response.status || UnobservedStatus.Error }, edges: [] };
   const body = textBody(response.body);
-  const bounds = { ...documentLinkBounds, distinct: Math.min(documentLinkBounds.distinct, edgeRoom()) };
+  const bounds = { ...documentLinkBounds, distinct: Math.min(documentLinkBounds.distinct, edgeRoom.left) };
   const links: DocumentLinks =
     body === null
       ? { title: '', linkCount: 0, edges: [] }
       : documentLinks(item.url, body, response.metadata, worlds, bounds);
+  // No await since the room was read: the links kept are taken before any other read resumes.
+  edgeRoom.take(links.edges);
   const node: GraphNode = {
     url: item.url,
     title: links.title,

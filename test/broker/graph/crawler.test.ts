@@ -36,6 +36,12 @@ describe('link graph crawl', () => {
     await a('/related.md', `# Related\n\n${Array.from({ length: 1200 }, (_, i) => `[r${i}](r/${i}.md)`).join(' ')}\n`, {
       'rel-supersedes': 'docs/a.md',
     });
+    await a('/room/index.md', `# Room\n\n${[1, 2, 3, 4].map((i) => `[d${i}](d${i}.md)`).join(' ')}\n`);
+    for (let i = 1; i <= 4; i++)
+      await a(
+        `/room/d${i}.md`,
+        `# D${i}\n\n${Array.from({ length: 10 }, (_, j) => `[t${j}](t${i}-${j}.md)`).join(' ')}\n`,
+      );
     const line = '- [Doc](docs/a.md) then [t](t/1.md) [u](t/2.md)\n';
     await a('/huge.md', `# Huge\n\n${line.repeat(Math.floor(1_000_000 / line.length))}`);
     await gateway.publish(
@@ -133,6 +139,28 @@ describe('link graph crawl', () => {
     const { graph } = await crawl('mark://team-a/wide/index.md', fetcher, new WorldDirectory(gateway.list()), limits);
     assert.equal(graph.edgeCount, 250);
     assert.equal(graph.nodes.get('mark://team-a/wide/index.md')?.linksCut, true);
+  });
+
+  it('keeps at most maxEdges links when several reads are in flight at once', async () => {
+    // Each FETCH of /room/d*.md is answered only once all four are in flight, so four reads
+    // resume together: each used to see the same room (maxEdges less the index's 4 links) and keep
+    // it whole, 4 + 4 × 10 links where the bound is 19. Deterministic: no timing, only the barrier.
+    const held = Promise.withResolvers<void>();
+    let arrived = 0;
+    const fetcher: DocumentFetcher = async (world, path) => {
+      const response = await gateway.read(world, { verb: 'FETCH', path });
+      if (path.startsWith('/room/d')) {
+        if (++arrived === 4) held.resolve();
+        await held.promise;
+      }
+      return response;
+    };
+    const limits = { maxDepth: 1, maxNodes: 200, workers: 5, maxEdges: 19 };
+    const { graph } = await crawl('mark://team-a/room/index.md', fetcher, new WorldDirectory(gateway.list()), limits);
+    assert.equal(arrived, 4, 'the four documents were read together');
+    assert.equal(graph.edgeCount, 19);
+    const cut = [1, 2, 3, 4].filter((i) => graph.nodes.get(`mark://team-a/room/d${i}.md`)?.linksCut === true);
+    assert.equal(cut.length, 3, 'the first read keeps its 10 links, the second 5, the others none');
   });
 
   it('keeps at most `workers` fetches in flight', async () => {

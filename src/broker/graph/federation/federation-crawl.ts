@@ -1,9 +1,7 @@
 import type { Identity } from '../../identity.ts';
 import type { WorldGateway, WorldInfo } from '../../worlds/gateway.ts';
 import { renderContentIndex, type IndexEntry } from '../../../protocol/render/content-index.ts';
-import { buildExport, type ExportNode } from '../graph-export.ts';
-import { documentUrl } from '../link-url.ts';
-import { compareUtf8, type GraphEdge } from '../model.ts';
+import { compareUtf8 } from '../model.ts';
 import { runPool } from '../../../concurrency/pool.ts';
 import { WorldDirectory } from '../world-urls.ts';
 import { buildCrawlState, crawlStatePath } from './crawl-state.ts';
@@ -12,6 +10,7 @@ import { graphOutputPath, indexOutputPath, isHubOutput, loadPreviousCrawl } from
 import { publishOutput, type HubWriter, type PublishOutcome } from './hub-publish.ts';
 import { crawlWorld, type WorldCrawl } from './world-crawl.ts';
 import { oversizedGraphDetail } from './oversized-graph.ts';
+import { graphWithinShares, shareDetail, type SharedExport } from './export-share.ts';
 import { errorWithCode } from '../../../errors/coded-error.ts';
 
 /**
@@ -80,6 +79,8 @@ export type WorldSummary = {
   failed: number;
   /** Documents read this run whose links were cut at the link graph's per-document bounds. */
   linksCut: number;
+  /** Links of this world left out of /graph.md to keep it within the world's share (export-share.ts). */
+  exportLinksCut: number;
   documents: number;
   complete: boolean;
   problems: string[];
@@ -121,12 +122,13 @@ export async function runFederationCrawl(options: FederationCrawlOptions): Promi
     outputs: new Map(previous.outputs),
     ...(signal ? { signal } : {}),
   };
-  const { body: graphBody, nodes, edges } = graphDocument(crawls, crawledAt);
+  const graph = graphWithinShares(crawls, crawledAt);
   const published: PublishOutcome[] = [];
   for (const crawl of crawls) published.push(await publishIndex(writer, crawl, crawledAt));
-  const graphOutcome = await publishOutput(writer, graphOutputPath, graphBody, (bytes) =>
+  const graphOutcome = await publishOutput(writer, graphOutputPath, graph.body, (bytes) =>
     oversizedGraphDetail(bytes, crawls),
   );
+  if (graph.cut.size > 0 && graphOutcome.outcome !== 'too-large') graphOutcome.detail = shareDetail(graph);
   published.push(graphOutcome);
   // The etags may only move forward together with the graph rows they vouch for.
   const graphCurrent = graphOutcome.outcome === 'published' || graphOutcome.outcome === 'unchanged';
@@ -138,11 +140,16 @@ export async function runFederationCrawl(options: FederationCrawlOptions): Promi
         await publishOutput(
           writer,
           path,
-          buildCrawlState(crawl.world.name, crawledAt, etagsOf(crawl), crawl.changedAfter),
+          buildCrawlState(
+            crawl.world.name,
+            crawledAt,
+            etagsOf(crawl, graph.cut.get(crawl.world.name)?.documents),
+            crawl.changedAfter,
+          ),
         ),
       );
   }
-  return summarize(options, crawls, nodes, edges, published, writer.outputs);
+  return summarize(options, crawls, graph, published, writer.outputs);
 }
 
 async function crawlAllWorlds(
@@ -179,23 +186,6 @@ async function crawlAllWorlds(
   return crawls.sort((a, b) => compareUtf8(a.world.name, b.world.name));
 }
 
-function graphDocument(crawls: readonly WorldCrawl[], crawledAt: Date): { body: string; nodes: number; edges: number } {
-  const nodes: ExportNode[] = [];
-  const edges: GraphEdge[] = [];
-  for (const crawl of crawls) {
-    for (const [path, record] of crawl.records) {
-      nodes.push({
-        url: documentUrl(crawl.world.name, path),
-        title: record.title,
-        status: 'ok',
-        linkCount: record.linkCount,
-      });
-      edges.push(...record.edges);
-    }
-  }
-  return { body: buildExport(crawledAt, nodes, edges), nodes: nodes.length, edges: edges.length };
-}
-
 /** A world's index is published only when its crawl was complete (as mark_index refuses an incomplete one). */
 function publishIndex(writer: HubWriter, crawl: WorldCrawl, crawledAt: Date): Promise<PublishOutcome> | PublishOutcome {
   const path = indexOutputPath(crawl.world);
@@ -209,17 +199,24 @@ function publishIndex(writer: HubWriter, crawl: WorldCrawl, crawledAt: Date): Pr
   return publishOutput(writer, path, renderContentIndex(server, crawledAt, entries));
 }
 
-function etagsOf(crawl: WorldCrawl): Map<string, string> {
+/**
+ * The etags the next crawl reads its records back from the hub with. A
+ * document cut to its world's share gets none: its record would be rebuilt
+ * from its cut /graph.md rows and, unchanged, kept so for good; without an
+ * etag it is read again, and cut again only while its world still holds more
+ * than its share.
+ */
+function etagsOf(crawl: WorldCrawl, cutToShare: ReadonlySet<string> | undefined): Map<string, string> {
   const etags = new Map<string, string>();
-  for (const [path, record] of crawl.records) if (record.etag !== '') etags.set(path, record.etag);
+  for (const [path, record] of crawl.records)
+    if (record.etag !== '' && cutToShare?.has(path) !== true) etags.set(path, record.etag);
   return etags;
 }
 
 function summarize(
   options: FederationCrawlOptions,
   crawls: readonly WorldCrawl[],
-  nodes: number,
-  edges: number,
+  graph: SharedExport,
   published: PublishOutcome[],
   outputs: Map<string, string>,
 ): FederationCrawlSummary {
@@ -232,6 +229,7 @@ function summarize(
     skippedByCatalog: c.skippedByCatalog,
     failed: c.failed,
     linksCut: c.linksCut,
+    exportLinksCut: graph.cut.get(c.world.name)?.linksLeftOut ?? 0,
     documents: c.records.size,
     complete: c.complete,
     problems: c.problems,
@@ -249,8 +247,8 @@ function summarize(
     documentsFetched: total('fetched'),
     documentsSkipped: total('skipped'),
     documentsFailed: total('failed'),
-    nodes,
-    edges,
+    nodes: graph.nodes,
+    edges: graph.edges,
     published,
     state,
   };

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { graphWithinShares } from '../../../src/broker/graph/federation/export-share.ts';
+import { oversizedGraphDetail } from '../../../src/broker/graph/federation/oversized-graph.ts';
+import type { DocumentRecord } from '../../../src/broker/graph/federation/crawl-record.ts';
+import type { WorldCrawl } from '../../../src/broker/graph/federation/world-crawl.ts';
+import { parseExport } from '../../../src/broker/graph/graph-export.ts';
+import type { GraphEdge } from '../../../src/broker/graph/model.ts';
+
+// Mark's body limit (src/protocol/limits.ts), written out so the test states it.
+const maxBodyBytes = 1_048_576;
+const crawledAt = new Date('2026-03-01T00:00:00Z');
+
+/** A world's crawl as the federation crawl hands it to the export: `links` maps each path to its link count. */
+function worldCrawl(name: string, links: Record<string, number>, typed: Record<string, number> = {}): WorldCrawl {
+  const records = new Map<string, DocumentRecord>();
+  for (const [path, count] of Object.entries(links)) {
+    const from = `mark://${name}${path}`;
+    const edge = (i: number, rel: string): GraphEdge => ({
+      from,
+      to: `mark://${name}/targets-of-a-rather-long-path${path}/${rel}${i}.md`,
+      rel,
+      label: '',
+      anchor: '',
+      count: 1,
+    });
+    const body = Array.from({ length: count }, (_, i) => edge(i, ''));
+    const relations = Array.from({ length: typed[path] ?? 0 }, (_, i) => edge(i, 'cites'));
+    records.set(path, {
+      etag: `"${path}"`,
+      contentHash: '',
+      title: path,
+      linkCount: count,
+      edges: [...body, ...relations],
+    });
+  }
+  return {
+    world: { name, address: `${name}:6309`, source: 'config' },
+    records,
+    listed: records.size,
+    fetched: records.size,
+    skipped: 0,
+    skippedByCatalog: 0,
+    failed: 0,
+    linksCut: 0,
+    complete: true,
+    problems: [],
+    changedAfter: null,
+  };
+}
+
+const floods = (count: number, links: number) =>
+  Object.fromEntries(Array.from({ length: count }, (_, n) => [`/flood-${n}.md`, links]));
+
+/** The federation's /graph.md held to each world's share (src/broker/graph/federation/export-share.ts). */
+describe('federation export share', () => {
+  it('leaves a graph that fits whole', () => {
+    const shared = graphWithinShares(
+      [worldCrawl('team-a', { '/a.md': 10 }), worldCrawl('team-b', { '/b.md': 5 })],
+      crawledAt,
+    );
+    assert.equal(shared.share, null);
+    assert.equal(shared.cut.size, 0);
+    assert.equal(parseExport(shared.body).edges.length, 15);
+  });
+
+  it('cuts only the world over its share, its heaviest documents first, keeping typed relations', () => {
+    const flooding = worldCrawl('team-a', { ...floods(12, 1000), '/small.md': 3 }, { '/flood-0.md': 2 });
+    const other = worldCrawl('team-b', { '/notes.md': 400, '/more.md': 200 });
+    const shared = graphWithinShares([flooding, other], crawledAt);
+    assert.ok(Buffer.byteLength(shared.body) <= maxBodyBytes);
+    const edges = parseExport(shared.body).edges;
+    const from = (url: string) => edges.filter((e) => e.from === url);
+    assert.equal(from('mark://team-b/notes.md').length, 400);
+    assert.equal(from('mark://team-b/more.md').length, 200);
+    assert.equal(from('mark://team-a/small.md').length, 3);
+    const kept = edges.filter((e) => e.from.startsWith('mark://team-a/')).length;
+    assert.ok(shared.share !== null && kept <= shared.share && kept < 12_005, `kept ${kept} of share ${shared.share}`);
+    const perFlood = new Set(Array.from({ length: 12 }, (_, n) => from(`mark://team-a/flood-${n}.md`).length));
+    assert.equal(perFlood.size, 1, 'every flood document keeps the same number of links');
+    assert.equal(from('mark://team-a/flood-0.md').filter((e) => e.rel === 'cites').length, 2);
+    assert.deepEqual([...shared.cut.keys()], ['team-a']);
+    assert.equal(shared.cut.get('team-a')?.linksLeftOut, 12_005 - kept);
+    assert.equal(shared.cut.get('team-a')?.documents.has('/small.md'), false);
+    assert.equal(shared.cut.get('team-a')?.documents.size, 12);
+  });
+
+  it('gives two flooding worlds the same share', () => {
+    const shared = graphWithinShares(
+      [
+        worldCrawl('team-a', floods(9, 1000)),
+        worldCrawl('team-c', floods(9, 1000)),
+        worldCrawl('team-b', { '/b.md': 7 }),
+      ],
+      crawledAt,
+    );
+    const edges = parseExport(shared.body).edges;
+    const of = (world: string) => edges.filter((e) => e.from.startsWith(`mark://${world}/`)).length;
+    assert.equal(of('team-b'), 7);
+    assert.ok(of('team-a') < 9000 && of('team-a') === of('team-c'), `${of('team-a')} and ${of('team-c')}`);
+    assert.deepEqual([...shared.cut.keys()].sort(), ['team-a', 'team-c']);
+  });
+
+  it('cuts nothing when the documents alone do not fit, and the refusal names the world with the most documents', () => {
+    const many = Object.fromEntries(
+      Array.from({ length: 9000 }, (_, n) => [`/a-rather-long-directory-name/and-another/document-${n}.md`, 1]),
+    );
+    const crawls = [worldCrawl('team-a', many), worldCrawl('team-b', { '/b.md': 1 })];
+    const shared = graphWithinShares(crawls, crawledAt);
+    const bytes = Buffer.byteLength(shared.body);
+    assert.ok(bytes > maxBodyBytes);
+    assert.equal(shared.cut.size, 0);
+    assert.equal(parseExport(shared.body).edges.length, 9001);
+    const detail = oversizedGraphDetail(bytes, crawls);
+    assert.match(detail, /even with every world's links left out/);
+    assert.match(detail, /Most documents are in team-a \(9000 of 9001\)/);
+    assert.match(detail, /hub keeps its previous \/graph\.md/);
+  });
+});
