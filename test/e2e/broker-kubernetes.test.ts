@@ -15,7 +15,7 @@ import { startWorldServer, type WorldServer } from '../../src/world/world-server
 import { startFakeApiServer, type FakeApiServer } from '../kubernetes/fake-api/server.ts';
 import { apis, eventually } from '../kubernetes/helpers.ts';
 import { testTls } from '../world/world-fixture.ts';
-import { freePort, resultText } from './stack-fixture.ts';
+import { freePorts, resultText } from './stack-fixture.ts';
 
 /**
  * The broker with `storage.backend: kubernetes` and live discovery, against a
@@ -63,7 +63,7 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
     const kubeconfigFile = join(dir, 'kubeconfig');
     await writeFile(kubeconfigFile, api.kubeConfig('broker', 'broker').exportConfig());
     process.env.KUBECONFIG = kubeconfigFile;
-    const [management, mcp] = [await freePort(), await freePort()];
+    const [management, mcp] = await freePorts(2);
     const config = parseBrokerConfig(
       stringify({
         server: {

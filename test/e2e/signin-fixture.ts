@@ -11,7 +11,7 @@ import { startBroker, type RunningBroker } from '../../src/broker/broker.ts';
 import { parseBrokerConfig } from '../../src/broker/config/index.ts';
 import { generateSigningKeyPem } from '../../src/broker/auth/signing-key.ts';
 import { startDevIdp, type DevIdp, type DevIdpClaims, type DevIdpClient } from '../../src/dev/idp.ts';
-import { freePort } from './stack-fixture.ts';
+import { freePorts } from './stack-fixture.ts';
 import type { UserAgent, Page } from './signin-user-agent.ts';
 
 export const webClient = {
@@ -55,7 +55,7 @@ export async function startSignInStack(
   } = {},
 ): Promise<SignInStack> {
   const dir = await mkdtemp(join(tmpdir(), 'demarkus-signin-'));
-  const [managementPort, mcpPort] = [await freePort(), await freePort()];
+  const [managementPort, mcpPort] = await freePorts(2);
   const issuer = `http://127.0.0.1:${managementPort}`;
   const idpSecret = randomBytes(16).toString('hex');
   const idp = await startDevIdp({

@@ -13,15 +13,34 @@ import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
 import { pinnedNow, testTls } from '../world/world-fixture.ts';
 
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  const [port] = await freePorts(1);
+  return port as number;
+}
+
+/**
+ * `count` distinct free loopback ports. All are held open until each has its
+ * port: asked one after another, the system may hand the port it just freed
+ * out again, and two listeners then get the same address (a CI run saw the
+ * broker's two listeners refused as "must differ").
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  try {
+    return await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<number>((resolve, reject) => {
+            server.once('error', reject);
+            server.listen(0, '127.0.0.1', () => {
+              const address = server.address();
+              resolve(typeof address === 'object' && address !== null ? address.port : 0);
+            });
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
 }
 
 export type StackWorld = { name: string; server: WorldServer; port: number; root: string; tokensFile: string };
@@ -73,7 +92,12 @@ export async function startStack(
     await writeFile(join(dir, name, 'tokens.toml'), '[tokens]\n');
     await startWorld(name, 0);
   }
-  const front = await startBrokerFront(dir, [...worlds.values()], options);
+  // A broker that fails to start must not leave the worlds listening: the test file would never end.
+  const front = await startBrokerFront(dir, [...worlds.values()], options).catch(async (error: unknown) => {
+    for (const world of worlds.values()) await world.server.close().catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
   const { config, mcpUrl, token, connect, clients } = front;
   return {
     dir,
@@ -124,7 +148,7 @@ export async function startBrokerFront(
   worlds: readonly { name: string; port: number; tokensFile: string }[],
   options: { brokerConfig?: Record<string, unknown>; allow?: Record<string, unknown> } = {},
 ): Promise<BrokerFront> {
-  const [managementPort, mcpPort] = [await freePort(), await freePort()];
+  const [managementPort, mcpPort] = await freePorts(2);
   const document = {
     server: {
       addr: `127.0.0.1:${managementPort}`,

@@ -52,13 +52,13 @@ function shiftedClock(): Clock & { advance(ms: number): void } {
   return { now, sleep, advance };
 }
 
-function elector(identity: string, clock: Clock, errors: unknown[] = []) {
+function elector(identity: string, clock: Clock, errors: unknown[] = [], leaseDurationMs = 2_000) {
   return new LeaseElector({
     coordination: apis(server, identity).coordination,
     namespace,
     name: leaseName,
     identity,
-    leaseDurationMs: 2_000,
+    leaseDurationMs,
     renewDeadlineMs: 1_000,
     retryPeriodMs: 10,
     clock,
@@ -188,9 +188,14 @@ describe('Lease election between two brokers (fake API server, real client-node)
   it('steps down at the renew deadline while a renewal hangs, before the other replica can take the lease', async (t) => {
     const clock = shiftedClock();
     const stop = new AbortController();
+    // A failed assertion must not leave both electors running: the file would never end.
+    t.after(() => stop.abort());
     const events: string[] = [];
-    const a = elector('broker-c', clock);
-    const b = elector('broker-d', clock);
+    // The clock also moves with real time: a lease duration far beyond the renew deadline keeps a slow
+    // machine's seconds from expiring the lease before the test advances past it on purpose.
+    const leaseDurationMs = 30_000;
+    const a = elector('broker-c', clock, [], leaseDurationMs);
+    const b = elector('broker-d', clock, [], leaseDurationMs);
     const runA = a.run(stop.signal, (leadership) => {
       events.push('a leads');
       leadership.addEventListener('abort', () => events.push('a steps down'));
@@ -205,14 +210,14 @@ describe('Lease election between two brokers (fake API server, real client-node)
     await eventually(() => server.openHungRequests === 1, 'a renewal of broker-c waiting for its answer');
     const seen = count('broker-d', 'get');
     await eventually(() => count('broker-d', 'get') >= seen + 2, 'broker-d seeing the last renewal');
-    clock.advance(1_500); // past renewDeadline (1 s), inside leaseDuration (2 s)
+    clock.advance(1_500); // past renewDeadline (1 s), well inside leaseDuration (30 s)
     await eventually(() => !a.isLeader, 'broker-c stepping down with its renewal unanswered');
     assert.deepEqual(events, ['a leads', 'a steps down']);
     await eventually(() => server.openHungRequests === 0, 'the unanswered requests cancelled');
     assert.equal(b.isLeader, false);
     assert.equal(spec().holderIdentity, 'broker-c', 'the lease is still within its duration');
 
-    clock.advance(1_000); // past leaseDuration since broker-d last saw a renewal
+    clock.advance(leaseDurationMs); // past leaseDuration since broker-d last saw a renewal
     await eventually(() => b.isLeader, 'broker-d leading');
     assert.deepEqual(events, ['a leads', 'a steps down', 'b leads']);
     stop.abort();
