@@ -20,11 +20,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runFederationCrawl, type FederationCrawlSummary } from '../../src/broker/graph/federation/federation-crawl.ts';
 import { summaryText } from '../../src/broker/graph/federation/summary-text.ts';
 import { parseExport } from '../../src/broker/graph/graph-export.ts';
 import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
 import { linkFlood } from '../support/link-flood.ts';
+import { federationHub } from './federation-hub.ts';
 
 // Mark's body limit (docs/security.md, "Limits and defaults"), written out so the test states it.
 const maxBodyBytes = 1_048_576;
@@ -32,11 +32,7 @@ const floodDocuments = 15;
 
 describe('security: one world writer cannot stop /graph.md for the other worlds', () => {
   let gateway: TestGateway;
-  const crawl = () =>
-    runFederationCrawl({ gateway, hub: 'root', now: () => new Date('2026-03-01T00:00:00Z'), identity: writerIdentity });
-  const hubGraphText = async () =>
-    Buffer.from((await gateway.read('root', { verb: 'FETCH', path: '/graph.md' })).body).toString('utf8');
-  const graphOutcome = (summary: FederationCrawlSummary) => summary.published.find((p) => p.path === '/graph.md');
+  const { crawl, hubGraphText, graphOutcome } = federationHub(() => gateway);
   const teamBLinks = Array.from({ length: 30 }, (_, i) => `mark://team-b/topics/${i}.md`);
 
   before(async () => {

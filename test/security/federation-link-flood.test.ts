@@ -19,10 +19,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runFederationCrawl, type FederationCrawlSummary } from '../../src/broker/graph/federation/federation-crawl.ts';
 import { parseExport } from '../../src/broker/graph/graph-export.ts';
 import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
 import { linkFlood } from '../support/link-flood.ts';
+import { federationHub } from './federation-hub.ts';
 
 // The documented bound (docs/security.md, "Limits and defaults"), written out
 // so the test states it rather than reading it from the code it tests.
@@ -30,11 +30,7 @@ const linksPerDocument = 1000;
 
 describe('security: one world writer cannot stop the federation crawl from publishing /graph.md', () => {
   let gateway: TestGateway;
-  const crawl = () =>
-    runFederationCrawl({ gateway, hub: 'root', now: () => new Date('2026-03-01T00:00:00Z'), identity: writerIdentity });
-  const hubGraphText = async () =>
-    Buffer.from((await gateway.read('root', { verb: 'FETCH', path: '/graph.md' })).body).toString('utf8');
-  const graphOutcome = (summary: FederationCrawlSummary) => summary.published.find((p) => p.path === '/graph.md');
+  const { crawl, hubGraphText, graphOutcome } = federationHub(() => gateway);
 
   before(async () => {
     gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-a' }, { name: 'team-b' }]);
