@@ -21,8 +21,7 @@ export interface DiscoveredWorldSink {
   remove(name: string): void;
 }
 
-/** `servedBy`: set when the Service lost a name to another Service (a conflict an operator must resolve). */
-export type DiscoveryIssue = { service: string; problem: string; servedBy?: string };
+export type DiscoveryIssue = { service: string; problem: string };
 
 export class DiscoveryIndex {
   readonly #sink: DiscoveredWorldSink;
@@ -91,7 +90,8 @@ export class DiscoveryIndex {
   #reconcile(name: string): void {
     if (!this.#listed) return;
     const current = this.#published.get(name);
-    const winner = this.#configured.has(name) ? undefined : this.#winner(name, current);
+    const claims = this.#claimants(name);
+    const winner = this.#configured.has(name) ? undefined : this.#winner(name, claims, current);
     if (winner === undefined) {
       if (current !== undefined) {
         this.#published.delete(name);
@@ -99,32 +99,35 @@ export class DiscoveryIndex {
       }
       return;
     }
-    this.#reportLosers(name, winner);
+    this.#reportLosers(name, claims, winner);
     if (current !== undefined && sameWorld(current, winner)) return;
     this.#published.set(name, winner);
     this.#sink.upsert(winner);
   }
 
   /** The serving Service while it still claims the name; else the oldest claimant. */
-  #winner(name: string, current: DiscoveredWorld | undefined): DiscoveredWorld | undefined {
+  #winner(
+    name: string,
+    claims: readonly DiscoveredWorld[],
+    current: DiscoveredWorld | undefined,
+  ): DiscoveredWorld | undefined {
     const serving = current === undefined ? undefined : this.#services.get(current.service);
     if (serving?.name === name) return serving;
-    return this.#claimants(name).sort(oldestFirst)[0];
+    return [...claims].sort(oldestFirst)[0];
   }
 
   #claimants(name: string): DiscoveredWorld[] {
     return [...this.#services.values()].filter((world) => world.name === name);
   }
 
-  #reportLosers(name: string, winner: DiscoveredWorld): void {
+  #reportLosers(name: string, claims: readonly DiscoveredWorld[], winner: DiscoveredWorld): void {
     this.#forgetConflict(winner.service);
-    for (const loser of this.#claimants(name)) {
+    for (const loser of claims) {
       if (loser.service === winner.service || this.#conflicts.get(loser.service) === winner.service) continue;
       this.#conflicts.set(loser.service, winner.service);
       this.#onConflicts(this.#conflicts.size);
       this.#onIssue({
         service: loser.service,
-        servedBy: winner.service,
         problem: `world ${JSON.stringify(name)} is already served by Service ${winner.service}; this Service is ignored until that one goes`,
       });
     }

@@ -229,7 +229,7 @@ export class LeaseElector {
 }
 
 /** The renew deadline passed before the API server answered. */
-export class RenewDeadlineError extends Error {
+class RenewDeadlineError extends Error {
   constructor(renewDeadlineMs: number) {
     super(`no answer from the API server within the renew deadline (${renewDeadlineMs} ms)`);
     this.name = 'RenewDeadlineError';

@@ -42,7 +42,7 @@ export const documentTemplate: ResourceTemplateDefinition = {
  * reads it (Go `parseToolURL`: empty path → `/`). The template's `{+path}` needs at least one character
  * (RFC 6570 matching in the MCP SDK), so without this resources/read answered "Resource not found".
  */
-export function isWorldRootUri(uri: string): boolean {
+function isWorldRootUri(uri: string): boolean {
   try {
     return parseToolUrl(cutAnchor(uri).url).path === '/';
   } catch {

@@ -18,4 +18,4 @@ export type { NearHit, SearchHit, SearchText } from './search-text.ts';
 export { renderBodyLookupAll } from './render-body-lookup-all.ts';
 export { BrokerCallError, BrokerToolClient, callBrokerTool } from './broker-tool-client.ts';
 export type { BrokerToolResult } from './broker-tool-client.ts';
-export { fitQuery, type FittedQuery } from './fit-query.ts';
+export { fitQuery } from './fit-query.ts';

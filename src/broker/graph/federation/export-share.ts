@@ -35,16 +35,18 @@ export function graphWithinShares(crawls: readonly WorldCrawl[], crawledAt: Date
   const whole = renderWithin(crawls, crawledAt, Number.POSITIVE_INFINITY);
   if (fits(whole.body)) return whole;
   const heaviest = Math.max(0, ...crawls.map((crawl) => linksOf(crawl.records.values())));
-  if (!fits(renderWithin(crawls, crawledAt, 0).body)) return whole;
+  let best = renderWithin(crawls, crawledAt, 0);
+  if (!fits(best.body)) return whole;
   // Fewer links per world never makes the export larger, so the largest share that fits is found by halving.
   let fitting = 0;
   let tooMany = heaviest;
   while (tooMany - fitting > 1) {
     const middle = Math.floor((fitting + tooMany) / 2);
-    if (fits(renderWithin(crawls, crawledAt, middle).body)) fitting = middle;
+    const candidate = renderWithin(crawls, crawledAt, middle);
+    if (fits(candidate.body)) [fitting, best] = [middle, candidate];
     else tooMany = middle;
   }
-  return renderWithin(crawls, crawledAt, fitting);
+  return best;
 }
 
 /** The summary's words for a published /graph.md whose worlds were cut to their share. */

@@ -4,10 +4,9 @@ export {
   diagnose,
   findingKinds,
   nearDuplicatesStopped,
-  type Diagnosis,
   type DoctorDocument,
   type Finding,
   type FindingKind,
 } from './diagnose.ts';
-export { nearDuplicates, jaccard, maxNearComparisons, shingles, type NearDuplicateSearch } from './near-duplicates.ts';
+export { nearDuplicates, jaccard, maxNearComparisons, shingles } from './near-duplicates.ts';
 export { renderReport, type ReportPage } from './report.ts';

@@ -82,12 +82,13 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
     return toolError('invalid cursor: pass the next-cursor of a previous page');
   const known = ctx.gateway.list();
   const wanted = commaList(args.worlds);
-  const unknownWorld = wanted.find((name) => worldNamed(name, known) === undefined);
-  if (unknownWorld !== undefined) return toolError(unknownWorldText(unknownWorld, known));
+  const resolved = wanted.map((name) => worldNamed(name, known));
+  const unknownAt = resolved.indexOf(undefined);
+  if (unknownAt !== -1) return toolError(unknownWorldText(wanted[unknownAt] as string, known));
   const kinds = commaList(args.kinds);
   const badKind = kinds.find((kind) => !(findingKinds as readonly string[]).includes(kind));
   if (badKind !== undefined) return toolError(`unknown finding kind "${badKind}" (kinds: ${findingKinds.join(', ')})`);
-  const chosen = new Set(wanted.map((name) => worldNamed(name, known)));
+  const chosen = new Set(resolved);
   const worlds = wanted.length === 0 ? known : known.filter((world) => chosen.has(world));
   const hub = ctx.knowledge?.standard.hub ?? defaultHubWorld;
   const corpus = await collectCorpus(ctx.gateway, worlds, { hub, signal: ctx.signal });
