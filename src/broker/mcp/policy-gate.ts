@@ -73,8 +73,3 @@ export function withPolicyNotes(result: ToolResult, notes: string): ToolResult {
   const structured = result.structured && { ...result.structured, policy_warnings: notes.trim() };
   return { ...result, text: `${result.text}${notes}`, ...(structured ? { structured } : {}) };
 }
-
-/** After a write through the broker, the next read of a cached well-known document (world.md, the standard) sees it at once. */
-export function forgetCachedCopy(ctx: ToolContext, world: string, path: string): void {
-  ctx.knowledge?.documents.invalidate(world, path);
-}

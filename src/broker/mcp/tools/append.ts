@@ -1,10 +1,10 @@
 import { ReadProtectedWriteError } from '../../worlds/gateway.ts';
 import { refusesRead } from '../../worlds/read-right-probe.ts';
 import { optionalBoolean, optionalInteger, requiredString, urlDescription, versionBounds } from '../args.ts';
+import { checkedWrite } from '../checked-write.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { goQuote } from '../go-format.ts';
-import { forgetCachedCopy, policyGate, withPolicyNotes } from '../policy-gate.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument, writeWorld, type Outcome } from '../tool-input.ts';
 import { structuredResult, toolError } from '../tool-result.ts';
@@ -56,25 +56,30 @@ async function append(
   const { world, path } = target.value;
   const refused = gateWrite(ctx, world);
   if (refused) return refused;
-  const gate = await policyGate(ctx, 'append', { world, path, body, metadata: {}, scope: 'fragment', confirm });
-  if (gate.refused) return gate.refused;
-  let version = expectedVersion;
-  if (version === 0) {
-    const resolved = await currentVersion(ctx, world, path);
-    if (!resolved.ok) return resolved.error;
-    version = resolved.value;
-  }
-  const metadata = { ...writeMetadata(ctx.identity), 'expected-version': String(version) };
-  const answer = await writeWorld(ctx, 'append', world, { verb: 'APPEND', path, metadata, body });
-  if (!answer.ok) return answer.error;
-  forgetCachedCopy(ctx, world, path);
-  return withPolicyNotes(
-    structuredResult(
-      formatToolResult(answer.value, ['version', 'modified', 'server-version']),
-      responseFields(qualifiedWorldUrl(world, path), answer.value),
-    ),
-    gate.notes,
-  );
+  return checkedWrite(ctx, {
+    verb: 'append',
+    world,
+    path,
+    stored: { body, metadata: {}, scope: 'fragment', confirm },
+    write: async () => {
+      let version = expectedVersion;
+      if (version === 0) {
+        const resolved = await currentVersion(ctx, world, path);
+        if (!resolved.ok) return resolved;
+        version = resolved.value;
+      }
+      const metadata = { ...writeMetadata(ctx.identity), 'expected-version': String(version) };
+      const answer = await writeWorld(ctx, 'append', world, { verb: 'APPEND', path, metadata, body });
+      if (!answer.ok) return answer;
+      return {
+        ok: true,
+        value: structuredResult(
+          formatToolResult(answer.value, ['version', 'modified', 'server-version']),
+          responseFields(qualifiedWorldUrl(world, path), answer.value),
+        ),
+      };
+    },
+  });
 }
 
 /** expected_version 0 means "the current one": VERSIONS tells (reference texts for each way it can fail). */

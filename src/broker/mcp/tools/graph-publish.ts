@@ -6,7 +6,7 @@ import {
   requiredString,
   versionBounds,
 } from '../args.ts';
-import { forgetCachedCopy, policyGate, withPolicyNotes } from '../policy-gate.ts';
+import { checkedWrite } from '../checked-write.ts';
 import { defineTool } from '../run-tool.ts';
 import { describe, publishingPolicyPlace } from './descriptions.ts';
 import { graphTarget, writeWorld } from '../tool-input.ts';
@@ -69,30 +69,31 @@ export const markGraphPublish = defineTool({
     delete metadata.retention;
     if (retention > 0) metadata.retention = String(retention);
     const body = graph.exportMarkdown();
-    const gate = await policyGate(ctx, 'graph publish', {
+    return checkedWrite(ctx, {
+      verb: 'graph publish',
       world,
       path,
-      body,
-      metadata,
-      scope: 'document',
-      confirm: args.confirm === true,
-      generated: true,
-    });
-    if (gate.refused) return gate.refused;
-    metadata['expected-version'] = String(args.expected_version);
-    const answer = await writeWorld(ctx, 'graph publish', world, { verb: 'PUBLISH', path, metadata, body });
-    if (!answer.ok) return answer.error;
-    forgetCachedCopy(ctx, world, path);
-    const { nodeCount, edgeCount } = graph.store;
-    const header = `Published graph (${nodeCount} nodes, ${edgeCount} edges) to ${args.url}\n`;
-    const result = structuredResult(
-      header + formatToolResult(answer.value, ['version', 'modified', 'server-version']),
-      {
-        ...responseFields(qualifiedWorldUrl(world, path), answer.value),
-        node_count: nodeCount,
-        edge_count: edgeCount,
+      stored: { body, metadata, scope: 'document', confirm: args.confirm === true, generated: true },
+      write: async () => {
+        const request = { ...metadata, 'expected-version': String(args.expected_version) };
+        const answer = await writeWorld(ctx, 'graph publish', world, {
+          verb: 'PUBLISH',
+          path,
+          metadata: request,
+          body,
+        });
+        if (!answer.ok) return answer;
+        const { nodeCount, edgeCount } = graph.store;
+        const header = `Published graph (${nodeCount} nodes, ${edgeCount} edges) to ${args.url}\n`;
+        return {
+          ok: true,
+          value: structuredResult(header + formatToolResult(answer.value, ['version', 'modified', 'server-version']), {
+            ...responseFields(qualifiedWorldUrl(world, path), answer.value),
+            node_count: nodeCount,
+            edge_count: edgeCount,
+          }),
+        };
       },
-    );
-    return withPolicyNotes(result, gate.notes);
+    });
   },
 });

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { MarkResponse } from '../../../protocol/response.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { responseFields, responseShape, writeShape } from '../structured.ts';
-import { forgetCachedCopy, policyGate, withPolicyNotes } from '../policy-gate.ts';
+import { checkedWrite } from '../checked-write.ts';
 import type { ToolUrl } from '../tool-url.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
 import { agentManifestPath } from './discover.ts';
@@ -129,18 +129,15 @@ async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<Cr
   // An index claims to be the whole truth about its source: a partial one must not replace a complete one.
   if (crawl.truncated || crawl.skipped.length > 0)
     return toolError('crawl incomplete; refusing to publish an authoritative index');
-  const publication = { expectedVersion, sourceServer, body, entries: crawl.entries };
-  const published = await publishIndex(ctx, target.value, publication, args);
-  if (!published.ok) return published.error;
-  const text = formatToolResult(published.response, ['version', 'modified']);
-  const result = structuredResult(
-    `${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer}\n${text}`,
-    {
-      ...responseFields(targetUrl, published.response),
+  const render = (response: MarkResponse): ToolResult => {
+    const text = formatToolResult(response, ['version', 'modified']);
+    return structuredResult(`${preamble}Indexed ${crawl.entries.length} documents from ${sourceServer}\n${text}`, {
+      ...responseFields(targetUrl, response),
       ...facts,
-    },
-  );
-  return withPolicyNotes(result, published.policyNotes);
+    });
+  };
+  const publication = { expectedVersion, sourceServer, body, entries: crawl.entries, render };
+  return publishIndex(ctx, target.value, publication, args);
 }
 
 type Checked = { ok: true; warnings: string[] } | { ok: false; error: ToolResult };
@@ -205,44 +202,42 @@ type IndexPublication = {
   sourceServer: string;
   body: string;
   entries: Parameters<typeof mergeContentIndex>[2];
+  /** The tool's result for the target world's answer to the publish. */
+  render: (response: MarkResponse) => ToolResult;
 };
 
 /** The document stored (merged with the target's other rows on an update) is what the publishing policy checks. */
 async function publishIndex(
   ctx: ToolContext,
   target: ToolUrl,
-  { expectedVersion, sourceServer, body, entries }: IndexPublication,
+  { expectedVersion, sourceServer, body, entries, render }: IndexPublication,
   args: Pick<IndexArgs, 'metadata' | 'confirm'>,
-): Promise<{ ok: true; response: MarkResponse; policyNotes: string } | { ok: false; error: ToolResult }> {
+): Promise<ToolResult> {
   let document = body;
   if (expectedVersion > 0) {
     // Updating: keep the other servers' rows, replace this source's.
     const existing = await readWorld(ctx, 'index (fetch existing)', target.world, { verb: 'FETCH', path: target.path });
-    if (!existing.ok) return existing;
-    if (existing.value.status !== 'ok')
-      return { ok: false, error: toolError(`failed to fetch existing index: ${existing.value.status}`) };
+    if (!existing.ok) return existing.error;
+    if (existing.value.status !== 'ok') return toolError(`failed to fetch existing index: ${existing.value.status}`);
     const merged = mergeContentIndex(parseContentIndex(bodyText(existing.value.body)), sourceServer, entries);
     document = renderContentIndex(`mark://${target.world}`, ctx.now(), merged);
   }
   const stored = writeMetadata(ctx.identity, args.metadata);
-  const gate = await policyGate(ctx, 'index', {
+  return checkedWrite(ctx, {
+    verb: 'index',
     world: target.world,
     path: target.path,
-    body: document,
-    metadata: stored,
-    scope: 'document',
-    confirm: args.confirm === true,
-    generated: true,
+    stored: { body: document, metadata: stored, scope: 'document', confirm: args.confirm === true, generated: true },
+    write: async () => {
+      const metadata = { ...stored, 'expected-version': String(expectedVersion) };
+      const answer = await writeWorld(ctx, 'index (publish)', target.world, {
+        verb: 'PUBLISH',
+        path: target.path,
+        metadata,
+        body: document,
+      });
+      if (!answer.ok) return answer;
+      return { ok: true, value: render(answer.value) };
+    },
   });
-  if (gate.refused) return { ok: false, error: gate.refused };
-  const metadata = { ...stored, 'expected-version': String(expectedVersion) };
-  const answer = await writeWorld(ctx, 'index (publish)', target.world, {
-    verb: 'PUBLISH',
-    path: target.path,
-    metadata,
-    body: document,
-  });
-  if (!answer.ok) return answer;
-  forgetCachedCopy(ctx, target.world, target.path);
-  return { ok: true, response: answer.value, policyNotes: gate.notes };
 }

@@ -7,9 +7,9 @@ import {
   urlDescription,
   versionBounds,
 } from '../args.ts';
+import { checkedWrite } from '../checked-write.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { publishFailOnConflict, publishWithMerge } from '../merge/publish-flow.ts';
-import { forgetCachedCopy, policyGate, withPolicyNotes, type PolicyGate } from '../policy-gate.ts';
 import { defineTool } from '../run-tool.ts';
 import { urlArgument } from '../tool-input.ts';
 import { toolError } from '../tool-result.ts';
@@ -85,21 +85,20 @@ async function publish(ctx: ToolContext, args: PublishArgs): Promise<ToolResult>
     expectedVersion: args.expected_version,
     metadata: writeMetadata(ctx.identity, args.metadata),
   };
-  // An empty body is the protocol's unarchive: it brings the archived version back and stores nothing
-  // new, so the policy has nothing to read (a body without an H1 or tags would refuse every unarchive).
-  const gate: PolicyGate =
-    args.body === ''
-      ? { refused: null, notes: '' }
-      : await policyGate(ctx, 'publish', {
-          world,
-          path,
-          body: args.body,
-          metadata: submission.metadata,
-          scope: 'document',
-          confirm: args.confirm === true,
-        });
-  if (gate.refused) return gate.refused;
-  const result = await (mode === 'fail' ? publishFailOnConflict(ctx, submission) : publishWithMerge(ctx, submission));
-  forgetCachedCopy(ctx, world, path);
-  return withPolicyNotes(result, gate.notes);
+  return checkedWrite(ctx, {
+    verb: 'publish',
+    world,
+    path,
+    // An empty body is the protocol's unarchive: it brings the archived version back and stores nothing
+    // new, so the policy has nothing to read (a body without an H1 or tags would refuse every unarchive).
+    stored:
+      args.body === ''
+        ? null
+        : { body: args.body, metadata: submission.metadata, scope: 'document', confirm: args.confirm === true },
+    // Both flows answer every failure with a result (merge/publish-flow.ts): any answer forgets the cached copy.
+    write: async () => ({
+      ok: true,
+      value: await (mode === 'fail' ? publishFailOnConflict(ctx, submission) : publishWithMerge(ctx, submission)),
+    }),
+  });
 }

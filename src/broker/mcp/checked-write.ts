@@ -1,0 +1,40 @@
+import type { ToolContext, ToolResult } from './definitions.ts';
+import { policyGate, withPolicyNotes, type GateSubmission, type PolicyGate } from './policy-gate.ts';
+import type { Outcome } from './tool-input.ts';
+
+/** What a write stores, as the publishing policy reads it (policy-gate.ts). */
+export type StoredContent = Omit<GateSubmission, 'world' | 'path'>;
+
+export type CheckedWrite = {
+  /** Names the write in a policy refusal ("publish refused by the publishing policy ..."). */
+  verb: string;
+  world: string;
+  path: string;
+  /** Null when the write stores no new content for the policy to read (mark_publish's empty body, the protocol's unarchive). */
+  stored: StoredContent | null;
+  /**
+   * Sends the write and renders its result. `ok: false` is a step that got no answer from the world
+   * (its version read, or the write itself failing to arrive): its error is answered and the cached
+   * copy is kept, as nothing is known to have changed.
+   */
+  write: () => Promise<Outcome<ToolResult>>;
+};
+
+/**
+ * The one sequence of every write tool that stores a document (mark_publish, mark_append,
+ * mark_graph_publish, mark_index), run once its arguments and the writer check (write-gate.ts)
+ * have passed: the publishing policy first, so a refused submission never reaches the world; then
+ * the write; then the knowledge cache forgets its copy of the document, so the next read of a
+ * cached well-known document (world.md, the standard) sees the write at once; then the policy's
+ * warnings go after a successful result (docs/knowledge.md "Severities").
+ */
+export async function checkedWrite(ctx: ToolContext, checked: CheckedWrite): Promise<ToolResult> {
+  const { verb, world, path, stored } = checked;
+  const gate: PolicyGate =
+    stored === null ? { refused: null, notes: '' } : await policyGate(ctx, verb, { world, path, ...stored });
+  if (gate.refused) return gate.refused;
+  const written = await checked.write();
+  if (!written.ok) return written.error;
+  ctx.knowledge?.documents.invalidate(world, path);
+  return withPolicyNotes(written.value, gate.notes);
+}
