@@ -171,6 +171,7 @@ export function isSpaceOrTab(c: string | undefined): boolean {
   return c === ' ' || c === '\t';
 }
 
-function isLineTerminator(c: number): boolean {
+/** What `.` does not match (ECMAScript: LF, CR, U+2028, U+2029), by character code. */
+export function isLineTerminator(c: number): boolean {
   return c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
 }
