@@ -6,7 +6,7 @@
  * thematic breaks, and the link reference definitions (§4.7), which apply to
  * the whole document. Headings inside containers are not headings here.
  */
-import { isSpaceOrTab } from './linear-replace.ts';
+import { isLineTerminator, isSpaceOrTab } from './linear-replace.ts';
 
 export type Block =
   /** `source` is the heading's inline markdown ('' for a bare `#`); `line` its (first) text line. */
@@ -25,8 +25,6 @@ export type MarkdownBlocks = {
 // CR or U+2028 (test/security/markdown-linear.test.ts).
 const fenceOpen = /^ {0,3}(`{3,}|~{3,})/;
 const atxOpen = /^ {0,3}(#{1,6})(?=[ \t]|$)/;
-/** What `.` does not match: a line holding one after its opening never matched `(.*)$`. */
-const lineTerminator = /[\n\r\u2028\u2029]/;
 const pipeRow = /^[ \t]*\|/;
 const setextUnderline = /^ {0,3}(=+|-+)[ \t]*$/;
 const thematicBreak = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
@@ -203,9 +201,10 @@ class BlockScanner {
  * holds a line terminator (then the line was never an ATX heading or fence opening: `.` stopped there).
  */
 function lineRest(line: string, from: number): string | null {
-  if (lineTerminator.test(line.slice(from))) return null;
+  // What `.` does not match: a line holding one after its opening never matched `(.*)$`.
+  for (let i = from; i < line.length; i++) if (isLineTerminator(line.charCodeAt(i))) return null;
   let start = from;
-  while (line[start] === ' ' || line[start] === '\t') start++;
+  while (isSpaceOrTab(line[start])) start++;
   return line.slice(start);
 }
 

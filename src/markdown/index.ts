@@ -7,7 +7,7 @@
 export { markdownBlocks, normalizeLabel, type Block, type MarkdownBlocks } from './blocks.ts';
 export { githubSlug, AnchorSlugger } from './slug.ts';
 export { plainText } from './plain-text.ts';
-export { NextMatch, replaceComments, replaceLinks, bracketLabelEnds } from './linear-replace.ts';
+export { NextMatch, replaceComments, replaceEach, replaceLinks, bracketLabelEnds } from './linear-replace.ts';
 export {
   outline,
   outlineEntries,

@@ -5,8 +5,10 @@
  * when nothing closes it, scan to the end of the text each time: a 1 MiB
  * heading of `[` took minutes (test/security/markdown-linear.test.ts). Here
  * each scan for a closing mark is remembered (`NextMatch`), so the text is
- * read a bounded number of times whatever it holds. Each function states the
- * pattern it replaces; the results are the pattern's, match for match.
+ * read a bounded number of times whatever it holds, and `replaceEach` walks
+ * the openings and splices in the replacements for every such function here
+ * and in src/search/markup.ts. Each function states the pattern it replaces;
+ * the results are the pattern's, match for match.
  */
 
 /**
@@ -39,6 +41,40 @@ export class NextMatch {
   }
 }
 
+/** A match a `replaceEach` matcher found: the text that replaces it, and the index just after it. */
+export type Replacement = { text: string; end: number };
+
+/** A matcher's answer when no match starts at this opening nor at any later one. */
+export const noneFromHere = Symbol('noneFromHere');
+
+/**
+ * `s` with each match replaced, left to right, the way a global `s.replace`
+ * does: every match starts at an occurrence of `opener`, and `matchAt(open)`
+ * says whether one starts there (null: try the next occurrence after `open`).
+ * The search resumes after a match, so matches never overlap. Linear in `s`
+ * as long as `matchAt` is amortized constant time, which the `NextMatch`
+ * readers it uses are for openings that only grow.
+ */
+export function replaceEach(
+  s: string,
+  opener: string,
+  matchAt: (open: number) => Replacement | null | typeof noneFromHere,
+): string {
+  let out = '';
+  let done = 0;
+  for (let open = s.indexOf(opener); open >= 0; open = s.indexOf(opener, open)) {
+    const match = matchAt(open);
+    if (match === noneFromHere) break;
+    if (match === null) {
+      open++;
+      continue;
+    }
+    out += s.slice(done, open) + match.text;
+    done = open = match.end;
+  }
+  return out + s.slice(done);
+}
+
 /** What `.` does not match (ECMAScript: LF, CR, U+2028, U+2029). */
 const lineTerminators = /[\n\r\u2028\u2029]/g;
 
@@ -50,20 +86,13 @@ export function replaceComments(s: string, replacement: string, withinLine = fal
   if (!s.includes('<!--')) return s;
   const closes = new NextMatch(s, '-->');
   const breaks = withinLine ? new NextMatch(s, new RegExp(lineTerminators)) : null;
-  let out = '';
-  let done = 0;
-  for (let open = s.indexOf('<!--'); open >= 0; open = s.indexOf('<!--', open)) {
+  return replaceEach(s, '<!--', (open) => {
     const close = closes.from(open + 4);
-    if (close < 0) break; // No `-->` after this opening, so none after any later one either.
+    if (close < 0) return noneFromHere; // No `-->` after this opening, so none after any later one either.
     const lineBreak = breaks?.from(open + 4) ?? -1;
-    if (lineBreak >= 0 && lineBreak < close) {
-      open++;
-      continue;
-    }
-    out += s.slice(done, open) + replacement;
-    done = open = close + 3;
-  }
-  return out + s.slice(done);
+    if (lineBreak >= 0 && lineBreak < close) return null;
+    return { text: replacement, end: close + 3 };
+  });
 }
 
 export type LinkShape = {
@@ -90,20 +119,12 @@ export function replaceLinks(s: string, shape: LinkShape): string {
   const labelEnd = shape.labelEnds(s);
   const tail: Tail = { kind: shape.tail, labelEnd: shape.tail === 'reference' ? shape.labelEnds(s) : labelEnd };
   const parens = new NextMatch(s, ')');
-  let out = '';
-  let done = 0;
-  for (let open = s.indexOf(shape.opener); open >= 0; open = s.indexOf(shape.opener, open)) {
+  return replaceEach(s, shape.opener, (open) => {
     const start = open + shape.opener.length;
     const close = labelEnd(start);
     const end = close < 0 || s[close] !== ']' ? -1 : tailEnd(s, close + 1, tail, parens);
-    if (end < 0) {
-      open++;
-      continue;
-    }
-    out += s.slice(done, open) + s.slice(start, close);
-    done = open = end;
-  }
-  return out + s.slice(done);
+    return end < 0 ? null : { text: s.slice(start, close), end };
+  });
 }
 
 type Tail = { kind: LinkShape['tail']; labelEnd: (start: number) => number };
@@ -150,6 +171,7 @@ export function isSpaceOrTab(c: string | undefined): boolean {
   return c === ' ' || c === '\t';
 }
 
-function isLineTerminator(c: number): boolean {
+/** What `.` does not match (ECMAScript: LF, CR, U+2028, U+2029), by character code. */
+export function isLineTerminator(c: number): boolean {
   return c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
 }

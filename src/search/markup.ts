@@ -4,7 +4,7 @@
  * Line based and forgiving: the goal is searchable prose, not a faithful render.
  */
 
-import { bracketLabelEnds, NextMatch, replaceComments, replaceLinks } from '../markdown/index.ts';
+import { bracketLabelEnds, NextMatch, replaceComments, replaceEach, replaceLinks } from '../markdown/index.ts';
 
 const quoteMarkers = /^[ \t]*(?:>[ \t]?)+/;
 const listMarker = /^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?/;
@@ -37,70 +37,39 @@ function replaceWikiLinks(s: string): string {
   if (!s.includes('[[')) return s;
   const targetEnds = new NextMatch(s, /[\]|]/g);
   const labelEnds = new NextMatch(s, ']');
-  let out = '';
-  let done = 0;
-  for (let open = s.indexOf('[['); open >= 0; open = s.indexOf('[[', open)) {
+  return replaceEach(s, '[[', (open) => {
     const target = open + 2;
     const bar = targetEnds.from(target); // the `]` or `|` that ends the target
-    let end = -1;
-    let text = '';
-    if (bar > target && s[bar] === ']' && s[bar + 1] === ']') {
-      end = bar + 2;
-      text = s.slice(target, bar);
-    } else if (bar > target && s[bar] === '|') {
+    if (bar > target && s[bar] === ']' && s[bar + 1] === ']') return { text: s.slice(target, bar), end: bar + 2 };
+    if (bar > target && s[bar] === '|') {
       const close = labelEnds.from(bar + 1);
-      if (close > bar + 1 && s[close + 1] === ']') {
-        end = close + 2;
-        text = s.slice(bar + 1, close);
-      }
+      if (close > bar + 1 && s[close + 1] === ']') return { text: s.slice(bar + 1, close), end: close + 2 };
     }
-    if (end < 0) {
-      open++;
-      continue;
-    }
-    out += s.slice(done, open) + text;
-    done = open = end;
-  }
-  return out + s.slice(done);
+    return null;
+  });
 }
 
 /** `<https://...>`, `<http://...>` and `<mailto:...>` → their address: `/<((?:https?|mailto):[^>\s]+)>/g`. */
 function replaceAutolinks(s: string): string {
   if (!s.includes('<')) return s;
   const ends = new NextMatch(s, /[>\s]/g);
-  let out = '';
-  let done = 0;
-  for (let open = s.indexOf('<'); open >= 0; open = s.indexOf('<', open)) {
+  return replaceEach(s, '<', (open) => {
     const scheme = /^(?:https?|mailto):/.exec(s.slice(open + 1, open + 9));
     const address = open + 1 + (scheme?.[0].length ?? 0);
     const close = scheme === null ? -1 : ends.from(address);
-    if (close <= address || s[close] !== '>') {
-      open++;
-      continue;
-    }
-    out += s.slice(done, open) + s.slice(open + 1, close);
-    done = open = close + 1;
-  }
-  return out + s.slice(done);
+    return close <= address || s[close] !== '>' ? null : { text: s.slice(open + 1, close), end: close + 1 };
+  });
 }
 
 /** HTML tags → a space: `/<\/?[A-Za-z][^>]*>/g`. */
 function replaceTags(s: string): string {
   if (!s.includes('<')) return s;
   const ends = new NextMatch(s, '>');
-  let out = '';
-  let done = 0;
-  for (let open = s.indexOf('<'); open >= 0; open = s.indexOf('<', open)) {
+  return replaceEach(s, '<', (open) => {
     const name = s[open + 1] === '/' ? open + 2 : open + 1;
     const close = /[A-Za-z]/.test(s[name] ?? '') ? ends.from(name + 1) : -1;
-    if (close < 0) {
-      open++;
-      continue;
-    }
-    out += `${s.slice(done, open)} `;
-    done = open = close + 1;
-  }
-  return out + s.slice(done);
+    return close < 0 ? null : { text: ' ', end: close + 1 };
+  });
 }
 
 /**
