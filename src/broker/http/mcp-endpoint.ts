@@ -291,11 +291,15 @@ function connectSession(
       await server.close().catch(() => {});
     },
     transport: {
-      handleRequest: toNodeMcpHandler(async (request, options) => {
-        const response = await web.handleRequest(request, options);
-        if (shared !== undefined && (await saveMemory(endpoint, session, shared))) endpoint.announceSubscriptions?.(id);
-        return response;
-      }),
+      handleRequest: toNodeMcpHandler(
+        async (request, options) => {
+          const response = await web.handleRequest(request, options);
+          if (shared !== undefined && (await saveMemory(endpoint, session, shared)))
+            endpoint.announceSubscriptions?.(id);
+          return response;
+        },
+        { requestSignal: false },
+      ),
     },
     ...(shared === undefined ? {} : { shared }),
   };
@@ -359,12 +363,9 @@ async function serveStateless(
   reply.raw.on('close', () => void closeQuietly(transport, server));
   await server.connect(transport);
   hijack(reply);
-  await toNodeMcpHandler((webRequest, options) => transport.handleRequest(webRequest, options))(
-    request.raw,
-    reply.raw,
-    request.body,
-    auth,
-  );
+  await toNodeMcpHandler((webRequest, options) => transport.handleRequest(webRequest, options), {
+    requestSignal: false,
+  })(request.raw, reply.raw, request.body, auth);
 }
 
 async function closeQuietly(transport: WebStandardStreamableHTTPServerTransport, server: McpServer): Promise<void> {

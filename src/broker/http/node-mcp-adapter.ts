@@ -12,27 +12,39 @@ export type NodeMcpHandler = (
   authInfo: AuthInfo | undefined,
 ) => Promise<void>;
 
+/** How `fetch` is driven. */
+export type NodeMcpOptions = {
+  /**
+   * Whether `fetch` reads the `Request`'s signal, which then aborts when the
+   * client goes before the answer is written. The SDK's 2026-07-28 handler
+   * does (`createMcpHandler`: its per-request transport and its stateless
+   * fallback end the exchange on abort); `WebStandardStreamableHTTPServerTransport`,
+   * which serves sessions and the broker's stateless 2025-era requests, never
+   * reads it. Without it the `Request` follows no signal: undici then links no
+   * abort listener into it (about half of the `Request`'s cost), and no
+   * `AbortController` or `close` listener is made for a JSON answer
+   * (docs/benchmarks.md, "2026-12-07 broker CPU per call").
+   */
+  requestSignal: boolean;
+};
+
 /**
  * `toNodeHandler` of @modelcontextprotocol/node, for a body that is already
  * parsed. The SDK's adapter serialises the parsed body again into the
  * `Request` it builds, which the SDK then never reads (it takes `parsedBody`),
  * and copies every response chunk by chunk through the body stream. Here the
- * `Request` carries the method, URL, headers and an abort signal only, and a
- * JSON response (every answer but an SSE stream) is written in one piece.
- * Streams (`text/event-stream`) are copied as the SDK's adapter does: chunk by
- * chunk, waiting for `drain`, stopping when the client goes.
+ * `Request` carries the method, URL, headers and, where `fetch` reads it, an
+ * abort signal only, and a JSON response (every answer but an SSE stream) is
+ * written in one piece. Streams (`text/event-stream`) are copied as the SDK's
+ * adapter does: chunk by chunk, waiting for `drain`, stopping when the client
+ * goes.
  */
-export function toNodeMcpHandler(fetch: McpFetch): NodeMcpHandler {
+export function toNodeMcpHandler(fetch: McpFetch, options: NodeMcpOptions = { requestSignal: true }): NodeMcpHandler {
   return async (req, res, parsedBody, authInfo) => {
-    let finished = false;
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!finished) abort.abort();
-    });
-    if (res.destroyed) abort.abort();
+    const requestGone = options.requestSignal ? watchClient(res) : undefined;
     let response: Response;
     try {
-      response = await fetch(headersOnlyRequest(req, abort.signal), {
+      response = await fetch(headersOnlyRequest(req, requestGone?.signal), {
         ...(authInfo === undefined ? {} : { authInfo }),
         ...(parsedBody === undefined ? {} : { parsedBody }),
       });
@@ -44,16 +56,33 @@ export function toNodeMcpHandler(fetch: McpFetch): NodeMcpHandler {
     if (response.body === null || !isEventStream(response)) {
       // Headers and body leave in one write, with a Content-Length.
       const body = response.body === null ? undefined : Buffer.from(await response.arrayBuffer());
-      finished = true;
+      requestGone?.answered();
       res.end(body);
       return;
     }
+    const gone = requestGone ?? watchClient(res);
     // Node holds the headers back until the first chunk, which on a quiet GET stream is the SDK's
     // keep-alive 15 s later: send them now, so the client knows at once that its stream is open.
     res.flushHeaders();
-    await copyStream(response.body, res, abort.signal);
-    finished = true;
+    await copyStream(response.body, res, gone.signal);
+    gone.answered();
     res.end();
+  };
+}
+
+/** A signal that aborts when the response closes before `answered()`: the client went. */
+function watchClient(res: ServerResponse): { signal: AbortSignal; answered: () => void } {
+  let answered = false;
+  const abort = new AbortController();
+  res.on('close', () => {
+    if (!answered) abort.abort();
+  });
+  if (res.destroyed) abort.abort();
+  return {
+    signal: abort.signal,
+    answered: () => {
+      answered = true;
+    },
   };
 }
 

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { toNodeMcpHandler, type McpFetch } from '../../../src/broker/http/node-mcp-adapter.ts';
+import { toNodeMcpHandler, type McpFetch, type NodeMcpOptions } from '../../../src/broker/http/node-mcp-adapter.ts';
 import { rawRequest } from './raw-http.ts';
 
 /** A plain Node server whose every request goes through the adapter to `fetch`, with `{"parsed": true}` as the body. */
-async function serve(fetch: McpFetch): Promise<{ url: string; server: Server }> {
-  const handler = toNodeMcpHandler(fetch);
+async function serve(fetch: McpFetch, options?: NodeMcpOptions): Promise<{ url: string; server: Server }> {
+  const handler = toNodeMcpHandler(fetch, options);
   const server = createServer((req, res) => {
     req.resume();
     void handler(req, res, { jsonrpc: '2.0', id: 7, method: 'tools/call' }, { token: '', clientId: 'c', scopes: [] });
@@ -126,4 +126,81 @@ describe('toNodeMcpHandler', () => {
       id: 7,
     });
   });
+  it("aborts the Request's signal when the client goes before the answer (the 2026-07-28 handler reads it)", async () => {
+    const outcome = await signalWhenClientGoes({ requestSignal: true });
+    assert.equal(outcome, 'aborted');
+  });
+
+  it('links no signal into the Request when the handler does not read it', async () => {
+    const outcome = await signalWhenClientGoes({ requestSignal: false });
+    assert.equal(outcome, 'not aborted');
+  });
+
+  it('stops copying an event stream when the client goes, with no request signal', async () => {
+    let push: ((text: string) => void) | undefined;
+    const cancelled = Promise.withResolvers<void>();
+    const { url, server } = await serve(
+      async () => {
+        const stream = new ReadableStream<Uint8Array>({
+          start(controller) {
+            push = (text) => controller.enqueue(new TextEncoder().encode(text));
+          },
+          cancel: () => cancelled.resolve(),
+        });
+        push?.('data: one\n\n');
+        return new Response(stream, { headers: { 'content-type': 'text/event-stream' } });
+      },
+      { requestSignal: false },
+    );
+    servers.push(server);
+    const target = new URL(url);
+    const client = request({ host: target.hostname, port: target.port, path: target.pathname });
+    const responded = once(client, 'response');
+    client.end();
+    const [response] = (await responded) as [IncomingMessage];
+    await once(response, 'data');
+    client.destroy();
+    await once(client, 'close');
+    // The copy notices the client's absence at its next chunk and cancels the stream.
+    const pushing = setInterval(() => push?.('data: more\n\n'), 5);
+    try {
+      await cancelled.promise;
+    } finally {
+      clearInterval(pushing);
+    }
+  });
+
+  /** Whether the handler's Request signal has aborted once the response closed because the client went. */
+  async function signalWhenClientGoes(options: NodeMcpOptions): Promise<'aborted' | 'not aborted'> {
+    const entered = Promise.withResolvers<AbortSignal>();
+    const responseClosed = Promise.withResolvers<void>();
+    const release = Promise.withResolvers<void>();
+    const handler = toNodeMcpHandler(async (webRequest) => {
+      entered.resolve(webRequest.signal);
+      await release.promise;
+      return Response.json({ ok: true });
+    }, options);
+    const server = createServer((req, res) => {
+      req.resume();
+      // Registered before the adapter's own listener: by the time this resolves, that one has run.
+      res.on('close', () => responseClosed.resolve());
+      void handler(req, res, { jsonrpc: '2.0', id: 7, method: 'tools/call' }, undefined);
+    });
+    servers.push(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const client = request({
+      host: '127.0.0.1',
+      port: (server.address() as AddressInfo).port,
+      path: '/mcp',
+      method: 'POST',
+    });
+    client.on('error', () => {});
+    client.end('{}');
+    const signal = await entered.promise;
+    client.destroy();
+    await responseClosed.promise;
+    release.resolve();
+    return signal.aborted ? 'aborted' : 'not aborted';
+  }
 });
