@@ -1,9 +1,9 @@
 import { Status } from '../../protocol/status.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import { CrawledGraph } from './crawled-graph.ts';
-import { documentLinks, type DocumentLinks } from './document-links.ts';
+import { documentLinks, type BoundedDocumentLinks } from './document-links.ts';
 import { isMarkUrl } from './link-url.ts';
-import { edgeKey, UnobservedStatus, type GraphEdge, type GraphNode } from './model.ts';
+import { UnobservedStatus, type GraphNode } from './model.ts';
 import { runPool } from '../../concurrency/pool.ts';
 import { defaultGraphBounds, documentLinkBounds } from './graph-bounds.ts';
 import type { WorldDirectory } from './world-urls.ts';
@@ -80,7 +80,8 @@ export async function crawl(
  * the same room, so with 5 workers a crawl kept up to 4,000 links past
  * `maxEdges` (test/broker/graph/crawler.test.ts). A read's edges all come from
  * its own document, which is read once, so the links it takes are exactly the
- * distinct edges it adds to the graph.
+ * distinct edges it adds to the graph, which `documentLinks` counted when it
+ * kept them (src/broker/graph/document-links.ts).
  */
 class EdgeRoom {
   #left: number;
@@ -93,9 +94,9 @@ class EdgeRoom {
     return this.#left;
   }
 
-  /** Takes the room for `edges`' distinct links; the caller kept at most `left` of them. */
-  take(edges: readonly GraphEdge[]): void {
-    this.#left -= new Set(edges.map(edgeKey)).size;
+  /** Takes the room for `distinctLinks` links; the caller kept at most `left` of them. */
+  take(distinctLinks: number): void {
+    this.#left -= distinctLinks;
   }
 }
 
@@ -124,12 +125,12 @@ async function readNode(item: QueueItem, { fetcher, worlds, signal, etags, edgeR
     return { node: { ...blank, status: response.status || UnobservedStatus.Error }, edges: [] };
   const body = textBody(response.body);
   const bounds = { ...documentLinkBounds, distinct: Math.min(documentLinkBounds.distinct, edgeRoom.left) };
-  const links: DocumentLinks =
+  const links: BoundedDocumentLinks =
     body === null
-      ? { title: '', linkCount: 0, edges: [] }
+      ? { title: '', linkCount: 0, edges: [], distinctEdges: 0 }
       : documentLinks(item.url, body, response.metadata, worlds, bounds);
   // No await since the room was read: the links kept are taken before any other read resumes.
-  edgeRoom.take(links.edges);
+  edgeRoom.take(links.distinctEdges);
   const node: GraphNode = {
     url: item.url,
     title: links.title,

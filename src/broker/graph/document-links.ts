@@ -14,6 +14,13 @@ import type { WorldDirectory } from './world-urls.ts';
  */
 export type DocumentLinks = { title: string; linkCount: number; edges: GraphEdge[]; linksCut?: boolean };
 
+/**
+ * A bounded read also counts the distinct edges ({from, to, rel}) its
+ * occurrences make: the links it adds to a graph, which a crawl takes from its
+ * room (src/broker/graph/crawler.ts) without telling them apart again.
+ */
+export type BoundedDocumentLinks = DocumentLinks & { distinctEdges: number };
+
 /** A document's share of the link graph: link occurrences scanned, distinct edges kept. */
 export type LinkBounds = { scanned: number; distinct: number };
 
@@ -21,16 +28,25 @@ export type LinkBounds = { scanned: number; distinct: number };
  * With `bounds` (the link graph's, src/broker/graph/graph-bounds.ts), the scan
  * stops after `scanned` link occurrences, only occurrences of `distinct`
  * edges are kept (typed relations first, then body links in document order),
- * and `linksCut` says when anything was left out.
+ * `distinctEdges` counts those edges, and `linksCut` says when anything was
+ * left out.
  * The doctor reads every link.
  */
+export function documentLinks(docUrl: string, body: string, metadata: Metadata, worlds: WorldDirectory): DocumentLinks;
+export function documentLinks(
+  docUrl: string,
+  body: string,
+  metadata: Metadata,
+  worlds: WorldDirectory,
+  bounds: LinkBounds,
+): BoundedDocumentLinks;
 export function documentLinks(
   docUrl: string,
   body: string,
   metadata: Metadata,
   worlds: WorldDirectory,
   bounds?: LinkBounds,
-): DocumentLinks {
+): DocumentLinks | BoundedDocumentLinks {
   const { links, headings, cut } = linksAndHeadings(body, bounds?.scanned);
   const edges: GraphEdge[] = links.map((link) => ({
     from: docUrl,
@@ -48,17 +64,21 @@ export function documentLinks(
   return {
     title,
     linkCount: links.length,
-    edges: kept,
-    ...(cut || kept.length < edges.length ? { linksCut: true } : {}),
+    edges: kept.occurrences,
+    distinctEdges: kept.distinct,
+    ...(cut || kept.occurrences.length < edges.length ? { linksCut: true } : {}),
   };
 }
 
-/** Occurrences of `limit` distinct edges, typed relations first (`withinLinkBound`), in document order. */
-function firstDistinct(edges: GraphEdge[], limit: number): GraphEdge[] {
+/**
+ * Occurrences of `limit` distinct edges, typed relations first (`withinLinkBound`),
+ * in document order, and how many distinct edges they are.
+ */
+function firstDistinct(edges: GraphEdge[], limit: number): { occurrences: GraphEdge[]; distinct: number } {
   const firstOfEach = new Map<string, GraphEdge>();
   for (const edge of edges) if (!firstOfEach.has(edgeKey(edge))) firstOfEach.set(edgeKey(edge), edge);
   const kept = new Set(withinLinkBound([...firstOfEach.values()], limit).map(edgeKey));
-  return edges.filter((edge) => kept.has(edgeKey(edge)));
+  return { occurrences: edges.filter((edge) => kept.has(edgeKey(edge))), distinct: kept.size };
 }
 
 /**

@@ -70,9 +70,12 @@ export class GraphStore {
   readonly #seedOrigins = new Map<string, SeedOrigin>();
   readonly #now: () => Date;
   readonly #budget: GraphBudget;
-  /** Who each node and each edge source is charged to (src/broker/graph/graph-bounds.ts). */
+  /**
+   * Who each node is charged to (src/broker/graph/graph-bounds.ts). An edge
+   * source's links are always charged to the source's own world
+   * (`worldOfUrl`), so that holder is derived, not stored.
+   */
   readonly #nodeHolders = new Map<string, string>();
-  readonly #edgeHolders = new Map<string, string>();
 
   constructor(options: { now?: () => Date; bounds?: Partial<GraphBounds> } = {}) {
     this.#now = options.now ?? (() => new Date());
@@ -146,20 +149,17 @@ export class GraphStore {
     const holder = worldOfUrl(source);
     const cut = this.#edges.replaceFrom(source, edges, this.#budget.edgeRoom(holder));
     const kept = this.#edges.from(source).length;
-    if (kept > 0) {
-      this.#edgeHolders.set(source, holder);
-      this.#budget.chargeEdges(holder, kept);
-    }
+    if (kept > 0) this.#budget.chargeEdges(holder, kept);
     const node = this.#nodes.get(source);
     if (cut && node !== undefined) node.linksCut = true;
   }
 
+  /** Drops the edges from `source` and gives their room back to its world, which `#setEdges` charged. */
   #dropEdges(source: string): void {
-    const holder = this.#edgeHolders.get(source);
-    if (holder === undefined) return;
-    this.#budget.chargeEdges(holder, -this.#edges.from(source).length);
+    const held = this.#edges.from(source).length;
+    if (held === 0) return;
+    this.#budget.chargeEdges(worldOfUrl(source), -held);
     this.#edges.dropFrom(source);
-    this.#edgeHolders.delete(source);
   }
 
   /**

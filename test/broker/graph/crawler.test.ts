@@ -141,6 +141,17 @@ describe('link graph crawl', () => {
     assert.equal(graph.nodes.get('mark://team-a/wide/index.md')?.linksCut, true);
   });
 
+  it('charges a link written twice in one document once against maxEdges', async () => {
+    // /index.md has 6 link occurrences and 5 distinct links (docs/b.md twice): with room for 6,
+    // the next document read (docs/a.md) still keeps one link.
+    const fetcher: DocumentFetcher = (world, path) => gateway.read(world, { verb: 'FETCH', path });
+    const limits = { maxDepth: 1, maxNodes: 200, workers: 1, maxEdges: 6 };
+    const { graph } = await crawl('mark://team-a/index.md', fetcher, new WorldDirectory(gateway.list()), limits);
+    assert.equal(graph.nodes.get('mark://team-a/index.md')?.linksCut, undefined);
+    assert.equal(graph.edgeCount, 6);
+    assert.equal([...graph.edges].filter((e) => e.from === 'mark://team-a/docs/a.md').length, 1);
+  });
+
   it('keeps at most maxEdges links when several reads are in flight at once', async () => {
     // Each FETCH of /room/d*.md is answered only once all four are in flight, so four reads
     // resume together: each used to see the same room (maxEdges less the index's 4 links) and keep

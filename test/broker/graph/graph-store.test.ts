@@ -262,4 +262,28 @@ describe('graph store bounds (src/broker/graph/graph-bounds.ts)', () => {
       ],
     );
   });
+
+  it("gives a world's room for links back when a document's links are forgotten or replaced", () => {
+    const D = 'mark://team-a/d.md';
+    const E = 'mark://team-a/e.md';
+    const store = new GraphStore({ now, bounds: { edgesPerWorld: 2 } });
+    const teamA = { kind: 'world' as const, world: 'team-a' };
+    store.seedFromExport([node(A)], [edge(A, B), edge(A, C)], teamA);
+    assert.deepEqual(store.merge(crawlOf([node(B)], [edge(B, D)])).notRecorded, [B], 'team-a has no room left');
+    // team-a's next /graph.md no longer lists A: its two links go, and their room with them.
+    store.seedFromExport([node(C)], [], teamA);
+    assert.equal(store.node(A), undefined);
+    store.merge(crawlOf([node(B)], [edge(B, D), edge(B, E)]));
+    assert.deepEqual(
+      store.edgesFrom(B).map((e) => e.to),
+      [D, E],
+    );
+    // A re-crawl replaces B's links within the room its old links held.
+    store.merge(crawlOf([node(B)], [edge(B, A), edge(B, C)]));
+    assert.deepEqual(
+      store.edgesFrom(B).map((e) => e.to),
+      [A, C],
+    );
+    assert.equal(store.node(B)?.linksCut, undefined);
+  });
 });

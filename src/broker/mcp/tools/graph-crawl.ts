@@ -55,9 +55,10 @@ export const markGraph = defineTool({
       // Only a cancellation or a bug gets here (a document that fails is a node's status): word it as every tool does.
       return toolError(toolErrorText('crawl', target.world, error));
     }
+    const nodes = crawledNodes(result);
     // Every edge this crawl saw was read by the crawl itself, not seeded from a /graph.md.
-    return structuredResult(formatGraphSummary(result, url), {
-      ...graphData(crawledNodes(result), result.graph.edges, () => 'crawl', { url }),
+    return structuredResult(formatGraphSummary(result, url, nodes), {
+      ...graphData(nodes, result.graph.edges, () => 'crawl', { url }),
       ...(result.recorded.notRecorded.length > 0 ? { not_recorded: result.recorded.notRecorded } : {}),
     });
   },
@@ -66,12 +67,17 @@ export const markGraph = defineTool({
 /**
  * Counts for this crawl, then nodes and edges, at most `graphTextListCap` of
  * each. Nodes are sorted by URL and edges by (from, to, rel), so the text is
- * deterministic.
+ * deterministic. `crawled` is `crawledNodes(result)`, which a caller that also
+ * answers with the nodes builds once and passes.
  */
-export function formatGraphSummary(result: GraphCrawl, startUrl: string): string {
-  const nodes = crawledNodes(result).sort((a, b) => compareUtf8(a.url, b.url));
+export function formatGraphSummary(
+  result: GraphCrawl,
+  startUrl: string,
+  crawled: readonly GraphNode[] = crawledNodes(result),
+): string {
+  const nodes = [...crawled].sort((a, b) => compareUtf8(a.url, b.url));
   let out = `Crawled ${nodes.length} nodes, ${result.graph.edgeCount} edges from ${startUrl}\n`;
-  out += boundsNotes(result);
+  out += boundsNotes(result, nodes);
   if (nodes.length === 0) return out;
   const nodeLines = nodes.map((node) => {
     const cut = node.linksCut === true ? ' (links cut)' : '';
@@ -103,9 +109,9 @@ function crawledNodes(result: GraphCrawl): GraphNode[] {
  * caller does not take a partial graph for the whole: documents whose links
  * were cut, and documents the shared graph had no room for.
  */
-function boundsNotes(result: GraphCrawl): string {
+function boundsNotes(result: GraphCrawl, nodes: readonly GraphNode[]): string {
   const bounds = defaultGraphBounds;
-  const cut = crawledNodes(result).filter((node) => node.linksCut === true).length;
+  const cut = nodes.filter((node) => node.linksCut === true).length;
   let out = '';
   if (cut > 0)
     out += `Links cut on ${cut} document(s), marked "(links cut)" below: the link graph keeps at most ${bounds.linksPerDocument} distinct links of a document, ${defaultCrawlLimits.maxEdges} of one crawl and ${bounds.edgesPerWorld} of one world's documents. Read such a document (mark_fetch) for all its links.\n`;
