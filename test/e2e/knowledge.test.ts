@@ -254,4 +254,17 @@ describe('the write tools forget the cached world.md and policy themselves, with
     const published = await publish(alice, headless);
     assert.equal(isError(published), false, `the archived policy no longer applies: ${resultText(published)}`);
   });
+
+  it('shows an appended world.md at once', async () => {
+    const created = await publish(alice, { url: 'mark://root/world.md', body: descriptor('The hub.') });
+    assert.equal(isError(created), false, resultText(created));
+    const holds = '/docs/: designs and runbooks; /notes/: meeting notes';
+    assert.equal((await worldsRow(alice, 'root'))[7], holds, 'world.md is read and held');
+    const appended = await alice.callTool({
+      name: 'mark_append',
+      arguments: { url: 'mark://root/world.md', body: '- /runbooks/: on-call steps\n' },
+    });
+    assert.equal(isError(appended), false, resultText(appended));
+    assert.equal((await worldsRow(alice, 'root'))[7], `${holds}; /runbooks/: on-call steps`);
+  });
 });
