@@ -1,7 +1,8 @@
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../cli/cli-process.ts';
+import type { ChangeNotice } from '../../src/broker/changes/world-watcher.ts';
 import { isError, resultText, startStack, type Stack } from './stack-fixture.ts';
 
 const policyUrl = 'mark://root/.well-known/demarkus/policy.md';
@@ -11,6 +12,25 @@ const policy = (rows: string[]) =>
 
 const descriptor = (summary: string) =>
   `# Team A: identity and access\n\n${summary}\n\n## Owners\n\n- alice@example.com\n- [Team A](mailto:team-a@example.com)\n\n## What it holds\n\n- /docs/: designs and runbooks\n- /notes/: meeting notes\n`;
+
+const publish = (client: Client, args: Record<string, unknown>) =>
+  client.callTool({ name: 'mark_publish', arguments: { expected_version: 0, on_conflict: 'fail', ...args } });
+
+/** The cells of `world`'s row in mark_worlds. */
+const worldsRow = async (client: Client, world: string) => {
+  const text = resultText(await client.callTool({ name: 'mark_worlds', arguments: {} }));
+  const row = text.split('\n').find((line) => line.startsWith(`| ${world} |`));
+  assert.ok(row, text);
+  return row.split(' | ').map((cell) => cell.replace(/^\| | \|$/g, ''));
+};
+
+/** Publishes the hub's policy with these rows over whatever version is current. */
+const publishPolicy = async (client: Client, rows: string[]) => {
+  const current = resultText(await client.callTool({ name: 'mark_versions', arguments: { url: policyUrl } }));
+  const version = Number(/current: (\d+)/.exec(current)?.[1] ?? 0);
+  const result = await publish(client, { url: policyUrl, body: policy(rows), expected_version: version });
+  assert.equal(isError(result), false, resultText(result));
+};
 
 /**
  * The knowledge layer end to end: the official MCP SDK client, the real
@@ -22,20 +42,7 @@ describe('knowledge layer end to end: world descriptors and the publishing polic
   let stack: Stack;
   let alice: Client;
   let carol: Client;
-  const publish = (client: Client, args: Record<string, unknown>) =>
-    client.callTool({ name: 'mark_publish', arguments: { expected_version: 0, on_conflict: 'fail', ...args } });
-  const worldsRow = async (client: Client, world: string) => {
-    const text = resultText(await client.callTool({ name: 'mark_worlds', arguments: {} }));
-    const row = text.split('\n').find((line) => line.startsWith(`| ${world} |`));
-    assert.ok(row, text);
-    return row.split(' | ').map((cell) => cell.replace(/^\| | \|$/g, ''));
-  };
-  const setPolicy = async (rows: string[]) => {
-    const current = resultText(await alice.callTool({ name: 'mark_versions', arguments: { url: policyUrl } }));
-    const version = Number(/current: (\d+)/.exec(current)?.[1] ?? 0);
-    const result = await publish(alice, { url: policyUrl, body: policy(rows), expected_version: version });
-    assert.equal(isError(result), false, resultText(result));
-  };
+  const setPolicy = (rows: string[]) => publishPolicy(alice, rows);
 
   before(async () => {
     stack = await startStack({
@@ -204,5 +211,60 @@ describe('knowledge layer end to end: world descriptors and the publishing polic
     const usage = await doctor(['--similarity', '3']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--similarity must be a number from 0\.5 to 1/);
+  });
+});
+
+/**
+ * A write through the broker forgets the knowledge cache's copy of the document it wrote itself
+ * (src/broker/mcp/checked-write.ts), so the next call sees it although the cache would trust its copy
+ * for 30 s (docs/knowledge.md "Freshness and cost"). The broker's WATCH streams are closed first:
+ * a change notice would also forget the copy, usually as fast, and hide a write tool that does not.
+ */
+describe('the write tools forget the cached world.md and policy themselves, without a change notice', () => {
+  let stack: Stack;
+  let alice: Client;
+  const heard: ChangeNotice[] = [];
+
+  before(async () => {
+    stack = await startStack({ worlds: ['root', 'team-a'] });
+    stack.broker.watcher.close();
+    stack.broker.watcher.onNotice((notice) => heard.push(notice));
+    alice = await stack.connect();
+  });
+  after(() => stack.close());
+  afterEach(() => assert.deepEqual(heard, [], 'no change notice reached the broker'));
+
+  it('drops an archived world.md and an archived policy at once', async () => {
+    const created = await publish(alice, { url: 'mark://team-a/world.md', body: descriptor('Sign-in and tokens.') });
+    assert.equal(isError(created), false, resultText(created));
+    assert.equal((await worldsRow(alice, 'team-a'))[5], 'Sign-in and tokens.', 'world.md is read and held');
+    const archivedDescriptor = await alice.callTool({
+      name: 'mark_archive',
+      arguments: { url: 'mark://team-a/world.md' },
+    });
+    assert.equal(isError(archivedDescriptor), false, resultText(archivedDescriptor));
+    assert.deepEqual((await worldsRow(alice, 'team-a')).slice(4, 6), ['', ''], 'the archived world.md is not shown');
+
+    await publishPolicy(alice, ['| h1-first | | block |']);
+    const headless = { url: 'mark://team-a/docs/headless.md', body: 'No heading.\n' };
+    const blocked = await publish(alice, headless);
+    assert.match(resultText(blocked), /^publish refused by the publishing policy/, 'the policy is read and held');
+    const archivedPolicy = await alice.callTool({ name: 'mark_archive', arguments: { url: policyUrl } });
+    assert.equal(isError(archivedPolicy), false, resultText(archivedPolicy));
+    const published = await publish(alice, headless);
+    assert.equal(isError(published), false, `the archived policy no longer applies: ${resultText(published)}`);
+  });
+
+  it('shows an appended world.md at once', async () => {
+    const created = await publish(alice, { url: 'mark://root/world.md', body: descriptor('The hub.') });
+    assert.equal(isError(created), false, resultText(created));
+    const holds = '/docs/: designs and runbooks; /notes/: meeting notes';
+    assert.equal((await worldsRow(alice, 'root'))[7], holds, 'world.md is read and held');
+    const appended = await alice.callTool({
+      name: 'mark_append',
+      arguments: { url: 'mark://root/world.md', body: '- /runbooks/: on-call steps\n' },
+    });
+    assert.equal(isError(appended), false, resultText(appended));
+    assert.equal((await worldsRow(alice, 'root'))[7], `${holds}; /runbooks/: on-call steps`);
   });
 });

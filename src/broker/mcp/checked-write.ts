@@ -10,7 +10,7 @@ export type CheckedWrite = {
   verb: string;
   world: string;
   path: string;
-  /** Null when the write stores no new content for the policy to read (mark_publish's empty body, the protocol's unarchive). */
+  /** Null when the write stores no new content for the policy to read (mark_archive; mark_publish's empty body, the protocol's unarchive). */
   stored: StoredContent | null;
   /**
    * Sends the write and renders its result. `ok: false` is a step that got no answer from the world
@@ -21,8 +21,8 @@ export type CheckedWrite = {
 };
 
 /**
- * The one sequence of every write tool that stores a document (mark_publish, mark_append,
- * mark_graph_publish, mark_index), run once its arguments and the writer check (write-gate.ts)
+ * The one sequence of every write tool that changes a document (mark_publish, mark_append,
+ * mark_graph_publish, mark_index, mark_archive), run once its arguments and the writer check (write-gate.ts)
  * have passed: the publishing policy first, so a refused submission never reaches the world; then
  * the write; then the knowledge cache forgets its copy of the document, so the next read of a
  * cached well-known document (world.md, the standard) sees the write at once; then the policy's
