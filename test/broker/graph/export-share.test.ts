@@ -4,7 +4,7 @@ import { graphWithinShares } from '../../../src/broker/graph/federation/export-s
 import { oversizedGraphDetail } from '../../../src/broker/graph/federation/oversized-graph.ts';
 import type { DocumentRecord } from '../../../src/broker/graph/federation/crawl-record.ts';
 import type { WorldCrawl } from '../../../src/broker/graph/federation/world-crawl.ts';
-import { parseExport } from '../../../src/broker/graph/graph-export.ts';
+import { parseExport, partialWorlds } from '../../../src/broker/graph/graph-export.ts';
 import type { GraphEdge } from '../../../src/broker/graph/model.ts';
 
 // Mark's body limit (src/protocol/limits.ts), written out so the test states it.
@@ -101,19 +101,60 @@ describe('federation export share', () => {
     assert.deepEqual([...shared.cut.keys()].sort(), ['team-a', 'team-c']);
   });
 
-  it('cuts nothing when the documents alone do not fit, and the refusal names the world with the most documents', () => {
+  it('publishes a federation whose rows alone pass 1 MiB within it, every world in it, and marks the cut world partial', () => {
     const many = Object.fromEntries(
-      Array.from({ length: 9000 }, (_, n) => [`/a-rather-long-directory-name/and-another/document-${n}.md`, 1]),
+      Array.from({ length: 10_000 }, (_, n) => [`/a-rather-long-directory-name/and-another/document-${n}.md`, 1]),
     );
-    const crawls = [worldCrawl('team-a', many), worldCrawl('team-b', { '/b.md': 1 })];
+    const crawls = [
+      worldCrawl('team-a', many),
+      worldCrawl('team-b', { '/b.md': 2, '/c.md': 0 }),
+      worldCrawl('team-c', { '/c.md': 1 }),
+    ];
     const shared = graphWithinShares(crawls, crawledAt);
-    const bytes = Buffer.byteLength(shared.body);
-    assert.ok(bytes > maxBodyBytes);
-    assert.equal(shared.cut.size, 0);
-    assert.equal(parseExport(shared.body).edges.length, 9001);
-    const detail = oversizedGraphDetail(bytes, crawls);
-    assert.match(detail, /even with every world's links left out/);
-    assert.match(detail, /Most documents are in team-a \(9000 of 9001\)/);
+    assert.ok(Buffer.byteLength(shared.body) <= maxBodyBytes);
+    const graph = parseExport(shared.body);
+    const urls = new Set(graph.nodes.map((n) => n.url));
+    for (const url of ['mark://team-b/b.md', 'mark://team-b/c.md', 'mark://team-c/c.md']) assert.ok(urls.has(url), url);
+    assert.equal(graph.edges.filter((e) => e.from === 'mark://team-b/b.md').length, 2);
+    assert.equal(graph.edges.filter((e) => e.from === 'mark://team-c/c.md').length, 1);
+    const teamA = graph.nodes.filter((n) => n.url.startsWith('mark://team-a/')).length;
+    assert.ok(teamA > 0 && teamA < 10_000, `team-a kept ${teamA} rows`);
+    // Rows come first: a world whose rows pass its share keeps no links at all.
+    assert.equal(graph.edges.filter((e) => e.from.startsWith('mark://team-a/')).length, 0);
+    assert.deepEqual([...shared.cut.keys()], ['team-a']);
+    const cut = shared.cut.get('team-a');
+    assert.equal(cut?.documentsLeftOut, 10_000 - teamA);
+    assert.equal(cut?.linksLeftOut, 10_000);
+    // Every team-a document lost its row or its link, so each is read again next run.
+    assert.equal(cut?.documents.size, 10_000);
+    assert.deepEqual([...partialWorlds(shared.body)], ['team-a']);
+    assert.match(shared.body, new RegExp(`^- team-a: ${10_000 - teamA} documents and 10000 links left out$`, 'm'));
+  });
+
+  it('keeps the shortest rows of a world cut by rows', () => {
+    const rows = { '/short.md': 0, [`/${'long-'.repeat(40)}.md`]: 0 };
+    const many = Object.fromEntries(
+      Array.from({ length: 12_000 }, (_, n) => [`/padding/of/some/length/doc-${n}.md`, 0]),
+    );
+    const shared = graphWithinShares([worldCrawl('team-a', { ...many, ...rows }), worldCrawl('team-b', {})], crawledAt);
+    const urls = new Set(parseExport(shared.body).nodes.map((n) => n.url));
+    assert.ok(urls.has('mark://team-a/short.md'));
+    assert.ok(!urls.has(`mark://team-a/${'long-'.repeat(40)}.md`));
+    // Documents without links kept whole keep their etag: only those left out are read again.
+    assert.equal(shared.cut.get('team-a')?.documents.size, shared.cut.get('team-a')?.documentsLeftOut);
+  });
+
+  it('writes no partial section when every world fits whole', () => {
+    const shared = graphWithinShares([worldCrawl('team-a', { '/a.md': 1 })], crawledAt);
+    assert.doesNotMatch(shared.body, /## Partial/);
+    assert.equal(partialWorlds(shared.body).size, 0);
+  });
+
+  it('a refusal names the world with the most documents and says the hub keeps its previous graph', () => {
+    const crawls = [worldCrawl('team-a', { '/a.md': 1, '/b.md': 1 }), worldCrawl('team-b', { '/b.md': 1 })];
+    const detail = oversizedGraphDetail(2_000_000, crawls);
+    assert.match(detail, /even with every world's rows and links left out/);
+    assert.match(detail, /Most documents are in team-a \(2 of 3\)/);
     assert.match(detail, /hub keeps its previous \/graph\.md/);
   });
 });
