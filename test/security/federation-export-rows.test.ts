@@ -24,7 +24,7 @@ import { after, before, describe, it } from 'node:test';
 import { summaryText } from '../../src/broker/graph/federation/summary-text.ts';
 import { parseExport } from '../../src/broker/graph/graph-export.ts';
 import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
-import { federationHub } from './federation-hub.ts';
+import { assertWithinShare, federationHub } from './federation-hub.ts';
 
 // Mark's body limit (docs/security.md, "Limits and defaults"), written out so the test states it.
 const maxBodyBytes = 1_048_576;
@@ -76,6 +76,7 @@ describe("security: one world's documents cannot stop /graph.md for the other wo
     assert.doesNotMatch(text, /^- team-b: /m);
     assert.match(summaryText(summary), /team-a .*\d+ documents and \d+ links left out of \/graph\.md/);
     assert.match(outcome?.detail ?? '', /team-a/);
+    assertWithinShare(summary, text, { cut: ['team-a'], whole: ['root', 'team-b'] });
   });
 
   it('reads the cut documents again on the next crawl instead of forgetting them', async () => {
