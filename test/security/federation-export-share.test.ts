@@ -10,9 +10,10 @@
  * it): the crawl's /graph.md outcome was `too-large`, naming team-a, and the hub
  * kept its previous graph, without team-b's new document. Each world now has a
  * share of the export (src/broker/graph/federation/export-share.ts): when the
- * whole graph is over the limit, the worlds with the most links are cut to the
- * largest equal number of links that fits, so the export publishes with every
- * other world's links whole, and the summary says which world was cut. The cut
+ * whole graph is over the limit, the worlds holding the most are cut to the
+ * largest equal share that fits, since 2026-12-07 counted in bytes of rows
+ * (documents and links), so the export publishes with every other world's
+ * links whole, and the summary says which world was cut and the share. The cut
  * documents get no etag in their world's crawl state, so the next crawl reads
  * them again rather than keep their cut rows as if they were whole.
  *
@@ -24,7 +25,7 @@ import { summaryText } from '../../src/broker/graph/federation/summary-text.ts';
 import { parseExport } from '../../src/broker/graph/graph-export.ts';
 import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
 import { linkFlood } from '../support/link-flood.ts';
-import { federationHub } from './federation-hub.ts';
+import { assertWithinShare, federationHub } from './federation-hub.ts';
 
 // Mark's body limit (docs/security.md, "Limits and defaults"), written out so the test states it.
 const maxBodyBytes = 1_048_576;
@@ -69,6 +70,7 @@ describe('security: one world writer cannot stop /graph.md for the other worlds'
     assert.deepEqual(from('mark://team-a/small.md'), ['mark://team-b/notes.md']);
     assert.match(summaryText(summary), /team-a .*links left out of \/graph\.md/);
     assert.match(outcome?.detail ?? '', /team-a/);
+    assertWithinShare(summary, text, { cut: ['team-a'], whole: ['root', 'team-b'] });
   });
 
   it('reads the cut documents again on the next crawl instead of keeping their cut rows', async () => {

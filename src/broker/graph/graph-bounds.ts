@@ -67,6 +67,14 @@ export function withinLinkBound<T extends { rel: string }>(edges: readonly T[], 
   return edges.filter((edge) => (edge.rel !== '' ? typedRoom-- > 0 : bodyRoom-- > 0));
 }
 
+/**
+ * A document's links in the order `withinLinkBound` keeps them: its first
+ * `limit` here are the ones it keeps (as a set; it keeps each kind's order).
+ */
+export function inLinkBoundOrder<T extends { rel: string }>(edges: readonly T[]): T[] {
+  return [...edges.filter((edge) => edge.rel !== ''), ...edges.filter((edge) => edge.rel === '')];
+}
+
 /** Who pays for a node: its own world when it was read, else the world of a document linking to it. */
 export function nodeHolder(url: string, status: string, linkedFrom: string | undefined): string {
   if (status === Status.Ok || linkedFrom === undefined) return worldOfUrl(url);

@@ -12,7 +12,15 @@ import { compareEdges, compareUtf8, type GraphEdge, type GraphNode } from './mod
 export type ExportNode = Pick<GraphNode, 'url' | 'title' | 'status' | 'linkCount'>;
 export type ExportEdge = GraphEdge;
 
-export function buildExport(exportedAt: Date, nodes: Iterable<ExportNode>, edges: Iterable<ExportEdge>): string {
+/** A world the export leaves part of out (the federation crawl's share, src/broker/graph/federation/export-share.ts). */
+export type PartialWorld = { world: string; documentsLeftOut: number; linksLeftOut: number };
+
+export function buildExport(
+  exportedAt: Date,
+  nodes: Iterable<ExportNode>,
+  edges: Iterable<ExportEdge>,
+  partial: readonly PartialWorld[] = [],
+): string {
   const sortedNodes = [...nodes].sort((a, b) => compareUtf8(a.url, b.url));
   const sortedEdges = [...edges].sort(compareEdges);
   const out: string[] = [
@@ -20,19 +28,69 @@ export function buildExport(exportedAt: Date, nodes: Iterable<ExportNode>, edges
     `> Exported: ${formatRfc3339(exportedAt)}\n`,
     `> Nodes: ${sortedNodes.length}\n`,
     `> Edges: ${sortedEdges.length}\n`,
-    '\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n',
   ];
-  for (const node of sortedNodes)
-    out.push(`| [${node.url}](${node.url}) | ${escapeCell(node.title)} | ${node.status} | ${node.linkCount} |\n`);
+  if (partial.length > 0) out.push(partialSection(partial));
+  out.push('\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n');
+  for (const node of sortedNodes) out.push(exportNodeRow(node));
   if (sortedEdges.length > 0) {
     out.push(
       '\n## Edges\n\n| From | To | Rel | Label | Anchor | Count |\n|------|----|-----|-------|--------|-------|\n',
     );
-    for (const e of sortedEdges)
-      out.push(`| ${e.from} | ${e.to} | ${e.rel} | ${escapeCell(e.label)} | ${e.anchor} | ${Math.max(e.count, 1)} |\n`);
+    for (const e of sortedEdges) out.push(exportEdgeRow(e));
   }
   return out.join('');
 }
+
+/** One line of the node table, newline included. */
+export function exportNodeRow(node: ExportNode): string {
+  return `| [${node.url}](${node.url}) | ${escapeCell(node.title)} | ${node.status} | ${node.linkCount} |\n`;
+}
+
+/** One line of the edge table, newline included. */
+export function exportEdgeRow(e: ExportEdge): string {
+  return `| ${e.from} | ${e.to} | ${e.rel} | ${escapeCell(e.label)} | ${e.anchor} | ${Math.max(e.count, 1)} |\n`;
+}
+
+/**
+ * The partial marker: a `## Partial` section between the header and the node
+ * table, one bullet per world whose rows or links this export leaves out. It
+ * is made of lines every known reader skips, checked against their code:
+ * the Go reference's `ParseExport` reads only `|` lines under `## Nodes` /
+ * `## Edges`, and `ParseExportStrict` (client/graphstore/export.go) rejects
+ * any `> ` line but Exported, Nodes and Edges and any `|` line after
+ * `## Nodes` that is not a row of its table, but ignores other lines before
+ * it; latebit-io/demarkus-library's `parseGraphExport` (hub.go) reads only
+ * `|` lines. So neither a `> Partial:` header line nor a table would do.
+ */
+function partialSection(partial: readonly PartialWorld[]): string {
+  const lines = [...partial]
+    .sort((a, b) => compareUtf8(a.world, b.world))
+    .map((p) => `- ${p.world}: ${p.documentsLeftOut} documents and ${p.linksLeftOut} links left out\n`);
+  return `\n## Partial\n\n${partialPreamble}\n\n${lines.join('')}`;
+}
+
+const partialPreamble =
+  "This export holds only part of these worlds, to fit Mark's 1 MiB body limit: a document or link missing here may still exist, so read the world itself before taking it as gone.";
+
+/**
+ * The worlds a `/graph.md`'s `## Partial` section names (none for an export
+ * that holds every world whole, and for any export the Go reference wrote).
+ */
+export function partialWorlds(body: string): Set<string> {
+  const worlds = new Set<string>();
+  let inPartial = false;
+  for (const raw of body.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('## ')) inPartial = line === '## Partial';
+    else if (inPartial) {
+      const world = partialLine.exec(line)?.[1];
+      if (world !== undefined) worlds.add(world);
+    }
+  }
+  return worlds;
+}
+
+const partialLine = /^- ([^\s:]+): /;
 
 /** Title and label cells: `\` → `\\`, `|` → `\|`, newline → space. */
 export function escapeCell(text: string): string {

@@ -184,9 +184,18 @@ export class GraphStore {
    * Merges a parsed `/graph.md` (URLs already translated); returns the number
    * of nodes seeded. With an `origin`, a world's seed keeps only its own
    * documents (as nodes and as edge sources), and what is kept remembers it.
-   * Seeded rows are held to the same bounds as crawled ones.
+   * Seeded rows are held to the same bounds as crawled ones. For the worlds
+   * in `partial` (the export's `## Partial` section: the federation crawl left
+   * part of them out to fit 1 MiB, src/broker/graph/federation/export-share.ts)
+   * a missing row or link is no news: their documents' links are added to
+   * what the store holds, and their rows the seed does not list are kept.
    */
-  seedFromExport(allNodes: readonly GraphNode[], allEdges: readonly GraphEdge[], origin?: SeedOrigin): MergeOutcome {
+  seedFromExport(
+    allNodes: readonly GraphNode[],
+    allEdges: readonly GraphEdge[],
+    origin?: SeedOrigin,
+    partial: ReadonlySet<string> = new Set(),
+  ): MergeOutcome {
     const speaksFor = (url: string) =>
       origin === undefined || origin.kind === 'hub' || worldOfUrl(url) === origin.world;
     const nodes = allNodes.filter((node) => speaksFor(node.url));
@@ -223,12 +232,15 @@ export class GraphStore {
         replaced.add(node.url);
     for (const edge of edges) if (!this.isAuthoritative(edge.from) && !refused.has(edge.from)) replaced.add(edge.from);
     const bySource = groupBySource(edges);
+    const inPartialWorld = (url: string) => partial.has(worldOfUrl(url));
     for (const url of replaced) {
-      this.#setEdges(url, bySource.get(url) ?? []);
+      const seeded = bySource.get(url) ?? [];
+      this.#setEdges(url, inPartialWorld(url) ? [...this.#edges.from(url), ...seeded] : seeded);
       this.#remember(url, origin);
       if (this.#nodes.get(url)?.linksCut === true) outcome.linksCut.push(url);
     }
-    if (origin !== undefined) this.#forgetUnlisted(origin, (url) => replaced.has(url) || listed.has(url));
+    if (origin !== undefined)
+      this.#forgetUnlisted(origin, (url) => replaced.has(url) || listed.has(url) || inPartialWorld(url));
     return outcome;
   }
 

@@ -1,7 +1,7 @@
 import type { MarkResponse } from '../../protocol/response.ts';
 import { Status } from '../../protocol/status.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
-import { parseExport } from './graph-export.ts';
+import { parseExport, partialWorlds } from './graph-export.ts';
 import type { GraphStore } from './graph-store.ts';
 import { WorldDirectory } from './world-urls.ts';
 import { defaultHubWorld } from '../hub-world.ts';
@@ -17,7 +17,9 @@ import { defaultHubWorld } from '../hub-world.ts';
  *   non-ok status keeps the rows already seeded;
  * - rows keyed by a world's dial address are translated to `mark://{name}`;
  * - a world other than the hub speaks only for its own documents
- *   (GraphStore.seedFromExport).
+ *   (GraphStore.seedFromExport);
+ * - the worlds a `/graph.md` marks partial (its `## Partial` section,
+ *   graph-export.ts) keep the rows and links it leaves out.
  * Seeding never fails a tool call: errors are logged and the store answers
  * with what it has. Callers arriving while a world's check is in flight wait
  * for it instead of answering from a store about to change.
@@ -107,7 +109,8 @@ export class GraphSeeder {
     // not-modified: the seeded rows are current; anything else non-ok (a world
     // without /graph.md is normal): nothing to seed.
     if (response.status !== Status.Ok) return;
-    const parsed = parseExport(Buffer.from(response.body).toString('utf8'));
+    const body = Buffer.from(response.body).toString('utf8');
+    const parsed = parseExport(body);
     if (parsed.nodes.length === 0 && parsed.edges.length === 0) return;
     const worlds = new WorldDirectory(this.#gateway.list());
     const nodes = parsed.nodes.map((node) => ({ ...node, url: worlds.translate(node.url) }));
@@ -116,7 +119,8 @@ export class GraphSeeder {
       from: worlds.translate(edge.from),
       to: worlds.translate(edge.to),
     }));
-    const seeded = this.#store.seedFromExport(nodes, edges, { kind: world === this.#hub ? 'hub' : 'world', world });
+    const origin = { kind: world === this.#hub ? ('hub' as const) : ('world' as const), world };
+    const seeded = this.#store.seedFromExport(nodes, edges, origin, partialWorlds(body));
     if (seeded.notRecorded.length > 0 || seeded.linksCut.length > 0)
       this.#log?.warn(
         { world, notRecorded: seeded.notRecorded.length, linksCut: seeded.linksCut.length },

@@ -1,7 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { buildExport, parseExport, type ExportEdge, type ExportNode } from '../../../src/broker/graph/graph-export.ts';
+import {
+  buildExport,
+  parseExport,
+  partialWorlds,
+  type ExportEdge,
+  type ExportNode,
+} from '../../../src/broker/graph/graph-export.ts';
 
 const golden = readFileSync(new URL('./testdata/graph-export-incluster.md', import.meta.url), 'utf8');
 const exportedAt = new Date('2026-01-01T00:00:00Z');
@@ -160,5 +166,38 @@ describe('/graph.md parsing (ParseExport)', () => {
   it('stays linear on a hostile row of spaces and escapes', () => {
     const hostile = `## Edges\n|h|\n|-|\n|${' \\'.repeat(200_000)}\n|${' '.repeat(400_000)}x\n`;
     assert.deepEqual(parseExport(hostile).edges, []);
+  });
+
+  it('writes the partial marker as a section every reader skips, which partialWorlds reads back', () => {
+    const partial = [
+      { world: 'team-b', documentsLeftOut: 0, linksLeftOut: 7 },
+      { world: 'team-a', documentsLeftOut: 12, linksLeftOut: 0 },
+    ];
+    const whole = buildExport(exportedAt, goldenNodes, goldenEdges);
+    const body = buildExport(exportedAt, goldenNodes, goldenEdges, partial);
+    assert.deepEqual([...partialWorlds(body)], ['team-a', 'team-b']);
+    assert.equal(partialWorlds(whole).size, 0);
+    // The rows read back the same, by this parser and by any that reads only table rows.
+    assert.deepEqual(parseExport(body), parseExport(whole));
+    const tableLines = (text: string) => text.split('\n').filter((line) => line.trim().startsWith('|'));
+    assert.deepEqual(tableLines(body), tableLines(whole));
+    // The Go reference's ParseExportStrict (client/graphstore/export.go) rejects any `> ` line
+    // but these three, and wants the title first: the section adds neither kind of line.
+    const lines = body.split('\n');
+    assert.equal(lines[0], '# Document Graph');
+    assert.deepEqual(
+      lines.filter((line) => line.startsWith('> ')).map((line) => line.split(':')[0]),
+      ['> Exported', '> Nodes', '> Edges'],
+    );
+    const section = body.slice(body.indexOf('\n## Partial\n'), body.indexOf('\n## Nodes\n'));
+    assert.match(section, /^- team-a: 12 documents and 0 links left out$/m);
+    assert.match(section, /^- team-b: 0 documents and 7 links left out$/m);
+    assert.match(section, /read the world itself/);
+  });
+
+  it('reads partial worlds only from the partial section', () => {
+    const body =
+      '# Document Graph\n\n- team-x: not a marker\n\n## Partial\n\n- team-a: 1 documents and 0 links left out\n\n## Nodes\n\n- team-y: not a marker\n';
+    assert.deepEqual([...partialWorlds(body)], ['team-a']);
   });
 });

@@ -211,6 +211,48 @@ describe('graph seeding from /graph.md', () => {
     }
   });
 
+  it('keeps what a republished /graph.md leaves out of a world its ## Partial section names', async () => {
+    // The federation crawl cut team-a to its share of the export (src/broker/graph/federation/export-share.ts):
+    // docs/b.md's row and links are left out, not gone.
+    await graph.seed();
+    const partial = golden
+      .replace('\n## Nodes\n', '\n## Partial\n\n- team-a: 1 documents and 2 links left out\n\n## Nodes\n')
+      .replace(
+        '| [mark://team-a.team-a.svc.cluster.local/docs/b.md](mark://team-a.team-a.svc.cluster.local/docs/b.md) | B doc | ok | 0 |\n',
+        '',
+      )
+      .replace(
+        '| mark://team-a.team-a.svc.cluster.local/docs/b.md | mark://team-a.team-a.svc.cluster.local/docs/a.md | supersedes |  |  | 1 |\n',
+        '',
+      )
+      .replace(
+        '| mark://team-a.team-a.svc.cluster.local/docs/a.md | mark://team-a.team-a.svc.cluster.local/docs/b.md |  | B doc | links | 2 |\n',
+        '',
+      );
+    await gateway.publish('root', '/graph.md', partial);
+    try {
+      clock.advance(5 * minute);
+      await graph.seed();
+      assert.deepEqual(
+        graph.backlinks('mark://team-a/docs/a.md').map((b) => b.url),
+        ['mark://team-a/docs/b.md', 'mark://team-a/index.md'],
+      );
+      assert.equal(graph.store.node('mark://team-a/docs/b.md')?.title, 'B doc');
+      assert.deepEqual(
+        graph.backlinks('mark://team-a/docs/b.md').map((b) => b.url),
+        ['mark://team-a/docs/a.md'],
+        "a listed document's links left out are kept too",
+      );
+      // Once the world is whole again, what the export no longer lists is forgotten as before.
+      await gateway.publish('root', '/graph.md', partial.replace(/\n## Partial\n\n[^\n]*\n/, ''));
+      clock.advance(5 * minute);
+      await graph.seed();
+      assert.equal(graph.store.node('mark://team-a/docs/b.md'), undefined);
+    } finally {
+      await gateway.publish('root', '/graph.md', golden);
+    }
+  });
+
   it("re-checks before the interval when another replica announces it wrote a world's /graph.md", async () => {
     // Two replicas' graphs; `announce` stands for the Redis channel (test/broker/state/redis-channel.test.ts).
     const other = new BrokerGraph({ gateway, now: clock.now, announce: (world) => graph.heardPublished(world) });

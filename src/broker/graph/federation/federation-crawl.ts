@@ -81,6 +81,8 @@ export type WorldSummary = {
   linksCut: number;
   /** Links of this world left out of /graph.md to keep it within the world's share (export-share.ts). */
   exportLinksCut: number;
+  /** Documents of this world whose rows were left out of /graph.md for the same reason. */
+  exportDocumentsCut: number;
   documents: number;
   complete: boolean;
   problems: string[];
@@ -201,10 +203,10 @@ function publishIndex(writer: HubWriter, crawl: WorldCrawl, crawledAt: Date): Pr
 
 /**
  * The etags the next crawl reads its records back from the hub with. A
- * document cut to its world's share gets none: its record would be rebuilt
- * from its cut /graph.md rows and, unchanged, kept so for good; without an
- * etag it is read again, and cut again only while its world still holds more
- * than its share.
+ * document cut to its world's share (its links, or its row) gets none: its
+ * record would be rebuilt from its cut /graph.md rows and, unchanged, kept so
+ * for good; without an etag it is read again, and cut again only while its
+ * world still holds more than its share.
  */
 function etagsOf(crawl: WorldCrawl, cutToShare: ReadonlySet<string> | undefined): Map<string, string> {
   const etags = new Map<string, string>();
@@ -230,6 +232,7 @@ function summarize(
     failed: c.failed,
     linksCut: c.linksCut,
     exportLinksCut: graph.cut.get(c.world.name)?.linksLeftOut ?? 0,
+    exportDocumentsCut: graph.cut.get(c.world.name)?.documentsLeftOut ?? 0,
     documents: c.records.size,
     complete: c.complete,
     problems: c.problems,

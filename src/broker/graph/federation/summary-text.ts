@@ -20,7 +20,10 @@ export function summaryText(summary: FederationCrawlSummary): string {
       ? 'complete'
       : `incomplete (${w.problems.slice(0, 3).join('; ')}${w.problems.length > 3 ? `; +${w.problems.length - 3} more` : ''})`;
     const cut = w.linksCut > 0 ? `, ${w.linksCut} with links cut at ${defaultGraphBounds.linksPerDocument}` : '';
-    const share = w.exportLinksCut > 0 ? `, ${w.exportLinksCut} links left out of /graph.md (over its share)` : '';
+    const share =
+      w.exportLinksCut > 0 || w.exportDocumentsCut > 0
+        ? `, ${w.exportDocumentsCut} documents and ${w.exportLinksCut} links left out of /graph.md (over its share)`
+        : '';
     lines.push(
       `  ${w.world} (${w.address}): ${w.documents} documents, listed ${w.listed}, fetched ${w.fetched}${cut}${share}, unchanged ${w.skipped} (${w.skippedByCatalog} by catalog), failed ${w.failed}; ${state}`,
     );

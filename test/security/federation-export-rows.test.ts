@@ -1,0 +1,95 @@
+/**
+ * Threat: one world's many documents stop the federation's /graph.md for every
+ * world. Each world's links were held to a share of the hub's `/graph.md`
+ * (test/security/federation-export-share.test.ts), but not its document rows:
+ * a row is about 100 bytes, so a federation of about 10,000 documents (or, as
+ * here, 150 documents whose titles run to 8,000 characters) filled Mark's
+ * 1 MiB body limit (src/protocol/limits.ts) with rows alone, the export was
+ * refused outright, and no world's changes reached the hub while they stood.
+ *
+ * The attack succeeded before the fix (checked by running this file against
+ * it): the crawl's /graph.md outcome was `too-large` ("even with every world's
+ * links left out"), and the hub kept its previous graph, without team-b's
+ * document. Each world's share of the export now covers its rows too
+ * (src/broker/graph/federation/export-share.ts): the worlds over it are cut to
+ * the rows that fit, their heaviest rows first, every other world publishes
+ * whole, the export's `## Partial` section names the world cut so that brokers
+ * seeding from it know its rows are incomplete, and the cut documents get no
+ * etag, so the next crawl reads them again.
+ *
+ * Real QUIC worlds and the real federation crawl.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { summaryText } from '../../src/broker/graph/federation/summary-text.ts';
+import { parseExport } from '../../src/broker/graph/graph-export.ts';
+import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
+import { assertWithinShare, federationHub } from './federation-hub.ts';
+
+// Mark's body limit (docs/security.md, "Limits and defaults"), written out so the test states it.
+const maxBodyBytes = 1_048_576;
+const floodDocuments = 150;
+const titleChars = 8000;
+
+describe("security: one world's documents cannot stop /graph.md for the other worlds", () => {
+  let gateway: TestGateway;
+  const { crawl, hubGraphText, graphOutcome } = federationHub(() => gateway);
+  const teamBLinks = Array.from({ length: 30 }, (_, i) => `mark://team-b/topics/${i}.md`);
+
+  before(async () => {
+    gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-a' }, { name: 'team-b' }]);
+    gateway.writers.add(writerIdentity.email);
+    await gateway.publish('root', '/index.md', '# Hub\n\n[Team B](mark://team-b/notes.md)\n');
+    await gateway.publish(
+      'team-b',
+      '/notes.md',
+      `# Team B notes\n\n${teamBLinks.map((to) => `[t](${to})`).join(' ')}\n`,
+    );
+    for (let n = 0; n < floodDocuments; n++)
+      await gateway.publish('team-a', `/flood-${n}.md`, `# ${`${n}-`.padEnd(titleChars, 'x')}\n\nbody\n`);
+    await gateway.publish('team-a', '/small.md', '# Small\n\n[Notes](mark://team-b/notes.md)\n');
+  });
+  after(() => gateway?.close());
+
+  it('publishes /graph.md within 1 MiB with every world in it, the other worlds whole, and marks the cut world partial', async () => {
+    const summary = await crawl();
+    const outcome = graphOutcome(summary);
+    assert.equal(outcome?.outcome, 'published', JSON.stringify(outcome));
+    const text = await hubGraphText();
+    assert.ok(Buffer.byteLength(text) <= maxBodyBytes);
+    const graph = parseExport(text);
+    const urls = new Set(graph.nodes.map((n) => n.url));
+    assert.ok(urls.has('mark://root/index.md'));
+    assert.ok(urls.has('mark://team-b/notes.md'));
+    const from = (url: string) => graph.edges.filter((e) => e.from === url).map((e) => e.to);
+    assert.deepEqual(from('mark://team-b/notes.md').sort(), [...teamBLinks].sort());
+    assert.deepEqual(from('mark://root/index.md'), ['mark://team-b/notes.md']);
+    const teamARows = graph.nodes.filter((n) => n.url.startsWith('mark://team-a/') && n.status === 'ok').length;
+    assert.ok(teamARows > 0 && teamARows < floodDocuments + 1, `team-a kept ${teamARows} rows`);
+    // The cheapest rows stay: /small.md's is a fraction of a flood document's.
+    assert.ok(urls.has('mark://team-a/small.md'));
+    const teamA = summary.worlds.find((w) => w.world === 'team-a');
+    assert.equal(teamA?.exportDocumentsCut, floodDocuments + 1 - teamARows);
+    assert.equal(summary.worlds.find((w) => w.world === 'team-b')?.exportDocumentsCut, 0);
+    assert.match(text, /\n## Partial\n/);
+    assert.match(text, /^- team-a: /m);
+    assert.doesNotMatch(text, /^- team-b: /m);
+    assert.match(summaryText(summary), /team-a .*\d+ documents and \d+ links left out of \/graph\.md/);
+    assert.match(outcome?.detail ?? '', /team-a/);
+    assertWithinShare(summary, text, { cut: ['team-a'], whole: ['root', 'team-b'] });
+  });
+
+  it('reads the cut documents again on the next crawl instead of forgetting them', async () => {
+    const before = parseExport(await hubGraphText()).nodes.filter((n) => n.url.startsWith('mark://team-a/')).length;
+    const summary = await crawl();
+    const teamA = summary.worlds.find((w) => w.world === 'team-a');
+    // Rows alone passed team-a's share, so its documents kept without their links are cut too: /small.md.
+    assert.equal(
+      teamA?.fetched,
+      floodDocuments + 1 - before + 1,
+      'every document left out, and /small.md, is read again',
+    );
+    assert.equal(teamA?.skipped, before - 1, 'the documents kept whole are unchanged');
+    assert.ok(['published', 'unchanged'].includes(graphOutcome(summary)?.outcome ?? ''));
+  });
+});
