@@ -44,7 +44,7 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
 export const credentialsPath = (env?: NodeJS.ProcessEnv) => join(configDir(env), 'credentials.json');
 
 /** The file as it is now; for a change, use `changeCredentials`, which reads it again under the lock. */
-export async function readCredentials(env?: NodeJS.ProcessEnv): Promise<CredentialsFile> {
+async function readCredentials(env?: NodeJS.ProcessEnv): Promise<CredentialsFile> {
   try {
     const parsed = JSON.parse(await readFile(credentialsPath(env), 'utf8')) as CredentialsFile;
     return typeof parsed.signIns === 'object' && parsed.signIns !== null ? parsed : { signIns: {} };
@@ -52,6 +52,20 @@ export async function readCredentials(env?: NodeJS.ProcessEnv): Promise<Credenti
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { signIns: {} };
     throw error;
   }
+}
+
+/**
+ * The file, read at most once however often it is asked for: one command asks
+ * it several things (which issuer is current, then that issuer's sign-in), and
+ * answers from one reading agree. The first ask reads, so a command that never
+ * needs the file (an issuer named by flag, then a failure) never reads it.
+ */
+export function credentialsOnce(env?: NodeJS.ProcessEnv): () => Promise<CredentialsFile> {
+  let reading: Promise<CredentialsFile> | undefined;
+  return () => {
+    reading ??= readCredentials(env);
+    return reading;
+  };
 }
 
 /**
@@ -102,11 +116,16 @@ async function writeCredentials(file: CredentialsFile, env?: NodeJS.ProcessEnv):
 /**
  * The issuer to talk to: the flag, `DEMARKUS_BROKER_ISSUER`, the current
  * sign-in, or the local stack. The one reader of that variable: an empty one
- * counts as unset, as shells usually mean it.
+ * counts as unset, as shells usually mean it. `credentials` is read only when
+ * neither names one; pass the command's `credentialsOnce` to share its reading.
  */
-export async function resolveIssuer(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function resolveIssuer(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  credentials: () => Promise<CredentialsFile> = credentialsOnce(env),
+): Promise<string> {
   const fromEnv = env.DEMARKUS_BROKER_ISSUER || undefined;
-  const issuer = flag ?? fromEnv ?? (await readCredentials(env)).current ?? localIssuer;
+  const issuer = flag ?? fromEnv ?? (await credentials()).current ?? localIssuer;
   if (!URL.canParse(issuer)) {
     const source =
       flag !== undefined ? '--issuer' : fromEnv !== undefined ? 'DEMARKUS_BROKER_ISSUER' : 'the credentials file';

@@ -13,7 +13,7 @@ import { goTrimSpace } from '../protocol/go-strings.ts';
 import { lookupMinQueryRunes } from '../protocol/limits.ts';
 import { isLookupQueryTooShort } from '../protocol/lookup-query.ts';
 import { UsageError } from './usage-error.ts';
-import { currentSignIn } from './signed-in.ts';
+import { chosenSignIn } from './signed-in.ts';
 import { devBrokerMcpUrl, explicitTokenUrl, requestedUrl, signedInUrl } from './broker-destination.ts';
 import { commandArgs } from './command-args.ts';
 import { numberFlag } from './number-flag.ts';
@@ -89,7 +89,7 @@ export async function runSearchCommand(args: string[]): Promise<number> {
   let target: { url: URL; token: string };
   if (explicitToken !== undefined) target = { url: explicitTokenUrl(requested), token: explicitToken };
   else {
-    const signIn = await currentSignIn();
+    const { signIn } = await chosenSignIn(undefined);
     if (signIn === undefined)
       throw new UsageError(
         'not signed in: run demarkus-broker login (the token it keeps is used), or pass --token (env DEMARKUS_BROKER_TOKEN)',

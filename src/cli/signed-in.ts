@@ -7,7 +7,13 @@
  * process that waited finds the token another one just refreshed and uses it.
  */
 import * as oidc from 'openid-client';
-import { changeCredentials, readCredentials, resolveIssuer, type StoredSignIn } from './credentials.ts';
+import {
+  changeCredentials,
+  credentialsOnce,
+  resolveIssuer,
+  type CredentialsFile,
+  type StoredSignIn,
+} from './credentials.ts';
 import { discoverBroker, toStoredSignIn } from './login-command.ts';
 
 /** Refresh when the access token has less than this left, so it does not expire on its way. */
@@ -15,17 +21,27 @@ const refreshMarginMs = 60_000;
 
 const fresh = (signIn: StoredSignIn) => signIn.expiresAt - Date.now() >= refreshMarginMs;
 
-/** The current sign-in (`resolveIssuer` without a flag), fresh; undefined when nobody signed in there. */
-export async function currentSignIn(env: NodeJS.ProcessEnv = process.env): Promise<StoredSignIn | undefined> {
-  return freshSignIn(await resolveIssuer(undefined, env), env);
+/**
+ * The issuer `resolveIssuer` picks for `flag` and its sign-in, fresh (signIn
+ * undefined when nobody signed in there). The file is read once for both; only
+ * a refresh reads it again, under the lock.
+ */
+export async function chosenSignIn(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ issuer: string; signIn: StoredSignIn | undefined }> {
+  const credentials = credentialsOnce(env);
+  const issuer = await resolveIssuer(flag, env, credentials);
+  return { issuer, signIn: await freshSignIn(issuer, credentials, env) };
 }
 
 /** The sign-in kept for `issuer`, refreshed if due; undefined when there is none. */
-export async function freshSignIn(
+async function freshSignIn(
   issuer: string,
-  env: NodeJS.ProcessEnv = process.env,
+  credentials: () => Promise<CredentialsFile>,
+  env: NodeJS.ProcessEnv,
 ): Promise<StoredSignIn | undefined> {
-  const kept = (await readCredentials(env)).signIns[issuer];
+  const kept = (await credentials()).signIns[issuer];
   if (kept === undefined || fresh(kept)) return kept;
   return changeCredentials(async (file, save) => {
     const current = file.signIns[issuer];

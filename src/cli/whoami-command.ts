@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { discoverBroker, type CliOutput } from './login-command.ts';
-import { resolveIssuer, type StoredSignIn } from './credentials.ts';
-import { freshSignIn } from './signed-in.ts';
+import type { StoredSignIn } from './credentials.ts';
+import { chosenSignIn } from './signed-in.ts';
 import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker whoami [--issuer URL] [--access-token]
@@ -22,8 +22,7 @@ export async function runWhoamiCommand(
   });
   if (parsed === null) return 0;
   const { values } = parsed;
-  const issuer = await resolveIssuer(values.issuer);
-  const signIn = await freshSignIn(issuer);
+  const { issuer, signIn } = await chosenSignIn(values.issuer);
   // On stderr, like every failure: `$(demarkus-broker whoami --access-token)` must not capture it as a token.
   if (signIn === undefined) throw new Error(`not signed in to ${issuer}; run demarkus-broker login --issuer ${issuer}`);
   const claims = await verifiedClaims(signIn);

@@ -7,24 +7,22 @@
  * among Services listed together; test/security/discovery-takeover.test.ts
  * has the takeover attempts).
  */
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Service } from '@kubernetes/client-node';
 import {
   registrySink,
   systemClock,
-  WorldDiscovery,
   worldFromService,
   type DiscoveredWorld,
   type WorldDiscoveryOptions,
 } from '../../src/broker/kubernetes/index.ts';
 import { openAllowList, worldAllows } from '../../src/broker/worlds/allowlist.ts';
 import { WorldRegistry } from '../../src/broker/worlds/registry.ts';
-import { startFakeApiServer, type FakeApiServer } from './fake-api/server.ts';
+import { useDiscoveryFixture, worldService } from './discovery-fixture.ts';
 import { assertOnlyDeclaredCalls, eventually } from './helpers.ts';
 
-let server: FakeApiServer;
-let discovery: WorldDiscovery | null = null;
+const fixture = useDiscoveryFixture();
 let log: string[];
 
 const sink = {
@@ -33,60 +31,26 @@ const sink = {
   remove: (name: string) => void log.push(`remove ${name}`),
 };
 
-function service(
-  namespace: string,
-  name: string,
-  labels: Record<string, string> = { 'demarkus.io/world': name },
-  extra: { port?: number; annotations?: Record<string, string> } = {},
-) {
-  return {
-    metadata: { name, namespace, labels, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
-    spec: { ports: [{ name: 'mark', protocol: 'UDP', port: extra.port ?? 6309, targetPort: 6309 }] },
-  };
+/** Discovery into `log`, restarting after a failed list at once (backoff 1 ms, at most 4). */
+async function startDiscovery(options: Partial<WorldDiscoveryOptions> = {}) {
+  await fixture.start({ sink, restartBackoff: { initialMs: 1, maxMs: 4 }, ...options });
 }
 
-function startDiscovery(options: Partial<WorldDiscoveryOptions> = {}) {
-  discovery = new WorldDiscovery({
-    kubeConfig: server.kubeConfig(),
-    namespaces: 'all',
-    sink,
-    configuredWorlds: [],
-    watchReconnectDelay: async () => {},
-    restartBackoff: { initialMs: 1, maxMs: 4 },
-    ...options,
-  });
-  return discovery.start();
-}
+const watches = () => fixture.server.requests.filter((request) => request.verb === 'watch');
+const lists = () => fixture.server.requests.filter((request) => request.verb === 'list');
 
-const watches = () => server.requests.filter((request) => request.verb === 'watch');
-const lists = () => server.requests.filter((request) => request.verb === 'list');
-
-before(async () => {
-  server = await startFakeApiServer();
-});
 beforeEach(() => {
   log = [];
-  for (const object of server.store.list('services', null))
-    server.store.delete('services', object.metadata.namespace, object.metadata.name);
-  server.requests.length = 0;
-});
-afterEach(async () => {
-  await discovery?.stop();
-  discovery = null;
-  await eventually(() => server.openWatches === 0, 'watches closed');
-});
-after(async () => {
-  await server.close();
 });
 
 describe('world discovery (fake API server, real client-node informer)', () => {
   it("adds Services from the list, then from the watch started at the list's resourceVersion", async () => {
-    server.store.create('services', service('team-a', 'team-a'));
-    server.store.create('services', service('apps', 'web', { app: 'web' }));
-    const listedAt = server.store.revision;
+    fixture.server.store.create('services', worldService('team-a', 'team-a'));
+    fixture.server.store.create('services', worldService('apps', 'web', { app: 'web' }));
+    const listedAt = fixture.server.store.revision;
     await startDiscovery();
     assert.deepEqual(log, ['upsert team-a team-a.team-a.svc.cluster.local:6309']);
-    await eventually(() => server.openWatches === 1, 'the watch');
+    await eventually(() => fixture.server.openWatches === 1, 'the watch');
     const watch = watches()[0]!;
     assert.equal(watch.namespace, null, 'cluster-wide');
     assert.equal(watch.query.get('resourceVersion'), String(listedAt));
@@ -94,61 +58,66 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     assert.equal(watch.query.get('allowWatchBookmarks'), 'true');
     assert.equal(lists()[0]!.query.get('labelSelector'), 'demarkus.io/world');
 
-    server.store.create(
+    fixture.server.store.create(
       'services',
-      service('team-b', 'team-b', undefined, {
+      worldService('team-b', 'team-b', undefined, {
         port: 7000,
         annotations: { 'demarkus.io/public-url': 'mark://team-b.example.com:7000' },
       }),
     );
     await eventually(() => log.length === 2, 'the watched add');
     assert.equal(log[1], 'upsert team-b team-b.team-b.svc.cluster.local:7000 mark://team-b.example.com:7000');
-    assertOnlyDeclaredCalls(server.requests, { brokerNamespace: 'demarkus', worlds: {}, discoveryNamespaces: null });
+    assertOnlyDeclaredCalls(fixture.server.requests, {
+      brokerNamespace: 'demarkus',
+      worlds: {},
+      discoveryNamespaces: null,
+    });
   });
 
   it('removes a world when its Service is deleted or loses the label, and updates it on change', async () => {
-    server.store.create('services', service('team-a', 'team-a'));
-    server.store.create('services', service('team-b', 'team-b'));
+    fixture.server.store.create('services', worldService('team-a', 'team-a'));
+    fixture.server.store.create('services', worldService('team-b', 'team-b'));
     await startDiscovery();
-    await eventually(() => server.openWatches === 1, 'the watch');
-    server.store.delete('services', 'team-a', 'team-a');
+    await eventually(() => fixture.server.openWatches === 1, 'the watch');
+    fixture.server.store.delete('services', 'team-a', 'team-a');
     await eventually(() => log.includes('remove team-a'), 'removal on delete');
-    const b = server.store.get('services', 'team-b', 'team-b')!;
-    server.store.update('services', { ...b, spec: { ports: [{ name: 'mark', protocol: 'UDP', port: 6310 }] } });
+    const b = fixture.server.store.get('services', 'team-b', 'team-b')!;
+    fixture.server.store.update('services', { ...b, spec: { ports: [{ name: 'mark', protocol: 'UDP', port: 6310 }] } });
     await eventually(() => log.includes('upsert team-b team-b.team-b.svc.cluster.local:6310'), 'update on change');
-    const changed = server.store.get('services', 'team-b', 'team-b')!;
-    server.store.update('services', { ...changed, metadata: { ...changed.metadata, labels: {} } });
+    const changed = fixture.server.store.get('services', 'team-b', 'team-b')!;
+    fixture.server.store.update('services', { ...changed, metadata: { ...changed.metadata, labels: {} } });
     await eventually(() => log.includes('remove team-b'), 'removal when the label goes');
-    assert.deepEqual(discovery!.worlds(), []);
+    assert.deepEqual(fixture.discovery.worlds(), []);
   });
 
   it('resumes from the last bookmark after the server ends the watch, without relisting', async () => {
-    server.store.create('services', service('team-a', 'team-a'));
+    fixture.server.store.create('services', worldService('team-a', 'team-a'));
     await startDiscovery();
-    await eventually(() => server.openWatches === 1, 'the watch');
-    for (let i = 0; i < 3; i++) server.store.create('services', service('apps', `web-${i}`, { app: 'web' })); // not worlds: no events reach the watch
-    assert.equal(server.sendBookmarks(), 1);
-    const bookmarked = server.store.revision;
+    await eventually(() => fixture.server.openWatches === 1, 'the watch');
+    for (let i = 0; i < 3; i++)
+      fixture.server.store.create('services', worldService('apps', `web-${i}`, { app: 'web' })); // not worlds: no events reach the watch
+    assert.equal(fixture.server.sendBookmarks(), 1);
+    const bookmarked = fixture.server.store.revision;
     await eventually(() => watches().length === 1 && log.length === 1, 'settled');
-    server.store.compact(); // history before the bookmark is gone
-    server.closeWatches();
-    await eventually(() => watches().length === 2 && server.openWatches === 1, 'the resumed watch');
+    fixture.server.store.compact(); // history before the bookmark is gone
+    fixture.server.closeWatches();
+    await eventually(() => watches().length === 2 && fixture.server.openWatches === 1, 'the resumed watch');
     assert.equal(watches()[1]!.query.get('resourceVersion'), String(bookmarked));
     assert.equal(lists().length, 1, 'no relist');
-    server.store.create('services', service('team-c', 'team-c'));
+    fixture.server.store.create('services', worldService('team-c', 'team-c'));
     await eventually(() => log.includes('upsert team-c team-c.team-c.svc.cluster.local:6309'), 'events after resuming');
   });
 
   it('relists after 410 Gone and emits what changed while it was not watching', async () => {
-    server.store.create('services', service('team-a', 'team-a'));
-    server.store.create('services', service('team-b', 'team-b'));
+    fixture.server.store.create('services', worldService('team-a', 'team-a'));
+    fixture.server.store.create('services', worldService('team-b', 'team-b'));
     await startDiscovery();
-    await eventually(() => server.openWatches === 1, 'the watch');
-    server.holdOpenWatches(); // the watch falls behind...
-    server.store.delete('services', 'team-a', 'team-a');
-    server.store.create('services', service('team-c', 'team-c'));
-    server.store.compact(); // ...and its resourceVersion is compacted away
-    server.closeWatches();
+    await eventually(() => fixture.server.openWatches === 1, 'the watch');
+    fixture.server.holdOpenWatches(); // the watch falls behind...
+    fixture.server.store.delete('services', 'team-a', 'team-a');
+    fixture.server.store.create('services', worldService('team-c', 'team-c'));
+    fixture.server.store.compact(); // ...and its resourceVersion is compacted away
+    fixture.server.closeWatches();
     await eventually(
       () => log.includes('remove team-a') && log.some((line) => line.startsWith('upsert team-c')),
       'relist results',
@@ -158,18 +127,18 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     const resumed = watches();
     assert.equal(resumed.length, 3, 'watch, 410 watch, watch after relist');
     assert.ok(
-      Number(resumed[1]!.query.get('resourceVersion')) < server.store.oldestWatchable,
+      Number(resumed[1]!.query.get('resourceVersion')) < fixture.server.store.oldestWatchable,
       'the second watch asked for a compacted version',
     );
     assert.deepEqual(
-      discovery!.worlds().map((world) => world.name),
+      fixture.discovery.worlds().map((world) => world.name),
       ['team-b', 'team-c'],
     );
   });
 
   it('restarts with doubling backoff when the list fails, then discovers', async () => {
-    server.store.create('services', service('team-a', 'team-a'));
-    server.fail((request) => request.verb === 'list', 500, 3);
+    fixture.server.store.create('services', worldService('team-a', 'team-a'));
+    fixture.server.fail((request) => request.verb === 'list', 500, 3);
     const pauses: number[] = [];
     const errors: string[] = [];
     await startDiscovery({
@@ -193,19 +162,22 @@ describe('world discovery (fake API server, real client-node informer)', () => {
   });
 
   it('watches only the configured namespaces when given a list', async () => {
-    server.store.create('services', service('team-a', 'team-a'));
-    server.store.create('services', service('elsewhere', 'rogue'));
+    fixture.server.store.create('services', worldService('team-a', 'team-a'));
+    fixture.server.store.create('services', worldService('elsewhere', 'rogue'));
     await startDiscovery({ namespaces: ['team-a', 'team-b'] });
-    await eventually(() => server.openWatches === 2, 'two watches');
-    server.store.create('services', service('team-b', 'team-b'));
-    server.store.create('services', service('elsewhere', 'rogue-2'));
+    await eventually(() => fixture.server.openWatches === 2, 'two watches');
+    fixture.server.store.create('services', worldService('team-b', 'team-b'));
+    fixture.server.store.create('services', worldService('elsewhere', 'rogue-2'));
     await eventually(() => log.length === 2, 'team-b');
     assert.deepEqual(log.sort(), [
       'upsert team-a team-a.team-a.svc.cluster.local:6309',
       'upsert team-b team-b.team-b.svc.cluster.local:6309',
     ]);
-    assert.deepEqual([...new Set(server.requests.map((request) => request.namespace))].sort(), ['team-a', 'team-b']);
-    assertOnlyDeclaredCalls(server.requests, {
+    assert.deepEqual([...new Set(fixture.server.requests.map((request) => request.namespace))].sort(), [
+      'team-a',
+      'team-b',
+    ]);
+    assertOnlyDeclaredCalls(fixture.server.requests, {
       brokerNamespace: 'demarkus',
       worlds: {},
       discoveryNamespaces: ['team-a', 'team-b'],
@@ -214,11 +186,10 @@ describe('world discovery (fake API server, real client-node informer)', () => {
 
   it('leaves configured worlds to the config and, among Services of one age, lets the first in namespace/name order serve a contested name', async () => {
     const issues: string[] = [];
-    server.store.create('services', service('hub', 'root'));
-    server.store.now = () => new Date('2026-01-01T00:00:00Z'); // one creationTimestamp for both
-    server.store.create('services', service('b-ns', 'shared', { 'demarkus.io/world': 'shared' }));
-    server.store.create('services', service('a-ns', 'shared', { 'demarkus.io/world': 'shared' }));
-    server.store.now = () => new Date();
+    fixture.server.store.create('services', worldService('hub', 'root'));
+    const sameAge = new Date('2026-01-01T00:00:00Z'); // one creationTimestamp for both
+    fixture.server.store.create('services', worldService('b-ns', 'shared', { 'demarkus.io/world': 'shared' }), sameAge);
+    fixture.server.store.create('services', worldService('a-ns', 'shared', { 'demarkus.io/world': 'shared' }), sameAge);
     await startDiscovery({
       configuredWorlds: ['root'],
       onIssue: (issue) => void issues.push(`${issue.service}: ${issue.problem}`),
@@ -230,8 +201,8 @@ describe('world discovery (fake API server, real client-node informer)', () => {
         'b-ns/shared: world "shared" is already served by Service a-ns/shared; this Service is ignored until that one goes',
       ),
     );
-    await eventually(() => server.openWatches === 1, 'the watch');
-    server.store.delete('services', 'a-ns', 'shared');
+    await eventually(() => fixture.server.openWatches === 1, 'the watch');
+    fixture.server.store.delete('services', 'a-ns', 'shared');
     await eventually(() => log.length === 2, 'promotion');
     assert.equal(log[1], 'upsert shared shared.b-ns.svc.cluster.local:6309');
   });
@@ -251,22 +222,15 @@ describe('discovery into the world registry (fake API server)', () => {
     ]);
     const changes: string[] = [];
     registry.onChange((change) => void changes.push(`${change.type} ${change.world.name}`));
-    server.store.create('services', service('hub', 'root'));
-    server.store.create('services', service('team-a', 'team-a'));
-    discovery = new WorldDiscovery({
-      kubeConfig: server.kubeConfig(),
-      namespaces: 'all',
-      sink: registrySink(registry),
-      configuredWorlds: ['root'],
-      watchReconnectDelay: async () => {},
-    });
-    await discovery.start();
+    fixture.server.store.create('services', worldService('hub', 'root'));
+    fixture.server.store.create('services', worldService('team-a', 'team-a'));
+    await fixture.start({ sink: registrySink(registry), configuredWorlds: ['root'] });
     assert.deepEqual(
       registry.list().map((world) => `${world.name}:${world.source}:${world.address}`),
       ['root:config:root.root.svc.cluster.local:6309', 'team-a:discovery:team-a.team-a.svc.cluster.local:6309'],
     );
-    await eventually(() => server.openWatches === 1, 'the watch');
-    server.store.delete('services', 'team-a', 'team-a');
+    await eventually(() => fixture.server.openWatches === 1, 'the watch');
+    fixture.server.store.delete('services', 'team-a', 'team-a');
     await eventually(() => changes.includes('removed team-a'), 'removal');
     assert.deepEqual(changes, ['added team-a', 'removed team-a']);
     assert.deepEqual(

@@ -14,77 +14,42 @@
  * the oldest by creationTimestamp wins; the loser is reported, naming both.
  *
  * The real WorldDiscovery (client-node informer) against the fake Kubernetes
- * API server of test/kubernetes/, whose clock sets creationTimestamp.
+ * API server of test/kubernetes/ (discovery-fixture.ts), which sets creationTimestamp.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { WorldDiscovery } from '../../src/broker/kubernetes/index.ts';
-import { startFakeApiServer, type FakeApiServer } from '../kubernetes/fake-api/server.ts';
+import { beforeEach, describe, it } from 'node:test';
+import { useDiscoveryFixture, worldService } from '../kubernetes/discovery-fixture.ts';
 import { eventually } from '../kubernetes/helpers.ts';
 
-let server: FakeApiServer;
-let discovery: WorldDiscovery | null = null;
+const fixture = useDiscoveryFixture();
 let issues: string[];
 
 const legitimate = 'team-b.team-b.svc.cluster.local:6309';
 const attacker = 'x.aaa-sandbox.svc.cluster.local:6309';
 
-function service(namespace: string, name: string, labels: Record<string, string>) {
-  return {
-    metadata: { name, namespace, labels },
-    spec: { ports: [{ name: 'mark', protocol: 'UDP', port: 6309, targetPort: 6309 }] },
-  };
-}
-
 /** Creates the Service as if at `iso` (the API server sets creationTimestamp, not the client). */
-function createAt(iso: string, object: ReturnType<typeof service>) {
-  server.store.now = () => new Date(iso);
-  try {
-    server.store.create('services', object);
-  } finally {
-    server.store.now = () => new Date();
-  }
+function createAt(iso: string, object: ReturnType<typeof worldService>) {
+  fixture.server.store.create('services', object, new Date(iso));
 }
 
 async function startDiscovery() {
-  discovery = new WorldDiscovery({
-    kubeConfig: server.kubeConfig(),
-    namespaces: 'all',
-    sink: { upsert: () => {}, remove: () => {} },
-    configuredWorlds: [],
-    watchReconnectDelay: async () => {},
-    onIssue: (issue) => void issues.push(`${issue.service}: ${issue.problem}`),
-  });
-  await discovery.start();
-  await eventually(() => server.openWatches === 1, 'the watch');
+  await fixture.start({ onIssue: (issue) => void issues.push(`${issue.service}: ${issue.problem}`) });
+  await eventually(() => fixture.server.openWatches === 1, 'the watch');
 }
 
-const served = (name: string) => discovery!.worlds().find((world) => world.name === name)?.address;
+const served = (name: string) => fixture.discovery.worlds().find((world) => world.name === name)?.address;
 
-before(async () => {
-  server = await startFakeApiServer();
-});
 beforeEach(() => {
   issues = [];
-  for (const object of server.store.list('services', null))
-    server.store.delete('services', object.metadata.namespace, object.metadata.name);
-});
-afterEach(async () => {
-  await discovery?.stop();
-  discovery = null;
-  await eventually(() => server.openWatches === 0, 'watches closed');
-});
-after(async () => {
-  await server.close();
 });
 
 describe('discovery name takeover (fake API server, real client-node informer)', () => {
   it('a new Service in an earlier-sorting namespace does not take over a served world', async () => {
-    createAt('2026-01-01T00:00:00Z', service('team-b', 'team-b', { 'demarkus.io/world': 'team-b' }));
+    createAt('2026-01-01T00:00:00Z', worldService('team-b', 'team-b', { 'demarkus.io/world': 'team-b' }));
     await startDiscovery();
     assert.equal(served('team-b'), legitimate);
 
-    createAt('2026-06-01T00:00:00Z', service('aaa-sandbox', 'x', { 'demarkus.io/world': 'team-b' }));
+    createAt('2026-06-01T00:00:00Z', worldService('aaa-sandbox', 'x', { 'demarkus.io/world': 'team-b' }));
     await eventually(() => issues.some((issue) => issue.includes('aaa-sandbox/x')), 'the claim is seen');
     assert.equal(served('team-b'), legitimate, 'the world still dials the Service that served it');
     assert.deepEqual(issues, [
@@ -93,11 +58,11 @@ describe('discovery name takeover (fake API server, real client-node informer)',
   });
 
   it('an older Service relabelled to a served name does not take it over', async () => {
-    createAt('2025-01-01T00:00:00Z', service('aaa-sandbox', 'x', { app: 'sandbox' }));
-    createAt('2026-01-01T00:00:00Z', service('team-b', 'team-b', { 'demarkus.io/world': 'team-b' }));
+    createAt('2025-01-01T00:00:00Z', worldService('aaa-sandbox', 'x', { app: 'sandbox' }));
+    createAt('2026-01-01T00:00:00Z', worldService('team-b', 'team-b', { 'demarkus.io/world': 'team-b' }));
     await startDiscovery();
-    const old = server.store.get('services', 'aaa-sandbox', 'x')!;
-    server.store.update('services', {
+    const old = fixture.server.store.get('services', 'aaa-sandbox', 'x')!;
+    fixture.server.store.update('services', {
       ...old,
       metadata: { ...old.metadata, labels: { 'demarkus.io/world': 'team-b' } },
     });
@@ -106,8 +71,8 @@ describe('discovery name takeover (fake API server, real client-node informer)',
   });
 
   it('at start-up the oldest Service wins, however its namespace sorts', async () => {
-    createAt('2026-01-01T00:00:00Z', service('team-b', 'team-b', { 'demarkus.io/world': 'team-b' }));
-    createAt('2026-06-01T00:00:00Z', service('aaa-sandbox', 'x', { 'demarkus.io/world': 'team-b' }));
+    createAt('2026-01-01T00:00:00Z', worldService('team-b', 'team-b', { 'demarkus.io/world': 'team-b' }));
+    createAt('2026-06-01T00:00:00Z', worldService('aaa-sandbox', 'x', { 'demarkus.io/world': 'team-b' }));
     await startDiscovery();
     assert.equal(served('team-b'), legitimate);
     assert.ok(
@@ -117,7 +82,7 @@ describe('discovery name takeover (fake API server, real client-node informer)',
       issues.join('\n'),
     );
     // Only when the serving Service goes does the next claimant serve the name.
-    server.store.delete('services', 'team-b', 'team-b');
+    fixture.server.store.delete('services', 'team-b', 'team-b');
     await eventually(() => served('team-b') === attacker, 'the remaining claimant serves');
   });
 });

@@ -97,6 +97,9 @@ export class LeaseElector {
     let renewedAt = acquiredAt;
     for (;;) {
       // One signal for the pause and the calls: it aborts at the renew deadline or on stop.
+      // A failed renewal needs no deadline check of its own: should the deadline pass before its
+      // timer fires, the next one, counted from the same `renewedAt`, is aborted when made
+      // (`#deadline`), so the pause ends at once and the loop breaks without another call.
       const deadline = this.#deadline(renewedAt, signal);
       try {
         if (!(await pause(clock, retryPeriodMs, deadline.signal))) break;
@@ -104,7 +107,6 @@ export class LeaseElector {
         const attempt = await this.#tryAcquireOrRenew(deadline.signal);
         if (deadline.signal.aborted || attempt === 'taken') break;
         if (attempt === 'held') renewedAt = startedAt;
-        else if (clock.now() - renewedAt >= this.#options.renewDeadlineMs) break;
       } finally {
         deadline.dispose();
       }

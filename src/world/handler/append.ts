@@ -3,8 +3,8 @@ import type { MarkResponse } from '../../protocol/response.ts';
 import { formatRfc3339 } from '../../protocol/time.ts';
 import { extractPublisherMeta, isStoreError, validateMeta } from '../store/index.ts';
 import type { RequestScope, WorldContext } from './context.ts';
-import { goAtoi, maxSafeVersion } from '../go-atoi.ts';
 import { conflictResponse } from './conflict.ts';
+import { parseExpectedVersion } from './expected-version.ts';
 import { storeFailure } from './store-errors.ts';
 import { checkDocumentContract, guardWrite } from './write-guard.ts';
 import { badRequest, created, serverError } from './respond.ts';
@@ -26,13 +26,10 @@ export async function handleAppend(ctx: WorldContext, scope: RequestScope): Prom
     if (isStoreError(error)) return badRequest(error.message);
     throw error;
   }
-  // Go's handleAppend: "" is absent, then strconv.Atoi and at least 1.
-  const expectedText = request.metadata['expected-version'];
-  if (expectedText === undefined || expectedText === '') return badRequest('APPEND requires expected-version metadata');
-  const parsed = goAtoi(expectedText);
-  if (parsed === undefined || parsed < 1n || parsed > maxSafeVersion)
-    return badRequest('invalid expected-version for APPEND (must be >= 1)');
-  const expected = Number(parsed);
+  // Go's handleAppend: unlike PUBLISH the check is required, and 0 (create-only) is refused.
+  const expected = parseExpectedVersion(request.metadata['expected-version'], 1);
+  if (expected === null) return badRequest('APPEND requires expected-version metadata');
+  if (expected === 'invalid') return badRequest('invalid expected-version for APPEND (must be >= 1)');
   try {
     const outcome = await ctx.store.append(path, request.body, metadata, { expectedVersion: expected });
     return created({ version: String(outcome.version.version), modified: formatRfc3339(outcome.version.modified) });

@@ -3,8 +3,8 @@ import type { MarkResponse } from '../../protocol/response.ts';
 import { formatRfc3339 } from '../../protocol/time.ts';
 import { applyOkfTypeDefault, extractPublisherMeta, isStoreError, validateMeta } from '../store/index.ts';
 import type { RequestScope, WorldContext } from './context.ts';
-import { goAtoi, maxSafeVersion } from '../go-atoi.ts';
 import { conflictResponse } from './conflict.ts';
+import { parseExpectedVersion } from './expected-version.ts';
 import { storeFailure } from './store-errors.ts';
 import { checkDocumentContract, guardWrite } from './write-guard.ts';
 import { badRequest, created, notFound, ok } from './respond.ts';
@@ -27,7 +27,7 @@ export async function handlePublish(ctx: WorldContext, scope: RequestScope): Pro
     if (isStoreError(error)) return badRequest(error.message);
     throw error;
   }
-  const expected = parseExpectedVersion(request.metadata['expected-version']);
+  const expected = parseExpectedVersion(request.metadata['expected-version'], 0);
   if (expected === 'invalid') return badRequest('invalid expected-version');
   try {
     const outcome = await ctx.store.publish(
@@ -65,15 +65,4 @@ async function unarchive(ctx: WorldContext, path: string): Promise<MarkResponse>
     if (isStoreError(error, 'ERR_NOT_FOUND')) return notFound(`${path} not found`);
     return storeFailure(ctx, path, error);
   }
-}
-
-/**
- * Absent or "" means no check; otherwise what strconv.Atoi reads, not below 0
- * (0 = create-only; `+1` and `-0` are Atoi's too), as Go's handlePublish.
- */
-export function parseExpectedVersion(value: string | undefined): number | null | 'invalid' {
-  if (value === undefined || value === '') return null;
-  const n = goAtoi(value);
-  // Beyond 2^53 a version cannot be held exactly, nor ever reached: refused, as before Atoi's reading.
-  return n === undefined || n < 0n || n > maxSafeVersion ? 'invalid' : Number(n);
 }

@@ -40,9 +40,6 @@ export class ObjectStore {
   readonly #objects = new Map<string, KubeObject>();
   readonly #history: StoredEvent[] = [];
   readonly #listeners = new Set<EventListener>();
-  /** The API server's clock for `creationTimestamp` (whole seconds, as the API server writes it); tests set it to age objects. */
-  now: () => Date = () => new Date();
-
   get revision(): number {
     return this.#revision;
   }
@@ -68,14 +65,17 @@ export class ObjectStore {
       );
   }
 
-  create(resource: string, object: KubeObject): KubeObject {
+  /**
+   * The API server sets `creationTimestamp`, not the client: now, or
+   * `createdAt` for a test that ages an object (in whole seconds, as the API
+   * server writes it).
+   */
+  create(resource: string, object: KubeObject, createdAt: Date = new Date()): KubeObject {
     const id = key(resource, object.metadata.namespace, object.metadata.name);
     if (this.#objects.has(id)) throw alreadyExists(resource, object.metadata.name);
     const stored = this.#stamp(resource, structuredClone(object));
     stored.metadata.uid = randomUUID();
-    stored.metadata.creationTimestamp = this.now()
-      .toISOString()
-      .replace(/\.\d{3}Z$/, 'Z');
+    stored.metadata.creationTimestamp = createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z');
     this.#commit(resource, id, stored, null, 'ADDED');
     return clone(stored);
   }

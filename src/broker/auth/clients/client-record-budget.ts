@@ -39,6 +39,23 @@ export type RecordSummary = {
   usedAt: number | null;
 };
 
+/** What the bound counts: the stored records, the one being written, and the Secret's other documents. */
+type RecordBudget = {
+  recordBytes: readonly number[];
+  incomingBytes: number;
+  otherBytes: number;
+  maxBytes: number;
+};
+
+function countedBytes(budget: RecordBudget): number {
+  return budget.otherBytes + budget.incomingBytes + budget.recordBytes.reduce((sum, bytes) => sum + bytes, 0);
+}
+
+/** Whether the records and the incoming one fit the bound, so that none must go. */
+export function fitsRecordBudget(budget: RecordBudget): boolean {
+  return countedBytes(budget) <= budget.maxBytes;
+}
+
 /**
  * The documents to remove so that `records` plus `incomingBytes` (and
  * `otherBytes` of the same Secret) fit `maxBytes`; none while they already do.
@@ -53,8 +70,9 @@ export function recordsToPrune(options: {
   liveClients: ReadonlySet<string>;
 }): string[] {
   const { records, incomingBytes, otherBytes, maxBytes, keep, liveClients } = options;
-  let total = otherBytes + incomingBytes + records.reduce((sum, record) => sum + record.bytes, 0);
-  if (total <= maxBytes) return [];
+  const budget = { recordBytes: records.map((record) => record.bytes), incomingBytes, otherBytes, maxBytes };
+  if (fitsRecordBudget(budget)) return [];
+  let total = countedBytes(budget);
   const target = maxBytes - Math.floor(maxBytes / 8);
   const rank = (record: RecordSummary) =>
     record.usedAt === null ? 0 : record.clientId !== null && liveClients.has(record.clientId) ? 2 : 1;

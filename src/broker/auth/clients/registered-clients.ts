@@ -38,7 +38,12 @@ import {
   type StateDocumentStore,
 } from '../../state/index.ts';
 import type { OAuthClient } from './client.ts';
-import { defaultMaxClientRecordBytes, recordsToPrune, type RecordSummary } from './client-record-budget.ts';
+import {
+  defaultMaxClientRecordBytes,
+  fitsRecordBudget,
+  recordsToPrune,
+  type RecordSummary,
+} from './client-record-budget.ts';
 import type { ClientRegistration } from './registration-request.ts';
 
 const storedClient = z.object({
@@ -201,9 +206,9 @@ export class RegisteredClients {
     const own = registeredClientDocument(clientId);
     const others = [...(await this.#durable.readAll(registeredClientPrefix))].filter(([document]) => document !== own);
     const otherBytes = await this.#legacyDocumentBytes();
-    const storedBytes = others.reduce((sum, [document, bytes]) => sum + recordSize(document, bytes), 0);
+    const recordBytes = others.map(([document, bytes]) => recordSize(document, bytes));
     // Whether anything must go is a sum; reading every record and the refresh tokens is for choosing which.
-    if (otherBytes + incomingBytes + storedBytes <= this.#maxRecordBytes) return;
+    if (fitsRecordBudget({ recordBytes, incomingBytes, otherBytes, maxBytes: this.#maxRecordBytes })) return;
     const records = others.map(([document, bytes]) => summarize(document, bytes));
     const prune = recordsToPrune({
       records,
