@@ -57,6 +57,8 @@ export async function startDiscovery(
     sink: registrySink(registry),
     configuredWorlds: config.worlds.map((w) => w.name),
     clusterDomain: config.discovery.clusterDomain,
+    // Shared by the replicas only on the Kubernetes backend; with files each replica keeps its own.
+    ...(services.state ? { state: services.state } : {}),
     ...reports,
   });
   await discovery.start();

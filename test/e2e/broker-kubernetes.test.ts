@@ -150,8 +150,18 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
       resultText(await client.callTool({ name: 'mark_worlds', arguments: {} })),
       /\| team-b \| {2}\| mark:\/\/team-b\.team-b\.svc\.cluster\.local:6309 \| no \|/,
     );
+    // The replicas' record of who serves the name, in the broker's state Secret (src/broker/kubernetes/served-names.ts).
+    const servedNames = () => {
+      const secret = api.store.get('secrets', 'broker', 'demarkus-broker-state-discovery-served-names') as unknown as
+        | { data: Record<string, string> }
+        | undefined;
+      const data = secret?.data['discovery_served_names.json'];
+      return data === undefined ? undefined : JSON.parse(Buffer.from(data, 'base64').toString());
+    };
+    await eventually(() => servedNames()?.['team-b'] === 'team-b/team-b', 'the served name recorded');
     await core.deleteNamespacedService({ namespace: 'team-b', name: 'team-b' });
     await eventually(() => broker.gateway.get('team-b') === undefined, 'team-b removed');
+    await eventually(() => servedNames()?.['team-b'] === undefined, 'the record forgets the name');
   });
 
   it('counts a Service that claims a name another Service serves, and keeps serving the first', async () => {

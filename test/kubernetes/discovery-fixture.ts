@@ -29,6 +29,8 @@ export type DiscoveryFixture = {
   readonly discovery: WorldDiscovery;
   /** Starts a WorldDiscovery of every namespace into a sink that keeps nothing, unless `options` say otherwise. */
   start(options?: Partial<WorldDiscoveryOptions>): Promise<WorldDiscovery>;
+  /** Another replica's discovery with the same defaults, not started; the test stops it. */
+  replica(options?: Partial<WorldDiscoveryOptions>): WorldDiscovery;
 };
 
 /** Registers the file's hooks; call it once, at the top of a test file. */
@@ -56,6 +58,15 @@ export function useDiscoveryFixture(): DiscoveryFixture {
   after(async () => {
     await server?.close();
   });
+  const replica = (options: Partial<WorldDiscoveryOptions> = {}) =>
+    new WorldDiscovery({
+      kubeConfig: running().kubeConfig(),
+      namespaces: 'all',
+      sink: { upsert: () => {}, remove: () => {} },
+      configuredWorlds: [],
+      watchReconnectDelay: async () => {},
+      ...options,
+    });
   return {
     get server() {
       return running();
@@ -64,15 +75,9 @@ export function useDiscoveryFixture(): DiscoveryFixture {
       if (discovery === null) throw new Error('this test started no discovery');
       return discovery;
     },
+    replica,
     async start(options = {}) {
-      const started = new WorldDiscovery({
-        kubeConfig: running().kubeConfig(),
-        namespaces: 'all',
-        sink: { upsert: () => {}, remove: () => {} },
-        configuredWorlds: [],
-        watchReconnectDelay: async () => {},
-        ...options,
-      });
+      const started = replica(options);
       discovery = started;
       await started.start();
       return started;

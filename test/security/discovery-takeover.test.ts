@@ -13,11 +13,23 @@
  * Services seen together (the start-up list, or after the serving one goes)
  * the oldest by creationTimestamp wins; the loser is reported, naming both.
  *
+ * The fourth attack, a replica started during a conflict, succeeded until
+ * 2026-12-07 (checked by running it against the code before): Kubernetes
+ * records no time for a label, so the fresh replica chose the relabelled
+ * Service, older than the legitimate one, while the running replica kept the
+ * legitimate one. Now the replicas record which Service serves each name in
+ * the broker's shared state, and a fresh replica honours the record while
+ * that Service still claims the name.
+ *
  * The real WorldDiscovery (client-node informer) against the fake Kubernetes
- * API server of test/kubernetes/ (discovery-fixture.ts), which sets creationTimestamp.
+ * API server of test/kubernetes/ (discovery-fixture.ts), which sets
+ * creationTimestamp; the replicas' shared state is the in-memory document
+ * store (in a cluster, the broker-namespace Secrets).
  */
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
+import type { DiscoveryIssue, WorldDiscovery } from '../../src/broker/kubernetes/index.ts';
+import { MemoryStateStore, type StateDocumentStore } from '../../src/broker/state/index.ts';
 import { useDiscoveryFixture, worldService } from '../kubernetes/discovery-fixture.ts';
 import { eventually } from '../kubernetes/helpers.ts';
 
@@ -32,9 +44,24 @@ function createAt(iso: string, object: ReturnType<typeof worldService>) {
   fixture.server.store.create('services', object, new Date(iso));
 }
 
-async function startDiscovery() {
-  await fixture.start({ onIssue: (issue) => void issues.push(`${issue.service}: ${issue.problem}`) });
+const onIssue = (issue: DiscoveryIssue) => void issues.push(`${issue.service}: ${issue.problem}`);
+
+/** Starts this test's discovery; `state`: the broker state the replicas share. */
+async function startDiscovery(state?: StateDocumentStore) {
+  await fixture.start({ onIssue, ...(state ? { state } : {}) });
   await eventually(() => fixture.server.openWatches === 1, 'the watch');
+}
+
+/** Another replica's discovery sharing `state`, not started. */
+const replicaDiscovery = (state: StateDocumentStore) => fixture.replica({ onIssue, state });
+
+/** Relabels an existing Service to claim world `name`. */
+function relabel(namespace: string, serviceName: string, name: string) {
+  const old = fixture.server.store.get('services', namespace, serviceName)!;
+  fixture.server.store.update('services', {
+    ...old,
+    metadata: { ...old.metadata, labels: { 'demarkus.io/world': name } },
+  });
 }
 
 const served = (name: string) => fixture.discovery.worlds().find((world) => world.name === name)?.address;
@@ -61,11 +88,7 @@ describe('discovery name takeover (fake API server, real client-node informer)',
     createAt('2025-01-01T00:00:00Z', worldService('aaa-sandbox', 'x', { app: 'sandbox' }));
     createAt('2026-01-01T00:00:00Z', worldService('team-b', 'team-b', { 'demarkus.io/world': 'team-b' }));
     await startDiscovery();
-    const old = fixture.server.store.get('services', 'aaa-sandbox', 'x')!;
-    fixture.server.store.update('services', {
-      ...old,
-      metadata: { ...old.metadata, labels: { 'demarkus.io/world': 'team-b' } },
-    });
+    relabel('aaa-sandbox', 'x', 'team-b');
     await eventually(() => issues.some((issue) => issue.includes('aaa-sandbox/x')), 'the claim is seen');
     assert.equal(served('team-b'), legitimate);
   });
@@ -84,5 +107,39 @@ describe('discovery name takeover (fake API server, real client-node informer)',
     // Only when the serving Service goes does the next claimant serve the name.
     fixture.server.store.delete('services', 'team-b', 'team-b');
     await eventually(() => served('team-b') === attacker, 'the remaining claimant serves');
+  });
+
+  it('a replica started during a conflict serves the Service the running replicas serve', async () => {
+    const state = new MemoryStateStore();
+    createAt('2025-01-01T00:00:00Z', worldService('aaa-sandbox', 'x', { app: 'sandbox' }));
+    createAt('2026-01-01T00:00:00Z', worldService('team-b', 'team-b', { 'demarkus.io/world': 'team-b' }));
+    await startDiscovery(state);
+    assert.equal(served('team-b'), legitimate);
+    relabel('aaa-sandbox', 'x', 'team-b');
+    await eventually(() => issues.some((issue) => issue.includes('aaa-sandbox/x')), 'the claim is seen');
+
+    const servedBy = (replica: WorldDiscovery) => replica.worlds().find((world) => world.name === 'team-b')?.address;
+    const fresh = replicaDiscovery(state);
+    try {
+      await fresh.start();
+      assert.equal(servedBy(fresh), legitimate, 'the fresh replica serves what the running one serves');
+      assert.equal(served('team-b'), legitimate);
+      // Once the serving Service goes, both move to the remaining claimant, and a replica started then agrees.
+      fixture.server.store.delete('services', 'team-b', 'team-b');
+      await eventually(() => served('team-b') === attacker && servedBy(fresh) === attacker, 'both replicas move');
+      // An even older Service relabelled now: the running replicas keep the one they moved to.
+      createAt('2024-01-01T00:00:00Z', worldService('old-team', 'y', { app: 'old' }));
+      relabel('old-team', 'y', 'team-b');
+      await eventually(() => issues.filter((issue) => issue.startsWith('old-team/y')).length === 2, 'both see it');
+      const later = replicaDiscovery(state);
+      try {
+        await later.start();
+        assert.equal(servedBy(later), attacker, 'the record follows what the replicas serve, not the age');
+      } finally {
+        await later.stop();
+      }
+    } finally {
+      await fresh.stop();
+    }
   });
 });

@@ -37,13 +37,12 @@ export class ResourceSubscriptions {
     notify: Notify,
     worlds?: readonly WorldInfo[],
   ): { world: string; path: string } {
-    const target = parseToolUrl(cutAnchor(uri).url, worlds);
+    const target = this.documentOf(uri, worlds);
     const key = documentKey(target.world, target.path);
     const keys = this.#bySession.get(session) ?? new Set<string>();
     const watchers = this.#byDocument.get(key) ?? new Map();
     const entry = watchers.get(session) ?? { notify, uris: new Set<string>() };
-    if (!entry.uris.has(uri) && this.count(session) >= this.perSession)
-      throw new SubscriptionLimitError(`at most ${this.perSession} resource subscriptions per session`);
+    if (!entry.uris.has(uri) && this.count(session) >= this.perSession) throw this.limitError();
     entry.uris.add(uri);
     watchers.set(session, entry);
     this.#byDocument.set(key, watchers);
@@ -52,10 +51,22 @@ export class ResourceSubscriptions {
     return target;
   }
 
+  /** The refusal of a subscription past the bound, here or in a shared session's store. */
+  limitError(): SubscriptionLimitError {
+    return new SubscriptionLimitError(
+      `at most ${this.perSession} resource subscriptions per session; unsubscribe from one before subscribing to another`,
+    );
+  }
+
+  /** The document a subscription URI names, as `subscribe` reads it; throws ToolUrlError as it does. */
+  documentOf(uri: string, worlds?: readonly WorldInfo[]): { world: string; path: string } {
+    return parseToolUrl(cutAnchor(uri).url, worlds);
+  }
+
   unsubscribe(session: object, uri: string, worlds?: readonly WorldInfo[]): void {
     let key: string;
     try {
-      const target = parseToolUrl(cutAnchor(uri).url, worlds);
+      const target = this.documentOf(uri, worlds);
       key = documentKey(target.world, target.path);
     } catch {
       return;

@@ -17,6 +17,7 @@ import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import { reloadSessionMemory, serveMcpRequest, sessionsInUseElsewhere, type McpEndpoint } from './mcp-endpoint.ts';
 import { createMcpServerFactory, toolCalledBy, type McpServerSetup } from './mcp-server-factory.ts';
 import { toNodeMcpHandler } from './node-mcp-adapter.ts';
+import type { SharedSubscriptionBound } from './resource-subscribe.ts';
 import type { BrokerMetrics } from './metrics.ts';
 import { mcpPath, protectedResource, type ProtectedResource } from './protected-resource.ts';
 import { ipRateLimitHook } from './rate-limit/ip-rate-limit.ts';
@@ -176,10 +177,15 @@ function mcpRoutes(
 function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: FastifyInstance): McpEndpoint {
   const logError = (error: unknown, message: string) => app.log.error({ err: error }, message);
   const recordToolCall = options.metrics?.recordToolCall;
+  const shared =
+    options.sharedSessions === undefined ? null : new SharedSessions({ ...options.sharedSessions, ...sessions.limits });
   const newServer = createMcpServerFactory({
     logError,
     ...(recordToolCall ? { recordToolCall } : {}),
     ...options.server,
+    ...(shared === null
+      ? {}
+      : { sharedSubscriptions: subscriptionBoundIn(shared, (id) => endpoint.announceSubscriptions?.(id)) }),
   });
   // The tool each 2026-07-28 request calls, for the server the SDK asks for it (keyed by the request's own auth info).
   const calledTools = new WeakMap<AuthInfo, string>();
@@ -196,8 +202,6 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
     await modernHandler.close();
     await sessions.closeAll();
   });
-  const shared =
-    options.sharedSessions === undefined ? null : new SharedSessions({ ...options.sharedSessions, ...sessions.limits });
   const endpoint: McpEndpoint = {
     sessions,
     shared,
@@ -223,6 +227,26 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
     app.addHook('onClose', () => channel.close());
   }
   return endpoint;
+}
+
+/**
+ * The cluster-wide subscription bound in the session directory. A change it
+ * makes is announced at once, as the copy's save after the request does: a
+ * load of the copy between the two (another replica's announcement) would
+ * leave the save nothing new to announce.
+ */
+function subscriptionBoundIn(shared: SharedSessions, announce: (sessionId: string) => void): SharedSubscriptionBound {
+  return {
+    async reserve(sessionId, uri, limit) {
+      const reservation = await shared.reserveSubscription(sessionId, uri, limit);
+      if (reservation === 'added') announce(sessionId);
+      return reservation;
+    },
+    async release(sessionId, uri) {
+      await shared.releaseSubscription(sessionId, uri);
+      announce(sessionId);
+    },
+  };
 }
 
 /** Once hijacked, fastify no longer answers for us: a failure must still end the response. */

@@ -3,7 +3,7 @@ import type { GraphService, KnowledgeServices, SessionState, ToolContext } from 
 import { callerGateway } from '../worlds/caller-gateway.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
 import type { ResourceSubscriptions } from '../changes/resource-subscriptions.ts';
-import { enableResourceSubscriptions } from './resource-subscribe.ts';
+import { enableResourceSubscriptions, type SharedSubscriptionBound } from './resource-subscribe.ts';
 import { registerDefinitions, type McpDefinitions, type RegisterOptions } from './register-definitions.ts';
 
 export type McpServerSetup = {
@@ -19,6 +19,8 @@ export type McpServerSetup = {
   searchStats?: ToolContext['searchStats'];
   /** Resource subscriptions fed by the worlds' change feeds; absent, the server offers none. */
   subscriptions?: ResourceSubscriptions;
+  /** With sessions shared through Redis, where their subscription bound is kept for the cluster. */
+  sharedSubscriptions?: SharedSubscriptionBound;
   now?: () => Date;
 } & RegisterOptions;
 
@@ -71,7 +73,7 @@ export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory 
       onlyTool,
     );
     if (setup.subscriptions && !oneTool)
-      enableResourceSubscriptions(server, setup.subscriptions, session, setup.gateway);
+      enableResourceSubscriptions(server, setup.subscriptions, session, setup.gateway, setup.sharedSubscriptions);
     return server;
   };
 }

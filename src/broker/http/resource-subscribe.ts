@@ -2,7 +2,9 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type McpServer
 import { codeOf } from '../../errors/coded-error.ts';
 import type { ResourceSubscriptions } from '../changes/resource-subscriptions.ts';
 import type { SessionState } from '../mcp/definitions.ts';
+import { isStateUnavailable } from '../state/index.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
+import type { SubscriptionReservation } from './shared-sessions.ts';
 
 /**
  * `resources/subscribe` and `resources/unsubscribe` on one session's server:
@@ -19,11 +21,25 @@ import type { WorldGateway } from '../worlds/gateway.ts';
  */
 export const subscribedResourcesKey = 'resources/subscribed';
 
+/**
+ * The bound of a shared session's subscriptions, kept for the whole cluster
+ * (src/broker/http/shared-sessions.ts, `reserveSubscription`): a replica's
+ * copy cannot see what the other replicas are confirming at the same moment,
+ * so the place is taken in the shared store, atomically, before the copy
+ * subscribes. Absent, sessions live on one replica, and
+ * `ResourceSubscriptions.subscribe` checks and adds in one synchronous step.
+ */
+export type SharedSubscriptionBound = {
+  reserve(sessionId: string, uri: string, limit: number): Promise<SubscriptionReservation>;
+  release(sessionId: string, uri: string): Promise<void>;
+};
+
 export function enableResourceSubscriptions(
   server: McpServer,
   subscriptions: ResourceSubscriptions,
   session: SessionState,
   gateway: WorldGateway,
+  shared?: SharedSubscriptionBound,
 ): void {
   const low = server.server;
   low.registerCapabilities({ resources: { subscribe: true } });
@@ -40,21 +56,51 @@ export function enableResourceSubscriptions(
         // A URI another replica accepted but this one cannot parse or hold: skipped, not fatal.
       }
   });
+  const limitReached = () => new ProtocolError(ProtocolErrorCode.InvalidRequest, subscriptions.limitError().message);
+  const subscribeHere = (uri: string): string => {
+    try {
+      return subscriptions.subscribe(session, uri, notify, gateway.list()).world;
+    } catch (error) {
+      if (codeOf(error) === 'ERR_SUBSCRIPTION_LIMIT') throw limitReached();
+      throw error;
+    }
+  };
   low.setRequestHandler('resources/subscribe', async (request) => {
     const { uri } = request.params;
     let world: string;
     try {
-      world = subscriptions.subscribe(session, uri, notify, gateway.list()).world;
+      world = subscriptions.documentOf(uri, gateway.list()).world;
     } catch (error) {
       if (codeOf(error) === 'ERR_INVALID_TOOL_URL')
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid resource URI: ${(error as Error).message}`);
-      if (codeOf(error) === 'ERR_SUBSCRIPTION_LIMIT')
-        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, (error as Error).message);
       throw error;
     }
-    if (gateway.get(world) === undefined) {
-      subscriptions.unsubscribe(session, uri, gateway.list());
-      throw new ResourceNotFoundError(uri);
+    if (gateway.get(world) === undefined) throw new ResourceNotFoundError(uri);
+    const id = session.id;
+    if (shared === undefined || id === undefined) {
+      // One replica: the check and the add are one synchronous step.
+      subscribeHere(uri);
+      remember();
+      return {};
+    }
+    // Shared: the bound is taken in Redis first, and only then does this copy subscribe, so that
+    // no save of this copy (another request's) sends a subscription the bound has not admitted.
+    const reservation = await shared.reserve(id, uri, subscriptions.perSession).catch((error: unknown) => {
+      if (!isStateUnavailable(error)) throw error;
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `not subscribed to ${uri}: the session store did not answer (${(error as Error).message}); retry shortly`,
+      );
+    });
+    if (reservation === 'full') throw limitReached();
+    if (reservation === 'gone')
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'this MCP session has ended; start a new session');
+    try {
+      subscribeHere(uri);
+    } catch (error) {
+      // This copy still holds subscriptions another replica dropped; it reads them again on its next request.
+      if (reservation === 'added') await shared.release(id, uri).catch(() => undefined);
+      throw error;
     }
     remember();
     return {};

@@ -106,6 +106,30 @@ for i = 3 + added, #ARGV do redis.call('HDEL', KEYS[1], 'sub:' .. ARGV[i]) end
 return redis.call('HINCRBY', KEYS[1], 'revision', 1)
 `);
 
+/**
+ * KEYS: the session hash. ARGV: a URI, the most subscriptions the session may
+ * hold. Adds the URI's field (`sub:<uri>`) unless the session already holds
+ * that many others: the bound counted and taken in one step, so replicas
+ * subscribing at the same moment cannot each find room for one more. Returns
+ * 2 when added, 1 when already held, 0 when full, -1 when the session is gone.
+ * The revision is left alone: the copy's save after the request bumps it.
+ */
+const reserveSubscriptionScript = redisScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local field = 'sub:' .. ARGV[1]
+if redis.call('HEXISTS', KEYS[1], field) == 1 then return 1 end
+local held = 0
+for _, name in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(name, 1, 4) == 'sub:' then held = held + 1 end
+end
+if held >= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], field, 1)
+return 2
+`);
+
+/** What `reserveSubscription` did: `added` the URI, found it `held` already, or neither, the session being `full` or `gone`. */
+export type SubscriptionReservation = 'added' | 'held' | 'full' | 'gone';
+
 /** A session's memory as saved: the tools' memory (null when none was), its resource subscriptions, the revision. */
 export type StoredMemory = { state: string | null; subscriptions: string[]; revision: number };
 
@@ -197,6 +221,26 @@ export class SharedSessions {
       await this.#call(() => saveStateScript.run(this.#client, [this.#sessionPrefix + id], args)),
     );
     return revision < 0 ? null : revision;
+  }
+
+  /**
+   * Counts `uri` among session `id`'s subscriptions unless it already holds
+   * `limit` others: the cluster-wide bound of resource subscriptions, checked
+   * and taken atomically in Redis (docs/decisions.md, "A shared session's
+   * subscription bound is taken in Redis").
+   */
+  async reserveSubscription(id: string, uri: string, limit: number): Promise<SubscriptionReservation> {
+    const reply = Number(
+      await this.#call(() => reserveSubscriptionScript.run(this.#client, [this.#sessionPrefix + id], [uri, limit])),
+    );
+    if (reply === 2) return 'added';
+    if (reply === 1) return 'held';
+    return reply === 0 ? 'full' : 'gone';
+  }
+
+  /** Gives back a place `reserveSubscription` took for a URI the session dropped before its save. */
+  async releaseSubscription(id: string, uri: string): Promise<void> {
+    await this.#call(() => this.#client.hdel(this.#sessionPrefix + id, `sub:${uri}`));
   }
 
   /**

@@ -118,7 +118,16 @@ export const worldBootstrapApiCalls: readonly BootstrapApiCall[] = [
   { apiGroup: '', resource: 'secrets', verbs: ['create'], objects: 'any' },
 ];
 
-/** Secrets behind `state-secrets`, given `server.refreshTokensSecret`. */
+/**
+ * Secrets behind `state-secrets`, given `server.refreshTokensSecret`; the
+ * last holds the replicas' record of which Service serves each discovered
+ * world name (served-names.ts).
+ */
 export function stateSecretNames(refreshTokensSecret: string): string[] {
-  return [refreshTokensSecret, 'demarkus-broker-state-registered-clients', 'demarkus-broker-state-signing-keys'];
+  return [
+    refreshTokensSecret,
+    'demarkus-broker-state-registered-clients',
+    'demarkus-broker-state-signing-keys',
+    'demarkus-broker-state-discovery-served-names',
+  ];
 }

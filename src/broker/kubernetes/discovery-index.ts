@@ -12,6 +12,15 @@
  * `namespace/name`. Nothing is published before `listed()`: until the first
  * lists are in, list order would decide instead of age. Changes are emitted
  * only when what the registry holds for a name actually changes.
+ *
+ * Age cannot tell a replica that starts during a conflict which claimant
+ * came first: an old Service relabelled to a served name is older than the
+ * one serving it, and Kubernetes records no time for a label. So the
+ * replicas record which Service serves each name (`onServe`, kept in the
+ * broker's shared state by world-discovery.ts), and a replica given that
+ * record (`remember`) serves the recorded Service at start-up while it still
+ * claims the name (docs/decisions.md, "Replicas agree on a contested world
+ * name through the broker's shared state").
  */
 import type { DiscoveredWorld } from './service-world.ts';
 
@@ -34,6 +43,9 @@ export class DiscoveryIndex {
   readonly #published = new Map<string, DiscoveredWorld>();
   /** Losing Service → the Service it was reported losing to, so each conflict is reported once. */
   readonly #conflicts = new Map<string, string>();
+  readonly #onServe: (name: string, service: string | null) => void;
+  /** World name → the Service the replicas recorded serving it, for the names this replica has not published yet. */
+  #recorded = new Map<string, string>();
   #listed = false;
 
   constructor(options: {
@@ -42,11 +54,19 @@ export class DiscoveryIndex {
     onIssue?: (issue: DiscoveryIssue) => void;
     /** How many Services are ignored because another Service serves their name, on every change. */
     onConflicts?: (count: number) => void;
+    /** The Service now serving a name (`namespace/name`), or null when none does: for the replicas' shared record. */
+    onServe?: (name: string, service: string | null) => void;
   }) {
     this.#sink = options.sink;
     this.#configured = new Set(options.configuredWorlds);
     this.#onIssue = options.onIssue ?? (() => {});
     this.#onConflicts = options.onConflicts ?? (() => {});
+    this.#onServe = options.onServe ?? (() => {});
+  }
+
+  /** The replicas' record of which Service serves each name (world name → `namespace/name`); call before `listed()`. */
+  remember(recorded: ReadonlyMap<string, string>): void {
+    this.#recorded = new Map(recorded);
   }
 
   /** A Service was added or changed; `world` is null when it no longer describes a world. */
@@ -96,6 +116,8 @@ export class DiscoveryIndex {
       if (current !== undefined) {
         this.#published.delete(name);
         this.#sink.remove(name);
+        this.#recorded.delete(name);
+        this.#onServe(name, null);
       }
       return;
     }
@@ -103,9 +125,15 @@ export class DiscoveryIndex {
     if (current !== undefined && sameWorld(current, winner)) return;
     this.#published.set(name, winner);
     this.#sink.upsert(winner);
+    this.#recorded.delete(name);
+    if (current?.service !== winner.service) this.#onServe(name, winner.service);
   }
 
-  /** The serving Service while it still claims the name; else the oldest claimant. */
+  /**
+   * The serving Service while it still claims the name; else, until this
+   * replica has published the name once, the one the replicas recorded, while
+   * it claims the name; else the oldest claimant.
+   */
   #winner(
     name: string,
     claims: readonly DiscoveredWorld[],
@@ -113,6 +141,9 @@ export class DiscoveryIndex {
   ): DiscoveredWorld | undefined {
     const serving = current === undefined ? undefined : this.#services.get(current.service);
     if (serving?.name === name) return serving;
+    const recorded = this.#recorded.get(name);
+    const agreed = claims.find((claim) => claim.service === recorded);
+    if (agreed !== undefined) return agreed;
     return [...claims].sort(oldestFirst)[0];
   }
 

@@ -11,7 +11,9 @@ import { CoreV1Api, ListWatch, type KubeConfig, type V1Service } from '@kubernet
 import { systemClock, type Clock } from './clock.ts';
 import { BookmarkWatch } from './bookmark-watch.ts';
 import { DiscoveryIndex, type DiscoveredWorldSink, type DiscoveryIssue } from './discovery-index.ts';
+import { ServedNamesRecord, servedNamesDocument } from './served-names.ts';
 import { worldFromService, worldLabelSelector } from './service-world.ts';
+import type { StateDocumentStore } from '../state/index.ts';
 
 export type WorldDiscoveryOptions = {
   kubeConfig: KubeConfig;
@@ -30,6 +32,12 @@ export type WorldDiscoveryOptions = {
   onConflicts?: (count: number) => void;
   /** A failed list or watch; discovery restarts by itself. */
   onError?: (scope: string, error: unknown) => void;
+  /**
+   * The broker state the replicas share: they record there which Service
+   * serves each name, and a replica starting during a conflict on a name
+   * serves the recorded one (served-names.ts). Absent, age decides.
+   */
+  state?: StateDocumentStore;
 };
 
 export const defaultRestartBackoff = { initialMs: 1_000, maxMs: 30_000 } as const;
@@ -43,15 +51,22 @@ export class WorldDiscovery {
   readonly #scopes: Scope[] = [];
   readonly #stopping = new AbortController();
   readonly #clock: Clock;
+  readonly #served: ServedNamesRecord | undefined;
+  /** Whether this replica's view is whole (every scope's first list came in), so that its choices may be recorded. */
+  #whole = false;
+  /** The record's writes, one after another, so that two quick changes of one name land in their order. */
+  #recording: Promise<void> = Promise.resolve();
 
   constructor(options: WorldDiscoveryOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
+    this.#served = options.state === undefined ? undefined : new ServedNamesRecord(options.state);
     this.#index = new DiscoveryIndex({
       sink: options.sink,
       configuredWorlds: options.configuredWorlds,
       ...(options.onIssue ? { onIssue: options.onIssue } : {}),
       ...(options.onConflicts ? { onConflicts: options.onConflicts } : {}),
+      onServe: (name, service) => this.#record(name, service),
     });
     const core = options.kubeConfig.makeApiClient(CoreV1Api);
     const namespaces = options.namespaces === 'all' ? [null] : [...new Set(options.namespaces)];
@@ -65,11 +80,45 @@ export class WorldDiscovery {
    * than to whichever list answered first.
    */
   async start(): Promise<void> {
+    const recorded = this.#readServed();
     try {
       await Promise.all(this.#scopes.map((scope) => (scope.starting = scope.informer.start())));
+      this.#whole = true;
     } finally {
+      this.#index.remember(await recorded);
       this.#index.listed();
     }
+  }
+
+  /** The replicas' record; when it cannot be read, none (age decides, as without shared state). */
+  async #readServed(): Promise<ReadonlyMap<string, string>> {
+    try {
+      return (await this.#served?.read()) ?? new Map();
+    } catch (error) {
+      this.#options.onError?.(
+        `the served-names record (${servedNamesDocument}; at start-up, age decides instead)`,
+        error,
+      );
+      return new Map();
+    }
+  }
+
+  /**
+   * Records the Service now serving `name` for the other replicas. Not from a
+   * replica whose first lists failed: it may be missing the Service the others
+   * serve, and its choice would mislead the replicas that start next.
+   */
+  #record(name: string, service: string | null): void {
+    const served = this.#served;
+    if (served === undefined || !this.#whole) return;
+    this.#recording = this.#recording
+      .then(() => served.record(name, service))
+      .catch((error: unknown) =>
+        this.#options.onError?.(
+          `the served-names record (${servedNamesDocument}; written again on the next change)`,
+          error,
+        ),
+      );
   }
 
   async stop(): Promise<void> {

@@ -1,13 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { request, type IncomingMessage } from 'node:http';
-import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
 import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
 import { defaultSessionIdleTtlMs } from '../../../src/broker/http/session-store.ts';
-import { definitions, issuer, listingGateway, startListener, type Harness } from './fixtures.ts';
-import { initializeBody, jsonRpcHeaders } from './raw-http.ts';
+import type { Harness } from './fixtures.ts';
+import { jsonRpcHeaders } from './raw-http.ts';
+import {
+  listTools,
+  openSessionOn,
+  redisConnector,
+  startSharedReplicas,
+  subscribe,
+  type OpenedSession,
+  type SharedReplicasOptions,
+} from './shared-replicas.ts';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
 
 /**
@@ -24,18 +32,6 @@ describe('MCP sessions shared through Redis by two replicas', () => {
   let b: Harness;
   let prefix = 0;
 
-  const connection = () => {
-    const client = new Redis({
-      host: '127.0.0.1',
-      port: redis.port,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-    });
-    client.on('error', () => undefined);
-    connections.push(client);
-    return client;
-  };
-
   before(async () => {
     redis = await startRedisServer();
   });
@@ -44,69 +40,8 @@ describe('MCP sessions shared through Redis by two replicas', () => {
     await redis?.close();
   });
 
-  /**
-   * Two listeners sharing Redis and one signing key; `subscriptions`: each
-   * offers resource subscriptions, in its own registry; `clockOfA`: the first
-   * one's session store runs on that clock (Redis keeps real time).
-   */
-  async function replicas(
-    options: {
-      maxSessionsPerSubject?: number;
-      subscriptions?: [ResourceSubscriptions, ResourceSubscriptions];
-      clockOfA?: () => number;
-    } = {},
-  ): Promise<[Harness, Harness]> {
-    const sharedSessions = { client: connection(), keyPrefix: `sessions-${prefix++}:` };
-    await new Promise((resolve) => sharedSessions.client.once('ready', resolve));
-    const sessions = options.maxSessionsPerSubject ? { maxSessionsPerSubject: options.maxSessionsPerSubject } : {};
-    const server = (subscriptions: ResourceSubscriptions | undefined) =>
-      subscriptions === undefined
-        ? {}
-        : {
-            server: {
-              serverInfo: { name: 'replica', version: '0' },
-              definitions,
-              gateway: listingGateway,
-              subscriptions,
-            },
-          };
-    const first = await startListener({
-      sharedSessions,
-      sessions: { ...sessions, ...(options.clockOfA ? { now: options.clockOfA } : {}) },
-      ...server(options.subscriptions?.[0]),
-    });
-    const verifyBearer = createBearerVerifier({
-      broker: { publicKey: first.key.publicKey, kid: first.key.kid, issuer, audiences: [first.resource] },
-    });
-    const second = await startListener({
-      sharedSessions: { ...sharedSessions, client: connection() },
-      verifyBearer,
-      sessions,
-      ...server(options.subscriptions?.[1]),
-    });
-    return [first, second];
-  }
-
-  /** A session opened on `target` by hand, as a client would: initialize, then initialized. */
-  async function openOn(target: Harness, token: string) {
-    const opened = await fetch(target.url, { method: 'POST', headers: jsonRpcHeaders(token), body: initializeBody });
-    const id = opened.headers.get('mcp-session-id');
-    await opened.text();
-    assert.ok(id, 'initialize opened a session');
-    const ofSession = { authorization: `Bearer ${token}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
-    const headers = { ...jsonRpcHeaders(token), ...ofSession };
-    const post = async (to: Harness, message: object) => {
-      const response = await fetch(to.url, { method: 'POST', headers, body: JSON.stringify(message) });
-      return { status: response.status, text: await response.text() };
-    };
-    await post(target, { jsonrpc: '2.0', method: 'notifications/initialized' });
-    const end = async (to: Harness) => {
-      const response = await fetch(to.url, { method: 'DELETE', headers: ofSession });
-      await response.text();
-      return response.status;
-    };
-    return { id, post, end };
-  }
+  const replicas = (options: SharedReplicasOptions = {}) =>
+    startSharedReplicas(redisConnector(redis, connections), `sessions-${prefix++}:`, options);
 
   /** A fetch that sends each request to the next live replica in turn. */
   function roundRobin(targets: () => Harness[]) {
@@ -229,7 +164,7 @@ describe('MCP sessions shared through Redis by two replicas', () => {
       // Two open connections to b, so that the two requests below reach it together.
       await Promise.all([statelessCall(b, token), statelessCall(b, token)]);
       for (let round = 0; round < 8; round++) {
-        const session = await openOn(a, token);
+        const session = await openSessionOn(a, token);
         assert.match((await session.post(a, subscribe('mark://alpha/x.md', 2))).text, /"result":\{\}/);
         // Failover: the client's next two requests (its new GET stream and a call, say) both reach b,
         // which has no copy yet. Each copy b restores subscribes again to what the memory holds.
@@ -257,7 +192,7 @@ describe('MCP sessions shared through Redis by two replicas', () => {
     try {
       const token = await a.token('subscriber@example.com');
       /** The next request on either replica finds the session as both replicas confirmed it. */
-      const bothCopiesWatch = async (session: Awaited<ReturnType<typeof openOn>>, uris: string[], when: string) => {
+      const bothCopiesWatch = async (session: OpenedSession, uris: string[], when: string) => {
         for (const [replica, registry] of [
           [a, registries[0]],
           [b, registries[1]],
@@ -273,7 +208,7 @@ describe('MCP sessions shared through Redis by two replicas', () => {
         }
       };
       for (let round = 0; round < 5; round++) {
-        const session = await openOn(a, token);
+        const session = await openSessionOn(a, token);
         assert.equal((await session.post(b, listTools(1))).status, 200, 'b has its copy too');
         const replies = await Promise.all([
           session.post(a, subscribe('mark://alpha/x.md', 2)),
@@ -308,7 +243,7 @@ describe('MCP sessions shared through Redis by two replicas', () => {
     let stream: EventStream | undefined;
     try {
       const token = await a.token('streamer@example.com');
-      const session = await openOn(a, token);
+      const session = await openSessionOn(a, token);
       stream = await openEventStream(a, token, session.id);
       assert.match((await session.post(a, subscribe('mark://alpha/x.md', 2))).text, /"result":\{\}/);
       // The client's calls go through b; on a's clock the session then sits idle past its TTL.
@@ -331,9 +266,6 @@ describe('MCP sessions shared through Redis by two replicas', () => {
     }
   });
 });
-
-const listTools = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
-const subscribe = (uri: string, id: number) => ({ jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } });
 
 /** A call without a session, so that the replica's connection is open before the calls that race. */
 async function statelessCall(target: Harness, token: string): Promise<void> {

@@ -1,0 +1,110 @@
+/**
+ * Two MCP listeners (two broker replicas) sharing stateful sessions through a
+ * real redis-server and one signing key, and a session opened by hand on one
+ * of them, as a client would. Used by test/broker/http/shared-sessions.test.ts
+ * and the attacks on shared sessions in test/security/.
+ */
+import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
+import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
+import type { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
+import type { RedisServer } from '../../support/redis-server.ts';
+import { definitions, issuer, listingGateway, startListener, type Harness } from './fixtures.ts';
+import { initializeBody, jsonRpcHeaders } from './raw-http.ts';
+
+export type SharedReplicasOptions = {
+  maxSessionsPerSubject?: number;
+  /** Each replica offers resource subscriptions, in its own registry. */
+  subscriptions?: [ResourceSubscriptions, ResourceSubscriptions];
+  /** The first replica's session store runs on this clock (Redis keeps real time). */
+  clockOfA?: () => number;
+};
+
+/** Connections to `redis` that fail at once while it is down; each is added to `connections`, for the test to close. */
+export function redisConnector(redis: RedisServer, connections: Redis[]): () => Redis {
+  return () => {
+    const client = new Redis({
+      host: '127.0.0.1',
+      port: redis.port,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+    });
+    client.on('error', () => undefined);
+    connections.push(client);
+    return client;
+  };
+}
+
+/** Two listeners sharing Redis under `keyPrefix` (a fresh one per pair keeps pairs apart) and one signing key. */
+export async function startSharedReplicas(
+  connection: () => Redis,
+  keyPrefix: string,
+  options: SharedReplicasOptions = {},
+): Promise<[Harness, Harness]> {
+  const sharedSessions = { client: connection(), keyPrefix };
+  await new Promise((resolve) => sharedSessions.client.once('ready', resolve));
+  const sessions = options.maxSessionsPerSubject ? { maxSessionsPerSubject: options.maxSessionsPerSubject } : {};
+  const server = (subscriptions: ResourceSubscriptions | undefined) =>
+    subscriptions === undefined
+      ? {}
+      : {
+          server: {
+            serverInfo: { name: 'replica', version: '0' },
+            definitions,
+            gateway: listingGateway,
+            subscriptions,
+          },
+        };
+  const first = await startListener({
+    sharedSessions,
+    sessions: { ...sessions, ...(options.clockOfA ? { now: options.clockOfA } : {}) },
+    ...server(options.subscriptions?.[0]),
+  });
+  const verifyBearer = createBearerVerifier({
+    broker: { publicKey: first.key.publicKey, kid: first.key.kid, issuer, audiences: [first.resource] },
+  });
+  const second = await startListener({
+    sharedSessions: { ...sharedSessions, client: connection() },
+    verifyBearer,
+    sessions,
+    ...server(options.subscriptions?.[1]),
+  });
+  return [first, second];
+}
+
+export type OpenedSession = {
+  id: string;
+  /** POSTs one JSON-RPC message of the session to `to`. */
+  post: (to: Harness, message: object) => Promise<{ status: number; text: string }>;
+  /** Ends the session with DELETE through `to`; its status. */
+  end: (to: Harness) => Promise<number>;
+};
+
+/** A session opened on `target` by hand, as a client would: initialize, then initialized. */
+export async function openSessionOn(target: Harness, token: string): Promise<OpenedSession> {
+  const opened = await fetch(target.url, { method: 'POST', headers: jsonRpcHeaders(token), body: initializeBody });
+  const id = opened.headers.get('mcp-session-id');
+  await opened.text();
+  assert.ok(id, 'initialize opened a session');
+  const ofSession = { authorization: `Bearer ${token}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+  const headers = { ...jsonRpcHeaders(token), ...ofSession };
+  const post = async (to: Harness, message: object) => {
+    const response = await fetch(to.url, { method: 'POST', headers, body: JSON.stringify(message) });
+    return { status: response.status, text: await response.text() };
+  };
+  await post(target, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  const end = async (to: Harness) => {
+    const response = await fetch(to.url, { method: 'DELETE', headers: ofSession });
+    await response.text();
+    return response.status;
+  };
+  return { id, post, end };
+}
+
+export const listTools = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+export const subscribe = (uri: string, id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'resources/subscribe',
+  params: { uri },
+});

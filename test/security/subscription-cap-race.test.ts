@@ -1,0 +1,108 @@
+/**
+ * Threat: a client takes one MCP session past its bound of resource
+ * subscriptions (256 by default) by sending its `resources/subscribe` calls
+ * at the same moment through several broker replicas. Each replica checked
+ * the bound against its own copy of the session's subscriptions, then saved
+ * what it had added to Redis: every replica whose copy was under the bound
+ * confirmed, so the session went past it by the calls in flight, once per
+ * replica, and every copy holding its stream subscribed to all of them.
+ *
+ * The attack succeeded before the fix (checked by running this file against
+ * it, seven runs): with a bound of 4, eight subscribes through each of two
+ * replicas at once had 5 to 8 confirmed in the first or second round, all of
+ * them kept in Redis. Now the place is taken in Redis, atomically, before a
+ * copy subscribes (src/broker/http/shared-sessions.ts, `reserveSubscription`).
+ *
+ * Two real MCP listeners sharing a real redis-server
+ * (test/broker/http/shared-replicas.ts), the session's record read back
+ * from Redis by the real session directory.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Redis } from 'ioredis';
+import { ResourceSubscriptions } from '../../src/broker/changes/resource-subscriptions.ts';
+import { defaultSessionIdleTtlMs } from '../../src/broker/http/session-store.ts';
+import { SharedSessions } from '../../src/broker/http/shared-sessions.ts';
+import {
+  listTools,
+  openSessionOn,
+  redisConnector,
+  startSharedReplicas,
+  subscribe,
+} from '../broker/http/shared-replicas.ts';
+import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
+
+const cap = 4;
+const perReplica = 8;
+const rounds = 8;
+const limitRefusal = new RegExp(`at most ${cap} resource subscriptions per session`);
+
+describe('the resource subscription bound of a session shared by two replicas', () => {
+  let redis: RedisServer;
+  const connections: Redis[] = [];
+
+  before(async () => {
+    redis = await startRedisServer();
+  });
+  after(async () => {
+    for (const connection of connections) connection.disconnect();
+    await redis?.close();
+  });
+
+  it('holds when subscribes race through both replicas at once', async () => {
+    const connect = redisConnector(redis, connections);
+    const keyPrefix = 'subscription-race:';
+    const [a, b] = await startSharedReplicas(connect, keyPrefix, {
+      subscriptions: [new ResourceSubscriptions({ perSession: cap }), new ResourceSubscriptions({ perSession: cap })],
+    });
+    const client = connect();
+    await new Promise((ready) => client.once('ready', ready));
+    const directory = new SharedSessions({
+      client,
+      keyPrefix,
+      maxSessions: 100,
+      maxSessionsPerSubject: 100,
+      idleTtlMs: defaultSessionIdleTtlMs,
+    });
+    try {
+      // Whether a replica's copy checks before the other's save reaches Redis depends on the moment:
+      // a fresh session each round, and the bound must hold in every one.
+      for (let round = 0; round < rounds; round++) {
+        // A subject per round: a round's 20 messages would soon exhaust one subject's budget.
+        const token = await a.token(`flooder-${round}@example.com`);
+        const session = await openSessionOn(a, token);
+        assert.equal((await session.post(b, listTools(1))).status, 200, 'b has its copy of the session');
+        const uris = Array.from({ length: 2 * perReplica }, (_, i) => `mark://alpha/flood-${i}.md`);
+        const replies = await Promise.all(
+          uris.map((uri, i) => session.post(i % 2 === 0 ? a : b, subscribe(uri, 10 + i))),
+        );
+        const confirmed = uris.filter((_, i) => /"result":\{\}/.test(replies[i]!.text));
+        const refused = replies.filter((reply) => !/"result":\{\}/.test(reply.text));
+        for (const reply of refused) assert.match(reply.text, limitRefusal);
+        assert.equal(
+          confirmed.length,
+          cap,
+          `round ${round}: confirmed ${confirmed.length} subscriptions against a bound of ${cap}`,
+        );
+        const stored = await directory.loadMemory(session.id);
+        assert.deepEqual(
+          stored?.subscriptions.sort(),
+          confirmed.sort(),
+          `round ${round}: Redis holds the confirmed ones, and only them`,
+        );
+
+        // The bound is the session's, not a replica's: one dropped through b frees one place through a.
+        const dropped = { jsonrpc: '2.0', id: 40, method: 'resources/unsubscribe', params: { uri: confirmed[0] } };
+        assert.match((await session.post(b, dropped)).text, /"result":\{\}/);
+        const unconfirmed = uris.find((uri) => !confirmed.includes(uri))!;
+        assert.match((await session.post(a, subscribe(unconfirmed, 41))).text, /"result":\{\}/);
+        assert.match((await session.post(b, subscribe('mark://alpha/one-more.md', 42))).text, limitRefusal);
+        assert.equal((await directory.loadMemory(session.id))?.subscriptions.length, cap);
+        assert.equal(await session.end(a), 200);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
