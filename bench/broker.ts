@@ -25,6 +25,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { formatLatency, measureSequential, percentile, ratio } from './lib/measure.ts';
 import { startStack, type Stack } from '../test/e2e/stack-fixture.ts';
+import { initializeBody, jsonRpcHeaders } from '../test/broker/http/raw-http.ts';
 
 async function seed(stack: Stack): Promise<void> {
   const client = await stack.connect();
@@ -130,17 +131,8 @@ export async function runSessionMemoryBench(sessions = 1000): Promise<string[]> 
     for (let i = 0; i < sessions; i++) {
       const response = await fetch(stack.mcpUrl, {
         method: 'POST',
-        headers: {
-          authorization: `Bearer ${await stack.token(`user${i % 40}@example.com`)}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
-        }),
+        headers: jsonRpcHeaders(await stack.token(`user${i % 40}@example.com`)),
+        body: initializeBody,
       });
       await response.text();
     }

@@ -173,7 +173,18 @@ async function withWorld<T>(
   count: number,
   work: (root: string, tokensFile: string, token: string) => Promise<T>,
 ): Promise<T> {
-  const dir = await makeScratchDirectory('bench-graph-', scratchRoot());
+  return withTokenDirectory('bench-graph-', async (dir, tokensFile, token) => {
+    await generateWorld(join(dir, 'root'), count);
+    return work(join(dir, 'root'), tokensFile, token);
+  });
+}
+
+/** A scratch world directory whose tokens.toml lets one fresh token publish everywhere, removed after `work`. */
+async function withTokenDirectory<T>(
+  prefix: string,
+  work: (dir: string, tokensFile: string, token: string) => Promise<T>,
+): Promise<T> {
+  const dir = await makeScratchDirectory(prefix, scratchRoot());
   try {
     const token = generateToken();
     const tokensFile = join(dir, 'tokens.toml');
@@ -181,8 +192,7 @@ async function withWorld<T>(
       tokensFile,
       `[tokens.bench]\nhash = "${hashToken(token)}"\npaths = ["/**"]\noperations = ["publish"]\n`,
     );
-    await generateWorld(join(dir, 'root'), count);
-    return await work(join(dir, 'root'), tokensFile, token);
+    return await work(dir, tokensFile, token);
   } finally {
     await removeScratchDirectory(dir);
   }
@@ -438,19 +448,13 @@ function describeCrawls(title: string, [first, unchanged, inMemory]: [CrawlRun, 
 }
 
 async function federationOverQuic(count: number): Promise<string[]> {
-  const hubDir = await makeScratchDirectory('bench-hub-', scratchRoot());
-  try {
-    const hubToken = generateToken();
-    await writeFile(
-      join(hubDir, 'tokens.toml'),
-      `[tokens.bench]\nhash = "${hashToken(hubToken)}"\npaths = ["/**"]\noperations = ["publish"]\n`,
-    );
-    return await withWorld(count, async (root, tokensFile, token) => {
+  return withTokenDirectory('bench-hub-', (hubDir, hubTokensFile, hubToken) =>
+    withWorld(count, async (root, tokensFile, token) => {
       const tls = await generateDevCertificate();
       const listen = { host: '127.0.0.1', port: 0 };
       const hub = await startWorldServer({
         root: join(hubDir, 'root'),
-        tokensFile: join(hubDir, 'tokens.toml'),
+        tokensFile: hubTokensFile,
         listen,
         tls,
         rateLimit: { perSecond: 0, burst: 1 },
@@ -475,25 +479,13 @@ async function federationOverQuic(count: number): Promise<string[]> {
         await world.close();
         await hub.close();
       }
-    });
-  } finally {
-    await removeScratchDirectory(hubDir);
-  }
+    }),
+  );
 }
 
 async function federationIncremental(count: number): Promise<string[]> {
-  const hubDir = await makeScratchDirectory('bench-hub-', scratchRoot());
-  try {
-    const hubToken = generateToken();
-    await writeFile(
-      join(hubDir, 'tokens.toml'),
-      `[tokens.bench]\nhash = "${hashToken(hubToken)}"\npaths = ["/**"]\noperations = ["publish"]\n`,
-    );
-    const hub = await openWorld({
-      root: join(hubDir, 'root'),
-      tokensFile: join(hubDir, 'tokens.toml'),
-      bodySearch: false,
-    });
+  return withTokenDirectory('bench-hub-', async (hubDir, hubTokensFile, hubToken) => {
+    const hub = await openWorld({ root: join(hubDir, 'root'), tokensFile: hubTokensFile, bodySearch: false });
     try {
       return await withWorld(count, async (root, tokensFile, token) => {
         const world = await openWorld({ root, tokensFile, bodySearch: false });
@@ -512,9 +504,7 @@ async function federationIncremental(count: number): Promise<string[]> {
     } finally {
       await hub.close();
     }
-  } finally {
-    await removeScratchDirectory(hubDir);
-  }
+  });
 }
 
 if (import.meta.main) {

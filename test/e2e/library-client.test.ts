@@ -8,6 +8,7 @@ import * as oidc from 'openid-client';
 import { startWorldServer, type WorldServer } from '../../src/world/world-server.ts';
 import { mintIdToken } from '../../src/broker/auth/tokens/id-token.ts';
 import { pinnedNow, testTls } from '../world/world-fixture.ts';
+import { initializeBody, jsonRpcHeaders } from '../broker/http/raw-http.ts';
 import { startSignInStack, type SignInStack } from './signin-fixture.ts';
 import { UserAgent } from './signin-user-agent.ts';
 import {
@@ -146,17 +147,8 @@ describe('the library web app against the broker', () => {
   const mcpStatus = async (bearer: string) => {
     const response = await fetch(stack.resource, {
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${bearer}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
+      headers: jsonRpcHeaders(bearer),
+      body: initializeBody,
     });
     await response.body?.cancel();
     return response.status;

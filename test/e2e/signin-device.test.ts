@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { DeviceAuthorizationResponse } from '../../src/broker/auth/device/device-endpoints.ts';
 import { startSignInStack, type SignInStack } from './signin-fixture.ts';
 import { UserAgent } from './signin-user-agent.ts';
 
@@ -26,14 +27,7 @@ describe('device flow for CLI agents (RFC 8628)', () => {
       scope: 'openid mark.read',
     });
     assert.equal(status, 200, JSON.stringify(json));
-    return json as {
-      device_code: string;
-      user_code: string;
-      verification_uri: string;
-      verification_uri_complete: string;
-      expires_in: number;
-      interval: number;
-    };
+    return json as DeviceAuthorizationResponse;
   };
   const poll = (deviceCode: string, clientId = 'demarkus-cli') =>
     stack.post('/oauth/token', { grant_type: deviceGrant, device_code: deviceCode, client_id: clientId });

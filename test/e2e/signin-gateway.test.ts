@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SignJWT, base64url } from 'jose';
 import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
+import { initializeBody, jsonRpcHeaders } from '../broker/http/raw-http.ts';
 import { startSignInStack, type SignInStack } from './signin-fixture.ts';
 
 /**
@@ -18,20 +19,7 @@ describe('gateway bearer checks after sign-in', () => {
   after(() => stack.close());
 
   const callMcp = (token: string) =>
-    fetch(stack.resource, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
+    fetch(stack.resource, { method: 'POST', headers: jsonRpcHeaders(token), body: initializeBody });
   const mint = (overrides: Partial<Parameters<typeof mintBrokerToken>[0]> = {}) =>
     mintBrokerToken({
       key: stack.broker.trust.key,

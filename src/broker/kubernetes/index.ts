@@ -28,8 +28,6 @@ export {
 } from './mutate-secret.ts';
 export {
   SecretWriteTokenStore,
-  encodeWriteTokenRecord,
-  decodeWriteTokenRecord,
   writeTokenSecretName,
   writeTokenSecretKey,
   brokerSecretLabels,

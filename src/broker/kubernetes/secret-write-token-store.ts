@@ -10,7 +10,8 @@
  * won), a replacement is a PUT carrying the version (409 Conflict: stale).
  */
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
-import { isWellFormedRecord, writeTokenOperations, type WriteTokenRecord } from '../worlds/write-tokens/record.ts';
+import type { WriteTokenRecord } from '../worlds/write-tokens/record.ts';
+import { decodeWriteTokenRecord, encodeWriteTokenRecord } from '../worlds/write-tokens/record-json.ts';
 import {
   WriteTokenConflictError,
   WriteTokenStoreError,
@@ -107,33 +108,4 @@ export class SecretWriteTokenStore implements WriteTokenStore {
       { cause },
     );
   }
-}
-
-/** Go `json.Marshal(writeTokenRecord)`: field order as the struct, no spaces. */
-export function encodeWriteTokenRecord(record: WriteTokenRecord): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      label: record.label,
-      rawToken: record.rawToken,
-      entry: { Hash: record.hash, Paths: record.paths, Operations: writeTokenOperations, Expires: '' },
-    }),
-  );
-}
-
-export function decodeWriteTokenRecord(world: string, bytes: Buffer): WriteTokenRecord {
-  const malformed = () =>
-    new WriteTokenStoreError(world, `the write-token record of world ${JSON.stringify(world)} is malformed`);
-  let value: { label?: unknown; rawToken?: unknown; entry?: { Hash?: unknown; Paths?: unknown } };
-  try {
-    value = JSON.parse(bytes.toString('utf8')) ?? {};
-  } catch {
-    throw malformed();
-  }
-  const paths = value.entry?.Paths;
-  if (typeof value.label !== 'string' || typeof value.rawToken !== 'string' || typeof value.entry?.Hash !== 'string')
-    throw malformed();
-  if (!Array.isArray(paths) || !paths.every((path) => typeof path === 'string')) throw malformed();
-  const record: WriteTokenRecord = { label: value.label, rawToken: value.rawToken, hash: value.entry.Hash, paths };
-  if (!isWellFormedRecord(record)) throw malformed();
-  return record;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { goQuote, goValueString } from './go-format.ts';
 import { isGeneratedDocument } from '../graph/federation/hub-outputs.ts';
-import { lookupMaxLimit } from '../../protocol/limits.ts';
+import { lookupDefaultLimit, lookupMaxLimit } from '../../protocol/limits.ts';
 
 /**
  * Argument schemas with the reference broker's messages (Go broker
@@ -144,6 +144,27 @@ export const includeGeneratedArgument = optionalBoolean(
   'include_generated',
   'also return documents the broker generates (the /graph.md link export, /index/<host:port>.md hash indexes, /.demarkus/ crawl state); default false',
 );
+
+/**
+ * `limit` of mark_lookup and mark_lookup_all: clamped to the most rows a world
+ * returns, as the world clamps its own `limit` (Go catalog). `rows` says what
+ * is counted; `note` ends the sentence where a tool has more to say.
+ */
+export function lookupLimitArgument(rows: string, note = '') {
+  return clampedInteger(
+    'limit',
+    `${rows} (default ${lookupDefaultLimit}, at most ${lookupMaxLimit}: a larger limit counts as ${lookupMaxLimit}${note})`,
+    { min: 1, max: lookupMaxLimit },
+  );
+}
+
+/** `match` of mark_lookup and mark_lookup_all, with the world's refusal text; `body` describes body mode. */
+export function lookupMatchArgument(body: string) {
+  return z
+    .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
+    .optional()
+    .describe(`catalog (default): tags and titles; body: ${body}`);
+}
 
 /** The paths a search or lookup leaves out for its `include_generated` argument. */
 export function skippedPaths(includeGenerated: boolean | undefined): (path: string) => boolean {

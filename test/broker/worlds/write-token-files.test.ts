@@ -183,6 +183,15 @@ describe('file write-token store', () => {
       return true;
     });
   });
+
+  it('reports a record file holding the JSON null as malformed, as the Secret backend does', async () => {
+    await writeFile(join(dir, 'demarkus-broker-write-token-nothing.json'), 'null');
+    await assert.rejects(new FileWriteTokenStore(dir).get('nothing'), (error: unknown) => {
+      assert.ok(error instanceof WriteTokenStoreError);
+      assert.equal(error.message, 'the write-token record of world "nothing" is malformed');
+      return true;
+    });
+  });
 });
 
 describe('file tokens sink and provisioning', () => {

@@ -8,7 +8,7 @@ import { buildCrawlState, crawlStatePath } from './crawl-state.ts';
 import type { FederationCrawlState } from './crawl-record.ts';
 import { graphOutputPath, indexOutputPath, isHubOutput, loadPreviousCrawl } from './hub-outputs.ts';
 import { publishOutput, type HubWriter, type PublishOutcome } from './hub-publish.ts';
-import { crawlWorld, type WorldCrawl } from './world-crawl.ts';
+import { crawlWorld, type WorldCrawl, type WorldCrawlCounts } from './world-crawl.ts';
 import { oversizedGraphDetail } from './oversized-graph.ts';
 import { graphWithinShares, shareDetail, type SharedExport } from './export-share.ts';
 import { errorWithCode } from '../../../errors/coded-error.ts';
@@ -69,23 +69,15 @@ export type FederationCrawlOptions = {
   signal?: AbortSignal;
 };
 
-export type WorldSummary = {
+/** A world's line of the summary: its crawl's counts (world-crawl.ts), plus what the export and the records say. */
+export type WorldSummary = WorldCrawlCounts & {
   world: string;
   address: string;
-  listed: number;
-  fetched: number;
-  skipped: number;
-  skippedByCatalog: number;
-  failed: number;
-  /** Documents read this run whose links were cut at the link graph's per-document bounds. */
-  linksCut: number;
   /** Links of this world left out of /graph.md to keep it within the world's share (export-share.ts). */
   exportLinksCut: number;
   /** Documents of this world whose rows were left out of /graph.md for the same reason. */
   exportDocumentsCut: number;
   documents: number;
-  complete: boolean;
-  problems: string[];
 };
 
 export type FederationCrawlSummary = {

@@ -33,9 +33,14 @@ import { listedAsAbsent, walkWorld, type WalkLimits } from '../../worlds/world-w
  * verified by it), to at most the crawl's start in the world's clock: the
  * newest `modified` it read, minus the crawl's duration and a margin.
  */
-export type WorldCrawl = {
+export type WorldCrawl = WorldCrawlCounts & {
   world: WorldInfo;
   records: Map<string, DocumentRecord>;
+  changedAfter: Date | null;
+};
+
+/** What a world's crawl counts, reported as they are in the federation crawl's summary (federation-crawl.ts). */
+export type WorldCrawlCounts = {
   listed: number;
   fetched: number;
   /** Unchanged documents: `not-modified` answers plus those the catalog vouched for. */
@@ -47,7 +52,6 @@ export type WorldCrawl = {
   linksCut: number;
   complete: boolean;
   problems: string[];
-  changedAfter: Date | null;
 };
 
 /** Slack for second-truncated `modified` times and small clock steps. */

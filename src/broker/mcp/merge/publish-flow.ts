@@ -4,6 +4,7 @@ import { WorldGatewayError } from '../../worlds/gateway.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
+import type { Outcome } from '../tool-input.ts';
 import {
   agentMessage,
   isOutcomeUnknown,
@@ -32,14 +33,8 @@ export type Submission = { world: string; path: string; body: string; expectedVe
 const publishKeys = ['version', 'modified', 'server-version'] as const;
 
 export async function publishFailOnConflict(ctx: ToolContext, sub: Submission): Promise<ToolResult> {
-  let response: MarkResponse;
-  try {
-    response = await sendPublish(ctx, sub);
-  } catch (error) {
-    const landed = isOutcomeUnknown(error) ? await landedHead(ctx, sub) : null;
-    return landed ?? toolError(toolErrorText('publish', sub.world, error));
-  }
-  return written(sub, response);
+  const sent = await publishOnce(ctx, sub);
+  return sent.ok ? written(sub, sent.value) : sent.error;
 }
 
 function written(sub: Submission, response: MarkResponse): ToolResult {
@@ -50,14 +45,9 @@ function written(sub: Submission, response: MarkResponse): ToolResult {
 }
 
 export async function publishWithMerge(ctx: ToolContext, sub: Submission): Promise<ToolResult> {
-  let response: MarkResponse;
-  try {
-    response = await sendPublish(ctx, sub);
-  } catch (error) {
-    const landed = isOutcomeUnknown(error) ? await landedHead(ctx, sub) : null;
-    // The PUBLISH itself is no step of its own: named, it read `publish failed: publish: …`.
-    return landed ?? toolError(toolErrorText('publish', sub.world, error));
-  }
+  const sent = await publishOnce(ctx, sub);
+  if (!sent.ok) return sent.error;
+  const response = sent.value;
   if (response.status !== 'conflict') return written(sub, response);
   try {
     return await mergeCandidate(ctx, sub);
@@ -116,6 +106,20 @@ class StepError extends Error {
   constructor(step: string, cause: unknown) {
     super(`${step}: ${agentMessage(cause)}`, { cause });
     this.step = step;
+  }
+}
+
+/**
+ * The PUBLISH, sent once: the world's answer, or the tool's when it failed. A write whose answer was
+ * lost is never resent; a head that is exactly this submission counts as published.
+ */
+async function publishOnce(ctx: ToolContext, sub: Submission): Promise<Outcome<MarkResponse>> {
+  try {
+    return { ok: true, value: await sendPublish(ctx, sub) };
+  } catch (error) {
+    const landed = isOutcomeUnknown(error) ? await landedHead(ctx, sub) : null;
+    // The PUBLISH itself is no step of its own: named, it read `publish failed: publish: …`.
+    return { ok: false, error: landed ?? toolError(toolErrorText('publish', sub.world, error)) };
   }
 }
 

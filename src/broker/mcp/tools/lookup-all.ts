@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
+import { lookupDefaultLimit } from '../../../protocol/limits.ts';
 import { compareBytes } from '../../../protocol/byte-order.ts';
 import { lookupQueryRefusal } from '../lookup/query-refusal.ts';
 import type { Metadata } from '../../../protocol/metadata.ts';
 import {
-  clampedInteger,
   includeGeneratedArgument,
+  lookupLimitArgument,
+  lookupMatchArgument,
   optionalString,
   requiredString,
   rowsToAsk,
@@ -41,17 +42,10 @@ const inputSchema = {
     'filter',
     'comma-separated key=value conditions applied in every world, e.g. modified-after=2026-01-01',
   ),
-  limit: clampedInteger(
-    'limit',
-    `most rows in the merged table (default ${lookupDefaultLimit}, at most ${lookupMaxLimit}: a larger limit counts as ${lookupMaxLimit})`,
-    { min: 1, max: lookupMaxLimit },
+  limit: lookupLimitArgument('most rows in the merged table'),
+  match: lookupMatchArgument(
+    'full text of sections, every query word required, with #anchors, snippets and one ranking across worlds',
   ),
-  match: z
-    .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
-    .optional()
-    .describe(
-      'catalog (default): tags and titles; body: full text of sections, every query word required, with #anchors, snippets and one ranking across worlds',
-    ),
   include_generated: includeGeneratedArgument,
 };
 

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { Metadata } from '../../../protocol/metadata.ts';
-import { lookupDefaultLimit, lookupMaxLimit } from '../../../protocol/limits.ts';
+import { lookupDefaultLimit } from '../../../protocol/limits.ts';
 import { lookupQueryRefusal } from '../lookup/query-refusal.ts';
 import {
-  clampedInteger,
   includeGeneratedArgument,
+  lookupLimitArgument,
+  lookupMatchArgument,
   optionalString,
   requiredString,
   rowsToAsk,
@@ -35,17 +36,8 @@ const inputSchema = {
     'filter',
     'comma-separated key=value conditions, e.g. tag=runbook,modified-after=2026-01-01 (also modified-before=)',
   ),
-  limit: clampedInteger(
-    'limit',
-    `most rows to return (default ${lookupDefaultLimit}, at most ${lookupMaxLimit}: a larger limit counts as ${lookupMaxLimit}, as the world does)`,
-    { min: 1, max: lookupMaxLimit },
-  ),
-  match: z
-    .enum(['catalog', 'body'], { error: 'match must be "catalog" or "body"' })
-    .optional()
-    .describe(
-      'catalog (default): tags and titles; body: full text of document sections, every query word required, with snippets and #anchors',
-    ),
+  limit: lookupLimitArgument('most rows to return', ', as the world does'),
+  match: lookupMatchArgument('full text of document sections, every query word required, with snippets and #anchors'),
   include_generated: includeGeneratedArgument,
 };
 

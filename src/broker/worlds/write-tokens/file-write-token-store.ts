@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { sha256Hex } from '../../../protocol/token.ts';
 import { writeTokenFileName } from '../../config/index.ts';
 import { createExclusive, KeyedLock, readIfExists, replaceFile } from '../../../files/durable-file.ts';
-import { isWellFormedRecord, writeTokenOperations, type WriteTokenRecord } from './record.ts';
+import type { WriteTokenRecord } from './record.ts';
+import { decodeWriteTokenRecord, encodeWriteTokenRecord } from './record-json.ts';
 import { WriteTokenConflictError, WriteTokenStoreError, type StoredWriteToken, type WriteTokenStore } from './store.ts';
 
 const fileMode = 0o600;
@@ -31,12 +32,12 @@ export class FileWriteTokenStore implements WriteTokenStore {
 
   async get(world: string): Promise<StoredWriteToken | null> {
     const bytes = await this.#read(world);
-    return bytes === null ? null : { record: decode(world, bytes), version: sha256Hex(bytes) };
+    return bytes === null ? null : { record: decodeWriteTokenRecord(world, bytes), version: sha256Hex(bytes) };
   }
 
   put(world: string, record: WriteTokenRecord, expectedVersion: string | null): Promise<StoredWriteToken> {
     return this.#lock.run(world, async () => {
-      const bytes = Buffer.from(encode(record));
+      const bytes = encodeWriteTokenRecord(record);
       const path = this.pathOf(world);
       try {
         if (expectedVersion === null) {
@@ -69,32 +70,4 @@ export class FileWriteTokenStore implements WriteTokenStore {
       );
     }
   }
-}
-
-/** Go `json.Marshal(writeTokenRecord)`: struct field order, no spaces. */
-function encode(record: WriteTokenRecord): string {
-  return JSON.stringify({
-    label: record.label,
-    rawToken: record.rawToken,
-    entry: { Hash: record.hash, Paths: record.paths, Operations: writeTokenOperations, Expires: '' },
-  });
-}
-
-function decode(world: string, bytes: Buffer): WriteTokenRecord {
-  const bad = () =>
-    new WriteTokenStoreError(world, `the write-token record of world ${JSON.stringify(world)} is malformed`);
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw bad();
-  }
-  const doc = value as { label?: unknown; rawToken?: unknown; entry?: { Hash?: unknown; Paths?: unknown } };
-  const paths = doc.entry?.Paths;
-  if (typeof doc.label !== 'string' || typeof doc.rawToken !== 'string' || typeof doc.entry?.Hash !== 'string')
-    throw bad();
-  if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) throw bad();
-  const record: WriteTokenRecord = { label: doc.label, rawToken: doc.rawToken, hash: doc.entry.Hash, paths };
-  if (!isWellFormedRecord(record)) throw bad();
-  return record;
 }
