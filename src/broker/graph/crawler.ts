@@ -1,7 +1,7 @@
 import { Status } from '../../protocol/status.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import { CrawledGraph } from './crawled-graph.ts';
-import { documentLinks, type BoundedDocumentLinks } from './document-links.ts';
+import { documentLinks } from './document-links.ts';
 import { isMarkUrl } from './link-url.ts';
 import { UnobservedStatus, type GraphNode } from './model.ts';
 import { runPool } from '../../concurrency/pool.ts';
@@ -125,7 +125,7 @@ async function readNode(item: QueueItem, { fetcher, worlds, signal, etags, edgeR
     return { node: { ...blank, status: response.status || UnobservedStatus.Error }, edges: [] };
   const body = textBody(response.body);
   const bounds = { ...documentLinkBounds, distinct: Math.min(documentLinkBounds.distinct, edgeRoom.left) };
-  const links: BoundedDocumentLinks =
+  const links =
     body === null
       ? { title: '', linkCount: 0, edges: [], distinctEdges: 0 }
       : documentLinks(item.url, body, response.metadata, worlds, bounds);

@@ -10,44 +10,41 @@ import type { WorldDirectory } from './world-urls.ts';
  * count and one edge per link occurrence (body links with label and section
  * anchor, then typed `rel-<predicate>` edges from its metadata). Targets are
  * resolved against the document URL (RFC 3986) and known world spellings are
- * rewritten to `mark://{worldName}`.
+ * rewritten to `mark://{worldName}`. `distinctEdges` counts the distinct
+ * edges ({from, to, rel}) those occurrences make: the links they add to a
+ * graph, which a crawl takes from its room (src/broker/graph/crawler.ts)
+ * without telling them apart again.
  */
-export type DocumentLinks = { title: string; linkCount: number; edges: GraphEdge[]; linksCut?: boolean };
-
-/**
- * A bounded read also counts the distinct edges ({from, to, rel}) its
- * occurrences make: the links it adds to a graph, which a crawl takes from its
- * room (src/broker/graph/crawler.ts) without telling them apart again.
- */
-export type BoundedDocumentLinks = DocumentLinks & { distinctEdges: number };
+export type DocumentLinks = {
+  title: string;
+  linkCount: number;
+  edges: GraphEdge[];
+  distinctEdges: number;
+  linksCut?: boolean;
+};
 
 /** A document's share of the link graph: link occurrences scanned, distinct edges kept. */
 export type LinkBounds = { scanned: number; distinct: number };
+
+/** No bound: every link occurrence is scanned and kept (`linksAndHeadings` scans to the end). */
+const everyLink: LinkBounds = { scanned: Number.POSITIVE_INFINITY, distinct: Number.POSITIVE_INFINITY };
 
 /**
  * With `bounds` (the link graph's, src/broker/graph/graph-bounds.ts), the scan
  * stops after `scanned` link occurrences, only occurrences of `distinct`
  * edges are kept (typed relations first, then body links in document order),
- * `distinctEdges` counts those edges, and `linksCut` says when anything was
- * left out.
- * The doctor reads every link.
+ * and `linksCut` says when anything was left out. Without `bounds` (the
+ * doctor, which reads every link) nothing is left out; the one path still
+ * counts `distinctEdges`, one set of edge keys per document.
  */
-export function documentLinks(docUrl: string, body: string, metadata: Metadata, worlds: WorldDirectory): DocumentLinks;
 export function documentLinks(
   docUrl: string,
   body: string,
   metadata: Metadata,
   worlds: WorldDirectory,
-  bounds: LinkBounds,
-): BoundedDocumentLinks;
-export function documentLinks(
-  docUrl: string,
-  body: string,
-  metadata: Metadata,
-  worlds: WorldDirectory,
-  bounds?: LinkBounds,
-): DocumentLinks | BoundedDocumentLinks {
-  const { links, headings, cut } = linksAndHeadings(body, bounds?.scanned);
+  bounds: LinkBounds = everyLink,
+): DocumentLinks {
+  const { links, headings, cut } = linksAndHeadings(body, bounds.scanned);
   const edges: GraphEdge[] = links.map((link) => ({
     from: docUrl,
     to: worlds.translateCanonical(resolveLinkTarget(docUrl, link.dest)),
@@ -59,7 +56,6 @@ export function documentLinks(
   for (const ref of relReferences(docUrl, metadata, worlds))
     edges.push({ from: docUrl, to: ref.target, rel: ref.rel, label: '', anchor: '', count: 1 });
   const title = documentTitle(headings) || (metadata.title ?? '').trim();
-  if (bounds === undefined) return { title, linkCount: links.length, edges };
   const kept = firstDistinct(edges, bounds.distinct);
   return {
     title,

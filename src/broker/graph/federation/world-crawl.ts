@@ -5,7 +5,7 @@ import type { MarkResponse } from '../../../protocol/response.ts';
 import type { WorldGateway, WorldInfo } from '../../worlds/gateway.ts';
 import { contentHashPattern } from '../../../protocol/render/content-index.ts';
 import { textBody } from '../crawler.ts';
-import { documentLinks, type DocumentLinks } from '../document-links.ts';
+import { documentLinks } from '../document-links.ts';
 import { documentLinkBounds } from '../graph-bounds.ts';
 import { documentUrl, isMarkUrl } from '../link-url.ts';
 import { edgeKey, foldOccurrence, type GraphEdge } from '../model.ts';
@@ -194,9 +194,9 @@ export function documentRecord(
   // mark_resolve verifies hashes too; an index row must name the bytes actually served.
   const contentHash = contentHashPattern.test(declared) && declared === prefixedSha256(response.body) ? declared : '';
   const body = textBody(response.body);
-  const links: DocumentLinks =
+  const links =
     body === null
-      ? { title: '', linkCount: 0, edges: [] }
+      ? { title: '', linkCount: 0, edges: [], distinctEdges: 0 }
       : documentLinks(url, body, response.metadata, directory, documentLinkBounds);
   const record = {
     etag: response.metadata.etag ?? '',
