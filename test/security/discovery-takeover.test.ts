@@ -21,6 +21,18 @@
  * the broker's shared state, and a fresh replica honours the record while
  * that Service still claims the name.
  *
+ * The fifth and sixth attacks, a replica whose first list failed overwriting
+ * the record, succeeded until 2026-12-07 (checked by running them against the
+ * code before): the guard meant to keep such a replica from recording read a
+ * flag set once `start()` resolved, and the informer's start resolves even
+ * when its list fails, so the guard never fired. With one namespace the
+ * relist applied the Services one by one, the first listed (`aaa-sandbox/x`)
+ * took the name and was recorded over `team-b/team-b`; with namespaces a and
+ * b, b's list failing, the replica served and recorded `a/x`, the only
+ * claimant it saw, over `b/x`. Every replica started after either would have
+ * served the attacker's Service. Now a replica records only once every scope
+ * has listed, and never a name it chose before that.
+ *
  * The real WorldDiscovery (client-node informer) against the fake Kubernetes
  * API server of test/kubernetes/ (discovery-fixture.ts), which sets
  * creationTimestamp; the replicas' shared state is the in-memory document
@@ -29,6 +41,8 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import type { DiscoveryIssue, WorldDiscovery } from '../../src/broker/kubernetes/index.ts';
+import { systemClock } from '../../src/broker/kubernetes/index.ts';
+import { ServedNamesRecord } from '../../src/broker/kubernetes/served-names.ts';
 import { MemoryStateStore, type StateDocumentStore } from '../../src/broker/state/index.ts';
 import { useDiscoveryFixture, worldService } from '../kubernetes/discovery-fixture.ts';
 import { eventually } from '../kubernetes/helpers.ts';
@@ -141,5 +155,54 @@ describe('discovery name takeover (fake API server, real client-node informer)',
     } finally {
       await fresh.stop();
     }
+  });
+
+  describe('a replica whose first list failed', () => {
+    /** Restarts a failed scope at once, so the test does not wait out the backoff. */
+    const immediateRestart = {
+      now: Date.now,
+      sleep: (_ms: number, signal?: AbortSignal) => systemClock.sleep(0, signal),
+    };
+
+    /**
+     * The record as the running replicas wrote it, after `fresh` has recorded a
+     * name it saw only once its view was whole (`team-c`): the record's writes
+     * run in order, so one it made for `team-b` would have landed by then.
+     */
+    async function recordAfterWholeView(state: StateDocumentStore, namespace: string) {
+      const record = new ServedNamesRecord(state);
+      fixture.server.store.create('services', worldService(namespace, 'team-c'));
+      await eventually(async () => (await record.read()).has('team-c'), 'the whole replica records a new name');
+      return record.read();
+    }
+
+    it('does not record the Service its relist happened to list first', async () => {
+      const state = new MemoryStateStore();
+      // The running replicas serve team-b/team-b and recorded it; then an older Service was relabelled to team-b.
+      await new ServedNamesRecord(state).record('team-b', 'team-b/team-b');
+      createAt('2025-01-01T00:00:00Z', worldService('aaa-sandbox', 'x', { 'demarkus.io/world': 'team-b' }));
+      createAt('2026-01-01T00:00:00Z', worldService('team-b', 'team-b', { 'demarkus.io/world': 'team-b' }));
+      fixture.server.fail((request) => request.verb === 'list', 500, 1);
+
+      await fixture.start({ onIssue, state, clock: immediateRestart });
+      await eventually(() => fixture.server.openWatches === 1, 'the relist and its watch');
+
+      const record = await recordAfterWholeView(state, 'team-c');
+      assert.equal(record.get('team-b'), 'team-b/team-b', 'the record still names what the running replicas serve');
+    });
+
+    it('does not record a contested name when only the scope of the recorded Service failed', async () => {
+      const state = new MemoryStateStore();
+      await new ServedNamesRecord(state).record('team-b', 'b/x');
+      createAt('2025-01-01T00:00:00Z', worldService('a', 'x', { 'demarkus.io/world': 'team-b' }));
+      createAt('2026-01-01T00:00:00Z', worldService('b', 'x', { 'demarkus.io/world': 'team-b' }));
+      fixture.server.fail((request) => request.verb === 'list' && request.namespace === 'b', 500, 1);
+
+      await fixture.start({ onIssue, state, namespaces: ['a', 'b'], clock: immediateRestart });
+      await eventually(() => fixture.server.openWatches === 2, 'both scopes watch, b after its relist');
+
+      const record = await recordAfterWholeView(state, 'b');
+      assert.equal(record.get('team-b'), 'b/x', 'the record still names what the running replicas serve');
+    });
   });
 });

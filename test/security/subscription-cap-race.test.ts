@@ -13,15 +13,31 @@
  * them kept in Redis. Now the place is taken in Redis, atomically, before a
  * copy subscribes (src/broker/http/shared-sessions.ts, `reserveSubscription`).
  *
+ * A second way past the bound, found in review: a copy's save after its
+ * subscribe still added the URI's field, only re-asserting the reservation,
+ * unless another replica dropped it in between. Then the save brought it
+ * back after its unsubscribe had been confirmed, on top of a subscription that
+ * had taken the freed place: replica A reserves x, replica B handles a
+ * concurrent unsubscribe of x, y and z are reserved, A's save adds x again.
+ * The attack succeeded before the fix (checked by running the test against
+ * it): Redis held 3 subscriptions against a bound of 2, and x kept notifying
+ * after its unsubscribe. Now a save only removes subscriptions; only
+ * `reserveSubscription` adds them.
+ *
  * Two real MCP listeners sharing a real redis-server
  * (test/broker/http/shared-replicas.ts), the session's record read back
- * from Redis by the real session directory.
+ * from Redis by the real session directory; the second test drives two
+ * replicas' copies of a session (SharedMemory) against that directory
+ * directly, to order their steps.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ResourceSubscriptions } from '../../src/broker/changes/resource-subscriptions.ts';
+import { subscribedResourcesKey } from '../../src/broker/http/resource-subscribe.ts';
+import { BoundedSessionState } from '../../src/broker/http/session-state.ts';
 import { defaultSessionIdleTtlMs } from '../../src/broker/http/session-store.ts';
+import { SharedMemory } from '../../src/broker/http/shared-memory.ts';
 import { SharedSessions } from '../../src/broker/http/shared-sessions.ts';
 import {
   listTools,
@@ -104,5 +120,45 @@ describe('the resource subscription bound of a session shared by two replicas', 
       await a.close();
       await b.close();
     }
+  });
+
+  it("holds when a copy's save follows another replica's unsubscribe of what it reserved", async () => {
+    const client = redisConnector(redis, connections)();
+    await new Promise((ready) => client.once('ready', ready));
+    const directory = new SharedSessions({
+      client,
+      keyPrefix: 'subscription-resurrect:',
+      maxSessions: 100,
+      maxSessionsPerSubject: 100,
+      idleTtlMs: defaultSessionIdleTtlMs,
+    });
+    const id = 'session-1';
+    const bound = 2;
+    const subscriptionsOf = (state: BoundedSessionState) => state.get<string[]>(subscribedResourcesKey);
+    assert.deepEqual(await directory.open(id, { subject: 'flooder@example.com', initialize: {} }), {
+      opened: true,
+      evicted: [],
+    });
+    // Each replica's copy of the session, as src/broker/http/mcp-endpoint.ts keeps it.
+    const [copyA, memoryA] = [new BoundedSessionState(id), new SharedMemory(0)];
+    const [copyB, memoryB] = [new BoundedSessionState(id), new SharedMemory(0)];
+
+    // Replica A takes x's place and its copy subscribes (resource-subscribe.ts); its save comes after the reply.
+    assert.equal(await directory.reserveSubscription(id, 'x', bound), 'added');
+    copyA.set(subscribedResourcesKey, ['x']);
+    // Replica B reads the session, handles the client's unsubscribe of x and saves.
+    await memoryB.load(directory, id, copyB);
+    assert.deepEqual(subscriptionsOf(copyB), ['x']);
+    copyB.set(subscribedResourcesKey, []);
+    assert.equal(await memoryB.save(directory, id, copyB), true);
+    // The freed place is taken, and the bound's last one.
+    assert.equal(await directory.reserveSubscription(id, 'y', bound), 'added');
+    assert.equal(await directory.reserveSubscription(id, 'z', bound), 'added');
+    // A's save of the subscribe it confirmed earlier.
+    await memoryA.save(directory, id, copyA);
+
+    const stored = await directory.loadMemory(id);
+    assert.deepEqual(stored?.subscriptions.sort(), ['y', 'z'], 'x stays unsubscribed and the bound holds');
+    assert.deepEqual(subscriptionsOf(copyA)?.sort(), ['y', 'z'], "A's copy no longer holds x");
   });
 });

@@ -8,11 +8,13 @@ import type { SharedSessions } from './shared-sessions.ts';
  * resource subscriptions as it last read or wrote them there.
  *
  * The tools' memory (mark_fetch's "unchanged") is saved whole: it is a hint,
- * and the last writer wins. Subscriptions are not saved whole: a save sends
- * only the URIs this copy subscribed to or dropped since, and Redis applies
- * them to the session's set, so two replicas confirming a subscription at the
- * same moment both keep theirs (docs/decisions.md, "Resource subscriptions of
- * a shared session are a set in Redis"). A save that was not the next
+ * and the last writer wins. Subscriptions are not saved whole: each subscribe
+ * took its place in the session's set in Redis before this copy confirmed it
+ * (`reserveSubscription`), and a save sends only the URIs this copy dropped
+ * since, so two replicas confirming a subscription at the same moment both
+ * keep theirs (docs/decisions.md, "Resource subscriptions of a shared session
+ * are a set in Redis"), and a save cannot bring back a subscription another
+ * replica dropped after this copy took it. A save that was not the next
  * revision after this copy's (another replica saved in between) reads the
  * memory back, so this copy learns what the other one confirmed. Loads and
  * saves of one copy run one at a time: a load between a save's snapshot and
@@ -34,7 +36,8 @@ export class SharedMemory {
 
   /**
    * Saves what changed in `state`; true when its subscriptions changed (the
-   * other replicas are then told to load them). Throws when Redis cannot
+   * other replicas are then told to load them; those it added are in Redis
+   * already, and were announced when they were reserved). Throws when Redis cannot
    * answer: what was not saved is sent with the next save.
    */
   save(directory: SharedSessions, id: string, state: BoundedSessionState): Promise<boolean> {
@@ -44,7 +47,7 @@ export class SharedMemory {
       const removed = this.#subscriptions.filter((uri) => !current.includes(uri));
       if (!state.changed && added.length === 0 && removed.length === 0) return false;
       const before = this.#revision;
-      const revision = await directory.saveState(id, state.snapshot(subscribedResourcesKey), { added, removed });
+      const revision = await directory.saveState(id, state.snapshot(subscribedResourcesKey), removed);
       if (revision === null) return false;
       this.#subscriptions = current;
       if (revision === before + 1) this.#revision = revision;

@@ -92,17 +92,18 @@ return {found[1], found[2] or '0'}
 `);
 
 /**
- * KEYS: the session hash. ARGV: state JSON, the number n of URIs subscribed,
- * those n URIs, then the URIs unsubscribed. Stores the memory, adds and
- * removes the subscriptions (one field each: concurrent saves from several
- * replicas add up), and returns the new revision, or -1 when the session is gone.
+ * KEYS: the session hash. ARGV: state JSON, then the URIs unsubscribed.
+ * Stores the memory, removes those subscriptions (one field each: concurrent
+ * saves from several replicas add up), and returns the new revision, or -1
+ * when the session is gone. It adds none: `reserveSubscriptionScript` did when
+ * the subscribe came in, and adding again could bring back a field another
+ * replica removed since, past the bound (docs/decisions.md, "A shared
+ * session's save only removes subscriptions").
  */
 const saveStateScript = redisScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 redis.call('HSET', KEYS[1], 'state', ARGV[1])
-local added = tonumber(ARGV[2])
-for i = 3, 2 + added do redis.call('HSET', KEYS[1], 'sub:' .. ARGV[i], 1) end
-for i = 3 + added, #ARGV do redis.call('HDEL', KEYS[1], 'sub:' .. ARGV[i]) end
+for i = 2, #ARGV do redis.call('HDEL', KEYS[1], 'sub:' .. ARGV[i]) end
 return redis.call('HINCRBY', KEYS[1], 'revision', 1)
 `);
 
@@ -208,15 +209,12 @@ export class SharedSessions {
   }
 
   /**
-   * Stores the session's tool memory and applies its subscription changes;
-   * returns the new revision, or null when the session is gone.
+   * Stores the session's tool memory and drops the `unsubscribed` URIs;
+   * returns the new revision, or null when the session is gone. Subscriptions
+   * are added only by `reserveSubscription`.
    */
-  async saveState(
-    id: string,
-    state: string,
-    subscriptions: { added: readonly string[]; removed: readonly string[] },
-  ): Promise<number | null> {
-    const args = [state, subscriptions.added.length, ...subscriptions.added, ...subscriptions.removed];
+  async saveState(id: string, state: string, unsubscribed: readonly string[]): Promise<number | null> {
+    const args = [state, ...unsubscribed];
     const revision = Number(
       await this.#call(() => saveStateScript.run(this.#client, [this.#sessionPrefix + id], args)),
     );

@@ -42,8 +42,20 @@ export type WorldDiscoveryOptions = {
 
 export const defaultRestartBackoff = { initialMs: 1_000, maxMs: 30_000 } as const;
 
-/** `starting`: the informer's current start (a list, then opening the watch), awaited by `stop()`. */
-type Scope = { name: string; informer: ListWatch<V1Service>; backoffMs: number; starting: Promise<void> };
+/**
+ * `starting`: the informer's current start (a list, then opening the watch),
+ * awaited by `stop()`. `attempt`: whether that start has failed so far, set by
+ * the informer's error handler. `listed`: a start has gone through, so the
+ * scope's Services are in the index.
+ */
+type Scope = {
+  name: string;
+  informer: ListWatch<V1Service>;
+  backoffMs: number;
+  starting: Promise<void>;
+  attempt: { failed: boolean };
+  listed: boolean;
+};
 
 export class WorldDiscovery {
   readonly #options: WorldDiscoveryOptions;
@@ -52,8 +64,21 @@ export class WorldDiscovery {
   readonly #stopping = new AbortController();
   readonly #clock: Clock;
   readonly #served: ServedNamesRecord | undefined;
-  /** Whether this replica's view is whole (every scope's first list came in), so that its choices may be recorded. */
+  /**
+   * Whether this replica's view is whole (every scope has listed), so that its
+   * choices may be recorded. A scope whose first list failed lists again after
+   * its backoff; once that relist is in, the replica becomes whole.
+   */
   #whole = false;
+  /**
+   * Names this replica published before its view was whole: it chose them from
+   * part of the claimants (a relist applies its Services one by one, so the
+   * first listed takes a free name), and keeps them while they claim it
+   * (discovery-index.ts). It never records another Service for these; once no
+   * Service claims one, that is recorded, and the next choice comes from a
+   * whole view.
+   */
+  #chosenWhilePartial = new Set<string>();
   /** The record's writes, one after another, so that two quick changes of one name land in their order. */
   #recording: Promise<void> = Promise.resolve();
 
@@ -82,8 +107,7 @@ export class WorldDiscovery {
   async start(): Promise<void> {
     const recorded = this.#readServed();
     try {
-      await Promise.all(this.#scopes.map((scope) => (scope.starting = scope.informer.start())));
-      this.#whole = true;
+      await Promise.all(this.#scopes.map((scope) => (scope.starting = this.#startScope(scope))));
     } finally {
       this.#index.remember(await recorded);
       this.#index.listed();
@@ -104,13 +128,35 @@ export class WorldDiscovery {
   }
 
   /**
+   * Starts the scope's informer (list, then watch). Its `start()` resolves
+   * even when the list fails (client-node's ListWatch.doneHandler calls the
+   * error handlers and returns), so the error handler marks this attempt.
+   */
+  async #startScope(scope: Scope): Promise<void> {
+    const attempt = { failed: false };
+    scope.attempt = attempt;
+    await scope.informer.start();
+    if (attempt.failed || scope.listed) return;
+    scope.listed = true;
+    if (this.#whole || !this.#scopes.every((each) => each.listed)) return;
+    this.#whole = true;
+    this.#chosenWhilePartial = new Set(this.#index.worlds().map((world) => world.name));
+  }
+
+  /**
    * Records the Service now serving `name` for the other replicas. Not from a
-   * replica whose first lists failed: it may be missing the Service the others
-   * serve, and its choice would mislead the replicas that start next.
+   * replica whose view is partial, nor for a name it chose while partial: it
+   * may be missing the Service the others serve, and its choice would mislead
+   * the replicas that start next.
    */
   #record(name: string, service: string | null): void {
     const served = this.#served;
     if (served === undefined || !this.#whole) return;
+    if (this.#chosenWhilePartial.has(name)) {
+      // That no Service claims the name any more is true in every replica's view.
+      if (service !== null) return;
+      this.#chosenWhilePartial.delete(name);
+    }
     this.#recording = this.#recording
       .then(() => served.record(name, service))
       .catch((error: unknown) =>
@@ -153,7 +199,14 @@ export class WorldDiscovery {
       undefined,
       delayFn ? { delayFn } : undefined,
     );
-    const scope: Scope = { name: namespace ?? '(all namespaces)', informer, backoffMs: 0, starting: Promise.resolve() };
+    const scope: Scope = {
+      name: namespace ?? '(all namespaces)',
+      informer,
+      backoffMs: 0,
+      starting: Promise.resolve(),
+      attempt: { failed: false },
+      listed: false,
+    };
     const domain = this.#options.clusterDomain ?? 'cluster.local';
     const onChange = (service: V1Service) => {
       scope.backoffMs = 0;
@@ -168,7 +221,10 @@ export class WorldDiscovery {
       scope.backoffMs = 0;
       this.#index.delete(`${service.metadata?.namespace ?? ''}/${service.metadata?.name ?? ''}`);
     });
-    informer.on('error', (error) => this.#restart(scope, error));
+    informer.on('error', (error) => {
+      scope.attempt.failed = true;
+      this.#restart(scope, error);
+    });
     return scope;
   }
 
@@ -179,7 +235,7 @@ export class WorldDiscovery {
     const { initialMs, maxMs } = this.#options.restartBackoff ?? defaultRestartBackoff;
     scope.backoffMs = scope.backoffMs === 0 ? initialMs : Math.min(scope.backoffMs * 2, maxMs);
     scope.starting = this.#clock.sleep(scope.backoffMs, this.#stopping.signal).then(
-      () => scope.informer.start(),
+      () => this.#startScope(scope),
       () => {}, // stopped during the pause
     );
   }
