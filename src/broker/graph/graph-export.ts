@@ -12,8 +12,14 @@ import { compareEdges, compareUtf8, type GraphEdge, type GraphNode } from './mod
 export type ExportNode = Pick<GraphNode, 'url' | 'title' | 'status' | 'linkCount'>;
 export type ExportEdge = GraphEdge;
 
-/** A world the export leaves part of out (the federation crawl's share, src/broker/graph/federation/export-share.ts). */
-export type PartialWorld = { world: string; documentsLeftOut: number; linksLeftOut: number };
+/**
+ * A world the export leaves part of out (the federation crawl's share,
+ * src/broker/graph/federation/export-share.ts). `linksPerDocument`: every
+ * listed document of the world holding fewer links than this is whole, one
+ * holding this many may have been cut; 0 when the world's rows were cut, as
+ * then every document lost its links.
+ */
+export type PartialWorld = { world: string; documentsLeftOut: number; linksLeftOut: number; linksPerDocument: number };
 
 export function buildExport(
   exportedAt: Date,
@@ -60,12 +66,18 @@ export function exportEdgeRow(e: ExportEdge): string {
  * any `> ` line but Exported, Nodes and Edges and any `|` line after
  * `## Nodes` that is not a row of its table, but ignores other lines before
  * it; latebit-io/demarkus-library's `parseGraphExport` (hub.go) reads only
- * `|` lines. So neither a `> Partial:` header line nor a table would do.
+ * `|` lines. So neither a `> Partial:` header line nor a table would do. Each
+ * bullet ends with the world's per-document bound, so a seeding broker knows
+ * which of its listed documents may have lost links (docs/decisions.md,
+ * 2026-12-07).
  */
 function partialSection(partial: readonly PartialWorld[]): string {
   const lines = [...partial]
     .sort((a, b) => compareUtf8(a.world, b.world))
-    .map((p) => `- ${p.world}: ${p.documentsLeftOut} documents and ${p.linksLeftOut} links left out\n`);
+    .map(
+      (p) =>
+        `- ${p.world}: ${p.documentsLeftOut} documents and ${p.linksLeftOut} links left out; at most ${p.linksPerDocument} links per document\n`,
+    );
   return `\n## Partial\n\n${partialPreamble}\n\n${lines.join('')}`;
 }
 
@@ -73,24 +85,28 @@ const partialPreamble =
   "This export holds only part of these worlds, to fit Mark's 1 MiB body limit: a document or link missing here may still exist, so read the world itself before taking it as gone.";
 
 /**
- * The worlds a `/graph.md`'s `## Partial` section names (none for an export
- * that holds every world whole, and for any export the Go reference wrote).
+ * The worlds a `/graph.md`'s `## Partial` section names, each with its
+ * per-document bound (`PartialWorld.linksPerDocument`); none for an export
+ * that holds every world whole, and for any export the Go reference wrote. A
+ * bullet without a bound (written before the bound was) reads as 0: any of its
+ * world's documents may have lost links, which is what the bullet meant then.
  */
-export function partialWorlds(body: string): Set<string> {
-  const worlds = new Set<string>();
+export function partialWorlds(body: string): Map<string, number> {
+  const worlds = new Map<string, number>();
   let inPartial = false;
   for (const raw of body.split('\n')) {
     const line = raw.trim();
     if (line.startsWith('## ')) inPartial = line === '## Partial';
     else if (inPartial) {
       const world = partialLine.exec(line)?.[1];
-      if (world !== undefined) worlds.add(world);
+      if (world !== undefined) worlds.set(world, count(partialBound.exec(line)?.[1] ?? '0'));
     }
   }
   return worlds;
 }
 
 const partialLine = /^- ([^\s:]+): /;
+const partialBound = /; at most (\d+) links per document$/;
 
 /** Title and label cells: `\` → `\\`, `|` → `\|`, newline → space. */
 export function escapeCell(text: string): string {

@@ -187,14 +187,17 @@ export class GraphStore {
    * Seeded rows are held to the same bounds as crawled ones. For the worlds
    * in `partial` (the export's `## Partial` section: the federation crawl left
    * part of them out to fit 1 MiB, src/broker/graph/federation/export-share.ts)
-   * a missing row or link is no news: their documents' links are added to
-   * what the store holds, and their rows the seed does not list are kept.
+   * a missing row is no news, so their rows the seed does not list are kept.
+   * A missing link is news only from a document listed with fewer links than
+   * its world's per-document bound, which the cut never touched: its links are
+   * replaced; one listed with the bound or more may have lost links, so its
+   * links are added to what the store holds.
    */
   seedFromExport(
     allNodes: readonly GraphNode[],
     allEdges: readonly GraphEdge[],
     origin?: SeedOrigin,
-    partial: ReadonlySet<string> = new Set(),
+    partial: ReadonlyMap<string, number> = new Map(),
   ): MergeOutcome {
     const speaksFor = (url: string) =>
       origin === undefined || origin.kind === 'hub' || worldOfUrl(url) === origin.world;
@@ -233,9 +236,16 @@ export class GraphStore {
     for (const edge of edges) if (!this.isAuthoritative(edge.from) && !refused.has(edge.from)) replaced.add(edge.from);
     const bySource = groupBySource(edges);
     const inPartialWorld = (url: string) => partial.has(worldOfUrl(url));
+    // The export counts a document's links as its rows (one per distinct link,
+    // world-crawl.ts `aggregate`), so the seed's rows are compared, not the
+    // links left once URLs are translated, which may merge two spellings.
+    const mayBeCut = (url: string, seeded: readonly GraphEdge[]) => {
+      const bound = partial.get(worldOfUrl(url));
+      return bound !== undefined && seeded.length >= bound;
+    };
     for (const url of replaced) {
       const seeded = bySource.get(url) ?? [];
-      this.#setEdges(url, inPartialWorld(url) ? [...this.#edges.from(url), ...seeded] : seeded);
+      this.#setEdges(url, mayBeCut(url, seeded) ? [...this.#edges.from(url), ...seeded] : seeded);
       this.#remember(url, origin);
       if (this.#nodes.get(url)?.linksCut === true) outcome.linksCut.push(url);
     }

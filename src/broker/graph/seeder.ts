@@ -19,7 +19,8 @@ import { defaultHubWorld } from '../hub-world.ts';
  * - a world other than the hub speaks only for its own documents
  *   (GraphStore.seedFromExport);
  * - the worlds a `/graph.md` marks partial (its `## Partial` section,
- *   graph-export.ts) keep the rows and links it leaves out.
+ *   graph-export.ts) keep the rows it leaves out, and the links of their
+ *   documents listed with at least the section's per-document bound.
  * Seeding never fails a tool call: errors are logged and the store answers
  * with what it has. Callers arriving while a world's check is in flight wait
  * for it instead of answering from a store about to change.

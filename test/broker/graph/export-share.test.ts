@@ -125,6 +125,9 @@ describe('federation export share', () => {
     assert.equal(shared.cut.get('team-a')?.linksLeftOut, 12_005 - kept);
     assert.equal(shared.cut.get('team-a')?.documents.has('/small.md'), false);
     assert.equal(shared.cut.get('team-a')?.documents.size, 12);
+    // The bullet states the number every flood document kept: /small.md, listed with fewer, is whole.
+    assert.deepEqual([...partialWorlds(shared.body)], [['team-a', [...perFlood][0]]]);
+    assert.equal(shared.cut.get('team-a')?.linksPerDocument, [...perFlood][0]);
   });
 
   it('gives two flooding worlds the same share', () => {
@@ -169,8 +172,12 @@ describe('federation export share', () => {
     assert.equal(cut?.linksLeftOut, 10_000);
     // Every team-a document lost its row or its link, so each is read again next run.
     assert.equal(cut?.documents.size, 10_000);
-    assert.deepEqual([...partialWorlds(shared.body)], ['team-a']);
-    assert.match(shared.body, new RegExp(`^- team-a: ${10_000 - teamA} documents and 10000 links left out$`, 'm'));
+    // Its rows were cut, so every document lost its links: the bullet's bound is 0.
+    assert.deepEqual([...partialWorlds(shared.body)], [['team-a', 0]]);
+    assert.match(
+      shared.body,
+      new RegExp(`^- team-a: ${10_000 - teamA} documents and 10000 links left out; at most 0 links per document$`, 'm'),
+    );
   });
 
   it('keeps the shortest rows of a world cut by rows', () => {

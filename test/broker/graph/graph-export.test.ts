@@ -170,12 +170,18 @@ describe('/graph.md parsing (ParseExport)', () => {
 
   it('writes the partial marker as a section every reader skips, which partialWorlds reads back', () => {
     const partial = [
-      { world: 'team-b', documentsLeftOut: 0, linksLeftOut: 7 },
-      { world: 'team-a', documentsLeftOut: 12, linksLeftOut: 0 },
+      { world: 'team-b', documentsLeftOut: 0, linksLeftOut: 7, linksPerDocument: 3 },
+      { world: 'team-a', documentsLeftOut: 12, linksLeftOut: 0, linksPerDocument: 0 },
     ];
     const whole = buildExport(exportedAt, goldenNodes, goldenEdges);
     const body = buildExport(exportedAt, goldenNodes, goldenEdges, partial);
-    assert.deepEqual([...partialWorlds(body)], ['team-a', 'team-b']);
+    assert.deepEqual(
+      [...partialWorlds(body)],
+      [
+        ['team-a', 0],
+        ['team-b', 3],
+      ],
+    );
     assert.equal(partialWorlds(whole).size, 0);
     // The rows read back the same, by this parser and by any that reads only table rows.
     assert.deepEqual(parseExport(body), parseExport(whole));
@@ -190,14 +196,26 @@ describe('/graph.md parsing (ParseExport)', () => {
       ['> Exported', '> Nodes', '> Edges'],
     );
     const section = body.slice(body.indexOf('\n## Partial\n'), body.indexOf('\n## Nodes\n'));
-    assert.match(section, /^- team-a: 12 documents and 0 links left out$/m);
-    assert.match(section, /^- team-b: 0 documents and 7 links left out$/m);
+    assert.match(section, /^- team-a: 12 documents and 0 links left out; at most 0 links per document$/m);
+    assert.match(section, /^- team-b: 0 documents and 7 links left out; at most 3 links per document$/m);
     assert.match(section, /read the world itself/);
   });
 
   it('reads partial worlds only from the partial section', () => {
     const body =
       '# Document Graph\n\n- team-x: not a marker\n\n## Partial\n\n- team-a: 1 documents and 0 links left out\n\n## Nodes\n\n- team-y: not a marker\n';
-    assert.deepEqual([...partialWorlds(body)], ['team-a']);
+    assert.deepEqual([...partialWorlds(body)], [['team-a', 0]]);
+  });
+
+  it('reads a bullet without a per-document bound, as written before it, as bound 0: any document may be cut', () => {
+    const body =
+      '# Document Graph\n\n## Partial\n\n- team-a: 1 documents and 0 links left out\n- team-b: 0 documents and 9 links left out; at most 12 links per document\n\n## Nodes\n';
+    assert.deepEqual(
+      [...partialWorlds(body)],
+      [
+        ['team-a', 0],
+        ['team-b', 12],
+      ],
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { buildExport } from '../../../src/broker/graph/graph-export.ts';
 import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
 import { TestGateway } from './test-gateway.ts';
 
@@ -216,7 +217,10 @@ describe('graph seeding from /graph.md', () => {
     // docs/b.md's row and links are left out, not gone.
     await graph.seed();
     const partial = golden
-      .replace('\n## Nodes\n', '\n## Partial\n\n- team-a: 1 documents and 2 links left out\n\n## Nodes\n')
+      .replace(
+        '\n## Nodes\n',
+        '\n## Partial\n\n- team-a: 1 documents and 2 links left out; at most 0 links per document\n\n## Nodes\n',
+      )
       .replace(
         '| [mark://team-a.team-a.svc.cluster.local/docs/b.md](mark://team-a.team-a.svc.cluster.local/docs/b.md) | B doc | ok | 0 |\n',
         '',
@@ -251,6 +255,57 @@ describe('graph seeding from /graph.md', () => {
     } finally {
       await gateway.publish('root', '/graph.md', golden);
     }
+  });
+
+  describe("a partial world's documents under its per-document bound", () => {
+    // The links stage of the export's share (export-share.ts `worldWithin`) cuts only the documents
+    // holding more links than one common number, which the ## Partial bullet states: a document listed
+    // with fewer links was not cut, so its links are its whole set.
+    const dial = (path: string) => `mark://team-a.team-a.svc.cluster.local${path}`;
+    const hubExport = (targets: readonly string[]) =>
+      buildExport(
+        new Date('2026-01-01T00:00:00Z'),
+        ['/docs/a.md', '/docs/x.md', '/docs/y.md', '/docs/z.md'].map((path) => ({
+          url: dial(path),
+          title: path,
+          status: 'ok',
+          linkCount: path === '/docs/a.md' ? targets.length : 0,
+        })),
+        targets.map((path) => ({ from: dial('/docs/a.md'), to: dial(path), rel: '', label: '', anchor: '', count: 1 })),
+        [{ world: 'team-a', documentsLeftOut: 0, linksLeftOut: 40, linksPerDocument: 2 }],
+      );
+    const linksOfA = () =>
+      graph.store
+        .edgesFrom('mark://team-a/docs/a.md')
+        .map((edge) => edge.to)
+        .sort();
+
+    const reseed = async (targets: readonly string[]) => {
+      await gateway.publish('root', '/graph.md', hubExport(targets));
+      clock.advance(5 * minute);
+      await graph.seed();
+    };
+
+    it('replaces the links of a document listed with fewer links than the bound: a link its writer removed goes', async () => {
+      try {
+        await reseed(['/docs/x.md', '/docs/y.md']);
+        assert.deepEqual(linksOfA(), ['mark://team-a/docs/x.md', 'mark://team-a/docs/y.md']);
+        await reseed(['/docs/x.md']);
+        assert.deepEqual(linksOfA(), ['mark://team-a/docs/x.md']);
+      } finally {
+        await gateway.publish('root', '/graph.md', golden);
+      }
+    });
+
+    it('adds to the links of a document listed with as many links as the bound: it may have been cut', async () => {
+      try {
+        await reseed(['/docs/x.md', '/docs/y.md']);
+        await reseed(['/docs/x.md', '/docs/z.md']);
+        assert.deepEqual(linksOfA(), ['mark://team-a/docs/x.md', 'mark://team-a/docs/y.md', 'mark://team-a/docs/z.md']);
+      } finally {
+        await gateway.publish('root', '/graph.md', golden);
+      }
+    });
   });
 
   it("re-checks before the interval when another replica announces it wrote a world's /graph.md", async () => {

@@ -21,8 +21,8 @@ import type { WorldCrawl } from './world-crawl.ts';
  * first (so the most documents stay listed), and then, once every row fits,
  * the links of its documents, those holding the most links cut first (each
  * keeps its typed relations first, `withinLinkBound`), so its small documents
- * stay whole. The export's `## Partial` section names every world cut
- * (graph-export.ts), and the crawl gives the cut documents no etag, so they are
+ * stay whole. The export's `## Partial` section names every world cut with
+ * that per-document number (graph-export.ts), and the crawl gives the cut documents no etag, so they are
  * read again next run. docs/decisions.md, 2026-12-06 and 2026-12-07.
  */
 export type SharedExport = {
@@ -35,8 +35,17 @@ export type SharedExport = {
   cut: Map<string, WorldCut>;
 };
 
-/** `documents`: paths whose row or links were left out. */
-export type WorldCut = { documentsLeftOut: number; linksLeftOut: number; documents: Set<string> };
+/**
+ * `documents`: paths whose row or links were left out. `linksPerDocument`: the
+ * links each listed document kept at most (0 when rows were cut), which the
+ * `## Partial` bullet states so seeding merges only documents that may be cut.
+ */
+export type WorldCut = {
+  documentsLeftOut: number;
+  linksLeftOut: number;
+  linksPerDocument: number;
+  documents: Set<string>;
+};
 
 export function graphWithinShares(crawls: readonly WorldCrawl[], crawledAt: Date): SharedExport {
   const worlds = crawls.map(worldRows);
@@ -112,15 +121,22 @@ function renderWithin(worlds: readonly WorldRows[], crawledAt: Date, share: numb
       cut.set(world.name, {
         documentsLeftOut: world.documents.length - kept.documents.length,
         linksLeftOut: world.links - kept.edges.reduce((sum, list) => sum + list.length, 0),
+        linksPerDocument: kept.linksPerDocument,
         documents: kept.cut,
       });
   }
-  const partial: PartialWorld[] = [...cut].map(([world, c]) => ({ world, ...c }));
+  const partial: PartialWorld[] = [...cut].map(([world, c]) => ({
+    world,
+    documentsLeftOut: c.documentsLeftOut,
+    linksLeftOut: c.linksLeftOut,
+    linksPerDocument: c.linksPerDocument,
+  }));
   const body = buildExport(crawledAt, nodes, edges, partial);
   return { body, nodes: nodes.length, edges: edges.length, share: cut.size > 0 ? share : null, cut };
 }
 
-type KeptRows = { documents: DocumentRows[]; edges: GraphEdge[][]; cut: Set<string> };
+/** `linksPerDocument`: the most links a kept document kept (infinite for a whole world). */
+type KeptRows = { documents: DocumentRows[]; edges: GraphEdge[][]; cut: Set<string>; linksPerDocument: number };
 
 /**
  * A world's rows within `share` bytes: its document rows first, cheapest
@@ -129,7 +145,12 @@ type KeptRows = { documents: DocumentRows[]; edges: GraphEdge[][]; cut: Set<stri
  */
 function worldWithin(world: WorldRows, share: number): KeptRows {
   if (world.bytes <= share)
-    return { documents: world.documents, edges: world.documents.map((d) => d.edges), cut: new Set() };
+    return {
+      documents: world.documents,
+      edges: world.documents.map((d) => d.edges),
+      cut: new Set(),
+      linksPerDocument: Number.POSITIVE_INFINITY,
+    };
   const documents: DocumentRows[] = [];
   let used = 0;
   for (const document of world.documents) {
@@ -140,7 +161,8 @@ function worldWithin(world: WorldRows, share: number): KeptRows {
   if (documents.length < world.documents.length) {
     // A kept document without links is whole; one whose links go is cut like a left-out one.
     const whole = new Set(documents.filter((d) => d.edges.length === 0).map((d) => d.path));
-    return { documents, edges: [], cut: new Set(world.documents.map((d) => d.path).filter((p) => !whole.has(p))) };
+    const cut = new Set(world.documents.map((d) => d.path).filter((p) => !whole.has(p)));
+    return { documents, edges: [], cut, linksPerDocument: 0 };
   }
   const perDocument = linksPerDocumentWithin(documents, share - used);
   const cut = new Set<string>();
@@ -149,7 +171,7 @@ function worldWithin(world: WorldRows, share: number): KeptRows {
     cut.add(document.path);
     return withinLinkBound(document.edges, perDocument);
   });
-  return { documents, edges, cut };
+  return { documents, edges, cut, linksPerDocument: perDocument };
 }
 
 /** The largest number of links every document may keep (in cut order) with their rows within `room` bytes. */
