@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { goReferenceToolNames } from '../support/reference-tools.ts';
 import { isError, resultText, startStack, type Stack } from './stack-fixture.ts';
 
 const sha = (text: string) => `sha256-${createHash('sha256').update(text).digest('hex')}`;
@@ -25,21 +26,7 @@ describe('broker MCP gateway end to end', () => {
   it('lists every gateway tool', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const name of [
-      'mark_fetch',
-      'mark_explore',
-      'mark_list',
-      'mark_versions',
-      'mark_lookup',
-      'mark_lookup_all',
-      'mark_publish',
-      'mark_append',
-      'mark_archive',
-      'mark_discover',
-      'mark_resolve',
-      'mark_index',
-      'mark_worlds',
-    ]) {
+    for (const name of goReferenceToolNames) {
       assert.ok(names.includes(name), `${name} listed`);
     }
     assert.ok(

@@ -24,13 +24,20 @@ const worldsRow = async (client: Client, world: string) => {
   return row.split(' | ').map((cell) => cell.replace(/^\| | \|$/g, ''));
 };
 
-/** Publishes the hub's policy with these rows over whatever version is current. */
-const publishPolicy = async (client: Client, rows: string[]) => {
-  const current = resultText(await client.callTool({ name: 'mark_versions', arguments: { url: policyUrl } }));
-  const version = Number(/current: (\d+)/.exec(current)?.[1] ?? 0);
-  const result = await publish(client, { url: policyUrl, body: policy(rows), expected_version: version });
+/** The current version of the document at `url` as mark_versions reports it, 0 when there is none yet. */
+const currentVersion = async (client: Client, url: string) => {
+  const versions = resultText(await client.callTool({ name: 'mark_versions', arguments: { url } }));
+  return Number(/current: (\d+)/.exec(versions)?.[1] ?? 0);
+};
+
+/** Publishes `body` at `url` over whatever version is current. */
+const publishOverCurrent = async (client: Client, url: string, body: string) => {
+  const result = await publish(client, { url, body, expected_version: await currentVersion(client, url) });
   assert.equal(isError(result), false, resultText(result));
 };
+
+/** Publishes the hub's policy with these rows over whatever version is current. */
+const publishPolicy = (client: Client, rows: string[]) => publishOverCurrent(client, policyUrl, policy(rows));
 
 /**
  * The knowledge layer end to end: the official MCP SDK client, the real
@@ -82,23 +89,6 @@ describe('knowledge layer end to end: world descriptors and the publishing polic
     assert.equal((await worldsRow(carol, 'team-a'))[3], 'no', 'carol is not on the writer allowlist');
     const [, , , , rootTitle, rootSummary] = await worldsRow(alice, 'root');
     assert.deepEqual([rootTitle, rootSummary], ['', ''], 'a world without world.md has empty descriptor cells');
-  });
-
-  it('shows a changed world.md at once, and serves it as a resource', async () => {
-    const republished = await publish(alice, {
-      url: 'mark://team-a/world.md',
-      body: descriptor('Everything about who may sign in.'),
-      expected_version: 1,
-    });
-    assert.equal(isError(republished), false, resultText(republished));
-    assert.equal((await worldsRow(alice, 'team-a'))[5], 'Everything about who may sign in.');
-    const { resources } = await alice.listResources();
-    const uris = resources.map((r) => r.uri);
-    for (const uri of ['mark://team-a/world.md', 'mark://root/world.md', policyUrl]) assert.ok(uris.includes(uri), uri);
-    const read = await alice.readResource({ uri: 'mark://team-a/world.md' });
-    const contents = read.contents[0];
-    assert.ok(contents && 'text' in contents);
-    assert.match(contents.text, /Everything about who may sign in\./);
   });
 
   it('publishes untouched while the hub has no policy', async () => {
@@ -234,9 +224,27 @@ describe('the write tools forget the cached world.md and policy themselves, with
   after(() => stack.close());
   afterEach(() => assert.deepEqual(heard, [], 'no change notice reached the broker'));
 
+  it('shows a changed world.md at once, and serves it as a resource', async () => {
+    await publishOverCurrent(alice, 'mark://team-a/world.md', descriptor('Sign-in and tokens.'));
+    assert.equal((await worldsRow(alice, 'team-a'))[5], 'Sign-in and tokens.', 'world.md is read and held');
+    const republished = await publish(alice, {
+      url: 'mark://team-a/world.md',
+      body: descriptor('Everything about who may sign in.'),
+      expected_version: await currentVersion(alice, 'mark://team-a/world.md'),
+    });
+    assert.equal(isError(republished), false, resultText(republished));
+    assert.equal((await worldsRow(alice, 'team-a'))[5], 'Everything about who may sign in.');
+    const { resources } = await alice.listResources();
+    const uris = resources.map((r) => r.uri);
+    for (const uri of ['mark://team-a/world.md', 'mark://root/world.md', policyUrl]) assert.ok(uris.includes(uri), uri);
+    const read = await alice.readResource({ uri: 'mark://team-a/world.md' });
+    const contents = read.contents[0];
+    assert.ok(contents && 'text' in contents);
+    assert.match(contents.text, /Everything about who may sign in\./);
+  });
+
   it('drops an archived world.md and an archived policy at once', async () => {
-    const created = await publish(alice, { url: 'mark://team-a/world.md', body: descriptor('Sign-in and tokens.') });
-    assert.equal(isError(created), false, resultText(created));
+    await publishOverCurrent(alice, 'mark://team-a/world.md', descriptor('Sign-in and tokens.'));
     assert.equal((await worldsRow(alice, 'team-a'))[5], 'Sign-in and tokens.', 'world.md is read and held');
     const archivedDescriptor = await alice.callTool({
       name: 'mark_archive',

@@ -5,9 +5,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
-import { startWorldServer, type WorldServer } from '../../src/world/world-server.ts';
+import type { WorldServer } from '../../src/world/world-server.ts';
 import { mintIdToken } from '../../src/broker/auth/tokens/id-token.ts';
-import { pinnedNow, testTls } from '../world/world-fixture.ts';
+import { startLoopbackWorldServer, testTls } from '../world/world-fixture.ts';
 import { initializeBody, jsonRpcHeaders } from '../broker/http/raw-http.ts';
 import { startSignInStack, type SignInStack } from './signin-fixture.ts';
 import { UserAgent } from './signin-user-agent.ts';
@@ -102,14 +102,10 @@ describe('the library web app against the broker', () => {
         await mkdir(worldRoot, { recursive: true });
         await writeFile(join(worldRoot, 'tokens.toml'), '[tokens]\n');
         await writeFile(join(worldRoot, 'ca.pem'), tls.cert);
-        world = await startWorldServer({
+        world = await startLoopbackWorldServer({
+          name: 'root',
           root: join(worldRoot, 'store'),
           tokensFile: join(worldRoot, 'tokens.toml'),
-          name: 'root',
-          now: pinnedNow,
-          listen: { host: '127.0.0.1', port: 0 },
-          tls,
-          rateLimit: { perSecond: 0, burst: 1 },
         });
         document.worlds[0].internalAddress = `localhost:${world.port}`;
       },

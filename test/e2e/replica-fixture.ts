@@ -8,7 +8,6 @@
  * development IdP (oidc-provider). Every port is a free one found at start.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,11 +15,12 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { generateSigningKeyPem, loadSigningKey } from '../../src/broker/auth/signing-key.ts';
 import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
-import { startDevIdp, type DevIdp } from '../../src/dev/idp.ts';
+import type { DevIdp } from '../../src/dev/idp.ts';
 import { binPath } from '../cli/cli-process.ts';
 import { startFakeApiServer } from '../kubernetes/fake-api/server.ts';
 import { redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { startWorldFixture, testTls, type WorldFixture } from '../world/world-fixture.ts';
+import { startBrokerIdp } from './signin-fixture.ts';
 import { freePort } from './stack-fixture.ts';
 
 /** A document of world `root`, published before the brokers start. */
@@ -100,31 +100,19 @@ export async function startReplicaStack(options: ReplicaStackOptions = {}): Prom
 
     const lb = { management: await freePort(), mcp: await freePort() };
     const issuer = `http://127.0.0.1:${lb.management}`;
-    const idpSecret = randomBytes(16).toString('hex');
-    const idp = await startDevIdp({
-      clients: [{ clientId: 'demarkus-broker', clientSecret: idpSecret, redirectUris: [`${issuer}/auth/callback`] }],
-    });
+    const signingKey = generateSigningKeyPem();
+    const { idp, oidc, signInServer } = await startBrokerIdp(issuer, { signingKey });
     cleanups.push(() => idp.close());
 
-    const signingKey = generateSigningKeyPem();
     const document: Record<string, any> = {
       server: {
         addr: '127.0.0.1:0',
         publicURL: issuer,
         brokerNamespace: 'broker',
         mcp: { addr: '127.0.0.1:0', publicURL: `http://127.0.0.1:${lb.mcp}` },
-        insecureCookies: true,
-        cookieKey: randomBytes(32).toString('base64'),
-        devicePollInterval: '200ms',
-        deviceCodeTTL: '2m',
+        ...signInServer,
       },
-      oidc: {
-        issuer: idp.issuer,
-        clientID: 'demarkus-broker',
-        clientSecret: idpSecret,
-        brokerSigningKey: signingKey,
-        allowDomains: ['example.com'],
-      },
+      oidc,
       state: { ephemeral: 'redis' },
       redis: { url: redis.url, keyPrefix: 'replicas:', commandTimeout: '500ms', connectTimeout: '1s' },
       storage: { backend: 'kubernetes' },

@@ -44,6 +44,43 @@ export function testClaims(email: string): DevIdpClaims {
   return {};
 }
 
+/**
+ * The development IdP with the broker registered as its client `demarkus-broker` (callback
+ * `${issuer}/auth/callback`) beside `clients`, and the broker config that signs in through it:
+ * the `oidc` section, and the `server` settings of browser and device sign-in on loopback
+ * (cookies without Secure, a fresh cookie key, device-flow timings short enough for a test).
+ * Shared by this fixture and the replica fixture (replica-fixture.ts).
+ */
+export async function startBrokerIdp(
+  issuer: string,
+  options: { clients?: DevIdpClient[]; claimsFor?: (email: string) => DevIdpClaims; signingKey?: string } = {},
+): Promise<{ idp: DevIdp; oidc: Record<string, unknown>; signInServer: Record<string, unknown> }> {
+  const idpSecret = randomBytes(16).toString('hex');
+  const idp = await startDevIdp({
+    clients: [
+      { clientId: 'demarkus-broker', clientSecret: idpSecret, redirectUris: [`${issuer}/auth/callback`] },
+      ...(options.clients ?? []),
+    ],
+    ...(options.claimsFor ? { claimsFor: options.claimsFor } : {}),
+  });
+  return {
+    idp,
+    oidc: {
+      issuer: idp.issuer,
+      clientID: 'demarkus-broker',
+      clientSecret: idpSecret,
+      brokerSigningKey: options.signingKey ?? generateSigningKeyPem(),
+      allowDomains: ['example.com'],
+    },
+    signInServer: {
+      insecureCookies: true,
+      cookieKey: randomBytes(32).toString('base64'),
+      devicePollInterval: '200ms',
+      deviceCodeTTL: '2m',
+    },
+  };
+}
+
 export async function startSignInStack(
   options: {
     brokerConfig?: (document: Record<string, any>) => void;
@@ -57,12 +94,8 @@ export async function startSignInStack(
   const dir = await mkdtemp(join(tmpdir(), 'demarkus-signin-'));
   const [managementPort, mcpPort] = await freePorts(2);
   const issuer = `http://127.0.0.1:${managementPort}`;
-  const idpSecret = randomBytes(16).toString('hex');
-  const idp = await startDevIdp({
-    clients: [
-      { clientId: 'demarkus-broker', clientSecret: idpSecret, redirectUris: [`${issuer}/auth/callback`] },
-      ...(options.idpClients ?? []),
-    ],
+  const { idp, oidc, signInServer } = await startBrokerIdp(issuer, {
+    ...(options.idpClients ? { clients: options.idpClients } : {}),
     claimsFor: testClaims,
   });
   await mkdir(join(dir, 'world'), { recursive: true });
@@ -72,18 +105,9 @@ export async function startSignInStack(
       addr: `127.0.0.1:${managementPort}`,
       publicURL: issuer,
       mcp: { addr: `127.0.0.1:${mcpPort}`, publicURL: `http://127.0.0.1:${mcpPort}` },
-      insecureCookies: true,
-      cookieKey: randomBytes(32).toString('base64'),
-      devicePollInterval: '200ms',
-      deviceCodeTTL: '2m',
+      ...signInServer,
     },
-    oidc: {
-      issuer: idp.issuer,
-      clientID: 'demarkus-broker',
-      clientSecret: idpSecret,
-      brokerSigningKey: generateSigningKeyPem(),
-      allowDomains: ['example.com'],
-    },
+    oidc,
     storage: { backend: 'file', dir: join(dir, 'state') },
     worlds: [
       {

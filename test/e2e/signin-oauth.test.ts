@@ -84,6 +84,32 @@ describe('authorization server for MCP and web clients', () => {
     return { callback: new URL(callback), verifier, state };
   };
 
+  /** Signs `email` in through the browser (codeFlow) and redeems the code: the tokens the client then holds. */
+  const signedInTokens = async (
+    config: oidc.Configuration,
+    redirectUri: string,
+    email: string,
+    consent: 'approve' | 'none' = 'approve',
+  ) => {
+    const { callback, verifier, state } = await codeFlow(config, redirectUri, email, {}, consent);
+    return oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+  };
+
+  /** Registers a public client (RFC 7591, no secret) that redirects to loopbackRedirect; returns its registration. */
+  const registerPublicClient = async (metadata: Record<string, unknown> = {}) =>
+    (await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none', ...metadata })).json;
+
+  /** registerPublicClient, and the client library's configuration for it. */
+  const publicClient = async (metadata: Record<string, unknown> = {}) => {
+    const registered = await registerPublicClient(metadata);
+    const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
+    return { registered, config };
+  };
+
+  /** Presents `refreshToken` at the token endpoint as the client `clientId`, without a secret. */
+  const refreshAs = (clientId: string, refreshToken: string) =>
+    stack.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+
   describe('discovery', () => {
     it('serves RFC 8414 metadata whose issuer is the URL it was fetched from, S256 only', async () => {
       const response = await fetch(`${stack.issuer}/.well-known/oauth-authorization-server`);
@@ -168,12 +194,7 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('runs authorization code + PKCE end to end, with state and iss (RFC 9207) in the response', async () => {
-      const { json: registered } = await register({
-        redirect_uris: [loopbackRedirect],
-        token_endpoint_auth_method: 'none',
-        client_name: 'Agent',
-      });
-      const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
+      const { registered, config } = await publicClient({ client_name: 'Agent' });
       const { callback, verifier, state } = await codeFlow(
         config,
         'http://127.0.0.1:41234/callback',
@@ -198,49 +219,23 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('rotates refresh tokens on every use and revokes the family when an old one comes back (RFC 9700)', async () => {
-      const { json: registered } = await register({
-        redirect_uris: [loopbackRedirect],
-        token_endpoint_auth_method: 'none',
-        client_name: 'Agent',
-      });
-      const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
-      const { callback, verifier, state } = await codeFlow(config, loopbackRedirect, 'dave@example.com');
-      const first = await oidc.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: verifier,
-        expectedState: state,
-      });
+      const { registered, config } = await publicClient({ client_name: 'Agent' });
+      const first = await signedInTokens(config, loopbackRedirect, 'dave@example.com');
       const second = await oidc.refreshTokenGrant(config, first.refresh_token!);
       assert.notEqual(second.refresh_token, first.refresh_token);
       assert.ok(second.access_token);
-      const replay = await stack.post('/oauth/token', {
-        grant_type: 'refresh_token',
-        refresh_token: first.refresh_token!,
-        client_id: registered.client_id,
-      });
+      const replay = await refreshAs(registered.client_id, first.refresh_token!);
       assert.equal(replay.status, 400);
       assert.equal(replay.json.error, 'invalid_grant');
-      const afterReuse = await stack.post('/oauth/token', {
-        grant_type: 'refresh_token',
-        refresh_token: second.refresh_token!,
-        client_id: registered.client_id,
-      });
+      const afterReuse = await refreshAs(registered.client_id, second.refresh_token!);
       assert.equal(afterReuse.json.error, 'invalid_grant', 'the whole family is revoked');
     });
 
     it('binds a refresh token to its client', async () => {
-      const a = (await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none' })).json;
-      const b = (await register({ redirect_uris: [loopbackRedirect], token_endpoint_auth_method: 'none' })).json;
-      const config = await discover(a.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
-      const { callback, verifier, state } = await codeFlow(config, loopbackRedirect, 'erin@example.com');
-      const tokens = await oidc.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: verifier,
-        expectedState: state,
-      });
-      const stolen = await stack.post('/oauth/token', {
-        grant_type: 'refresh_token',
-        refresh_token: tokens.refresh_token!,
-        client_id: b.client_id,
-      });
+      const { config } = await publicClient();
+      const b = await registerPublicClient();
+      const tokens = await signedInTokens(config, loopbackRedirect, 'erin@example.com');
+      const stolen = await refreshAs(b.client_id, tokens.refresh_token!);
       assert.equal(stolen.json.error, 'invalid_grant');
       assert.ok(
         (await oidc.refreshTokenGrant(config, tokens.refresh_token!)).access_token,
@@ -249,22 +244,10 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('revokes a refresh token (RFC 7009), answering 200 for unknown tokens too', async () => {
-      const { json: registered } = await register({
-        redirect_uris: [loopbackRedirect],
-        token_endpoint_auth_method: 'none',
-      });
-      const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
-      const { callback, verifier, state } = await codeFlow(config, loopbackRedirect, 'frank@example.com');
-      const tokens = await oidc.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: verifier,
-        expectedState: state,
-      });
+      const { registered, config } = await publicClient();
+      const tokens = await signedInTokens(config, loopbackRedirect, 'frank@example.com');
       await oidc.tokenRevocation(config, tokens.refresh_token!);
-      const refused = await stack.post('/oauth/token', {
-        grant_type: 'refresh_token',
-        refresh_token: tokens.refresh_token!,
-        client_id: registered.client_id,
-      });
+      const refused = await refreshAs(registered.client_id, tokens.refresh_token!);
       assert.equal(refused.json.error, 'invalid_grant');
       assert.equal(
         (await stack.post('/oauth/revoke', { token: 'no-such-token', client_id: registered.client_id })).status,
@@ -273,11 +256,7 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('refuses a replayed code and revokes what its first redemption issued', async () => {
-      const { json: registered } = await register({
-        redirect_uris: [loopbackRedirect],
-        token_endpoint_auth_method: 'none',
-      });
-      const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
+      const { registered, config } = await publicClient();
       const { callback, verifier } = await codeFlow(config, loopbackRedirect, 'grace@example.com');
       const form = {
         grant_type: 'authorization_code',
@@ -291,11 +270,7 @@ describe('authorization server for MCP and web clients', () => {
       assert.equal(first.headers.get('cache-control'), 'no-store', 'RFC 6749 §5.1');
       const replay = await stack.post('/oauth/token', form);
       assert.equal(replay.json.error, 'invalid_grant');
-      const refresh = await stack.post('/oauth/token', {
-        grant_type: 'refresh_token',
-        refresh_token: first.json.refresh_token as string,
-        client_id: registered.client_id,
-      });
+      const refresh = await refreshAs(registered.client_id, first.json.refresh_token as string);
       assert.equal(
         refresh.json.error,
         'invalid_grant',
@@ -304,11 +279,7 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('refuses a wrong code_verifier and a wrong redirect_uri at the token endpoint', async () => {
-      const { json: registered } = await register({
-        redirect_uris: [loopbackRedirect],
-        token_endpoint_auth_method: 'none',
-      });
-      const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
+      const { registered, config } = await publicClient();
       const one = await codeFlow(config, loopbackRedirect, 'heidi@example.com');
       const wrongVerifier = await stack.post('/oauth/token', {
         grant_type: 'authorization_code',
@@ -330,10 +301,7 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('shows an error page instead of redirecting to an unregistered redirect URI', async () => {
-      const { json: registered } = await register({
-        redirect_uris: [loopbackRedirect],
-        token_endpoint_auth_method: 'none',
-      });
+      const registered = await registerPublicClient();
       const url = new URL(`${stack.issuer}/oauth/authorize`);
       url.search = new URLSearchParams({
         response_type: 'code',
@@ -354,10 +322,7 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('redirects PKCE errors to the client: plain is refused, a missing challenge too', async () => {
-      const { json: registered } = await register({
-        redirect_uris: [loopbackRedirect],
-        token_endpoint_auth_method: 'none',
-      });
+      const registered = await registerPublicClient();
       for (const [params, description] of [
         [{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, /S256/],
         [{}, /code_challenge is required/],
@@ -382,10 +347,7 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('refuses a resource other than the MCP resource with invalid_target (RFC 8707)', async () => {
-      const { json: registered } = await register({
-        redirect_uris: [loopbackRedirect],
-        token_endpoint_auth_method: 'none',
-      });
+      const registered = await registerPublicClient();
       const url = new URL(`${stack.issuer}/oauth/authorize`);
       url.search = new URLSearchParams({
         response_type: 'code',
@@ -400,12 +362,7 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('sends access_denied back when the user refuses consent', async () => {
-      const { json: registered } = await register({
-        redirect_uris: [loopbackRedirect],
-        token_endpoint_auth_method: 'none',
-        client_name: 'Nosy App',
-      });
-      const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
+      const { config } = await publicClient({ client_name: 'Nosy App' });
       const url = oidc.buildAuthorizationUrl(config, {
         redirect_uri: loopbackRedirect,
         state: 's1',
@@ -418,11 +375,7 @@ describe('authorization server for MCP and web clients', () => {
     });
 
     it('sends access_denied back for an unverified email or a domain outside the allowlist', async () => {
-      const { json: registered } = await register({
-        redirect_uris: [loopbackRedirect],
-        token_endpoint_auth_method: 'none',
-      });
-      const config = await discover(registered.client_id, oidc.None(), { redirect_uris: [loopbackRedirect] });
+      const { config } = await publicClient();
       for (const [email, description] of [
         ['unverified@example.com', /not verified/],
         ['judy@elsewhere.test', /domain not permitted/],
@@ -441,17 +394,7 @@ describe('authorization server for MCP and web clients', () => {
 
     it('signs in without a consent page and redeems the code with client_secret_basic', async () => {
       const config = await webConfig(oidc.ClientSecretBasic(webClient.secret));
-      const { callback, verifier, state } = await codeFlow(
-        config,
-        webClient.redirectUri,
-        'kim@example.com',
-        {},
-        'none',
-      );
-      const tokens = await oidc.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: verifier,
-        expectedState: state,
-      });
+      const tokens = await signedInTokens(config, webClient.redirectUri, 'kim@example.com', 'none');
       assert.equal(tokens.claims()?.email, 'kim@example.com');
       const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
       assert.ok(refreshed.access_token);
@@ -459,22 +402,8 @@ describe('authorization server for MCP and web clients', () => {
 
     it('accepts client_secret_post too, and its refresh tokens only with its secret', async () => {
       const config = await webConfig(oidc.ClientSecretPost(webClient.secret));
-      const { callback, verifier, state } = await codeFlow(
-        config,
-        webClient.redirectUri,
-        'lee@example.com',
-        {},
-        'none',
-      );
-      const tokens = await oidc.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: verifier,
-        expectedState: state,
-      });
-      const withoutSecret = await stack.post('/oauth/token', {
-        grant_type: 'refresh_token',
-        refresh_token: tokens.refresh_token!,
-        client_id: webClient.clientId,
-      });
+      const tokens = await signedInTokens(config, webClient.redirectUri, 'lee@example.com', 'none');
+      const withoutSecret = await refreshAs(webClient.clientId, tokens.refresh_token!);
       assert.equal(withoutSecret.status, 401);
       assert.equal(withoutSecret.json.error, 'invalid_client');
       const wrongSecret = await stack.post(

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startWorldServer, type WorldServer } from '../../src/world/world-server.ts';
+import type { WorldServer } from '../../src/world/world-server.ts';
 import { startBroker, type RunningBroker } from '../../src/broker/broker.ts';
 import { parseBrokerConfig, type BrokerConfig } from '../../src/broker/config/index.ts';
 import { generateSigningKeyPem } from '../../src/broker/auth/signing-key.ts';
 import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
-import { pinnedNow, testTls } from '../world/world-fixture.ts';
+import { startLoopbackWorldServer, testTls } from '../world/world-fixture.ts';
 
 export async function freePort(): Promise<number> {
   const [port] = await freePorts(1);
@@ -75,15 +75,7 @@ export async function startStack(
   const startWorld = async (name: string, port: number) => {
     const root = join(dir, name, 'root');
     const tokensFile = join(dir, name, 'tokens.toml');
-    const server = await startWorldServer({
-      root,
-      tokensFile,
-      name,
-      now: pinnedNow,
-      listen: { host: '127.0.0.1', port },
-      tls,
-      rateLimit: { perSecond: 0, burst: 1 },
-    });
+    const server = await startLoopbackWorldServer({ name, root, tokensFile, port });
     worlds.set(name, { name, server, port: server.port, root, tokensFile });
   };
   for (const name of names) {

@@ -4,8 +4,8 @@ import { createSocket, type Socket } from 'node:dgram';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startWorldServer, type WorldServer } from '../../src/world/world-server.ts';
-import { pinnedNow, testTls } from '../world/world-fixture.ts';
+import type { WorldServer } from '../../src/world/world-server.ts';
+import { startLoopbackWorldServer } from '../world/world-fixture.ts';
 import { isError, resultText, startBrokerFront, startStack, type BrokerFront, type Stack } from './stack-fixture.ts';
 
 /** A UDP port that takes every datagram and answers none: a world whose pod is gone but whose address still routes. */
@@ -192,14 +192,11 @@ describe('world health: the broker probes a down world by itself', () => {
     hole.socket.close();
     const tokensFile = join(stack.dir, 'gone-tokens.toml');
     await writeFile(tokensFile, '[tokens]\n');
-    revived = await startWorldServer({
+    revived = await startLoopbackWorldServer({
+      name: 'gone',
       root: join(stack.dir, 'gone-root'),
       tokensFile,
-      name: 'gone',
-      now: pinnedNow,
-      listen: { host: '127.0.0.1', port: hole.port },
-      tls: await testTls(),
-      rateLimit: { perSecond: 0, burst: 1 },
+      port: hole.port,
     });
     await waitFor(() => front.broker.gateway.health('gone')?.state === 'up', 'the world is up again');
     const again = await client.callTool({ name: 'mark_fetch', arguments: { url: 'mark://gone/missing.md' } });

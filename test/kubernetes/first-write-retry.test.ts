@@ -60,6 +60,21 @@ function laggingWorld(lag: number) {
   };
 }
 
+/** `send`, noting the status of each reply in `events`. */
+const notingStatus =
+  (send: (rawToken: string) => Promise<MarkResponse>, events: string[]) =>
+  async (rawToken: string): Promise<MarkResponse> => {
+    const reply = await send(rawToken);
+    events.push(reply.status);
+    return reply;
+  };
+
+/** What the broker does on an unauthorized first write: forget the world's cached token and provision again. */
+const provisionAgain = (tokens: WriteTokenProvisioner) => {
+  tokens.invalidate(world.name);
+  return tokens.token(world);
+};
+
 const provisioner = () =>
   new WriteTokenProvisioner(
     new SecretWriteTokenStore({ core: apis(server).core, namespace: 'demarkus' }),
@@ -93,20 +108,14 @@ after(async () => {
 describe('first write through the Kubernetes backends (fake API server)', () => {
   it('provisions on the first write, then waits out a two-send projection lag: 3 sends, pauses 250 and 500 ms', async () => {
     const tokens = provisioner();
-    const send = laggingWorld(2);
     const pauses: number[] = [];
     const events: string[] = [];
     const first = await tokens.token(world);
     const result = await sendWithFirstMintRetry(first, defaults, {
-      send: async (token) => {
-        const reply = await send(token);
-        events.push(reply.status);
-        return reply;
-      },
+      send: notingStatus(laggingWorld(2), events),
       reprovision: async () => {
-        tokens.invalidate(world.name);
         events.push('reprovision');
-        return tokens.token(world);
+        return provisionAgain(tokens);
       },
       wait: async (ms) => void pauses.push(ms),
     });
@@ -126,10 +135,7 @@ describe('first write through the Kubernetes backends (fake API server)', () => 
         sends++;
         return answer('unauthorized');
       },
-      reprovision: async () => {
-        tokens.invalidate(world.name);
-        return tokens.token(world);
-      },
+      reprovision: () => provisionAgain(tokens),
       wait: async (ms) => void pauses.push(ms),
     });
     assert.equal(result, null);
@@ -143,17 +149,11 @@ describe('first write through the Kubernetes backends (fake API server)', () => 
     // An operator restores the world's Secret from the bootstrap: the broker entry is gone.
     const secret = server.store.get('secrets', 'team-a', 'team-a-tokens')!;
     server.store.update('secrets', { ...secret, data: { 'tokens.toml': Buffer.from(bootstrap).toString('base64') } });
-    const send = laggingWorld(0);
     const events: string[] = [];
     const result = await sendWithFirstMintRetry(cached, defaults, {
-      send: async (token) => {
-        const reply = await send(token);
-        events.push(reply.status);
-        return reply;
-      },
+      send: notingStatus(laggingWorld(0), events),
       reprovision: async () => {
-        tokens.invalidate(world.name);
-        const again = await tokens.token(world);
+        const again = await provisionAgain(tokens);
         events.push(again === cached ? 'reprovision: same token' : 'reprovision: new token');
         return again;
       },

@@ -23,47 +23,31 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { summaryText } from '../../src/broker/graph/federation/summary-text.ts';
 import { parseExport } from '../../src/broker/graph/graph-export.ts';
-import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
-import { assertWithinShare, federationHub } from './federation-hub.ts';
+import type { TestGateway } from '../broker/graph/test-gateway.ts';
+import { assertWithinShare, crawlPastFlood, federationHub, startFloodedFederation } from './federation-hub.ts';
 
-// Mark's body limit (docs/security.md, "Limits and defaults"), written out so the test states it.
-const maxBodyBytes = 1_048_576;
 const floodDocuments = 150;
 const titleChars = 8000;
 
 describe("security: one world's documents cannot stop /graph.md for the other worlds", () => {
   let gateway: TestGateway;
-  const { crawl, hubGraphText, graphOutcome } = federationHub(() => gateway);
-  const teamBLinks = Array.from({ length: 30 }, (_, i) => `mark://team-b/topics/${i}.md`);
+  const hub = federationHub(() => gateway);
+  const { crawl, hubGraphText, graphOutcome } = hub;
 
   before(async () => {
-    gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-a' }, { name: 'team-b' }]);
-    gateway.writers.add(writerIdentity.email);
-    await gateway.publish('root', '/index.md', '# Hub\n\n[Team B](mark://team-b/notes.md)\n');
-    await gateway.publish(
-      'team-b',
-      '/notes.md',
-      `# Team B notes\n\n${teamBLinks.map((to) => `[t](${to})`).join(' ')}\n`,
-    );
-    for (let n = 0; n < floodDocuments; n++)
-      await gateway.publish('team-a', `/flood-${n}.md`, `# ${`${n}-`.padEnd(titleChars, 'x')}\n\nbody\n`);
-    await gateway.publish('team-a', '/small.md', '# Small\n\n[Notes](mark://team-b/notes.md)\n');
+    gateway = await startFloodedFederation(async (flooded) => {
+      for (let n = 0; n < floodDocuments; n++)
+        await flooded.publish('team-a', `/flood-${n}.md`, `# ${`${n}-`.padEnd(titleChars, 'x')}\n\nbody\n`);
+    });
   });
   after(() => gateway?.close());
 
   it('publishes /graph.md within 1 MiB with every world in it, the other worlds whole, and marks the cut world partial', async () => {
-    const summary = await crawl();
-    const outcome = graphOutcome(summary);
-    assert.equal(outcome?.outcome, 'published', JSON.stringify(outcome));
-    const text = await hubGraphText();
-    assert.ok(Buffer.byteLength(text) <= maxBodyBytes);
-    const graph = parseExport(text);
+    // Published within 1 MiB, root's and team-b's links whole (crawlPastFlood).
+    const { summary, outcome, text, graph } = await crawlPastFlood(hub);
     const urls = new Set(graph.nodes.map((n) => n.url));
     assert.ok(urls.has('mark://root/index.md'));
     assert.ok(urls.has('mark://team-b/notes.md'));
-    const from = (url: string) => graph.edges.filter((e) => e.from === url).map((e) => e.to);
-    assert.deepEqual(from('mark://team-b/notes.md').sort(), [...teamBLinks].sort());
-    assert.deepEqual(from('mark://root/index.md'), ['mark://team-b/notes.md']);
     const teamARows = graph.nodes.filter((n) => n.url.startsWith('mark://team-a/') && n.status === 'ok').length;
     assert.ok(teamARows > 0 && teamARows < floodDocuments + 1, `team-a kept ${teamARows} rows`);
     // The cheapest rows stay: /small.md's is a fraction of a flood document's.

@@ -22,52 +22,35 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { summaryText } from '../../src/broker/graph/federation/summary-text.ts';
-import { parseExport } from '../../src/broker/graph/graph-export.ts';
-import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
+import type { TestGateway } from '../broker/graph/test-gateway.ts';
 import { linkFlood } from '../support/link-flood.ts';
-import { assertWithinShare, federationHub } from './federation-hub.ts';
+import { assertWithinShare, crawlPastFlood, federationHub, startFloodedFederation } from './federation-hub.ts';
 
-// Mark's body limit (docs/security.md, "Limits and defaults"), written out so the test states it.
-const maxBodyBytes = 1_048_576;
 const floodDocuments = 15;
 
 describe('security: one world writer cannot stop /graph.md for the other worlds', () => {
   let gateway: TestGateway;
-  const { crawl, hubGraphText, graphOutcome } = federationHub(() => gateway);
-  const teamBLinks = Array.from({ length: 30 }, (_, i) => `mark://team-b/topics/${i}.md`);
+  const hub = federationHub(() => gateway);
+  const { crawl, graphOutcome } = hub;
 
   before(async () => {
-    gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-a' }, { name: 'team-b' }]);
-    gateway.writers.add(writerIdentity.email);
-    await gateway.publish('root', '/index.md', '# Hub\n\n[Team B](mark://team-b/notes.md)\n');
-    await gateway.publish(
-      'team-b',
-      '/notes.md',
-      `# Team B notes\n\n${teamBLinks.map((to) => `[t](${to})`).join(' ')}\n`,
-    );
-    for (let n = 0; n < floodDocuments; n++)
-      await gateway.publish('team-a', `/flood-${n}.md`, linkFlood(`flood-${n}-padding-padding`, 40_000));
-    await gateway.publish('team-a', '/small.md', '# Small\n\n[Notes](mark://team-b/notes.md)\n');
+    gateway = await startFloodedFederation(async (flooded) => {
+      for (let n = 0; n < floodDocuments; n++)
+        await flooded.publish('team-a', `/flood-${n}.md`, linkFlood(`flood-${n}-padding-padding`, 40_000));
+    });
   });
   after(() => gateway?.close());
 
   it("publishes /graph.md with the other worlds' links whole, cuts the flooding world to its share and names it", async () => {
-    const summary = await crawl();
-    const outcome = graphOutcome(summary);
-    assert.equal(outcome?.outcome, 'published', JSON.stringify(outcome));
-    const text = await hubGraphText();
-    assert.ok(Buffer.byteLength(text) <= maxBodyBytes);
-    const graph = parseExport(text);
-    const from = (url: string) => graph.edges.filter((e) => e.from === url).map((e) => e.to);
-    assert.deepEqual(from('mark://team-b/notes.md').sort(), [...teamBLinks].sort());
-    assert.deepEqual(from('mark://root/index.md'), ['mark://team-b/notes.md']);
+    // Published within 1 MiB, root's and team-b's links whole (crawlPastFlood).
+    const { summary, outcome, text, graph, linksFrom } = await crawlPastFlood(hub);
     const teamA = summary.worlds.find((w) => w.world === 'team-a');
     const flooded = graph.edges.filter((e) => e.from.startsWith('mark://team-a/flood-')).length;
     assert.ok(flooded > 0 && flooded < floodDocuments * 1000, `team-a kept ${flooded} links`);
     assert.equal(teamA?.exportLinksCut, floodDocuments * 1000 - flooded);
     assert.equal(summary.worlds.find((w) => w.world === 'team-b')?.exportLinksCut, 0);
     // The document with few links keeps them: the heaviest documents are cut first.
-    assert.deepEqual(from('mark://team-a/small.md'), ['mark://team-b/notes.md']);
+    assert.deepEqual(linksFrom('mark://team-a/small.md'), ['mark://team-b/notes.md']);
     assert.match(summaryText(summary), /team-a .*links left out of \/graph\.md/);
     assert.match(outcome?.detail ?? '', /team-a/);
     assertWithinShare(summary, text, { cut: ['team-a'], whole: ['root', 'team-b'] });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { runFederationCrawl, type FederationCrawlSummary } from '../../src/broker/graph/federation/federation-crawl.ts';
-import { partialWorlds } from '../../src/broker/graph/graph-export.ts';
-import { type TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
+import { parseExport, partialWorlds } from '../../src/broker/graph/graph-export.ts';
+import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
 import { worldRowBytes } from '../support/export-rows.ts';
 
 /**
@@ -22,6 +22,59 @@ export function federationHub(gateway: () => TestGateway) {
       Buffer.from((await gateway().read('root', { verb: 'FETCH', path: '/graph.md' })).body).toString('utf8'),
     graphOutcome: graphOutcomeOf,
   };
+}
+
+/** Team B's notes link to these: the other world's links an export attack must leave whole. */
+const teamBLinks = Array.from({ length: 30 }, (_, i) => `mark://team-b/topics/${i}.md`);
+
+// Mark's body limit (docs/security.md, "Limits and defaults"), written out so the tests state it.
+const maxBodyBytes = 1_048_576;
+
+/**
+ * The worlds of the export attack tests (federation-export-share.test.ts,
+ * federation-export-rows.test.ts): the hub `root` links to team-b's notes,
+ * which link to teamBLinks; `floodTeamA` writes the attack into team-a, and
+ * then team-a's /small.md links to team-b's notes. The gateway is closed if
+ * the setup fails, as the caller has no gateway to close then.
+ */
+export async function startFloodedFederation(
+  floodTeamA: (gateway: TestGateway) => Promise<void>,
+): Promise<TestGateway> {
+  const gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-a' }, { name: 'team-b' }]);
+  try {
+    gateway.writers.add(writerIdentity.email);
+    await gateway.publish('root', '/index.md', '# Hub\n\n[Team B](mark://team-b/notes.md)\n');
+    await gateway.publish(
+      'team-b',
+      '/notes.md',
+      `# Team B notes\n\n${teamBLinks.map((to) => `[t](${to})`).join(' ')}\n`,
+    );
+    await floodTeamA(gateway);
+    await gateway.publish('team-a', '/small.md', '# Small\n\n[Notes](mark://team-b/notes.md)\n');
+    return gateway;
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+}
+
+/**
+ * Crawls the worlds of startFloodedFederation and checks what the attack must
+ * not take from the other worlds: /graph.md is published, within Mark's body
+ * limit, with root's and team-b's links whole. Returns what the crawl left for
+ * the test's own checks on team-a.
+ */
+export async function crawlPastFlood(hub: ReturnType<typeof federationHub>) {
+  const summary = await hub.crawl();
+  const outcome = hub.graphOutcome(summary);
+  assert.equal(outcome?.outcome, 'published', JSON.stringify(outcome));
+  const text = await hub.hubGraphText();
+  assert.ok(Buffer.byteLength(text) <= maxBodyBytes);
+  const graph = parseExport(text);
+  const linksFrom = (url: string) => graph.edges.filter((e) => e.from === url).map((e) => e.to);
+  assert.deepEqual(linksFrom('mark://team-b/notes.md').sort(), [...teamBLinks].sort());
+  assert.deepEqual(linksFrom('mark://root/index.md'), ['mark://team-b/notes.md']);
+  return { summary, outcome, text, graph, linksFrom };
 }
 
 function graphOutcomeOf(summary: FederationCrawlSummary) {

@@ -17,6 +17,29 @@ const brokerTrust = { publicKey: key.publicKey, kid: key.kid, issuer, audiences:
 const mint = (extra: Partial<Parameters<typeof mintBrokerToken>[0]> = {}) =>
   mintBrokerToken({ key, issuer, audience: resource, email: 'Ada@Example.com', ...extra });
 
+/**
+ * A JWT under the broker's kid for its issuer and resource, subject `s`, valid for 10 minutes, carrying
+ * `claims` and signed with `alg` by `signingKey`: the broker token a forger or a buggy minter would make.
+ */
+function brokerKidToken(
+  claims: Record<string, unknown>,
+  alg: string,
+  signingKey: Parameters<SignJWT['sign']>[0],
+): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg, kid: key.kid })
+    .setIssuer(issuer)
+    .setAudience(resource)
+    .setSubject('s')
+    .setExpirationTime('10m')
+    .sign(signingKey);
+}
+
+/** An unsigned JWT (alg none) under `kid`, otherwise a valid token of `iss` for `aud` with a verified email. */
+function unsignedToken(kid: string, claims: { iss: string; aud: string; email: string }): string {
+  return unsecuredJwt({ kid }, { ...claims, sub: 's', email_verified: true, exp: Math.floor(Date.now() / 1000) + 600 });
+}
+
 async function refusal(verify: BearerVerifier, header: string | undefined): Promise<BearerError> {
   try {
     await verify(header);
@@ -140,29 +163,13 @@ describe('broker tokens (ES256, own key)', () => {
   });
 
   it('refuses alg none under the broker kid', async () => {
-    const token = unsecuredJwt(
-      { kid: key.kid },
-      {
-        iss: issuer,
-        aud: resource,
-        sub: 's',
-        email: 'ada@example.com',
-        email_verified: true,
-        exp: Math.floor(Date.now() / 1000) + 600,
-      },
-    );
+    const token = unsignedToken(key.kid, { iss: issuer, aud: resource, email: 'ada@example.com' });
     await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
   });
 
   it('refuses HS256 signed with the public key bytes (algorithm confusion)', async () => {
     const secret = new TextEncoder().encode(key.publicKey.export({ format: 'pem', type: 'spki' }).toString());
-    const token = await new SignJWT({ email: 'ada@example.com', email_verified: true })
-      .setProtectedHeader({ alg: 'HS256', kid: key.kid })
-      .setIssuer(issuer)
-      .setAudience(resource)
-      .setSubject('s')
-      .setExpirationTime('10m')
-      .sign(secret);
+    const token = await brokerKidToken({ email: 'ada@example.com', email_verified: true }, 'HS256', secret);
     const error = await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
     assert.match(error.message, /ERR_JOSE_ALG_NOT_ALLOWED/);
   });
@@ -173,25 +180,13 @@ describe('broker tokens (ES256, own key)', () => {
   });
 
   it('refuses an unverified email', async () => {
-    const token = await new SignJWT({ email: 'ada@example.com', email_verified: false })
-      .setProtectedHeader({ alg: 'ES256', kid: key.kid })
-      .setIssuer(issuer)
-      .setAudience(resource)
-      .setSubject('s')
-      .setExpirationTime('10m')
-      .sign(key.privateKey);
+    const token = await brokerKidToken({ email: 'ada@example.com', email_verified: false }, 'ES256', key.privateKey);
     const error = await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_EMAIL_UNVERIFIED');
     assert.equal(error.description, 'email not verified');
   });
 
   it('refuses a token whose email is blank', async () => {
-    const token = await new SignJWT({ email: '  ', email_verified: true })
-      .setProtectedHeader({ alg: 'ES256', kid: key.kid })
-      .setIssuer(issuer)
-      .setAudience(resource)
-      .setSubject('s')
-      .setExpirationTime('10m')
-      .sign(key.privateKey);
+    const token = await brokerKidToken({ email: '  ', email_verified: true }, 'ES256', key.privateKey);
     await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_EMAIL_MISSING');
   });
 
@@ -266,17 +261,7 @@ describe('upstream ID tokens (remote JWKS)', () => {
   });
 
   it('refuses alg none on the upstream path', async () => {
-    const token = unsecuredJwt(
-      { kid: 'idp-key-1' },
-      {
-        iss: idp.issuer,
-        aud: clientId,
-        sub: 's',
-        email: 'grace@example.com',
-        email_verified: true,
-        exp: Math.floor(Date.now() / 1000) + 600,
-      },
-    );
+    const token = unsignedToken('idp-key-1', { iss: idp.issuer, aud: clientId, email: 'grace@example.com' });
     await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
   });
 });

@@ -16,6 +16,19 @@ const golden = readFileSync(new URL('./testdata/graph-export-incluster.md', impo
 );
 const minute = 60_000;
 
+/** The golden's rows about docs/b.md that the republishing tests take out, as the export writes them. */
+const goldenRows = {
+  bNode:
+    '| [mark://team-a.team-a.svc.cluster.local/docs/b.md](mark://team-a.team-a.svc.cluster.local/docs/b.md) | B doc | ok | 0 |\n',
+  bSupersedesA:
+    '| mark://team-a.team-a.svc.cluster.local/docs/b.md | mark://team-a.team-a.svc.cluster.local/docs/a.md | supersedes |  |  | 1 |\n',
+  aLinksB:
+    '| mark://team-a.team-a.svc.cluster.local/docs/a.md | mark://team-a.team-a.svc.cluster.local/docs/b.md |  | B doc | links | 2 |\n',
+};
+
+/** The golden /graph.md without these rows. */
+const goldenWithout = (...rows: string[]) => rows.reduce((text, row) => text.replace(row, ''), golden);
+
 class Clock {
   ms = Date.parse('2026-03-01T12:00:00Z');
   now = () => new Date(this.ms);
@@ -39,6 +52,23 @@ describe('graph seeding from /graph.md', () => {
     await gateway.publish('root', '/graph.md', golden);
   });
   after(() => gateway.close());
+
+  /** Lets the five-minute seeding interval pass and seeds again. */
+  const seedAfterInterval = async () => {
+    clock.advance(5 * minute);
+    await graph.seed();
+  };
+
+  /** Runs `check` while the hub publishes `text` as its /graph.md, then puts the golden back for the next test. */
+  const whileHubPublishes = async (text: string, check: () => Promise<void>) => {
+    await gateway.publish('root', '/graph.md', text);
+    try {
+      await check();
+    } finally {
+      await gateway.publish('root', '/graph.md', golden);
+    }
+  };
+
   beforeEach(() => {
     gateway.calls.length = 0;
     gateway.unreachable.clear();
@@ -89,13 +119,10 @@ describe('graph seeding from /graph.md', () => {
 
   it("keeps the hub's rows of hosts that are not configured worlds", async () => {
     const other = golden.replaceAll('team-a.team-a.svc.cluster.local', 'elsewhere.example:7000');
-    await gateway.publish('root', '/graph.md', other);
-    try {
+    await whileHubPublishes(other, async () => {
       await graph.seed();
       assert.equal(graph.backlinks('mark://elsewhere.example:7000/docs/a.md').length, 2);
-    } finally {
-      await gateway.publish('root', '/graph.md', golden);
-    }
+    });
   });
 
   it("keeps only a world's own documents from its /graph.md (src/broker/graph/graph-store.ts)", async () => {
@@ -126,8 +153,7 @@ describe('graph seeding from /graph.md', () => {
 
   it('fetches conditionally on the stored etag and keeps the rows on not-modified', async () => {
     await graph.seed();
-    clock.advance(5 * minute);
-    await graph.seed();
+    await seedAfterInterval();
     const rootFetches = gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root');
     assert.equal(rootFetches[0]?.metadata['if-none-match'], undefined, 'the first check has no etag');
     assert.match(rootFetches[1]?.metadata['if-none-match'] ?? '', /^[0-9a-f]{64}$/);
@@ -142,8 +168,7 @@ describe('graph seeding from /graph.md', () => {
     assert.equal(gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root').length, 1);
     assert.deepEqual(warnings, ['graph seed fetch failed']);
     assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 0);
-    clock.advance(5 * minute);
-    await graph.seed();
+    await seedAfterInterval();
     assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 2);
   });
 
@@ -166,39 +191,22 @@ describe('graph seeding from /graph.md', () => {
 
   it('picks up a republished /graph.md once the interval has passed', async () => {
     await graph.seed();
-    const updated = golden.replace(
-      '| mark://team-a.team-a.svc.cluster.local/docs/b.md | mark://team-a.team-a.svc.cluster.local/docs/a.md | supersedes |  |  | 1 |\n',
-      '',
-    );
-    await gateway.publish('root', '/graph.md', updated);
-    try {
-      clock.advance(5 * minute);
-      await graph.seed();
+    const updated = goldenWithout(goldenRows.bSupersedesA);
+    await whileHubPublishes(updated, async () => {
+      await seedAfterInterval();
       assert.deepEqual(
         graph.backlinks('mark://team-a/docs/a.md').map((b) => b.rel),
         [''],
       );
-    } finally {
-      await gateway.publish('root', '/graph.md', golden);
-    }
+    });
   });
 
   it('forgets a document the republished /graph.md no longer lists: its row, title and links', async () => {
     // The federation crawl drops a document that was deleted, archived or read-protected since the last run.
     await graph.seed();
-    const without = golden
-      .replace(
-        '| [mark://team-a.team-a.svc.cluster.local/docs/b.md](mark://team-a.team-a.svc.cluster.local/docs/b.md) | B doc | ok | 0 |\n',
-        '',
-      )
-      .replace(
-        '| mark://team-a.team-a.svc.cluster.local/docs/b.md | mark://team-a.team-a.svc.cluster.local/docs/a.md | supersedes |  |  | 1 |\n',
-        '',
-      );
-    await gateway.publish('root', '/graph.md', without);
-    try {
-      clock.advance(5 * minute);
-      await graph.seed();
+    const without = goldenWithout(goldenRows.bNode, goldenRows.bSupersedesA);
+    await whileHubPublishes(without, async () => {
+      await seedAfterInterval();
       assert.deepEqual(
         graph.backlinks('mark://team-a/docs/a.md').map((b) => b.url),
         ['mark://team-a/index.md'],
@@ -207,36 +215,19 @@ describe('graph seeding from /graph.md', () => {
       const exported = graph.exportMarkdown();
       assert.doesNotMatch(exported, /^\| \[mark:\/\/team-a\/docs\/b\.md\]/m, 'no node row');
       assert.doesNotMatch(exported, /^\| mark:\/\/team-a\/docs\/b\.md \|/m, 'no edge from it');
-    } finally {
-      await gateway.publish('root', '/graph.md', golden);
-    }
+    });
   });
 
   it('keeps what a republished /graph.md leaves out of a world its ## Partial section names', async () => {
     // The federation crawl cut team-a to its share of the export (src/broker/graph/federation/export-share.ts):
     // docs/b.md's row and links are left out, not gone.
     await graph.seed();
-    const partial = golden
-      .replace(
-        '\n## Nodes\n',
-        '\n## Partial\n\n- team-a: 1 documents and 2 links left out; at most 0 links per document\n\n## Nodes\n',
-      )
-      .replace(
-        '| [mark://team-a.team-a.svc.cluster.local/docs/b.md](mark://team-a.team-a.svc.cluster.local/docs/b.md) | B doc | ok | 0 |\n',
-        '',
-      )
-      .replace(
-        '| mark://team-a.team-a.svc.cluster.local/docs/b.md | mark://team-a.team-a.svc.cluster.local/docs/a.md | supersedes |  |  | 1 |\n',
-        '',
-      )
-      .replace(
-        '| mark://team-a.team-a.svc.cluster.local/docs/a.md | mark://team-a.team-a.svc.cluster.local/docs/b.md |  | B doc | links | 2 |\n',
-        '',
-      );
-    await gateway.publish('root', '/graph.md', partial);
-    try {
-      clock.advance(5 * minute);
-      await graph.seed();
+    const partial = goldenWithout(goldenRows.bNode, goldenRows.bSupersedesA, goldenRows.aLinksB).replace(
+      '\n## Nodes\n',
+      '\n## Partial\n\n- team-a: 1 documents and 2 links left out; at most 0 links per document\n\n## Nodes\n',
+    );
+    await whileHubPublishes(partial, async () => {
+      await seedAfterInterval();
       assert.deepEqual(
         graph.backlinks('mark://team-a/docs/a.md').map((b) => b.url),
         ['mark://team-a/docs/b.md', 'mark://team-a/index.md'],
@@ -249,12 +240,9 @@ describe('graph seeding from /graph.md', () => {
       );
       // Once the world is whole again, what the export no longer lists is forgotten as before.
       await gateway.publish('root', '/graph.md', partial.replace(/\n## Partial\n\n[^\n]*\n/, ''));
-      clock.advance(5 * minute);
-      await graph.seed();
+      await seedAfterInterval();
       assert.equal(graph.store.node('mark://team-a/docs/b.md'), undefined);
-    } finally {
-      await gateway.publish('root', '/graph.md', golden);
-    }
+    });
   });
 
   describe("a partial world's documents under its per-document bound", () => {
@@ -282,29 +270,24 @@ describe('graph seeding from /graph.md', () => {
 
     const reseed = async (targets: readonly string[]) => {
       await gateway.publish('root', '/graph.md', hubExport(targets));
-      clock.advance(5 * minute);
-      await graph.seed();
+      await seedAfterInterval();
     };
 
     it('replaces the links of a document listed with fewer links than the bound: a link its writer removed goes', async () => {
-      try {
+      await whileHubPublishes(hubExport([]), async () => {
         await reseed(['/docs/x.md', '/docs/y.md']);
         assert.deepEqual(linksOfA(), ['mark://team-a/docs/x.md', 'mark://team-a/docs/y.md']);
         await reseed(['/docs/x.md']);
         assert.deepEqual(linksOfA(), ['mark://team-a/docs/x.md']);
-      } finally {
-        await gateway.publish('root', '/graph.md', golden);
-      }
+      });
     });
 
     it('adds to the links of a document listed with as many links as the bound: it may have been cut', async () => {
-      try {
+      await whileHubPublishes(hubExport([]), async () => {
         await reseed(['/docs/x.md', '/docs/y.md']);
         await reseed(['/docs/x.md', '/docs/z.md']);
         assert.deepEqual(linksOfA(), ['mark://team-a/docs/x.md', 'mark://team-a/docs/y.md', 'mark://team-a/docs/z.md']);
-      } finally {
-        await gateway.publish('root', '/graph.md', golden);
-      }
+      });
     });
   });
 
@@ -313,12 +296,8 @@ describe('graph seeding from /graph.md', () => {
     const other = new BrokerGraph({ gateway, now: clock.now, announce: (world) => graph.heardPublished(world) });
     await graph.seed();
     assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 2);
-    const updated = golden.replace(
-      '| mark://team-a.team-a.svc.cluster.local/docs/b.md | mark://team-a.team-a.svc.cluster.local/docs/a.md | supersedes |  |  | 1 |\n',
-      '',
-    );
-    await gateway.publish('root', '/graph.md', updated);
-    try {
+    const updated = goldenWithout(goldenRows.bSupersedesA);
+    await whileHubPublishes(updated, async () => {
       other.published('root', '/docs/other.md');
       await graph.seed();
       assert.equal(graph.backlinks('mark://team-a/docs/a.md').length, 2, 'only /graph.md is announced');
@@ -331,9 +310,7 @@ describe('graph seeding from /graph.md', () => {
       const rootFetches = gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root');
       assert.equal(rootFetches.length, 2, 'one check at start, one after the announcement');
       assert.match(rootFetches[1]?.metadata['if-none-match'] ?? '', /^[0-9a-f]{64}$/, 'still conditional');
-    } finally {
-      await gateway.publish('root', '/graph.md', golden);
-    }
+    });
   });
 
   it('lets a local crawl take precedence over the seed', async () => {
@@ -342,18 +319,14 @@ describe('graph seeding from /graph.md', () => {
     await graph.seed();
     await graph.crawl('mark://team-a/docs/b.md', gateway, 1);
     // A newer export (different etag) still lists b.md's supersedes edge.
-    await gateway.publish('root', '/graph.md', golden.replace('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'));
-    try {
-      clock.advance(5 * minute);
-      await graph.seed();
+    await whileHubPublishes(golden.replace('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'), async () => {
+      await seedAfterInterval();
       assert.equal(gateway.callsTo('FETCH', '/graph.md').filter((c) => c.world === 'root').length, 2);
       assert.equal(graph.store.node('mark://team-a/docs/b.md')?.title, 'B crawled');
       assert.deepEqual(
         graph.backlinks('mark://team-a/docs/a.md').map((b) => b.url),
         ['mark://team-a/index.md'],
       );
-    } finally {
-      await gateway.publish('root', '/graph.md', golden);
-    }
+    });
   });
 });

@@ -3,6 +3,29 @@ import { after, before, describe, it } from 'node:test';
 import { startListener, type Harness } from './fixtures.ts';
 import { initializeBody, jsonRpcHeaders, rawRequest } from './raw-http.ts';
 
+/**
+ * Starts a listener with `options` for the describe block that calls it (its before and after hooks),
+ * and returns it and `post`, an authenticated JSON-RPC ping sent with the given extra headers (Host, Origin).
+ */
+function pingWithHeaders(options: Parameters<typeof startListener>[0] = {}) {
+  let harness: Harness;
+  let token: string;
+  before(async () => {
+    harness = await startListener(options);
+    token = await harness.token();
+  });
+  after(() => harness.close());
+  return {
+    harness: () => harness,
+    post: (headers: Record<string, string>) =>
+      rawRequest(harness.url, {
+        method: 'POST',
+        headers: { ...jsonRpcHeaders(token), ...headers },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      }),
+  };
+}
+
 describe('malformed requests on /mcp get JSON-RPC errors, never a crash', () => {
   let harness: Harness;
   let token: string;
@@ -96,20 +119,7 @@ describe('malformed requests on /mcp get JSON-RPC errors, never a crash', () => 
 });
 
 describe('DNS-rebinding protection (Host and Origin)', () => {
-  let harness: Harness;
-  let token: string;
-  before(async () => {
-    harness = await startListener();
-    token = await harness.token();
-  });
-  after(() => harness.close());
-
-  const post = (headers: Record<string, string>) =>
-    rawRequest(harness.url, {
-      method: 'POST',
-      headers: { ...jsonRpcHeaders(token), ...headers },
-      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-    });
+  const { harness, post } = pingWithHeaders();
 
   it('refuses a foreign Host with 403 and a JSON-RPC error without id', async () => {
     const response = await post({ host: 'evil.example:8080' });
@@ -122,7 +132,7 @@ describe('DNS-rebinding protection (Host and Origin)', () => {
   });
 
   it('refuses a foreign Host before authentication and on the metadata routes too', async () => {
-    const response = await rawRequest(harness.url, {
+    const response = await rawRequest(harness().url, {
       path: '/.well-known/oauth-protected-resource',
       headers: { host: 'evil.example' },
     });
@@ -147,23 +157,10 @@ describe('DNS-rebinding protection (Host and Origin)', () => {
 });
 
 describe('DNS-rebinding protection with configured hosts and origins', () => {
-  let harness: Harness;
-  let token: string;
-  before(async () => {
-    harness = await startListener({
-      allowedHosts: ['mcp.example.com', '127.0.0.1'],
-      allowedOrigins: ['https://app.example.com'],
-    });
-    token = await harness.token();
+  const { post } = pingWithHeaders({
+    allowedHosts: ['mcp.example.com', '127.0.0.1'],
+    allowedOrigins: ['https://app.example.com'],
   });
-  after(() => harness.close());
-
-  const post = (headers: Record<string, string>) =>
-    rawRequest(harness.url, {
-      method: 'POST',
-      headers: { ...jsonRpcHeaders(token), ...headers },
-      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-    });
 
   it('accepts a configured host and origin', async () => {
     assert.equal((await post({ host: 'MCP.example.com', origin: 'https://app.example.com' })).status, 200);

@@ -11,6 +11,7 @@ import { makeIndexTool, markIndex } from '../../../src/broker/mcp/tools/index-to
 import { markResolve } from '../../../src/broker/mcp/tools/resolve.ts';
 import { testNow, toolContext } from './helpers/context.ts';
 import { startTestStack, type TestStack } from './helpers/fixture-gateway.ts';
+import type { MarkResponse } from '../../../src/protocol/response.ts';
 import { MemoryGateway, response } from './helpers/memory-gateway.ts';
 
 const h = (text: string) => prefixedSha256(text);
@@ -233,6 +234,32 @@ describe('mark_index when a world cannot be reached', () => {
 });
 
 describe('mark_resolve and mark_index rules no real world exhibits', () => {
+  /**
+   * mark_index of an empty world `src` into mark://dst/i.md, first without force, then with it. The
+   * source answers its LIST with no entries and `sourceManifest` to the rest (its agent manifest);
+   * the target accepts the PUBLISH and answers `targetManifest` to the rest.
+   */
+  const indexEmptySource = async (sourceManifest: () => MarkResponse, targetManifest: () => MarkResponse) => {
+    const gateway = new MemoryGateway({
+      src: (call) =>
+        call.verb === 'LIST'
+          ? response('ok', { complete: 'true', entries: '0' }, '\n# Index of /\n\n')
+          : sourceManifest(),
+      dst: (call) => (call.verb === 'PUBLISH' ? response('created', { version: '1' }) : targetManifest()),
+    });
+    const refused = await runTool(
+      markIndex,
+      { source: 'mark://src/', target: 'mark://dst/i.md' },
+      toolContext(gateway),
+    );
+    const forced = await runTool(
+      markIndex,
+      { source: 'mark://src/', target: 'mark://dst/i.md', force: true },
+      toolContext(gateway),
+    );
+    return { refused, forced };
+  };
+
   it('skips a world whose answer does not hash to what it claims', async () => {
     const claimed = h('genuine');
     const gateway = new MemoryGateway({
@@ -252,30 +279,14 @@ describe('mark_resolve and mark_index rules no real world exhibits', () => {
   });
 
   it('refuses to publish to a target without an agent manifest unless forced', async () => {
-    const gateway = new MemoryGateway({
-      src: (call) =>
-        call.verb === 'LIST'
-          ? response('ok', { complete: 'true', entries: '0' }, '\n# Index of /\n\n')
-          : response('ok', { version: '1' }, 'manifest'),
-      dst: (call) =>
-        call.verb === 'PUBLISH'
-          ? response('created', { version: '1' })
-          : response('not-found', {}, '\n# Not found\n\nnone\n'),
-    });
-    const refused = await runTool(
-      markIndex,
-      { source: 'mark://src/', target: 'mark://dst/i.md' },
-      toolContext(gateway),
+    const { refused, forced } = await indexEmptySource(
+      () => response('ok', { version: '1' }, 'manifest'),
+      () => response('not-found', {}, '\n# Not found\n\nnone\n'),
     );
     assert.deepEqual(refused, {
       isError: true,
       text: 'target server has no agent manifest; cannot verify it accepts index publications. Use force=true to override, or publish a manifest at /.well-known/agent-manifest.md on the target.',
     });
-    const forced = await runTool(
-      markIndex,
-      { source: 'mark://src/', target: 'mark://dst/i.md', force: true },
-      toolContext(gateway),
-    );
     assert.equal(
       forced.text,
       'warning: target server has no agent manifest (force=true override)\nIndexed 0 documents from mark://src\nstatus: created\nversion: 1\n',
@@ -283,30 +294,14 @@ describe('mark_resolve and mark_index rules no real world exhibits', () => {
   });
 
   it('names an answer other than not-found instead of calling it a missing manifest', async () => {
-    const gateway = new MemoryGateway({
-      src: (call) =>
-        call.verb === 'LIST'
-          ? response('ok', { complete: 'true', entries: '0' }, '\n# Index of /\n\n')
-          : response('not-permitted', {}, '\n# Not permitted\n\nread token required\n'),
-      dst: (call) =>
-        call.verb === 'PUBLISH'
-          ? response('created', { version: '1' })
-          : response('server-error', {}, '\n# Server error\n\ndisk full\n'),
-    });
-    const refused = await runTool(
-      markIndex,
-      { source: 'mark://src/', target: 'mark://dst/i.md' },
-      toolContext(gateway),
+    const { refused, forced } = await indexEmptySource(
+      () => response('not-permitted', {}, '\n# Not permitted\n\nread token required\n'),
+      () => response('server-error', {}, '\n# Server error\n\ndisk full\n'),
     );
     assert.deepEqual(refused, {
       isError: true,
       text: "could not check the target server's agent manifest at /.well-known/agent-manifest.md: the world answered server-error: # Server error disk full; nothing was published",
     });
-    const forced = await runTool(
-      markIndex,
-      { source: 'mark://src/', target: 'mark://dst/i.md', force: true },
-      toolContext(gateway),
-    );
     assert.equal(
       forced.text,
       "warning: could not check the source server's agent manifest: the world answered not-permitted: # Not permitted read token required\n" +

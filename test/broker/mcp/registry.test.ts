@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { allTools } from '../../../src/broker/mcp/tools/index.ts';
 import { callTool, defineTool, outputSchemaOf, runTool } from '../../../src/broker/mcp/run-tool.ts';
 import { structuredResult } from '../../../src/broker/mcp/tool-result.ts';
+import { goReferenceToolNames } from '../../support/reference-tools.ts';
 import { toolContext } from './helpers/context.ts';
 import { MemoryGateway } from './helpers/memory-gateway.ts';
 
@@ -11,24 +12,7 @@ describe('the tool registry', () => {
   it('lists the reference tools in the reference order, without the graph tools', () => {
     assert.deepEqual(
       allTools().map((tool) => tool.name),
-      [
-        'mark_fetch',
-        'mark_explore',
-        'mark_list',
-        'mark_versions',
-        'mark_lookup',
-        'mark_lookup_all',
-        'mark_publish',
-        'mark_append',
-        'mark_archive',
-        'mark_discover',
-        'mark_resolve',
-        'mark_index',
-        'mark_worlds',
-        'mark_search',
-        'mark_doctor',
-        'mark_diff',
-      ],
+      [...goReferenceToolNames, 'mark_search', 'mark_doctor', 'mark_diff'],
     );
   });
 

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { searchWorlds, type LookupFn } from '../../../src/broker/search/index.ts';
+import { type SearchOutcome, type SearchWorldsRequest, searchWorlds } from '../../../src/broker/search/index.ts';
 import { startTestStack, type TestStack } from '../mcp/helpers/fixture-gateway.ts';
 
 /** The same documents, split over three worlds or all in one. */
@@ -13,15 +13,21 @@ const docs: [string, string, string][] = [
   ['/notes.md', '# Notes\n\nPlain words about nothing in particular.\n', 'gamma'],
 ];
 
-function lookupVia(stack: TestStack): LookupFn {
-  return (world, call) => stack.gateway.read(world, call);
+const splitWorlds = ['alpha', 'beta', 'gamma'];
+
+/** searchWorlds over `stack`'s real worlds, under the whole tree and with any term unless the request says otherwise. */
+function search(
+  stack: TestStack,
+  request: Pick<SearchWorldsRequest, 'worlds' | 'query' | 'limit'> & Partial<SearchWorldsRequest>,
+): Promise<SearchOutcome> {
+  return searchWorlds((world, call) => stack.gateway.read(world, call), { scope: '/', terms: 'any', ...request });
 }
 
 describe('cross-world search over real worlds', () => {
   let split: TestStack;
   let union: TestStack;
   before(async () => {
-    [split, union] = await Promise.all([startTestStack(['alpha', 'beta', 'gamma']), startTestStack(['all'])]);
+    [split, union] = await Promise.all([startTestStack(splitWorlds), startTestStack(['all'])]);
     for (const [path, body, world] of docs) {
       await split.seed(world, path, body);
       await union.seed('all', path, body);
@@ -33,9 +39,9 @@ describe('cross-world search over real worlds', () => {
   });
 
   it('scores every row exactly as one world holding all the documents would', async () => {
-    const request = { query: 'rotate tokens fleet', scope: '/', limit: 20, terms: 'any' as const };
-    const merged = await searchWorlds(lookupVia(split), { ...request, worlds: ['alpha', 'beta', 'gamma'] });
-    const single = await searchWorlds(lookupVia(union), { ...request, worlds: ['all'] });
+    const request = { query: 'rotate tokens fleet', limit: 20 };
+    const merged = await search(split, { ...request, worlds: splitWorlds });
+    const single = await search(union, { ...request, worlds: ['all'] });
     assert.equal(merged.ranking, 'score');
     const key = (r: { path: string; anchor: string; score?: number }) => `${r.path}#${r.anchor} ${r.score?.toFixed(4)}`;
     assert.ok(merged.rows.length >= 4);
@@ -44,22 +50,19 @@ describe('cross-world search over real worlds', () => {
   });
 
   it('puts the world with the most of the question first, whichever world is asked first', async () => {
-    const outcome = await searchWorlds(lookupVia(split), {
+    const outcome = await search(split, {
       worlds: ['gamma', 'beta', 'alpha'],
       query: 'rotation job signs tokens',
-      scope: '/',
       limit: 3,
-      terms: 'any',
     });
     assert.equal(outcome.rows[0]?.world, 'alpha');
     assert.equal(outcome.rows[0]?.path, '/rotation.md');
   });
 
   it('requires every term in every row under the Go `bodymatch.go` rule, across worlds', async () => {
-    const outcome = await searchWorlds(lookupVia(split), {
-      worlds: ['alpha', 'beta', 'gamma'],
+    const outcome = await search(split, {
+      worlds: splitWorlds,
       query: 'rotation fleet',
-      scope: '/',
       limit: 10,
       terms: 'all',
     });
@@ -67,10 +70,9 @@ describe('cross-world search over real worlds', () => {
       outcome.rows.map((r) => `${r.world}:${r.path}`),
       ['gamma:/glossary.md'],
     );
-    const relaxed = await searchWorlds(lookupVia(split), {
-      worlds: ['alpha', 'beta', 'gamma'],
+    const relaxed = await search(split, {
+      worlds: splitWorlds,
       query: 'rotation fleet',
-      scope: '/',
       limit: 10,
       terms: 'any',
     });
@@ -78,12 +80,10 @@ describe('cross-world search over real worlds', () => {
   });
 
   it('answers one row per document when asked, keeping the best section', async () => {
-    const outcome = await searchWorlds(lookupVia(split), {
-      worlds: ['alpha', 'beta', 'gamma'],
+    const outcome = await search(split, {
+      worlds: splitWorlds,
       query: 'tokens',
-      scope: '/',
       limit: 10,
-      terms: 'any',
       onePerDocument: true,
     });
     const documents = outcome.rows.map((r) => `${r.world}:${r.path}`);
@@ -91,12 +91,10 @@ describe('cross-world search over real worlds', () => {
   });
 
   it('suggests the nearest titles of every world when nothing matches', async () => {
-    const outcome = await searchWorlds(lookupVia(split), {
-      worlds: ['alpha', 'beta', 'gamma'],
+    const outcome = await search(split, {
+      worlds: splitWorlds,
       query: 'glosary',
-      scope: '/',
       limit: 10,
-      terms: 'any',
       nearest: 3,
     });
     assert.deepEqual(outcome.rows, []);
@@ -109,12 +107,10 @@ describe('cross-world search over real worlds', () => {
     try {
       await partial.seed('up', '/a.md', '# Alpha\n\nrotation of keys\n');
       await partial.worlds.down!.server.close();
-      const outcome = await searchWorlds(lookupVia(partial), {
+      const outcome = await search(partial, {
         worlds: ['down', 'up'],
         query: 'rotation',
-        scope: '/',
         limit: 5,
-        terms: 'any',
       });
       assert.deepEqual(
         outcome.rows.map((r) => `${r.world}:${r.path}`),

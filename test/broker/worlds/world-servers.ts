@@ -6,8 +6,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startWorldServer, type WorldServer } from '../../../src/world/world-server.ts';
-import { pinnedNow, testTls } from '../../world/world-fixture.ts';
+import type { WorldServer } from '../../../src/world/world-server.ts';
+import { startLoopbackWorldServer, testTls } from '../../world/world-fixture.ts';
 import type { Identity } from '../../../src/broker/identity.ts';
 import type { CircuitState, WorldGatewayMetrics, WorldHealth } from '../../../src/broker/worlds/index.ts';
 
@@ -25,17 +25,7 @@ export async function startTestWorld(name: string, tokensToml = ''): Promise<Tes
   const dir = await mkdtemp(join(tmpdir(), `broker-world-${name}-`));
   const tokensFile = join(dir, 'tokens.toml');
   await writeFile(tokensFile, tokensToml);
-  const tls = await testTls();
-  const listen = async (port: number) =>
-    startWorldServer({
-      root: join(dir, 'root'),
-      tokensFile,
-      name,
-      now: pinnedNow,
-      listen: { host: '127.0.0.1', port },
-      tls,
-      rateLimit: { perSecond: 0, burst: 1 },
-    });
+  const listen = (port: number) => startLoopbackWorldServer({ name, root: join(dir, 'root'), tokensFile, port });
   let server: WorldServer | null = await listen(0);
   const port = server.port;
   return {
