@@ -1,17 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSocket } from 'node:dgram';
+import { blackHole } from '../support/black-hole.ts';
 import { MarkTransportClient } from '../../src/transport/client.ts';
 import { DialFailedError } from '../../src/transport/errors.ts';
-
-/** A UDP port that never answers; each dial comes from its own socket, so source ports count dials. */
-async function blackHole() {
-  const socket = createSocket('udp4');
-  const sources = new Set<number>();
-  socket.on('message', (_message, from) => sources.add(from.port));
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  return { port: socket.address().port, dials: () => sources.size, close: () => socket.close() };
-}
 
 const request = new TextEncoder().encode('FETCH /x.md mark/1\n\n');
 
