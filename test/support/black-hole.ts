@@ -3,14 +3,12 @@
  * gone but whose address still routes. Each QUIC dial comes from its own
  * socket (src/transport/client.ts), so distinct source ports count dials,
  * while a dial's own retransmissions of its Initial packet, which may still
- * arrive after the dial gave up, add packets but no dial.
+ * arrive after the dial gave up, add no dial.
  */
 import { createSocket } from 'node:dgram';
 
 export type BlackHole = {
   readonly port: number;
-  /** Datagrams received so far. */
-  packets(): number;
   /** Distinct dials (source ports) seen so far. */
   dials(): number;
   close(): void;
@@ -19,15 +17,12 @@ export type BlackHole = {
 export async function blackHole(): Promise<BlackHole> {
   const socket = createSocket('udp4');
   const sources = new Set<number>();
-  let packets = 0;
   socket.on('message', (_message, from) => {
-    packets += 1;
     sources.add(from.port);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   return {
     port: socket.address().port,
-    packets: () => packets,
     dials: () => sources.size,
     close: () => socket.close(),
   };
