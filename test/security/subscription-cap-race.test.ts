@@ -22,7 +22,12 @@
  * The attack succeeded before the fix (checked by running the test against
  * it): Redis held 3 subscriptions against a bound of 2, and x kept notifying
  * after its unsubscribe. Now a save only removes subscriptions; only
- * `reserveSubscription` adds them.
+ * `reserveSubscription` adds them. A later review found that this still left
+ * x in A's own copy when A reloaded on B's announce before its save (x counted
+ * as confirmed and not yet saved): A kept notifying x while Redis held y and z
+ * (checked by running the test against it). Now a save that carried an added
+ * subscription reads the saved set back, so Redis decides
+ * (src/broker/http/shared-memory.ts).
  *
  * Two real MCP listeners sharing a real redis-server
  * (test/broker/http/shared-replicas.ts), the session's record read back
@@ -151,6 +156,9 @@ describe('the resource subscription bound of a session shared by two replicas', 
     assert.deepEqual(subscriptionsOf(copyB), ['x']);
     copyB.set(subscribedResourcesKey, []);
     assert.equal(await memoryB.save(directory, id, copyB), true);
+    // B's save is announced, and A reloads its copy before its own save (reloadSessionMemory): x, confirmed
+    // and not yet saved by A, is kept there as unsaved.
+    await memoryA.load(directory, id, copyA);
     // The freed place is taken, and the bound's last one.
     assert.equal(await directory.reserveSubscription(id, 'y', bound), 'added');
     assert.equal(await directory.reserveSubscription(id, 'z', bound), 'added');
