@@ -42,10 +42,10 @@ export class NextMatch {
 }
 
 /** A match a `replaceEach` matcher found: the text that replaces it, and the index just after it. */
-export type Replacement = { text: string; end: number };
+type Replacement = { text: string; end: number };
 
 /** A matcher's answer when no match starts at this opening nor at any later one. */
-export const noneFromHere = Symbol('noneFromHere');
+const noneFromHere = Symbol('noneFromHere');
 
 /**
  * `s` with each match replaced, left to right, the way a global `s.replace`

@@ -85,9 +85,4 @@ export class PublishingStandard {
       policyUrl: `mark://${this.hub}${policyPath}`,
     };
   }
-
-  /** Forgets the held copies, e.g. after the standard was published through this broker. */
-  invalidate(path: string): void {
-    for (const part of Object.values(standardPaths)) if (part === path) this.#documents.invalidate(this.hub, part);
-  }
 }

@@ -1,7 +1,6 @@
 /** The broker's MCP surface, SDK-neutral: tools, resources and prompts, plus the helpers the HTTP layer registers them with. */
 export type * from './definitions.ts';
 export { allTools, graphTools } from './tools/index.ts';
-export { formatGraphSummary } from './tools/graph-crawl.ts';
 export { defaultGraphRetention } from './tools/graph-publish.ts';
 export { runTool, defineTool } from './run-tool.ts';
 export {

@@ -67,14 +67,10 @@ export const markGraph = defineTool({
 /**
  * Counts for this crawl, then nodes and edges, at most `graphTextListCap` of
  * each. Nodes are sorted by URL and edges by (from, to, rel), so the text is
- * deterministic. `crawled` is `crawledNodes(result)`, which a caller that also
- * answers with the nodes builds once and passes.
+ * deterministic. `crawled` is `crawledNodes(result)`, built once by the
+ * handler, which also answers with the nodes.
  */
-export function formatGraphSummary(
-  result: GraphCrawl,
-  startUrl: string,
-  crawled: readonly GraphNode[] = crawledNodes(result),
-): string {
+function formatGraphSummary(result: GraphCrawl, startUrl: string, crawled: readonly GraphNode[]): string {
   const nodes = [...crawled].sort((a, b) => compareUtf8(a.url, b.url));
   let out = `Crawled ${nodes.length} nodes, ${result.graph.edgeCount} edges from ${startUrl}\n`;
   out += boundsNotes(result, nodes);
