@@ -33,6 +33,19 @@
  * served the attacker's Service. Now a replica records only once every scope
  * has listed, and never a name it chose before that.
  *
+ * The seventh attack, a replica whose first list failed serving the
+ * attacker's Service, succeeded until 2026-12-07 (checked by running it
+ * against the code before): with namespaces a and b, the record naming b/x
+ * for `team-b` and b's first list failing, the replica served a/x, the only
+ * claimant it saw, and kept it after b relisted, since the serving Service
+ * kept its name. Now, until every scope has listed, the Service the record
+ * names takes the name back when it claims it. The two tests after it guard
+ * that rule against a stale record (both pass on the code before, and each
+ * failed when its part of the fix was left out): the record is read again
+ * before a relist, and a recorded Service seen to stop claiming the name
+ * loses its place, so neither a Service the running replicas moved away
+ * from nor one relabelled back to the name wins.
+ *
  * The real WorldDiscovery (client-node informer) against the fake Kubernetes
  * API server of test/kubernetes/ (discovery-fixture.ts), which sets
  * creationTimestamp; the replicas' shared state is the in-memory document
@@ -164,6 +177,25 @@ describe('discovery name takeover (fake API server, real client-node informer)',
       sleep: (_ms: number, signal?: AbortSignal) => systemClock.sleep(0, signal),
     };
 
+    /** Holds a failed scope's restart until `open()`; `stop()` still ends the wait. */
+    function gatedRestart() {
+      let open = () => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const clock = {
+        now: Date.now,
+        sleep: (_ms: number, signal?: AbortSignal) =>
+          new Promise<void>((resolve, reject) => {
+            void gate.then(resolve);
+            signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+          }),
+      };
+      return { clock, open };
+    }
+
+    const servedIn = (namespace: string) => `x.${namespace}.svc.cluster.local:6309`;
+
     /**
      * The record as the running replicas wrote it, after `fresh` has recorded a
      * name it saw only once its view was whole (`team-c`): the record's writes
@@ -203,6 +235,74 @@ describe('discovery name takeover (fake API server, real client-node informer)',
 
       const record = await recordAfterWholeView(state, 'b');
       assert.equal(record.get('team-b'), 'b/x', 'the record still names what the running replicas serve');
+    });
+
+    it('serves the recorded Service once its scope relists, not the one it saw while partial', async () => {
+      const state = new MemoryStateStore();
+      await new ServedNamesRecord(state).record('team-b', 'b/x');
+      createAt('2025-01-01T00:00:00Z', worldService('a', 'x', { 'demarkus.io/world': 'team-b' }));
+      createAt('2026-01-01T00:00:00Z', worldService('b', 'x', { 'demarkus.io/world': 'team-b' }));
+      fixture.server.fail((request) => request.verb === 'list' && request.namespace === 'b', 500, 1);
+
+      await fixture.start({ onIssue, state, namespaces: ['a', 'b'], clock: immediateRestart });
+      await eventually(() => fixture.server.openWatches === 2, 'both scopes watch, b after its relist');
+
+      assert.equal(served('team-b'), servedIn('b'), 'the replica serves what the running replicas serve');
+      assert.ok(
+        issues.includes(
+          'a/x: world "team-b" is already served by Service b/x; this Service is ignored until that one goes',
+        ),
+        issues.join('\n'),
+      );
+      // Its choice now agrees with the record, so it records the name's next Service as any replica would.
+      fixture.server.store.delete('services', 'b', 'x');
+      const record = new ServedNamesRecord(state);
+      await eventually(async () => (await record.read()).get('team-b') === 'a/x', 'the next Service is recorded');
+      assert.equal(served('team-b'), servedIn('a'));
+    });
+
+    it('reads the record again before the relist, so a Service the replicas moved away from does not win', async () => {
+      const state = new MemoryStateStore();
+      const record = new ServedNamesRecord(state);
+      await record.record('team-b', 'b/x');
+      createAt('2025-01-01T00:00:00Z', worldService('a', 'x', { 'demarkus.io/world': 'team-b' }));
+      createAt('2026-01-01T00:00:00Z', worldService('b', 'x', { 'demarkus.io/world': 'team-b' }));
+      fixture.server.fail((request) => request.verb === 'list' && request.namespace === 'b', 500, 1);
+      const restart = gatedRestart();
+
+      await fixture.start({ onIssue, state, namespaces: ['a', 'b'], clock: restart.clock });
+      assert.equal(served('team-b'), servedIn('a'), 'while b is unlisted, a/x is the only claimant seen');
+      // Meanwhile on the running replicas: b/x is relabelled away, they move to a/x, and b/x's claim comes back later.
+      relabel('b', 'x', 'elsewhere');
+      await record.record('team-b', 'a/x');
+      relabel('b', 'x', 'team-b');
+
+      restart.open();
+      await eventually(() => fixture.server.openWatches === 2, 'both scopes watch, b after its relist');
+      assert.equal(served('team-b'), servedIn('a'), 'the replica serves what the running replicas serve now');
+    });
+
+    it('does not give the name back to a recorded Service that stopped claiming it and claims it again', async () => {
+      const state = new MemoryStateStore();
+      await new ServedNamesRecord(state).record('team-b', 'a/s');
+      createAt('2025-01-01T00:00:00Z', worldService('a', 't', { 'demarkus.io/world': 'team-b' }));
+      createAt('2026-01-01T00:00:00Z', worldService('a', 's', { 'demarkus.io/world': 'team-b' }));
+      fixture.server.fail((request) => request.verb === 'list' && request.namespace === 'b', 500, 1);
+
+      // b stays unlisted for the whole test, so the replica's view stays partial.
+      await fixture.start({ onIssue, state, namespaces: ['a', 'b'], clock: gatedRestart().clock });
+      assert.equal(served('team-b'), 's.a.svc.cluster.local:6309', 'the recorded Service serves');
+      relabel('a', 's', 'elsewhere');
+      await eventually(() => served('team-b') === 't.a.svc.cluster.local:6309', 'the other claimant serves');
+      relabel('a', 's', 'team-b');
+      await eventually(
+        () =>
+          issues.includes(
+            'a/s: world "team-b" is already served by Service a/t; this Service is ignored until that one goes',
+          ),
+        'the renewed claim is seen and ignored',
+      );
+      assert.equal(served('team-b'), 't.a.svc.cluster.local:6309', 'a later claim, as on the running replicas');
     });
   });
 });

@@ -18,9 +18,15 @@
  * one serving it, and Kubernetes records no time for a label. So the
  * replicas record which Service serves each name (`onServe`, kept in the
  * broker's shared state by world-discovery.ts), and a replica given that
- * record (`remember`) serves the recorded Service at start-up while it still
- * claims the name (docs/decisions.md, "Replicas agree on a contested world
- * name through the broker's shared state").
+ * record (`remember`) serves the recorded Service while it claims the name
+ * (docs/decisions.md, "Replicas agree on a contested world name through the
+ * broker's shared state"). Until its view is `whole()` (every watched scope
+ * has listed), the recorded Service outranks the one serving the name here:
+ * a replica whose list failed in the recorded Service's scope served from the
+ * claimants it saw, and hands the name back once that Service appears. A
+ * recorded Service seen to stop claiming the name loses its place, as it
+ * does on the running replicas; once whole, the record is dropped, and the
+ * replica chooses as the others do.
  */
 import type { DiscoveredWorld } from './service-world.ts';
 
@@ -44,9 +50,10 @@ export class DiscoveryIndex {
   /** Losing Service → the Service it was reported losing to, so each conflict is reported once. */
   readonly #conflicts = new Map<string, string>();
   readonly #onServe: (name: string, service: string | null) => void;
-  /** World name → the Service the replicas recorded serving it, for the names this replica has not published yet. */
+  /** World name → the Service the replicas recorded serving it, while this replica's view is partial. */
   #recorded = new Map<string, string>();
   #listed = false;
+  #whole = false;
 
   constructor(options: {
     sink: DiscoveredWorldSink;
@@ -64,9 +71,30 @@ export class DiscoveryIndex {
     this.#onServe = options.onServe ?? (() => {});
   }
 
-  /** The replicas' record of which Service serves each name (world name → `namespace/name`); call before `listed()`. */
+  /**
+   * The replicas' record of which Service serves each name (world name →
+   * `namespace/name`), read before the lists it is applied to: before
+   * `listed()`, and again before a relist while the view is not whole, so
+   * that it is never older than the Services it ranks.
+   */
   remember(recorded: ReadonlyMap<string, string>): void {
-    this.#recorded = new Map(recorded);
+    if (!this.#whole) this.#recorded = new Map(recorded);
+  }
+
+  /**
+   * Every watched scope has listed: from here on this replica sees every
+   * claim as the other replicas do, and the record, which it does not follow
+   * as it changes, no longer ranks anything. Returns the names published
+   * before whose Service the record does not name: chosen from part of the
+   * claimants, they may differ from what the other replicas serve.
+   */
+  whole(): string[] {
+    const unconfirmed = [...this.#published]
+      .filter(([name, world]) => this.#recorded.get(name) !== world.service)
+      .map(([name]) => name);
+    this.#whole = true;
+    if (this.#listed) this.#recorded.clear();
+    return unconfirmed;
   }
 
   /** A Service was added or changed; `world` is null when it no longer describes a world. */
@@ -82,6 +110,8 @@ export class DiscoveryIndex {
       this.#services.set(service, world);
     }
     if (before !== undefined && before.name !== world?.name) {
+      // Its claim ended: the running replicas moved on, so a later claim of it is a new one.
+      if (this.#recorded.get(before.name) === service) this.#recorded.delete(before.name);
       this.#forgetConflict(service);
       this.#reconcile(before.name);
     }
@@ -100,6 +130,7 @@ export class DiscoveryIndex {
     if (this.#listed) return;
     this.#listed = true;
     for (const name of new Set([...this.#services.values()].map((world) => world.name))) this.#reconcile(name);
+    if (this.#whole) this.#recorded.clear();
   }
 
   /** What discovery currently contributes, by world name. */
@@ -116,7 +147,6 @@ export class DiscoveryIndex {
       if (current !== undefined) {
         this.#published.delete(name);
         this.#sink.remove(name);
-        this.#recorded.delete(name);
         this.#onServe(name, null);
       }
       return;
@@ -125,25 +155,24 @@ export class DiscoveryIndex {
     if (current !== undefined && sameWorld(current, winner)) return;
     this.#published.set(name, winner);
     this.#sink.upsert(winner);
-    this.#recorded.delete(name);
     if (current?.service !== winner.service) this.#onServe(name, winner.service);
   }
 
   /**
-   * The serving Service while it still claims the name; else, until this
-   * replica has published the name once, the one the replicas recorded, while
-   * it claims the name; else the oldest claimant.
+   * The Service the replicas recorded, while it claims the name (only until
+   * the view is whole); else the serving Service while it still claims the
+   * name; else the oldest claimant.
    */
   #winner(
     name: string,
     claims: readonly DiscoveredWorld[],
     current: DiscoveredWorld | undefined,
   ): DiscoveredWorld | undefined {
-    const serving = current === undefined ? undefined : this.#services.get(current.service);
-    if (serving?.name === name) return serving;
     const recorded = this.#recorded.get(name);
     const agreed = claims.find((claim) => claim.service === recorded);
     if (agreed !== undefined) return agreed;
+    const serving = current === undefined ? undefined : this.#services.get(current.service);
+    if (serving?.name === name) return serving;
     return [...claims].sort(oldestFirst)[0];
   }
 

@@ -71,12 +71,16 @@ export class WorldDiscovery {
    */
   #whole = false;
   /**
-   * Names this replica published before its view was whole: it chose them from
-   * part of the claimants (a relist applies its Services one by one, so the
-   * first listed takes a free name), and keeps them while they claim it
-   * (discovery-index.ts). It never records another Service for these; once no
-   * Service claims one, that is recorded, and the next choice comes from a
-   * whole view.
+   * Names this replica published before its view was whole and serves from
+   * another Service than the record names: it chose them from part of the
+   * claimants (a relist applies its Services one by one, so the first listed
+   * takes a free name), and keeps them while they claim it
+   * (discovery-index.ts). The recorded Service takes its name back when a
+   * relist brings it, but the record may have no entry to correct a choice
+   * with (it could not be read, or a write to it failed), and moving on from
+   * such a choice by age could record a Service the others do not serve. So
+   * it never records another Service for these; once no Service claims one,
+   * that is recorded, and the next choice comes from a whole view.
    */
   #chosenWhilePartial = new Set<string>();
   /** The record's writes, one after another, so that two quick changes of one name land in their order. */
@@ -101,28 +105,28 @@ export class WorldDiscovery {
   /**
    * Lists and starts watching in every scope; resolves after the first attempt
    * of each (failures retry in the background). Worlds are published once all
-   * first lists are in, so a contested name goes to its oldest Service rather
-   * than to whichever list answered first.
+   * first lists are in, so a contested name goes to its recorded or oldest
+   * Service rather than to whichever list answered first. The record is read
+   * first, so that it is not older than the Services it ranks.
    */
   async start(): Promise<void> {
-    const recorded = this.#readServed();
+    this.#index.remember(await this.#readServed('at start-up, age decides instead'));
     try {
       await Promise.all(this.#scopes.map((scope) => (scope.starting = this.#startScope(scope))));
     } finally {
-      this.#index.remember(await recorded);
       this.#index.listed();
     }
   }
 
-  /** The replicas' record; when it cannot be read, none (age decides, as without shared state). */
-  async #readServed(): Promise<ReadonlyMap<string, string>> {
+  /**
+   * The replicas' record; when it cannot be read, none (age decides, as
+   * without shared state). `instead`: what happens then, for the log.
+   */
+  async #readServed(instead: string): Promise<ReadonlyMap<string, string>> {
     try {
       return (await this.#served?.read()) ?? new Map();
     } catch (error) {
-      this.#options.onError?.(
-        `the served-names record (${servedNamesDocument}; at start-up, age decides instead)`,
-        error,
-      );
+      this.#options.onError?.(`the served-names record (${servedNamesDocument}; ${instead})`, error);
       return new Map();
     }
   }
@@ -140,7 +144,21 @@ export class WorldDiscovery {
     scope.listed = true;
     if (this.#whole || !this.#scopes.every((each) => each.listed)) return;
     this.#whole = true;
-    this.#chosenWhilePartial = new Set(this.#index.worlds().map((world) => world.name));
+    this.#chosenWhilePartial = new Set(this.#index.whole());
+  }
+
+  /**
+   * Starts the scope again. While the view is partial, reads the record first:
+   * the relist may bring the recorded Service of a name this replica chose
+   * from part of the claimants, and a record read at start-up may name a
+   * Service the running replicas have since moved away from.
+   */
+  async #relist(scope: Scope): Promise<void> {
+    if (!this.#whole)
+      this.#index.remember(
+        await this.#readServed('read again before a relist; each name stays with the Service serving it here'),
+      );
+    await this.#startScope(scope);
   }
 
   /**
@@ -235,7 +253,7 @@ export class WorldDiscovery {
     const { initialMs, maxMs } = this.#options.restartBackoff ?? defaultRestartBackoff;
     scope.backoffMs = scope.backoffMs === 0 ? initialMs : Math.min(scope.backoffMs * 2, maxMs);
     scope.starting = this.#clock.sleep(scope.backoffMs, this.#stopping.signal).then(
-      () => this.#startScope(scope),
+      () => this.#relist(scope),
       () => {}, // stopped during the pause
     );
   }
