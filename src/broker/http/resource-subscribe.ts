@@ -83,8 +83,9 @@ export function enableResourceSubscriptions(
       remember();
       return {};
     }
-    // Shared: the bound is taken in Redis first, and only then does this copy subscribe, so that
-    // no save of this copy (another request's) sends a subscription the bound has not admitted.
+    // Shared: the bound is taken in Redis first, and only then does this copy subscribe, so that the
+    // copy never holds a subscription the bound has not admitted (a save only removes, and reads the
+    // set back after an add: src/broker/http/shared-memory.ts).
     const reservation = await shared.reserve(id, uri, subscriptions.perSession).catch((error: unknown) => {
       if (!isStateUnavailable(error)) throw error;
       throw new ProtocolError(
