@@ -208,6 +208,17 @@ describe('discovery name takeover (fake API server, real client-node informer)',
       return record.read();
     }
 
+    /**
+     * The running replicas serve b/x for team-b and recorded it; a/x, older, claims team-b too; the
+     * first list of namespace b fails, so a replica watching a and b starts with a partial view.
+     */
+    async function contestAcrossScopes(state: StateDocumentStore) {
+      await new ServedNamesRecord(state).record('team-b', 'b/x');
+      createAt('2025-01-01T00:00:00Z', worldService('a', 'x', { 'demarkus.io/world': 'team-b' }));
+      createAt('2026-01-01T00:00:00Z', worldService('b', 'x', { 'demarkus.io/world': 'team-b' }));
+      fixture.server.fail((request) => request.verb === 'list' && request.namespace === 'b', 500, 1);
+    }
+
     it('does not record the Service its relist happened to list first', async () => {
       const state = new MemoryStateStore();
       // The running replicas serve team-b/team-b and recorded it; then an older Service was relabelled to team-b.
@@ -225,10 +236,7 @@ describe('discovery name takeover (fake API server, real client-node informer)',
 
     it('does not record a contested name when only the scope of the recorded Service failed', async () => {
       const state = new MemoryStateStore();
-      await new ServedNamesRecord(state).record('team-b', 'b/x');
-      createAt('2025-01-01T00:00:00Z', worldService('a', 'x', { 'demarkus.io/world': 'team-b' }));
-      createAt('2026-01-01T00:00:00Z', worldService('b', 'x', { 'demarkus.io/world': 'team-b' }));
-      fixture.server.fail((request) => request.verb === 'list' && request.namespace === 'b', 500, 1);
+      await contestAcrossScopes(state);
 
       await fixture.start({ onIssue, state, namespaces: ['a', 'b'], clock: immediateRestart });
       await eventually(() => fixture.server.openWatches === 2, 'both scopes watch, b after its relist');
@@ -239,10 +247,7 @@ describe('discovery name takeover (fake API server, real client-node informer)',
 
     it('serves the recorded Service once its scope relists, not the one it saw while partial', async () => {
       const state = new MemoryStateStore();
-      await new ServedNamesRecord(state).record('team-b', 'b/x');
-      createAt('2025-01-01T00:00:00Z', worldService('a', 'x', { 'demarkus.io/world': 'team-b' }));
-      createAt('2026-01-01T00:00:00Z', worldService('b', 'x', { 'demarkus.io/world': 'team-b' }));
-      fixture.server.fail((request) => request.verb === 'list' && request.namespace === 'b', 500, 1);
+      await contestAcrossScopes(state);
 
       await fixture.start({ onIssue, state, namespaces: ['a', 'b'], clock: immediateRestart });
       await eventually(() => fixture.server.openWatches === 2, 'both scopes watch, b after its relist');
@@ -264,10 +269,7 @@ describe('discovery name takeover (fake API server, real client-node informer)',
     it('reads the record again before the relist, so a Service the replicas moved away from does not win', async () => {
       const state = new MemoryStateStore();
       const record = new ServedNamesRecord(state);
-      await record.record('team-b', 'b/x');
-      createAt('2025-01-01T00:00:00Z', worldService('a', 'x', { 'demarkus.io/world': 'team-b' }));
-      createAt('2026-01-01T00:00:00Z', worldService('b', 'x', { 'demarkus.io/world': 'team-b' }));
-      fixture.server.fail((request) => request.verb === 'list' && request.namespace === 'b', 500, 1);
+      await contestAcrossScopes(state);
       const restart = gatedRestart();
 
       await fixture.start({ onIssue, state, namespaces: ['a', 'b'], clock: restart.clock });
