@@ -75,7 +75,7 @@ describe('world health: a world that does not answer', () => {
     assert.ok(hole.dials() > 0, 'the broker dialled the world');
   });
 
-  it('then fails fast: no packet leaves for the world, and the answer says since when and that other worlds answer', async () => {
+  it('then fails fast: no dial is made to the world, and the answer says since when and that other worlds answer', async () => {
     // Dials, not packets: the first call's dial may still retransmit its Initial packet after it gave up.
     const before = hole.dials();
     const result = await client.callTool({ name: 'mark_fetch', arguments: { url: 'mark://gone/index.md' } });

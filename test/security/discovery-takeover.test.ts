@@ -280,7 +280,14 @@ describe('discovery name takeover (fake API server, real client-node informer)',
       relabel('b', 'x', 'team-b');
 
       restart.open();
-      await eventually(() => fixture.server.openWatches === 2, 'both scopes watch, b after its relist');
+      // That b/x is reported losing to a/x shows the relist was applied, not merely pending.
+      await eventually(
+        () =>
+          issues.includes(
+            'b/x: world "team-b" is already served by Service a/x; this Service is ignored until that one goes',
+          ),
+        'b relisted and b/x ignored',
+      );
       assert.equal(served('team-b'), servedIn('a'), 'the replica serves what the running replicas serve now');
     });
 

@@ -159,11 +159,12 @@ describe('the resource subscription bound of a session shared by two replicas', 
     // B's save is announced, and A reloads its copy before its own save (reloadSessionMemory): x, confirmed
     // and not yet saved by A, is kept there as unsaved.
     await memoryA.load(directory, id, copyA);
+    assert.deepEqual(subscriptionsOf(copyA), ['x'], 'A still holds x, confirmed and not yet saved');
     // The freed place is taken, and the bound's last one.
     assert.equal(await directory.reserveSubscription(id, 'y', bound), 'added');
     assert.equal(await directory.reserveSubscription(id, 'z', bound), 'added');
     // A's save of the subscribe it confirmed earlier.
-    await memoryA.save(directory, id, copyA);
+    assert.equal(await memoryA.save(directory, id, copyA), true, "A's save carried x, an added subscription");
 
     const stored = await directory.loadMemory(id);
     assert.deepEqual(stored?.subscriptions.sort(), ['y', 'z'], 'x stays unsubscribed and the bound holds');
