@@ -3,9 +3,11 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../cli/cli-process.ts';
 import type { ChangeNotice } from '../../src/broker/changes/world-watcher.ts';
+import type { Identity } from '../../src/broker/identity.ts';
+import { policyPath } from '../../src/broker/knowledge/policy.ts';
 import { isError, resultText, startStack, type Stack } from './stack-fixture.ts';
 
-const policyUrl = 'mark://root/.well-known/demarkus/policy.md';
+const policyUrl = `mark://root${policyPath}`;
 
 const policy = (rows: string[]) =>
   `# Publishing policy\n\nThe rules every publish is checked against.\n\n| rule | setting | severity |\n|------|---------|----------|\n${rows.join('\n')}\n`;
@@ -214,6 +216,37 @@ describe('the write tools forget the cached world.md and policy themselves, with
   let stack: Stack;
   let alice: Client;
   const heard: ChangeNotice[] = [];
+  const writerBehindTheTools: Identity = {
+    subject: 'knowledge-e2e-writer-behind-the-tools',
+    email: 'alice@example.com',
+    emailVerified: true,
+    groups: [],
+    issuedBy: 'broker',
+  };
+
+  /**
+   * Proves the broker holds its copy of `/path` on `world`, not only that it read it: without this, a
+   * cache that held nothing would let every "at once" check below pass even if a write tool forgot
+   * nothing. Publishes `changedBody` there through the broker's gateway, not a mark_* tool, so
+   * checkedWrite (src/broker/mcp/checked-write.ts) does not forget the copy, and the watcher is closed,
+   * so no change notice does either; `observe` must then still see `held`, the answer from the copy.
+   */
+  const assertHeld = async (
+    world: string,
+    path: string,
+    changedBody: string,
+    observe: () => Promise<string>,
+    held: string,
+  ) => {
+    const changed = await stack.broker.gateway.write(world, writerBehindTheTools, {
+      verb: 'PUBLISH',
+      path,
+      body: changedBody,
+    });
+    assert.equal(changed.status, 'created', `the change behind the write tools' back was stored on ${world}${path}`);
+    assert.equal(await observe(), held, `the broker holds its copy of ${world}${path} and still answers from it`);
+  };
+  const summaryOf = (world: string) => async () => (await worldsRow(alice, world))[5]!;
 
   before(async () => {
     stack = await startStack({ worlds: ['root', 'team-a'] });
@@ -227,6 +260,13 @@ describe('the write tools forget the cached world.md and policy themselves, with
   it('shows a changed world.md at once, and serves it as a resource', async () => {
     await publishOverCurrent(alice, 'mark://team-a/world.md', descriptor('Sign-in and tokens.'));
     assert.equal((await worldsRow(alice, 'team-a'))[5], 'Sign-in and tokens.', 'world.md is read and held');
+    await assertHeld(
+      'team-a',
+      '/world.md',
+      descriptor('Changed behind the tools.'),
+      summaryOf('team-a'),
+      'Sign-in and tokens.',
+    );
     const republished = await publish(alice, {
       url: 'mark://team-a/world.md',
       body: descriptor('Everything about who may sign in.'),
@@ -246,6 +286,13 @@ describe('the write tools forget the cached world.md and policy themselves, with
   it('drops an archived world.md and an archived policy at once', async () => {
     await publishOverCurrent(alice, 'mark://team-a/world.md', descriptor('Sign-in and tokens.'));
     assert.equal((await worldsRow(alice, 'team-a'))[5], 'Sign-in and tokens.', 'world.md is read and held');
+    await assertHeld(
+      'team-a',
+      '/world.md',
+      descriptor('Changed behind the tools.'),
+      summaryOf('team-a'),
+      'Sign-in and tokens.',
+    );
     const archivedDescriptor = await alice.callTool({
       name: 'mark_archive',
       arguments: { url: 'mark://team-a/world.md' },
@@ -257,6 +304,15 @@ describe('the write tools forget the cached world.md and policy themselves, with
     const headless = { url: 'mark://team-a/docs/headless.md', body: 'No heading.\n' };
     const blocked = await publish(alice, headless);
     assert.match(resultText(blocked), /^publish refused by the publishing policy/, 'the policy is read and held');
+    // The changed policy no longer has h1-first: only the held copy still refuses the headless page.
+    const refusedByHeld = async () => resultText(await publish(alice, headless));
+    await assertHeld(
+      'root',
+      policyPath,
+      policy(['| banned-characters | U+2014 | warn |']),
+      refusedByHeld,
+      resultText(blocked),
+    );
     const archivedPolicy = await alice.callTool({ name: 'mark_archive', arguments: { url: policyUrl } });
     assert.equal(isError(archivedPolicy), false, resultText(archivedPolicy));
     const published = await publish(alice, headless);
@@ -268,6 +324,8 @@ describe('the write tools forget the cached world.md and policy themselves, with
     assert.equal(isError(created), false, resultText(created));
     const holds = '/docs/: designs and runbooks; /notes/: meeting notes';
     assert.equal((await worldsRow(alice, 'root'))[7], holds, 'world.md is read and held');
+    // Only the summary changes behind the tools' back, so the append below still extends these holds.
+    await assertHeld('root', '/world.md', descriptor('Changed behind the tools.'), summaryOf('root'), 'The hub.');
     const appended = await alice.callTool({
       name: 'mark_append',
       arguments: { url: 'mark://root/world.md', body: '- /runbooks/: on-call steps\n' },
