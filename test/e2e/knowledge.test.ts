@@ -257,7 +257,8 @@ describe('the write tools forget the cached world.md and policy themselves, with
   after(() => stack.close());
   afterEach(() => assert.deepEqual(heard, [], 'no change notice reached the broker'));
 
-  it('shows a changed world.md at once, and serves it as a resource', async () => {
+  /** Publishes team-a's world.md, has the broker read it, and shows the broker holds that copy. */
+  async function holdTeamADescriptor() {
     await publishOverCurrent(alice, 'mark://team-a/world.md', descriptor('Sign-in and tokens.'));
     assert.equal((await worldsRow(alice, 'team-a'))[5], 'Sign-in and tokens.', 'world.md is read and held');
     await assertHeld(
@@ -267,6 +268,10 @@ describe('the write tools forget the cached world.md and policy themselves, with
       summaryOf('team-a'),
       'Sign-in and tokens.',
     );
+  }
+
+  it('shows a changed world.md at once, and serves it as a resource', async () => {
+    await holdTeamADescriptor();
     const republished = await publish(alice, {
       url: 'mark://team-a/world.md',
       body: descriptor('Everything about who may sign in.'),
@@ -284,15 +289,7 @@ describe('the write tools forget the cached world.md and policy themselves, with
   });
 
   it('drops an archived world.md and an archived policy at once', async () => {
-    await publishOverCurrent(alice, 'mark://team-a/world.md', descriptor('Sign-in and tokens.'));
-    assert.equal((await worldsRow(alice, 'team-a'))[5], 'Sign-in and tokens.', 'world.md is read and held');
-    await assertHeld(
-      'team-a',
-      '/world.md',
-      descriptor('Changed behind the tools.'),
-      summaryOf('team-a'),
-      'Sign-in and tokens.',
-    );
+    await holdTeamADescriptor();
     const archivedDescriptor = await alice.callTool({
       name: 'mark_archive',
       arguments: { url: 'mark://team-a/world.md' },
