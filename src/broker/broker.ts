@@ -148,7 +148,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     const stopDiscovery = await startDiscovery(config, cluster, gateway.registry, {
       // A Service discovery ignores (a name conflict names both Services) is something an operator must resolve.
       onIssue: (issue) => logWarning('world discovery ignored a Service')(`${issue.service}: ${issue.problem}`),
-      onError: (scope, error) => logWarning(`world discovery failed in ${scope}; it restarts by itself`)(error),
+      onError: (what, error) => logWarning(`world discovery failed in ${what}`)(error),
       onConflicts: (count) => metrics.setDiscoveryConflicts(count),
     });
     if (stopDiscovery) closers.push(stopDiscovery);

@@ -149,12 +149,16 @@ describe('world discovery (fake API server, real client-node informer)', () => {
           return systemClock.sleep(0, signal);
         },
       },
-      onError: (scope) => void errors.push(scope),
+      onError: (what) => void errors.push(what),
       restartBackoff: { initialMs: 100, maxMs: 250 },
     });
     await eventually(() => log.length === 1, 'discovery after failures');
     assert.deepEqual(pauses, [100, 200, 250]);
-    assert.deepEqual(errors, ['(all namespaces)', '(all namespaces)', '(all namespaces)']);
+    assert.deepEqual(errors, [
+      '(all namespaces); it lists again in 100 ms',
+      '(all namespaces); it lists again in 200 ms',
+      '(all namespaces); it lists again in 250 ms',
+    ]);
     assert.deepEqual(
       lists().map((request) => request.status),
       [500, 500, 500, 200],

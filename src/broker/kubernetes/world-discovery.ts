@@ -30,8 +30,12 @@ export type WorldDiscoveryOptions = {
   onIssue?: (issue: DiscoveryIssue) => void;
   /** Services ignored because another Service serves their world name (discovery-index.ts), on every change. */
   onConflicts?: (count: number) => void;
-  /** A failed list or watch; discovery restarts by itself. */
-  onError?: (scope: string, error: unknown) => void;
+  /**
+   * A failed list, watch, or read or write of the served-names record:
+   * `what` names what failed and what discovery does instead (it lists again
+   * after a pause, or writes the record again on the next change).
+   */
+  onError?: (what: string, error: unknown) => void;
   /**
    * The broker state the replicas share: they record there which Service
    * serves each name, and a replica starting during a conflict on a name
@@ -249,9 +253,9 @@ export class WorldDiscovery {
   /** The informer stopped itself on this error: start it again after the scope's backoff. */
   #restart(scope: Scope, error: unknown): void {
     if (this.#stopping.signal.aborted) return;
-    this.#options.onError?.(scope.name, error);
     const { initialMs, maxMs } = this.#options.restartBackoff ?? defaultRestartBackoff;
     scope.backoffMs = scope.backoffMs === 0 ? initialMs : Math.min(scope.backoffMs * 2, maxMs);
+    this.#options.onError?.(`${scope.name}; it lists again in ${scope.backoffMs} ms`, error);
     scope.starting = this.#clock.sleep(scope.backoffMs, this.#stopping.signal).then(
       () => this.#relist(scope),
       () => {}, // stopped during the pause
