@@ -97,6 +97,14 @@ export class DiscoveryIndex {
     return unconfirmed;
   }
 
+  /**
+   * Whether `whole()` was called: this replica's view is whole (every scope
+   * has listed), so that its choices may be recorded.
+   */
+  get isWhole(): boolean {
+    return this.#whole;
+  }
+
   /** A Service was added or changed; `world` is null when it no longer describes a world. */
   put(service: string, world: DiscoveredWorld | null): void {
     const before = this.#services.get(service);

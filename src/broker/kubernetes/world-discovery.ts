@@ -69,12 +69,6 @@ export class WorldDiscovery {
   readonly #clock: Clock;
   readonly #served: ServedNamesRecord | undefined;
   /**
-   * Whether this replica's view is whole (every scope has listed), so that its
-   * choices may be recorded. A scope whose first list failed lists again after
-   * its backoff; once that relist is in, the replica becomes whole.
-   */
-  #whole = false;
-  /**
    * Names this replica published before its view was whole and serves from
    * another Service than the record names: it chose them from part of the
    * claimants (a relist applies its Services one by one, so the first listed
@@ -146,8 +140,8 @@ export class WorldDiscovery {
     await scope.informer.start();
     if (attempt.failed || scope.listed) return;
     scope.listed = true;
-    if (this.#whole || !this.#scopes.every((each) => each.listed)) return;
-    this.#whole = true;
+    // A scope whose first list failed lists again after its backoff; once that relist is in, the view is whole.
+    if (this.#index.isWhole || !this.#scopes.every((each) => each.listed)) return;
     this.#chosenWhilePartial = new Set(this.#index.whole());
   }
 
@@ -158,7 +152,7 @@ export class WorldDiscovery {
    * Service the running replicas have since moved away from.
    */
   async #relist(scope: Scope): Promise<void> {
-    if (!this.#whole)
+    if (!this.#index.isWhole)
       this.#index.remember(
         await this.#readServed('read again before a relist; each name stays with the Service serving it here'),
       );
@@ -173,7 +167,7 @@ export class WorldDiscovery {
    */
   #record(name: string, service: string | null): void {
     const served = this.#served;
-    if (served === undefined || !this.#whole) return;
+    if (served === undefined || !this.#index.isWhole) return;
     if (this.#chosenWhilePartial.has(name)) {
       // That no Service claims the name any more is true in every replica's view.
       if (service !== null) return;

@@ -71,8 +71,8 @@ export function recordsToPrune(options: {
 }): string[] {
   const { records, incomingBytes, otherBytes, maxBytes, keep, liveClients } = options;
   const budget = { recordBytes: records.map((record) => record.bytes), incomingBytes, otherBytes, maxBytes };
-  if (fitsRecordBudget(budget)) return [];
   let total = countedBytes(budget);
+  if (total <= maxBytes) return [];
   const target = maxBytes - Math.floor(maxBytes / 8);
   const rank = (record: RecordSummary) =>
     record.usedAt === null ? 0 : record.clientId !== null && liveClients.has(record.clientId) ? 2 : 1;
