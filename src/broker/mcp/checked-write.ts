@@ -1,3 +1,4 @@
+import type { MarkResponse } from '../../protocol/response.ts';
 import type { ToolContext, ToolResult } from './definitions.ts';
 import { policyGate, withPolicyNotes, type GateSubmission, type PolicyGate } from './policy-gate.ts';
 import type { Outcome } from './tool-input.ts';
@@ -37,4 +38,16 @@ export async function checkedWrite(ctx: ToolContext, checked: CheckedWrite): Pro
   if (!written.ok) return written.error;
   ctx.knowledge?.documents.invalidate(world, path);
   return withPolicyNotes(written.value, gate.notes);
+}
+
+/**
+ * A `write` step of the usual shape: the world's answer rendered as the tool's result, or the
+ * outcome's error as it is when the write got no answer.
+ */
+export async function rendered(
+  sent: Promise<Outcome<MarkResponse>>,
+  render: (response: MarkResponse) => ToolResult,
+): Promise<Outcome<ToolResult>> {
+  const answer = await sent;
+  return answer.ok ? { ok: true, value: render(answer.value) } : answer;
 }

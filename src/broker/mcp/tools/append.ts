@@ -1,7 +1,7 @@
 import { ReadProtectedWriteError } from '../../worlds/gateway.ts';
 import { refusesRead } from '../../worlds/read-right-probe.ts';
 import { optionalBoolean, optionalInteger, requiredString, urlDescription, versionBounds } from '../args.ts';
-import { checkedWrite } from '../checked-write.ts';
+import { checkedWrite, rendered } from '../checked-write.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { goQuote } from '../go-format.ts';
@@ -69,15 +69,12 @@ async function append(
         version = resolved.value;
       }
       const metadata = { ...writeMetadata(ctx.identity), 'expected-version': String(version) };
-      const answer = await writeWorld(ctx, 'append', world, { verb: 'APPEND', path, metadata, body });
-      if (!answer.ok) return answer;
-      return {
-        ok: true,
-        value: structuredResult(
-          formatToolResult(answer.value, ['version', 'modified', 'server-version']),
-          responseFields(qualifiedWorldUrl(world, path), answer.value),
+      return rendered(writeWorld(ctx, 'append', world, { verb: 'APPEND', path, metadata, body }), (response) =>
+        structuredResult(
+          formatToolResult(response, ['version', 'modified', 'server-version']),
+          responseFields(qualifiedWorldUrl(world, path), response),
         ),
-      };
+      );
     },
   });
 }

@@ -1,5 +1,5 @@
 import { requiredString, urlDescription } from '../args.ts';
-import { checkedWrite } from '../checked-write.ts';
+import { checkedWrite, rendered } from '../checked-write.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { defineTool } from '../run-tool.ts';
 import { urlArgument, writeWorld } from '../tool-input.ts';
@@ -33,17 +33,13 @@ export const markArchive = defineTool({
       // Archiving stores no content, so the publishing policy has nothing to read (it never checked archive);
       // the checked write is for forgetting the cached copy: an archived world.md or policy must stop applying at once.
       stored: null,
-      write: async () => {
-        const answer = await writeWorld(ctx, 'archive', world, { verb: 'ARCHIVE', path });
-        if (!answer.ok) return answer;
-        return {
-          ok: true,
-          value: structuredResult(
-            formatToolResult(answer.value, ['version']),
-            responseFields(qualifiedWorldUrl(world, path), answer.value),
+      write: () =>
+        rendered(writeWorld(ctx, 'archive', world, { verb: 'ARCHIVE', path }), (response) =>
+          structuredResult(
+            formatToolResult(response, ['version']),
+            responseFields(qualifiedWorldUrl(world, path), response),
           ),
-        };
-      },
+        ),
     });
   },
 });

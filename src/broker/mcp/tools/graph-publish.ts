@@ -6,7 +6,7 @@ import {
   requiredString,
   versionBounds,
 } from '../args.ts';
-import { checkedWrite } from '../checked-write.ts';
+import { checkedWrite, rendered } from '../checked-write.ts';
 import { defineTool } from '../run-tool.ts';
 import { describe, publishingPolicyPlace } from './descriptions.ts';
 import { graphTarget, writeWorld } from '../tool-input.ts';
@@ -74,25 +74,20 @@ export const markGraphPublish = defineTool({
       world,
       path,
       stored: { body, metadata, scope: 'document', confirm: args.confirm === true, generated: true },
-      write: async () => {
+      write: () => {
         const request = { ...metadata, 'expected-version': String(args.expected_version) };
-        const answer = await writeWorld(ctx, 'graph publish', world, {
-          verb: 'PUBLISH',
-          path,
-          metadata: request,
-          body,
-        });
-        if (!answer.ok) return answer;
-        const { nodeCount, edgeCount } = graph.store;
-        const header = `Published graph (${nodeCount} nodes, ${edgeCount} edges) to ${args.url}\n`;
-        return {
-          ok: true,
-          value: structuredResult(header + formatToolResult(answer.value, ['version', 'modified', 'server-version']), {
-            ...responseFields(qualifiedWorldUrl(world, path), answer.value),
-            node_count: nodeCount,
-            edge_count: edgeCount,
-          }),
-        };
+        return rendered(
+          writeWorld(ctx, 'graph publish', world, { verb: 'PUBLISH', path, metadata: request, body }),
+          (response) => {
+            const { nodeCount, edgeCount } = graph.store;
+            const header = `Published graph (${nodeCount} nodes, ${edgeCount} edges) to ${args.url}\n`;
+            return structuredResult(header + formatToolResult(response, ['version', 'modified', 'server-version']), {
+              ...responseFields(qualifiedWorldUrl(world, path), response),
+              node_count: nodeCount,
+              edge_count: edgeCount,
+            });
+          },
+        );
       },
     });
   },

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { MarkResponse } from '../../../protocol/response.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { responseFields, responseShape, writeShape } from '../structured.ts';
-import { checkedWrite } from '../checked-write.ts';
+import { checkedWrite, rendered } from '../checked-write.ts';
 import type { ToolUrl } from '../tool-url.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
 import { agentManifestPath } from './discover.ts';
@@ -228,16 +228,17 @@ async function publishIndex(
     world: target.world,
     path: target.path,
     stored: { body: document, metadata: stored, scope: 'document', confirm: args.confirm === true, generated: true },
-    write: async () => {
+    write: () => {
       const metadata = { ...stored, 'expected-version': String(expectedVersion) };
-      const answer = await writeWorld(ctx, 'index (publish)', target.world, {
-        verb: 'PUBLISH',
-        path: target.path,
-        metadata,
-        body: document,
-      });
-      if (!answer.ok) return answer;
-      return { ok: true, value: render(answer.value) };
+      return rendered(
+        writeWorld(ctx, 'index (publish)', target.world, {
+          verb: 'PUBLISH',
+          path: target.path,
+          metadata,
+          body: document,
+        }),
+        render,
+      );
     },
   });
 }
