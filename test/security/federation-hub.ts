@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { runFederationCrawl, type FederationCrawlSummary } from '../../src/broker/graph/federation/federation-crawl.ts';
-import { parseExport, partialWorlds } from '../../src/broker/graph/graph-export.ts';
+import { parseExport } from '../../src/broker/graph/graph-export.ts';
 import { TestGateway, writerIdentity } from '../broker/graph/test-gateway.ts';
 import { worldRowBytes } from '../support/export-rows.ts';
 
@@ -103,7 +103,7 @@ export function assertWithinShare(
 ): void {
   const share = graphShareOf(summary);
   assert.ok(share !== null, 'the summary states the share');
-  const partial = partialWorlds(text);
+  const { partial } = parseExport(text);
   for (const [world, cut] of [
     ...worlds.cut.map((w) => [w, true] as const),
     ...worlds.whole.map((w) => [w, false] as const),

@@ -84,27 +84,6 @@ function partialSection(partial: readonly PartialWorld[]): string {
 const partialPreamble =
   "This export holds only part of these worlds, to fit Mark's 1 MiB body limit: a document or link missing here may still exist, so read the world itself before taking it as gone.";
 
-/**
- * The worlds a `/graph.md`'s `## Partial` section names, each with its
- * per-document bound (`PartialWorld.linksPerDocument`); none for an export
- * that holds every world whole, and for any export the Go reference wrote. A
- * bullet without a bound (written before the bound was) reads as 0: any of its
- * world's documents may have lost links, which is what the bullet meant then.
- */
-export function partialWorlds(body: string): Map<string, number> {
-  const worlds = new Map<string, number>();
-  let inPartial = false;
-  for (const raw of body.split('\n')) {
-    const line = raw.trim();
-    if (line.startsWith('## ')) inPartial = line === '## Partial';
-    else if (inPartial) {
-      const world = partialLine.exec(line)?.[1];
-      if (world !== undefined) worlds.set(world, count(partialBound.exec(line)?.[1] ?? '0'));
-    }
-  }
-  return worlds;
-}
-
 const partialLine = /^- ([^\s:]+): /;
 const partialBound = /; at most (\d+) links per document$/;
 
@@ -117,7 +96,18 @@ export function unescapeCell(text: string): string {
   return text.replace(/\\(.)/gs, '$1');
 }
 
-export type ParsedExport = { nodes: ExportNode[]; edges: ExportEdge[] };
+export type ParsedExport = {
+  nodes: ExportNode[];
+  edges: ExportEdge[];
+  /**
+   * The worlds the `## Partial` section names, each with its per-document
+   * bound (`PartialWorld.linksPerDocument`); none for an export that holds
+   * every world whole, and for any export the Go reference wrote. A bullet
+   * without a bound (written before the bound was) reads as 0: any of its
+   * world's documents may have lost links, which is what the bullet meant then.
+   */
+  partial: Map<string, number>;
+};
 
 /**
  * ParseExport, lenient: `## Nodes` / `## Edges` switch sections, a table is a
@@ -130,10 +120,18 @@ export type ParsedExport = { nodes: ExportNode[]; edges: ExportEdge[] };
 export function parseExport(body: string): ParsedExport {
   const nodes: ExportNode[] = [];
   const edges: ExportEdge[] = [];
+  const partial = new Map<string, number>();
   let section: 'nodes' | 'edges' | null = null;
+  // Apart from `section`, which other headings leave as it is: only the lines under `## Partial`.
+  let inPartial = false;
   let tableRow = 0;
   for (const raw of body.split('\n')) {
     const line = raw.trim();
+    if (line.startsWith('## ')) inPartial = line === '## Partial';
+    else if (inPartial) {
+      const world = partialLine.exec(line)?.[1];
+      if (world !== undefined) partial.set(world, count(partialBound.exec(line)?.[1] ?? '0'));
+    }
     if (line.startsWith('## Nodes') || line.startsWith('## Edges')) {
       section = line.startsWith('## Nodes') ? 'nodes' : 'edges';
       tableRow = 0;
@@ -154,7 +152,7 @@ export function parseExport(body: string): ParsedExport {
       if (edge) edges.push(edge);
     }
   }
-  return { nodes, edges };
+  return { nodes, edges, partial };
 }
 
 /** Cells of `| a | b |`, trimmed, or null when the row does not end with an unescaped `|`. */

@@ -1,7 +1,7 @@
 import type { MarkResponse } from '../../protocol/response.ts';
 import { Status } from '../../protocol/status.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
-import { parseExport, partialWorlds } from './graph-export.ts';
+import { parseExport } from './graph-export.ts';
 import type { GraphStore } from './graph-store.ts';
 import { WorldDirectory } from './world-urls.ts';
 import { defaultHubWorld } from '../hub-world.ts';
@@ -121,7 +121,7 @@ export class GraphSeeder {
       to: worlds.translate(edge.to),
     }));
     const origin = { kind: world === this.#hub ? ('hub' as const) : ('world' as const), world };
-    const seeded = this.#store.seedFromExport(nodes, edges, origin, partialWorlds(body));
+    const seeded = this.#store.seedFromExport(nodes, edges, origin, parsed.partial);
     if (seeded.notRecorded.length > 0 || seeded.linksCut.length > 0)
       this.#log?.warn(
         { world, notRecorded: seeded.notRecorded.length, linksCut: seeded.linksCut.length },

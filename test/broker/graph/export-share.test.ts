@@ -4,7 +4,7 @@ import { graphWithinShares, type SharedExport } from '../../../src/broker/graph/
 import { oversizedGraphDetail } from '../../../src/broker/graph/federation/oversized-graph.ts';
 import type { DocumentRecord } from '../../../src/broker/graph/federation/crawl-record.ts';
 import type { WorldCrawl } from '../../../src/broker/graph/federation/world-crawl.ts';
-import { buildExport, parseExport, partialWorlds } from '../../../src/broker/graph/graph-export.ts';
+import { buildExport, parseExport } from '../../../src/broker/graph/graph-export.ts';
 import type { GraphEdge } from '../../../src/broker/graph/model.ts';
 import { worldRowBytes } from '../../support/export-rows.ts';
 
@@ -126,7 +126,7 @@ describe('federation export share', () => {
     assert.equal(shared.cut.get('team-a')?.documents.has('/small.md'), false);
     assert.equal(shared.cut.get('team-a')?.documents.size, 12);
     // The bullet states the number every flood document kept: /small.md, listed with fewer, is whole.
-    assert.deepEqual([...partialWorlds(shared.body)], [['team-a', [...perFlood][0]]]);
+    assert.deepEqual([...parseExport(shared.body).partial], [['team-a', [...perFlood][0]]]);
     assert.equal(shared.cut.get('team-a')?.linksPerDocument, [...perFlood][0]);
   });
 
@@ -173,7 +173,7 @@ describe('federation export share', () => {
     // Every team-a document lost its row or its link, so each is read again next run.
     assert.equal(cut?.documents.size, 10_000);
     // Its rows were cut, so every document lost its links: the bullet's bound is 0.
-    assert.deepEqual([...partialWorlds(shared.body)], [['team-a', 0]]);
+    assert.deepEqual([...parseExport(shared.body).partial], [['team-a', 0]]);
     assert.match(
       shared.body,
       new RegExp(`^- team-a: ${10_000 - teamA} documents and 10000 links left out; at most 0 links per document$`, 'm'),
@@ -198,7 +198,7 @@ describe('federation export share', () => {
   it('writes no partial section when every world fits whole', () => {
     const shared = graphWithinShares([worldCrawl('team-a', { '/a.md': 1 })], crawledAt);
     assert.doesNotMatch(shared.body, /## Partial/);
-    assert.equal(partialWorlds(shared.body).size, 0);
+    assert.equal(parseExport(shared.body).partial.size, 0);
   });
 
   it('a refusal names the world with the most documents and says the hub keeps its previous graph', () => {

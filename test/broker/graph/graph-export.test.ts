@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import {
   buildExport,
   parseExport,
-  partialWorlds,
   type ExportEdge,
   type ExportNode,
+  type ParsedExport,
 } from '../../../src/broker/graph/graph-export.ts';
 
 const golden = readFileSync(new URL('./testdata/graph-export-incluster.md', import.meta.url), 'utf8');
@@ -73,7 +73,7 @@ describe('/graph.md parsing (ParseExport)', () => {
     const edges = [
       { from: 'mark://w/a.md', to: 'mark://w/b.md', rel: 'cites', label: 'p|q\\r', anchor: 'intro', count: 4 },
     ];
-    assert.deepEqual(parseExport(buildExport(exportedAt, nodes, edges)), { nodes, edges });
+    assert.deepEqual(parseExport(buildExport(exportedAt, nodes, edges)), { nodes, edges, partial: new Map() });
   });
 
   it('takes the node URL from the link destination, not its label', () => {
@@ -138,9 +138,9 @@ describe('/graph.md parsing (ParseExport)', () => {
   });
 
   it('returns nothing for bodies that are not graph exports', () => {
-    assert.deepEqual(parseExport(''), { nodes: [], edges: [] });
-    assert.deepEqual(parseExport('# Hello\n\nno tables here\n'), { nodes: [], edges: [] });
-    assert.deepEqual(parseExport('\u0000\u0001|||||\n|\\|\\|\n'), { nodes: [], edges: [] });
+    assert.deepEqual(parseExport(''), { nodes: [], edges: [], partial: new Map() });
+    assert.deepEqual(parseExport('# Hello\n\nno tables here\n'), { nodes: [], edges: [], partial: new Map() });
+    assert.deepEqual(parseExport('\u0000\u0001|||||\n|\\|\\|\n'), { nodes: [], edges: [], partial: new Map() });
   });
 
   it('parses a large export in one pass', () => {
@@ -168,7 +168,7 @@ describe('/graph.md parsing (ParseExport)', () => {
     assert.deepEqual(parseExport(hostile).edges, []);
   });
 
-  it('writes the partial marker as a section every reader skips, which partialWorlds reads back', () => {
+  it('writes the partial marker as a section every reader skips, which parseExport reads back', () => {
     const partial = [
       { world: 'team-b', documentsLeftOut: 0, linksLeftOut: 7, linksPerDocument: 3 },
       { world: 'team-a', documentsLeftOut: 12, linksLeftOut: 0, linksPerDocument: 0 },
@@ -176,15 +176,16 @@ describe('/graph.md parsing (ParseExport)', () => {
     const whole = buildExport(exportedAt, goldenNodes, goldenEdges);
     const body = buildExport(exportedAt, goldenNodes, goldenEdges, partial);
     assert.deepEqual(
-      [...partialWorlds(body)],
+      [...parseExport(body).partial],
       [
         ['team-a', 0],
         ['team-b', 3],
       ],
     );
-    assert.equal(partialWorlds(whole).size, 0);
+    assert.equal(parseExport(whole).partial.size, 0);
     // The rows read back the same, by this parser and by any that reads only table rows.
-    assert.deepEqual(parseExport(body), parseExport(whole));
+    const rows = ({ nodes, edges }: ParsedExport) => ({ nodes, edges });
+    assert.deepEqual(rows(parseExport(body)), rows(parseExport(whole)));
     const tableLines = (text: string) => text.split('\n').filter((line) => line.trim().startsWith('|'));
     assert.deepEqual(tableLines(body), tableLines(whole));
     // The Go reference's ParseExportStrict (client/graphstore/export.go) rejects any `> ` line
@@ -204,14 +205,14 @@ describe('/graph.md parsing (ParseExport)', () => {
   it('reads partial worlds only from the partial section', () => {
     const body =
       '# Document Graph\n\n- team-x: not a marker\n\n## Partial\n\n- team-a: 1 documents and 0 links left out\n\n## Nodes\n\n- team-y: not a marker\n';
-    assert.deepEqual([...partialWorlds(body)], [['team-a', 0]]);
+    assert.deepEqual([...parseExport(body).partial], [['team-a', 0]]);
   });
 
   it('reads a bullet without a per-document bound, as written before it, as bound 0: any document may be cut', () => {
     const body =
       '# Document Graph\n\n## Partial\n\n- team-a: 1 documents and 0 links left out\n- team-b: 0 documents and 9 links left out; at most 12 links per document\n\n## Nodes\n';
     assert.deepEqual(
-      [...partialWorlds(body)],
+      [...parseExport(body).partial],
       [
         ['team-a', 0],
         ['team-b', 12],
