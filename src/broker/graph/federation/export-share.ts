@@ -40,12 +40,7 @@ export type SharedExport = {
  * links each listed document kept at most (0 when rows were cut), which the
  * `## Partial` bullet states so seeding merges only documents that may be cut.
  */
-export type WorldCut = {
-  documentsLeftOut: number;
-  linksLeftOut: number;
-  linksPerDocument: number;
-  documents: Set<string>;
-};
+export type WorldCut = Omit<PartialWorld, 'world'> & { documents: Set<string> };
 
 export function graphWithinShares(crawls: readonly WorldCrawl[], crawledAt: Date): SharedExport {
   const worlds = crawls.map(worldRows);
@@ -125,12 +120,7 @@ function renderWithin(worlds: readonly WorldRows[], crawledAt: Date, share: numb
         documents: kept.cut,
       });
   }
-  const partial: PartialWorld[] = [...cut].map(([world, c]) => ({
-    world,
-    documentsLeftOut: c.documentsLeftOut,
-    linksLeftOut: c.linksLeftOut,
-    linksPerDocument: c.linksPerDocument,
-  }));
+  const partial: PartialWorld[] = [...cut].map(([world, { documents: _, ...counts }]) => ({ world, ...counts }));
   const body = buildExport(crawledAt, nodes, edges, partial);
   return { body, nodes: nodes.length, edges: edges.length, share: cut.size > 0 ? share : null, cut };
 }
