@@ -32,6 +32,7 @@ import { subjectRateLimitHooks } from './rate-limit/subject-rate-limit.ts';
 import { decorateIdentity, requireIdentity } from './request-identity.ts';
 import { BoundedSessionState } from './session-state.ts';
 import { SessionStore, type SessionStoreOptions } from './session-store.ts';
+import { SharedMemory } from './shared-memory.ts';
 import { SharedSessions } from './shared-sessions.ts';
 import { defaultRebindingPolicy } from './dns-rebinding.ts';
 import { openRedisChannel } from '../state/index.ts';
@@ -185,7 +186,13 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
     ...options.server,
     ...(shared === null
       ? {}
-      : { sharedSubscriptions: subscriptionBoundIn(shared, (id) => endpoint.announceSubscriptions?.(id)) }),
+      : {
+          sharedSubscriptions: subscriptionBoundIn(
+            shared,
+            (id) => endpoint.sessions.peek(id)?.shared,
+            (id) => endpoint.announceSubscriptions?.(id),
+          ),
+        }),
   });
   // The tool each 2026-07-28 request calls, for the server the SDK asks for it (keyed by the request's own auth info).
   const calledTools = new WeakMap<AuthInfo, string>();
@@ -230,21 +237,31 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
 }
 
 /**
- * The cluster-wide subscription bound in the session directory. A change it
- * makes is announced at once, as the copy's save after the request does: a
- * load of the copy between the two (another replica's announcement) would
- * leave the save nothing new to announce.
+ * The cluster-wide subscription bound in the session directory, taken through
+ * the memory of this replica's copy of the session (`memoryOf`), which keeps
+ * each place's token and the places Redis did not take back yet; a copy the
+ * store did not keep (it serves one request) gets a memory of its own for it.
+ * A change it makes is announced at once, as the copy's save after the
+ * request does: a load of the copy between the two (another replica's
+ * announcement) would leave the save nothing new to announce. A URI held
+ * already is announced too: its place was taken again, and a copy that
+ * dropped it while Redis did not answer learns that the client wants it back.
  */
-function subscriptionBoundIn(shared: SharedSessions, announce: (sessionId: string) => void): SharedSubscriptionBound {
+function subscriptionBoundIn(
+  shared: SharedSessions,
+  memoryOf: (sessionId: string) => SharedMemory | undefined,
+  announce: (sessionId: string) => void,
+): SharedSubscriptionBound {
   return {
     async reserve(sessionId, uri, limit) {
-      const reservation = await shared.reserveSubscription(sessionId, uri, limit);
-      if (reservation === 'added') announce(sessionId);
-      return reservation;
-    },
-    async release(sessionId, uri) {
-      await shared.releaseSubscription(sessionId, uri);
-      announce(sessionId);
+      const memory = memoryOf(sessionId) ?? new SharedMemory(0);
+      const { reservation, token } = await memory.reserve(shared, sessionId, uri, limit);
+      if (reservation === 'added' || reservation === 'held') announce(sessionId);
+      const giveBack = async () => {
+        await memory.giveBack(shared, sessionId, uri, token);
+        announce(sessionId);
+      };
+      return { reservation, giveBack };
     },
   };
 }

@@ -30,8 +30,12 @@ export const subscribedResourcesKey = 'resources/subscribed';
  * `ResourceSubscriptions.subscribe` checks and adds in one synchronous step.
  */
 export type SharedSubscriptionBound = {
-  reserve(sessionId: string, uri: string, limit: number): Promise<SubscriptionReservation>;
-  release(sessionId: string, uri: string): Promise<void>;
+  /** Takes `uri`'s place; `giveBack` returns a place the reservation `added`, when this copy then refuses the subscribe. */
+  reserve(
+    sessionId: string,
+    uri: string,
+    limit: number,
+  ): Promise<{ reservation: SubscriptionReservation; giveBack(): Promise<void> }>;
 };
 
 export function enableResourceSubscriptions(
@@ -86,13 +90,15 @@ export function enableResourceSubscriptions(
     // Shared: the bound is taken in Redis first, and only then does this copy subscribe, so that the
     // copy never holds a subscription the bound has not admitted (a save only removes, and reads the
     // set back after an add: src/broker/http/shared-memory.ts).
-    const reservation = await shared.reserve(id, uri, subscriptions.perSession).catch((error: unknown) => {
-      if (!isStateUnavailable(error)) throw error;
-      throw new ProtocolError(
-        ProtocolErrorCode.InternalError,
-        `not subscribed to ${uri}: the session store did not answer (${(error as Error).message}); retry shortly`,
-      );
-    });
+    const { reservation, giveBack } = await shared
+      .reserve(id, uri, subscriptions.perSession)
+      .catch((error: unknown) => {
+        if (!isStateUnavailable(error)) throw error;
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          `not subscribed to ${uri}: the session store did not answer (${(error as Error).message}); retry shortly`,
+        );
+      });
     if (reservation === 'full') throw limitReached();
     if (reservation === 'gone')
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'this MCP session has ended; start a new session');
@@ -100,7 +106,9 @@ export function enableResourceSubscriptions(
       subscribeHere(uri);
     } catch (error) {
       // This copy still holds subscriptions another replica dropped; it reads them again on its next request.
-      if (reservation === 'added') await shared.release(id, uri).catch(() => undefined);
+      // A place Redis does not take back now is kept by the copy and given back with its next save
+      // (src/broker/http/shared-memory.ts).
+      if (reservation === 'added') await giveBack().catch(() => undefined);
       throw error;
     }
     remember();

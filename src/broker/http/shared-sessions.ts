@@ -6,10 +6,12 @@
  * (protocol version, client capabilities and info: what a replica replays to
  * rebuild the session), the tools' session memory and its revision, and the
  * session's resource subscriptions, one field each (`sub:<uri>`, see
- * src/broker/http/shared-memory.ts). Two
+ * src/broker/http/shared-memory.ts), holding the token of the reservation
+ * that last took the place (`reserveSubscription`). Two
  * sorted sets by last use bound the sessions: all of them, and each
  * subject's. Every key expires after the idle TTL, renewed on each use.
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { sha256Hex } from '../../protocol/token.ts';
@@ -92,47 +94,91 @@ return {found[1], found[2] or '0'}
 `);
 
 /**
- * KEYS: the session hash. ARGV: state JSON, then the URIs unsubscribed.
- * Stores the memory, removes those subscriptions (one field each: concurrent
- * saves from several replicas add up), and returns the new revision, or -1
- * when the session is gone. It adds none: `reserveSubscriptionScript` did when
- * the subscribe came in, and adding again could bring back a field another
- * replica removed since, past the bound (docs/decisions.md, "A shared
- * session's save only removes subscriptions").
+ * Lua: gives back the places named by ARGV from `from` on, in pairs of URI and
+ * token: each field is removed only while it holds that token. A place taken
+ * again since, through any replica, holds a new token and stays
+ * (docs/decisions.md, "A place Redis did not take back is given back later,
+ * only while it holds the token it had").
  */
-const saveStateScript = redisScript(`
+const giveBackFunction = `
+local function giveBack(key, from)
+  for i = from, #ARGV, 2 do
+    local field = 'sub:' .. ARGV[i]
+    if redis.call('HGET', key, field) == ARGV[i + 1] then redis.call('HDEL', key, field) end
+  end
+end
+`;
+
+/**
+ * KEYS: the session hash. ARGV: state JSON, the count of URIs unsubscribed,
+ * those URIs, then the places to give back (URI, token pairs). Stores the
+ * memory, removes those subscriptions (one field each: concurrent saves from
+ * several replicas add up) and gives back those places, and returns the new
+ * revision, or -1 when the session is gone. It adds none:
+ * `reserveSubscriptionScript` did when the subscribe came in, and adding
+ * again could bring back a field another replica removed since, past the
+ * bound (docs/decisions.md, "A shared session's save only removes subscriptions").
+ */
+const saveStateScript = redisScript(`${giveBackFunction}
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 redis.call('HSET', KEYS[1], 'state', ARGV[1])
-for i = 2, #ARGV do redis.call('HDEL', KEYS[1], 'sub:' .. ARGV[i]) end
+local unsubscribed = tonumber(ARGV[2])
+for i = 3, 2 + unsubscribed do redis.call('HDEL', KEYS[1], 'sub:' .. ARGV[i]) end
+giveBack(KEYS[1], 3 + unsubscribed)
 return redis.call('HINCRBY', KEYS[1], 'revision', 1)
 `);
 
 /**
  * KEYS: the session hash. ARGV: a URI, the most subscriptions the session may
- * hold. Adds the URI's field (`sub:<uri>`) unless the session already holds
+ * hold, the reservation's token, then places to give back first (URI, token
+ * pairs). Adds the URI's field (`sub:<uri>`) unless the session already holds
  * that many others: the bound counted and taken in one step, so replicas
- * subscribing at the same moment cannot each find room for one more. Returns
- * 2 when added, 1 when already held, 0 when full, -1 when the session is gone.
- * The revision is left alone: the copy's save after the request bumps it.
+ * subscribing at the same moment cannot each find room for one more. The
+ * field holds the token, also when the URI was held already: the place is
+ * taken again, so a give-back of it from before (a copy's unsubscribe that
+ * Redis did not answer) leaves it. Returns 2 when added, 1 when already held,
+ * 0 when full, -1 when the session is gone. The revision is left alone: the
+ * copy's save after the request bumps it.
  */
-const reserveSubscriptionScript = redisScript(`
+const reserveSubscriptionScript = redisScript(`${giveBackFunction}
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+giveBack(KEYS[1], 4)
 local field = 'sub:' .. ARGV[1]
-if redis.call('HEXISTS', KEYS[1], field) == 1 then return 1 end
+if redis.call('HEXISTS', KEYS[1], field) == 1 then
+  redis.call('HSET', KEYS[1], field, ARGV[3])
+  return 1
+end
 local held = 0
 for _, name in ipairs(redis.call('HKEYS', KEYS[1])) do
   if string.sub(name, 1, 4) == 'sub:' then held = held + 1 end
 end
 if held >= tonumber(ARGV[2]) then return 0 end
-redis.call('HSET', KEYS[1], field, 1)
+redis.call('HSET', KEYS[1], field, ARGV[3])
 return 2
 `);
+
+/** KEYS: the session hash. ARGV: places to give back (URI, token pairs). */
+const giveBackScript = redisScript(`${giveBackFunction}
+giveBack(KEYS[1], 1)
+return 1
+`);
+
+/** Places to give back: URI and the token its reservation gave it. */
+export type GiveBacks = ReadonlyArray<readonly [uri: string, token: string]>;
 
 /** What `reserveSubscription` did: `added` the URI, found it `held` already, or neither, the session being `full` or `gone`. */
 export type SubscriptionReservation = 'added' | 'held' | 'full' | 'gone';
 
-/** A session's memory as saved: the tools' memory (null when none was), its resource subscriptions, the revision. */
-export type StoredMemory = { state: string | null; subscriptions: string[]; revision: number };
+/**
+ * A session's memory as saved: the tools' memory (null when none was), its
+ * resource subscriptions, and each one's place token (by URI), the revision.
+ */
+export type StoredMemory = {
+  state: string | null;
+  subscriptions: string[];
+  places: ReadonlyMap<string, string>;
+  revision: number;
+};
 
 const storedRecord = z.object({ subject: z.string().min(1), initialize: z.record(z.string(), z.unknown()) });
 
@@ -202,19 +248,32 @@ export class SharedSessions {
   async loadMemory(id: string): Promise<StoredMemory | null> {
     const fields = await this.#call(() => this.#client.hgetall(this.#sessionPrefix + id));
     if (fields.record === undefined) return null;
-    const subscriptions = Object.keys(fields)
-      .filter((field) => field.startsWith('sub:'))
-      .map((field) => field.slice('sub:'.length));
-    return { state: fields.state ?? null, subscriptions, revision: Number(fields.revision) || 0 };
+    const places = new Map(
+      Object.entries(fields)
+        .filter(([field]) => field.startsWith('sub:'))
+        .map(([field, token]) => [field.slice('sub:'.length), token]),
+    );
+    return {
+      state: fields.state ?? null,
+      subscriptions: [...places.keys()],
+      places,
+      revision: Number(fields.revision) || 0,
+    };
   }
 
   /**
-   * Stores the session's tool memory and drops the `unsubscribed` URIs;
-   * returns the new revision, or null when the session is gone. Subscriptions
-   * are added only by `reserveSubscription`.
+   * Stores the session's tool memory, drops the `unsubscribed` URIs and gives
+   * back the places in `givenBack` that still hold their token; returns the
+   * new revision, or null when the session is gone. Subscriptions are added
+   * only by `reserveSubscription`.
    */
-  async saveState(id: string, state: string, unsubscribed: readonly string[]): Promise<number | null> {
-    const args = [state, ...unsubscribed];
+  async saveState(
+    id: string,
+    state: string,
+    unsubscribed: readonly string[],
+    givenBack: GiveBacks = [],
+  ): Promise<number | null> {
+    const args = [state, unsubscribed.length, ...unsubscribed, ...givenBack.flat()];
     const revision = Number(
       await this.#call(() => saveStateScript.run(this.#client, [this.#sessionPrefix + id], args)),
     );
@@ -225,20 +284,28 @@ export class SharedSessions {
    * Counts `uri` among session `id`'s subscriptions unless it already holds
    * `limit` others: the cluster-wide bound of resource subscriptions, checked
    * and taken atomically in Redis (docs/decisions.md, "A shared session's
-   * subscription bound is taken in Redis").
+   * subscription bound is taken in Redis"). The place holds `token`; the
+   * places in `givenBack` are given back first, each while it still holds its token.
    */
-  async reserveSubscription(id: string, uri: string, limit: number): Promise<SubscriptionReservation> {
+  async reserveSubscription(
+    id: string,
+    uri: string,
+    limit: number,
+    token: string = randomUUID(),
+    givenBack: GiveBacks = [],
+  ): Promise<SubscriptionReservation> {
+    const args = [uri, limit, token, ...givenBack.flat()];
     const reply = Number(
-      await this.#call(() => reserveSubscriptionScript.run(this.#client, [this.#sessionPrefix + id], [uri, limit])),
+      await this.#call(() => reserveSubscriptionScript.run(this.#client, [this.#sessionPrefix + id], args)),
     );
     if (reply === 2) return 'added';
     if (reply === 1) return 'held';
     return reply === 0 ? 'full' : 'gone';
   }
 
-  /** Gives back a place `reserveSubscription` took for a URI the session dropped before its save. */
-  async releaseSubscription(id: string, uri: string): Promise<void> {
-    await this.#call(() => this.#client.hdel(this.#sessionPrefix + id, `sub:${uri}`));
+  /** Gives back the place `reserveSubscription` took with `token`, unless it was taken again since. */
+  async releaseSubscription(id: string, uri: string, token: string): Promise<void> {
+    await this.#call(() => giveBackScript.run(this.#client, [this.#sessionPrefix + id], [uri, token]));
   }
 
   /**
