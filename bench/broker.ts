@@ -4,6 +4,16 @@
  *    then QUIC to the world), over a 2025-11-25 session and as stateless
  *    2026-07-28 requests, vs the same FETCH / LOOKUP sent straight to the
  *    world over QUIC, all warmed up alike and measured in alternated rounds;
+ *    beside them, in the same rounds, the floor of an MCP call here: the
+ *    constant tool of the SDK's minimal server (bench/lib/minimal-mcp-server.ts)
+ *    over a session and as stateless 2026-07-28 requests, with the same
+ *    clients as the broker's calls. Each tool line then also says what the
+ *    broker adds over that floor plus the direct request (tool p50 − floor p50
+ *    − direct p50, and the same for CPU per call): the broker's own work, as
+ *    against the MCP call itself (SDK client, HTTP round trip, SDK server,
+ *    the process wake-ups on this machine). The minimal server runs in this
+ *    process like the broker, the world and the clients, so its CPU is counted
+ *    the same way, by this process's CPU time across its calls;
  *  - mark_lookup_all across 1, 3 and 10 worlds (parallel fan-out should cost
  *    about one world, not the sum);
  *  - memory under 1,000 MCP sessions that never send DELETE.
@@ -23,7 +33,10 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { formatLatency, measureSequential, percentile, ratio } from './lib/measure.ts';
+import { Client as SessionClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as SessionClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { formatLatency, measureSequential, percentile, ratio, type LatencyResult } from './lib/measure.ts';
+import { constantTool, startMinimalMcpServer } from './lib/minimal-mcp-server.ts';
 import { startStack, type Stack } from '../test/e2e/stack-fixture.ts';
 import { initializeBody, jsonRpcHeaders } from '../test/broker/http/raw-http.ts';
 
@@ -46,45 +59,68 @@ async function seed(stack: Stack): Promise<void> {
 /**
  * The broker's added latency on this checkout: every kind of call (direct
  * FETCH/LOOKUP, the tools over a session and over stateless 2026-07-28
- * requests) warmed up alike, then measured in alternated rounds, so neither the
- * baseline nor a tool call is the one that pays for a cold JIT or a noisy
- * moment of the machine.
+ * requests, and the floor: a minimal MCP server's constant tool in both eras)
+ * warmed up alike, then measured in alternated rounds, so neither a baseline
+ * nor a tool call is the one that pays for a cold JIT or a noisy moment of the
+ * machine.
  */
 export async function runToolOverheadBench(calls = 500, rounds = 6): Promise<string[]> {
   const tree = await openTree('this checkout', fileURLToPath(new URL('..', import.meta.url)));
+  const floor = await openFloor();
   try {
     const perRound = Math.max(1, Math.round(calls / rounds));
     await sampleRound(tree, 100, false);
-    for (let round = 0; round < rounds; round++) await sampleRound(tree, perRound, true);
-    const result = (kind: CallKind) => {
-      const sorted = [...tree.latencies[kind]].sort((a, b) => a - b);
-      const totalMs = sorted.reduce((sum, ms) => sum + ms, 0);
-      return {
-        name: kind,
-        operations: sorted.length,
-        perSecond: (sorted.length * 1000) / totalMs,
-        p50Ms: percentile(sorted, 0.5),
-        p99Ms: percentile(sorted, 0.99),
-      };
-    };
+    await sampleRound(floor, 100, false);
+    for (let round = 0; round < rounds; round++) {
+      await sampleRound(tree, perRound, true);
+      await sampleRound(floor, perRound, true);
+    }
+    const result = <K extends string>(measured: Measured<K>, kind: K) => latencyResult(kind, measured.latencies[kind]);
     const lines = [
       `Tool call overhead, ${perRound * rounds} sequential calls of each kind in ${rounds} alternated rounds, small document, one world`,
     ];
     for (const kind of callKinds) {
       const direct = directOf(kind);
-      const own = result(kind);
+      const own = result(tree, kind);
       lines.push(formatLatency(own));
       if (kind === direct) continue;
-      const baseline = result(direct);
+      const baseline = result(tree, direct);
       const cpuAdded = cpuPerCall(tree, kind) - cpuPerCall(tree, direct);
       lines.push(
         `  broker adds ${(own.p50Ms - baseline.p50Ms).toFixed(3)} ms at p50 and ${cpuAdded.toFixed(3)} ms of CPU per call over the ${direct}; ratio calls/s ${ratio(own.perSecond, baseline.perSecond)}`,
       );
+      const floorKind = floorOf(kind);
+      const overFloor = own.p50Ms - result(floor, floorKind).p50Ms - baseline.p50Ms;
+      const cpuOverFloor = cpuAdded - cpuPerCall(floor, floorKind);
+      lines.push(
+        `  broker adds ${overFloor.toFixed(3)} ms at p50 and ${cpuOverFloor.toFixed(3)} ms of CPU per call over the ${floorKind} + the ${direct} (its own work beyond an MCP call and the world request)`,
+      );
+    }
+    for (const kind of floorKinds) {
+      const own = result(floor, kind);
+      lines.push(
+        formatLatency(own),
+        `  an MCP call that does nothing: ${own.p50Ms.toFixed(3)} ms at p50 and ${cpuPerCall(floor, kind).toFixed(3)} ms of CPU per call, what a tool call of this era would add over its direct request if the broker's own work cost nothing`,
+      );
     }
     return lines;
   } finally {
+    await floor.close();
     await tree.close();
   }
+}
+
+/** Rate and percentiles of one kind's recorded calls. */
+function latencyResult(name: string, latencies: readonly number[]): LatencyResult {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const totalMs = sorted.reduce((sum, ms) => sum + ms, 0);
+  return {
+    name,
+    operations: sorted.length,
+    perSecond: (sorted.length * 1000) / totalMs,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+  };
 }
 
 export async function runFanOutBench(calls = 100): Promise<string[]> {
@@ -169,15 +205,63 @@ const callKinds: readonly CallKind[] = [
 const directOf = (kind: CallKind): CallKind =>
   kind.includes('lookup') || kind.includes('LOOKUP') ? 'direct LOOKUP' : 'direct FETCH';
 
+/** The minimal MCP server's constant tool, over a session and as stateless 2026-07-28 requests. */
+type FloorKind = 'constant tool session' | 'constant tool 2026-07-28';
+const floorKinds: readonly FloorKind[] = ['constant tool session', 'constant tool 2026-07-28'];
+
+/** The floor call of the same era as a broker tool call. */
+const floorOf = (kind: CallKind): FloorKind =>
+  kind.endsWith('2026-07-28') ? 'constant tool 2026-07-28' : 'constant tool session';
+
+/** Kinds of call, each measured the same way by sampleRound. */
+type Measured<K extends string> = {
+  kinds: readonly K[];
+  call: Record<K, () => Promise<unknown>>;
+  latencies: Record<K, number[]>;
+  /** Process CPU time (all of this process: clients and servers) spent in each kind's recorded calls, ms. */
+  cpuMs: Record<K, number>;
+};
+
+/** Empty latencies and CPU tallies for `kinds`. */
+function tallies<K extends string>(kinds: readonly K[]): Pick<Measured<K>, 'kinds' | 'latencies' | 'cpuMs'> {
+  return {
+    kinds,
+    latencies: Object.fromEntries(kinds.map((kind) => [kind, []])) as unknown as Record<K, number[]>,
+    cpuMs: Object.fromEntries(kinds.map((kind) => [kind, 0])) as Record<K, number>,
+  };
+}
+
 /** One checkout's stack, with a session client, a 2026-07-28 client and a direct QUIC client. */
-type TreeUnderTest = {
+type TreeUnderTest = Measured<CallKind> & {
   label: string;
-  call: Record<CallKind, () => Promise<unknown>>;
-  latencies: Record<CallKind, number[]>;
-  /** Process CPU time (all of the stack: client, broker, world) spent in each kind's recorded calls, ms. */
-  cpuMs: Record<CallKind, number>;
   close(): Promise<void>;
 };
+
+/**
+ * The minimal MCP server in this process, called with the same clients as the
+ * broker's tool calls: the SDK's v1 client over a session (as the stack's
+ * `connect` makes it) and the v2 client pinned to 2026-07-28.
+ */
+async function openFloor(): Promise<Measured<FloorKind> & { close(): Promise<void> }> {
+  const server = await startMinimalMcpServer();
+  const session = new SessionClient({ name: 'bench', version: '0' });
+  await session.connect(new SessionClientTransport(new URL(server.url)));
+  const modern = new Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await modern.connect(new StreamableHTTPClientTransport(new URL(server.modernUrl)));
+  const constant = { name: constantTool, arguments: {} };
+  return {
+    call: {
+      'constant tool session': () => session.callTool(constant),
+      'constant tool 2026-07-28': () => modern.callTool(constant),
+    },
+    ...tallies(floorKinds),
+    async close() {
+      await modern.close();
+      await session.close();
+      await server.close();
+    },
+  };
+}
 
 async function openTree(label: string, root: string): Promise<TreeUnderTest> {
   const at = (path: string) => pathToFileURL(resolve(root, path)).href;
@@ -211,8 +295,7 @@ async function openTree(label: string, root: string): Promise<TreeUnderTest> {
       'mark_lookup session': () => session.callTool(lookupArgs),
       'mark_lookup 2026-07-28': () => modern.callTool(lookupArgs),
     },
-    latencies: Object.fromEntries(callKinds.map((kind) => [kind, []])) as unknown as Record<CallKind, number[]>,
-    cpuMs: Object.fromEntries(callKinds.map((kind) => [kind, 0])) as Record<CallKind, number>,
+    ...tallies(callKinds),
     async close() {
       await modern.close();
       await direct.close();
@@ -221,22 +304,23 @@ async function openTree(label: string, root: string): Promise<TreeUnderTest> {
   };
 }
 
-async function sampleRound(tree: TreeUnderTest, calls: number, record: boolean): Promise<void> {
-  for (const kind of callKinds) {
-    const operation = tree.call[kind];
+async function sampleRound<K extends string>(measured: Measured<K>, calls: number, record: boolean): Promise<void> {
+  for (const kind of measured.kinds) {
+    const operation = measured.call[kind];
     const cpuBefore = process.cpuUsage();
     for (let i = 0; i < calls; i++) {
       const begun = performance.now();
       await operation();
-      if (record) tree.latencies[kind].push(performance.now() - begun);
+      if (record) measured.latencies[kind].push(performance.now() - begun);
     }
     const cpu = process.cpuUsage(cpuBefore);
-    if (record) tree.cpuMs[kind] += (cpu.user + cpu.system) / 1000;
+    if (record) measured.cpuMs[kind] += (cpu.user + cpu.system) / 1000;
   }
 }
 
 /** Milliseconds of this process's CPU per measured call of `kind`, as sampleRound adds it up. */
-const cpuPerCall = (tree: TreeUnderTest, kind: CallKind) => tree.cpuMs[kind] / tree.latencies[kind].length;
+const cpuPerCall = <K extends string>(measured: Measured<K>, kind: K) =>
+  measured.cpuMs[kind] / measured.latencies[kind].length;
 
 const p50 = (values: number[]) =>
   percentile(

@@ -6,7 +6,7 @@
  *   (a) the same FETCH sent straight to the world over QUIC (no broker);
  *   (b) a minimal MCP server on the same stack (SDK server and Streamable HTTP
  *       transport, JSON responses, sessions) whose one tool returns a constant:
- *       the floor of an MCP tool call here.
+ *       the floor of an MCP tool call here (bench/lib/minimal-mcp-server.ts).
  * The world runs in its own process, so this process's CPU time and memory are
  * the broker's (or, for (b), the floor server's). Steps run one after another;
  * the machine's load average is printed with each.
@@ -20,8 +20,6 @@
  * the candidate / baseline ratios.
  */
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
@@ -29,9 +27,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { McpServer } from '@modelcontextprotocol/server';
 import { percentile } from './lib/measure.ts';
+import { constantTool, startMinimalMcpServer } from './lib/minimal-mcp-server.ts';
 import { removeScratchDirectory } from './lib/scratch.ts';
 import { fleetDirectory, startFleet, stopFleet } from './lib/world-fleet.ts';
 import { MarkClient } from '../src/transport/mark-client.ts';
@@ -199,43 +196,6 @@ async function step(plan: LoadPlan, worldPid: number | undefined, profileTo?: st
   };
 }
 
-/** The floor: an MCP server with one constant tool, stateful sessions, JSON responses, no auth. */
-async function startFloorServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
-  const newSession = async (): Promise<NodeStreamableHTTPServerTransport> => {
-    const server = new McpServer({ name: 'floor', version: '1.0.0' });
-    server.registerTool('constant', { description: 'Returns a constant.' }, async () => ({
-      content: [{ type: 'text' as const, text: 'constant' }],
-    }));
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      enableJsonResponse: true,
-      onsessioninitialized: (id) => void sessions.set(id, transport),
-      onsessionclosed: (id) => void sessions.delete(id),
-    });
-    await server.connect(transport);
-    return transport;
-  };
-  const http: Server = createServer((request: IncomingMessage, response) => {
-    const id = request.headers['mcp-session-id'];
-    const known = typeof id === 'string' ? sessions.get(id) : undefined;
-    void (known ? Promise.resolve(known) : newSession()).then((transport) =>
-      transport.handleRequest(request, response),
-    );
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const address = http.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: async () => {
-      for (const transport of sessions.values()) await transport.close().catch(() => undefined);
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
-}
-
 function line(name: string, figures: StepFigures): string {
   const rate = figures.calls / figures.seconds;
   const cpuShare = figures.serverCpuMs / 1000 / figures.seconds;
@@ -247,7 +207,7 @@ export async function runLoadBench(seconds = 5, counts = [1, 4, 16, 64]): Promis
   const tls = await testTls();
   const dir = await fleetDirectory(tls, [1]);
   const fleet = await startFleet(dir, 1, tls);
-  const floor = await startFloorServer();
+  const floor = await startMinimalMcpServer();
   const world = fleet.worlds[0];
   if (world === undefined) throw new Error('no world started');
   const lines = [`load: ${seconds} s per step, one broker process, world in its own process`];
@@ -276,7 +236,7 @@ export async function runLoadBench(seconds = 5, counts = [1, 4, 16, 64]): Promis
         worldPid,
       );
       const constant = await step(
-        { kind: 'mcp', clients, seconds, url: floor.url, tool: 'constant', args: {} },
+        { kind: 'mcp', clients, seconds, url: floor.url, tool: constantTool, args: {} },
         worldPid,
         profileTo === undefined ? undefined : `${profileTo}.floor-${clients}.cpuprofile`,
       );
