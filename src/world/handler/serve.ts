@@ -28,7 +28,12 @@ const handlers: Record<Exclude<Verb, 'WATCH'>, VerbHandler> = {
 
 const healthBody = '# Health Check\n\nServer is healthy.\n';
 
-export type IncomingRequest = { bytes: Uint8Array; truncated?: boolean };
+export type IncomingRequest = {
+  bytes: Uint8Array;
+  truncated?: boolean;
+  /** The caller's address key (`addressKey`: IPv4 as is, IPv6 by /64); absent in-process. */
+  from?: string;
+};
 
 /**
  * The world's request pipeline, in the Go handler's order (`server/internal/handler/handler.go` `Serve`):
@@ -82,7 +87,7 @@ async function route(ctx: WorldContext, incoming: IncomingRequest): Promise<Mark
   // A history folder (`/docs/versions/a.md`) is the store's layout, not a document: read-auth patterns
   // such as `/docs/*.md` do not cover it, so its answer must not depend on what lies there (docs/decisions.md).
   if (isReadVerb(request.verb) && hasVersionsSegment(scope.path)) return notFound(`${scope.path} not found`);
-  if (request.verb === Verb.Watch) return handleWatch(ctx, scope);
+  if (request.verb === Verb.Watch) return handleWatch(ctx, scope, incoming.from);
   try {
     return await handlers[request.verb](ctx, scope);
   } catch (error) {
