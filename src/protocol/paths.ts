@@ -47,6 +47,14 @@ export function isHiddenEntry(name: string): boolean {
 }
 
 /**
+ * True when a segment of the path is the history folder's name (`/docs/versions/a.md`): the path names
+ * the store's own layout, not a document, whatever lies there (docs/decisions.md, 2026-12-07).
+ */
+export function hasVersionsSegment(path: string): boolean {
+  return path.split('/').includes(versionsDirName);
+}
+
+/**
  * True when any segment of a path is a hidden entry (`/.well-known/x.md`, `/a/.drafts/b.md`,
  * `/a/versions/b.md`): no walk of a world's listings reaches it, however deep.
  */

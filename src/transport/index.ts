@@ -6,6 +6,7 @@ export { startMarkListener, defaultListenerLimits } from './server.ts';
 export type { MarkListener, MarkListenerOptions, MarkListenerLimits } from './server.ts';
 export type { IncomingMarkRequest, MarkRequestHandler, StreamedAnswer, TransportLogger } from './serve-stream.ts';
 export type { MarkPeer } from './peer.ts';
+export { addressKey } from './address-key.ts';
 export { errorResponseBytes, rateLimitedResponse, internalErrorResponse } from './fallback-responses.ts';
 export { generateDevCertificate, loadTlsFiles, checkKeyPair } from './tls.ts';
 export type { TlsKeyPair, TlsFiles, DevCertificateOptions } from './tls.ts';

@@ -90,31 +90,59 @@ export class ChangeHub {
   }
 }
 
-/** The hub with what the WATCH handler needs around it: the heartbeat interval and a bound on open streams. */
+/** Why a watch was or was not given a slot. */
+export type Admission = 'admitted' | 'pool-full' | 'address-full';
+
+/** The share of the pool one caller address may hold by default: a quarter, so four callers are needed to fill it. */
+export function defaultMaxWatchesPerAddress(maxWatches: number): number {
+  return Math.max(1, Math.floor(maxWatches / 4));
+}
+
+/**
+ * The hub with what the WATCH handler needs around it: the heartbeat interval, a bound on open
+ * streams, and each caller address's share of it (an IPv6 /64 is one address, `addressKey` in
+ * src/transport/address-key.ts), so one caller cannot take the slots the broker's own watch needs.
+ */
 export class ChangeFeed {
   readonly hub: ChangeHub;
   readonly heartbeatMs: number;
   readonly maxWatches: number;
+  readonly maxWatchesPerAddress: number;
   #open = 0;
+  readonly #byAddress = new Map<string, number>();
 
-  constructor(options: { heartbeatMs: number; maxWatches: number; ringSize?: number; epoch?: string }) {
+  constructor(options: {
+    heartbeatMs: number;
+    maxWatches: number;
+    maxWatchesPerAddress?: number;
+    ringSize?: number;
+    epoch?: string;
+  }) {
     this.hub = new ChangeHub({
       ...(options.ringSize === undefined ? {} : { ringSize: options.ringSize }),
       ...(options.epoch === undefined ? {} : { epoch: options.epoch }),
     });
     this.heartbeatMs = options.heartbeatMs;
     this.maxWatches = options.maxWatches;
+    this.maxWatchesPerAddress = options.maxWatchesPerAddress ?? defaultMaxWatchesPerAddress(options.maxWatches);
   }
 
-  /** Takes one of the open-watch slots; false when all are taken. */
-  admit(): boolean {
-    if (this.#open >= this.maxWatches) return false;
+  /** Takes one of the open-watch slots for `address` (undefined: a caller with none, in-process). */
+  admit(address: string | undefined): Admission {
+    if (this.#open >= this.maxWatches) return 'pool-full';
+    const held = address === undefined ? 0 : (this.#byAddress.get(address) ?? 0);
+    if (held >= this.maxWatchesPerAddress) return 'address-full';
     this.#open++;
-    return true;
+    if (address !== undefined) this.#byAddress.set(address, held + 1);
+    return 'admitted';
   }
 
-  release(): void {
+  release(address: string | undefined): void {
     this.#open = Math.max(0, this.#open - 1);
+    if (address === undefined) return;
+    const held = (this.#byAddress.get(address) ?? 0) - 1;
+    if (held > 0) this.#byAddress.set(address, held);
+    else this.#byAddress.delete(address);
   }
 
   get open(): number {

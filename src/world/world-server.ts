@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import {
+  addressKey,
   startMarkListener,
   generateDevCertificate,
   rateLimitedResponse,
@@ -37,7 +38,7 @@ export async function startWorldServer(options: WorldServerOptions): Promise<Wor
       host: options.listen.host,
       port: options.listen.port,
       tls,
-      handler: (incoming) => world.serve(incoming),
+      handler: (incoming, peer) => world.serve({ ...incoming, from: addressKey(peer.host) }),
       limits: {
         ...(options.rateLimit
           ? { ratePerSecond: options.rateLimit.perSecond, rateBurst: options.rateLimit.burst }

@@ -27,7 +27,9 @@ export type WorldOptions = {
   writeCheck?: WriteCheck;
   archiveCheck?: ArchiveCheck;
   /** The WATCH change feed: on by default (`false` answers WATCH `unsupported verb`, as a Go world without a hub). */
-  watch?: false | { heartbeatMs?: number; maxWatches?: number; ringSize?: number; epoch?: string };
+  watch?:
+    | false
+    | { heartbeatMs?: number; maxWatches?: number; maxWatchesPerAddress?: number; ringSize?: number; epoch?: string };
 };
 
 /** Open WATCH streams per world, beyond which WATCH answers rate-limited. */
@@ -92,6 +94,9 @@ export async function openWorld(options: WorldOptions): Promise<World> {
       : new ChangeFeed({
           heartbeatMs: options.watch?.heartbeatMs ?? watchHeartbeatMs,
           maxWatches: options.watch?.maxWatches ?? defaultMaxWatches,
+          ...(options.watch?.maxWatchesPerAddress === undefined
+            ? {}
+            : { maxWatchesPerAddress: options.watch.maxWatchesPerAddress }),
           ...(options.watch?.ringSize === undefined ? {} : { ringSize: options.watch.ringSize }),
           ...(options.watch?.epoch === undefined ? {} : { epoch: options.watch.epoch }),
         });

@@ -1,7 +1,7 @@
-import { canonicalPath, hasDotDotSegment } from '../../protocol/paths.ts';
+import { canonicalPath, hasDotDotSegment, hasVersionsSegment } from '../../protocol/paths.ts';
 import { encodeResponse, type MarkResponse } from '../../protocol/response.ts';
 import { parseRequest, RequestParseError, type MarkRequest } from '../../protocol/request.ts';
-import { Verb } from '../../protocol/verbs.ts';
+import { isReadVerb, Verb } from '../../protocol/verbs.ts';
 import type { RequestScope, WorldContext } from './context.ts';
 import { handleFetch } from './fetch.ts';
 import { handleList } from './list.ts';
@@ -28,12 +28,17 @@ const handlers: Record<Exclude<Verb, 'WATCH'>, VerbHandler> = {
 
 const healthBody = '# Health Check\n\nServer is healthy.\n';
 
-export type IncomingRequest = { bytes: Uint8Array; truncated?: boolean };
+export type IncomingRequest = {
+  bytes: Uint8Array;
+  truncated?: boolean;
+  /** The caller's address key (`addressKey`: IPv4 as is, IPv6 by /64); absent in-process. */
+  from?: string;
+};
 
 /**
  * The world's request pipeline, in the Go handler's order (`server/internal/handler/handler.go` `Serve`):
  * parse, refuse `..` before any auth, canonicalise once, pin one token snapshot,
- * then dispatch by verb. Never throws: unexpected failures are logged and
+ * then dispatch by verb. Ours: a read of a path through a history folder is not-found, whatever is there. Never throws: unexpected failures are logged and
  * answered `internal error`.
  */
 export function createWorldHandler(ctx: WorldContext): (incoming: IncomingRequest) => Promise<Uint8Array> {
@@ -79,7 +84,10 @@ async function route(ctx: WorldContext, incoming: IncomingRequest): Promise<Mark
     token: request.metadata.auth,
   };
   if (request.verb === Verb.Fetch && scope.path === '/health') return ok({}, healthBody);
-  if (request.verb === Verb.Watch) return handleWatch(ctx, scope);
+  // A history folder (`/docs/versions/a.md`) is the store's layout, not a document: read-auth patterns
+  // such as `/docs/*.md` do not cover it, so its answer must not depend on what lies there (docs/decisions.md).
+  if (isReadVerb(request.verb) && hasVersionsSegment(scope.path)) return notFound(`${scope.path} not found`);
+  if (request.verb === Verb.Watch) return handleWatch(ctx, scope, incoming.from);
   try {
     return await handlers[request.verb](ctx, scope);
   } catch (error) {

@@ -26,7 +26,11 @@ import { badRequest } from './respond.ts';
  * tokens, not the snapshot pinned at subscription: a revoked token ends the
  * stream at the next heartbeat.
  */
-export function handleWatch(ctx: WorldContext, scope: RequestScope): MarkResponse | StreamedAnswer {
+export function handleWatch(
+  ctx: WorldContext,
+  scope: RequestScope,
+  from: string | undefined,
+): MarkResponse | StreamedAnswer {
   const { changes } = ctx;
   if (changes === null) return badRequest('unsupported verb: WATCH');
   if (isHashPath(scope.path)) return badRequest('paths matching /sha256-<hash> are reserved');
@@ -35,7 +39,8 @@ export function handleWatch(ctx: WorldContext, scope: RequestScope): MarkRespons
   if (since === null && rawSince !== '') return badRequest('invalid since cursor');
   const denied = checkRead(scope.tokens, scope.token, scope.path);
   if (denied !== null) return denied;
-  if (!changes.admit()) return errorResponse(Status.RateLimited, 'too many open watches');
+  const admission = changes.admit(from);
+  if (admission !== 'admitted') return errorResponse(Status.RateLimited, refusals[admission]);
   const watchScope = scope.trailingSlash && scope.path !== '/' ? `${scope.path}/` : scope.path;
   return {
     streamed: true,
@@ -43,11 +48,16 @@ export function handleWatch(ctx: WorldContext, scope: RequestScope): MarkRespons
       try {
         await serveStream(ctx, scope.token, watchScope, since, write, signal);
       } finally {
-        changes.release();
+        changes.release(from);
       }
     },
   };
 }
+
+const refusals = {
+  'pool-full': 'too many open watches on this world; retry later',
+  'address-full': 'too many open watches from this address; close one before opening another',
+} as const;
 
 type Write = (bytes: Uint8Array) => Promise<void>;
 

@@ -66,8 +66,12 @@ export function fsCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** ENOENT and ENOTDIR both mean "nothing there" for a path lookup. */
+/**
+ * ENOENT, ENOTDIR and ENAMETOOLONG all mean "nothing there" for a path lookup: a name longer than the
+ * filesystem holds (a segment over NAME_MAX, or the whole path over PATH_MAX) cannot exist, and is
+ * the caller's input, not a failure of the world (writes refuse it first, write-guard.ts).
+ */
 export function isMissing(err: unknown): boolean {
   const code = fsCode(err);
-  return code === 'ENOENT' || code === 'ENOTDIR';
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG';
 }

@@ -1,5 +1,6 @@
 export { FileStore } from './file-store.ts';
 export { StoreError, isStoreError, type StoreErrorCode } from './errors.ts';
+export { maxNameBytes, overlongNameProblem } from './paths.ts';
 export {
   applyOkfTypeDefault,
   extractPublisherMeta,

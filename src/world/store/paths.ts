@@ -98,9 +98,34 @@ export function isVersionTempName(name: string): boolean {
   return /^\.v[0-9]+\.tmp-/.test(name) || name.startsWith('.archive-state-');
 }
 
+const tempLinkSuffix = '.tmp';
+
 /** The Go store's temp link beside a document: `<current>.tmp`. */
 export function tempLinkPath(currentAbs: string): string {
-  return `${currentAbs}.tmp`;
+  return `${currentAbs}${tempLinkSuffix}`;
+}
+
+/**
+ * NAME_MAX: the longest file name Linux filesystems (ext4, xfs, btrfs, tmpfs) hold, in bytes of the
+ * UTF-8 name, not characters (`getconf NAME_MAX /`; longer names fail with ENAMETOOLONG).
+ */
+export const maxNameBytes = 255;
+
+/**
+ * Why a write to `reqPath` cannot be stored, or null: a folder name over NAME_MAX, or a document name
+ * that leaves no room for its temp link (`<name>.tmp`, the pointer swap of Go `swapCurrent`).
+ */
+export function overlongNameProblem(reqPath: string): string | null {
+  const segments = reqPath.split('/').filter((segment) => segment !== '');
+  const maxDocumentBytes = maxNameBytes - tempLinkSuffix.length;
+  for (const [i, segment] of segments.entries()) {
+    const bytes = Buffer.byteLength(segment);
+    if (bytes > maxNameBytes)
+      return `a path segment is longer than ${maxNameBytes} bytes (${bytes} bytes of UTF-8), more than a file name on disk can hold; shorten it`;
+    if (i === segments.length - 1 && bytes > maxDocumentBytes)
+      return `the document name is longer than ${maxDocumentBytes} bytes (${bytes} bytes of UTF-8): the world needs ${tempLinkSuffix.length} more for a temporary name while it writes, within the ${maxNameBytes} bytes a file name on disk can hold; shorten it`;
+  }
+  return null;
 }
 
 /** True when `abs` is `root` or beneath it (both already resolved). */
