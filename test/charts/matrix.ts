@@ -154,7 +154,11 @@ export const brokerCases: BrokerCase[] = [
   {
     name: 'crawl CronJob on',
     inlineKey: true,
-    values: { ...minimal, crawl: { enabled: true, schedule: '*/30 * * * *', hub: 'hub' } },
+    values: {
+      ...minimal,
+      worlds: [{ name: 'root' }, { name: 'hub' }],
+      crawl: { enabled: true, schedule: '*/30 * * * *', hub: 'hub' },
+    },
   },
   { name: 'crawl CronJob off', inlineKey: true, values: { ...minimal, crawl: { enabled: false } } },
   {
@@ -179,6 +183,8 @@ export const brokerCases: BrokerCase[] = [
           allow: { domains: ['example.com'], groups: ['writers'], emails: ['admin@example.com'] },
           defaultToken: { paths: ['/**'] },
         },
+        // The hub (crawl.hub below) must be a configured world: the crawl publishes only to those.
+        { name: 'knowledge-hub', namespace: 'knowledge' },
       ],
       webClients: [
         {

@@ -210,6 +210,20 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- if and $v.crawl.enabled (not $v.crawl.schedule) -}}
 {{- fail "crawl.schedule is required when crawl.enabled (a cron expression)" -}}
 {{- end -}}
+{{- /*
+The crawl walks and publishes through the worlds of the config only (src/cli/crawl-command.ts
+opens no discovery; src/broker/graph/federation/federation-crawl.ts refuses a hub outside them),
+so a hub that is not in worlds[] would make the CronJob fail every run.
+*/ -}}
+{{- if $v.crawl.enabled -}}
+{{- $names := list -}}
+{{- range $v.worlds -}}
+{{- $names = append $names .name -}}
+{{- end -}}
+{{- if not (has $v.crawl.hub $names) -}}
+{{- fail (printf "crawl.hub %q is not among worlds[].name (%s): the crawl publishes to the hub with the write token the broker holds for each world in worlds[], so every run would fail; add a world named %q to worlds[], set crawl.hub to a configured world, or set crawl.enabled=false" $v.crawl.hub (default "none configured" (join ", " $names)) $v.crawl.hub) -}}
+{{- end -}}
+{{- end -}}
 {{- if and (or $v.autoscaling.enabled (gt (int $v.replicaCount) 1)) (not (include "demarkus-broker.redisEnabled" .)) -}}
 {{- fail (printf "%s needs redis.url or redis.sentinel: device grants, authorization codes and rate limits must be shared by every replica, or a sign-in started on one pod fails on the next (docs/operations.md, \"Scale the broker\")" (ternary "autoscaling.enabled" (printf "replicaCount %v" $v.replicaCount) $v.autoscaling.enabled)) -}}
 {{- end -}}
