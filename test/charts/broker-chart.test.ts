@@ -309,6 +309,29 @@ describe('what each case renders', () => {
     );
   });
 
+  it("discovery: UDP egress to the discovered worlds' ports (networkPolicy.discoveredWorldPorts), for the broker only", async () => {
+    const worldPorts = (objects: KubeObject[], policy: string) =>
+      (one(objects, 'NetworkPolicy', policy).spec as any).egress
+        .at(-1)
+        .ports.map((port: any) => `${port.protocol}/${port.port}`)
+        .sort();
+    assert.deepEqual(worldPorts(objectsOf('discovery in all namespaces'), 'demarkus-broker'), ['UDP/6309']);
+    const listed = objectsOf('discovery in listed namespaces');
+    // The broker dials a discovered world on its Service's UDP port (src/broker/kubernetes/service-world.ts).
+    assert.deepEqual(worldPorts(listed, 'demarkus-broker'), ['UDP/6309', 'UDP/7000']);
+    // The crawl never dials a discovered world (src/cli/crawl-command.ts runs no discovery).
+    assert.deepEqual(worldPorts(listed, 'demarkus-broker-crawl'), ['UDP/6309']);
+    // Without discovery the list opens nothing.
+    const off = await template(
+      request({
+        ...brokerCases[0]!,
+        values: { ...brokerCases[0]!.values, networkPolicy: { discoveredWorldPorts: [7000] } },
+      }),
+    );
+    assert.equal(off.code, 0, off.stderr);
+    assert.deepEqual(worldPorts(off.objects, 'demarkus-broker'), ['UDP/6309']);
+  });
+
   it("crawl on by default: hourly against the root hub, as the broker's ServiceAccount", () => {
     const objects = objectsOf('defaults');
     const cron = one(objects, 'CronJob');

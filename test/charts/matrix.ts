@@ -149,7 +149,12 @@ export const brokerCases: BrokerCase[] = [
   {
     name: 'discovery in listed namespaces',
     inlineKey: true,
-    values: { ...minimal, discovery: { enabled: true, namespaces: ['team-a', 'team-b', 'team-a'] } },
+    values: {
+      ...minimal,
+      discovery: { enabled: true, namespaces: ['team-a', 'team-b', 'team-a'] },
+      // A discovered world on the world chart's server.udpPort 7000.
+      networkPolicy: { discoveredWorldPorts: [6309, 7000] },
+    },
   },
   {
     name: 'crawl CronJob on',

@@ -449,12 +449,26 @@ server.cookieKey or the reference (docs/operations.md, "Install").
   {{- end }}
 {{- end -}}
 
-{{/* Worlds: Mark Protocol over QUIC, on 6309 plus any port named in worlds[].internalAddress. */}}
+{{/*
+Worlds: Mark Protocol over QUIC, on 6309 plus any port named in
+worlds[].internalAddress, and with "discovered" (the broker's policy, not the
+crawl's: the crawl runs no discovery) and discovery.enabled, the ports of
+networkPolicy.discoveredWorldPorts. A discovered world is dialled on its
+Service's UDP port named mark, else its first UDP port
+(src/broker/kubernetes/service-world.ts), which the chart cannot know at
+render time. Called with (dict "context" $ "discovered" true|false).
+*/}}
 {{- define "demarkus-broker.egressWorlds" -}}
+{{- $values := .context.Values -}}
 {{- $worldPorts := dict "6309" true -}}
-{{- range .Values.worlds -}}
+{{- range $values.worlds -}}
 {{- if .internalAddress -}}
 {{- $_ := set $worldPorts (splitList ":" .internalAddress | last) true -}}
+{{- end -}}
+{{- end -}}
+{{- if and .discovered $values.discovery.enabled -}}
+{{- range $values.networkPolicy.discoveredWorldPorts -}}
+{{- $_ := set $worldPorts (toString .) true -}}
 {{- end -}}
 {{- end -}}
 # Worlds: Mark Protocol over QUIC.
