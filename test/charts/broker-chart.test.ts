@@ -287,6 +287,30 @@ describe('what each case renders', () => {
     assert.deepEqual(sentinelEgress.to, [{ ipBlock: { cidr: '10.20.0.0/16' } }]);
   });
 
+  it('Redis at an IPv6 address: the URL the broker accepts renders, and egress opens its port (6379 when it names none)', async () => {
+    const defaults = brokerCases[0]!;
+    for (const [url, port] of [
+      ['redis://[fd00::1]:6380/0', 6380],
+      ['rediss://[fd00::1]', 6379],
+    ] as const) {
+      const rendered = await template(request({ ...defaults, values: { ...defaults.values, redis: { url } } }));
+      assert.equal(rendered.code, 0, rendered.stderr);
+      const secret = one(rendered.objects, 'Secret', 'demarkus-broker-config');
+      const text = Buffer.from((secret.data as Record<string, string>)['config.yaml']!, 'base64').toString('utf8');
+      assert.equal(parseBrokerConfig(text, {}).redis?.url, url);
+      const egress = (one(rendered.objects, 'NetworkPolicy', 'demarkus-broker').spec as any).egress;
+      // Every TCP rule but DNS (53) and the API server and IdP (443, 6443) is the Redis one.
+      const toRedis = egress.filter((rule: any) =>
+        rule.ports.some((p: any) => p.protocol === 'TCP' && ![53, 443, 6443].includes(p.port)),
+      );
+      assert.deepEqual(
+        toRedis.map((rule: any) => rule.ports),
+        [[{ protocol: 'TCP', port }]],
+        url,
+      );
+    }
+  });
+
   it('defaults: no Redis, no state section, no Redis egress', () => {
     const minimalCase = brokerCases[0]!;
     assert.equal(loadedConfig(minimalCase).state.ephemeral, 'memory');

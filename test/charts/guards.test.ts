@@ -230,6 +230,11 @@ const guards: Guard[] = [
     'redis.url "redis://:hunter2@redis:6379" must be redis://host[:port][/db] or rediss://… without credentials (the password comes from redis.existingSecret)',
   ),
   broker(
+    'a Redis URL with an unclosed IPv6 bracket',
+    { redis: { url: 'redis://[fd00::1:6379' } },
+    'redis.url "redis://[fd00::1:6379" must be redis://host[:port][/db] or rediss://… without credentials (the password comes from redis.existingSecret)',
+  ),
+  broker(
     'Sentinel without nodes',
     { redis: { sentinel: { masterName: 'mymaster' } } },
     'redis.sentinel.nodes must list at least one sentinel (host:port) when redis.sentinel.masterName is set',

@@ -227,7 +227,7 @@ so a hub that is not in worlds[] would make the CronJob fail every run.
 {{- if and (or $v.autoscaling.enabled (gt (int $v.replicaCount) 1)) (not (include "demarkus-broker.redisEnabled" .)) -}}
 {{- fail (printf "%s needs redis.url or redis.sentinel: device grants, authorization codes and rate limits must be shared by every replica, or a sign-in started on one pod fails on the next (docs/operations.md, \"Scale the broker\")" (ternary "autoscaling.enabled" (printf "replicaCount %v" $v.replicaCount) $v.autoscaling.enabled)) -}}
 {{- end -}}
-{{- if and $v.redis.url (not (regexMatch "^rediss?://[^/@:]+(:[0-9]+)?(/[0-9]{0,2})?$" $v.redis.url)) -}}
+{{- if and $v.redis.url (not (regexMatch "^rediss?://([^/@:\\[\\]]+|\\[[0-9a-fA-F:]+\\])(:[0-9]+)?(/[0-9]{0,2})?$" $v.redis.url)) -}}
 {{- fail (printf "redis.url %q must be redis://host[:port][/db] or rediss://… without credentials (the password comes from redis.existingSecret)" $v.redis.url) -}}
 {{- end -}}
 {{- if and $v.redis.sentinel.masterName (not $v.redis.sentinel.nodes) -}}
@@ -357,15 +357,27 @@ server.cookieKey or the reference (docs/operations.md, "Install").
 {{- if or .Values.redis.url .Values.redis.sentinel.masterName -}}true{{- end -}}
 {{- end -}}
 
+{{/*
+The port of a host[:port] or [v6][:port] address, or "" when it names none:
+the part after the last ":" once a bracketed IPv6 host is skipped (the
+broker's src/broker/config/host-port.ts reads addresses the same way).
+*/}}
+{{- define "demarkus-broker.addressPort" -}}
+{{- $afterHost := ternary (splitList "]" . | last) . (hasPrefix "[" .) -}}
+{{- if contains ":" $afterHost -}}
+{{- splitList ":" $afterHost | last -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The TCP ports the broker dials Redis on: the URL's (6379 by default) and each sentinel's. */}}
 {{- define "demarkus-broker.redisPorts" -}}
 {{- $ports := dict -}}
 {{- with .Values.redis.url -}}
 {{- $hostPort := regexReplaceAll "^rediss?://([^/]*).*$" . "${1}" -}}
-{{- $_ := set $ports (ternary (splitList ":" $hostPort | last) "6379" (contains ":" $hostPort)) true -}}
+{{- $_ := set $ports (default "6379" (include "demarkus-broker.addressPort" $hostPort)) true -}}
 {{- end -}}
 {{- range .Values.redis.sentinel.nodes -}}
-{{- $_ := set $ports (splitList ":" . | last) true -}}
+{{- $_ := set $ports (include "demarkus-broker.addressPort" .) true -}}
 {{- end -}}
 {{- keys $ports | sortAlpha | join "," -}}
 {{- end -}}
@@ -463,7 +475,7 @@ render time. Called with (dict "context" $ "discovered" true|false).
 {{- $worldPorts := dict "6309" true -}}
 {{- range $values.worlds -}}
 {{- if .internalAddress -}}
-{{- $_ := set $worldPorts (splitList ":" .internalAddress | last) true -}}
+{{- $_ := set $worldPorts (include "demarkus-broker.addressPort" .internalAddress) true -}}
 {{- end -}}
 {{- end -}}
 {{- if and .discovered $values.discovery.enabled -}}
