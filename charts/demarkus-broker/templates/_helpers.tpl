@@ -352,6 +352,21 @@ server.cookieKey or the reference (docs/operations.md, "Install").
 {{- end }}
 {{- end -}}
 
+{{/*
+rateLimit.trustForwardedFor as given, or when null (the default) whether the
+chart's own Ingress is in front: only then does a proxy append the address it
+saw to X-Forwarded-For. Reached directly, the header is the client's own
+(test/security/chart-forwarded-for.test.ts).
+*/}}
+{{- define "demarkus-broker.trustForwardedFor" -}}
+{{- $given := .Values.rateLimit.trustForwardedFor -}}
+{{- if kindIs "invalid" $given -}}
+{{- .Values.ingress.enabled -}}
+{{- else -}}
+{{- $given -}}
+{{- end -}}
+{{- end -}}
+
 {{/* "true" when the broker shares its short-lived state through Redis, else "". */}}
 {{- define "demarkus-broker.redisEnabled" -}}
 {{- if or .Values.redis.url .Values.redis.sentinel.masterName -}}true{{- end -}}
