@@ -1,7 +1,7 @@
 import { loadBrokerConfig } from '../broker/config/index.ts';
 import { startBroker } from '../broker/broker.ts';
 import { waitForSignal } from './world-command.ts';
-import { productionConfigPath } from './config-path.ts';
+import { givenConfigPath, productionConfigPath } from './config-path.ts';
 import { jsonLogger, logOptions } from './json-logger.ts';
 import { commandArgs } from './command-args.ts';
 
@@ -12,13 +12,13 @@ listener (server.addr: /healthz, /readyz, /metrics). The configuration
 reference is docs/configuration.md.
 
   --config FILE   YAML configuration (default /etc/demarkus-broker/config.yaml;
-                  env DEMARKUS_BROKER_CONFIG)`;
+                  env DEMARKUS_BROKER_CONFIG; empty counts as unset)`;
 
 export async function runBrokerCommand(args: string[]): Promise<number> {
   const parsed = commandArgs(args, { config: { type: 'string' } }, help);
   if (parsed === null) return 0;
   const { values } = parsed;
-  const config = await loadBrokerConfig(values.config ?? process.env.DEMARKUS_BROKER_CONFIG ?? productionConfigPath);
+  const config = await loadBrokerConfig(givenConfigPath(values.config) ?? productionConfigPath);
   const broker = await startBroker(config, { logger: logOptions('broker') });
   const log = jsonLogger('broker');
   const stopped = waitForSignal();

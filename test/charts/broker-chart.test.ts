@@ -287,6 +287,30 @@ describe('what each case renders', () => {
     assert.deepEqual(sentinelEgress.to, [{ ipBlock: { cidr: '10.20.0.0/16' } }]);
   });
 
+  it('Redis at an IPv6 address: the URL the broker accepts renders, and egress opens its port (6379 when it names none)', async () => {
+    const defaults = brokerCases[0]!;
+    for (const [url, port] of [
+      ['redis://[fd00::1]:6380/0', 6380],
+      ['rediss://[fd00::1]', 6379],
+    ] as const) {
+      const rendered = await template(request({ ...defaults, values: { ...defaults.values, redis: { url } } }));
+      assert.equal(rendered.code, 0, rendered.stderr);
+      const secret = one(rendered.objects, 'Secret', 'demarkus-broker-config');
+      const text = Buffer.from((secret.data as Record<string, string>)['config.yaml']!, 'base64').toString('utf8');
+      assert.equal(parseBrokerConfig(text, {}).redis?.url, url);
+      const egress = (one(rendered.objects, 'NetworkPolicy', 'demarkus-broker').spec as any).egress;
+      // Every TCP rule but DNS (53) and the API server and IdP (443, 6443) is the Redis one.
+      const toRedis = egress.filter((rule: any) =>
+        rule.ports.some((p: any) => p.protocol === 'TCP' && ![53, 443, 6443].includes(p.port)),
+      );
+      assert.deepEqual(
+        toRedis.map((rule: any) => rule.ports),
+        [[{ protocol: 'TCP', port }]],
+        url,
+      );
+    }
+  });
+
   it('defaults: no Redis, no state section, no Redis egress', () => {
     const minimalCase = brokerCases[0]!;
     assert.equal(loadedConfig(minimalCase).state.ephemeral, 'memory');
@@ -307,6 +331,29 @@ describe('what each case renders', () => {
       find(listed, 'Role', 'demarkus-broker-discovery').map((role) => role.metadata.namespace),
       ['team-a', 'team-b'],
     );
+  });
+
+  it("discovery: UDP egress to the discovered worlds' ports (networkPolicy.discoveredWorldPorts), for the broker only", async () => {
+    const worldPorts = (objects: KubeObject[], policy: string) =>
+      (one(objects, 'NetworkPolicy', policy).spec as any).egress
+        .at(-1)
+        .ports.map((port: any) => `${port.protocol}/${port.port}`)
+        .sort();
+    assert.deepEqual(worldPorts(objectsOf('discovery in all namespaces'), 'demarkus-broker'), ['UDP/6309']);
+    const listed = objectsOf('discovery in listed namespaces');
+    // The broker dials a discovered world on its Service's UDP port (src/broker/kubernetes/service-world.ts).
+    assert.deepEqual(worldPorts(listed, 'demarkus-broker'), ['UDP/6309', 'UDP/7000']);
+    // The crawl never dials a discovered world (src/cli/crawl-command.ts runs no discovery).
+    assert.deepEqual(worldPorts(listed, 'demarkus-broker-crawl'), ['UDP/6309']);
+    // Without discovery the list opens nothing.
+    const off = await template(
+      request({
+        ...brokerCases[0]!,
+        values: { ...brokerCases[0]!.values, networkPolicy: { discoveredWorldPorts: [7000] } },
+      }),
+    );
+    assert.equal(off.code, 0, off.stderr);
+    assert.deepEqual(worldPorts(off.objects, 'demarkus-broker'), ['UDP/6309']);
   });
 
   it("crawl on by default: hourly against the root hub, as the broker's ServiceAccount", () => {

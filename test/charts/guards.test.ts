@@ -202,6 +202,17 @@ const guards: Guard[] = [
     { crawl: { enabled: true, schedule: '' } },
     'crawl.schedule is required when crawl.enabled (a cron expression)',
   ),
+  broker(
+    'a crawl hub that is not a configured world',
+    { worlds: [{ name: 'team-a' }, { name: 'team-b' }] },
+    'crawl.hub "root" is not among worlds[].name (team-a, team-b): the crawl publishes to the hub with the write token the broker holds for each world in worlds[], so every run would fail; add a world named "root" to worlds[], set crawl.hub to a configured world, or set crawl.enabled=false',
+  ),
+  broker(
+    // Valid for the broker (docs/configuration.md), but discovered worlds are read-only and never crawled.
+    'a discovery-only install with the crawl on',
+    { worlds: [], discovery: { enabled: true } },
+    'crawl.hub "root" is not among worlds[].name (none configured): the crawl publishes to the hub with the write token the broker holds for each world in worlds[], so every run would fail; add a world named "root" to worlds[], set crawl.hub to a configured world, or set crawl.enabled=false',
+  ),
 
   broker(
     'two replicas without Redis',
@@ -217,6 +228,11 @@ const guards: Guard[] = [
     'a Redis URL with a password in it',
     { redis: { url: 'redis://:hunter2@redis:6379' } },
     'redis.url "redis://:hunter2@redis:6379" must be redis://host[:port][/db] or rediss://… without credentials (the password comes from redis.existingSecret)',
+  ),
+  broker(
+    'a Redis URL with an unclosed IPv6 bracket',
+    { redis: { url: 'redis://[fd00::1:6379' } },
+    'redis.url "redis://[fd00::1:6379" must be redis://host[:port][/db] or rediss://… without credentials (the password comes from redis.existingSecret)',
   ),
   broker(
     'Sentinel without nodes',
@@ -360,6 +376,30 @@ describe('render-time guards (real helm)', () => {
       good.map((rendered) => rendered.code),
       [0, 0],
       good.map((rendered) => rendered.stderr).join('\n'),
+    );
+  });
+
+  it('renders a discovery-only install with the crawl off, and a crawl whose hub is among worlds[]', async () => {
+    const ways = await Promise.all(
+      [
+        { worlds: [], discovery: { enabled: true }, crawl: { enabled: false } },
+        { worlds: [{ name: 'team-a' }], crawl: { hub: 'team-a' } },
+      ].map((values) =>
+        template({
+          chart: 'demarkus-broker',
+          release: 'demarkus-broker',
+          values: [{ server: base.server, ...values }],
+          setFiles: { 'oidc.brokerSigningKey': signingKeyFile },
+        }),
+      ),
+    );
+    assert.deepEqual(
+      ways.map((rendered) => [rendered.code, rendered.objects.filter((o) => o.kind === 'CronJob').length]),
+      [
+        [0, 0],
+        [0, 1],
+      ],
+      ways.map((rendered) => rendered.stderr).join('\n'),
     );
   });
 

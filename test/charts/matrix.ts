@@ -149,12 +149,21 @@ export const brokerCases: BrokerCase[] = [
   {
     name: 'discovery in listed namespaces',
     inlineKey: true,
-    values: { ...minimal, discovery: { enabled: true, namespaces: ['team-a', 'team-b', 'team-a'] } },
+    values: {
+      ...minimal,
+      discovery: { enabled: true, namespaces: ['team-a', 'team-b', 'team-a'] },
+      // A discovered world on the world chart's server.udpPort 7000.
+      networkPolicy: { discoveredWorldPorts: [6309, 7000] },
+    },
   },
   {
     name: 'crawl CronJob on',
     inlineKey: true,
-    values: { ...minimal, crawl: { enabled: true, schedule: '*/30 * * * *', hub: 'hub' } },
+    values: {
+      ...minimal,
+      worlds: [{ name: 'root' }, { name: 'hub' }],
+      crawl: { enabled: true, schedule: '*/30 * * * *', hub: 'hub' },
+    },
   },
   { name: 'crawl CronJob off', inlineKey: true, values: { ...minimal, crawl: { enabled: false } } },
   {
@@ -179,6 +188,8 @@ export const brokerCases: BrokerCase[] = [
           allow: { domains: ['example.com'], groups: ['writers'], emails: ['admin@example.com'] },
           defaultToken: { paths: ['/**'] },
         },
+        // The hub (crawl.hub below) must be a configured world: the crawl publishes only to those.
+        { name: 'knowledge-hub', namespace: 'knowledge' },
       ],
       webClients: [
         {

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { devBrokerConfig } from '../../src/dev/broker-config.ts';
 import { deviceGrantFailure } from '../../src/cli/login-command.ts';
+import { productionConfigPath } from '../../src/cli/config-path.ts';
 import { binPath, runCli } from './cli-process.ts';
 import { env as signingKeyEnv, fileConfig } from '../broker/config/fixtures.ts';
 
@@ -46,6 +48,22 @@ describe('command-line messages name what failed and what to do (spawned CLI)', 
         /no broker configuration found: tried \.\/data\/broker\/config\.yaml \(written by npm start\)/,
       );
       assert.match(stderr, /pass --config FILE or set DEMARKUS_BROKER_CONFIG/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('broker takes an empty DEMARKUS_BROKER_CONFIG as unset, as token and crawl do, and reads its default path', {
+    skip: existsSync(productionConfigPath) && `${productionConfigPath} exists on this machine`,
+  }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'demarkus-cli-'));
+    try {
+      const { code, stderr } = await runIn(dir, ['broker'], { DEMARKUS_BROKER_CONFIG: '' });
+      assert.equal(code, 1);
+      assert.equal(
+        stderr,
+        `demarkus-broker broker: config: cannot read ${JSON.stringify(productionConfigPath)} (ENOENT)\n`,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -105,7 +105,7 @@ rateLimit:
   login: {{ $v.rateLimit.login | toJson }}
   userCode: {{ $v.rateLimit.userCode | toJson }}
   registration: {{ $v.rateLimit.registration | toJson }}
-  trustForwardedFor: {{ $v.rateLimit.trustForwardedFor }}
+  trustForwardedFor: {{ include "demarkus-broker.trustForwardedFor" . }}
 worldDialer:
   insecureSkipVerify: {{ $v.worldDialer.insecureSkipVerify }}
   {{- if $v.worldDialer.caSecretRef.name }}

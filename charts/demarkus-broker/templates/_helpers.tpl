@@ -210,10 +210,24 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- if and $v.crawl.enabled (not $v.crawl.schedule) -}}
 {{- fail "crawl.schedule is required when crawl.enabled (a cron expression)" -}}
 {{- end -}}
+{{- /*
+The crawl walks and publishes through the worlds of the config only (src/cli/crawl-command.ts
+opens no discovery; src/broker/graph/federation/federation-crawl.ts refuses a hub outside them),
+so a hub that is not in worlds[] would make the CronJob fail every run.
+*/ -}}
+{{- if $v.crawl.enabled -}}
+{{- $names := list -}}
+{{- range $v.worlds -}}
+{{- $names = append $names .name -}}
+{{- end -}}
+{{- if not (has $v.crawl.hub $names) -}}
+{{- fail (printf "crawl.hub %q is not among worlds[].name (%s): the crawl publishes to the hub with the write token the broker holds for each world in worlds[], so every run would fail; add a world named %q to worlds[], set crawl.hub to a configured world, or set crawl.enabled=false" $v.crawl.hub (default "none configured" (join ", " $names)) $v.crawl.hub) -}}
+{{- end -}}
+{{- end -}}
 {{- if and (or $v.autoscaling.enabled (gt (int $v.replicaCount) 1)) (not (include "demarkus-broker.redisEnabled" .)) -}}
 {{- fail (printf "%s needs redis.url or redis.sentinel: device grants, authorization codes and rate limits must be shared by every replica, or a sign-in started on one pod fails on the next (docs/operations.md, \"Scale the broker\")" (ternary "autoscaling.enabled" (printf "replicaCount %v" $v.replicaCount) $v.autoscaling.enabled)) -}}
 {{- end -}}
-{{- if and $v.redis.url (not (regexMatch "^rediss?://[^/@:]+(:[0-9]+)?(/[0-9]{0,2})?$" $v.redis.url)) -}}
+{{- if and $v.redis.url (not (regexMatch "^rediss?://([^/@:\\[\\]]+|\\[[0-9a-fA-F:]+\\])(:[0-9]+)?(/[0-9]{0,2})?$" $v.redis.url)) -}}
 {{- fail (printf "redis.url %q must be redis://host[:port][/db] or rediss://… without credentials (the password comes from redis.existingSecret)" $v.redis.url) -}}
 {{- end -}}
 {{- if and $v.redis.sentinel.masterName (not $v.redis.sentinel.nodes) -}}
@@ -338,9 +352,36 @@ server.cookieKey or the reference (docs/operations.md, "Install").
 {{- end }}
 {{- end -}}
 
+{{/*
+rateLimit.trustForwardedFor as given, or when null (the default) whether the
+chart's own Ingress is in front: only then does a proxy append the address it
+saw to X-Forwarded-For. Reached directly, the header is the client's own
+(test/security/chart-forwarded-for.test.ts).
+*/}}
+{{- define "demarkus-broker.trustForwardedFor" -}}
+{{- $given := .Values.rateLimit.trustForwardedFor -}}
+{{- if kindIs "invalid" $given -}}
+{{- .Values.ingress.enabled -}}
+{{- else -}}
+{{- $given -}}
+{{- end -}}
+{{- end -}}
+
 {{/* "true" when the broker shares its short-lived state through Redis, else "". */}}
 {{- define "demarkus-broker.redisEnabled" -}}
 {{- if or .Values.redis.url .Values.redis.sentinel.masterName -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+The port of a host[:port] or [v6][:port] address, or "" when it names none:
+the part after the last ":" once a bracketed IPv6 host is skipped (the
+broker's src/broker/config/host-port.ts reads addresses the same way).
+*/}}
+{{- define "demarkus-broker.addressPort" -}}
+{{- $afterHost := ternary (splitList "]" . | last) . (hasPrefix "[" .) -}}
+{{- if contains ":" $afterHost -}}
+{{- splitList ":" $afterHost | last -}}
+{{- end -}}
 {{- end -}}
 
 {{/* The TCP ports the broker dials Redis on: the URL's (6379 by default) and each sentinel's. */}}
@@ -348,10 +389,10 @@ server.cookieKey or the reference (docs/operations.md, "Install").
 {{- $ports := dict -}}
 {{- with .Values.redis.url -}}
 {{- $hostPort := regexReplaceAll "^rediss?://([^/]*).*$" . "${1}" -}}
-{{- $_ := set $ports (ternary (splitList ":" $hostPort | last) "6379" (contains ":" $hostPort)) true -}}
+{{- $_ := set $ports (default "6379" (include "demarkus-broker.addressPort" $hostPort)) true -}}
 {{- end -}}
 {{- range .Values.redis.sentinel.nodes -}}
-{{- $_ := set $ports (splitList ":" . | last) true -}}
+{{- $_ := set $ports (include "demarkus-broker.addressPort" .) true -}}
 {{- end -}}
 {{- keys $ports | sortAlpha | join "," -}}
 {{- end -}}
@@ -435,12 +476,26 @@ server.cookieKey or the reference (docs/operations.md, "Install").
   {{- end }}
 {{- end -}}
 
-{{/* Worlds: Mark Protocol over QUIC, on 6309 plus any port named in worlds[].internalAddress. */}}
+{{/*
+Worlds: Mark Protocol over QUIC, on 6309 plus any port named in
+worlds[].internalAddress, and with "discovered" (the broker's policy, not the
+crawl's: the crawl runs no discovery) and discovery.enabled, the ports of
+networkPolicy.discoveredWorldPorts. A discovered world is dialled on its
+Service's UDP port named mark, else its first UDP port
+(src/broker/kubernetes/service-world.ts), which the chart cannot know at
+render time. Called with (dict "context" $ "discovered" true|false).
+*/}}
 {{- define "demarkus-broker.egressWorlds" -}}
+{{- $values := .context.Values -}}
 {{- $worldPorts := dict "6309" true -}}
-{{- range .Values.worlds -}}
+{{- range $values.worlds -}}
 {{- if .internalAddress -}}
-{{- $_ := set $worldPorts (splitList ":" .internalAddress | last) true -}}
+{{- $_ := set $worldPorts (include "demarkus-broker.addressPort" .internalAddress) true -}}
+{{- end -}}
+{{- end -}}
+{{- if and .discovered $values.discovery.enabled -}}
+{{- range $values.networkPolicy.discoveredWorldPorts -}}
+{{- $_ := set $worldPorts (toString .) true -}}
 {{- end -}}
 {{- end -}}
 # Worlds: Mark Protocol over QUIC.

@@ -204,10 +204,24 @@ describe('federation crawl', () => {
       (error: unknown) =>
         error instanceof FederationCrawlError &&
         error.code === 'ERR_HUB_NOT_CONFIGURED' &&
-        /^hub world "nowhere" is not configured: set the config's hub \(chart value crawl\.hub\) to one of the worlds \(.+\), or add a world named "nowhere"$/.test(
-          error.message,
-        ),
+        error.message ===
+          'hub world "nowhere" is not configured (known worlds: root, team-a, team-b): the crawl publishes only to worlds in the config\'s worlds (discovered worlds are read-only); add a world named "nowhere" to worlds, or set the config\'s hub (chart value crawl.hub) to a configured world',
     );
+  });
+
+  it('says the broker has no worlds when none are configured (a discovery-only install), rather than an empty list', async () => {
+    const none = await TestGateway.start([]);
+    try {
+      await assert.rejects(
+        runFederationCrawl({ gateway: none, hub: 'root', now }),
+        (error: unknown) =>
+          error instanceof FederationCrawlError &&
+          error.message ===
+            'hub world "root" is not configured (this broker has no worlds): the crawl publishes only to worlds in the config\'s worlds (discovered worlds are read-only); add a world named "root" to worlds, or set the config\'s hub (chart value crawl.hub) to a configured world',
+      );
+    } finally {
+      await none.close();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Identity } from '../../identity.ts';
 import type { WorldGateway, WorldInfo } from '../../worlds/gateway.ts';
+import { knownWorldsHint } from '../../worlds/world-aliases.ts';
 import { renderContentIndex, type IndexEntry } from '../../../protocol/render/content-index.ts';
 import { compareUtf8 } from '../model.ts';
 import { runPool } from '../../../concurrency/pool.ts';
@@ -101,7 +102,7 @@ export async function runFederationCrawl(options: FederationCrawlOptions): Promi
   const worlds = gateway.list();
   if (!worlds.some((w) => w.name === hub))
     throw new FederationCrawlError(
-      `hub world "${hub}" is not configured: set the config's hub (chart value crawl.hub) to one of the worlds (${worlds.map((w) => w.name).join(', ')}), or add a world named "${hub}"`,
+      `hub world "${hub}" is not configured (${knownWorldsHint(worlds)}): the crawl publishes only to worlds in the config's worlds (discovered worlds are read-only); add a world named "${hub}" to worlds, or set the config's hub (chart value crawl.hub) to a configured world`,
     );
   const limits = { ...defaultFederationLimits, ...options.limits };
   const signal = options.signal;
