@@ -76,6 +76,48 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
     assert.equal(byName.get('mark_graph_publish')?.expected_version?.type, 'integer');
   });
 
+  it('annotates every tool with what a call does, instead of leaving the MCP defaults (destructive, not idempotent, open world)', async () => {
+    // MCP 2025-06-18 ToolAnnotations: a missing hint reads as its default, so a tool with readOnlyHint alone
+    // read as destructive and open-world; an append (additive) looked as dangerous as a publish with retention.
+    const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+    // A second identical call stores nothing more: the same publish at the same expected_version is the earlier
+    // write or a conflict, archiving an archived document answers ok; mark_append without expected_version appends again.
+    const write = (destructiveHint: boolean, idempotentHint: boolean) => ({
+      readOnlyHint: false,
+      destructiveHint,
+      idempotentHint,
+      openWorldHint: false,
+    });
+    const expected: Record<string, Record<string, boolean>> = {
+      mark_fetch: read,
+      mark_explore: read,
+      mark_list: read,
+      mark_versions: read,
+      mark_lookup: read,
+      mark_lookup_all: read,
+      // metadata.retention permanently deletes versions.
+      mark_publish: write(true, true),
+      mark_append: write(false, false),
+      // Reversible: the history is kept and an empty publish brings the document back.
+      mark_archive: write(false, true),
+      mark_discover: read,
+      mark_resolve: read,
+      // It replaces the index document, and its metadata takes retention as mark_publish's does.
+      mark_index: write(true, true),
+      mark_backlinks: read,
+      mark_graph: read,
+      mark_graph_export: read,
+      // Prunes the versions beyond its retention (default 20).
+      mark_graph_publish: write(true, true),
+      mark_worlds: read,
+      mark_search: read,
+      mark_doctor: read,
+      mark_diff: read,
+    };
+    const listed = (await client.listTools()).tools;
+    assert.deepEqual(Object.fromEntries(listed.map((tool) => [tool.name, tool.annotations])), expected);
+  });
+
   it('every input schema compiles under Ajv strict mode (what strict schema checkers run)', () => {
     for (const tool of tools) {
       const ajv = new Ajv2020({ strict: true, allErrors: true });

@@ -76,6 +76,7 @@ export function makeDiffTool(bounds: Readonly<DiffBounds>) {
     inputSchema,
     outputSchema,
     readOnly: true,
+    openWorld: false,
     handler: async (args, ctx) => diff(ctx, args, bounds),
   });
 }

@@ -81,6 +81,11 @@ export function makeIndexTool(bounds: Readonly<CrawlBounds>): ToolDefinition {
     inputSchema,
     outputSchema,
     readOnly: false,
+    // Replaces the index document, and metadata.retention deletes versions as for mark_publish;
+    // a repeat at the same expected_version is a conflict.
+    destructive: true,
+    idempotent: true,
+    openWorld: false,
     handler: async (args, ctx) => indexWorld(ctx, args, bounds),
   });
 }

@@ -40,6 +40,7 @@ export const markResolve = defineTool({
     body: z.string().describe('the content'),
   },
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => resolve(ctx, args.hash, args.index),
 });
 
