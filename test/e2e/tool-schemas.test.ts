@@ -162,6 +162,32 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
     assert.equal(resultText(negative), 'expected_version must be >= 0');
   });
 
+  it('refuses an argument a tool does not take, naming it and the arguments the tool takes, instead of dropping it', async () => {
+    // Before, unknown keys were dropped: mark_search's `worlds` (mark_doctor's name) searched every world, and
+    // mark_list's `limit` (other tools' name for page_size) listed a whole page, each with no word of it.
+    const search = await call('mark_search', { query: 'penguin', worlds: 'root' });
+    assert.equal(isError(search), true);
+    assert.equal(
+      resultText(search),
+      'unknown argument `worlds`; mark_search takes query, world, scope, filter, limit, include_generated',
+    );
+    const list = await call('mark_list', { url: 'mark://root/', limit: 1 });
+    assert.equal(isError(list), true);
+    assert.equal(
+      resultText(list),
+      'unknown argument `limit`; mark_list takes url, include_archived, cursor, page_size',
+    );
+    // Named before a missing argument, which the misspelt one usually explains.
+    const misspelt = await call('mark_fetch', { URL: 'mark://root/index.md', forse: true });
+    assert.equal(resultText(misspelt), 'unknown arguments `URL`, `forse`; mark_fetch takes url, force');
+    const none = await call('mark_worlds', { world: 'root' });
+    assert.equal(resultText(none), 'unknown argument `world`; mark_worlds takes no arguments');
+  });
+
+  it('tells clients in every input schema that no other argument is taken (additionalProperties: false)', () => {
+    for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
+  });
+
   it('the recall prompt starts from mark_search, which answers questions in plain words', async () => {
     const prompt = await client.getPrompt({ name: 'recall', arguments: { subject: 'how do tokens rotate' } });
     const text = (prompt.messages[0]!.content as { text: string }).text;
