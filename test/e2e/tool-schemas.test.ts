@@ -188,6 +188,17 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
     for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
   });
 
+  it('gives examples on the hub world by its default name, root, never a world called hub', () => {
+    // Before, mark_index and mark_resolve offered mark://hub/index/team-a.md; no world is named hub by default,
+    // so an agent copying the example was told the world is unknown.
+    for (const tool of tools) assert.doesNotMatch(JSON.stringify(tool), /mark:\/\/hub\//, tool.name);
+    const argument = (tool: string, name: string) =>
+      tools.find((t) => t.name === tool)?.inputSchema.properties?.[name]?.description ?? '';
+    assert.match(argument('mark_index', 'target'), /mark:\/\/root\/index\/team-a\.md/);
+    assert.match(argument('mark_resolve', 'index'), /mark:\/\/root\/index\/team-a\.md/);
+    assert.match(argument('mark_resolve', 'index'), /hub world \(the broker config's hub, default root\)/);
+  });
+
   it('the recall prompt starts from mark_search, which answers questions in plain words', async () => {
     const prompt = await client.getPrompt({ name: 'recall', arguments: { subject: 'how do tokens rotate' } });
     const text = (prompt.messages[0]!.content as { text: string }).text;

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { responseFields, responseShape } from '../structured.ts';
 import { parseToolUrl, ToolUrlError } from '../tool-url.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe, exampleIndexUrl, hubWorld, worldUrlHint } from './descriptions.ts';
 
 const hashPattern = /^sha256-[0-9a-f]{64}$/;
 
@@ -20,7 +20,7 @@ const inputSchema = {
   hash: requiredString('hash', 'content hash: sha256- followed by 64 lower-case hex characters'),
   index: requiredString(
     'index',
-    'mark:// URL of a hash index document, e.g. mark://hub/index/team-a.md (mark_index writes them)',
+    `mark:// URL of a hash index document, e.g. ${exampleIndexUrl} (mark_index writes them, usually on ${hubWorld})`,
   ),
 };
 
