@@ -76,6 +76,48 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
     assert.equal(byName.get('mark_graph_publish')?.expected_version?.type, 'integer');
   });
 
+  it('annotates every tool with what a call does, instead of leaving the MCP defaults (destructive, not idempotent, open world)', async () => {
+    // MCP 2025-06-18 ToolAnnotations: a missing hint reads as its default, so a tool with readOnlyHint alone
+    // read as destructive and open-world; an append (additive) looked as dangerous as a publish with retention.
+    const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+    // A second identical call stores nothing more: the same publish at the same expected_version is the earlier
+    // write or a conflict, archiving an archived document answers ok; mark_append without expected_version appends again.
+    const write = (destructiveHint: boolean, idempotentHint: boolean) => ({
+      readOnlyHint: false,
+      destructiveHint,
+      idempotentHint,
+      openWorldHint: false,
+    });
+    const expected: Record<string, Record<string, boolean>> = {
+      mark_fetch: read,
+      mark_explore: read,
+      mark_list: read,
+      mark_versions: read,
+      mark_lookup: read,
+      mark_lookup_all: read,
+      // metadata.retention permanently deletes versions.
+      mark_publish: write(true, true),
+      mark_append: write(false, false),
+      // Reversible: the history is kept and an empty publish brings the document back.
+      mark_archive: write(false, true),
+      mark_discover: read,
+      mark_resolve: read,
+      // It replaces the index document, and its metadata takes retention as mark_publish's does.
+      mark_index: write(true, true),
+      mark_backlinks: read,
+      mark_graph: read,
+      mark_graph_export: read,
+      // Prunes the versions beyond its retention (default 20).
+      mark_graph_publish: write(true, true),
+      mark_worlds: read,
+      mark_search: read,
+      mark_doctor: read,
+      mark_diff: read,
+    };
+    const listed = (await client.listTools()).tools;
+    assert.deepEqual(Object.fromEntries(listed.map((tool) => [tool.name, tool.annotations])), expected);
+  });
+
   it('every input schema compiles under Ajv strict mode (what strict schema checkers run)', () => {
     for (const tool of tools) {
       const ajv = new Ajv2020({ strict: true, allErrors: true });
@@ -118,6 +160,43 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
     assert.equal(resultText(typed), 'metadata.importance must be a string, e.g. "0.8"');
     const negative = await call('mark_publish', { url: 'mark://root/a.md', body: 'x', expected_version: -1 });
     assert.equal(resultText(negative), 'expected_version must be >= 0');
+  });
+
+  it('refuses an argument a tool does not take, naming it and the arguments the tool takes, instead of dropping it', async () => {
+    // Before, unknown keys were dropped: mark_search's `worlds` (mark_doctor's name) searched every world, and
+    // mark_list's `limit` (other tools' name for page_size) listed a whole page, each with no word of it.
+    const search = await call('mark_search', { query: 'penguin', worlds: 'root' });
+    assert.equal(isError(search), true);
+    assert.equal(
+      resultText(search),
+      'unknown argument `worlds`; mark_search takes query, world, scope, filter, limit, include_generated',
+    );
+    const list = await call('mark_list', { url: 'mark://root/', limit: 1 });
+    assert.equal(isError(list), true);
+    assert.equal(
+      resultText(list),
+      'unknown argument `limit`; mark_list takes url, include_archived, cursor, page_size',
+    );
+    // Named before a missing argument, which the misspelt one usually explains.
+    const misspelt = await call('mark_fetch', { URL: 'mark://root/index.md', forse: true });
+    assert.equal(resultText(misspelt), 'unknown arguments `URL`, `forse`; mark_fetch takes url, force');
+    const none = await call('mark_worlds', { world: 'root' });
+    assert.equal(resultText(none), 'unknown argument `world`; mark_worlds takes no arguments');
+  });
+
+  it('tells clients in every input schema that no other argument is taken (additionalProperties: false)', () => {
+    for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
+  });
+
+  it('gives examples on the hub world by its default name, root, never a world called hub', () => {
+    // Before, mark_index and mark_resolve offered mark://hub/index/team-a.md; no world is named hub by default,
+    // so an agent copying the example was told the world is unknown.
+    for (const tool of tools) assert.doesNotMatch(JSON.stringify(tool), /mark:\/\/hub\//, tool.name);
+    const argument = (tool: string, name: string) =>
+      tools.find((t) => t.name === tool)?.inputSchema.properties?.[name]?.description ?? '';
+    assert.match(argument('mark_index', 'target'), /mark:\/\/root\/index\/team-a\.md/);
+    assert.match(argument('mark_resolve', 'index'), /mark:\/\/root\/index\/team-a\.md/);
+    assert.match(argument('mark_resolve', 'index'), /hub world \(the broker config's hub, default root\)/);
   });
 
   it('the recall prompt starts from mark_search, which answers questions in plain words', async () => {

@@ -7,6 +7,7 @@ import {
   type McpServer,
   type ServerContext,
   type StandardSchemaWithJSON,
+  type ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { type KeyedLimit, QueueFullError } from '../../concurrency/keyed-limit.ts';
@@ -90,7 +91,7 @@ function registerTool(server: McpServer, tool: ToolDefinition, contextOf: Contex
     description: tool.description,
     inputSchema: advertisedOnly(inputSchemaOf(tool)),
     ...(output === undefined ? {} : { outputSchema: advertisedOnly(output) }),
-    annotations: { readOnlyHint: tool.readOnly },
+    annotations: annotationsOf(tool),
   };
   server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
     const started = performance.now();
@@ -114,6 +115,22 @@ function registerTool(server: McpServer, tool: ToolDefinition, contextOf: Contex
       return { content, isError: result.isError === true };
     return { content, structuredContent: result.structured, isError: false };
   });
+}
+
+/**
+ * The tool's effects as MCP ToolAnnotations (spec 2025-06-18). Every hint is stated, since a missing one
+ * reads as its default; for a read-only tool destructive and idempotent are what reading is (the spec reads
+ * them only beside readOnlyHint false, but a client that reads them anyway must not see a reader as destructive).
+ */
+function annotationsOf(tool: ToolDefinition): ToolAnnotations {
+  if (tool.readOnly)
+    return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: tool.openWorld };
+  return {
+    readOnlyHint: false,
+    destructiveHint: tool.destructive,
+    idempotentHint: tool.idempotent,
+    openWorldHint: tool.openWorld,
+  };
 }
 
 /**

@@ -60,7 +60,29 @@ export type KnowledgeServices = {
  */
 export type ToolResult = { text: string; isError?: boolean; structured?: Record<string, unknown> };
 
-export type ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> = {
+/**
+ * What a call does besides answering, shown to clients as MCP ToolAnnotations hints (spec 2025-06-18,
+ * "ToolAnnotations"). A hint left out reads as its default (destructive, not idempotent, open world),
+ * which fits none of our tools, so every tool states each one
+ * (src/broker/http/register-definitions.ts turns them into the hints).
+ */
+export type ToolEffects =
+  | {
+      /** Changes nothing (readOnlyHint). */
+      readOnly: true;
+      /** Reaches beyond the organisation's worlds (openWorldHint). */
+      openWorld: boolean;
+    }
+  | {
+      readOnly: false;
+      /** May delete or overwrite what was there (destructiveHint); false when it only adds or can be undone. */
+      destructive: boolean;
+      /** A second identical call changes nothing more (idempotentHint). */
+      idempotent: boolean;
+      openWorld: boolean;
+    };
+
+export type ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> = ToolEffects & {
   name: string;
   title: string;
   /** Precise and short: when an agent should use this tool, and what it returns. */
@@ -68,8 +90,6 @@ export type ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> = {
   inputSchema: Shape;
   /** The shape of `structured` in every answer that is not an error (MCP `outputSchema`). */
   outputSchema?: z.ZodRawShape;
-  /** True for tools that change nothing (MCP annotation readOnlyHint). */
-  readOnly: boolean;
   handler: (args: z.infer<z.ZodObject<Shape>>, ctx: ToolContext) => Promise<ToolResult>;
 };
 

@@ -24,11 +24,15 @@ export type ToolCallOptions = {
 // A server is built per session and per stateless request: build each tool's schema once.
 const inputSchemas = new WeakMap<ToolDefinition, z.ZodObject>();
 
-/** The zod object for a tool's argument shape, built once per tool. */
+/**
+ * The zod object for a tool's argument shape, built once per tool. Strict: an argument the tool does not
+ * take is refused, not dropped, since a dropped one is a request silently not honoured (mark_search's
+ * `worlds` searched every world); tools/list then shows `additionalProperties: false` (docs/decisions.md).
+ */
 export function inputSchemaOf(tool: ToolDefinition): z.ZodObject {
   let schema = inputSchemas.get(tool);
   if (schema === undefined) {
-    schema = z.object(tool.inputSchema);
+    schema = z.strictObject(tool.inputSchema);
     inputSchemas.set(tool, schema);
   }
   return schema;
@@ -49,7 +53,7 @@ export async function callTool(
   options: ToolCallOptions = {},
 ): Promise<{ result: ToolResult; outcome: ToolOutcome }> {
   const parsed = inputSchemaOf(definition).safeParse(rawArgs ?? {});
-  if (!parsed.success) return { result: toolError(firstIssueMessage(parsed.error)), outcome: 'tool_error' };
+  if (!parsed.success) return { result: toolError(firstIssueMessage(definition, parsed.error)), outcome: 'tool_error' };
   try {
     const result = await definition.handler(parsed.data, ctx);
     if (result.isError === true) return { result, outcome: 'tool_error' };
@@ -100,9 +104,20 @@ function verbOf(toolName: string): string {
   return toolName.replace(/^mark_/, '');
 }
 
-function firstIssueMessage(error: z.ZodError): string {
+function firstIssueMessage(definition: ToolDefinition, error: z.ZodError): string {
+  // An unknown name first: it usually explains a missing one (`URL` for `url`), and zod lists it last.
+  const unknown = error.issues.find((issue) => issue.code === 'unrecognized_keys' && issue.path.length === 0);
+  if (unknown?.code === 'unrecognized_keys') return unknownArguments(definition, unknown.keys);
   const issue = error.issues[0];
   if (issue === undefined) return 'invalid arguments';
   // Our schemas set a message on every field; zod's own text is a fallback only.
   return issue.message;
+}
+
+/** `unknown argument \`worlds\`; mark_search takes query, world, ...`: what was refused and what to send instead. */
+function unknownArguments(definition: ToolDefinition, keys: readonly string[]): string {
+  const named = keys.map((key) => `\`${key}\``).join(', ');
+  const taken = Object.keys(definition.inputSchema);
+  const takes = taken.length === 0 ? 'takes no arguments' : `takes ${taken.join(', ')}`;
+  return `unknown argument${keys.length === 1 ? '' : 's'} ${named}; ${definition.name} ${takes}`;
 }

@@ -30,6 +30,7 @@ const echo = defineTool<{ text: z.ZodString }>({
   description: 'Returns its text argument with the caller and a per-session call count.',
   inputSchema: { text: z.string() },
   readOnly: true,
+  openWorld: false,
   handler: async ({ text }, ctx) => {
     const calls = (ctx.session.get<number>('calls') ?? 0) + 1;
     ctx.session.set('calls', calls);
@@ -43,6 +44,9 @@ const refuse: ToolDefinition = {
   description: 'Always answers with a tool error.',
   inputSchema: {},
   readOnly: false,
+  destructive: false,
+  idempotent: true,
+  openWorld: false,
   handler: async () => ({ text: 'status: not-permitted', isError: true }),
 };
 
@@ -52,6 +56,7 @@ const explode: ToolDefinition = {
   description: 'Throws; the broker must turn that into a tool error.',
   inputSchema: {},
   readOnly: true,
+  openWorld: false,
   handler: async () => {
     throw new Error('secret internal detail');
   },
@@ -63,6 +68,7 @@ const unreachable: ToolDefinition = {
   description: 'Throws a gateway error, whose text is meant for agents.',
   inputSchema: {},
   readOnly: true,
+  openWorld: false,
   handler: async () => {
     throw new WorldGatewayError('ERR_WORLD_UNAVAILABLE', 'alpha', 'world "alpha" is unavailable');
   },

@@ -100,7 +100,8 @@ describe('mark_diff against a real world', () => {
   });
 
   it("answers a pruned or missing version with the world's own status", async () => {
-    const missing = await call({ url: 'mark://team-a/docs/a.md', to: 9 });
+    // Both versions given, no VERSIONS is asked: v9's absence is the world's answer.
+    const missing = await call({ url: 'mark://team-a/docs/a.md', from: 1, to: 9 });
     assert.equal(missing.isError, false);
     assert.equal(missing.data.status, 'not-found');
     assert.equal(missing.data.url, 'mark://team-a/docs/a.md/v9');
@@ -132,10 +133,21 @@ describe('mark_diff against a real world', () => {
       data: {},
     });
     assert.equal(stack.gateway.sent.length, sent);
-    // The current version is 2: from 3 alone would be compared against it, newest first.
-    const alone = await call({ url: 'mark://team-a/docs/a.md', from: 3 });
-    assert.equal(alone.isError, true);
-    assert.match(alone.text, /^from \(v3\) is newer than to \(v2\): /);
+  });
+
+  it('says when a version asked for is beyond the current one, and points at mark_versions', async () => {
+    // Before, from 5 on a document at v2 (to left to default) answered "from (v5) is newer than to (v2)…
+    // swap them (from 2, to 5)", advice towards a v5 that does not exist.
+    assert.deepEqual(await call({ url: 'mark://team-a/docs/a.md', from: 5 }), {
+      text: 'from (v5) is beyond the current version (v2) of mark://team-a/docs/a.md: there is no v5 yet; mark_versions lists its versions',
+      isError: true,
+      data: {},
+    });
+    assert.deepEqual(await call({ url: 'mark://team-a/docs/a.md', to: 9 }), {
+      text: 'to (v9) is beyond the current version (v2) of mark://team-a/docs/a.md: there is no v9 yet; mark_versions lists its versions',
+      isError: true,
+      data: {},
+    });
   });
 });
 

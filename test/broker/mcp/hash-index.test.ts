@@ -186,9 +186,17 @@ describe('mark_index and mark_resolve against real worlds', () => {
       isError: true,
       text: 'invalid hash format: expected sha256-<64 lowercase hex characters>',
     });
+    // Before, these two said only `hash … not found in index` and `index fetch returned: not-found`, and not
+    // what to try next.
+    const index = await stack.gateway.read('hub', { verb: 'FETCH', path: '/index/all.md' });
+    const version = index.metadata.version;
+    assert.ok(version !== undefined && Number(version) > 0);
     assert.deepEqual(await runTool(markResolve, { hash: h('nope'), index: 'mark://hub/index/all.md' }, ctx()), {
       isError: true,
-      text: `hash ${h('nope')} not found in index`,
+      text:
+        `hash ${h('nope')} not found in index mark://hub/index/all.md: check the hash; if its document is newer ` +
+        `than the index, update the index with mark_index source=<the world or directory it covers> ` +
+        `target=mark://hub/index/all.md expected_version=${version}`,
     });
     assert.deepEqual(await runTool(markResolve, { hash: h('x'), index: 'mark://hub/index/all.md' }, ctx()), {
       isError: true,
@@ -196,7 +204,9 @@ describe('mark_index and mark_resolve against real worlds', () => {
     });
     assert.deepEqual(await runTool(markResolve, { hash: h('x'), index: 'mark://hub/missing.md' }, ctx()), {
       isError: true,
-      text: 'index fetch returned: not-found',
+      text:
+        'index fetch returned: not-found: there is no index document at mark://hub/missing.md; check the URL, ' +
+        'or build the index there with mark_index source=<the world or directory to index> target=mark://hub/missing.md',
     });
   });
 });

@@ -118,6 +118,7 @@ describe('the tool registry', () => {
       inputSchema: {},
       outputSchema: { count: z.number().int() },
       readOnly: true,
+      openWorld: false,
       handler: async () => structuredResult('count: many\n', { count: 'many' }),
     });
     const { result, outcome } = await callTool(tool, {}, toolContext(new MemoryGateway({})), {

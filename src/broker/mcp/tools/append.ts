@@ -40,6 +40,10 @@ export const markAppend = defineTool({
   inputSchema,
   outputSchema: writeShape,
   readOnly: false,
+  // Only adds: a new version, the history kept. Not idempotent: without expected_version a repeat appends again.
+  destructive: false,
+  idempotent: false,
+  openWorld: false,
   handler: async (args, ctx) => append(ctx, args.url, args.body, args.expected_version ?? 0, args.confirm === true),
 });
 

@@ -20,6 +20,11 @@ export const markArchive = defineTool({
   inputSchema: { url: requiredString('url', urlDescription) },
   outputSchema: writeShape,
   readOnly: false,
+  // Undoable (the history is kept, an empty publish brings the document back); archiving an archived
+  // document answers ok at the same version.
+  destructive: false,
+  idempotent: true,
+  openWorld: false,
   handler: async (args, ctx) => {
     const target = urlArgument(ctx, args.url);
     if (!target.ok) return target.error;

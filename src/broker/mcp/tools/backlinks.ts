@@ -20,6 +20,7 @@ export const markBacklinks = defineTool({
     backlinks: z.array(backlinkSchema).describe('every recorded link into the document, by linking URL then relation'),
   },
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => {
     const start = graphTarget(ctx, args.url);
     if (!start.ok) return start.error;

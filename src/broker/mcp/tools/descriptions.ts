@@ -1,9 +1,20 @@
+import { defaultHubWorld } from '../../hub-world.ts';
+
 /**
  * Wording shared by tool descriptions. Descriptions are ours (not the Go
  * broker's): short, and each says when to pick the tool over its neighbours.
  */
 export const worldUrlHint =
   'Addresses look like mark://{world}/{path}; {world} is a world name from mark_worlds, and the broker routes the call to that world.';
+
+/**
+ * The hub world as a description can name it: the broker config key `hub` names it, `root` by default
+ * (src/broker/hub-world.ts). Examples use the default's name: no world is called `hub` unless configured so.
+ */
+export const hubWorld = `the hub world (the broker config's hub, default ${defaultHubWorld})`;
+
+/** An index document on the default hub, for the examples of mark_index and mark_resolve. */
+export const exampleIndexUrl = `mark://${defaultHubWorld}/index/team-a.md`;
 
 /**
  * Where the org's publishing policy lives: on the hub world, which the broker config key `hub` names

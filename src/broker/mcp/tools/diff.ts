@@ -76,6 +76,7 @@ export function makeDiffTool(bounds: Readonly<DiffBounds>) {
     inputSchema,
     outputSchema,
     readOnly: true,
+    openWorld: false,
     handler: async (args, ctx) => diff(ctx, args, bounds),
   });
 }
@@ -139,9 +140,10 @@ async function diff(ctx: ToolContext, args: DiffArgs, bounds: Readonly<DiffBound
 type Pair = { ok: true; from: number; to: number } | { ok: false; error: ToolResult };
 
 /**
- * The versions to compare. Both given: as given. Otherwise the world's
- * VERSIONS answer names the current version and the kept ones, so "the one
- * before" skips versions that retention pruned.
+ * The versions to compare. Both given: as given (a missing one is then the
+ * world's not-found). Otherwise the world's VERSIONS answer names the current
+ * version and the kept ones, so "the one before" skips versions that retention
+ * pruned, and a version asked for past the current one is refused by name.
  */
 async function versionPair(ctx: ToolContext, world: string, path: string, args: DiffArgs): Promise<Pair> {
   if (args.from !== undefined && args.to !== undefined) return { ok: true, from: args.from, to: args.to };
@@ -150,10 +152,26 @@ async function versionPair(ctx: ToolContext, world: string, path: string, args: 
   const response = answer.value;
   if (response.status !== 'ok') return { ok: false, error: worldAnswer(qualifiedWorldUrl(world, path), response) };
   const kept = parseVersions(bodyText(response.body)).map((v) => v.version);
-  const to = args.to ?? kept[0];
-  if (to === undefined) return { ok: false, error: toolError('diff failed: the document has no versions') };
+  const current = kept[0];
+  if (current === undefined) return { ok: false, error: toolError('diff failed: the document has no versions') };
+  // Checked before the order of the two: from 5 on a document at v2 is no swapped pair, v5 does not exist.
+  const beyond = beyondCurrent(qualifiedWorldUrl(world, path), current, args);
+  if (beyond !== undefined) return { ok: false, error: beyond };
+  const to = args.to ?? current;
   const from = args.from ?? kept.find((version) => version < to) ?? 0;
   return { ok: true, from, to };
+}
+
+/** A version asked for that the document has not reached yet, said so, with where to see the ones it has. */
+function beyondCurrent(url: string, current: number, args: DiffArgs): ToolResult | undefined {
+  for (const name of ['from', 'to'] as const) {
+    const version = args[name];
+    if (version !== undefined && version > current)
+      return toolError(
+        `${name} (v${version}) is beyond the current version (v${current}) of ${url}: there is no v${version} yet; mark_versions lists its versions`,
+      );
+  }
+  return undefined;
 }
 
 type Version = { ok: true; text: string; binary: boolean; modified?: string } | { ok: false; error: ToolResult };

@@ -26,6 +26,7 @@ export const markDiscover = defineTool({
     body: z.string().describe("the manifest markdown (the world's explanation when it is not ok)"),
   },
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => {
     const target = urlArgument(ctx, args.url);
     if (!target.ok) return target.error;

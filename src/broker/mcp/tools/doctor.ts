@@ -70,6 +70,7 @@ export const markDoctor = defineTool({
   inputSchema,
   outputSchema,
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => doctor(ctx, args),
 });
 

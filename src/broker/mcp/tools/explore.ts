@@ -81,6 +81,7 @@ export const markExplore = defineTool({
   inputSchema: { url: requiredString('url', urlDescription) },
   outputSchema,
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => explore(ctx, args.url),
 });
 

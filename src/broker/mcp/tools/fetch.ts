@@ -58,6 +58,7 @@ export const markFetch = defineTool({
   inputSchema,
   outputSchema,
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => fetchDocument(ctx, args.url, args.force === true),
 });
 

@@ -39,6 +39,7 @@ export const markGraph = defineTool({
   },
   outputSchema: graphShape,
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => {
     const start = graphTarget(ctx, args.url);
     if (!start.ok) return start.error;

@@ -12,6 +12,7 @@ export const markGraphExport = defineTool({
   inputSchema: {},
   outputSchema: graphShape,
   readOnly: true,
+  openWorld: false,
   handler: async (_args, ctx) => {
     const graph = linkGraph(ctx);
     if (!graph.ok) return graph.error;

@@ -56,6 +56,10 @@ export const markGraphPublish = defineTool({
     edge_count: z.number().int().describe('edges in the published graph'),
   },
   readOnly: false,
+  // Prunes the versions beyond retention; a repeat at the same expected_version is a conflict.
+  destructive: true,
+  idempotent: true,
+  openWorld: false,
   handler: async (args, ctx) => {
     const start = graphTarget(ctx, args.url);
     if (!start.ok) return start.error;

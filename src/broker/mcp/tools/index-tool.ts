@@ -17,11 +17,11 @@ import { checkedWrite, rendered } from '../checked-write.ts';
 import type { ToolUrl } from '../tool-url.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
 import { agentManifestPath } from './discover.ts';
-import { describe, publishingPolicyPlace, worldUrlHint } from './descriptions.ts';
+import { describe, exampleIndexUrl, hubWorld, publishingPolicyPlace, worldUrlHint } from './descriptions.ts';
 
 const inputSchema = {
   source: requiredString('source', 'world or directory to index, e.g. mark://team-a/'),
-  target: requiredString('target', 'document to publish the index to, e.g. mark://hub/index/team-a.md'),
+  target: requiredString('target', `document to publish the index to, usually on ${hubWorld}, e.g. ${exampleIndexUrl}`),
   expected_version: optionalInteger(
     'expected_version',
     "the target's current version to update it (its rows for other servers are kept), or 0 to create it (default 0)",
@@ -81,6 +81,11 @@ export function makeIndexTool(bounds: Readonly<CrawlBounds>): ToolDefinition {
     inputSchema,
     outputSchema,
     readOnly: false,
+    // Replaces the index document, and metadata.retention deletes versions as for mark_publish;
+    // a repeat at the same expected_version is a conflict.
+    destructive: true,
+    idempotent: true,
+    openWorld: false,
     handler: async (args, ctx) => indexWorld(ctx, args, bounds),
   });
 }

@@ -47,6 +47,7 @@ export const markList = defineTool({
   inputSchema,
   outputSchema,
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => list(ctx, args),
 });
 

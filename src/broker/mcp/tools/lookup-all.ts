@@ -72,6 +72,7 @@ export const markLookupAll = defineTool({
   inputSchema,
   outputSchema,
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => lookupAll(ctx, args),
 });
 

@@ -59,6 +59,7 @@ export const markLookup = defineTool({
   inputSchema,
   outputSchema,
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => lookup(ctx, args),
 });
 

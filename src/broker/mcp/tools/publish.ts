@@ -58,6 +58,11 @@ export const markPublish = defineTool({
   inputSchema,
   outputSchema: writeShape,
   readOnly: false,
+  // metadata.retention permanently deletes versions. A repeat stores nothing more: the same body at the same
+  // expected_version is recognised as the earlier write, another body is a conflict (merge/publish-flow.ts).
+  destructive: true,
+  idempotent: true,
+  openWorld: false,
   handler: async (args, ctx) => publish(ctx, args),
 });
 

@@ -4,6 +4,7 @@ import { requiredString } from '../args.ts';
 import { bodyText } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
+import { Status } from '../../../protocol/status.ts';
 import { parseContentIndex, type IndexEntry } from '../../../protocol/render/content-index.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
@@ -12,7 +13,7 @@ import { z } from 'zod';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { responseFields, responseShape } from '../structured.ts';
 import { parseToolUrl, ToolUrlError } from '../tool-url.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe, exampleIndexUrl, hubWorld, worldUrlHint } from './descriptions.ts';
 
 const hashPattern = /^sha256-[0-9a-f]{64}$/;
 
@@ -20,7 +21,7 @@ const inputSchema = {
   hash: requiredString('hash', 'content hash: sha256- followed by 64 lower-case hex characters'),
   index: requiredString(
     'index',
-    'mark:// URL of a hash index document, e.g. mark://hub/index/team-a.md (mark_index writes them)',
+    `mark:// URL of a hash index document, e.g. ${exampleIndexUrl} (mark_index writes them, usually on ${hubWorld})`,
   ),
 };
 
@@ -40,6 +41,7 @@ export const markResolve = defineTool({
     body: z.string().describe('the content'),
   },
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => resolve(ctx, args.hash, args.index),
 });
 
@@ -52,9 +54,10 @@ async function resolve(ctx: ToolContext, hash: string, indexUrl: string): Promis
     path: index.value.path,
   });
   if (!answer.ok) return answer.error;
-  if (answer.value.status !== 'ok') return toolError(`index fetch returned: ${answer.value.status}`);
+  const indexAt = qualifiedWorldUrl(index.value.world, index.value.path);
+  if (answer.value.status !== 'ok') return toolError(indexUnreadable(indexAt, answer.value.status));
   const candidates = parseContentIndex(bodyText(answer.value.body)).filter((entry) => entry.hash === hash);
-  if (candidates.length === 0) return toolError(`hash ${hash} not found in index`);
+  if (candidates.length === 0) return toolError(hashNotIndexed(hash, indexAt, answer.value.metadata.version));
   let lastProblem = '';
   for (const candidate of candidates) {
     const outcome = await tryCandidate(ctx, candidate, hash);
@@ -71,6 +74,26 @@ async function resolve(ctx: ToolContext, hash: string, indexUrl: string): Promis
     });
   }
   return toolError(`could not resolve hash from any server: ${lastProblem}`);
+}
+
+// The two texts below begin with the reference broker's (go-broker-inventory.md, mark_resolve) and go on
+// with what to try next, which the reference leaves out.
+
+/** The index could not be read: a missing one is for mark_index to write; any other answer is the world's to explain. */
+function indexUnreadable(indexUrl: string, status: string): string {
+  const head = `index fetch returned: ${status}`;
+  if (status === Status.NotFound)
+    return `${head}: there is no index document at ${indexUrl}; check the URL, or build the index there with mark_index source=<the world or directory to index> target=${indexUrl}`;
+  return `${head}: mark_fetch ${indexUrl} shows the world's explanation`;
+}
+
+/** The hash is mistyped, or its document came after the index was built: mark_index updates it at its current version. */
+function hashNotIndexed(hash: string, indexUrl: string, indexVersion: string | undefined): string {
+  return (
+    `hash ${hash} not found in index ${indexUrl}: check the hash; if its document is newer than the index, update the ` +
+    `index with mark_index source=<the world or directory it covers> target=${indexUrl} ` +
+    `expected_version=${indexVersion ?? '<its current version>'}`
+  );
 }
 
 /** The candidate's answer, or why it was skipped (`<server>: <reason>`, as the reference words it). */

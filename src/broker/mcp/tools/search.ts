@@ -91,6 +91,7 @@ export const markSearch = defineTool({
   inputSchema,
   outputSchema,
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => search(ctx, args),
 });
 

@@ -36,6 +36,7 @@ export const markVersions = defineTool({
   inputSchema: { url: requiredString('url', urlDescription) },
   outputSchema,
   readOnly: true,
+  openWorld: false,
   handler: async (args, ctx) => {
     const target = urlArgument(ctx, args.url);
     if (!target.ok) return target.error;

@@ -117,6 +117,7 @@ export const markWorlds = defineTool({
   inputSchema: {},
   outputSchema,
   readOnly: true,
+  openWorld: false,
   handler: async (_args, ctx) => {
     const names = ctx.gateway.list().map((world) => world.name);
     const descriptors = ctx.knowledge
