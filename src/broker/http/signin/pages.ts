@@ -5,7 +5,7 @@
  * every page says who is asking (by name, and whether that name is verified),
  * what it may do in plain words, and what to do next.
  */
-import type { OAuthClient } from '../../auth/clients/client.ts';
+import { redirectDestination, type OAuthClient } from '../../auth/clients/client.ts';
 import { describeScopes } from '../../auth/tokens/scope.ts';
 import { html, page, Raw } from './html.ts';
 import { isLoopbackUrlHost } from '../../../transport/loopback.ts';
@@ -88,12 +88,8 @@ export function consentPage(input: {
   consentId: string;
   csrf: string;
 }): string {
-  const redirect = new URL(input.redirectUri);
-  const where =
-    redirect.protocol === 'http:' || redirect.protocol === 'https:'
-      ? redirect.host
-      : `${redirect.protocol}//${redirect.host}`;
-  const loopbackOnly = isLoopbackUrlHost(redirect.hostname);
+  const where = redirectDestination(input.redirectUri);
+  const loopbackOnly = isLoopbackUrlHost(new URL(input.redirectUri).hostname);
   return page(
     'Allow access?',
     html`
