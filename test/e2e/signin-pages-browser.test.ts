@@ -93,7 +93,7 @@ describe('sign-in pages in real Chromium at desktop and phone width', { skip }, 
   }
 
   for (const size of ['desktop', 'phone'] as const) {
-    it(`${size}: the device page from the login link names the program, says it is verified and what it may do`, async () => {
+    it(`${size}: the device page from the login link names the program, says when to continue and what it may do`, async () => {
       const { json: grant } = await stack.post('/device/authorize', {
         client_id: 'demarkus-cli',
         scope: 'openid email mark.read mark.write',
@@ -104,7 +104,12 @@ describe('sign-in pages in real Chromium at desktop and phone width', { skip }, 
       // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText() (rendered text), not the DOM property
       const text = await main.innerText();
       assert.match(text, /demarkus-broker CLI asks to sign in as you\./);
-      assert.match(text, /Verified: the demarkus command-line tool/);
+      assert.match(
+        text,
+        /This is the demarkus command-line tool, but anyone can start a sign-in request in its name\./,
+      );
+      assert.match(text, /Continue only if you ran demarkus-broker login yourself just now\./);
+      assert.doesNotMatch(text, /Verified/);
       assert.match(text, /read the documents you may read, in every world/);
       assert.match(text, /publish and change documents in the worlds where you may write/);
       assert.doesNotMatch(text, /mark\.read|mark\.write/);

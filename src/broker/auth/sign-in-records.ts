@@ -38,7 +38,7 @@ export const codeRecord = z.object({
   identity,
   authTime: z.number(),
   issuedAt: z.number(),
-  status: z.enum(['issued', 'redeemed']),
+  status: z.enum(['issued', 'redeemed', 'replayed']),
   family: z.string().optional(),
 });
 

@@ -62,7 +62,7 @@ async function authorizationCodeGrant(context: SignInContext, client: OAuthClien
     throw new OAuthError('invalid_grant', 'authorization code is invalid or expired', {
       detail: `code ${redeemed.kind}`,
     });
-  const { request, identity, authTime } = redeemed.record;
+  const { request, identity, authTime, family } = redeemed.record;
   // The code is spent whatever follows: a wrong verifier or redirect cannot be retried (RFC 9700 §2.1.1).
   if (request.clientId !== client.clientId)
     throw new OAuthError('invalid_grant', 'authorization code was issued to another client');
@@ -72,8 +72,20 @@ async function authorizationCodeGrant(context: SignInContext, client: OAuthClien
     throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
   checkResource(form.resource, context.resource);
   await recordUse(context, client);
-  const issued = await issueRefresh(context, client, { identity, scope: request.scope, resource: context.resource });
-  if (issued !== undefined) await context.flows.recordCodeFamily(code, issued.family);
+  const issued = await issueRefresh(
+    context,
+    client,
+    { identity, scope: request.scope, resource: context.resource },
+    family,
+  );
+  // A replay that came while the family was being written found nothing to revoke yet: it marked
+  // the code, so the redemption revokes what it issued itself and hands out nothing.
+  if (await context.flows.wasReplayed(code)) {
+    await context.refreshTokens.revokeFamily(family);
+    throw new OAuthError('invalid_grant', 'authorization code was already used', {
+      detail: 'code replayed during its redemption; tokens issued from it revoked',
+    });
+  }
   return tokenResponse(signer(context), {
     clientId: client.clientId,
     identity,
@@ -163,14 +175,15 @@ function idTokenBearer(client: OAuthClient): { idTokenBearer?: true } {
 
 const supportedGrants: ReadonlySet<string> = new Set(supportedGrantTypes);
 
-/** A refresh-token family, only for clients registered for the refresh_token grant. */
+/** A refresh-token family (named `family` when its id was chosen already), only for clients registered for the refresh_token grant. */
 async function issueRefresh(
   context: SignInContext,
   client: OAuthClient,
   grant: Omit<RefreshGrant, 'clientId'>,
+  family?: string,
 ): Promise<{ token: string; family: string } | undefined> {
   if (!client.grantTypes.includes('refresh_token')) return undefined;
-  return context.refreshTokens.issue({ clientId: client.clientId, ...grant });
+  return context.refreshTokens.issue({ clientId: client.clientId, ...grant }, family);
 }
 
 function signer(context: SignInContext) {

@@ -12,7 +12,7 @@ import { devicePage } from '../../../src/broker/http/signin/pages.ts';
 import { queryParams, singleValued } from '../../../src/broker/http/signin/form-body.ts';
 
 describe('sign-in cookies', () => {
-  it('carry the __Host-/__Secure- prefixes, Secure, HttpOnly and SameSite over https', () => {
+  it('carry the __Host- prefix, Path=/, Secure, HttpOnly and SameSite over https', () => {
     const secure = { secure: true };
     assert.equal(
       setCookie(csrfCookie(secure), 'v', secure),
@@ -20,7 +20,7 @@ describe('sign-in cookies', () => {
     );
     assert.match(
       setCookie(roundTripCookie(secure, 300), 's', secure),
-      /^__Secure-demarkus_signin=s; Path=\/auth\/callback; Max-Age=300; HttpOnly; SameSite=Lax; Secure$/,
+      /^__Host-demarkus_signin=s; Path=\/; Max-Age=300; HttpOnly; SameSite=Lax; Secure$/,
     );
     assert.match(clearCookie(csrfCookie(secure), secure), /Max-Age=0/);
   });
@@ -30,6 +30,10 @@ describe('sign-in cookies', () => {
     assert.equal(
       setCookie(csrfCookie(insecure), 'v', insecure),
       'demarkus_csrf=v; Path=/; Max-Age=3600; HttpOnly; SameSite=Strict',
+    );
+    assert.equal(
+      setCookie(roundTripCookie(insecure, 300), 's', insecure),
+      'demarkus_signin=s; Path=/; Max-Age=300; HttpOnly; SameSite=Lax',
     );
   });
 

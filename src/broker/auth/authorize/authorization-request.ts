@@ -3,11 +3,18 @@
  * RFC 6749 §4.1.2.1 demands: until the client and its redirect URI are
  * trusted, errors are shown to the user and never redirected (an open
  * redirector otherwise); after that, errors go back to the client's redirect
- * URI with `state` and `iss` (RFC 9207).
+ * URI with `state` and `iss` (RFC 9207), but only where that URI is trusted
+ * without the person's say (`errorsRedirectAtOnce`).
  */
 import { OAuthError } from '../oauth-error.ts';
 import { isValidCodeChallenge } from '../pkce.ts';
-import { redirectUriAllowed, requireGrantType, type OAuthClient } from '../clients/client.ts';
+import {
+  isLoopbackRedirect,
+  isPrivateUseSchemeRedirect,
+  redirectUriAllowed,
+  requireGrantType,
+  type OAuthClient,
+} from '../clients/client.ts';
 import { grantedScope } from '../tokens/scope.ts';
 
 export type AuthorizationRequest = {
@@ -36,6 +43,19 @@ export function trustedRedirect(client: OAuthClient | null, params: Readonly<Rec
   if (!redirectUriAllowed(client, given))
     throw new UntrustedRequestError('invalid_request', 'redirect_uri is not registered for this client');
   return given;
+}
+
+/**
+ * Whether an error found after `redirectUri` matched the client may be sent
+ * there at once, before the person has seen anything (RFC 9700 §4.11.2:
+ * redirect automatically only to trusted addresses). Registration is
+ * anonymous, so a matching https address proves only that someone registered
+ * it: a phishing page can be. Trusted are a client the operator configured,
+ * and addresses that reach no remote site: loopback (RFC 8252 §7.3) and an
+ * app's private-use scheme (RFC 8252 §7.1).
+ */
+export function errorsRedirectAtOnce(client: OAuthClient, redirectUri: string): boolean {
+  return client.firstParty || isLoopbackRedirect(redirectUri) || isPrivateUseSchemeRedirect(redirectUri);
 }
 
 /** The rest of the request, once `redirectUri` is trusted; OAuthErrors here are redirected to the client. */

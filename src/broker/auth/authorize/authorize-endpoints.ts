@@ -5,7 +5,7 @@
  * client at the IdP, so it asks the user before sending them there), and the
  * IdP callback shared with the device flow.
  */
-import type { OAuthClient } from '../clients/client.ts';
+import { redirectDestination, type OAuthClient } from '../clients/client.ts';
 import { OAuthError } from '../oauth-error.ts';
 import type { SignInContext } from '../sign-in-context.ts';
 import { signInIdentityFromClaims, SignInRefused } from '../sign-in-identity.ts';
@@ -14,6 +14,7 @@ import { UpstreamSignInError } from '../upstream/upstream-idp.ts';
 import {
   checkAuthorizationParams,
   clientRedirect,
+  errorsRedirectAtOnce,
   trustedRedirect,
   UntrustedRequestError,
   type AuthorizationRequest,
@@ -65,6 +66,17 @@ export async function authorizeEndpoint(context: SignInContext, params: Params):
     request = checkAuthorizationParams(client!, redirectUri, params, context.resource);
   } catch (error) {
     if (!(error instanceof OAuthError) || error instanceof UntrustedRequestError) throw error;
+    if (!errorsRedirectAtOnce(client!, redirectUri))
+      return {
+        kind: 'page-error',
+        title: 'This sign-in link is not valid',
+        ...refusedRequestWords(
+          error.description,
+          ` It wanted to send you on to ${redirectDestination(redirectUri)}, an address this service has not checked, so the sign-in stopped here.`,
+        ),
+        status: 400,
+        detail: `${error.error}; not redirected to ${redirectUri}: neither a configured client nor a loopback or private-use redirect`,
+      };
     return {
       kind: 'client-redirect',
       url: clientRedirect(redirectUri, context.issuer, {
@@ -102,8 +114,13 @@ function untrustedRequestWords(description: string): { message: string; next?: s
     };
   // Already sentences for people, next step included (a metadata document this broker cannot fetch).
   if (description.startsWith('the app identified itself')) return { message: `T${description.slice(1)}.` };
+  return refusedRequestWords(description);
+}
+
+/** A request this service cannot accept, in plain words; `where` says where the person was not sent. */
+function refusedRequestWords(description: string, where = ''): { message: string; next: string; technical: string } {
   return {
-    message: 'The application that sent you here made a sign-in request this service cannot accept.',
+    message: `The application that sent you here made a sign-in request this service cannot accept.${where}`,
     next: `${startAgain} If this happens again, tell the application's developer what the sign-in service saw.`,
     technical: description,
   };

@@ -4,6 +4,7 @@
  * the redirect to the IdP until its callback) and authorization codes.
  */
 import { randomSecret, sha256Hex } from '../secrets.ts';
+import { newRefreshFamilyId } from '../tokens/refresh-tokens.ts';
 import type { SignInIdentity } from '../sign-in-identity.ts';
 import type { UpstreamRoundTrip } from '../upstream/upstream-idp.ts';
 import type { EphemeralStore } from '../../state/index.ts';
@@ -18,13 +19,18 @@ export type CodeRecord = {
   identity: SignInIdentity;
   authTime: number;
   issuedAt: number;
-  status: 'issued' | 'redeemed';
-  /** The refresh family the code's redemption created, revoked if the code is replayed (RFC 6749 §4.1.2). */
+  /** `replayed`: spent, then presented again (RFC 6749 §4.1.2). */
+  status: 'issued' | 'redeemed' | 'replayed';
+  /**
+   * The refresh family the code's redemption issues, revoked if the code is
+   * replayed. Chosen as the code is spent, in the same atomic step, so a
+   * replay at any moment after finds it.
+   */
   family?: string;
 };
 
 export type RedeemOutcome =
-  | { kind: 'redeemed'; record: CodeRecord }
+  | { kind: 'redeemed'; record: CodeRecord & { family: string } }
   | { kind: 'replayed'; record: CodeRecord }
   | { kind: 'unknown' }
   | { kind: 'expired' };
@@ -73,29 +79,33 @@ export class FlowState {
     return code;
   }
 
-  /** Marks the code redeemed in one atomic step; a second redemption is a replay. */
+  /**
+   * Spends the code and names the refresh family it will issue, in one atomic
+   * step; a later redemption is a replay, and marks the code so.
+   */
   async redeemCode(code: string): Promise<RedeemOutcome> {
     let outcome: RedeemOutcome = { kind: 'unknown' };
     const now = this.#now();
+    const family = newRefreshFamilyId();
     await this.#store.update(`code:${sha256Hex(code)}`, (value) => {
       const record = readRecord(codeRecord, 'code', value)!;
-      if (record.status === 'redeemed') {
+      if (record.status !== 'issued') {
         outcome = { kind: 'replayed', record };
-        return undefined;
+        return record.status === 'replayed' ? undefined : toJson({ ...record, status: 'replayed' });
       }
       if (now - record.issuedAt >= this.#options.codeTtlMs) {
         outcome = { kind: 'expired' };
         return undefined;
       }
-      outcome = { kind: 'redeemed', record };
-      return toJson({ ...record, status: 'redeemed' });
+      const redeemed = { ...record, status: 'redeemed' as const, family };
+      outcome = { kind: 'redeemed', record: redeemed };
+      return toJson(redeemed);
     });
     return outcome;
   }
 
-  async recordCodeFamily(code: string, family: string): Promise<void> {
-    await this.#store.update(`code:${sha256Hex(code)}`, (value) =>
-      toJson({ ...readRecord(codeRecord, 'code', value)!, family }),
-    );
+  /** Whether the code was presented again after it was spent (read after its redemption issued). */
+  async wasReplayed(code: string): Promise<boolean> {
+    return readRecord(codeRecord, 'code', await this.#store.get(`code:${sha256Hex(code)}`))?.status === 'replayed';
   }
 }

@@ -78,6 +78,29 @@ export function isLoopbackRedirect(uri: string): boolean {
 }
 
 /**
+ * RFC 8252 §7.1: a private-use URI scheme in reverse-domain form
+ * (`com.example.app:/callback`), which hands the redirect to an app on the
+ * person's device; never a scheme a browser acts on itself.
+ */
+export function isPrivateUseSchemeRedirect(uri: string): boolean {
+  const url = URL.canParse(uri) ? new URL(uri) : null;
+  return (
+    url !== null &&
+    /^[a-z][a-z0-9+-]*\.[a-z0-9.+-]+:$/.test(url.protocol) &&
+    !['javascript:', 'data:', 'file:', 'vbscript:'].includes(url.protocol)
+  );
+}
+
+/**
+ * Where a redirect sends the person, in the words a page shows them: the host
+ * of a web address, or the scheme and host of an app's private-use address.
+ */
+export function redirectDestination(uri: string): string {
+  const url = new URL(uri);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : `${url.protocol}//${url.host}`;
+}
+
+/**
  * OAuth 2.1 §2.3.1 / RFC 9700 §4.1.3: redirect URIs are compared as exact
  * strings. The one exception is RFC 8252 §7.3: for a loopback redirect the
  * port is chosen at run time, so it is ignored (scheme, host, path and query

@@ -5,7 +5,7 @@
  * (RFC 6749 §3.1.2). Registration errors use RFC 7591 §3.2.2 codes.
  */
 import { OAuthError } from '../oauth-error.ts';
-import { isLoopbackRedirect, type TokenEndpointAuthMethod } from './client.ts';
+import { isLoopbackRedirect, isPrivateUseSchemeRedirect, type TokenEndpointAuthMethod } from './client.ts';
 
 export const deviceCodeGrantType = 'urn:ietf:params:oauth:grant-type:device_code';
 export const supportedGrantTypes: readonly string[] = ['authorization_code', 'refresh_token', deviceCodeGrantType];
@@ -123,11 +123,6 @@ export function checkRedirectUri(uri: string): void {
     if (isLoopbackRedirect(uri)) return;
     throw fail('must use https unless it is a loopback address');
   }
-  // RFC 8252 §7.1: private-use schemes are reverse domain names (com.example.app:/callback).
-  if (
-    !/^[a-z][a-z0-9+-]*\.[a-z0-9.+-]+:$/.test(url.protocol) ||
-    ['javascript:', 'data:', 'file:', 'vbscript:'].includes(url.protocol)
-  ) {
+  if (!isPrivateUseSchemeRedirect(uri))
     throw fail('must be https, loopback http or a reverse-domain private-use scheme');
-  }
 }

@@ -47,6 +47,11 @@ const isDocument = (value: unknown): value is TokensDocument =>
   typeof (value as TokensDocument).families === 'object' &&
   (value as TokensDocument).families !== null;
 
+/** The id of a new refresh-token family: random, unguessable, and never a token. */
+export function newRefreshFamilyId(): string {
+  return randomSecret(12);
+}
+
 export class RefreshTokens {
   readonly #document: JsonDocument<TokensDocument>;
   readonly #ttlMs: number;
@@ -65,10 +70,13 @@ export class RefreshTokens {
     this.#now = options.now ?? Date.now;
   }
 
-  /** A new family for a fresh sign-in; returns the raw token (shown to the client once, never stored). */
-  async issue(grant: RefreshGrant): Promise<{ token: string; family: string }> {
+  /**
+   * A new family for a fresh sign-in; returns the raw token (shown to the
+   * client once, never stored). `family` is given when its id was chosen
+   * earlier: a code records it as it is spent (src/broker/auth/authorize/flow-state.ts).
+   */
+  async issue(grant: RefreshGrant, family: string = newRefreshFamilyId()): Promise<{ token: string; family: string }> {
     const token = randomSecret(32);
-    const family = randomSecret(12);
     const now = this.#now();
     await this.#document.update((doc) => {
       const families = live(doc.families, now);

@@ -1,7 +1,9 @@
 /**
- * The two cookies of the sign-in pages. Over https they carry the `__Host-`
- * or `__Secure-` prefix and `Secure` (RFC 6265bis §4.1.3); `server.insecureCookies`
- * drops both for plain-http development. Always HttpOnly and SameSite.
+ * The two cookies of the sign-in pages. Over https both carry the `__Host-`
+ * prefix and `Secure` (RFC 6265bis §4.1.3): a `__Host-` cookie has Path=/ and
+ * no Domain, so only the broker's own host can set it, never a sibling
+ * subdomain. `server.insecureCookies` drops the prefix and `Secure` for
+ * plain-http development, where browsers refuse both. Always HttpOnly and SameSite.
  */
 export type CookiePolicy = { secure: boolean };
 
@@ -15,10 +17,16 @@ export const csrfCookie = (policy: CookiePolicy): CookieSpec => ({
   maxAgeSeconds: 3600,
 });
 
-/** Binds an IdP round trip to this browser; Lax, since the IdP's redirect back is a cross-site top-level GET. */
+/**
+ * Binds an IdP round trip to this browser; Lax, since the IdP's redirect back
+ * is a cross-site top-level GET. `__Host-`, not `__Secure-`: a `__Secure-`
+ * cookie may carry Domain=, so a sibling subdomain could plant its own
+ * round trip's state in the person's browser and have their sign-in finish
+ * its request (login CSRF; MCP security best practices, "confused deputy").
+ */
 export const roundTripCookie = (policy: CookiePolicy, maxAgeSeconds: number): CookieSpec => ({
-  name: policy.secure ? '__Secure-demarkus_signin' : 'demarkus_signin',
-  path: '/auth/callback',
+  name: policy.secure ? '__Host-demarkus_signin' : 'demarkus_signin',
+  path: '/',
   sameSite: 'Lax',
   maxAgeSeconds,
 });

@@ -5,18 +5,29 @@
  * every page says who is asking (by name, and whether that name is verified),
  * what it may do in plain words, and what to do next.
  */
-import type { OAuthClient } from '../../auth/clients/client.ts';
+import { redirectDestination, type OAuthClient } from '../../auth/clients/client.ts';
 import { describeScopes } from '../../auth/tokens/scope.ts';
 import { html, page, Raw } from './html.ts';
 import { isLoopbackUrlHost } from '../../../transport/loopback.ts';
 
-/** Whether the client's name can be trusted, as one sentence for the person deciding. */
+/**
+ * Whether the client's name can be trusted, as one sentence for the person
+ * deciding. "Verified" is kept for the operator's confidential clients
+ * (`webClients[]`, always with a secret: src/broker/auth/clients/web-clients.ts),
+ * whose requests only their holder can make. A public client's id proves
+ * nothing about who started the request (RFC 8628 §5.4): anyone may start a
+ * device sign-in as the built-in CLI and send the person its link.
+ */
 export function clientStanding(client: OAuthClient): { verified: boolean; sentence: string } {
   switch (client.kind) {
     case 'web':
       return { verified: true, sentence: "Verified: set up by your organisation's administrators." };
     case 'builtin':
-      return { verified: true, sentence: 'Verified: the demarkus command-line tool, built into this sign-in service.' };
+      return {
+        verified: false,
+        sentence:
+          'This is the demarkus command-line tool, but anyone can start a sign-in request in its name. Continue only if you ran demarkus-broker login yourself just now.',
+      };
     case 'metadata-document':
       return {
         verified: false,
@@ -88,12 +99,8 @@ export function consentPage(input: {
   consentId: string;
   csrf: string;
 }): string {
-  const redirect = new URL(input.redirectUri);
-  const where =
-    redirect.protocol === 'http:' || redirect.protocol === 'https:'
-      ? redirect.host
-      : `${redirect.protocol}//${redirect.host}`;
-  const loopbackOnly = isLoopbackUrlHost(redirect.hostname);
+  const where = redirectDestination(input.redirectUri);
+  const loopbackOnly = isLoopbackUrlHost(new URL(input.redirectUri).hostname);
   return page(
     'Allow access?',
     html`
