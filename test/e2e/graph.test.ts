@@ -84,6 +84,23 @@ describe('link graph end to end', () => {
       arguments: { url: 'mark://root/graphs/latest.md', expected_version: 0 },
     });
     assert.equal(isError(published), false, resultText(published));
-    assert.match(resultText(published), /status: created/);
+    assert.match(
+      resultText(published),
+      /^Published graph \(\d+ nodes, \d+ edges\) to mark:\/\/root\/graphs\/latest\.md\nstatus: created\n/,
+    );
+  });
+
+  it('says a graph publish the world refused was not published, and why, rather than "Published"', async () => {
+    const again = await client.callTool({
+      name: 'mark_graph_publish',
+      arguments: { url: 'mark://root/graphs/latest.md', expected_version: 0 },
+    });
+    // The world's status is the tool's answer, not a tool error (as for mark_publish with on_conflict=fail).
+    assert.equal(isError(again), false, resultText(again));
+    assert.match(
+      resultText(again),
+      /^Graph \(\d+ nodes, \d+ edges\) not published to mark:\/\/root\/graphs\/latest\.md: the world answered conflict\nstatus: conflict\nserver-version: 1\n/,
+    );
+    assert.equal((again.structuredContent as { status: string }).status, 'conflict');
   });
 });

@@ -44,6 +44,27 @@ describe('the write tools refuse a body over Mark’s 1 MiB limit before sending
     assert.match(resultText(over), /^publish refused: the body is 1,048,577 bytes; /);
   });
 
+  it('mark_graph_publish refuses an export over the limit, giving its size and what to do, and writes nothing', async () => {
+    // Four documents of 1,000 long external links: the link graph's export passes 1 MiB.
+    const pad = 'x'.repeat(300);
+    for (let d = 0; d < 4; d++) {
+      const url = `mark://team-a/links-${d}.md`;
+      const links = Array.from({ length: 1000 }, (_, i) => `- [link ${i}](https://example.com/${pad}/${d}/${i})`);
+      await call('mark_publish', { url, body: `# Links ${d}\n\n${links.join('\n')}\n`, expected_version: 0 });
+      assert.equal(isError(await call('mark_graph', { url, depth: 1 })), false);
+    }
+    const refused = await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 });
+    assert.equal(isError(refused), true, resultText(refused).slice(0, 300));
+    const text = resultText(refused);
+    const stated =
+      /^graph publish refused: the graph export \(\d+ nodes, \d+ edges\) is ([\d,]+) bytes; a Mark document holds at most 1 MiB \(1,048,576 bytes\), so nothing was sent: the broker's link graph holds every crawl since it started and cannot be made smaller from here\. The federation crawl \(demarkus-broker crawl\) writes the hub's \/graph\.md cut to fit the limit; /.exec(
+        text,
+      );
+    assert.ok(stated !== null, text);
+    assert.ok(Number(stated[1]!.replaceAll(',', '')) > maxBodyBytes, text);
+    assert.match(resultText(await call('mark_fetch', { url: 'mark://root/graph.md' })), /^status: not-found\n/);
+  });
+
   it('mark_append refuses text that alone is over the limit, before anything is sent', async () => {
     await call('mark_publish', { url: 'mark://team-a/log.md', body: '# Log\n', expected_version: 0 });
     const refused = await call('mark_append', { url: 'mark://team-a/log.md', body: 'b'.repeat(1_100_000) });

@@ -2,8 +2,7 @@ import { maxBodyBytes } from '../../protocol/limits.ts';
 
 /**
  * Mark's body limit as agents read it, in descriptions and refusals alike
- * (src/protocol/limits.ts `maxBodyBytes`, mark-protocol §1.5): "1 MiB
- * (1,048,576 bytes)".
+ * (src/protocol/limits.ts `maxBodyBytes`): "1 MiB (1,048,576 bytes)".
  */
 export const bodyLimitText = `${maxBodyBytes / 2 ** 20} MiB (${maxBodyBytes.toLocaleString('en')} bytes)`;
 
@@ -23,8 +22,9 @@ export const documentOversize: OversizeWording = {
 
 /**
  * mark_append: the appended text alone. The world counts the limit on the document with the text
- * added (mark-protocol §2.6), which the broker does not know without a read; text over the limit
- * on its own can never fit, so it is refused here and the rest is the world's to answer.
+ * added (Go `storefmt.JoinContent`, src/world/store/doc-append.ts), which the broker does not know
+ * without a read; text over the limit on its own can never fit, so it is refused here and the rest
+ * is the world's to answer.
  */
 export const fragmentOversize: OversizeWording = {
   what: 'text to append',
@@ -32,9 +32,10 @@ export const fragmentOversize: OversizeWording = {
 };
 
 /**
- * The refusal of a write whose body cannot be a Mark document, sent before the world is asked: the
+ * The refusal of a write whose body cannot be a Mark document, made before the world is asked: the
  * world would answer only `server-error` "could not read request", the Go reference's answer to a
- * request over its body limit (mark-protocol §1.2), which tells the caller neither cause nor cure.
+ * request over its body limit (Go `handler.writeParseError`, src/world/handler/serve.ts), which
+ * tells the caller neither cause nor cure.
  */
 export function oversizeRefusal(verb: string, bytes: number, wording: OversizeWording): string {
   return `${verb} refused: the ${wording.what} is ${bytes.toLocaleString('en')} bytes; a Mark document holds at most ${bodyLimitText}, so nothing was sent: ${wording.advice}`;
