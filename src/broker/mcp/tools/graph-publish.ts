@@ -25,7 +25,7 @@ import { gateWrite, writeMetadata } from '../write-gate.ts';
  * (src/broker/graph/federation/export-share.ts).
  */
 const oversizedGraphAdvice =
-  "the broker's link graph holds every crawl since it started and cannot be made smaller from here. The federation crawl (demarkus-broker crawl) writes the hub's /graph.md cut to fit the limit; read this graph with mark_graph_export";
+  "the broker's link graph holds every crawl since it started and cannot be made smaller from here. The federation crawl (demarkus-broker crawl) writes the hub's /graph.md cut to fit the limit; read this graph in pages with mark_graph_export";
 
 /** Versions of a published graph kept by default: a generated artifact needs little history. */
 export const defaultGraphRetention = 20;
