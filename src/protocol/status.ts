@@ -29,6 +29,14 @@ export function isKnownStatus(value: string): value is Status {
 }
 
 /**
+ * A write's answer when the world stored it: `created` for a new version, `ok` for PUBLISH's
+ * unarchive (an empty body brings the archived version back, src/world/handler/publish.ts).
+ */
+export function isWriteStored(status: string): boolean {
+  return status === Status.Created || status === Status.Ok;
+}
+
+/**
  * The title of an error body: the status with its first letter upper-cased and
  * every `-` turned into a space (`not-found` → `Not found`), as the Go handler writes it.
  */

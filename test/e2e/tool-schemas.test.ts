@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { maxBodyBytes } from '../../src/protocol/limits.ts';
 import { isError, resultText, startStack, type Stack } from './stack-fixture.ts';
 
 type JsonSchema = {
@@ -19,7 +20,7 @@ type JsonSchema = {
 describe('tool input schemas say exactly what the tools accept (real MCP client)', () => {
   let stack: Stack;
   let client: Client;
-  let tools: { name: string; inputSchema: JsonSchema }[];
+  let tools: { name: string; description?: string; inputSchema: JsonSchema }[];
   const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
 
   before(async () => {
@@ -133,6 +134,15 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
     assert.equal(publish.metadata?.properties?.title?.type, 'string');
     assert.equal(publish.metadata?.properties?.importance?.type, 'string');
     assert.deepEqual(publish.metadata?.additionalProperties, { type: 'string' });
+  });
+
+  it('states Mark’s body limit, in the bytes the tools count, on mark_publish and mark_append and their body argument', () => {
+    const limit = `${maxBodyBytes.toLocaleString('en')} bytes`;
+    for (const name of ['mark_publish', 'mark_append']) {
+      const tool = tools.find((t) => t.name === name)!;
+      assert.ok(tool.description?.includes(limit), `${name} description states ${limit}`);
+      assert.ok(tool.inputSchema.properties?.body?.description?.includes(limit), `${name}.body states ${limit}`);
+    }
   });
 
   it('refuses mistyped arguments and values below a bound with a sentence naming it, and clamps where Go clamps', async () => {

@@ -29,14 +29,18 @@ export function buildExport(
 ): string {
   const sortedNodes = [...nodes].sort((a, b) => compareUtf8(a.url, b.url));
   const sortedEdges = [...edges].sort(compareEdges);
-  const out: string[] = [
-    '# Document Graph\n\n',
-    `> Exported: ${formatRfc3339(exportedAt)}\n`,
-    `> Nodes: ${sortedNodes.length}\n`,
-    `> Edges: ${sortedEdges.length}\n`,
-  ];
-  if (partial.length > 0) out.push(partialSection(partial));
-  out.push('\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n');
+  const header = exportHeader(exportedAt, sortedNodes.length, sortedEdges.length);
+  return header + (partial.length > 0 ? partialSection(partial) : '') + exportTables(sortedNodes, sortedEdges);
+}
+
+/** The title and the `> ` lines: the export time and the counts of the whole graph. */
+export function exportHeader(exportedAt: Date, nodeCount: number, edgeCount: number): string {
+  return `# Document Graph\n\n> Exported: ${formatRfc3339(exportedAt)}\n> Nodes: ${nodeCount}\n> Edges: ${edgeCount}\n`;
+}
+
+/** The node table and, when there are edges, the edge table, of rows already in export order. */
+export function exportTables(sortedNodes: readonly ExportNode[], sortedEdges: readonly ExportEdge[]): string {
+  const out: string[] = ['\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n'];
   for (const node of sortedNodes) out.push(exportNodeRow(node));
   if (sortedEdges.length > 0) {
     out.push(

@@ -21,6 +21,7 @@ export {
 } from './crawler.ts';
 export { GraphSeeder, seedCheckIntervalMs, seedPath, type SeedLog } from './seeder.ts';
 export { buildExport, parseExport, type ExportEdge, type ExportNode, type ParsedExport } from './graph-export.ts';
+export { exportPage, exportPageRowBytes, type ExportPage } from './export-page.ts';
 export { documentLinks, relReferences } from './document-links.ts';
 export { canonicalMarkUrl, documentUrl, isMarkUrl, resolveLinkTarget, resolveReference } from './link-url.ts';
 export { WorldDirectory } from './world-urls.ts';

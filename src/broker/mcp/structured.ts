@@ -191,10 +191,22 @@ export function graphEdgeData(edge: GraphEdge, provenance: Provenance): z.infer<
 export const graphShape = {
   status: z.literal('ok'),
   url: z.string().optional().describe('the document the crawl started from'),
-  node_count: z.number().int(),
-  edge_count: z.number().int(),
+  node_count: z
+    .number()
+    .int()
+    .describe("the crawl's nodes; for mark_graph_export the whole graph's, of which nodes holds one page"),
+  edge_count: z
+    .number()
+    .int()
+    .describe("the crawl's edges; for mark_graph_export the whole graph's, of which edges holds one page"),
   nodes: z.array(graphNodeSchema).describe('sorted by URL'),
   edges: z.array(graphEdgeSchema).describe('sorted by from, to, relation'),
+  offset: z.number().int().optional().describe('mark_graph_export: the rows (nodes, then edges) before this page'),
+  next_offset: z
+    .number()
+    .int()
+    .optional()
+    .describe('mark_graph_export: the offset of the next page; absent on the last page'),
   not_recorded: z
     .array(z.string())
     .optional()

@@ -1,5 +1,5 @@
 import type { MarkResponse } from '../../protocol/response.ts';
-import { Status } from '../../protocol/status.ts';
+import { isWriteStored } from '../../protocol/status.ts';
 import type { MarkCall } from '../../transport/mark-client.ts';
 import type { GraphService, ToolContext, ToolResult } from './definitions.ts';
 import { toolError, toolErrorFor } from './tool-result.ts';
@@ -51,7 +51,7 @@ export async function writeWorld(
   return worldOutcome(verb, world, async () => {
     const response = await ctx.gateway.write(world, ctx.identity, { ...call, signal: ctx.signal });
     // A changed /graph.md is what every replica seeds its backlinks from.
-    if (response.status === Status.Ok || response.status === Status.Created) ctx.graph?.published(world, call.path);
+    if (isWriteStored(response.status)) ctx.graph?.published(world, call.path);
     return response;
   });
 }

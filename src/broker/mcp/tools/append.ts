@@ -1,6 +1,8 @@
 import { ReadProtectedWriteError } from '../../worlds/gateway.ts';
 import { refusesRead } from '../../worlds/read-right-probe.ts';
 import { optionalBoolean, optionalInteger, requiredString, urlDescription, versionBounds } from '../args.ts';
+import { appendOverLimitNote, bodyLimitText } from '../body-limit.ts';
+import { bodyText } from '../body-text.ts';
 import { checkedWrite, rendered } from '../checked-write.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
@@ -15,7 +17,10 @@ import { describe, worldUrlHint } from './descriptions.ts';
 
 const inputSchema = {
   url: requiredString('url', urlDescription),
-  body: requiredString('body', 'markdown to add at the end of the document'),
+  body: requiredString(
+    'body',
+    `markdown to add at the end of the document; the document with it added holds at most ${bodyLimitText} of UTF-8`,
+  ),
   expected_version: optionalInteger(
     'expected_version',
     'the version you last read; leave out or 0 to append to whatever the current version is',
@@ -34,6 +39,7 @@ export const markAppend = defineTool({
     'Add markdown to the end of an existing document, creating a new version that keeps its tags, importance, title and type.',
     'expected_version is optional: leave it out (or 0) to append to the current version, or pass the version you read to be told when someone changed it first.',
     'To change metadata or rewrite text, use mark_publish.',
+    `A document holds at most ${bodyLimitText}, the appended text included: text over that on its own is refused before anything is sent, and an append that would take the document over it is answered by the world with nothing appended; start a new document and link it instead.`,
     "The org's publishing policy is checked on the added text (banned characters, secrets).",
     worldUrlHint,
   ),
@@ -75,7 +81,8 @@ async function append(
       const metadata = { ...writeMetadata(ctx.identity), 'expected-version': String(version) };
       return rendered(writeWorld(ctx, 'append', world, { verb: 'APPEND', path, metadata, body }), (response) =>
         structuredResult(
-          formatToolResult(response, ['version', 'modified', 'server-version']),
+          formatToolResult(response, ['version', 'modified', 'server-version']) +
+            appendOverLimitNote(response.status, bodyText(response.body)),
           responseFields(qualifiedWorldUrl(world, path), response),
         ),
       );

@@ -6,6 +6,8 @@ import {
   requiredString,
   versionBounds,
 } from '../args.ts';
+import { isWriteStored } from '../../../protocol/status.ts';
+import { bodyLimitText } from '../body-limit.ts';
 import { checkedWrite, rendered } from '../checked-write.ts';
 import { defineTool } from '../run-tool.ts';
 import { describe, publishingPolicyPlace } from './descriptions.ts';
@@ -17,6 +19,14 @@ import { qualifiedWorldUrl } from '../go-format.ts';
 import { responseFields, writeShape } from '../structured.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
 
+/**
+ * What to do when the export is over Mark's body limit. The graph holds every crawl since the broker
+ * started and no tool makes it smaller; the federation crawl writes the hub's /graph.md cut to fit
+ * (src/broker/graph/federation/export-share.ts).
+ */
+const oversizedGraphAdvice =
+  "the broker's link graph holds every crawl since it started and cannot be made smaller from here. The federation crawl (demarkus-broker crawl) writes the hub's /graph.md cut to fit the limit; read this graph in pages with mark_graph_export";
+
 /** Versions of a published graph kept by default: a generated artifact needs little history. */
 export const defaultGraphRetention = 20;
 
@@ -26,6 +36,7 @@ export const markGraphPublish = defineTool({
   title: 'Publish the link graph',
   description: describe(
     "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to (typically mark://<hub>/graph.md, which every broker seeds from).",
+    `A Mark document holds at most ${bodyLimitText}: a larger export is refused before anything is sent (the federation crawl writes the hub's /graph.md cut to fit).`,
     'Needs expected_version like mark_publish; conflicts are returned, not merged. Older versions beyond retention (default 20) are pruned.',
     `The org's publishing policy (${publishingPolicyPlace}) is checked first, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.`,
   ),
@@ -73,18 +84,24 @@ export const markGraphPublish = defineTool({
     delete metadata.retention;
     if (retention > 0) metadata.retention = String(retention);
     const body = graph.exportMarkdown();
+    const { nodeCount, edgeCount } = graph.store;
+    const counts = `${nodeCount} nodes, ${edgeCount} edges`;
     return checkedWrite(ctx, {
       verb: 'graph publish',
       world,
       path,
       stored: { body, metadata, scope: 'document', confirm: args.confirm === true, generated: true },
+      oversize: { what: `graph export (${counts})`, advice: oversizedGraphAdvice },
       write: () => {
         const request = { ...metadata, 'expected-version': String(args.expected_version) };
         return rendered(
           writeWorld(ctx, 'graph publish', world, { verb: 'PUBLISH', path, metadata: request, body }),
           (response) => {
-            const { nodeCount, edgeCount } = graph.store;
-            const header = `Published graph (${nodeCount} nodes, ${edgeCount} edges) to ${args.url}\n`;
+            // The Go broker says "Published" whatever the world answered (go-broker-inventory.md §5);
+            // a conflict or a refusal leads with what happened instead (docs/decisions.md, 2026-12-07).
+            const header = isWriteStored(response.status)
+              ? `Published graph (${counts}) to ${args.url}\n`
+              : `Graph (${counts}) not published to ${args.url}: the world answered ${response.status}\n`;
             return structuredResult(header + formatToolResult(response, ['version', 'modified', 'server-version']), {
               ...responseFields(qualifiedWorldUrl(world, path), response),
               node_count: nodeCount,

@@ -7,6 +7,7 @@ import {
   urlDescription,
   versionBounds,
 } from '../args.ts';
+import { bodyLimitText } from '../body-limit.ts';
 import { checkedWrite } from '../checked-write.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { publishFailOnConflict, publishWithMerge } from '../merge/publish-flow.ts';
@@ -21,7 +22,7 @@ const inputSchema = {
   url: requiredString('url', `${urlDescription} (must end in .md)`),
   body: requiredString(
     'body',
-    'the complete markdown of the new version (an empty body unarchives an archived document)',
+    `the complete markdown of the new version, at most ${bodyLimitText} of UTF-8 (an empty body unarchives an archived document)`,
   ),
   expected_version: requiredInteger(
     'expected_version',
@@ -52,6 +53,7 @@ export const markPublish = defineTool({
     'If someone published in between, the default on_conflict=merge does not overwrite: it answers status: merge-candidate with a merged body (git-style markers where both sides changed the same lines).',
     'Review and fix that body, then publish it with expected_version set to the returned publish-at-version. on_conflict=fail returns the conflict as is.',
     'To add to the end of a document without rewriting it, use mark_append.',
+    `A document holds at most ${bodyLimitText}: a larger body is refused before anything is sent; split it into several documents and link them.`,
     `The org's publishing policy (${publishingPolicyPlace}) is checked first: a refusal lists each rule broken and how to fix it.`,
     worldUrlHint,
   ),
