@@ -13,6 +13,7 @@ import type { SignInIdentity } from '../sign-in-identity.ts';
 import { generateUserCode, normalizeUserCode } from '../user-code.ts';
 import type { EphemeralStore } from '../../state/index.ts';
 import { deviceGrantRecord, readRecord, toJson } from '../sign-in-records.ts';
+import { admitPendingSignIn } from '../pending-sign-ins.ts';
 
 export type DeviceGrantStatus = 'pending' | 'approved' | 'denied' | 'redeemed';
 
@@ -81,7 +82,11 @@ export class DeviceGrants {
         expiresAt: this.#now() + this.#ttlMs,
         intervalMs: this.#intervalMs,
       };
-      await this.#store.set(deviceKey(deviceCode), toJson(grant), 2 * this.#ttlMs);
+      await admitPendingSignIn(this.#store, 'device', {
+        key: deviceKey(deviceCode),
+        value: toJson(grant),
+        ttlMs: 2 * this.#ttlMs,
+      });
       await this.#store.set(userKey(userCode), deviceKey(deviceCode), this.#ttlMs);
       return { deviceCode, userCode };
     }
