@@ -21,7 +21,8 @@ export type DeviceGrant = {
   clientId: string;
   scope: string;
   resource: string;
-  userCode: string;
+  /** SHA-256 of the user code: the grant names its code without holding it (see the header). */
+  userCodeHash: string;
   status: DeviceGrantStatus;
   expiresAt: number;
   /** RFC 8628 §3.5: grows by 5 s on every slow_down. */
@@ -43,7 +44,7 @@ export type DeviceGrantsOptions = { ttlMs: number; intervalMs: number; now?: () 
 export const slowDownStepMs = 5000;
 
 const deviceKey = (deviceCode: string) => `device:${sha256Hex(deviceCode)}`;
-const userKey = (userCode: string) => `user-code:${sha256Hex(userCode)}`;
+const userKey = (userCodeHash: string) => `user-code:${userCodeHash}`;
 
 export class DeviceGrants {
   readonly #store: EphemeralStore;
@@ -74,10 +75,11 @@ export class DeviceGrants {
     const deviceCode = randomSecret(32);
     for (let attempt = 0; attempt < 5; attempt++) {
       const userCode = generateUserCode();
-      if ((await this.#store.get(userKey(userCode))) !== null) continue;
+      const userCodeHash = sha256Hex(userCode);
+      if ((await this.#store.get(userKey(userCodeHash))) !== null) continue;
       const grant: DeviceGrant = {
         ...request,
-        userCode,
+        userCodeHash,
         status: 'pending',
         expiresAt: this.#now() + this.#ttlMs,
         intervalMs: this.#intervalMs,
@@ -87,21 +89,22 @@ export class DeviceGrants {
         value: toJson(grant),
         ttlMs: 2 * this.#ttlMs,
       });
-      await this.#store.set(userKey(userCode), deviceKey(deviceCode), this.#ttlMs);
+      await this.#store.set(userKey(userCodeHash), deviceKey(deviceCode), this.#ttlMs);
       return { deviceCode, userCode };
     }
     throw new Error('could not allocate a unique user code');
   }
 
-  /** The pending, unexpired grant a typed user code names, with the key to act on it; null otherwise. */
-  async findPending(typed: string): Promise<{ key: string; grant: DeviceGrant } | null> {
+  /** The pending, unexpired grant a typed user code names, with the key to act on it and the code as normalized; null otherwise. */
+  async findPending(typed: string): Promise<{ key: string; grant: DeviceGrant; userCode: string } | null> {
     const userCode = normalizeUserCode(typed);
     if (userCode === null) return null;
-    const key = await this.#store.get(userKey(userCode));
+    const userCodeHash = sha256Hex(userCode);
+    const key = await this.#store.get(userKey(userCodeHash));
     if (typeof key !== 'string') return null;
     const grant = readRecord(deviceGrantRecord, 'device', await this.#store.get(key));
     if (grant === null || grant.status !== 'pending' || grant.expiresAt <= this.#now()) return null;
-    return constantTimeEqual(grant.userCode, userCode) ? { key, grant } : null;
+    return constantTimeEqual(grant.userCodeHash, userCodeHash) ? { key, grant, userCode } : null;
   }
 
   async get(key: string): Promise<DeviceGrant | null> {
@@ -127,7 +130,7 @@ export class DeviceGrants {
       return toJson(settled);
     });
     if (settled === null) return false;
-    await this.#store.delete(userKey((settled as DeviceGrant).userCode));
+    await this.#store.delete(userKey((settled as DeviceGrant).userCodeHash));
     return true;
   }
 
