@@ -4,8 +4,8 @@
  * promoting it (copy it into `oidc.brokerSigningKey` and restart) logs nobody
  * out: verifiers already know it, and tokens of the old key stay valid until
  * they expire. The next key comes from `oidc.nextBrokerSigningKey`, or is
- * generated once and kept in durable state (`signing_keys.json`) so every
- * replica publishes the same one.
+ * generated once; either way it is kept in durable state (`signing_keys.json`)
+ * so every replica publishes the same one and a promotion is recognised.
  */
 import {
   generateSigningKeyPem,
@@ -64,16 +64,25 @@ export async function loadKeyRing(options: KeyRingOptions): Promise<SigningKeyRi
   };
 }
 
-/** Pure: the document after this start-up. A promoted next key gets a fresh successor; the old current becomes previous. */
+/**
+ * Pure: the document after this start-up. The stored next key is the
+ * configured one when there is one (so no generated private key rests unused
+ * beside it, and promoting the configured key is recognised as a promotion),
+ * otherwise the one generated before, or a fresh one. A promotion (the current
+ * key is the stored next one) makes the old current key previous.
+ */
 function rotateDocument(doc: KeysDocument, current: SigningKey, options: KeyRingOptions, now: number): KeysDocument {
   const kidOf = (pem: string | undefined) => (pem === undefined ? undefined : loadSigningKey(pem).kid);
-  if (kidOf(doc.current) === current.kid && doc.next !== undefined) return doc;
-  const promoted = kidOf(doc.next) === current.kid;
+  const sameCurrent = kidOf(doc.current) === current.kid;
+  if (sameCurrent && doc.next !== undefined && (options.nextPem === undefined || options.nextPem === doc.next))
+    return doc;
+  if (sameCurrent) return { ...doc, current: options.currentPem, next: options.nextPem ?? generateSigningKeyPem() };
+  const promoted = doc.next !== undefined && kidOf(doc.next) === current.kid;
   const result: KeysDocument = {
     current: options.currentPem,
-    next: promoted || doc.next === undefined ? generateSigningKeyPem() : doc.next,
+    next: options.nextPem ?? (promoted || doc.next === undefined ? generateSigningKeyPem() : doc.next),
   };
-  if (doc.current !== undefined && kidOf(doc.current) !== current.kid && promoted) {
+  if (doc.current !== undefined && promoted) {
     result.previous = doc.current;
     result.previousUntil = now + options.previousTrustMs;
   }

@@ -46,7 +46,7 @@ export const deviceGrantRecord = z.object({
   clientId: z.string(),
   scope: z.string(),
   resource: z.string(),
-  userCode: z.string(),
+  userCodeHash: z.string(),
   status: z.enum(['pending', 'approved', 'denied', 'redeemed']),
   expiresAt: z.number(),
   intervalMs: z.number(),

@@ -6,11 +6,20 @@
  */
 import { z } from 'zod';
 import { AddressError, parseHostPort } from './host-port.ts';
-import { duration, text } from './fields.ts';
+import { count, duration, text } from './fields.ts';
+
+/**
+ * The bound on short-lived entries: the memory store's whole capacity, and
+ * with either store the bound on each kind of sign-in anyone may start
+ * (device authorizations, pending authorizations, IdP round trips).
+ */
+export const shortLivedEntriesBound = 100_000;
 
 export const stateSchema = z.strictObject({
   /** `memory`: one replica keeps its own; `redis`: every replica shares `redis.*`. */
   ephemeral: z.enum(['memory', 'redis']).default('memory'),
+  /** Sign-ins of one kind started and not yet expired, past which a new one is refused (503). */
+  maxPendingSignIns: count(shortLivedEntriesBound),
 });
 
 const redisUrl = () =>

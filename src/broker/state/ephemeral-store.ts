@@ -12,8 +12,16 @@
  * - `update` replaces the live value with `change(value)` atomically, keeping
  *   its expiry; `change` returns `undefined` to leave it, and may run more than
  *   once. It returns the value after the call, or `null` when there was none.
+ * - `admit` is `set` for an entry anyone may create without signing in: it is
+ *   refused while `maxEntriesPerKind` entries of the same `kind` were admitted
+ *   and have not expired (an entry taken or deleted early still counts until
+ *   its expiry), so a flood cannot fill the store; the check and the write are
+ *   one atomic step, however many replicas race.
  */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** Refused: how long until the oldest entry of the kind expires and frees a place. */
+export type Admission = { admitted: true } | { admitted: false; retryAfterMs: number };
 
 export interface EphemeralStore {
   set(key: string, value: JsonValue, ttlMs: number): Promise<void>;
@@ -21,4 +29,5 @@ export interface EphemeralStore {
   take(key: string): Promise<JsonValue | null>;
   update(key: string, change: (current: JsonValue) => JsonValue | undefined): Promise<JsonValue | null>;
   delete(key: string): Promise<void>;
+  admit(kind: string, key: string, value: JsonValue, ttlMs: number): Promise<Admission>;
 }

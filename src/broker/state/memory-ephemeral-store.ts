@@ -2,27 +2,33 @@
  * The in-memory short-lived state of one broker replica. Values are copied
  * through JSON on the way in and out, as a shared store would, so no caller
  * can change a stored entry by holding a reference. Bounded: when full, the
- * entry closest to expiry goes first, and expired entries are swept.
+ * entry closest to expiry goes first, and expired entries are swept; and each
+ * kind of entry anyone may create is admitted up to its own bound, as in Redis.
  */
-import type { EphemeralStore, JsonValue } from './ephemeral-store.ts';
+import { shortLivedEntriesBound } from '../config/redis-schema.ts';
+import type { Admission, EphemeralStore, JsonValue } from './ephemeral-store.ts';
 
 type Entry = { json: string; expiresAt: number };
 
 export type MemoryEphemeralStoreOptions = {
   maxEntries?: number;
+  /** `admit`'s bound on each kind (`state.maxPendingSignIns`). */
+  maxEntriesPerKind?: number;
   /** Milliseconds clock; injectable for tests. */
   now?: () => number;
 };
 
-const defaultMaxEntries = 100_000;
-
 export class MemoryEphemeralStore implements EphemeralStore {
   readonly #entries = new Map<string, Entry>();
   readonly #maxEntries: number;
+  readonly #maxEntriesPerKind: number;
+  /** Per kind, the expiry of each admitted key in admission order (one TTL per kind, so soonest first). */
+  readonly #admitted = new Map<string, Map<string, number>>();
   readonly #now: () => number;
 
   constructor(options: MemoryEphemeralStoreOptions = {}) {
-    this.#maxEntries = options.maxEntries ?? defaultMaxEntries;
+    this.#maxEntries = options.maxEntries ?? shortLivedEntriesBound;
+    this.#maxEntriesPerKind = options.maxEntriesPerKind ?? shortLivedEntriesBound;
     this.#now = options.now ?? Date.now;
   }
 
@@ -59,6 +65,22 @@ export class MemoryEphemeralStore implements EphemeralStore {
 
   async delete(key: string): Promise<void> {
     this.#entries.delete(key);
+  }
+
+  async admit(kind: string, key: string, value: JsonValue, ttlMs: number): Promise<Admission> {
+    const now = this.#now();
+    const admitted = this.#admitted.get(kind) ?? new Map<string, number>();
+    this.#admitted.set(kind, admitted);
+    for (const [admittedKey, expiresAt] of admitted) {
+      if (expiresAt > now) break;
+      admitted.delete(admittedKey);
+    }
+    admitted.delete(key);
+    if (admitted.size >= this.#maxEntriesPerKind)
+      return { admitted: false, retryAfterMs: (admitted.values().next().value ?? now) - now };
+    await this.set(key, value, ttlMs);
+    admitted.set(key, now + ttlMs);
+    return { admitted: true };
   }
 
   /** Drops every expired entry; the broker calls this on a timer. */

@@ -24,10 +24,19 @@ export async function openSharedState(
   onRedisError: (error: Error) => void,
 ): Promise<SharedState> {
   if (config.state.ephemeral !== 'redis' || config.redis === undefined)
-    return { ephemeral: new MemoryEphemeralStore(), redis: null, keyPrefix: '', close: async () => {} };
+    return {
+      ephemeral: new MemoryEphemeralStore({ maxEntriesPerKind: config.state.maxPendingSignIns }),
+      redis: null,
+      keyPrefix: '',
+      close: async () => {},
+    };
   const redis = await connectRedis(config.redis, onRedisError);
   return {
-    ephemeral: new RedisEphemeralStore({ client: redis, keyPrefix: config.redis.keyPrefix }),
+    ephemeral: new RedisEphemeralStore({
+      client: redis,
+      keyPrefix: config.redis.keyPrefix,
+      maxEntriesPerKind: config.state.maxPendingSignIns,
+    }),
     redis,
     keyPrefix: config.redis.keyPrefix,
     async close() {

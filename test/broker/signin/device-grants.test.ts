@@ -13,7 +13,7 @@ const base: DeviceGrant = {
   clientId: 'cli',
   scope: 'mark.read',
   resource: 'r',
-  userCode: 'BCDFGHJK',
+  userCodeHash: 'hash-of-BCDFGHJK',
   status: 'pending',
   expiresAt: 10_000,
   intervalMs: 1000,

@@ -96,7 +96,37 @@ function contract(name: string, open: () => EphemeralStore) {
   });
 }
 
+/** `admit`: a bound per kind of entry, with the wait until a place frees; expired entries free theirs. */
+function admission(name: string, open: (maxEntriesPerKind: number) => EphemeralStore) {
+  describe(`EphemeralStore admission: ${name}`, () => {
+    const kind = () => `kind-${process.pid}-${Date.now()}-${Math.random()}`;
+
+    it('admits up to the bound of a kind, then refuses with the time until the oldest expires', async () => {
+      const store = open(2);
+      const [k, other] = [kind(), kind()];
+      assert.deepEqual(await store.admit(k, `${k}:a`, 'a', 60_000), { admitted: true });
+      assert.deepEqual(await store.admit(k, `${k}:b`, 'b', 60_000), { admitted: true });
+      const refused = await store.admit(k, `${k}:c`, 'c', 60_000);
+      assert.equal(refused.admitted, false);
+      assert.ok(!refused.admitted && refused.retryAfterMs > 0 && refused.retryAfterMs <= 60_000);
+      assert.equal(await store.get(`${k}:c`), null, 'a refused entry is not written');
+      assert.equal(await store.get(`${k}:a`), 'a');
+      assert.deepEqual(await store.admit(other, `${other}:a`, 'a', 60_000), { admitted: true }, 'kinds are apart');
+    });
+
+    it('an expired entry frees its place', async () => {
+      const store = open(1);
+      const k = kind();
+      assert.deepEqual(await store.admit(k, `${k}:a`, 'a', 100), { admitted: true });
+      assert.equal((await store.admit(k, `${k}:b`, 'b', 100)).admitted, false);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      assert.deepEqual(await store.admit(k, `${k}:b`, 'b', 100), { admitted: true });
+    });
+  });
+}
+
 contract('memory', () => new MemoryEphemeralStore());
+admission('memory', (maxEntriesPerKind) => new MemoryEphemeralStore({ maxEntriesPerKind }));
 
 describe('Redis store on a real redis-server', () => {
   let server: RedisServer;
@@ -118,6 +148,7 @@ describe('Redis store on a real redis-server', () => {
   });
 
   contract('redis', () => store);
+  admission('redis', (maxEntriesPerKind) => new RedisEphemeralStore({ client, keyPrefix: 't:', maxEntriesPerKind }));
 
   it('gives every key a TTL and keeps it under the configured prefix', async () => {
     await store.set('device:abc', { status: 'pending' }, 60_000);

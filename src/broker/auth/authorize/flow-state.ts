@@ -8,6 +8,7 @@ import { newRefreshFamilyId } from '../tokens/refresh-tokens.ts';
 import type { SignInIdentity } from '../sign-in-identity.ts';
 import type { UpstreamRoundTrip } from '../upstream/upstream-idp.ts';
 import type { EphemeralStore } from '../../state/index.ts';
+import { admitPendingSignIn } from '../pending-sign-ins.ts';
 import { authorizationRequestRecord, codeRecord, readRecord, roundTripRecord, toJson } from '../sign-in-records.ts';
 import type { AuthorizationRequest } from './authorization-request.ts';
 
@@ -50,7 +51,11 @@ export class FlowState {
 
   async savePending(request: AuthorizationRequest): Promise<string> {
     const id = randomSecret(24);
-    await this.#store.set(`authz:${id}`, toJson(request), this.#options.pendingTtlMs);
+    await admitPendingSignIn(this.#store, 'authz', {
+      key: `authz:${id}`,
+      value: toJson(request),
+      ttlMs: this.#options.pendingTtlMs,
+    });
     return id;
   }
 
@@ -64,7 +69,11 @@ export class FlowState {
   }
 
   async saveRoundTrip(roundTrip: RoundTrip): Promise<void> {
-    await this.#store.set(`round-trip:${sha256Hex(roundTrip.state)}`, toJson(roundTrip), this.#options.roundTripTtlMs);
+    await admitPendingSignIn(this.#store, 'round-trip', {
+      key: `round-trip:${sha256Hex(roundTrip.state)}`,
+      value: toJson(roundTrip),
+      ttlMs: this.#options.roundTripTtlMs,
+    });
   }
 
   async takeRoundTrip(state: string): Promise<RoundTrip | null> {

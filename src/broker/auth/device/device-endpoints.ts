@@ -85,7 +85,7 @@ export async function deviceSubmit(
     const asking = await requesterOf(context, found.grant);
     return asking === null
       ? { kind: 'unknown-code' }
-      : { kind: 'confirm', asking, userCode: formatUserCode(found.grant.userCode) };
+      : { kind: 'confirm', asking, userCode: formatUserCode(found.userCode) };
   }
   const { url, roundTrip } = await context.upstream.begin();
   await context.flows.saveRoundTrip({ ...roundTrip, kind: 'device', deviceKey: found.key });

@@ -13,6 +13,7 @@ import type { SignInIdentity } from '../sign-in-identity.ts';
 import { generateUserCode, normalizeUserCode } from '../user-code.ts';
 import type { EphemeralStore } from '../../state/index.ts';
 import { deviceGrantRecord, readRecord, toJson } from '../sign-in-records.ts';
+import { admitPendingSignIn } from '../pending-sign-ins.ts';
 
 export type DeviceGrantStatus = 'pending' | 'approved' | 'denied' | 'redeemed';
 
@@ -20,7 +21,8 @@ export type DeviceGrant = {
   clientId: string;
   scope: string;
   resource: string;
-  userCode: string;
+  /** SHA-256 of the user code: the grant names its code without holding it (see the header). */
+  userCodeHash: string;
   status: DeviceGrantStatus;
   expiresAt: number;
   /** RFC 8628 §3.5: grows by 5 s on every slow_down. */
@@ -42,7 +44,7 @@ export type DeviceGrantsOptions = { ttlMs: number; intervalMs: number; now?: () 
 export const slowDownStepMs = 5000;
 
 const deviceKey = (deviceCode: string) => `device:${sha256Hex(deviceCode)}`;
-const userKey = (userCode: string) => `user-code:${sha256Hex(userCode)}`;
+const userKey = (userCodeHash: string) => `user-code:${userCodeHash}`;
 
 export class DeviceGrants {
   readonly #store: EphemeralStore;
@@ -73,30 +75,36 @@ export class DeviceGrants {
     const deviceCode = randomSecret(32);
     for (let attempt = 0; attempt < 5; attempt++) {
       const userCode = generateUserCode();
-      if ((await this.#store.get(userKey(userCode))) !== null) continue;
+      const userCodeHash = sha256Hex(userCode);
+      if ((await this.#store.get(userKey(userCodeHash))) !== null) continue;
       const grant: DeviceGrant = {
         ...request,
-        userCode,
+        userCodeHash,
         status: 'pending',
         expiresAt: this.#now() + this.#ttlMs,
         intervalMs: this.#intervalMs,
       };
-      await this.#store.set(deviceKey(deviceCode), toJson(grant), 2 * this.#ttlMs);
-      await this.#store.set(userKey(userCode), deviceKey(deviceCode), this.#ttlMs);
+      await admitPendingSignIn(this.#store, 'device', {
+        key: deviceKey(deviceCode),
+        value: toJson(grant),
+        ttlMs: 2 * this.#ttlMs,
+      });
+      await this.#store.set(userKey(userCodeHash), deviceKey(deviceCode), this.#ttlMs);
       return { deviceCode, userCode };
     }
     throw new Error('could not allocate a unique user code');
   }
 
-  /** The pending, unexpired grant a typed user code names, with the key to act on it; null otherwise. */
-  async findPending(typed: string): Promise<{ key: string; grant: DeviceGrant } | null> {
+  /** The pending, unexpired grant a typed user code names, with the key to act on it and the code as normalized; null otherwise. */
+  async findPending(typed: string): Promise<{ key: string; grant: DeviceGrant; userCode: string } | null> {
     const userCode = normalizeUserCode(typed);
     if (userCode === null) return null;
-    const key = await this.#store.get(userKey(userCode));
+    const userCodeHash = sha256Hex(userCode);
+    const key = await this.#store.get(userKey(userCodeHash));
     if (typeof key !== 'string') return null;
     const grant = readRecord(deviceGrantRecord, 'device', await this.#store.get(key));
     if (grant === null || grant.status !== 'pending' || grant.expiresAt <= this.#now()) return null;
-    return constantTimeEqual(grant.userCode, userCode) ? { key, grant } : null;
+    return constantTimeEqual(grant.userCodeHash, userCodeHash) ? { key, grant, userCode } : null;
   }
 
   async get(key: string): Promise<DeviceGrant | null> {
@@ -122,7 +130,7 @@ export class DeviceGrants {
       return toJson(settled);
     });
     if (settled === null) return false;
-    await this.#store.delete(userKey((settled as DeviceGrant).userCode));
+    await this.#store.delete(userKey((settled as DeviceGrant).userCodeHash));
     return true;
   }
 

@@ -6,11 +6,15 @@
  * apply the change in this process, then a compare-and-set script writes the
  * result only if nobody changed the entry meanwhile (`KEEPTTL` keeps its
  * expiry), retrying otherwise. Values read back are parsed and checked as
- * JSON before any caller sees them.
+ * JSON before any caller sees them. `admit` counts each kind in a sorted set
+ * (`<prefix>eph:admitted:<kind>`, member the key, score its expiry) that one
+ * script trims, checks and extends with the write, as the MCP session
+ * directory bounds its sessions (src/broker/http/shared-sessions.ts).
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { EphemeralStore, JsonValue } from '../ephemeral-store.ts';
+import { shortLivedEntriesBound } from '../../config/redis-schema.ts';
+import type { Admission, EphemeralStore, JsonValue } from '../ephemeral-store.ts';
 import { StateUnavailableError } from '../state-unavailable.ts';
 import { redisScript } from './redis-script.ts';
 
@@ -22,20 +26,49 @@ redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
 `);
 
+/**
+ * KEYS: the entry, the kind's sorted set. ARGV: value, TTL ms, bound. Drops
+ * the expired members, then writes the entry and adds it (1), or refuses with
+ * the milliseconds until the oldest member expires ({0, ms}). The set lives as
+ * long as its longest-lived member. Redis's own clock, so replicas agree.
+ */
+const admitScript = redisScript(`
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('ZREM', KEYS[2], KEYS[1])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return {0, tonumber(oldest[2]) - now}
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+redis.call('ZADD', KEYS[2], now + ttl, KEYS[1])
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+return {1}
+`);
+
 const jsonValue: z.ZodType<JsonValue> = z.json();
 
 /** Concurrent updates of one key that lose the race this many times in a row give up. */
 const maxUpdateAttempts = 32;
 
-export type RedisEphemeralStoreOptions = { client: Redis; keyPrefix: string };
+export type RedisEphemeralStoreOptions = {
+  client: Redis;
+  keyPrefix: string;
+  /** `admit`'s bound on each kind, for the whole cluster (`state.maxPendingSignIns`). */
+  maxEntriesPerKind?: number;
+};
 
 export class RedisEphemeralStore implements EphemeralStore {
   readonly #client: Redis;
   readonly #prefix: string;
+  readonly #maxEntriesPerKind: number;
 
   constructor(options: RedisEphemeralStoreOptions) {
     this.#client = options.client;
     this.#prefix = `${options.keyPrefix}eph:`;
+    this.#maxEntriesPerKind = options.maxEntriesPerKind ?? shortLivedEntriesBound;
   }
 
   async set(key: string, value: JsonValue, ttlMs: number): Promise<void> {
@@ -68,6 +101,19 @@ export class RedisEphemeralStore implements EphemeralStore {
 
   async delete(key: string): Promise<void> {
     await this.#call(() => this.#client.del(this.#key(key)));
+  }
+
+  async admit(kind: string, key: string, value: JsonValue, ttlMs: number): Promise<Admission> {
+    if (!(ttlMs > 0)) throw new RangeError(`ttlMs must be positive, got ${ttlMs}`);
+    const reply = await this.#call(() =>
+      admitScript.run(
+        this.#client,
+        [this.#key(key), `${this.#prefix}admitted:${kind}`],
+        [JSON.stringify(value), Math.ceil(ttlMs), this.#maxEntriesPerKind],
+      ),
+    );
+    const [admitted, retryAfterMs] = reply as [number, number?];
+    return admitted === 1 ? { admitted: true } : { admitted: false, retryAfterMs: retryAfterMs ?? ttlMs };
   }
 
   #key(key: string): string {
