@@ -34,6 +34,14 @@ export interface IncomingMarkRequest {
  */
 export interface StreamedAnswer {
   readonly streamed: true;
+  /**
+   * How long one write, or the closing FIN, may wait for the peer's QUIC
+   * flow-control credit; default unbounded. A peer that stops reading stops
+   * granting credit (RFC 9000 §4.1), so without a bound its answer, and what
+   * the answer holds, would wait for as long as the connection lives. When
+   * the bound passes, the write rejects and the stream is reset.
+   */
+  readonly writeTimeoutMs?: number;
   run(write: (bytes: Uint8Array) => Promise<void>, signal: AbortSignal): Promise<void>;
 }
 
@@ -135,11 +143,29 @@ async function answer(stream: QUICStream, peer: MarkPeer, serving: StreamServing
 
 async function streamAnswer(stream: QUICStream, answer: StreamedAnswer, closing: AbortSignal): Promise<void> {
   const writer = stream.writable.getWriter();
+  const { writeTimeoutMs } = answer;
+  const bounded = (work: Promise<void>): Promise<void> =>
+    writeTimeoutMs === undefined ? work : withinWriteTimeout(work, writeTimeoutMs);
   try {
-    await answer.run((bytes) => writer.write(bytes), closing);
-    await writer.close();
+    await answer.run((bytes) => bounded(writer.write(bytes)), closing);
+    // Closing waits behind a stalled write too, so the FIN gets the same bound.
+    await bounded(writer.close());
   } finally {
+    // A write still pending is ended by the reset serveStream sends when this rejects.
     writer.releaseLock();
+  }
+}
+
+/** Settles like `write`, or rejects once `ms` pass first (the peer stopped reading). */
+async function withinWriteTimeout(write: Promise<void>, ms: number): Promise<void> {
+  const deadline = new Deadline(ms);
+  try {
+    await untilAborted(write, deadline.signal);
+  } catch (error) {
+    if (!deadline.timedOut) throw error;
+    throw new Error(`the peer took no data for ${ms} ms (it stopped reading); the stream is reset`, { cause: error });
+  } finally {
+    deadline.end();
   }
 }
 

@@ -44,6 +44,9 @@ export function handleWatch(
   const watchScope = scope.trailingSlash && scope.path !== '/' ? `${scope.path}/` : scope.path;
   return {
     streamed: true,
+    // A block or heartbeat the watcher does not take within a heartbeat interval ends the watch: a
+    // stalled write would otherwise hold the slot and keep the heartbeat's token recheck from running.
+    writeTimeoutMs: changes.heartbeatMs,
     run: async (write, signal) => {
       try {
         await serveStream(ctx, scope.token, watchScope, since, write, signal);
