@@ -108,6 +108,15 @@ export class MarkTransportClient {
     return this.#pool.openConnections;
   }
 
+  /**
+   * Stream slots held on pooled connections, over all authorities: each is
+   * one of the `maxConcurrentStreams` a connection allows, given back when
+   * its request ends, is aborted, or its stream's reader leaves.
+   */
+  get openStreams(): number {
+    return this.#pool.openStreams;
+  }
+
   /** Sends `request` on its own stream and returns the complete response bytes. */
   async request(authority: MarkAuthority, request: Uint8Array, options: MarkRequestOptions): Promise<Uint8Array> {
     if (!(request instanceof Uint8Array)) throw new TypeError('request must be a Uint8Array');
@@ -148,7 +157,10 @@ export class MarkTransportClient {
    * they arrive, for an answer that stays open (WATCH). One attempt and no
    * size cap: the caller bounds what it holds (a WATCH block is at most
    * 8 KiB) and resumes with its own cursor. Leaving the loop early, or
-   * aborting `signal`, resets the stream.
+   * aborting `signal`, resets the stream and gives its slot on the connection
+   * back. An abort does so at once, whether or not the caller ever finishes
+   * the iterator: a later `next()` on a stream still open rejects with
+   * RequestAbortedError, and a later `return()` gives nothing back twice.
    */
   async *stream(authority: MarkAuthority, request: Uint8Array, signal: AbortSignal): AsyncGenerator<Uint8Array> {
     if (this.#closed) throw new ClientClosedError();
@@ -165,8 +177,26 @@ export class MarkTransportClient {
       opening.end();
     }
     const { stream, release } = leased;
-    const reset = (): void => stream.cancel(signal.reason);
-    signal.addEventListener('abort', reset, { once: true });
+    // A generator suspended at `yield` runs no code until its caller calls next()
+    // or return(), which a caller that aborted may never do: left to the finally
+    // below, the slot would stay taken for good and, once all of a connection's
+    // slots were, every request on it would wait until it timed out. So the
+    // abort itself resets the stream and gives the slot back. release() counts
+    // only its first call (LeasedStream, pooled-connection.ts): the finally
+    // calling it again gives nothing back twice.
+    const abandon = (): void => {
+      try {
+        stream.cancel(signal.reason);
+      } finally {
+        release();
+      }
+    };
+    // An abort that came while the stream was being opened fires no listener added now.
+    if (signal.aborted) {
+      abandon();
+      throw new RequestAbortedError({ cause: signal.reason });
+    }
+    signal.addEventListener('abort', abandon, { once: true });
     let finished = false;
     try {
       writeAndFinish(stream.writable, request).catch(() => {});
@@ -186,7 +216,7 @@ export class MarkTransportClient {
     } catch (error) {
       throw classify(error, signal, false, this.#requestTimeoutMs);
     } finally {
-      signal.removeEventListener('abort', reset);
+      signal.removeEventListener('abort', abandon);
       if (!finished) stream.cancel(new Error('stream closed by the reader'));
       release();
     }

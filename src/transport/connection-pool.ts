@@ -39,6 +39,13 @@ export class ConnectionPool {
     return open;
   }
 
+  /** Stream slots held on the pooled connections, over all targets. */
+  get openStreams(): number {
+    let open = 0;
+    for (const connection of this.#dialled.values()) open += connection.openStreams;
+    return open;
+  }
+
   /** Stops handing out `connection`; the next request to its target dials afresh. */
   retire(connection: PooledConnection): void {
     const pending = this.#entries.get(connection.target.key);

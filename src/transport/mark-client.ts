@@ -52,7 +52,9 @@ export class MarkClient {
    * first is the acknowledgement, or a refusal (any other status, then the
    * stream ends: a world without a change hub answers `bad-request`). A block
    * that breaks the grammar throws WatchFormatError; the caller reopens with
-   * its last cursor. Leaving the loop or aborting `signal` closes the stream.
+   * its last cursor. Leaving the loop or aborting `signal` closes the stream;
+   * an abort frees its slot on the connection even if the loop is never left
+   * (MarkTransportClient.stream).
    */
   async *watch(
     authority: MarkAuthority,

@@ -32,7 +32,11 @@ export interface ConnectionSettings {
   maxConcurrentStreams: number;
 }
 
-/** A stream handed out by the gate; `release()` must be called once the exchange ends. */
+/**
+ * A stream handed out by the gate; `release()` must be called once the exchange
+ * ends. Only its first call gives the slot back, so an abort handler and a
+ * `finally` may both call it.
+ */
 export interface LeasedStream {
   stream: QUICStream;
   release(): void;
@@ -89,6 +93,11 @@ export class PooledConnection {
   /** False once the connection died or was retired: the pool dials a fresh one. */
   get usable(): boolean {
     return !this.#retired && !this.#lost && !this.#client.closed && !this.#client.connection.closed;
+  }
+
+  /** Stream slots held now: streams open, or leased and waiting for the peer's credit. */
+  get openStreams(): number {
+    return this.#inFlight;
   }
 
   /** Called once when the connection dies on its own (peer close, idle timeout). */
