@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import { errorWithCode } from '../errors/coded-error.ts';
 import type { Cursor } from '../protocol/watch.ts';
 
@@ -29,6 +29,11 @@ export class ChangeHub {
   constructor(options: { epoch?: string; ringSize?: number } = {}) {
     this.epoch = options.epoch ?? randomBytes(6).toString('hex');
     this.#ring = new Array(Math.max(1, options.ringSize ?? defaultRingSize));
+    // Every waiting watcher listens here, and Node warns of a leak past 10
+    // listeners. The count is bounded where watches are admitted
+    // (`ChangeFeed.admit`, `maxWatches`), not here, so the warning would only
+    // ever be a false alarm in a world's log.
+    setMaxListeners(0, this.#events);
   }
 
   /** The newest event's cursor, seq 0 before any. */
