@@ -65,7 +65,13 @@ export type Stack = {
  * broker with both listeners, and the official MCP SDK client over HTTP.
  */
 export async function startStack(
-  options: { worlds?: string[]; brokerConfig?: Record<string, unknown>; allow?: Record<string, unknown> } = {},
+  options: {
+    worlds?: string[];
+    brokerConfig?: Record<string, unknown>;
+    allow?: Record<string, unknown>;
+    /** Every world's per-address request rate limit (default: none). */
+    worldRateLimit?: { perSecond: number; burst: number };
+  } = {},
 ): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), 'demarkus-stack-'));
   const tls = await testTls();
@@ -75,7 +81,13 @@ export async function startStack(
   const startWorld = async (name: string, port: number) => {
     const root = join(dir, name, 'root');
     const tokensFile = join(dir, name, 'tokens.toml');
-    const server = await startLoopbackWorldServer({ name, root, tokensFile, port });
+    const server = await startLoopbackWorldServer({
+      name,
+      root,
+      tokensFile,
+      port,
+      ...(options.worldRateLimit ? { rateLimit: options.worldRateLimit } : {}),
+    });
     worlds.set(name, { name, server, port: server.port, root, tokensFile });
   };
   for (const name of names) {

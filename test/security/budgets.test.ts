@@ -22,6 +22,8 @@ const toolCall = (id: number) => ({
   params: { name: 'mark_worlds', arguments: {} },
 });
 const mcpHeaders = (token: string) => ({ ...jsonRpcHeaders(token), 'mcp-protocol-version': '2025-11-25' });
+const postTo = (stack: Stack, token: string, body: unknown) =>
+  rawRequest(stack.mcpUrl.href, { method: 'POST', headers: mcpHeaders(token), body: JSON.stringify(body) });
 
 describe('security: budgets count JSON-RPC calls', () => {
   let stack: Stack;
@@ -34,9 +36,7 @@ describe('security: budgets count JSON-RPC calls', () => {
   });
   after(async () => stack?.close());
 
-  async function post(token: string, body: unknown) {
-    return rawRequest(stack.mcpUrl.href, { method: 'POST', headers: mcpHeaders(token), body: JSON.stringify(body) });
-  }
+  const post = (token: string, body: unknown) => postTo(stack, token, body);
 
   it('refuses a batch bigger than the burst whole, without running any of it', async () => {
     const token = await stack.token('batcher@example.com');
@@ -64,6 +64,70 @@ describe('security: budgets count JSON-RPC calls', () => {
   it('does not charge one subject for another', async () => {
     const answer = await post(await stack.token('bystander@example.com'), toolCall(1));
     assert.equal(answer.status, 200, answer.text);
+  });
+});
+
+/*
+ * Threat: resources/read and prompts/get went around the per-subject bound on
+ * calls in flight (server.mcp.callsPerSubject), which only tools/call passed
+ * through: one batch of 60 resources/read ran all at once, each holding up to
+ * a 1 MiB document. Run first against that code, this batch of 5 had all 5
+ * answered and none refused; so did the prompts/get batch.
+ */
+describe('security: resources/read and prompts/get queue behind the same per-subject bound as tool calls', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({
+      worlds: ['team-a'],
+      brokerConfig: { rateLimit: { disabled: true }, mcpExtra: { callsPerSubject: 1, queuedCallsPerSubject: 1 } },
+    });
+    const alice = await stack.connect();
+    await alice.callTool({
+      name: 'mark_publish',
+      arguments: { url: 'mark://team-a/notes/read-me.md', body: '# Read me\n\nA note.\n', expected_version: 0 },
+    });
+  });
+  after(async () => stack?.close());
+
+  type Answer = { id: number; result?: unknown; error?: { code: number; message: string } };
+
+  async function batchOf(method: string, params: unknown): Promise<Answer[]> {
+    const token = await stack.token(`${method.replace('/', '-')}@example.com`);
+    const batch = Array.from({ length: 5 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method, params }));
+    const answer = await postTo(stack, token, batch);
+    assert.equal(answer.status, 200, answer.text);
+    const answers = answer.json() as Answer[];
+    assert.equal(answers.length, 5);
+    return answers;
+  }
+
+  function assertSomeRefused(method: string, answers: Answer[]): void {
+    const refused = answers.filter((a) => a.error !== undefined);
+    assert.ok(refused.length >= 1, `no ${method} of the batch was refused: ${JSON.stringify(answers).slice(0, 300)}`);
+    assert.ok(
+      answers.some((a) => a.result !== undefined),
+      'the first call of the batch still ran',
+    );
+    for (const a of refused)
+      assert.match(
+        a.error!.message,
+        new RegExp(
+          `^${method} refused: 1 of your calls are running and 1 more are waiting; retry once some have answered`,
+        ),
+      );
+  }
+
+  it('refuses the resources/read past one running and one waiting', async () => {
+    const answers = await batchOf('resources/read', { uri: 'mark://team-a/notes/read-me.md' });
+    assertSomeRefused('resources/read', answers);
+  });
+
+  it('refuses the prompts/get past one running and one waiting', async () => {
+    const answers = await batchOf('prompts/get', {
+      name: 'orient',
+      arguments: { url: 'mark://team-a/notes/read-me.md' },
+    });
+    assertSomeRefused('prompts/get', answers);
   });
 });
 

@@ -8,7 +8,10 @@
  * bench/fairness.ts, not asserted here.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { parse } from 'yaml';
 import { isError, resultText, startStack, type Stack } from '../e2e/stack-fixture.ts';
 import { jsonRpcHeaders, rawRequest } from '../broker/http/raw-http.ts';
 import { floodBatch } from './flood-batch.ts';
@@ -103,3 +106,79 @@ describe("security: one subject's calls queue behind its own (server.mcp.callsPe
       );
   });
 });
+
+/**
+ * The world's own rate limit is per client address, and every caller of the
+ * broker reaches a world from the broker's address, so they share one budget
+ * (docs/security.md, "Fair share of each world"). One caller's mark_doctor,
+ * which reads every document it may, spends that budget; the world then makes
+ * the broker's further requests wait for their tokens (src/transport/serve-stream.ts,
+ * as Go's worldruntime does) rather than refusing them. This runs the worlds at
+ * the limit the world chart ships and checks that the victim is slowed at
+ * worst, never refused. How much slower is measured, not asserted (the
+ * review: a victim's mark_fetch 11-14 ms alone, 86-106 ms during the doctor).
+ */
+/** Documents the doctor reads: more than the shipped burst, so it spends the budget (checked below). */
+const documents = 150;
+
+describe("security: one subject's mark_doctor spends the world's shared rate budget, but refuses no other subject's call", () => {
+  let stack: Stack;
+  before(async () => {
+    const shipped = shippedWorldRateLimit();
+    stack = await startStack({
+      worlds: ['team-a'],
+      brokerConfig: { rateLimit: { disabled: true } },
+      worldRateLimit: shipped,
+    });
+    // Written to the store directly: through the world, the writes would spend the budget under test.
+    const store = stack.worlds.get('team-a')!.server.world.context.store;
+    for (let i = 0; i < documents; i += 1)
+      await store.publish(
+        `/docs/d${i}.md`,
+        Buffer.from(`# Doc ${i}\n\nbody ${i} [next](/docs/d${i + 1}.md)\n`),
+        { agent: 'seed' },
+        { expectedVersion: 0 },
+      );
+  });
+  after(async () => stack?.close());
+
+  it("answers every mark_fetch of the victim while the doctor reads past the world's burst", async () => {
+    const attacker = await stack.connect(await stack.token('doctor@example.com'));
+    const victim = await stack.connect(await stack.token('victim@example.com'));
+    let doctoring = true;
+    const report = attacker
+      .callTool({ name: 'mark_doctor', arguments: {} }, undefined, { timeout: 120_000 })
+      .finally(() => (doctoring = false));
+    const refused: string[] = [];
+    let answered = 0;
+    for (let i = 0; doctoring || i < 5; i += 1) {
+      // An agent's pace, as the review measured it. Back to back (no pause), the victim's fetches
+      // made the doctor's LIST of /docs/ time out after 3 s, with or without the world's limit: a
+      // separate starvation, found with this test on 2026-12-07 and not explained yet.
+      await delay(200);
+      const answer = await victim.callTool({
+        name: 'mark_fetch',
+        arguments: { url: `mark://team-a/docs/d${i % 5}.md`, force: true },
+      });
+      if (isError(answer) || !/# Doc /.test(resultText(answer))) refused.push(resultText(answer).slice(0, 200));
+      else answered += 1;
+    }
+    const doctor = await report;
+    assert.equal(isError(doctor), false, resultText(doctor));
+    const structured = (doctor as { structuredContent?: { status: string; documents: number } }).structuredContent;
+    // The doctor read more than the world's burst, so the victim's fetches met a spent budget.
+    assert.ok(structured !== undefined && structured.documents >= documents, resultText(doctor).slice(0, 300));
+    assert.deepEqual(refused, []);
+    assert.ok(answered >= 5);
+  });
+});
+
+/** The per-address limit charts/demarkus-world/values.yaml gives a world (`server.rateLimit`). */
+function shippedWorldRateLimit(): { perSecond: number; burst: number } {
+  const values = parse(readFileSync(new URL('../../charts/demarkus-world/values.yaml', import.meta.url), 'utf8')) as {
+    server: { rateLimit: { perSecond: number; burst: number } };
+  };
+  const { perSecond, burst } = values.server.rateLimit;
+  assert.ok(perSecond > 0 && burst < documents, 'the chart ships a rate limit the doctor below exceeds');
+  return { perSecond, burst };
+}

@@ -38,14 +38,15 @@ export function tokensToml(specs: Array<TokenSpec & { raw: string }>): string {
 
 /**
  * A named world server as the broker tests run one: on 127.0.0.1 at `port` (0, the default, for any
- * free port), with the clock pinned, the shared dev certificate and no rate limit, over the store at
- * `root` and the tokens in `tokensFile`.
+ * free port), with the clock pinned, the shared dev certificate and no rate limit unless `rateLimit`
+ * gives one, over the store at `root` and the tokens in `tokensFile`.
  */
 export async function startLoopbackWorldServer(options: {
   name: string;
   root: string;
   tokensFile: string;
   port?: number;
+  rateLimit?: { perSecond: number; burst: number };
 }): Promise<WorldServer> {
   return startWorldServer({
     root: options.root,
@@ -54,7 +55,7 @@ export async function startLoopbackWorldServer(options: {
     now: pinnedNow,
     listen: { host: '127.0.0.1', port: options.port ?? 0 },
     tls: await testTls(),
-    rateLimit: { perSecond: 0, burst: 1 },
+    rateLimit: options.rateLimit ?? { perSecond: 0, burst: 1 },
   });
 }
 

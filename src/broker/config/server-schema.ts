@@ -34,8 +34,9 @@ const mcpSchema = z.strictObject({
   firstMintInitialBackoff: duration('250ms'),
   firstMintMaxBackoff: duration('8s'),
   /**
-   * Tool calls one subject may run at once in this process, over all its
-   * sessions; more wait behind its own (docs/security.md, "Fair budgets").
+   * Tool calls, resources/read and prompts/get one subject may run at once in
+   * this process, over all its sessions; more wait behind its own
+   * (docs/security.md, "Budgets and fairness").
    */
   callsPerSubject: countOrDefault(4),
   /**
@@ -43,7 +44,7 @@ const mcpSchema = z.strictObject({
    * last second; at most `callsPerSubject` (docs/security.md, "Fair budgets").
    */
   callsPerSubjectShared: countOrDefault(1),
-  /** Calls of one subject that may wait behind those; one more is answered with a tool error. */
+  /** Calls of one subject that may wait behind those; one more is refused (a tool error, or JSON-RPC -32000). */
   queuedCallsPerSubject: countOrDefault(64),
 });
 

@@ -3,6 +3,7 @@ import { crawl, defaultCrawlLimits, maxCrawlDepth, type CrawlLimits, type CrawlR
 import { GraphStore, type BacklinkEntry, type MergeOutcome } from './graph-store.ts';
 import { canonicalMarkUrl } from './link-url.ts';
 import { readWithBackoff } from './read-retry.ts';
+import { RefreshQueue, refreshesWaitingPerWorld } from './refresh-queue.ts';
 import { GraphSeeder, seedPath, type SeedLog } from './seeder.ts';
 import { WorldDirectory } from './world-urls.ts';
 
@@ -30,18 +31,13 @@ export type BrokerGraphOptions = {
 /** A crawl's result, and what the shared graph recorded of it (`recorded.notRecorded`: no room for them). */
 export type GraphCrawl = CrawlResult & { startUrl: string; recorded: MergeOutcome };
 
-/** Documents re-read at once after changes a world reported. */
-export const refreshWorkers = 4;
-
 export class BrokerGraph {
   readonly gateway: WorldGateway;
   readonly store: GraphStore;
   readonly seeder: GraphSeeder;
   readonly now: () => Date;
   readonly #limits: Pick<CrawlLimits, 'maxNodes' | 'workers'>;
-  readonly #refreshing = new Map<string, Promise<void>>();
-  readonly #refreshQueue: Array<() => void> = [];
-  #refreshActive = 0;
+  readonly #refreshes: RefreshQueue;
   readonly #announce: (world: string) => void;
   readonly #log: SeedLog | undefined;
 
@@ -59,6 +55,14 @@ export class BrokerGraph {
     });
     this.#announce = options.announce ?? (() => {});
     this.#log = options.log;
+    this.#refreshes = new RefreshQueue({
+      forgotten: (world) => this.seeder.forget(world),
+      overflowed: (world) =>
+        this.#log?.warn(
+          { world, waiting: refreshesWaitingPerWorld },
+          "this world reports changes faster than the broker can read them back from it: its oldest waiting graph refreshes are dropped, and its /graph.md is read again at the next seeding to cover them; if the world answers slowly, check its logs and the broker's broker_world_request_duration_seconds metric for it",
+        ),
+    });
     this.#limits = {
       maxNodes: options.limits?.maxNodes ?? defaultCrawlLimits.maxNodes,
       workers: options.limits?.workers ?? defaultCrawlLimits.workers,
@@ -103,41 +107,31 @@ export class BrokerGraph {
   /**
    * Reads one document again and replaces what the graph knows of it (its
    * node and its outgoing edges), without following its links: what a change
-   * a world reported needs. A URL already waiting is not queued twice, and at
-   * most `refreshWorkers` reads run at once.
+   * a world reported needs. Each world's refreshes wait in a line of their own
+   * (./refresh-queue.ts): a URL already waiting is not queued twice, one world
+   * holds at most `refreshWorkersPerWorld` of the `refreshWorkers` reads, and
+   * past `refreshesWaitingPerWorld` waiting the oldest is forgotten, with the
+   * world's `/graph.md` checked again at the next seeding in its place.
    */
   refresh(url: string): Promise<void> {
     const identity = this.identity(url);
-    const waiting = this.#refreshing.get(identity);
-    if (waiting !== undefined) return waiting;
-    const read = async () => {
-      // From here a newer change needs a read of its own: this one may already have the old version.
-      this.#refreshing.delete(identity);
+    // A URL outside every configured world is not read (the crawl only records it); its line is ''.
+    const world = new WorldDirectory(this.gateway.list()).locate(identity)?.world ?? '';
+    return this.#refreshes.schedule(world, identity, async () => {
+      // The worlds as they are when the read starts (discovery may have changed them meanwhile).
       const worlds = new WorldDirectory(this.gateway.list());
-      const fetcher = (world: string, path: string, s: AbortSignal | undefined) =>
-        readWithBackoff(this.gateway, world, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
+      const fetcher = (w: string, path: string, s: AbortSignal | undefined) =>
+        readWithBackoff(this.gateway, w, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
       const result = await crawl(identity, fetcher, worlds, { ...this.#limits, maxDepth: 0 });
       const recorded = this.store.merge(result.graph, result.etags);
       if (recorded.notRecorded.length > 0)
         this.#log?.warn({ url: identity }, 'graph refresh not recorded: the link graph has no room for this document');
-    };
-    // Started on the next microtask, so the entry below is in place before the read removes it.
-    const done = new Promise<void>((resolve, reject) =>
-      queueMicrotask(() => this.#inRefreshSlot(read).then(resolve, reject)),
-    );
-    this.#refreshing.set(identity, done);
-    return done;
+    });
   }
 
-  async #inRefreshSlot(work: () => Promise<void>): Promise<void> {
-    if (this.#refreshActive >= refreshWorkers) await new Promise<void>((resolve) => this.#refreshQueue.push(resolve));
-    this.#refreshActive++;
-    try {
-      await work();
-    } finally {
-      this.#refreshActive--;
-      this.#refreshQueue.shift()?.();
-    }
+  /** Refreshes of `world` waiting for a worker now (for tests and metrics). */
+  refreshesWaiting(world: string): number {
+    return this.#refreshes.waitingFor(world);
   }
 
   /** Backlinks of a document, without seeding. */

@@ -42,8 +42,9 @@ export type CallContextFactory = (call: { identity: Identity; signal: AbortSigna
 export type RegisterOptions = ToolCallOptions & {
   recordToolCall?: (tool: string, seconds: number, outcome: ToolOutcome) => void;
   /**
-   * Tool calls one subject may run at once, over all its sessions and
-   * requests (one per process); past it a subject's calls wait behind its own.
+   * Tool calls, resources/read and prompts/get one subject may run at once,
+   * over all its sessions and requests (one per process); past it a subject's
+   * calls wait behind its own.
    */
   callsPerSubject?: KeyedLimit;
 };
@@ -78,11 +79,49 @@ export function registerDefinitions(
   for (const template of definitions.resourceTemplates) registerTemplate(server, template, contextOf, options);
   // The concrete resources are listed here and read through the first template.
   if (definitions.resourceTemplates.length > 0) listResources(server, definitions.resources);
-  for (const prompt of definitions.prompts) registerPrompt(server, prompt, contextOf);
+  for (const prompt of definitions.prompts) registerPrompt(server, prompt, contextOf, options);
   return false;
 }
 
 type ContextOf = (ctx: ServerContext) => ToolContext;
+
+/**
+ * Runs one request of the caller's (a tool call, a resources/read, a
+ * prompts/get) within the per-subject bound on calls in flight
+ * (`options.callsPerSubject`, src/concurrency/keyed-limit.ts), so a batch of
+ * any of them queues behind the caller's own calls. When the caller already
+ * has as many waiting as the bound allows, the answer is the refusal's text,
+ * `<what> refused: <the caller's own numbers>; retry once some have answered`,
+ * for the caller to put in its own kind of answer.
+ */
+async function withinCallsPerSubject<T>(
+  options: RegisterOptions,
+  context: ToolContext,
+  what: string,
+  work: () => Promise<T>,
+): Promise<T | string> {
+  if (options.callsPerSubject === undefined) return work();
+  try {
+    return await options.callsPerSubject.run(context.identity.subject, work, context.signal);
+  } catch (error) {
+    if (error instanceof QueueFullError) return `${what} refused: ${error.message}`;
+    throw error;
+  }
+}
+
+/**
+ * The JSON-RPC error for a resources/read or prompts/get refused by the
+ * per-subject bound: neither has a tool's `isError` answer, so the refusal is
+ * an error response, with a code from the range JSON-RPC 2.0 §5.1 leaves to
+ * the server ("-32000 to -32099: Server error, reserved for
+ * implementation-defined server-errors"), none of the predefined ones meaning
+ * "too many of your requests at once".
+ */
+const callsQueueFullCode = -32000;
+
+function refusedRequest(refusal: string): ProtocolError {
+  return new ProtocolError(callsQueueFullCode, refusal);
+}
 
 function registerTool(server: McpServer, tool: ToolDefinition, contextOf: ContextOf, options: RegisterOptions): void {
   const output = outputSchemaOf(tool);
@@ -96,16 +135,12 @@ function registerTool(server: McpServer, tool: ToolDefinition, contextOf: Contex
   server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
     const started = performance.now();
     const context = contextOf(ctx);
-    const call = () => callTool(tool, args, context, options);
-    let answer: Awaited<ReturnType<typeof callTool>>;
-    try {
-      answer = options.callsPerSubject
-        ? await options.callsPerSubject.run(context.identity.subject, call, context.signal)
-        : await call();
-    } catch (error) {
-      if (!(error instanceof QueueFullError)) throw error;
+    const answer = await withinCallsPerSubject(options, context, tool.name, () =>
+      callTool(tool, args, context, options),
+    );
+    if (typeof answer === 'string') {
       options.recordToolCall?.(tool.name, (performance.now() - started) / 1000, 'tool_error');
-      return { content: [{ type: 'text' as const, text: `${tool.name} refused: ${error.message}` }], isError: true };
+      return { content: [{ type: 'text' as const, text: answer }], isError: true };
     }
     const { result, outcome } = answer;
     options.recordToolCall?.(tool.name, (performance.now() - started) / 1000, outcome);
@@ -188,11 +223,17 @@ function registerTemplate(
     sdkTemplate,
     metadata,
     async (uri: URL, _variables: unknown, ctx: ServerContext) => {
+      let content: Awaited<ReturnType<ResourceTemplateDefinition['read']>> | string;
       try {
-        return { contents: [await template.read(uri.href, contextOf(ctx))] };
+        const context = contextOf(ctx);
+        content = await withinCallsPerSubject(options, context, 'resources/read', () =>
+          template.read(uri.href, context),
+        );
       } catch (error) {
         throw resourceError(uri.href, error, options);
       }
+      if (typeof content === 'string') throw refusedRequest(content);
+      return { contents: [content] };
     },
   );
 }
@@ -283,21 +324,29 @@ type PromptArgsShape = Record<string, z.ZodType<string | undefined>>;
 type PromptArgsSchema = z.ZodObject<PromptArgsShape>;
 const promptSchemas = new WeakMap<PromptDefinition, PromptArgsSchema>();
 
-function registerPrompt(server: McpServer, prompt: PromptDefinition, contextOf: ContextOf): void {
+function registerPrompt(
+  server: McpServer,
+  prompt: PromptDefinition,
+  contextOf: ContextOf,
+  options: RegisterOptions,
+): void {
   const config = { title: prompt.title, description: prompt.description, argsSchema: promptArgsSchema(prompt) };
   server.registerPrompt(prompt.name, config, async (args: Record<string, string | undefined>, ctx: ServerContext) => {
     const toolContext = contextOf(ctx);
     const worlds = toolContext.gateway.list();
     const knowledge = toolContext.knowledge;
-    let rendered: Awaited<ReturnType<PromptDefinition['render']>>;
+    let rendered: Awaited<ReturnType<PromptDefinition['render']>> | string;
     try {
-      rendered = await prompt.render(args, { now: toolContext.now, worlds, ...(knowledge ? { knowledge } : {}) });
+      rendered = await withinCallsPerSubject(options, toolContext, 'prompts/get', async () =>
+        prompt.render(args, { now: toolContext.now, worlds, ...(knowledge ? { knowledge } : {}) }),
+      );
     } catch (error) {
       // The caller's mistake, in words meant for it: MCP "Prompts" asks for invalid params
       // (-32602) for a missing or invalid argument; the SDK would answer anything thrown as an internal error.
       if (error instanceof PromptArgumentError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
       throw error;
     }
+    if (typeof rendered === 'string') throw refusedRequest(rendered);
     return {
       description: rendered.description,
       messages: [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.text } }],
