@@ -12,6 +12,7 @@ import type { NearTitle } from './nearest-titles.ts';
 import { parseQuery } from './query-terms.ts';
 import type { QueryTerm } from './query-terms.ts';
 import { QueryScratch } from './scratch.ts';
+import { ScriptProfile } from './script-profile.ts';
 import { SnippetTerms, snippetFor } from './snippet.ts';
 import type { RowText } from './snippet.ts';
 import { TopRows } from './top-rows.ts';
@@ -169,14 +170,18 @@ export class SearchIndex {
   }
 
   /**
-   * Help for a query that found nothing: the nearest titles (among documents
-   * `allow` admits, so a hidden title is never suggested) and a language hint.
+   * Help for a query that found nothing: the nearest titles and a language
+   * hint, both from the documents `allow` admits, so a hidden document is never
+   * suggested and never counted toward the hint.
    */
   zeroResultHelp(query: string, options: ZeroResultOptions = {}): ZeroResultHelp {
     const { limit = 3, allow } = options;
-    const docs = allow === undefined ? this.#liveDocs() : [...this.#liveDocs()].filter((doc) => allow(doc.id));
+    const live = [...this.#liveDocs()];
+    const docs = allow === undefined ? live : live.filter((doc) => allow(doc.id));
     const nearest = nearestTitles(query, docs, limit);
-    const hint = this.#state.scripts.hintFor(parseQuery(query).map((t) => t.text));
+    const corpus = new ScriptProfile();
+    for (const doc of docs) corpus.add(doc.scripts);
+    const hint = corpus.hintFor(parseQuery(query).map((t) => t.text));
     return hint === undefined ? { nearest } : { nearest, languageHint: hint };
   }
 
