@@ -9,6 +9,7 @@ import type { LineWords, WordTable } from './line-words.ts';
 import { wordRuns } from './tokenize.ts';
 import { FieldBit } from './vocabulary.ts';
 import type { CorpusTotals, SearchDoc } from './types.ts';
+import type { ScriptCounts } from './script-profile.ts';
 
 export interface SectionRecord {
   anchor: string;
@@ -37,6 +38,8 @@ export interface DocRecord {
   /** Section ids run from firstSection to firstSection + sections.length - 1. */
   firstSection: number;
   sections: SectionRecord[];
+  /** Distinct words per script, for the language hint (script-profile.ts); set as the document is added. */
+  scripts: ScriptCounts;
 }
 
 /** Token view of one document, derived from its record. */
@@ -72,6 +75,7 @@ export function makeRecord(doc: SearchDoc, num: number, firstSection: number, wo
     trailLength: 0,
     firstSection,
     sections,
+    scripts: new Map(),
   };
 }
 

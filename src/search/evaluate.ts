@@ -37,6 +37,7 @@ export function evaluate(state: IndexState, scratch: QueryScratch, input: Evalua
   try {
     terms.forEach((term, i) => {
       gatherTerm(state, term, scratch.term);
+      // SearchIndex.search gives supplied statistics a df for every term it may not count over hidden documents.
       const df = (globalStats && dfOf(globalStats.df, term.text)) ?? scratch.term.docs.length;
       scoreTerm(state, scratch, averages, inverseDocumentFrequency(totals.docCount, df), 1 << i);
       scratch.term.reset();

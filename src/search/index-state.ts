@@ -7,7 +7,7 @@
 import { countRecord, distinctWords, makeRecord, tokensOf } from './doc-record.ts';
 import type { DocRecord, DocTokens } from './doc-record.ts';
 import { bodySection, rebaseBody, fieldBits, fieldDoc, packBody, packField, Vocabulary } from './vocabulary.ts';
-import { ScriptProfile } from './script-profile.ts';
+import { scriptCounts } from './script-profile.ts';
 import { WordTable } from './line-words.ts';
 import { emptyTotals } from './stats.ts';
 import type { CorpusTotals, SearchDoc } from './types.ts';
@@ -17,7 +17,6 @@ export const defaultMinDeadPostings = 4096;
 
 export class IndexState {
   readonly vocab = new Vocabulary();
-  readonly scripts = new ScriptProfile();
   /** Section line runs, for snippets. */
   readonly words = new WordTable();
   readonly byId = new Map<string, DocRecord>();
@@ -53,7 +52,7 @@ export class IndexState {
     this.#writePostings(record, tokens);
     const words = distinctWords(tokens);
     for (const w of words) this.vocab.obtain(w).df++;
-    this.scripts.count(words, 1);
+    record.scripts = scriptCounts(words);
     this.#count(record, +1);
   }
 
@@ -66,7 +65,6 @@ export class IndexState {
       const entry = this.vocab.get(w);
       if (entry !== undefined) entry.df--;
     }
-    this.scripts.count(words, -1);
     for (let i = 0; i < record.sections.length; i++) this.sectionDoc[record.firstSection + i] = -1;
     for (const section of record.sections) this.words.release(section.lines);
     this.docs[record.num] = undefined;

@@ -23,7 +23,9 @@ export const lookupExtensionKeys = {
   /**
    * Request `only`: answer this world's statistics for the query and no rows
    * (phase one of a cross-world search). Request with totals (and `corpus-df`):
-   * score with these statistics instead of the world's own (phase two).
+   * score with these statistics instead of the world's own (phase two); a query
+   * term `corpus-df` leaves out is counted over the documents the caller may read
+   * in the scope, never over hidden ones (search-index.ts `#completeStats`).
    * Response: the totals, beside `corpus-df`.
    */
   corpusStats: 'corpus-stats',

@@ -2,8 +2,15 @@
  * Zero-result help, part 1 (spexcode `ranker.ts`): titles nearest to the query
  * by per-word normalised edit distance, so a typo such as `kyeboard` still points at
  * `keyboard-nav`. Not part of ranking; it runs only when a query found nothing.
+ *
+ * Its cost is bounded by what a query word is (test/security/nearest-titles-bounded.test.ts):
+ * the query words are parseQuery's terms (query-terms.ts: at most 32, each at most
+ * 32 bytes, tokenize.ts) and a title's words are its index tokens (wordRuns), so
+ * one comparison is at most 32 × 32 steps however long the query or the title.
  */
 import type { DocRecord } from './doc-record.ts';
+import { parseQuery } from './query-terms.ts';
+import { wordRuns } from './tokenize.ts';
 
 export interface NearTitle {
   id: string;
@@ -15,25 +22,27 @@ export interface NearTitle {
 /** A query word counts toward a title only from this similarity up (spexcode `ranker.ts`). */
 const minWordSimilarity = 0.5;
 
-function words(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 1);
-}
+/**
+ * The one row of the edit-distance table, reused by every comparison and grown
+ * as needed (a fresh array per row cost hundreds of megabytes for a long query).
+ */
+let row = new Uint32Array(64);
 
-/** Levenshtein distance, two rows. */
+/** Levenshtein distance, in one reused row (the diagonal kept in a variable). */
 export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  if (row.length < b.length + 1) row = new Uint32Array(Math.max(b.length + 1, row.length * 2));
+  for (let j = 0; j <= b.length; j++) row[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
+    let diagonal = row[0] as number;
+    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+      const above = row[j] as number;
+      const substitution = diagonal + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, substitution);
+      diagonal = above;
     }
-    previous = current;
   }
-  return previous[b.length] ?? 0;
+  return row[b.length] as number;
 }
 
 /** 1 − distance / longer length; 1 for equal words. */
@@ -42,13 +51,24 @@ export function wordSimilarity(a: string, b: string): number {
   return longest === 0 ? 1 : 1 - editDistance(a, b) / longest;
 }
 
+/**
+ * The similarity of two words where it can reach `minWordSimilarity`, else 0.
+ * The distance is at least the difference in length, so a pair whose lengths
+ * alone keep it under the threshold is not compared: it could not count.
+ */
+function similarityFromThreshold(a: string, b: string): number {
+  const longest = Math.max(a.length, b.length);
+  if (longest > 0 && 1 - Math.abs(a.length - b.length) / longest < minWordSimilarity) return 0;
+  return wordSimilarity(a, b);
+}
+
 export function nearestTitles(query: string, docs: Iterable<DocRecord>, limit = 3): NearTitle[] {
-  const queryWords = [...new Set(words(query))];
+  const queryWords = parseQuery(query).map((term) => term.text);
   if (queryWords.length === 0) return [];
   const cache = queryWords.map(() => new Map<string, number>());
   const scored: NearTitle[] = [];
   for (const doc of docs) {
-    const titleWords = new Set(words(`${doc.title} ${doc.name}`));
+    const titleWords = new Set(wordRuns(`${doc.title} ${doc.name}`));
     let similarity = 0;
     queryWords.forEach((q, i) => {
       let best = 0;
@@ -64,7 +84,7 @@ export function nearestTitles(query: string, docs: Iterable<DocRecord>, limit = 
 function cached(cache: Map<string, number> | undefined, q: string, w: string): number {
   const hit = cache?.get(w);
   if (hit !== undefined) return hit;
-  const value = wordSimilarity(q, w);
+  const value = similarityFromThreshold(q, w);
   cache?.set(w, value);
   return value;
 }

@@ -1,8 +1,10 @@
 /**
  * Zero-result help, part 2: a hint when the query is written in a script the corpus
  * barely uses (spexcode's README: "the corpus is English — if your query isn't,
- * translate and retry"). The index counts its distinct (document, word) pairs per
- * script as documents come and go, so the hint costs nothing to compute.
+ * translate and retry"). Each document keeps its distinct words' count per script
+ * (DocRecord.scripts), and a hint sums those of the documents the caller may read:
+ * a count over the whole index told anyone in which script protected documents are
+ * written (test/security/language-hint-hidden.test.ts).
  */
 
 export type Script =
@@ -46,16 +48,27 @@ export function scriptOf(word: string): Script | undefined {
 /** Below this share of the corpus, a query's script earns the language hint. */
 const rareScriptShare = 0.05;
 
+/** Words per script; words without a letter are not counted. */
+export type ScriptCounts = ReadonlyMap<Script, number>;
+
+export function scriptCounts(words: Iterable<string>): ScriptCounts {
+  const counts = new Map<Script, number>();
+  for (const w of words) {
+    const script = scriptOf(w);
+    if (script !== undefined) counts.set(script, (counts.get(script) ?? 0) + 1);
+  }
+  return counts;
+}
+
 export class ScriptProfile {
   readonly #counts = new Map<Script, number>();
   #total = 0;
 
-  count(words: Iterable<string>, sign: 1 | -1): void {
-    for (const w of words) {
-      const script = scriptOf(w);
-      if (script === undefined) continue;
-      this.#counts.set(script, (this.#counts.get(script) ?? 0) + sign);
-      this.#total += sign;
+  /** Adds one document's (or the query's) counts. */
+  add(counts: ScriptCounts): void {
+    for (const [script, n] of counts) {
+      this.#counts.set(script, (this.#counts.get(script) ?? 0) + n);
+      this.#total += n;
     }
   }
 
@@ -74,7 +87,7 @@ export class ScriptProfile {
   /** A sentence for the caller when the query's script is rare in the corpus. */
   hintFor(queryWords: readonly string[]): string | undefined {
     const query = new ScriptProfile();
-    query.count(queryWords, 1);
+    query.add(scriptCounts(queryWords));
     const queryScript = query.dominant();
     const corpusScript = this.dominant();
     if (queryScript === undefined || corpusScript === undefined || queryScript === corpusScript) return undefined;

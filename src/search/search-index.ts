@@ -10,12 +10,14 @@ import { IndexState } from './index-state.ts';
 import { nearestTitles } from './nearest-titles.ts';
 import type { NearTitle } from './nearest-titles.ts';
 import { parseQuery } from './query-terms.ts';
+import type { QueryTerm } from './query-terms.ts';
 import { QueryScratch } from './scratch.ts';
+import { ScriptProfile } from './script-profile.ts';
 import { SnippetTerms, snippetFor } from './snippet.ts';
 import type { RowText } from './snippet.ts';
 import { TopRows } from './top-rows.ts';
 import type { Candidate } from './top-rows.ts';
-import { emptyTotals, fieldAverages } from './stats.ts';
+import { dfOf, emptyTotals, fieldAverages } from './stats.ts';
 import type { FieldAverages } from './stats.ts';
 import type { CorpusTotals, QueryStats, SearchDoc, SearchOptions, SearchRow } from './types.ts';
 
@@ -113,14 +115,40 @@ export class SearchIndex {
     if (admit === undefined) {
       return { totals: { ...this.#state.totals }, df: documentFrequencies(this.#state, this.#scratchFor(), terms) };
     }
-    const admitted = new Uint8Array(this.#state.docs.length);
+    const { admitted, totals } = this.#admitted(admit);
+    return { totals, df: documentFrequencies(this.#state, this.#scratchFor(), terms, admitted) };
+  }
+
+  /** The live documents `admit` admits (by number), and their totals. */
+  #admitted(admit: (id: string) => boolean): { admitted: (num: number) => boolean; totals: CorpusTotals } {
+    const marks = new Uint8Array(this.#state.docs.length);
     const totals = emptyTotals();
     for (const doc of this.#liveDocs()) {
       if (!admit(doc.id)) continue;
-      admitted[doc.num] = 1;
+      marks[doc.num] = 1;
       countRecord(totals, doc, 1);
     }
-    return { totals, df: documentFrequencies(this.#state, this.#scratchFor(), terms, (num) => admitted[num] === 1) };
+    return { admitted: (num) => marks[num] === 1, totals };
+  }
+
+  /**
+   * Supplied statistics with a df for every query term. A term the caller's
+   * `corpus-df` left out is counted over the documents this search may show
+   * (scope and `allow`), as queryStats counts them: counted over the whole index,
+   * the row scores would tell how many hidden documents hold the word
+   * (test/security/search-hidden-df.test.ts, docs/decisions.md).
+   */
+  #completeStats(stats: QueryStats, terms: QueryTerm[], options: SearchOptions): QueryStats {
+    const missing = terms.filter((term) => dfOf(stats.df, term.text) === undefined);
+    const { scope, allow } = options;
+    if (missing.length === 0 || (scope === undefined && allow === undefined)) return stats;
+    const { admitted } = this.#admitted(
+      (id) => (scope === undefined || scope(id)) && (allow === undefined || allow(id)),
+    );
+    // No prototype: a term such as `__proto__` is an ordinary key here.
+    const df = Object.assign(Object.create(null) as Record<string, number>, stats.df);
+    Object.assign(df, documentFrequencies(this.#state, this.#scratchFor(), missing, admitted));
+    return { totals: stats.totals, df };
   }
 
   search(query: string, options: SearchOptions = {}): SearchRow[] {
@@ -133,7 +161,7 @@ export class SearchIndex {
       terms,
       mode: options.mode ?? 'all',
       ...(options.scope && { scope: options.scope }),
-      ...(options.globalStats && { globalStats: options.globalStats }),
+      ...(options.globalStats && { globalStats: this.#completeStats(options.globalStats, terms, options) }),
     };
     evaluate(this.#state, this.#scratchFor(), input, (doc, section, score) => top.offer(doc, section, score));
     // Snippets only for the rows kept, with the query's stems prepared once.
@@ -142,14 +170,18 @@ export class SearchIndex {
   }
 
   /**
-   * Help for a query that found nothing: the nearest titles (among documents
-   * `allow` admits, so a hidden title is never suggested) and a language hint.
+   * Help for a query that found nothing: the nearest titles and a language
+   * hint, both from the documents `allow` admits, so a hidden document is never
+   * suggested and never counted toward the hint.
    */
   zeroResultHelp(query: string, options: ZeroResultOptions = {}): ZeroResultHelp {
     const { limit = 3, allow } = options;
-    const docs = allow === undefined ? this.#liveDocs() : [...this.#liveDocs()].filter((doc) => allow(doc.id));
+    const live = [...this.#liveDocs()];
+    const docs = allow === undefined ? live : live.filter((doc) => allow(doc.id));
     const nearest = nearestTitles(query, docs, limit);
-    const hint = this.#state.scripts.hintFor(parseQuery(query).map((t) => t.text));
+    const corpus = new ScriptProfile();
+    for (const doc of docs) corpus.add(doc.scripts);
+    const hint = corpus.hintFor(parseQuery(query).map((t) => t.text));
     return hint === undefined ? { nearest } : { nearest, languageHint: hint };
   }
 

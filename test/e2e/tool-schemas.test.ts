@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { maxBodyBytes } from '../../src/protocol/limits.ts';
+import { maxQueryBytes } from '../../src/broker/mcp/args.ts';
 import { isError, resultText, startStack, type Stack } from './stack-fixture.ts';
 
 type JsonSchema = {
@@ -143,6 +144,30 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
       assert.ok(tool.description?.includes(limit), `${name} description states ${limit}`);
       assert.ok(tool.inputSchema.properties?.body?.description?.includes(limit), `${name}.body states ${limit}`);
     }
+  });
+
+  it('states the longest query, in the bytes the tools count, on every query argument, and refuses one byte more', async () => {
+    // A query of any length reached every world, whose nearest-titles suggestion
+    // cost seconds for a long one (test/security/nearest-titles-bounded.test.ts).
+    const stated = `at most ${maxQueryBytes.toLocaleString('en')} bytes`;
+    const withQuery = tools.filter((tool) => tool.inputSchema.properties?.query !== undefined).map((t) => t.name);
+    assert.deepEqual(withQuery.sort(), ['mark_lookup', 'mark_lookup_all', 'mark_search']);
+    for (const name of withQuery) {
+      const query = tools.find((t) => t.name === name)!.inputSchema.properties!.query!;
+      assert.equal(query.type, 'string', name);
+      assert.ok(query.description?.includes(stated), `${name}.query states ${stated}`);
+    }
+    // Two-byte characters: the bound counts UTF-8 bytes, not characters.
+    const longest = 'é'.repeat(maxQueryBytes / 2);
+    const fits = await call('mark_search', { query: longest });
+    assert.equal(isError(fits), false, resultText(fits));
+    const refusal =
+      `query is ${(maxQueryBytes + 1).toLocaleString('en')} bytes, longer than the ${maxQueryBytes.toLocaleString('en')} bytes a query may be; ` +
+      'ask again with the words that matter most (a world searches at most 32 of them)';
+    const args = { query: `${longest}x` };
+    assert.equal(resultText(await call('mark_search', args)), refusal);
+    assert.equal(resultText(await call('mark_lookup_all', args)), refusal);
+    assert.equal(resultText(await call('mark_lookup', { url: 'mark://root/', ...args })), refusal);
   });
 
   it('refuses mistyped arguments and values below a bound with a sentence naming it, and clamps where Go clamps', async () => {

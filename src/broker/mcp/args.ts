@@ -12,6 +12,40 @@ export function requiredString(name: string, description: string) {
   return z.string({ error: `${name} is required` }).describe(description);
 }
 
+/**
+ * Longest `query` a tool takes, in UTF-8 bytes (what a world's LOOKUP request
+ * block counts). A question in plain words fits many times over; a world reads
+ * at most 32 terms of at most 32 bytes of it anyway (src/search/query-terms.ts),
+ * so a longer query only costs the broker and every world it reaches the work of
+ * parsing it (docs/decisions.md).
+ */
+export const maxQueryBytes = 4096;
+
+/** How the `query` descriptions state the bound (test/e2e/tool-schemas.test.ts reads it). */
+export const queryLengthText = `at most ${maxQueryBytes.toLocaleString('en')} bytes`;
+
+/**
+ * The `query` of mark_search and the lookups: required, at most `maxQueryBytes`
+ * (refused here, not as a JSON Schema `maxLength`, which counts characters).
+ * The description must state `queryLengthText`.
+ */
+export function queryArgument(description: string) {
+  return z
+    .string({ error: 'query is required' })
+    .check((ctx) => {
+      const bytes = Buffer.byteLength(ctx.value, 'utf8');
+      if (bytes <= maxQueryBytes) return;
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        message:
+          `query is ${bytes.toLocaleString('en')} bytes, longer than the ${maxQueryBytes.toLocaleString('en')} bytes a query may be; ` +
+          'ask again with the words that matter most (a world searches at most 32 of them)',
+      });
+    })
+    .describe(description);
+}
+
 export function optionalString(name: string, description: string) {
   return z
     .string({ error: `${name} must be a string` })

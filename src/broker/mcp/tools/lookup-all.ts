@@ -8,7 +8,8 @@ import {
   lookupLimitArgument,
   lookupMatchArgument,
   optionalString,
-  requiredString,
+  queryArgument,
+  queryLengthText,
   rowsToAsk,
   skippedPaths,
 } from '../args.ts';
@@ -33,9 +34,8 @@ import { describe } from './descriptions.ts';
 import { failureMessage, gatewayLookup, rememberedSearch, rowUrl, scopeError } from './search-support.ts';
 
 const inputSchema = {
-  query: requiredString(
-    'query',
-    "subject words matched against tags and titles (at least 2 characters), or '*' for every catalogued document (catalog match only)",
+  query: queryArgument(
+    `subject words matched against tags and titles (at least 2 characters, ${queryLengthText}), or '*' for every catalogued document (catalog match only)`,
   ),
   scope: optionalString('scope', 'path applied in every world, e.g. / or /docs/ (default /)'),
   filter: optionalString(

@@ -7,6 +7,8 @@ import {
   lookupLimitArgument,
   lookupMatchArgument,
   optionalString,
+  queryArgument,
+  queryLengthText,
   requiredString,
   rowsToAsk,
   skippedPaths,
@@ -28,9 +30,8 @@ const inputSchema = {
     'url',
     'scope to search: mark://{world}/ for the whole world, or a directory such as mark://{world}/docs/',
   ),
-  query: requiredString(
-    'query',
-    "subject words matched against tags and titles (at least 2 characters), or '*' for every document in the scope (catalog match only)",
+  query: queryArgument(
+    `subject words matched against tags and titles (at least 2 characters, ${queryLengthText}), or '*' for every document in the scope (catalog match only)`,
   ),
   filter: optionalString(
     'filter',

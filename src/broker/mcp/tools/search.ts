@@ -12,7 +12,8 @@ import {
   includeGeneratedArgument,
   optionalInteger,
   optionalString,
-  requiredString,
+  queryArgument,
+  queryLengthText,
   rowsToAsk,
   skippedPaths,
 } from '../args.ts';
@@ -33,7 +34,9 @@ const rowsPerDocument = 5;
 const nearestTitles = 3;
 
 const inputSchema = {
-  query: requiredString('query', 'what you are looking for, in plain words or as a question (at least 2 characters)'),
+  query: queryArgument(
+    `what you are looking for, in plain words or as a question (at least 2 characters, ${queryLengthText})`,
+  ),
   world: optionalString('world', 'search only this world (a name from mark_worlds); default: every world'),
   scope: optionalString('scope', 'path searched in each world, e.g. / or /docs/ (default /)'),
   filter: optionalString('filter', 'comma-separated key=value conditions, e.g. tag=runbook,modified-after=2026-01-01'),
