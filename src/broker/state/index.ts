@@ -12,6 +12,7 @@ export { MemoryStateStore } from './memory-document-store.ts';
 export { jsonDocument } from './json-document.ts';
 export type { JsonDocument } from './json-document.ts';
 export type { EphemeralStore, JsonValue } from './ephemeral-store.ts';
+export { updateDeciding, type Decision } from './decided-update.ts';
 export { MemoryEphemeralStore } from './memory-ephemeral-store.ts';
 export type { MemoryEphemeralStoreOptions } from './memory-ephemeral-store.ts';
 export { StateUnavailableError, isStateUnavailable } from './state-unavailable.ts';
