@@ -3,10 +3,11 @@ export {
   isRegisteredClientDocument,
   registeredClientDocument,
   registeredClientPrefix,
+  isTransientStateStoreError,
   signInDocuments,
   StateStoreError,
 } from './document-store.ts';
-export type { DocumentMutation, StateDocumentStore } from './document-store.ts';
+export type { DocumentMutation, StateDocumentStore, StateStoreFailure } from './document-store.ts';
 export { FileStateStore } from './file-document-store.ts';
 export { MemoryStateStore } from './memory-document-store.ts';
 export { jsonDocument } from './json-document.ts';
