@@ -5,7 +5,7 @@
  * `error_description`; `message` is the private detail for logs.
  */
 import { CodedError } from '../../errors/coded-error.ts';
-import { isStateUnavailable } from '../state/index.ts';
+import { isStateUnavailable, isTransientStateStoreError } from '../state/index.ts';
 
 export type OAuthErrorCode =
   | 'invalid_request'
@@ -78,6 +78,9 @@ export class OAuthError extends CodedError<OAuthErrorStableCode> {
   }
 }
 
+/** How long a client waits before retrying a step the durable state could not take (a conflict passes in moments). */
+const durableStateRetryAfterSeconds = 2;
+
 /** Anything thrown below the routes becomes an OAuthError here, keeping `cause`. */
 export function asOAuthError(error: unknown): OAuthError {
   if (error instanceof OAuthError) return error;
@@ -87,6 +90,16 @@ export function asOAuthError(error: unknown): OAuthError {
       'temporarily_unavailable',
       'the sign-in service cannot reach its shared state; try again in a few seconds',
       { detail: error.message, cause: error, retryAfterSeconds: error.retryAfterSeconds },
+    );
+  // The durable state (a Kubernetes Secret) lost every optimistic retry to other writers, or its backend did not
+  // answer: nothing was changed, and the same request may pass in a moment, so the client is told to retry.
+  if (isTransientStateStoreError(error))
+    return new OAuthError(
+      'temporarily_unavailable',
+      error.failure === 'conflict'
+        ? 'the sign-in service could not save its state because other requests changed it at the same moment; try again in a few seconds'
+        : 'the sign-in service could not reach its durable state store; try again in a few seconds',
+      { detail: error.message, cause: error, retryAfterSeconds: durableStateRetryAfterSeconds },
     );
   return new OAuthError('server_error', 'internal error', {
     detail: error instanceof Error ? error.message : String(error),

@@ -9,17 +9,20 @@ import { AddressError, parseHostPort } from './host-port.ts';
 import { count, duration, text } from './fields.ts';
 
 /**
- * The bound on short-lived entries: the memory store's whole capacity, and
- * with either store the bound on each kind of sign-in anyone may start
- * (device authorizations, pending authorizations, IdP round trips).
+ * The default of `state.maxPendingSignIns`: sign-ins of each kind anyone may
+ * start (device authorizations, pending authorizations, IdP round trips).
+ * Sized so the three kinds at their worst (1.0 + 3.4 + 3.4 KB measured on
+ * Redis 7) fit the documented Redis (`maxmemory 200mb`,
+ * deploy/values/redis.yaml) beside the MCP sessions' worst case and
+ * registrations: docs/operations.md works the sum.
  */
-export const shortLivedEntriesBound = 100_000;
+export const defaultMaxPendingSignIns = 8_000;
 
 export const stateSchema = z.strictObject({
   /** `memory`: one replica keeps its own; `redis`: every replica shares `redis.*`. */
   ephemeral: z.enum(['memory', 'redis']).default('memory'),
   /** Sign-ins of one kind started and not yet expired, past which a new one is refused (503). */
-  maxPendingSignIns: count(shortLivedEntriesBound),
+  maxPendingSignIns: count(defaultMaxPendingSignIns),
 });
 
 const redisUrl = () =>

@@ -18,6 +18,7 @@ import {
   StateStoreError,
   type DocumentMutation,
   type StateDocumentStore,
+  type StateStoreFailure,
 } from '../state/document-store.ts';
 import { KubernetesBackendError } from './errors.ts';
 import { mutateSecret, readSecret, removeSecretKeys } from './mutate-secret.ts';
@@ -115,8 +116,16 @@ export class SecretStateStore implements StateDocumentStore {
       if (error instanceof KubernetesBackendError)
         throw new StateStoreError(document, `state document ${JSON.stringify(document)}: ${error.message}`, {
           cause: error,
+          failure: storeFailure(error),
         });
       throw error;
     }
   }
+}
+
+/** A conflict after every retry, and an API server that did not answer or could not serve (5xx, 429), may pass; the rest (403, 404, 422) will not. */
+function storeFailure(error: KubernetesBackendError): StateStoreFailure {
+  if (error.code === 'ERR_K8S_CONFLICT') return 'conflict';
+  if (error.code !== 'ERR_K8S_API') return 'failed';
+  return error.status === undefined || error.status >= 500 || error.status === 429 ? 'unavailable' : 'failed';
 }

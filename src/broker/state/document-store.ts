@@ -38,10 +38,26 @@ export const registeredClientDocument = (clientId: string): string => `${registe
 export const registeredClientPrefix = 'registered_client.';
 export const isRegisteredClientDocument = (document: string): boolean => document.startsWith(registeredClientPrefix);
 
+/**
+ * Why a store failed, for whoever decides whether to retry: `conflict`, other
+ * writers kept changing the document through every optimistic retry;
+ * `unavailable`, the backend did not answer or answered that it could not
+ * serve now (5xx, 429); `failed`, anything a retry will not mend (refused,
+ * malformed, a disk error).
+ */
+export type StateStoreFailure = 'conflict' | 'unavailable' | 'failed';
+
 export class StateStoreError extends CodedError<'ERR_STATE_STORE'> {
   readonly document: string;
-  constructor(document: string, message: string, options?: { cause?: unknown }) {
+  readonly failure: StateStoreFailure;
+  constructor(document: string, message: string, options?: { cause?: unknown; failure?: StateStoreFailure }) {
     super('ERR_STATE_STORE', message, options);
     this.document = document;
+    this.failure = options?.failure ?? 'failed';
   }
+}
+
+/** A store failure that a later attempt may not meet: answered as "try again shortly". */
+export function isTransientStateStoreError(error: unknown): error is StateStoreError {
+  return error instanceof StateStoreError && error.failure !== 'failed';
 }

@@ -11,7 +11,10 @@
  *   single-use code can be redeemed once however many requests race;
  * - `update` replaces the live value with `change(value)` atomically, keeping
  *   its expiry; `change` returns `undefined` to leave it, and may run more than
- *   once. It returns the value after the call, or `null` when there was none.
+ *   once. It returns the value after the call, or `null` when there was none;
+ *   then no run of `change` was applied, though one may have run on a value
+ *   that vanished before it could be written. A caller that learns an outcome
+ *   from `change` takes it through `updateDeciding` (decided-update.ts).
  * - `admit` is `set` for an entry anyone may create without signing in: it is
  *   refused while `maxEntriesPerKind` entries of the same `kind` were admitted
  *   and have not expired (an entry taken or deleted early still counts until

@@ -5,12 +5,21 @@
  * entry closest to expiry goes first, and expired entries are swept; and each
  * kind of entry anyone may create is admitted up to its own bound, as in Redis.
  */
-import { shortLivedEntriesBound } from '../config/redis-schema.ts';
+import { defaultMaxPendingSignIns } from '../config/redis-schema.ts';
 import type { Admission, EphemeralStore, JsonValue } from './ephemeral-store.ts';
+
+/**
+ * Entries of every kind one replica keeps before the soonest to expire goes:
+ * a bound on the process's memory, apart from (and above three times) the
+ * per-kind bound on sign-ins anyone may start, so those alone never push out
+ * codes or registrations.
+ */
+export const memoryEphemeralStoreCapacity = 100_000;
 
 type Entry = { json: string; expiresAt: number };
 
 export type MemoryEphemeralStoreOptions = {
+  /** Default `memoryEphemeralStoreCapacity`. */
   maxEntries?: number;
   /** `admit`'s bound on each kind (`state.maxPendingSignIns`). */
   maxEntriesPerKind?: number;
@@ -27,8 +36,8 @@ export class MemoryEphemeralStore implements EphemeralStore {
   readonly #now: () => number;
 
   constructor(options: MemoryEphemeralStoreOptions = {}) {
-    this.#maxEntries = options.maxEntries ?? shortLivedEntriesBound;
-    this.#maxEntriesPerKind = options.maxEntriesPerKind ?? shortLivedEntriesBound;
+    this.#maxEntries = options.maxEntries ?? memoryEphemeralStoreCapacity;
+    this.#maxEntriesPerKind = options.maxEntriesPerKind ?? defaultMaxPendingSignIns;
     this.#now = options.now ?? Date.now;
   }
 

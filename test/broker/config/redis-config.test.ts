@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, parseBrokerConfig } from '../../../src/broker/config/index.ts';
+import { memoryEphemeralStoreCapacity } from '../../../src/broker/state/memory-ephemeral-store.ts';
 import { redisOptions } from '../../../src/broker/state/index.ts';
 import { env, fileConfig } from './fixtures.ts';
 
@@ -21,6 +22,13 @@ describe('state.ephemeral and redis.* config', () => {
     const config = parse('');
     assert.equal(config.state.ephemeral, 'memory');
     assert.equal(config.redis, undefined);
+  });
+
+  it('bounds pending sign-ins at 8,000 of each kind by default, under the memory store capacity of all three', () => {
+    // docs/operations.md: 8,000 × (1.0 + 3.4 + 3.4) KB ≈ 62 MB at worst, beside 100 MB of sessions, in maxmemory 200mb.
+    assert.equal(parse('').state.maxPendingSignIns, 8_000);
+    assert.equal(parse('state:\n  ephemeral: memory\n  maxPendingSignIns: 25000\n').state.maxPendingSignIns, 25_000);
+    assert.ok(memoryEphemeralStoreCapacity > 3 * parse('').state.maxPendingSignIns);
   });
 
   it('takes the URL, user and password from the environment, with defaults for the rest', () => {

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { loadKeyRing } from '../../../src/broker/auth/key-ring.ts';
@@ -9,7 +9,13 @@ import { generateSigningKeyPem } from '../../../src/broker/auth/signing-key.ts';
 import { tokenEndpoint } from '../../../src/broker/auth/token-endpoint.ts';
 import type { UpstreamIdp } from '../../../src/broker/auth/upstream/upstream-idp.ts';
 import { parseBrokerConfig } from '../../../src/broker/config/index.ts';
-import { MemoryEphemeralStore, MemoryStateStore } from '../../../src/broker/state/index.ts';
+import { createManagementApp } from '../../../src/broker/http/management.ts';
+import { createBrokerMetrics } from '../../../src/broker/http/metrics.ts';
+import { signInRoutes } from '../../../src/broker/http/signin/index.ts';
+import { defaultDocumentLocation, SecretStateStore } from '../../../src/broker/kubernetes/index.ts';
+import { MemoryEphemeralStore, MemoryStateStore, type StateDocumentStore } from '../../../src/broker/state/index.ts';
+import { startFakeApiServer, type FakeApiServer } from '../../kubernetes/fake-api/server.ts';
+import { apis } from '../../kubernetes/helpers.ts';
 
 const upstream: UpstreamIdp = {
   issuer: 'http://127.0.0.1:1',
@@ -18,7 +24,7 @@ const upstream: UpstreamIdp = {
   finish: async () => ({}),
 };
 
-async function context(allowDomains: string[]) {
+async function context(allowDomains: string[], durable: StateDocumentStore = new MemoryStateStore()) {
   const pem = generateSigningKeyPem();
   const config = parseBrokerConfig(
     stringify({
@@ -36,7 +42,6 @@ async function context(allowDomains: string[]) {
     }),
     {},
   );
-  const durable = new MemoryStateStore();
   const ring = await loadKeyRing({ currentPem: pem, store: durable, previousTrustMs: 1000 });
   return createSignInContext({
     config,
@@ -93,6 +98,101 @@ describe('refresh_token grant and oidc.allowDomains', () => {
       tokenEndpoint(ctx, undefined, { client_id: 'demarkus-cli' }),
       (error: OAuthError) => error.error === 'invalid_request',
     );
+  });
+});
+
+describe('the token endpoint when the refresh-token Secret cannot be written (real Secret store, fake API server)', () => {
+  const refreshSecret = 'demarkus-broker-refresh-tokens';
+  let server: FakeApiServer;
+  before(async () => {
+    server = await startFakeApiServer();
+  });
+  after(async () => server?.close());
+
+  /** The real sign-in routes over HTTP (fastify's inject) with Secret-backed state, and a refresh token to use. */
+  async function refreshing() {
+    const durable = new SecretStateStore({
+      core: apis(server).core,
+      namespace: 'demarkus',
+      locate: defaultDocumentLocation(refreshSecret),
+    });
+    const ctx = await context([], durable);
+    const rateLimit = { perMinute: 60, burst: 10 };
+    const app = await createManagementApp({
+      metrics: createBrokerMetrics({ collectDefaults: false }),
+      ready: () => ({ up: true }),
+      plugins: [
+        signInRoutes({
+          context: ctx,
+          cookieKey: Buffer.alloc(32, 1),
+          insecureCookies: true,
+          roundTripTtlSeconds: 300,
+          rateLimit: {
+            disabled: true,
+            login: rateLimit,
+            userCode: rateLimit,
+            registration: rateLimit,
+            trustForwardedFor: false,
+          },
+        }),
+      ],
+    });
+    const identity = { subject: 's', email: 'a@example.com', groups: [] };
+    const { token } = await ctx.refreshTokens.issue({
+      clientId: 'demarkus-cli',
+      identity,
+      scope: 'mark.read',
+      resource: ctx.resource,
+    });
+    const refresh = () =>
+      app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: token,
+          client_id: 'demarkus-cli',
+        }).toString(),
+      });
+    return { app, refresh };
+  }
+  const onRefreshSecret = (verb: string) => (request: { verb: string; name: string | null }) =>
+    request.verb === verb && request.name === refreshSecret;
+
+  it('answers a write conflict that outlasted its retries 503 temporarily_unavailable with Retry-After, and the retry works', async () => {
+    const { app, refresh } = await refreshing();
+    try {
+      server.fail(onRefreshSecret('update'), 409, 5);
+      const conflicted = await refresh();
+      assert.equal(conflicted.statusCode, 503, conflicted.body);
+      assert.equal(conflicted.json().error, 'temporarily_unavailable');
+      assert.match(conflicted.json().error_description, /at the same moment.*try again in a few seconds/);
+      assert.ok(Number(conflicted.headers['retry-after']) >= 1, `Retry-After ${conflicted.headers['retry-after']}`);
+      const retried = await refresh();
+      assert.equal(retried.statusCode, 200, retried.body);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers an API server that fails (5xx) the same way, and keeps a refusal no retry mends (403) a 500', async () => {
+    const { app, refresh } = await refreshing();
+    try {
+      server.fail(onRefreshSecret('get'), 503, 1);
+      const unavailable = await refresh();
+      assert.equal(unavailable.statusCode, 503, unavailable.body);
+      assert.equal(unavailable.json().error, 'temporarily_unavailable');
+      assert.match(unavailable.json().error_description, /could not reach its durable state.*try again/);
+      assert.ok(Number(unavailable.headers['retry-after']) >= 1);
+      server.fail(onRefreshSecret('get'), 403, 1);
+      const refused = await refresh();
+      assert.equal(refused.statusCode, 500, refused.body);
+      assert.deepEqual(refused.json(), { error: 'server_error', error_description: 'internal error' });
+      assert.equal(refused.headers['retry-after'], undefined);
+    } finally {
+      await app.close();
+    }
   });
 });
 

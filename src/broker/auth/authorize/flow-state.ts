@@ -7,7 +7,7 @@ import { randomSecret, sha256Hex } from '../secrets.ts';
 import { newRefreshFamilyId } from '../tokens/refresh-tokens.ts';
 import type { SignInIdentity } from '../sign-in-identity.ts';
 import type { UpstreamRoundTrip } from '../upstream/upstream-idp.ts';
-import type { EphemeralStore } from '../../state/index.ts';
+import { updateDeciding, type EphemeralStore } from '../../state/index.ts';
 import { admitPendingSignIn } from '../pending-sign-ins.ts';
 import { authorizationRequestRecord, codeRecord, readRecord, roundTripRecord, toJson } from '../sign-in-records.ts';
 import type { AuthorizationRequest } from './authorization-request.ts';
@@ -93,24 +93,24 @@ export class FlowState {
    * step; a later redemption is a replay, and marks the code so.
    */
   async redeemCode(code: string): Promise<RedeemOutcome> {
-    let outcome: RedeemOutcome = { kind: 'unknown' };
     const now = this.#now();
     const family = newRefreshFamilyId();
-    await this.#store.update(`code:${sha256Hex(code)}`, (value) => {
-      const record = readRecord(codeRecord, 'code', value)!;
-      if (record.status !== 'issued') {
-        outcome = { kind: 'replayed', record };
-        return record.status === 'replayed' ? undefined : toJson({ ...record, status: 'replayed' });
-      }
-      if (now - record.issuedAt >= this.#options.codeTtlMs) {
-        outcome = { kind: 'expired' };
-        return undefined;
-      }
-      const redeemed = { ...record, status: 'redeemed' as const, family };
-      outcome = { kind: 'redeemed', record: redeemed };
-      return toJson(redeemed);
-    });
-    return outcome;
+    return updateDeciding<RedeemOutcome>(
+      this.#store,
+      `code:${sha256Hex(code)}`,
+      (value) => {
+        const record = readRecord(codeRecord, 'code', value)!;
+        if (record.status !== 'issued')
+          return {
+            outcome: { kind: 'replayed', record },
+            next: record.status === 'replayed' ? undefined : toJson({ ...record, status: 'replayed' }),
+          };
+        if (now - record.issuedAt >= this.#options.codeTtlMs) return { outcome: { kind: 'expired' }, next: undefined };
+        const redeemed = { ...record, status: 'redeemed' as const, family };
+        return { outcome: { kind: 'redeemed', record: redeemed }, next: toJson(redeemed) };
+      },
+      { kind: 'unknown' },
+    );
   }
 
   /** Whether the code was presented again after it was spent (read after its redemption issued). */

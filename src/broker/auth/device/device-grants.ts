@@ -11,7 +11,7 @@
 import { randomSecret, sha256Hex, constantTimeEqual } from '../secrets.ts';
 import type { SignInIdentity } from '../sign-in-identity.ts';
 import { generateUserCode, normalizeUserCode } from '../user-code.ts';
-import type { EphemeralStore } from '../../state/index.ts';
+import { updateDeciding, type EphemeralStore } from '../../state/index.ts';
 import { deviceGrantRecord, readRecord, toJson } from '../sign-in-records.ts';
 import { admitPendingSignIn } from '../pending-sign-ins.ts';
 
@@ -121,29 +121,34 @@ export class DeviceGrants {
   }
 
   async #settle(key: string, change: Partial<DeviceGrant>): Promise<boolean> {
-    let settled: DeviceGrant | null = null;
-    await this.#store.update(key, (value) => {
-      const grant = readRecord(deviceGrantRecord, 'device', value)!;
-      settled = null;
-      if (grant.status !== 'pending' || grant.expiresAt <= this.#now()) return undefined;
-      settled = { ...grant, ...change };
-      return toJson(settled);
-    });
+    const settled = await updateDeciding<DeviceGrant | null>(
+      this.#store,
+      key,
+      (value) => {
+        const grant = readRecord(deviceGrantRecord, 'device', value)!;
+        if (grant.status !== 'pending' || grant.expiresAt <= this.#now()) return { outcome: null, next: undefined };
+        const next = { ...grant, ...change };
+        return { outcome: next, next: toJson(next) };
+      },
+      null,
+    );
     if (settled === null) return false;
-    await this.#store.delete(userKey((settled as DeviceGrant).userCodeHash));
+    await this.#store.delete(userKey(settled.userCodeHash));
     return true;
   }
 
   /** One poll of the token endpoint (RFC 8628 §3.4, §3.5). */
   async poll(deviceCode: string, clientId: string): Promise<PollOutcome> {
     const now = this.#now();
-    let outcome: PollOutcome = { kind: 'invalid_grant', detail: 'unknown device_code' };
-    await this.#store.update(deviceKey(deviceCode), (value) => {
-      const next = decide(readRecord(deviceGrantRecord, 'device', value)!, clientId, now);
-      outcome = next.outcome;
-      return next.grant === undefined ? undefined : toJson(next.grant);
-    });
-    return outcome;
+    return updateDeciding<PollOutcome>(
+      this.#store,
+      deviceKey(deviceCode),
+      (value) => {
+        const next = decide(readRecord(deviceGrantRecord, 'device', value)!, clientId, now);
+        return { outcome: next.outcome, next: next.grant === undefined ? undefined : toJson(next.grant) };
+      },
+      { kind: 'invalid_grant', detail: 'unknown device_code' },
+    );
   }
 }
 

@@ -50,23 +50,48 @@ export function pageErrorHandler(
   reply: FastifyReply,
 ): FastifyReply {
   const oauth = refusal(error, request, reply);
-  return htmlReply(
-    reply.code(oauth.status),
-    oauth.error === 'server_error' || oauth.error === 'temporarily_unavailable'
-      ? messagePage('Something went wrong', 'The sign-in service had a problem.', 'alert', {
-          next: 'Wait a moment, then start again from the application or terminal you were using.',
-        })
-      : messagePage('Something went wrong', 'The sign-in service could not accept this request.', 'alert', {
-          next: 'Start again from the application or terminal you were using.',
-          technical: oauth.description,
-        }),
-    [],
-  );
+  return htmlReply(reply.code(oauth.status), errorPage(oauth), []);
+}
+
+const startAgain = 'start again from the application or terminal you were using.';
+
+/** What a person reads: a refusal's reason, a passing condition's reason and wait, never a server error's detail. */
+function errorPage(oauth: OAuthError): string {
+  switch (oauth.error) {
+    case 'temporarily_unavailable': {
+      // Its description is written for whoever reads it (the bound of pending sign-ins, shared state out of reach).
+      const seconds = oauth.retryAfterSeconds === undefined ? undefined : retryAfterHeader(oauth.retryAfterSeconds);
+      const wait = seconds === undefined ? 'Wait a moment' : `Wait ${seconds} second${seconds === 1 ? '' : 's'}`;
+      return messagePage('Try again shortly', sentence(oauth.description), 'alert', {
+        next: `${wait}, then ${startAgain}`,
+      });
+    }
+    case 'server_error':
+      return messagePage('Something went wrong', 'The sign-in service had a problem.', 'alert', {
+        next: `Wait a moment, then ${startAgain}`,
+      });
+    default:
+      return messagePage('Something went wrong', 'The sign-in service could not accept this request.', 'alert', {
+        next: 'Start again from the application or terminal you were using.',
+        technical: oauth.description,
+      });
+  }
 }
 
 function retryAfter(reply: FastifyReply, error: OAuthError): void {
   if (error.retryAfterSeconds !== undefined)
-    reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+    reply.header('retry-after', String(retryAfterHeader(error.retryAfterSeconds)));
+}
+
+/** RFC 9110 §10.2.3: whole seconds, at least one. */
+function retryAfterHeader(seconds: number): number {
+  return Math.max(1, Math.ceil(seconds));
+}
+
+/** An OAuth error_description (lower case, no full stop) as a sentence of a page. */
+function sentence(description: string): string {
+  const text = description.charAt(0).toUpperCase() + description.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 function fromFastify(error: FastifyError): OAuthError {

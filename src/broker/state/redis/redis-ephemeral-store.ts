@@ -13,7 +13,7 @@
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { shortLivedEntriesBound } from '../../config/redis-schema.ts';
+import { defaultMaxPendingSignIns } from '../../config/redis-schema.ts';
 import type { Admission, EphemeralStore, JsonValue } from '../ephemeral-store.ts';
 import { StateUnavailableError } from '../state-unavailable.ts';
 import { redisScript } from './redis-script.ts';
@@ -68,7 +68,7 @@ export class RedisEphemeralStore implements EphemeralStore {
   constructor(options: RedisEphemeralStoreOptions) {
     this.#client = options.client;
     this.#prefix = `${options.keyPrefix}eph:`;
-    this.#maxEntriesPerKind = options.maxEntriesPerKind ?? shortLivedEntriesBound;
+    this.#maxEntriesPerKind = options.maxEntriesPerKind ?? defaultMaxPendingSignIns;
   }
 
   async set(key: string, value: JsonValue, ttlMs: number): Promise<void> {
