@@ -68,12 +68,12 @@ describe('mark_doctor over real QUIC worlds', () => {
       '# Guide\n\nHow we work here.\n\nSee [untagged](untagged.md) and [the other train](mark://beta/near-b.md).\n\n' +
         // LIST never shows a dot directory or a `versions` directory (Mark SPEC LIST "Excluded"), so the
         // doctor cannot tell whether these exist: not broken. The versions one was called broken before,
-        // though the world serves it: the listing shows no `/notes`, as it hides everything beneath.
+        // though a Go world serves it (ours refuses such a path since 2026-12-07, docs/decisions.md, so
+        // it is not seeded here): the listing shows no `/notes`, as it hides everything beneath.
         'Agents read [the manifest](.well-known/agent-manifest.md) and [the state](mark://beta/.demarkus/state.md), ' +
         'and [the draft](notes/versions/draft.md).\n',
     );
     await seed(alpha, '/.well-known/agent-manifest.md', '# Manifest\n\nWhat agents may do here.\n');
-    await seed(alpha, '/notes/versions/draft.md', '# Draft\n\nServed, never listed.\n');
     await seed(alpha, '/dup-a.md', duplicate);
     await seed(alpha, '/near-a.md', `# Release train\n\n${near}\n`);
     await seed(alpha, '/orphan.md', '# Orphan\n\nNobody links to this page about the release train.\n');
