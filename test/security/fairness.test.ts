@@ -153,8 +153,9 @@ describe("security: one subject's mark_doctor spends the world's shared rate bud
     let answered = 0;
     for (let i = 0; doctoring || i < 5; i += 1) {
       // An agent's pace, as the review measured it. Back to back (no pause), the victim's fetches
-      // made the doctor's LIST of /docs/ time out after 3 s, with or without the world's limit: a
-      // separate starvation, found with this test on 2026-12-07 and not explained yet.
+      // once made the doctor's LIST of /docs/ time out after 3 s, with or without the world's limit:
+      // a separate starvation, found with this test on 2026-12-07 and fixed in the world's listing
+      // (test/security/listing-starvation.test.ts).
       await delay(200);
       const answer = await victim.callTool({
         name: 'mark_fetch',

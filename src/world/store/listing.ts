@@ -11,12 +11,26 @@ import { isDirectory, resolveExisting } from './containment.ts';
 import { highestVersion, readArchiveState, readVersionFile, visibleVersion } from './doc-files.ts';
 import type { StoreRoot } from './doc-reader.ts';
 import { isMissing, notFound } from './errors.ts';
+import { boundedMap } from '../../concurrency/pool.ts';
 import { compareBytes } from '../../protocol/byte-order.ts';
 import { absolutePath, isHiddenEntry, versionsDirName, type DocLocation } from './paths.ts';
 import { legacyArchivedFlag } from './stored-format.ts';
 import type { DirEntry } from './types.ts';
 
 type Child = { name: string; isDir: boolean };
+
+/**
+ * Entries whose checks run at once. Checking one entry takes about seven
+ * filesystem calls in a row (its history, archive state, current pointer,
+ * tip), and each call's result waits for a turn of the event loop: one after
+ * another, a 250-entry listing needed some 2,000 turns, and while another
+ * client's requests kept the loop busy (a turn of milliseconds) it outlasted
+ * the broker's deadline (test/security/listing-starvation.test.ts,
+ * docs/decisions.md). 32 at once cut the turns about 32-fold; the calls are
+ * short, so the libuv pool (4 threads) clears them well within a turn, and a
+ * FETCH that misses the cache queues behind at most 32 of them.
+ */
+const entriesCheckedAtOnce = 32;
 
 /** Whether the request path is a directory inside the root (Go `IsDir`). */
 export async function isDirectoryPath(ctx: StoreRoot, reqPath: string): Promise<boolean> {
@@ -31,11 +45,13 @@ export async function listDirectory(ctx: StoreRoot, reqPath: string, includeArch
   const abs = absolutePath(ctx.root, reqPath);
   const real = abs === null ? null : await resolveExisting(ctx.realRoot, abs);
   if (real === null || !(await isDirectory(real))) throw notFound(reqPath);
+  const checked = await boundedMap(await readChildren(real), entriesCheckedAtOnce, (child) =>
+    child.isDir ? directoryEntry(real, child.name, includeArchived) : documentEntry(real, child.name),
+  );
   const out: DirEntry[] = [];
-  for (const child of await readChildren(real)) {
-    const entry = child.isDir
-      ? await directoryEntry(real, child.name, includeArchived)
-      : await documentEntry(real, child.name);
+  for (const result of checked) {
+    if (!result.ok) throw result.error;
+    const entry = result.value;
     if (entry !== null && (includeArchived || !entry.archived)) out.push(entry);
   }
   return out;
