@@ -574,6 +574,7 @@ describe('every broker setting through the chart', () => {
       maxRefreshTokenFamilies: 4000,
       maxRefreshTokenFamiliesPerUser: 10,
     });
+    assert.equal(config.state.maxPendingSignIns, 2000);
     assert.deepEqual(config.rateLimit.userCode, { perMinute: 6, burst: 3 });
     assert.deepEqual(config.rateLimit.registration, { perMinute: 2, burst: 4 });
     assert.equal(config.worldDialer.failureThreshold, 5);

@@ -227,6 +227,7 @@ export const brokerCases: BrokerCase[] = [
         maxRefreshTokenFamilies: 4000,
         maxRefreshTokenFamiliesPerUser: 10,
       },
+      state: { maxPendingSignIns: 2000 },
       rateLimit: { userCode: { perMinute: 6, burst: 3 }, registration: { perMinute: 2, burst: 4 } },
       worldDialer: { caSecretRef: { name: 'world-ca' }, failureThreshold: 5, cooldown: '10s' },
       redis: {

@@ -74,9 +74,12 @@ sweeper:
   disabled: {{ $v.sweeper.disabled }}
   interval: {{ $v.sweeper.interval | toJson }}
   leaseName: {{ $v.sweeper.leaseName | toJson }}
-{{- if include "demarkus-broker.redisEnabled" . }}
 state:
+  maxPendingSignIns: {{ int $v.state.maxPendingSignIns }}
+  {{- if include "demarkus-broker.redisEnabled" . }}
   ephemeral: redis
+  {{- end }}
+{{- if include "demarkus-broker.redisEnabled" . }}
 redis:
   {{- if $v.redis.url }}
   url: {{ $v.redis.url | toJson }}
