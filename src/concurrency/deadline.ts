@@ -52,6 +52,23 @@ export class Deadline {
     return this.#timedOut;
   }
 
+  /**
+   * Calls the work off before its time, from something no signal carries (a
+   * peer that reset its stream): `signal` aborts with `reason`. Does nothing
+   * once it has aborted.
+   */
+  abort(reason: unknown): void {
+    this.#controller.abort(reason);
+  }
+
+  /**
+   * The work goes on past `ms` (an answer streamed over time): the clock
+   * stops, the linked signals and `abort` still end it. `end()` still lets go.
+   */
+  stopClock(): void {
+    clearTimeout(this.#timer);
+  }
+
   /** The work is over: stop the clock and let go of the linked signals. Idempotent. */
   end(): void {
     clearTimeout(this.#timer);

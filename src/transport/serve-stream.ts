@@ -11,6 +11,7 @@ import { internalErrorResponse } from './fallback-responses.ts';
 import type { MarkPeer } from './peer.ts';
 import type { PeerHoldings } from './peer-holdings.ts';
 import type { PerIpRateLimiter } from './rate-limit.ts';
+import { onPeerAbandoned } from './peer-abandonment.ts';
 import { readBounded, writeAndFinish } from './stream-io.ts';
 
 export interface IncomingMarkRequest {
@@ -22,15 +23,19 @@ export interface IncomingMarkRequest {
    * "could not read request".
    */
   truncated: boolean;
-  /** Aborts when the request timeout passes or the listener closes. */
+  /**
+   * Aborts when the request timeout passes, the listener closes, or the client
+   * gives up on the request (resets or stops its stream: src/transport/peer-abandonment.ts).
+   */
   signal: AbortSignal;
 }
 
 /**
  * An answer written over time on the request's stream (WATCH, Mark SPEC §6.8):
  * `run` writes as it pleases until it resolves, then the stream gets its FIN.
- * It is exempt from the request timeout and ends when `signal` (the listener
- * closing) aborts; a write to a peer that went away rejects, which ends it too.
+ * It is exempt from the request timeout and ends when `signal` aborts: the
+ * listener closing, or the client resetting or stopping the stream (noticed at
+ * once, not at the next write).
  */
 export interface StreamedAnswer {
   readonly streamed: true;
@@ -108,6 +113,9 @@ async function refuse(stream: QUICStream, peer: MarkPeer, serving: StreamServing
 async function answer(stream: QUICStream, peer: MarkPeer, serving: StreamServing): Promise<void> {
   const deadline = requestDeadline(serving);
   const signal = deadline.signal;
+  // A client that gave up (its attempt timed out, so it will retry) must not leave its
+  // request's work running to the deadline beside the retry's: the reset calls it off.
+  const stopNoticing = onPeerAbandoned(stream, (reason) => deadline.abort(reason));
   let held = 0;
   const admit = (bytes: number): boolean => {
     if (!serving.holdings.charge(peer.host, bytes)) return false;
@@ -133,21 +141,23 @@ async function answer(stream: QUICStream, peer: MarkPeer, serving: StreamServing
     // them now so a long watch does not count against the address's share.
     serving.holdings.release(peer.host, held);
     held = 0;
-    deadline.end();
-    await streamAnswer(stream, response, serving.closing);
+    // It runs past the request timeout, until the listener closes or the client leaves.
+    deadline.stopClock();
+    await streamAnswer(stream, response, signal);
   } finally {
+    stopNoticing();
     deadline.end();
     serving.holdings.release(peer.host, held);
   }
 }
 
-async function streamAnswer(stream: QUICStream, answer: StreamedAnswer, closing: AbortSignal): Promise<void> {
+async function streamAnswer(stream: QUICStream, answer: StreamedAnswer, signal: AbortSignal): Promise<void> {
   const writer = stream.writable.getWriter();
   const { writeTimeoutMs } = answer;
   const bounded = (work: Promise<void>): Promise<void> =>
     writeTimeoutMs === undefined ? work : withinWriteTimeout(work, writeTimeoutMs);
   try {
-    await answer.run((bytes) => bounded(writer.write(bytes)), closing);
+    await answer.run((bytes) => bounded(writer.write(bytes)), signal);
     // Closing waits behind a stalled write too, so the FIN gets the same bound.
     await bounded(writer.close());
   } finally {

@@ -71,4 +71,25 @@ describe('Deadline', () => {
     assert.equal(timers(), before, 'a pending deadline keeps no timer alive');
     deadline.end();
   });
+  it('abort calls the work off with its reason, and is not a time-out', () => {
+    const deadline = new Deadline(10_000);
+    const reason = new Error('the peer left');
+    deadline.abort(reason);
+    assert.equal(deadline.signal.aborted, true);
+    assert.equal(deadline.signal.reason, reason);
+    assert.equal(deadline.timedOut, false);
+    deadline.end();
+  });
+
+  it('after stopClock the time no longer aborts it, while a linked signal still does', async () => {
+    const closing = new AbortController();
+    const deadline = new Deadline(20, closing.signal);
+    deadline.stopClock();
+    await delay(60);
+    assert.equal(deadline.signal.aborted, false);
+    assert.equal(deadline.timedOut, false);
+    closing.abort('closed');
+    assert.equal(deadline.signal.reason, 'closed');
+    deadline.end();
+  });
 });

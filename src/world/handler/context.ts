@@ -38,6 +38,8 @@ export type RequestScope = {
   trailingSlash: boolean;
   tokens: TokenSnapshot | null;
   token: string | undefined;
+  /** Aborts when the client gave up or the deadline passed (src/transport/serve-stream.ts); absent in-process. */
+  signal?: AbortSignal | undefined;
 };
 
 export const silentLogger: WorldLogger = { info() {}, warn() {}, error() {} };

@@ -63,7 +63,9 @@ export function parseIncludeArchived(value: string | undefined): boolean | null 
 /** Hidden entries do not count toward the page, so filtering comes before slicing. */
 export async function readPage(ctx: WorldContext, scope: RequestScope, options: ListOptions): Promise<ListPage> {
   const prefix = scope.path === '/' ? '/' : `${scope.path}/`;
-  const visible = (await ctx.store.list(scope.path, { includeArchived: options.includeArchived })).filter((entry) => {
+  const visible = (
+    await ctx.store.list(scope.path, { includeArchived: options.includeArchived, signal: scope.signal })
+  ).filter((entry) => {
     if (options.after !== null && compareBytes(entry.name, options.after) <= 0) return false;
     const entryPath = prefix + entry.name + (entry.kind === 'directory' ? '/' : '');
     return canRead(scope.tokens, scope.token, entryPath);

@@ -33,6 +33,8 @@ export type IncomingRequest = {
   truncated?: boolean;
   /** The caller's address key (`addressKey`: IPv4 as is, IPv6 by /64); absent in-process. */
   from?: string;
+  /** The listener's request signal: the client gave up, the deadline passed, or the listener closes. */
+  signal?: AbortSignal;
 };
 
 /**
@@ -82,6 +84,7 @@ async function route(ctx: WorldContext, incoming: IncomingRequest): Promise<Mark
     trailingSlash: request.path.endsWith('/'),
     tokens: ctx.tokens(),
     token: request.metadata.auth,
+    signal: incoming.signal,
   };
   if (request.verb === Verb.Fetch && scope.path === '/health') return ok({}, healthBody);
   // A history folder (`/docs/versions/a.md`) is the store's layout, not a document: read-auth patterns
@@ -91,6 +94,8 @@ async function route(ctx: WorldContext, incoming: IncomingRequest): Promise<Mark
   try {
     return await handlers[request.verb](ctx, scope);
   } catch (error) {
+    // Called off: the listener has already stopped waiting for this answer; nothing failed.
+    if (incoming.signal?.aborted) throw error;
     ctx.log.error(
       { verb: request.verb, path: scope.path, err: error instanceof Error ? error.stack : String(error) },
       'request failed',

@@ -94,8 +94,8 @@ export class FileStore {
   }
 
   /** Immediate children by name in byte order; ERR_NOT_FOUND when `dirPath` is not a directory. */
-  list(dirPath: string, options: { includeArchived: boolean }): Promise<DirEntry[]> {
-    return listDirectory(this.#ctx, dirPath, options.includeArchived);
+  list(dirPath: string, options: { includeArchived: boolean; signal?: AbortSignal | undefined }): Promise<DirEntry[]> {
+    return listDirectory(this.#ctx, dirPath, options.includeArchived, options.signal);
   }
 
   history(docPath: string): Promise<History | null> {

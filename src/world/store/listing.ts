@@ -40,14 +40,25 @@ export async function isDirectoryPath(ctx: StoreRoot, reqPath: string): Promise<
   return real !== null && (await isDirectory(real));
 }
 
-/** The listing of a directory; ERR_NOT_FOUND when the path is not a directory (Go `ListEntries`). */
-export async function listDirectory(ctx: StoreRoot, reqPath: string, includeArchived: boolean): Promise<DirEntry[]> {
+/**
+ * The listing of a directory; ERR_NOT_FOUND when the path is not a directory (Go `ListEntries`).
+ * Rejects with `signal`'s reason once it aborts (the client gave up, src/transport/peer-abandonment.ts):
+ * entries not yet checked are then not checked, so an abandoned listing stops within one batch.
+ */
+export async function listDirectory(
+  ctx: StoreRoot,
+  reqPath: string,
+  includeArchived: boolean,
+  signal?: AbortSignal,
+): Promise<DirEntry[]> {
   const abs = absolutePath(ctx.root, reqPath);
   const real = abs === null ? null : await resolveExisting(ctx.realRoot, abs);
   if (real === null || !(await isDirectory(real))) throw notFound(reqPath);
-  const checked = await boundedMap(await readChildren(real), entriesCheckedAtOnce, (child) =>
-    child.isDir ? directoryEntry(real, child.name, includeArchived) : documentEntry(real, child.name),
-  );
+  const checked = await boundedMap(await readChildren(real), entriesCheckedAtOnce, async (child) => {
+    signal?.throwIfAborted();
+    return child.isDir ? directoryEntry(real, child.name, includeArchived) : documentEntry(real, child.name);
+  });
+  signal?.throwIfAborted();
   const out: DirEntry[] = [];
   for (const result of checked) {
     if (!result.ok) throw result.error;

@@ -115,3 +115,18 @@ describe('containment', () => {
     );
   });
 });
+
+describe('a listing whose client gave up (src/transport/peer-abandonment.ts)', () => {
+  it('stops with the signal’s reason instead of checking the entries', async () => {
+    const { store } = await openStore();
+    for (let i = 0; i < 40; i += 1) await store.publish(`/many/${i}.md`, bytes('# Doc\n'), {});
+    assert.equal((await store.list('/many', { includeArchived: false })).length, 40);
+    const gaveUp = new AbortController();
+    const reason = new Error('the client reset the stream');
+    gaveUp.abort(reason);
+    await assert.rejects(
+      store.list('/many', { includeArchived: false, signal: gaveUp.signal }),
+      (error) => error === reason,
+    );
+  });
+});
