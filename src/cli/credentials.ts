@@ -45,13 +45,29 @@ export const credentialsPath = (env?: NodeJS.ProcessEnv) => join(configDir(env),
 
 /** The file as it is now; for a change, use `changeCredentials`, which reads it again under the lock. */
 async function readCredentials(env?: NodeJS.ProcessEnv): Promise<CredentialsFile> {
+  const path = credentialsPath(env);
+  let text: string;
   try {
-    const parsed = JSON.parse(await readFile(credentialsPath(env), 'utf8')) as CredentialsFile;
-    return typeof parsed.signIns === 'object' && parsed.signIns !== null ? parsed : { signIns: {} };
+    text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { signIns: {} };
     throw error;
   }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not the parser's message: it quotes the text around the fault, which here is a refresh token.
+    throw new Error(
+      `the credentials file ${path} is not valid JSON, so no sign-in can be read from it (its content is not shown: it holds tokens); delete it or move it aside, then run demarkus-broker login`,
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(
+      `the credentials file ${path} does not hold a JSON object, as demarkus-broker login writes it; delete it or move it aside, then run demarkus-broker login`,
+    );
+  const file = parsed as CredentialsFile;
+  return typeof file.signIns === 'object' && file.signIns !== null ? file : { signIns: {} };
 }
 
 /**

@@ -3,7 +3,7 @@ import * as oidc from 'openid-client';
 import { isLoopbackUrlHost } from '../transport/loopback.ts';
 import { fetchFailureReason } from '../errors/fetch-failure.ts';
 import { commandArgs } from './command-args.ts';
-import { localIssuer, resolveIssuer, saveSignIn, type StoredSignIn } from './credentials.ts';
+import { credentialsOnce, localIssuer, resolveIssuer, saveSignIn, type StoredSignIn } from './credentials.ts';
 import { tokenSafeUrl } from './broker-destination.ts';
 
 const help = `demarkus-broker login [--issuer URL] [--client-id ID]
@@ -64,7 +64,11 @@ export async function runLoginCommand(args: string[], io: CliOutput = consoleOut
   });
   if (parsed === null) return 0;
   const { values } = parsed;
-  const issuer = await resolveIssuer(values.issuer);
+  const credentials = credentialsOnce();
+  // Read now, so a file that cannot be read fails before the person confirms a code in the browser,
+  // not at the save step, with the new tokens issued and lost.
+  await credentials();
+  const issuer = await resolveIssuer(values.issuer, process.env, credentials);
   const clientId = values['client-id'] ?? defaultCliClientId;
   const config = await discoverBroker(issuer, clientId);
   const grant = await oidc.initiateDeviceAuthorization(config, { scope: 'openid email mark.read mark.write' });
