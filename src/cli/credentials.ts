@@ -7,7 +7,7 @@
  * token comes back (RFC 9700 §4.14.2), so two refreshes must never both send
  * the same one.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { replaceFile } from '../files/durable-file.ts';
@@ -93,7 +93,7 @@ export async function changeCredentials<T>(
   change: (file: CredentialsFile, save: () => Promise<string>) => Promise<T>,
   env?: NodeJS.ProcessEnv,
 ): Promise<T> {
-  await mkdir(configDir(env), { recursive: true, mode: 0o700 });
+  await privateConfigDir(env);
   return withLockFile(
     `${credentialsPath(env)}.lock`,
     async () => {
@@ -102,6 +102,23 @@ export async function changeCredentials<T>(
     },
     { staleAfterMs: lockStaleAfterMs },
   );
+}
+
+/**
+ * Makes the config directory and keeps it 0700. `mkdir` sets the mode only on
+ * a directory it creates, so an existing one looser than that (made by hand,
+ * or by an older version under a wide umask) is tightened, but only the
+ * default directory, named for this tool, and only when the user owns it.
+ * `DEMARKUS_BROKER_CONFIG_DIR` may name a directory the person shares with
+ * other things (a project folder, ~/.config itself), whose mode is theirs to
+ * choose; the file in it is 0600 either way.
+ */
+async function privateConfigDir(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const dir = configDir(env);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (env.DEMARKUS_BROKER_CONFIG_DIR) return;
+  const info = await stat(dir);
+  if (info.uid === process.getuid?.() && (info.mode & 0o077) !== 0) await chmod(dir, 0o700);
 }
 
 /** Keeps a new sign-in (login) and makes it the current one. */
