@@ -36,6 +36,7 @@ export async function runDevCommand(args: string[]): Promise<number> {
   );
   if (parsed === null) return 0;
   const { values } = parsed;
+  const email = values.email ?? 'dev@example.com';
   // Three worlds from --port, and the broker, its MCP listener and the IdP from --broker-port: each run must fit under 65536.
   const basePort = numberFlag(...flagOrEnv('--port', values.port, 'DEMARKUS_DEV_PORT'), { min: 1, max: 65533 }, 6401);
   const brokerPort = numberFlag(
@@ -49,7 +50,7 @@ export async function runDevCommand(args: string[]): Promise<number> {
     host: values.host ?? '127.0.0.1',
     basePort,
     brokerPort,
-    devEmail: values.email ?? 'dev@example.com',
+    devEmail: email,
     log: jsonLogger('dev'),
     // Requests stay out of a terminal that shows the banner; refusals and world failures (warn) do not.
     brokerLogger: logOptions('broker', process.env.LOG_LEVEL ?? 'warn'),
@@ -57,13 +58,13 @@ export async function runDevCommand(args: string[]): Promise<number> {
     throw portHint(error, basePort, brokerPort);
   });
   const stopped = waitForSignal();
-  printWelcome(stack, dataDir);
+  printWelcome(stack, dataDir, email);
   await stopped;
   await stack.close();
   return 0;
 }
 
-function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir: string): void {
+function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir: string, email: string): void {
   const mark = 'npx demarkus-broker mark';
   const ca = `--ca ${stack.certFile}`;
   const first = stack.worlds[0]!;
@@ -91,7 +92,7 @@ function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir:
     `  npx demarkus-broker whoami`,
     'MCP clients that support OAuth sign in by themselves: give them only the URL below.',
     '',
-    'Connect an MCP client (development token for dev@example.com, valid 12 hours):',
+    `Connect an MCP client (development token for ${email}, valid 12 hours):`,
     `  claude mcp add --transport http demarkus ${stack.mcpUrl} --header "Authorization: Bearer ${stack.mcpToken}"`,
     '  or, in a client config file:',
     `  { "mcpServers": { "demarkus": { "type": "http", "url": "${stack.mcpUrl}", "headers": { "Authorization": "Bearer ${stack.mcpToken}" } } } }`,
