@@ -57,7 +57,7 @@ export function signedInUrl(signIn: StoredSignIn, requested: NamedUrl | undefine
   const asked = tokenSafeUrl(requested.url, requested.source);
   if (audiences.some((audience) => sameResource(audience, asked))) return asked;
   throw new UsageError(
-    `${requested.source} ${requested.url} is not where the kept sign-in may go: its access token is for ${resource.href} (signed in to ${signIn.issuer}) and is sent nowhere else; leave out ${requested.source} to search there, pass --token TOKEN (env DEMARKUS_BROKER_TOKEN) to use another token with ${requested.url}, or sign in to that broker with demarkus-broker login --issuer <its URL>`,
+    `${requested.source} ${requested.url} is not where the kept sign-in may go: its access token is for ${resource.href} (signed in to ${signIn.issuer}) and is sent nowhere else; leave out ${requested.source} to use the broker it is for, pass --token TOKEN (env DEMARKUS_BROKER_TOKEN) to use another token with ${requested.url}, or sign in to that broker with demarkus-broker login --issuer <its URL>`,
   );
 }
 

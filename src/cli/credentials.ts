@@ -7,7 +7,7 @@
  * token comes back (RFC 9700 §4.14.2), so two refreshes must never both send
  * the same one.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { replaceFile } from '../files/durable-file.ts';
@@ -45,13 +45,29 @@ export const credentialsPath = (env?: NodeJS.ProcessEnv) => join(configDir(env),
 
 /** The file as it is now; for a change, use `changeCredentials`, which reads it again under the lock. */
 async function readCredentials(env?: NodeJS.ProcessEnv): Promise<CredentialsFile> {
+  const path = credentialsPath(env);
+  let text: string;
   try {
-    const parsed = JSON.parse(await readFile(credentialsPath(env), 'utf8')) as CredentialsFile;
-    return typeof parsed.signIns === 'object' && parsed.signIns !== null ? parsed : { signIns: {} };
+    text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { signIns: {} };
     throw error;
   }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not the parser's message: it quotes the text around the fault, which here is a refresh token.
+    throw new Error(
+      `the credentials file ${path} is not valid JSON, so no sign-in can be read from it (its content is not shown: it holds tokens); delete it or move it aside, then run demarkus-broker login`,
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(
+      `the credentials file ${path} does not hold a JSON object, as demarkus-broker login writes it; delete it or move it aside, then run demarkus-broker login`,
+    );
+  const file = parsed as CredentialsFile;
+  return typeof file.signIns === 'object' && file.signIns !== null ? file : { signIns: {} };
 }
 
 /**
@@ -77,7 +93,7 @@ export async function changeCredentials<T>(
   change: (file: CredentialsFile, save: () => Promise<string>) => Promise<T>,
   env?: NodeJS.ProcessEnv,
 ): Promise<T> {
-  await mkdir(configDir(env), { recursive: true, mode: 0o700 });
+  await privateConfigDir(env);
   return withLockFile(
     `${credentialsPath(env)}.lock`,
     async () => {
@@ -86,6 +102,23 @@ export async function changeCredentials<T>(
     },
     { staleAfterMs: lockStaleAfterMs },
   );
+}
+
+/**
+ * Makes the config directory and keeps it 0700. `mkdir` sets the mode only on
+ * a directory it creates, so an existing one looser than that (made by hand,
+ * or by an older version under a wide umask) is tightened, but only the
+ * default directory, named for this tool, and only when the user owns it.
+ * `DEMARKUS_BROKER_CONFIG_DIR` may name a directory the person shares with
+ * other things (a project folder, ~/.config itself), whose mode is theirs to
+ * choose; the file in it is 0600 either way.
+ */
+async function privateConfigDir(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const dir = configDir(env);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (env.DEMARKUS_BROKER_CONFIG_DIR) return;
+  const info = await stat(dir);
+  if (info.uid === process.getuid?.() && (info.mode & 0o077) !== 0) await chmod(dir, 0o700);
 }
 
 /** Keeps a new sign-in (login) and makes it the current one. */

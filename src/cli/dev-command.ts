@@ -5,15 +5,18 @@ import { waitForSignal } from './world-command.ts';
 import { errorCodes } from '../errors/fetch-failure.ts';
 import { commandArgs } from './command-args.ts';
 import { flagOrEnv, numberFlag } from './number-flag.ts';
+import { UsageError } from './usage-error.ts';
+import { loopbackNames } from '../transport/loopback.ts';
 
-const help = `demarkus-broker dev [--data DIR] [--host HOST] [--port PORT] [--broker-port PORT]
+const help = `demarkus-broker dev [--data DIR] [--host HOST] [--port PORT] [--broker-port PORT] [--email EMAIL]
 
 Runs the local stack: worlds root, team-a and team-b on consecutive ports,
 seeded on first run, and the broker in front of them. Development only:
 self-signed world certificate, one shared publisher token, a printed MCP token.
 
   --data DIR          state directory (default ./data)
-  --host HOST         listen address (default 127.0.0.1)
+  --host HOST         listen address on this computer: 127.0.0.1 (default) or localhost; never
+                      one other computers reach, where anyone could sign in as anyone
   --port PORT         first world's port (default 6401; env DEMARKUS_DEV_PORT)
   --broker-port PORT  broker management port; MCP is the next one (default 8080; env DEMARKUS_DEV_BROKER_PORT)
   --email EMAIL       identity of the printed MCP token (default dev@example.com)
@@ -36,6 +39,16 @@ export async function runDevCommand(args: string[]): Promise<number> {
   );
   if (parsed === null) return 0;
   const { values } = parsed;
+  const host = values.host ?? '127.0.0.1';
+  // The development IdP signs in any email address without a password: on an address other
+  // computers reach, anyone there would be anyone. Refused before anything listens
+  // (docs/decisions.md); the broker would refuse its plain-http IdP there too, but only after the
+  // worlds and the IdP had started on that address.
+  if (!loopbackNames.includes(host))
+    throw new UsageError(
+      `--host ${host} is not this computer's loopback address: the development stack signs in anyone as anyone without a password, so it listens only on 127.0.0.1 or localhost; to use it from another computer, forward a port to it (e.g. ssh -L 8080:127.0.0.1:8080 -L 8081:127.0.0.1:8081 -L 8082:127.0.0.1:8082)`,
+    );
+  const email = values.email ?? 'dev@example.com';
   // Three worlds from --port, and the broker, its MCP listener and the IdP from --broker-port: each run must fit under 65536.
   const basePort = numberFlag(...flagOrEnv('--port', values.port, 'DEMARKUS_DEV_PORT'), { min: 1, max: 65533 }, 6401);
   const brokerPort = numberFlag(
@@ -46,10 +59,10 @@ export async function runDevCommand(args: string[]): Promise<number> {
   const dataDir = resolve(values.data ?? 'data');
   const stack = await startDevStack({
     dataDir,
-    host: values.host ?? '127.0.0.1',
+    host,
     basePort,
     brokerPort,
-    devEmail: values.email ?? 'dev@example.com',
+    devEmail: email,
     log: jsonLogger('dev'),
     // Requests stay out of a terminal that shows the banner; refusals and world failures (warn) do not.
     brokerLogger: logOptions('broker', process.env.LOG_LEVEL ?? 'warn'),
@@ -57,13 +70,13 @@ export async function runDevCommand(args: string[]): Promise<number> {
     throw portHint(error, basePort, brokerPort);
   });
   const stopped = waitForSignal();
-  printWelcome(stack, dataDir);
+  printWelcome(stack, dataDir, email);
   await stopped;
   await stack.close();
   return 0;
 }
 
-function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir: string): void {
+function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir: string, email: string): void {
   const mark = 'npx demarkus-broker mark';
   const ca = `--ca ${stack.certFile}`;
   const first = stack.worlds[0]!;
@@ -91,7 +104,7 @@ function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir:
     `  npx demarkus-broker whoami`,
     'MCP clients that support OAuth sign in by themselves: give them only the URL below.',
     '',
-    'Connect an MCP client (development token for dev@example.com, valid 12 hours):',
+    `Connect an MCP client (development token for ${email}, valid 12 hours):`,
     `  claude mcp add --transport http demarkus ${stack.mcpUrl} --header "Authorization: Bearer ${stack.mcpToken}"`,
     '  or, in a client config file:',
     `  { "mcpServers": { "demarkus": { "type": "http", "url": "${stack.mcpUrl}", "headers": { "Authorization": "Bearer ${stack.mcpToken}" } } } }`,

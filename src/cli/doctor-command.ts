@@ -1,8 +1,8 @@
 import { BrokerToolClient } from '../broker/search/index.ts';
-import { UsageError } from './usage-error.ts';
 import { commandArgs } from './command-args.ts';
 import { numberFlag } from './number-flag.ts';
-import { devBrokerMcpUrl, explicitTokenUrl, requestedUrl } from './broker-destination.ts';
+import { devBrokerMcpUrl } from './broker-destination.ts';
+import { brokerTarget } from './broker-target.ts';
 
 const help = `demarkus-broker doctor [options]
 
@@ -10,9 +10,11 @@ The knowledge doctor for people: asks the broker's mark_doctor tool what needs
 care across the worlds you may read (exact and near duplicates, policy breaks,
 untagged documents, broken mark:// links, orphans) and prints the report.
 
-  --url URL          the broker's MCP endpoint (env DEMARKUS_BROKER_URL; default ${devBrokerMcpUrl}):
-                     https, or http on this computer
-  --token TOKEN      bearer token (env DEMARKUS_BROKER_TOKEN), e.g. from "demarkus-broker token"
+  --token TOKEN      bearer token (env DEMARKUS_BROKER_TOKEN), e.g. from "demarkus-broker token";
+                     default the one demarkus-broker login keeps
+  --url URL          the broker's MCP endpoint (env DEMARKUS_BROKER_URL): https, or http on this computer.
+                     With the kept sign-in, default and only choice the broker it is for; with
+                     --token, default ${devBrokerMcpUrl} (npm start)
   --worlds W1,W2     examine only these worlds
   --kinds K1,K2      report only these kinds (exact-duplicate, near-duplicate, policy, untagged, broken-link, orphan)
   --similarity S     near-duplicate threshold, 0.5 to 1 (default 0.8)
@@ -35,10 +37,8 @@ export async function runDoctorCommand(args: string[]): Promise<number> {
   );
   if (parsed === null) return 0;
   const { values } = parsed;
-  const token = values.token ?? process.env.DEMARKUS_BROKER_TOKEN;
-  if (!token) throw new UsageError('a broker token is required: --token or DEMARKUS_BROKER_TOKEN');
   const similarity = numberFlag('--similarity', values.similarity, { min: 0.5, max: 1, fraction: true });
-  const url = explicitTokenUrl(requestedUrl(values.url)).href;
+  const target = await brokerTarget(values);
   const toolArgs: Record<string, unknown> = {
     limit: 500,
     ...(values.worlds ? { worlds: values.worlds } : {}),
@@ -46,7 +46,7 @@ export async function runDoctorCommand(args: string[]): Promise<number> {
     ...(similarity === undefined ? {} : { similarity }),
   };
   let findings = 0;
-  const broker = new BrokerToolClient(url, token);
+  const broker = new BrokerToolClient(target.url.href, target.token);
   try {
     for (let cursor: string | undefined; ; ) {
       const result = await broker.call('mark_doctor', { ...toolArgs, ...(cursor ? { cursor } : {}) });

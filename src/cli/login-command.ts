@@ -3,8 +3,9 @@ import * as oidc from 'openid-client';
 import { isLoopbackUrlHost } from '../transport/loopback.ts';
 import { fetchFailureReason } from '../errors/fetch-failure.ts';
 import { commandArgs } from './command-args.ts';
-import { localIssuer, resolveIssuer, saveSignIn, type StoredSignIn } from './credentials.ts';
+import { credentialsOnce, localIssuer, resolveIssuer, saveSignIn, type StoredSignIn } from './credentials.ts';
 import { tokenSafeUrl } from './broker-destination.ts';
+import { unavailableReason } from './broker-unavailable.ts';
 
 const help = `demarkus-broker login [--issuer URL] [--client-id ID]
 
@@ -37,7 +38,8 @@ export async function discoverBroker(issuer: string, clientId: string): Promise<
       const next = loopback
         ? 'is npm start (or demarkus-broker broker) running? npm start prints its sign-in address'
         : "check the URL (--issuer, the broker's public URL) and your network";
-      throw new Error(`cannot reach the broker at ${issuer}: ${fetchFailureReason(error)}; ${next}`, { cause: error });
+      const reason = unavailableReason(error) ?? fetchFailureReason(error);
+      throw new Error(`cannot reach the broker at ${issuer}: ${reason}; ${next}`, { cause: error });
     });
 }
 
@@ -64,10 +66,18 @@ export async function runLoginCommand(args: string[], io: CliOutput = consoleOut
   });
   if (parsed === null) return 0;
   const { values } = parsed;
-  const issuer = await resolveIssuer(values.issuer);
+  const credentials = credentialsOnce();
+  // Read now, so a file that cannot be read fails before the person confirms a code in the browser,
+  // not at the save step, with the new tokens issued and lost.
+  await credentials();
+  const issuer = await resolveIssuer(values.issuer, process.env, credentials);
   const clientId = values['client-id'] ?? defaultCliClientId;
   const config = await discoverBroker(issuer, clientId);
-  const grant = await oidc.initiateDeviceAuthorization(config, { scope: 'openid email mark.read mark.write' });
+  const grant = await oidc
+    .initiateDeviceAuthorization(config, { scope: 'openid email mark.read mark.write' })
+    .catch((error: unknown) => {
+      throw new Error(signInFailure(error, issuer), { cause: error });
+    });
   io.out(`To sign in, open ${grant.verification_uri} and enter the code ${grant.user_code}`);
   if (grant.verification_uri_complete !== undefined) io.out(`(or open ${grant.verification_uri_complete})`);
   io.out('Waiting for you to finish in the browser...');
@@ -90,6 +100,16 @@ export function deviceGrantFailure(error: unknown, expiresInSeconds: number, iss
     const minutes = Math.max(1, Math.round(expiresInSeconds / 60));
     return `the code expired before it was confirmed (codes last ${minutes} minute${minutes === 1 ? '' : 's'}); ${again} and confirm the new code in time`;
   }
+  return signInFailure(error, issuer);
+}
+
+/** A sign-in the broker could not start or finish: unavailable for now (wait), or refused (its error named). */
+function signInFailure(error: unknown, issuer: string): string {
+  const again = `run demarkus-broker login --issuer ${issuer} again`;
+  const unavailable = unavailableReason(error);
+  if (unavailable !== undefined)
+    return `the broker at ${issuer} is unavailable (${unavailable}); try again shortly: ${again}`;
+  const code = (error as { error?: unknown } | null)?.error;
   const description = (error as { error_description?: unknown } | null)?.error_description;
   if (typeof code === 'string')
     return `the broker refused the sign-in: ${code}${typeof description === 'string' ? ` (${description})` : ''}; ${again}`;

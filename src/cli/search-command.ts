@@ -13,8 +13,8 @@ import { goTrimSpace } from '../protocol/go-strings.ts';
 import { lookupMinQueryRunes } from '../protocol/limits.ts';
 import { isLookupQueryTooShort } from '../protocol/lookup-query.ts';
 import { UsageError } from './usage-error.ts';
-import { chosenSignIn } from './signed-in.ts';
-import { devBrokerMcpUrl, explicitTokenUrl, requestedUrl, signedInUrl } from './broker-destination.ts';
+import { devBrokerMcpUrl } from './broker-destination.ts';
+import { brokerTarget } from './broker-target.ts';
 import { commandArgs } from './command-args.ts';
 import { numberFlag } from './number-flag.ts';
 
@@ -83,20 +83,7 @@ export async function runSearchCommand(args: string[]): Promise<number> {
     return report(answer, options, `demarkus-broker mark list ${identityUrl({ ...url, path: '/' })}`);
   }
   const options = { ...base, scope: values.scope ?? '/' };
-  // An empty variable counts as unset, as shells usually mean it.
-  const explicitToken = values.token ?? (process.env.DEMARKUS_BROKER_TOKEN || undefined);
-  const requested = requestedUrl(values.url);
-  let target: { url: URL; token: string };
-  if (explicitToken !== undefined) target = { url: explicitTokenUrl(requested), token: explicitToken };
-  else {
-    const { signIn } = await chosenSignIn(undefined);
-    if (signIn === undefined)
-      throw new UsageError(
-        'not signed in: run demarkus-broker login (the token it keeps is used), or pass --token (env DEMARKUS_BROKER_TOKEN)',
-      );
-    // The kept token goes only to the broker it was issued for (src/cli/broker-destination.ts).
-    target = { url: signedInUrl(signIn, requested), token: signIn.accessToken };
-  }
+  const target = await brokerTarget(values);
   const toolArgs: Record<string, unknown> = {
     query,
     limit,

@@ -15,6 +15,7 @@ import {
   type StoredSignIn,
 } from './credentials.ts';
 import { discoverBroker, toStoredSignIn } from './login-command.ts';
+import { unavailableReason } from './broker-unavailable.ts';
 
 /** Refresh when the access token has less than this left, so it does not expire on its way. */
 const refreshMarginMs = 60_000;
@@ -59,15 +60,33 @@ async function refreshed(signIn: StoredSignIn): Promise<StoredSignIn> {
     throw new Error(
       `the access token expired and there is no refresh token; run demarkus-broker login --issuer ${signIn.issuer}`,
     );
-  const config = await discoverBroker(signIn.issuer, signIn.clientId);
   let tokens: oidc.TokenEndpointResponse;
   try {
+    const config = await discoverBroker(signIn.issuer, signIn.clientId);
     tokens = await oidc.refreshTokenGrant(config, signIn.refreshToken);
   } catch (error) {
-    throw new Error(
-      `the sign-in is no longer valid (${(error as { error?: string }).error ?? (error as Error).message}); run demarkus-broker login --issuer ${signIn.issuer}`,
-      { cause: error },
-    );
+    throw new Error(refreshFailure(error, signIn.issuer), { cause: error });
   }
   return toStoredSignIn(signIn.issuer, signIn.clientId, tokens, signIn.refreshToken);
+}
+
+/**
+ * What a failed refresh means for the person. Only `invalid_grant` says the
+ * sign-in is over (revoked, expired, or a rotated-away token came back: RFC
+ * 6749 §5.2); an outage or another refusal leaves the kept sign-in as it was,
+ * and saying "log in again" then would send people through the browser for
+ * nothing.
+ */
+export function refreshFailure(error: unknown, issuer: string): string {
+  const login = `run demarkus-broker login --issuer ${issuer}`;
+  const unavailable = unavailableReason(error);
+  if (unavailable !== undefined)
+    return `the broker at ${issuer} is unavailable (${unavailable}); the sign-in is kept: try again shortly`;
+  const code = (error as { error?: unknown } | null)?.error;
+  const description = (error as { error_description?: unknown } | null)?.error_description;
+  const detail = `${String(code)}${typeof description === 'string' ? ` (${description})` : ''}`;
+  if (code === 'invalid_grant') return `the sign-in is no longer valid: ${detail}; ${login}`;
+  if (typeof code === 'string')
+    return `the broker refused to refresh the sign-in: ${detail}; the sign-in is kept: if this persists, ${login}`;
+  return `refreshing the sign-in failed: ${error instanceof Error ? error.message : String(error)}; the sign-in is kept: try again, or ${login}`;
 }

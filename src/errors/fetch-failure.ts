@@ -36,6 +36,16 @@ const reasons: ReadonlyArray<[codes: readonly string[], reason: string]> = [
   ],
 ];
 
+/** Whether the request got no answer at all (refused, unresolved, timed out, cut off, untrusted TLS), rather than an error answer. */
+export function isNetworkFailure(error: unknown): boolean {
+  const codes = errorCodes(error);
+  if (reasons.some(([known]) => codes.some((code) => known.includes(code)))) return true;
+  let cause: unknown = error;
+  for (let depth = 0; depth < 8 && cause instanceof Error; depth += 1, cause = cause.cause)
+    if (cause.name === 'TimeoutError' || (cause instanceof TypeError && cause.message === 'fetch failed')) return true;
+  return false;
+}
+
 /** A short reason for a failed request: a known network cause in plain words, else the innermost message. */
 export function fetchFailureReason(error: unknown): string {
   const codes = errorCodes(error);
