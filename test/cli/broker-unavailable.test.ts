@@ -2,12 +2,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
 import { generateSigningKeyPem, loadSigningKey } from '../../src/broker/auth/signing-key.ts';
 import { runCli } from './cli-process.ts';
+import { readKeptSignIn, writeKeptSignIn } from './kept-sign-in.ts';
 
 /** What the stand-in broker answers: 503 on its token and device endpoints, or a device grant and then invalid_grant. */
 type Mode = 'unavailable' | 'invalid_grant';
@@ -105,19 +106,10 @@ describe('a broker that is briefly unavailable is not a sign-in that ended (spaw
       email: 'paula@example.com',
       ttlSeconds: 60,
     });
-    const signIn = {
-      issuer: broker.issuer,
-      clientId: 'demarkus-cli',
-      accessToken,
-      refreshToken: 'RT-KEPT',
-      expiresAt: 0,
-    };
-    const file = { current: broker.issuer, signIns: { [broker.issuer]: signIn } };
-    await writeFile(join(dir, 'credentials.json'), JSON.stringify(file), { mode: 0o600 });
+    await writeKeptSignIn(dir, { issuer: broker.issuer, accessToken, refreshToken: 'RT-KEPT', expiresAt: 0 });
   }
 
-  const keptRefreshToken = async () =>
-    JSON.parse(await readFile(join(dir, 'credentials.json'), 'utf8')).signIns[broker.issuer].refreshToken;
+  const keptRefreshToken = async () => (await readKeptSignIn(dir, broker.issuer)).refreshToken;
 
   it('whoami and search say the broker is unavailable (503) and the sign-in is kept, and keep it', async () => {
     broker.mode.current = 'unavailable';

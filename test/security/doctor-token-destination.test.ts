@@ -19,36 +19,19 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
 import { generateSigningKeyPem, loadSigningKey } from '../../src/broker/auth/signing-key.ts';
 import { devBrokerMcpUrl } from '../../src/cli/broker-destination.ts';
 import { runCli } from '../cli/cli-process.ts';
-
-type Sink = { url: string; requests: { url: string; headers: IncomingHttpHeaders }[]; server: Server };
-
-/** A server that records what it is sent and answers 401, as a stranger's server could. */
-async function startSink(port: number): Promise<Sink> {
-  const requests: Sink['requests'] = [];
-  const server = createServer((request, response) => {
-    requests.push({ url: request.url ?? '', headers: request.headers });
-    request.resume();
-    response.writeHead(401).end();
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, requests, server };
-}
+import { keptSignInEnv, writeKeptSignIn } from '../cli/kept-sign-in.ts';
+import { startTokenSink, type TokenSink } from '../cli/token-sink.ts';
 
 /** The stranger on npm start's MCP port; undefined when something else (an npm start) already listens there. */
-async function defaultPortSink(): Promise<Sink | undefined> {
-  return startSink(Number(new URL(devBrokerMcpUrl).port)).catch((error: NodeJS.ErrnoException) => {
+async function defaultPortSink(): Promise<TokenSink | undefined> {
+  return startTokenSink({ port: Number(new URL(devBrokerMcpUrl).port) }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') return undefined;
     throw error;
   });
@@ -66,11 +49,11 @@ const token = (audience: string) =>
 
 describe('doctor sends the kept sign-in token only to the broker it is for', () => {
   let dir: string;
-  let broker: Sink;
-  let stranger: Sink | undefined;
+  let broker: TokenSink;
+  let stranger: TokenSink | undefined;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'demarkus-doctor-destination-'));
-    broker = await startSink(0);
+    broker = await startTokenSink();
     stranger = await defaultPortSink();
   });
   after(async () => {
@@ -80,30 +63,11 @@ describe('doctor sends the kept sign-in token only to the broker it is for', () 
   });
 
   /** A credentials file as `login` writes it, signed in with `accessToken`. */
-  async function signedIn(accessToken: string): Promise<void> {
-    const issuer = 'https://broker.corp.example';
-    const signIn = {
-      issuer,
-      clientId: 'demarkus-cli',
-      accessToken,
-      refreshToken: 'RT',
-      expiresAt: Date.now() + 3_600_000,
-    };
-    await writeFile(join(dir, 'credentials.json'), JSON.stringify({ current: issuer, signIns: { [issuer]: signIn } }), {
-      mode: 0o600,
-    });
-  }
+  const signedIn = (accessToken: string) =>
+    writeKeptSignIn(dir, { issuer: 'https://broker.corp.example', accessToken });
 
   const doctor = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-    runCli(['doctor', ...args], {
-      env: {
-        DEMARKUS_BROKER_CONFIG_DIR: dir,
-        DEMARKUS_BROKER_URL: undefined,
-        DEMARKUS_BROKER_TOKEN: undefined,
-        DEMARKUS_BROKER_ISSUER: undefined,
-        ...env,
-      },
-    });
+    runCli(['doctor', ...args], { env: keptSignInEnv(dir, env) });
 
   it('without --token sends the kept token to the broker in its aud, and nothing to the default port', async () => {
     const kept = await token(broker.url);

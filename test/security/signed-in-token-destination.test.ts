@@ -19,29 +19,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
 import { generateSigningKeyPem, loadSigningKey } from '../../src/broker/auth/signing-key.ts';
 import { runCli } from '../cli/cli-process.ts';
-
-type Sink = { url: string; requests: { url: string; headers: IncomingHttpHeaders }[]; server: Server };
-
-/** A server that records what it is sent and answers 401, as a stranger's server could. */
-async function startSink(host: string): Promise<Sink> {
-  const requests: Sink['requests'] = [];
-  const server = createServer((request, response) => {
-    requests.push({ url: request.url ?? '', headers: request.headers });
-    request.resume();
-    response.writeHead(401).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://${host}:${port}/mcp`, requests, server };
-}
+import { keptSignInEnv, readKeptSignIn, writeKeptSignIn } from '../cli/kept-sign-in.ts';
+import { startTokenSink, type TokenSink } from '../cli/token-sink.ts';
 
 const key = loadSigningKey(generateSigningKeyPem());
 const token = (audience: string) =>
@@ -55,13 +40,13 @@ const token = (audience: string) =>
 
 describe('search sends the kept sign-in token only to the broker it is for, and never in cleartext off this computer', () => {
   let dir: string;
-  let sink: Sink;
-  let remoteSink: Sink;
+  let sink: TokenSink;
+  let remoteSink: TokenSink;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'demarkus-token-destination-'));
-    sink = await startSink('127.0.0.1');
+    sink = await startTokenSink();
     // 127.0.0.2 is this computer too, but not a name the CLI counts as loopback: it stands for a host elsewhere.
-    remoteSink = await startSink('127.0.0.2');
+    remoteSink = await startTokenSink({ host: '127.0.0.2' });
   });
   after(async () => {
     sink.server.close();
@@ -70,29 +55,10 @@ describe('search sends the kept sign-in token only to the broker it is for, and 
   });
 
   /** A credentials file as `login` writes it, signed in to `issuer` with `accessToken`. */
-  async function signedIn(issuer: string, accessToken: string): Promise<void> {
-    const signIn = {
-      issuer,
-      clientId: 'demarkus-cli',
-      accessToken,
-      refreshToken: 'RT',
-      expiresAt: Date.now() + 3_600_000,
-    };
-    await writeFile(join(dir, 'credentials.json'), JSON.stringify({ current: issuer, signIns: { [issuer]: signIn } }), {
-      mode: 0o600,
-    });
-  }
+  const signedIn = (issuer: string, accessToken: string) => writeKeptSignIn(dir, { issuer, accessToken });
 
   const search = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-    runCli(['search', 'refresh tokens', ...args], {
-      env: {
-        DEMARKUS_BROKER_CONFIG_DIR: dir,
-        DEMARKUS_BROKER_URL: undefined,
-        DEMARKUS_BROKER_TOKEN: undefined,
-        DEMARKUS_BROKER_ISSUER: undefined,
-        ...env,
-      },
-    });
+    runCli(['search', 'refresh tokens', ...args], { env: keptSignInEnv(dir, env) });
 
   it('refuses to send a production sign-in to another --url, and says to pass --token', async () => {
     await signedIn('https://broker.corp.example', await token('https://broker.corp.example/mcp'));
@@ -139,8 +105,5 @@ describe('search sends the kept sign-in token only to the broker it is for, and 
   });
 
   /** The access token of the credentials file written last. */
-  async function tokenOf(): Promise<string> {
-    const file = JSON.parse(await readFile(join(dir, 'credentials.json'), 'utf8'));
-    return file.signIns[file.current].accessToken;
-  }
+  const tokenOf = async () => (await readKeptSignIn(dir)).accessToken;
 });
