@@ -41,13 +41,12 @@ import type { Redis } from 'ioredis';
 import { ResourceSubscriptions } from '../../src/broker/changes/resource-subscriptions.ts';
 import { subscribedResourcesKey } from '../../src/broker/http/resource-subscribe.ts';
 import { BoundedSessionState } from '../../src/broker/http/session-state.ts';
-import { defaultSessionIdleTtlMs } from '../../src/broker/http/session-store.ts';
 import { SharedMemory } from '../../src/broker/http/shared-memory.ts';
-import { SharedSessions } from '../../src/broker/http/shared-sessions.ts';
 import {
   listTools,
   openSessionOn,
   redisConnector,
+  sharedSessionDirectory,
   startSharedReplicas,
   subscribe,
 } from '../broker/http/shared-replicas.ts';
@@ -77,14 +76,7 @@ describe('the resource subscription bound of a session shared by two replicas', 
       subscriptions: [new ResourceSubscriptions({ perSession: cap }), new ResourceSubscriptions({ perSession: cap })],
     });
     const client = connect();
-    await new Promise((ready) => client.once('ready', ready));
-    const directory = new SharedSessions({
-      client,
-      keyPrefix,
-      maxSessions: 100,
-      maxSessionsPerSubject: 100,
-      idleTtlMs: defaultSessionIdleTtlMs,
-    });
+    const directory = await sharedSessionDirectory(client, keyPrefix);
     try {
       // Whether a replica's copy checks before the other's save reaches Redis depends on the moment:
       // a fresh session each round, and the bound must hold in every one.
@@ -129,14 +121,7 @@ describe('the resource subscription bound of a session shared by two replicas', 
 
   it("holds when a copy's save follows another replica's unsubscribe of what it reserved", async () => {
     const client = redisConnector(redis, connections)();
-    await new Promise((ready) => client.once('ready', ready));
-    const directory = new SharedSessions({
-      client,
-      keyPrefix: 'subscription-resurrect:',
-      maxSessions: 100,
-      maxSessionsPerSubject: 100,
-      idleTtlMs: defaultSessionIdleTtlMs,
-    });
+    const directory = await sharedSessionDirectory(client, 'subscription-resurrect:');
     const id = 'session-1';
     const bound = 2;
     const subscriptionsOf = (state: BoundedSessionState) => state.get<string[]>(subscribedResourcesKey);

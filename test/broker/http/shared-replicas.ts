@@ -5,9 +5,12 @@
  * and the attacks on shared sessions in test/security/.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
 import type { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
+import { defaultSessionIdleTtlMs } from '../../../src/broker/http/session-store.ts';
+import { SharedSessions } from '../../../src/broker/http/shared-sessions.ts';
 import type { RedisServer } from '../../support/redis-server.ts';
 import { definitions, issuer, listingGateway, startListener, type Harness } from './fixtures.ts';
 import { initializeBody, jsonRpcHeaders } from './raw-http.ts';
@@ -33,6 +36,21 @@ export function redisConnector(redis: RedisServer, connections: Redis[]): () => 
     connections.push(client);
     return client;
   };
+}
+
+/**
+ * The session directory the replicas share under `keyPrefix`, read and written by the test itself on `client`
+ * (once it is ready), with bounds wide enough that the test's own sessions never evict one another.
+ */
+export async function sharedSessionDirectory(client: Redis, keyPrefix: string): Promise<SharedSessions> {
+  await once(client, 'ready');
+  return new SharedSessions({
+    client,
+    keyPrefix,
+    maxSessions: 100,
+    maxSessionsPerSubject: 100,
+    idleTtlMs: defaultSessionIdleTtlMs,
+  });
 }
 
 /** Two listeners sharing Redis under `keyPrefix` (a fresh one per pair keeps pairs apart) and one signing key. */

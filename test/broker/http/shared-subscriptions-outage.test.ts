@@ -24,10 +24,15 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
-import { defaultSessionIdleTtlMs } from '../../../src/broker/http/session-store.ts';
-import { SharedSessions } from '../../../src/broker/http/shared-sessions.ts';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
-import { listTools, openSessionOn, redisConnector, startSharedReplicas, subscribe } from './shared-replicas.ts';
+import {
+  listTools,
+  openSessionOn,
+  redisConnector,
+  sharedSessionDirectory,
+  startSharedReplicas,
+  subscribe,
+} from './shared-replicas.ts';
 
 const cap = 2;
 const limitRefusal = new RegExp(`at most ${cap} resource subscriptions per session`);
@@ -83,14 +88,7 @@ describe("a shared session's subscription places when Redis does not answer", ()
     });
     const ofA = created[0]!;
     const client = connect();
-    await once(client, 'ready');
-    const directory = new SharedSessions({
-      client,
-      keyPrefix,
-      maxSessions: 100,
-      maxSessionsPerSubject: 100,
-      idleTtlMs: defaultSessionIdleTtlMs,
-    });
+    const directory = await sharedSessionDirectory(client, keyPrefix);
     const token = await a.token(`outage-${prefix}@example.com`);
     const session = await openSessionOn(a, token);
     assert.equal((await session.post(b, listTools(1))).status, 200, 'b has its copy of the session');
