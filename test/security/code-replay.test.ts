@@ -25,16 +25,10 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { stringify } from 'yaml';
 import type { AuthorizationRequest } from '../../src/broker/auth/authorize/authorization-request.ts';
-import { loadKeyRing } from '../../src/broker/auth/key-ring.ts';
 import { OAuthError } from '../../src/broker/auth/oauth-error.ts';
 import type { SignInContext } from '../../src/broker/auth/sign-in-context.ts';
-import { createSignInContext } from '../../src/broker/auth/sign-in-setup.ts';
-import { generateSigningKeyPem } from '../../src/broker/auth/signing-key.ts';
 import { tokenEndpoint } from '../../src/broker/auth/token-endpoint.ts';
-import type { UpstreamIdp } from '../../src/broker/auth/upstream/upstream-idp.ts';
-import { parseBrokerConfig } from '../../src/broker/config/index.ts';
 import {
   type DocumentMutation,
   type EphemeralStore,
@@ -43,14 +37,8 @@ import {
   RedisEphemeralStore,
   signInDocuments,
 } from '../../src/broker/state/index.ts';
+import { testSignInContext } from '../broker/signin/sign-in-context.ts';
 import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
-
-const upstream: UpstreamIdp = {
-  issuer: 'http://127.0.0.1:1',
-  authorizationOrigin: 'http://127.0.0.1:1',
-  begin: async () => ({ url: 'http://127.0.0.1:1/auth', roundTrip: { state: 's', nonce: 'n', codeVerifier: 'v' } }),
-  finish: async () => ({}),
-};
 
 /** The real memory store; `holdNext` stops the next update of one document before or after it is stored. */
 class HoldableStore extends MemoryStateStore {
@@ -85,27 +73,8 @@ class HoldableStore extends MemoryStateStore {
   }
 }
 
-async function signInContext(durable: MemoryStateStore, ephemeral: EphemeralStore): Promise<SignInContext> {
-  const pem = generateSigningKeyPem();
-  const config = parseBrokerConfig(
-    stringify({
-      server: { addr: '127.0.0.1:1', publicURL: 'http://127.0.0.1:1' },
-      oidc: { brokerSigningKey: pem, issuer: 'http://127.0.0.1:2', clientID: 'b', allowDomains: [] },
-      storage: { backend: 'file', dir: '/tmp/unused' },
-      worlds: [
-        {
-          name: 'root',
-          internalAddress: 'localhost:9',
-          tokensFile: '/tmp/unused/t.toml',
-          defaultToken: { paths: ['/**'] },
-        },
-      ],
-    }),
-    {},
-  );
-  const ring = await loadKeyRing({ currentPem: pem, store: durable, previousTrustMs: 1000 });
-  return createSignInContext({ config, resource: 'http://127.0.0.1:3/mcp', ring, durable, ephemeral, upstream });
-}
+const signInContext = (durable: MemoryStateStore, ephemeral: EphemeralStore) =>
+  testSignInContext({ durable, ephemeral });
 
 const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 const redirectUri = 'http://127.0.0.1:53682/callback';

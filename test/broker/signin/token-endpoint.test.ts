@@ -1,57 +1,18 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { stringify } from 'yaml';
-import { loadKeyRing } from '../../../src/broker/auth/key-ring.ts';
 import type { OAuthError } from '../../../src/broker/auth/oauth-error.ts';
-import { createSignInContext } from '../../../src/broker/auth/sign-in-setup.ts';
 import { signInIdentityFromClaims, type SignInRefused } from '../../../src/broker/auth/sign-in-identity.ts';
-import { generateSigningKeyPem } from '../../../src/broker/auth/signing-key.ts';
 import { tokenEndpoint } from '../../../src/broker/auth/token-endpoint.ts';
-import type { UpstreamIdp } from '../../../src/broker/auth/upstream/upstream-idp.ts';
-import { parseBrokerConfig } from '../../../src/broker/config/index.ts';
 import { createManagementApp } from '../../../src/broker/http/management.ts';
 import { createBrokerMetrics } from '../../../src/broker/http/metrics.ts';
 import { signInRoutes } from '../../../src/broker/http/signin/index.ts';
 import { defaultDocumentLocation, SecretStateStore } from '../../../src/broker/kubernetes/index.ts';
-import { MemoryEphemeralStore, MemoryStateStore, type StateDocumentStore } from '../../../src/broker/state/index.ts';
+import type { StateDocumentStore } from '../../../src/broker/state/index.ts';
 import { startFakeApiServer, type FakeApiServer } from '../../kubernetes/fake-api/server.ts';
 import { apis } from '../../kubernetes/helpers.ts';
+import { testSignInContext, unreachableUpstream } from './sign-in-context.ts';
 
-const upstream: UpstreamIdp = {
-  issuer: 'http://127.0.0.1:1',
-  authorizationOrigin: 'http://127.0.0.1:1',
-  begin: async () => ({ url: 'http://127.0.0.1:1/auth', roundTrip: { state: 's', nonce: 'n', codeVerifier: 'v' } }),
-  finish: async () => ({}),
-};
-
-async function context(allowDomains: string[], durable: StateDocumentStore = new MemoryStateStore()) {
-  const pem = generateSigningKeyPem();
-  const config = parseBrokerConfig(
-    stringify({
-      server: { addr: '127.0.0.1:1', publicURL: 'http://127.0.0.1:1' },
-      oidc: { brokerSigningKey: pem, issuer: 'http://127.0.0.1:2', clientID: 'b', allowDomains },
-      storage: { backend: 'file', dir: '/tmp/unused' },
-      worlds: [
-        {
-          name: 'root',
-          internalAddress: 'localhost:9',
-          tokensFile: '/tmp/unused/t.toml',
-          defaultToken: { paths: ['/**'] },
-        },
-      ],
-    }),
-    {},
-  );
-  const ring = await loadKeyRing({ currentPem: pem, store: durable, previousTrustMs: 1000 });
-  return createSignInContext({
-    config,
-    resource: 'http://127.0.0.1:3/mcp',
-    ring,
-    durable,
-    ephemeral: new MemoryEphemeralStore(),
-    upstream,
-  });
-}
+const context = (allowDomains: string[], durable?: StateDocumentStore) => testSignInContext({ allowDomains, durable });
 
 describe('refresh_token grant and oidc.allowDomains', () => {
   it('refuses a refresh once the hosted domain left the allowlist, and revokes the family', async () => {
@@ -240,7 +201,7 @@ describe('the IdP callback of a device sign-in', () => {
     const flaky = {
       ...ctx,
       upstream: {
-        ...upstream,
+        ...unreachableUpstream,
         finish: async () => Promise.reject(new UpstreamSignInError(failure, 'upstream sign-in')),
       },
     };
