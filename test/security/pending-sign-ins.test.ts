@@ -20,6 +20,7 @@ import { Redis } from 'ioredis';
 import { FlowState } from '../../src/broker/auth/authorize/flow-state.ts';
 import { OAuthError } from '../../src/broker/auth/oauth-error.ts';
 import { RedisEphemeralStore } from '../../src/broker/state/index.ts';
+import { someAuthorizationRequest } from '../broker/signin/authorization-request.ts';
 import { startSignInStack, type SignInStack } from '../e2e/signin-fixture.ts';
 import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
 
@@ -70,14 +71,7 @@ describe('security: pending sign-ins anyone may start are bounded in Redis', () 
     try {
       const store = new RedisEphemeralStore({ client, keyPrefix: 'flows:', maxEntriesPerKind: bound });
       const flows = new FlowState(store, { pendingTtlMs: 600_000, roundTripTtlMs: 600_000, codeTtlMs: 60_000 });
-      const request = {
-        clientId: 'c',
-        redirectUri: 'http://127.0.0.1/cb',
-        redirectUriGiven: true,
-        codeChallenge: 'x'.repeat(43),
-        scope: 'mark.read',
-        resource: 'https://broker.example/mcp',
-      };
+      const request = someAuthorizationRequest;
       const refusedAsBound = (error: unknown) =>
         error instanceof OAuthError && error.status === 503 && error.retryAfterSeconds !== undefined;
       for (let i = 0; i < bound; i++) await flows.savePending(request);

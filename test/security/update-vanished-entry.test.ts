@@ -21,23 +21,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import type { AuthorizationRequest } from '../../src/broker/auth/authorize/authorization-request.ts';
 import { FlowState } from '../../src/broker/auth/authorize/flow-state.ts';
 import { DeviceGrants } from '../../src/broker/auth/device/device-grants.ts';
 import { sha256Hex } from '../../src/broker/auth/secrets.ts';
 import { RedisEphemeralStore } from '../../src/broker/state/index.ts';
+import { someAuthorizationRequest } from '../broker/signin/authorization-request.ts';
 import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
 
 const prefix = 'vanish:';
 const identity = { subject: 's', email: 'a@example.com', groups: [] };
-const request: AuthorizationRequest = {
-  clientId: 'c',
-  redirectUri: 'http://127.0.0.1/cb',
-  redirectUriGiven: true,
-  codeChallenge: 'x'.repeat(43),
-  scope: 'mark.read',
-  resource: 'https://broker.example/mcp',
-};
+const request = someAuthorizationRequest;
 
 /** The real client, except that once `evictAfterNextGet(key)` is armed, the next GET of that key is followed by `other` deleting it. */
 function evictingClient(client: Redis, other: Redis): { client: Redis; evictAfterNextGet(entry: string): void } {
