@@ -5,6 +5,8 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
+import { generateSigningKeyPem, loadSigningKey } from '../../src/broker/auth/signing-key.ts';
 
 export type KeptSignIn = {
   issuer: string;
@@ -37,3 +39,16 @@ export const keptSignInEnv = (dir: string, env: NodeJS.ProcessEnv = {}): NodeJS.
   DEMARKUS_BROKER_ISSUER: undefined,
   ...env,
 });
+
+const signingKey = loadSigningKey(generateSigningKeyPem());
+
+/** An access token a broker at https://broker.corp.example issued for `audience`, valid for an hour. */
+export function brokerTokenFor(audience: string): Promise<string> {
+  return mintBrokerToken({
+    key: signingKey,
+    issuer: 'https://broker.corp.example',
+    audience,
+    email: 'paula@example.com',
+    ttlSeconds: 3600,
+  });
+}

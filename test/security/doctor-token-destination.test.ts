@@ -22,11 +22,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
-import { generateSigningKeyPem, loadSigningKey } from '../../src/broker/auth/signing-key.ts';
 import { devBrokerMcpUrl } from '../../src/cli/broker-destination.ts';
 import { runCli } from '../cli/cli-process.ts';
-import { keptSignInEnv, writeKeptSignIn } from '../cli/kept-sign-in.ts';
+import { brokerTokenFor, keptSignInEnv, writeKeptSignIn } from '../cli/kept-sign-in.ts';
 import { startTokenSink, type TokenSink } from '../cli/token-sink.ts';
 
 /** The stranger on npm start's MCP port; undefined when something else (an npm start) already listens there. */
@@ -36,16 +34,6 @@ async function defaultPortSink(): Promise<TokenSink | undefined> {
     throw error;
   });
 }
-
-const key = loadSigningKey(generateSigningKeyPem());
-const token = (audience: string) =>
-  mintBrokerToken({
-    key,
-    issuer: 'https://broker.corp.example',
-    audience,
-    email: 'paula@example.com',
-    ttlSeconds: 3600,
-  });
 
 describe('doctor sends the kept sign-in token only to the broker it is for', () => {
   let dir: string;
@@ -70,7 +58,7 @@ describe('doctor sends the kept sign-in token only to the broker it is for', () 
     runCli(['doctor', ...args], { env: keptSignInEnv(dir, env) });
 
   it('without --token sends the kept token to the broker in its aud, and nothing to the default port', async () => {
-    const kept = await token(broker.url);
+    const kept = await brokerTokenFor(broker.url);
     await signedIn(kept);
     const run = await doctor([]);
     assert.equal(run.code, 1, 'the sink refuses the call');
@@ -84,7 +72,7 @@ describe('doctor sends the kept sign-in token only to the broker it is for', () 
   });
 
   it('refuses to send the kept token to the default port named as --url, and says to pass --token', async () => {
-    await signedIn(await token(broker.url));
+    await signedIn(await brokerTokenFor(broker.url));
     const run = await doctor(['--url', devBrokerMcpUrl]);
     assert.equal(run.code, 2, run.stderr);
     assert.match(run.stderr, /is not where the kept sign-in may go/);

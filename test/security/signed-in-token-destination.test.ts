@@ -22,21 +22,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mintBrokerToken } from '../../src/broker/auth/mint-broker-token.ts';
-import { generateSigningKeyPem, loadSigningKey } from '../../src/broker/auth/signing-key.ts';
 import { runCli } from '../cli/cli-process.ts';
-import { keptSignInEnv, readKeptSignIn, writeKeptSignIn } from '../cli/kept-sign-in.ts';
+import { brokerTokenFor, keptSignInEnv, readKeptSignIn, writeKeptSignIn } from '../cli/kept-sign-in.ts';
 import { startTokenSink, type TokenSink } from '../cli/token-sink.ts';
-
-const key = loadSigningKey(generateSigningKeyPem());
-const token = (audience: string) =>
-  mintBrokerToken({
-    key,
-    issuer: 'https://broker.corp.example',
-    audience,
-    email: 'paula@example.com',
-    ttlSeconds: 3600,
-  });
 
 describe('search sends the kept sign-in token only to the broker it is for, and never in cleartext off this computer', () => {
   let dir: string;
@@ -61,7 +49,7 @@ describe('search sends the kept sign-in token only to the broker it is for, and 
     runCli(['search', 'refresh tokens', ...args], { env: keptSignInEnv(dir, env) });
 
   it('refuses to send a production sign-in to another --url, and says to pass --token', async () => {
-    await signedIn('https://broker.corp.example', await token('https://broker.corp.example/mcp'));
+    await signedIn('https://broker.corp.example', await brokerTokenFor('https://broker.corp.example/mcp'));
     const run = await search(['--url', sink.url]);
     assert.deepEqual(sink.requests, [], 'the token never left');
     assert.equal(run.code, 2, run.stderr);
@@ -70,7 +58,7 @@ describe('search sends the kept sign-in token only to the broker it is for, and 
   });
 
   it('refuses the same for DEMARKUS_BROKER_URL', async () => {
-    await signedIn('https://broker.corp.example', await token('https://broker.corp.example/mcp'));
+    await signedIn('https://broker.corp.example', await brokerTokenFor('https://broker.corp.example/mcp'));
     const run = await search([], { DEMARKUS_BROKER_URL: sink.url });
     assert.deepEqual(sink.requests, []);
     assert.equal(run.code, 2, run.stderr);
@@ -78,7 +66,7 @@ describe('search sends the kept sign-in token only to the broker it is for, and 
   });
 
   it('with no URL, sends the kept token to the broker it is for (its audience), not to a fixed local port', async () => {
-    await signedIn('http://127.0.0.1:1', await token(sink.url));
+    await signedIn('http://127.0.0.1:1', await brokerTokenFor(sink.url));
     const run = await search([]);
     assert.equal(run.code, 1, 'the sink refuses the call');
     assert.equal(sink.requests.length > 0, true, run.stderr);
@@ -90,7 +78,7 @@ describe('search sends the kept sign-in token only to the broker it is for, and 
     const explicit = await search(['--url', remoteSink.url, '--token', 'AT-EXPLICIT']);
     assert.equal(explicit.code, 2, explicit.stderr);
     assert.match(explicit.stderr, /must use https \(plain http only for a broker on this computer/);
-    await signedIn('http://127.0.0.2:1', await token(remoteSink.url));
+    await signedIn('http://127.0.0.2:1', await brokerTokenFor(remoteSink.url));
     const kept = await search([]);
     assert.equal(kept.code, 2, kept.stderr);
     assert.deepEqual(remoteSink.requests, [], 'no token crossed the network in cleartext');
