@@ -59,6 +59,11 @@ describe('a request whose client gave up stops its handler (src/transport/serve-
       signal: caller.signal,
     });
     const signal = await started.promise;
+    // Not in the turn the handler started in, for the reason the next test gives: a STOP_SENDING
+    // that leaves in one packet with the acknowledgement of all the listener sent lets quiche drop
+    // the stream unheard (docs/decisions.md, 2026-12-07). Aborting in that turn failed once in a
+    // clean-clone CI run.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     caller.abort();
     await assert.rejects(request, RequestAbortedError);
     const reason = await abortReasonOf(signal);
