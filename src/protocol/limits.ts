@@ -15,6 +15,9 @@ export const maxRequestFrontmatterBytes = 65_536;
 /** Largest document body, on read and on write (also APPEND's combined result). */
 export const maxBodyBytes = 1_048_576;
 
+/** Mark's body limit as people and agents read it, in descriptions and refusals alike: "1 MiB (1,048,576 bytes)". */
+export const bodyLimitText = `${maxBodyBytes / 2 ** 20} MiB (${maxBodyBytes.toLocaleString('en')} bytes)`;
+
 /** Everything a server reads after the request line: block + body + fence slack. */
 export const maxRequestPayloadBytes = maxRequestFrontmatterBytes + maxBodyBytes + 64;
 

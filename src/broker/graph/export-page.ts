@@ -1,5 +1,6 @@
-import { buildExport, exportEdgeRow, exportHeader, exportNodeRow, exportTables } from './graph-export.ts';
+import { exportEdgeRow, exportHeader, exportNodeRow, exportTables } from './graph-export.ts';
 import { compareEdges, compareUtf8, type GraphEdge, type GraphNode } from './model.ts';
+import { bodyLimitText } from '../../protocol/limits.ts';
 
 /**
  * Bytes of table rows one mark_graph_export answer holds, as mark_diff cuts its patch at 64 KiB
@@ -60,7 +61,7 @@ export function exportPage(
   const nextOffset = end < total ? end : undefined;
   const page = { nodes: pageNodes, edges: pageEdges, nodeCount, edgeCount, offset, nextOffset };
   if (offset === 0 && nextOffset === undefined)
-    return { ...page, text: buildExport(exportedAt, sortedNodes, sortedEdges) };
+    return { ...page, text: exportHeader(exportedAt, nodeCount, edgeCount) + exportTables(sortedNodes, sortedEdges) };
   const text =
     exportHeader(exportedAt, nodeCount, edgeCount) +
     exportTables(pageNodes, pageEdges) +
@@ -80,6 +81,6 @@ function pageSection(offset: number, end: number, nodeCount: number, edgeCount: 
       : 'These are the last rows; offset 0 reads the first.';
   return (
     `\n## Page\n\nThis answer lists rows ${offset + 1} to ${end} of the graph's ${rows}, at most ${maxRowBytes / 1024} KiB of rows per answer: ${total - (end - offset)} rows are left out. ${next} ` +
-    "mark_graph_publish stores the whole graph as one document when it fits Mark's 1 MiB body limit; mark_explore and mark_backlinks answer for one document.\n"
+    `mark_graph_publish stores the whole graph as one document when it fits Mark's ${bodyLimitText} body limit; mark_explore and mark_backlinks answer for one document.\n`
   );
 }

@@ -1,15 +1,4 @@
-import { maxBodyBytes } from '../../protocol/limits.ts';
-
-/**
- * Mark's body limit as agents read it, in descriptions and refusals alike
- * (src/protocol/limits.ts `maxBodyBytes`): "1 MiB (1,048,576 bytes)".
- */
-export const bodyLimitText = `${maxBodyBytes / 2 ** 20} MiB (${maxBodyBytes.toLocaleString('en')} bytes)`;
-
-/** A body's size as the world counts it: UTF-8 bytes, not characters. */
-export function bodyBytes(body: string): number {
-  return Buffer.byteLength(body, 'utf8');
-}
+import { bodyLimitText } from '../../protocol/limits.ts';
 
 /** What a refusal names and what it tells the caller to do instead. */
 export type OversizeWording = { what: string; advice: string };

@@ -1,6 +1,6 @@
 import type { MarkResponse } from '../../protocol/response.ts';
 import { maxBodyBytes } from '../../protocol/limits.ts';
-import { bodyBytes, documentOversize, fragmentOversize, oversizeRefusal, type OversizeWording } from './body-limit.ts';
+import { documentOversize, fragmentOversize, oversizeRefusal, type OversizeWording } from './body-limit.ts';
 import type { ToolContext, ToolResult } from './definitions.ts';
 import { policyGate, withPolicyNotes, type GateSubmission, type PolicyGate } from './policy-gate.ts';
 import type { Outcome } from './tool-input.ts';
@@ -42,7 +42,8 @@ export type CheckedWrite = {
 export async function checkedWrite(ctx: ToolContext, checked: CheckedWrite): Promise<ToolResult> {
   const { verb, world, path, stored } = checked;
   if (stored !== null) {
-    const bytes = bodyBytes(stored.body);
+    // UTF-8 bytes, as the world counts the limit, not characters.
+    const bytes = Buffer.byteLength(stored.body);
     const wording = checked.oversize ?? (stored.scope === 'fragment' ? fragmentOversize : documentOversize);
     if (bytes > maxBodyBytes) return toolError(oversizeRefusal(verb, bytes, wording));
   }

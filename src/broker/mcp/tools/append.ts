@@ -1,7 +1,8 @@
 import { ReadProtectedWriteError } from '../../worlds/gateway.ts';
 import { refusesRead } from '../../worlds/read-right-probe.ts';
 import { optionalBoolean, optionalInteger, requiredString, urlDescription, versionBounds } from '../args.ts';
-import { appendOverLimitNote, bodyLimitText } from '../body-limit.ts';
+import { bodyLimitText } from '../../../protocol/limits.ts';
+import { appendOverLimitNote } from '../body-limit.ts';
 import { bodyText } from '../body-text.ts';
 import { checkedWrite, rendered } from '../checked-write.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';

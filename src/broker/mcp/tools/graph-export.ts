@@ -4,7 +4,7 @@ import { linkGraph } from '../tool-input.ts';
 import { structuredResult } from '../tool-result.ts';
 import { graphShape, graphData } from '../structured.ts';
 import { exportPageRowBytes } from '../../graph/index.ts';
-import { bodyLimitText } from '../body-limit.ts';
+import { bodyLimitText } from '../../../protocol/limits.ts';
 import { describe } from './descriptions.ts';
 
 /**

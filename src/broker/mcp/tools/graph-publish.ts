@@ -7,7 +7,7 @@ import {
   versionBounds,
 } from '../args.ts';
 import { isWriteStored } from '../../../protocol/status.ts';
-import { bodyLimitText } from '../body-limit.ts';
+import { bodyLimitText } from '../../../protocol/limits.ts';
 import { checkedWrite, rendered } from '../checked-write.ts';
 import { defineTool } from '../run-tool.ts';
 import { describe, publishingPolicyPlace } from './descriptions.ts';

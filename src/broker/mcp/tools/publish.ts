@@ -7,7 +7,7 @@ import {
   urlDescription,
   versionBounds,
 } from '../args.ts';
-import { bodyLimitText } from '../body-limit.ts';
+import { bodyLimitText } from '../../../protocol/limits.ts';
 import { checkedWrite } from '../checked-write.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { publishFailOnConflict, publishWithMerge } from '../merge/publish-flow.ts';
