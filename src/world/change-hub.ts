@@ -99,7 +99,7 @@ export class ChangeHub {
 export type Admission = 'admitted' | 'pool-full' | 'address-full';
 
 /** The share of the pool one caller address may hold by default: a quarter, so four callers are needed to fill it. */
-export function defaultMaxWatchesPerAddress(maxWatches: number): number {
+function defaultMaxWatchesPerAddress(maxWatches: number): number {
   return Math.max(1, Math.floor(maxWatches / 4));
 }
 

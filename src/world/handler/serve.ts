@@ -40,8 +40,9 @@ export type IncomingRequest = {
 /**
  * The world's request pipeline, in the Go handler's order (`server/internal/handler/handler.go` `Serve`):
  * parse, refuse `..` before any auth, canonicalise once, pin one token snapshot,
- * then dispatch by verb. Ours: a read of a path through a history folder is not-found, whatever is there. Never throws: unexpected failures are logged and
- * answered `internal error`.
+ * then dispatch by verb. Ours: a read of a path through a history folder is not-found, whatever is there. Unexpected failures are logged and answered
+ * `internal error`; it throws only when the client already gave up (its signal aborted), as then
+ * nobody reads an answer.
  */
 export function createWorldHandler(ctx: WorldContext): (incoming: IncomingRequest) => Promise<Uint8Array> {
   return async (incoming) => encodeResponse(await respond(ctx, incoming));

@@ -1,6 +1,6 @@
 export { FileStore } from './file-store.ts';
 export { StoreError, isStoreError, type StoreErrorCode } from './errors.ts';
-export { maxNameBytes, overlongNameProblem } from './paths.ts';
+export { overlongNameProblem } from './paths.ts';
 export {
   applyOkfTypeDefault,
   extractPublisherMeta,

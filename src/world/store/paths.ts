@@ -109,7 +109,7 @@ export function tempLinkPath(currentAbs: string): string {
  * NAME_MAX: the longest file name Linux filesystems (ext4, xfs, btrfs, tmpfs) hold, in bytes of the
  * UTF-8 name, not characters (`getconf NAME_MAX /`; longer names fail with ENAMETOOLONG).
  */
-export const maxNameBytes = 255;
+const maxNameBytes = 255;
 
 /**
  * Why a write to `reqPath` cannot be stored, or null: a folder name over NAME_MAX, or a document name
