@@ -84,11 +84,9 @@ export function isLoopbackRedirect(uri: string): boolean {
  */
 export function isPrivateUseSchemeRedirect(uri: string): boolean {
   const url = URL.canParse(uri) ? new URL(uri) : null;
-  return (
-    url !== null &&
-    /^[a-z][a-z0-9+-]*\.[a-z0-9.+-]+:$/.test(url.protocol) &&
-    !['javascript:', 'data:', 'file:', 'vbscript:'].includes(url.protocol)
-  );
+  // Reverse-domain schemes only (RFC 8252 §7.1): the dot this asks for already rules out
+  // javascript:, data:, file: and vbscript:.
+  return url !== null && /^[a-z][a-z0-9+-]*\.[a-z0-9.+-]+:$/.test(url.protocol);
 }
 
 /**
