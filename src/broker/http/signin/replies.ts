@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { asOAuthError, OAuthError } from '../../auth/oauth-error.ts';
 import { messagePage } from './pages.ts';
+import { retryAfterWholeSeconds } from '../rate-limit/reject.ts';
 
 /** RFC 6749 §5.1: token responses (and anything else carrying a secret) are never cached. */
 export function noStore(reply: FastifyReply): FastifyReply {
@@ -60,7 +61,8 @@ function errorPage(oauth: OAuthError): string {
   switch (oauth.error) {
     case 'temporarily_unavailable': {
       // Its description is written for whoever reads it (the bound of pending sign-ins, shared state out of reach).
-      const seconds = oauth.retryAfterSeconds === undefined ? undefined : retryAfterHeader(oauth.retryAfterSeconds);
+      const seconds =
+        oauth.retryAfterSeconds === undefined ? undefined : retryAfterWholeSeconds(oauth.retryAfterSeconds);
       const wait = seconds === undefined ? 'Wait a moment' : `Wait ${seconds} second${seconds === 1 ? '' : 's'}`;
       return messagePage('Try again shortly', sentence(oauth.description), 'alert', {
         next: `${wait}, then ${startAgain}`,
@@ -80,12 +82,7 @@ function errorPage(oauth: OAuthError): string {
 
 function retryAfter(reply: FastifyReply, error: OAuthError): void {
   if (error.retryAfterSeconds !== undefined)
-    reply.header('retry-after', String(retryAfterHeader(error.retryAfterSeconds)));
-}
-
-/** RFC 9110 §10.2.3: whole seconds, at least one. */
-function retryAfterHeader(seconds: number): number {
-  return Math.max(1, Math.ceil(seconds));
+    reply.header('retry-after', String(retryAfterWholeSeconds(error.retryAfterSeconds)));
 }
 
 /** An OAuth error_description (lower case, no full stop) as a sentence of a page. */
