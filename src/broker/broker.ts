@@ -103,7 +103,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     metrics: worldMetricsAdapter(metrics, (world, health) => logWorldHealth(world, health)),
     ...(cluster.writeTokens ? { writeTokens: cluster.writeTokens } : {}),
   });
-  metrics.observeWorldConnections(() => gateway.openConnections());
+  metrics.observeWorlds(() => gateway.worldStates());
   // The listener's logger exists only once the listener does: warnings of the graph, the knowledge
   // layer and the watcher go through this and reach it from then on.
   let warnLater: (fields: Record<string, unknown>, message: string) => void = () => {};

@@ -5,6 +5,8 @@ import type { WorldHealth } from './worlds/world-health.ts';
 /**
  * The gateway reports in its own terms; this maps them onto the Prometheus
  * series, and hands health changes to `onHealth` (the broker logs them).
+ * Circuit state is not reported: the gauge reads it at scrape time
+ * (`BrokerMetrics.observeWorlds`).
  */
 export function worldMetricsAdapter(
   metrics: BrokerMetrics,
@@ -13,7 +15,6 @@ export function worldMetricsAdapter(
   return {
     requestFinished: (world, verb, _status, ms) => metrics.recordWorldRequest(world, verb, ms / 1000, true),
     requestFailed: (world, verb, _code, _reason, ms) => metrics.recordWorldRequest(world, verb, ms / 1000, false),
-    circuitStateChanged: (world, state) => metrics.setCircuitState(world, state),
     healthChanged: onHealth,
   };
 }

@@ -6,13 +6,15 @@ export type { ToolOutcome };
 /** What the world gateway reports; structural, so `src/broker/worlds` can declare its own copy. */
 export interface WorldMetrics {
   recordWorldRequest(world: string, verb: string, seconds: number, ok: boolean): void;
-  setCircuitState(world: string, state: CircuitState): void;
 }
 
-/** Open QUIC connections per world, read when Prometheus scrapes (MarkWorldGateway.openConnections). */
-export type WorldConnectionCounts = () => Iterable<readonly [world: string, open: number]>;
-
 export type CircuitState = 'closed' | 'open' | 'half-open';
+
+/** One routed world as the gateway holds it now: its circuit and its open QUIC connections. */
+export type WorldState = { readonly world: string; readonly circuit: CircuitState; readonly connections: number };
+
+/** Every routed world's state, read when Prometheus scrapes (MarkWorldGateway.worldStates). */
+export type WorldStates = () => Iterable<WorldState>;
 
 /** Every broker metric on one registry, plus the small recorders the other modules call. */
 export interface BrokerMetrics extends WorldMetrics {
@@ -25,8 +27,8 @@ export interface BrokerMetrics extends WorldMetrics {
   setSessionCount(count: number): void;
   /** Services discovery ignores because another Service already serves their world name. */
   setDiscoveryConflicts(count: number): void;
-  /** Where `world_connections` reads its samples at each scrape; until set, it has none. */
-  observeWorldConnections(counts: WorldConnectionCounts): void;
+  /** Where `world_circuit_state` and `world_connections` read their samples at each scrape; until set, they have none. */
+  observeWorlds(states: WorldStates): void;
 }
 
 const circuitStates: readonly CircuitState[] = ['closed', 'open', 'half-open'];
@@ -65,22 +67,28 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     buckets: latencyBuckets,
     registers,
   });
-  const circuit = new Gauge({
+  // Both world gauges are read from the gateway at scrape time: the request path does no bookkeeping, a
+  // removed world leaves no series and a moved one (a fresh connection, closed circuit) shows what the gateway says.
+  let worldStates: WorldStates = () => [];
+  new Gauge({
     name: `${prefix}world_circuit_state`,
-    help: 'Circuit state per world: 1 for the current state, 0 otherwise',
+    help: 'Circuit state per routed world: 1 for the current state, 0 otherwise',
     labelNames: ['world', 'state'] as const,
     registers,
-  });
-  let connectionCounts: WorldConnectionCounts = () => [];
-  new Gauge({
-    name: `${prefix}world_connections`,
-    help: 'Open QUIC connections per world: the pooled one for calls and the WATCH one',
-    labelNames: ['world'] as const,
-    registers,
-    // Read at scrape time, so the request path does no bookkeeping and a removed world leaves no stale series.
     collect() {
       this.reset();
-      for (const [world, open] of connectionCounts()) this.set({ world }, open);
+      for (const { world, circuit } of worldStates())
+        for (const state of circuitStates) this.set({ world, state }, state === circuit ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: `${prefix}world_connections`,
+    help: 'Open QUIC connections per routed world: the pooled one for calls and the WATCH one',
+    labelNames: ['world'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const { world, connections } of worldStates()) this.set({ world }, connections);
     },
   });
   const rejections = new Counter({
@@ -119,9 +127,6 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
       worldRequests.inc({ world, verb, result: ok ? 'ok' : 'failure' });
       worldSeconds.observe({ world, verb }, seconds);
     },
-    setCircuitState(world, state) {
-      for (const s of circuitStates) circuit.set({ world, state: s }, s === state ? 1 : 0);
-    },
     recordRateLimitRejection(limiter, route) {
       rejections.inc({ limiter, route });
     },
@@ -137,8 +142,8 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     setDiscoveryConflicts(count) {
       discoveryConflicts.set(count);
     },
-    observeWorldConnections(counts) {
-      connectionCounts = counts;
+    observeWorlds(states) {
+      worldStates = states;
     },
   };
 }
@@ -146,5 +151,4 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
 /** For callers without a registry (tests, tools run outside the broker). */
 export const noopWorldMetrics: WorldMetrics = {
   recordWorldRequest() {},
-  setCircuitState() {},
 };

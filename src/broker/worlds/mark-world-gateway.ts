@@ -87,9 +87,20 @@ export class MarkWorldGateway implements WorldGateway, WorldChangeSource {
     return this.#connections.get(world)?.health ?? unknownHealth;
   }
 
-  /** Open QUIC connections per world the gateway has dialled, for the metrics at scrape time. */
-  *openConnections(): Iterable<[world: string, open: number]> {
-    for (const [world, connection] of this.#connections) yield [world, connection.openConnections];
+  /**
+   * Every routed world's circuit and open QUIC connections, for the metrics at
+   * scrape time: a world never called (or just moved, its connection dropped) is
+   * `closed` with none, and a removed world is not listed.
+   */
+  *worldStates(): Iterable<{ world: string; circuit: CircuitState; connections: number }> {
+    for (const { name } of this.registry.list()) {
+      const connection = this.#connections.get(name);
+      yield {
+        world: name,
+        circuit: connection?.circuitState ?? 'closed',
+        connections: connection?.openConnections ?? 0,
+      };
+    }
   }
 
   async read(world: string, call: MarkCall, caller?: string): Promise<MarkResponse> {

@@ -4,7 +4,6 @@
  * must not throw; they run on the request path.
  */
 import type { Verb } from '../../protocol/verbs.ts';
-import type { CircuitState } from './circuit-breaker.ts';
 import type { WorldHealth } from './world-health.ts';
 
 export interface WorldGatewayMetrics {
@@ -16,8 +15,6 @@ export interface WorldGatewayMetrics {
    * (`circuit-open` for a fail-fast rejection that sent nothing).
    */
   requestFailed(world: string, verb: Verb, code: string, reason: string, durationMs: number): void;
-  /** A world's circuit moved; `closed` is the healthy state. */
-  circuitStateChanged(world: string, state: CircuitState): void;
   /** A world's health moved (src/broker/worlds/world-health.ts); the broker logs it. */
   healthChanged(world: string, health: WorldHealth): void;
 }
@@ -25,6 +22,5 @@ export interface WorldGatewayMetrics {
 export const noopWorldGatewayMetrics: WorldGatewayMetrics = {
   requestFinished() {},
   requestFailed() {},
-  circuitStateChanged() {},
   healthChanged() {},
 };

@@ -88,7 +88,6 @@ export class WorldConnection {
       cooldownMs: settings.cooldownMs,
       now: deps.now,
       onStateChange: (state) => {
-        deps.metrics.circuitStateChanged(world.name, state);
         if (state === 'open') this.#scheduleProbe();
       },
     });

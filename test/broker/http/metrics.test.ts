@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createBrokerMetrics } from '../../../src/broker/http/metrics.ts';
+import { createBrokerMetrics, type WorldState } from '../../../src/broker/http/metrics.ts';
 import { startListener } from './fixtures.ts';
 import { jsonRpcHeaders, rawRequest } from './raw-http.ts';
 
 describe('broker metrics recorders', () => {
-  it('shows one circuit state per world as 1 and the others as 0', async () => {
+  it('shows one circuit state per world as 1 and the others as 0, read at each scrape', async () => {
     const metrics = createBrokerMetrics({ collectDefaults: false });
-    metrics.setCircuitState('alpha', 'open');
-    metrics.setCircuitState('alpha', 'half-open');
+    let states: WorldState[] = [{ world: 'alpha', circuit: 'open', connections: 0 }];
+    metrics.observeWorlds(() => states);
+    assert.match(await metrics.registry.metrics(), /broker_world_circuit_state\{world="alpha",state="open"\} 1/);
+    states = [{ world: 'alpha', circuit: 'half-open', connections: 1 }];
     const text = await metrics.registry.metrics();
     assert.match(text, /broker_world_circuit_state\{world="alpha",state="half-open"\} 1/);
     assert.match(text, /broker_world_circuit_state\{world="alpha",state="open"\} 0/);
@@ -23,17 +25,17 @@ describe('broker metrics recorders', () => {
     assert.match(text, /broker_world_requests_total\{world="beta",verb="LOOKUP",result="ok"\} 1/);
   });
 
-  it('reads the connection gauge from its source at each scrape, so a world gone leaves no series', async () => {
+  it('reads the world gauges from their source at each scrape, so a world gone leaves no series', async () => {
     const metrics = createBrokerMetrics({ collectDefaults: false });
-    let counts: Array<[string, number]> = [
-      ['beta', 2],
-      ['gamma', 1],
+    let states: WorldState[] = [
+      { world: 'beta', circuit: 'closed', connections: 2 },
+      { world: 'gamma', circuit: 'open', connections: 1 },
     ];
-    metrics.observeWorldConnections(() => counts);
+    metrics.observeWorlds(() => states);
     let text = await metrics.registry.metrics();
     assert.match(text, /broker_world_connections\{world="beta"\} 2/);
     assert.match(text, /broker_world_connections\{world="gamma"\} 1/);
-    counts = [['beta', 1]];
+    states = [{ world: 'beta', circuit: 'closed', connections: 1 }];
     text = await metrics.registry.metrics();
     assert.match(text, /broker_world_connections\{world="beta"\} 1/);
     assert.doesNotMatch(text, /world="gamma"/);

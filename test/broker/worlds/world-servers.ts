@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { WorldServer } from '../../../src/world/world-server.ts';
 import { startLoopbackWorldServer, testTls } from '../../world/world-fixture.ts';
 import type { Identity } from '../../../src/broker/identity.ts';
-import type { CircuitState, WorldGatewayMetrics, WorldHealth } from '../../../src/broker/worlds/index.ts';
+import type { WorldGatewayMetrics, WorldHealth } from '../../../src/broker/worlds/index.ts';
 
 export type TestWorld = {
   name: string;
@@ -79,7 +79,6 @@ export const person = (email: string, emailVerified = true): Identity => ({
 export type MetricEvent =
   | { kind: 'finished'; world: string; verb: string; status: string }
   | { kind: 'failed'; world: string; verb: string; code: string; reason: string }
-  | { kind: 'circuit'; world: string; state: CircuitState }
   | { kind: 'health'; world: string; health: WorldHealth };
 
 /** Metrics hook that remembers every event. */
@@ -90,7 +89,6 @@ export function recordingMetrics(): WorldGatewayMetrics & { events: MetricEvent[
     of: (world) => events.filter((e) => e.world === world),
     requestFinished: (world, verb, status) => events.push({ kind: 'finished', world, verb, status }),
     requestFailed: (world, verb, code, reason) => events.push({ kind: 'failed', world, verb, code, reason }),
-    circuitStateChanged: (world, state) => events.push({ kind: 'circuit', world, state }),
     healthChanged: (world, health) => events.push({ kind: 'health', world, health }),
   };
 }
