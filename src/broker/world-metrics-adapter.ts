@@ -15,6 +15,7 @@ export function worldMetricsAdapter(
   return {
     requestFinished: (world, verb, _status, ms) => metrics.recordWorldRequest(world, verb, ms / 1000, true),
     requestFailed: (world, verb, _code, _reason, ms) => metrics.recordWorldRequest(world, verb, ms / 1000, false),
+    requestRejected: (world, verb) => metrics.recordWorldRejection(world, verb),
     healthChanged: onHealth,
   };
 }

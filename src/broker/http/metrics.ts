@@ -5,7 +5,10 @@ export type { ToolOutcome };
 
 /** What the world gateway reports; structural, so `src/broker/worlds` can declare its own copy. */
 export interface WorldMetrics {
+  /** A request sent to the world: counted by result, its latency observed. */
   recordWorldRequest(world: string, verb: string, seconds: number, ok: boolean): void;
+  /** A call refused before it was sent (open circuit, no free slot): counted as a failure, no latency observed. */
+  recordWorldRejection(world: string, verb: string): void;
 }
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -127,6 +130,10 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
       worldRequests.inc({ world, verb, result: ok ? 'ok' : 'failure' });
       worldSeconds.observe({ world, verb }, seconds);
     },
+    recordWorldRejection(world, verb) {
+      // Observing 0 s here would make a dead world's latency look best during its outage.
+      worldRequests.inc({ world, verb, result: 'failure' });
+    },
     recordRateLimitRejection(limiter, route) {
       rejections.inc({ limiter, route });
     },
@@ -151,4 +158,5 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
 /** For callers without a registry (tests, tools run outside the broker). */
 export const noopWorldMetrics: WorldMetrics = {
   recordWorldRequest() {},
+  recordWorldRejection() {},
 };

@@ -133,7 +133,7 @@ export class WorldConnection {
     } catch (error) {
       if (call.signal?.aborted === true) throw error;
       const held = this.#gate.heldBy(caller);
-      this.#metrics.requestFailed(this.world.name, call.verb, 'ERR_WORLD_UNAVAILABLE', 'busy', 0);
+      this.#metrics.requestRejected(this.world.name, call.verb, 'busy');
       throw new WorldUnavailableError(
         this.world.name,
         'busy',
@@ -213,7 +213,7 @@ export class WorldConnection {
 
   #failFast(verb: Verb): WorldUnavailableError {
     const retryAfterMs = this.#breaker.retryAfterMs();
-    this.#metrics.requestFailed(this.world.name, verb, 'ERR_WORLD_UNAVAILABLE', 'circuit-open', 0);
+    this.#metrics.requestRejected(this.world.name, verb, 'circuit-open');
     const { since, lastError } = this.#health.health;
     const why = lastError === undefined ? 'repeated transport failures' : lastError;
     const message = `world ${JSON.stringify(this.world.name)} is down${since === undefined ? '' : ` since ${since}`} (${why}); failing fast, the broker tries it again in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s. Other worlds still answer (mark_worlds shows each world's health).`;

@@ -91,6 +91,24 @@ ${worldYaml(down)}
     assert.match(lines, /state="open"\} 0/);
   });
 
+  it('counts calls refused by an open circuit as failures without observing a latency for them', async () => {
+    discover('refusing');
+    const count = async (pattern: RegExp) => Number(pattern.exec(await metrics.registry.metrics())?.[1] ?? 0);
+    const failures = /^broker_world_requests_total\{world="refusing",verb="LIST",result="failure"\} (\d+)$/m;
+    const observed = /^broker_world_request_duration_seconds_count\{world="refusing",verb="LIST"\} (\d+)$/m;
+    await openCircuit('refusing');
+    const sent = await count(observed);
+    assert.ok(sent >= 1, 'the calls that dialled are observed');
+    assert.equal(await count(failures), sent + 1, 'the refused call is counted');
+    await openCircuit('refusing');
+    assert.equal(await count(observed), sent, 'a refused call adds no 0 s sample');
+    assert.equal(await count(failures), sent + 2);
+    assert.equal(
+      await count(/^broker_world_request_duration_seconds_bucket\{le="0.0005",world="refusing",verb="LIST"\} (\d+)$/m),
+      0,
+    );
+  });
+
   it('drops every series of the gauges when a world whose circuit is open leaves the registry', async () => {
     discover('leaving');
     await openCircuit('leaving');

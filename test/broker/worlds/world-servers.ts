@@ -79,6 +79,7 @@ export const person = (email: string, emailVerified = true): Identity => ({
 export type MetricEvent =
   | { kind: 'finished'; world: string; verb: string; status: string }
   | { kind: 'failed'; world: string; verb: string; code: string; reason: string }
+  | { kind: 'rejected'; world: string; verb: string; reason: string }
   | { kind: 'health'; world: string; health: WorldHealth };
 
 /** Metrics hook that remembers every event. */
@@ -89,6 +90,7 @@ export function recordingMetrics(): WorldGatewayMetrics & { events: MetricEvent[
     of: (world) => events.filter((e) => e.world === world),
     requestFinished: (world, verb, status) => events.push({ kind: 'finished', world, verb, status }),
     requestFailed: (world, verb, code, reason) => events.push({ kind: 'failed', world, verb, code, reason }),
+    requestRejected: (world, verb, reason) => events.push({ kind: 'rejected', world, verb, reason }),
     healthChanged: (world, health) => events.push({ kind: 'health', world, health }),
   };
 }
