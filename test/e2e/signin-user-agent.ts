@@ -11,6 +11,8 @@ export class UserAgent {
   readonly #jar = new Map<string, Map<string, Cookie>>();
   /** Every request made, as "METHOD path status", for debugging a failed flow. */
   readonly trace: string[] = [];
+  /** Every URL requested, whole (query included), for tests that look for its values elsewhere. */
+  readonly visited: string[] = [];
   /** Navigation stops (without fetching) at a URL with this prefix: an OAuth client's redirect URI. */
   stopAt: string | undefined;
 
@@ -36,6 +38,7 @@ export class UserAgent {
         ...(body === undefined ? {} : { body }),
       });
       this.trace.push(`${method} ${target.pathname} ${response.status}`);
+      this.visited.push(target.href);
       this.#store(target, response.headers.getSetCookie());
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location !== null) {

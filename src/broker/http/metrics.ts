@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { signInFailureKinds, type SignInFailureKind } from '../auth/authorize/sign-in-failure.ts';
 import type { ToolOutcome } from '../mcp/run-tool.ts';
 
 export type { ToolOutcome };
@@ -24,6 +25,8 @@ export interface BrokerMetrics extends WorldMetrics {
   readonly registry: Registry;
   recordToolCall(tool: string, seconds: number, outcome: ToolOutcome): void;
   recordRateLimitRejection(limiter: 'subject' | 'ip', route: string): void;
+  /** A sign-in that came back from the IdP without an identity the broker accepts. */
+  recordSignInFailure(kind: SignInFailureKind): void;
   /** A shared budget (`subject`, `login`, ...) answered by this pod's own buckets because Redis did not answer. */
   setRateLimitFallback(limiter: string, active: boolean): void;
   recordHttpRequest(listener: string, method: string, route: string, status: number, seconds: number): void;
@@ -113,6 +116,14 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     buckets: latencyBuckets,
     registers,
   });
+  const signInFailures = new Counter({
+    name: `${prefix}signin_failures_total`,
+    help: 'Sign-ins that came back from the IdP without an accepted identity, by kind (denied, failed, refused)',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  // Every kind from the start at 0, so an alert on rate() sees the first failure.
+  for (const kind of signInFailureKinds) signInFailures.inc({ kind }, 0);
   const sessions = new Gauge({ name: `${prefix}mcp_sessions`, help: 'Open stateful MCP sessions', registers });
   const discoveryConflicts = new Gauge({
     name: `${prefix}discovery_name_conflicts`,
@@ -136,6 +147,9 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     },
     recordRateLimitRejection(limiter, route) {
       rejections.inc({ limiter, route });
+    },
+    recordSignInFailure(kind) {
+      signInFailures.inc({ kind });
     },
     setRateLimitFallback(limiter, active) {
       fallback.set({ limiter }, active ? 1 : 0);

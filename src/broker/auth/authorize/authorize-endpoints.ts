@@ -11,6 +11,7 @@ import type { SignInContext } from '../sign-in-context.ts';
 import { signInIdentityFromClaims, SignInRefused } from '../sign-in-identity.ts';
 import { constantTimeEqual } from '../secrets.ts';
 import { UpstreamSignInError } from '../upstream/upstream-idp.ts';
+import type { SignInFailure } from './sign-in-failure.ts';
 import {
   checkAuthorizationParams,
   clientRedirect,
@@ -38,11 +39,12 @@ export type BrowserStep =
       technical?: string;
       detail?: string;
     }
-  | { kind: 'client-redirect'; url: string }
+  /** `failure`: the IdP sign-in behind an error redirect, for the operator's log and metrics. */
+  | { kind: 'client-redirect'; url: string; failure?: SignInFailure }
   /** To the IdP; `state` binds the round trip to this browser through a cookie. */
   | { kind: 'upstream'; url: string; state: string }
   | { kind: 'consent'; pendingId: string; client: OAuthClient; request: AuthorizationRequest }
-  | { kind: 'device-done'; outcome: 'approved' | 'denied' | 'failed'; message: string };
+  | { kind: 'device-done'; outcome: 'approved' | 'denied' | 'failed'; message: string; failure?: SignInFailure };
 
 export async function authorizeEndpoint(context: SignInContext, params: Params): Promise<BrowserStep> {
   let client: OAuthClient | null;
@@ -202,12 +204,14 @@ export async function callbackEndpoint(
   return {
     kind: 'client-redirect',
     url: clientRedirect(request.redirectUri, context.issuer, { ...error, state: request.state }),
+    failure: result.report,
   };
 }
 
+/** `failure` and `description` are what the client and the user are told; `report` is for the operator. */
 type SignInResult =
   | { ok: true; identity: ReturnType<typeof signInIdentityFromClaims>; authTime: number }
-  | { ok: false; failure: 'failed' | 'denied'; description: string };
+  | { ok: false; failure: 'failed' | 'denied'; description: string; report: SignInFailure };
 
 async function signIn(
   context: SignInContext,
@@ -220,13 +224,20 @@ async function signIn(
     const authTime = typeof claims.auth_time === 'number' ? claims.auth_time : Math.floor(context.now() / 1000);
     return { ok: true, identity, authTime };
   } catch (error) {
-    if (error instanceof SignInRefused) return { ok: false, failure: 'denied', description: error.description };
+    if (error instanceof SignInRefused)
+      return {
+        ok: false,
+        failure: 'denied',
+        description: error.description,
+        report: { kind: 'refused', detail: error.reason },
+      };
     if (error instanceof UpstreamSignInError)
       return {
         ok: false,
         failure: error.kind,
         description:
           error.kind === 'denied' ? 'the identity provider refused the sign-in' : 'identity provider sign-in failed',
+        report: { kind: error.kind, detail: error.message },
       };
     throw error;
   }
@@ -253,11 +264,13 @@ async function finishDevice(context: SignInContext, deviceKey: string, result: S
       kind: 'device-done',
       outcome: 'failed',
       message: 'Sign-in could not be completed. Enter the code again to retry.',
+      failure: result.report,
     };
   await context.devices.deny(deviceKey);
   return {
     kind: 'device-done',
     outcome: 'denied',
     message: `Sign-in refused: ${result.description}. The device was not signed in.`,
+    failure: result.report,
   };
 }

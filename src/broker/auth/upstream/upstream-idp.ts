@@ -7,7 +7,7 @@
  */
 import * as oidc from 'openid-client';
 import { CodedError, errorWithCode } from '../../../errors/coded-error.ts';
-import { fetchFailureReason } from '../../../errors/fetch-failure.ts';
+import { fetchFailureReason, isNetworkFailure } from '../../../errors/fetch-failure.ts';
 import { isLoopbackUrlHost } from '../../../transport/loopback.ts';
 
 export type UpstreamIdpOptions = {
@@ -125,11 +125,44 @@ export async function discoverUpstreamIdp(options: UpstreamIdpOptions): Promise<
       } catch (error) {
         if (error instanceof UpstreamSignInError) throw error;
         const kind: UpstreamFailureKind = error instanceof oidc.AuthorizationResponseError ? 'denied' : 'failed';
-        const code = (error as { code?: unknown; error?: unknown }).error ?? (error as { code?: unknown }).code;
-        throw new UpstreamSignInError(kind, `upstream sign-in ${kind}: ${String(code ?? (error as Error).message)}`, {
+        throw new UpstreamSignInError(kind, `upstream sign-in ${kind}: ${upstreamFailureReason(error)}`, {
           cause: error,
         });
       }
     },
   };
+}
+
+/** Longest reason kept: an IdP's error_description has no limit of its own (RFC 6749 §4.1.2.1, §5.2). */
+const maxReasonLength = 300;
+
+/**
+ * Why the exchange with the IdP failed, for the operator's log: the network
+ * reason, or the OAuth `error` code with its description (an IdP error
+ * response or challenge), or openid-client's code with the check that failed (a bad
+ * audience, a wrong nonce, ...). openid-client keeps the values it compared,
+ * the response body and the callback parameters on `cause`, never in these
+ * fields, so no code, state or token reaches the text. The description is free
+ * text chosen by the IdP, or on the callback by whoever sent the browser
+ * there: control characters go and the length is bounded.
+ */
+export function upstreamFailureReason(error: unknown): string {
+  if (isNetworkFailure(error)) return boundedText(fetchFailureReason(error));
+  // A token endpoint that refuses the client's credentials may answer 401 with its error in WWW-Authenticate (RFC 6749 §5.2).
+  const challenge = error instanceof oidc.WWWAuthenticateChallengeError ? error.cause[0]?.parameters : undefined;
+  const fields = (challenge?.error === undefined ? error : challenge) as {
+    error?: unknown;
+    error_description?: unknown;
+    code?: unknown;
+    message?: unknown;
+  };
+  const code = typeof fields.error === 'string' ? fields.error : fields.code;
+  const text = typeof fields.error_description === 'string' ? fields.error_description : fields.message;
+  const parts = [code, text].filter((part): part is string => typeof part === 'string' && part !== '');
+  return boundedText(parts.length === 0 ? 'unknown error' : parts.join(': '));
+}
+
+function boundedText(text: string): string {
+  const printable = [...text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').trim()];
+  return printable.length > maxReasonLength ? `${printable.slice(0, maxReasonLength).join('')}...` : printable.join('');
 }

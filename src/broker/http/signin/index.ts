@@ -77,6 +77,7 @@ export function signInRoutes(options: SignInRoutesOptions): FastifyPluginAsync {
         trustForwardedFor: rateLimit.trustForwardedFor,
         roundTripTtlSeconds: options.roundTripTtlSeconds,
         ...(limit === undefined ? {} : { limit }),
+        ...(options.metrics ? { metrics: options.metrics } : {}),
       });
     });
   };

@@ -11,8 +11,10 @@ import {
   consentEndpoint,
   type BrowserStep,
 } from '../../auth/authorize/authorize-endpoints.ts';
+import type { SignInFailure } from '../../auth/authorize/sign-in-failure.ts';
 import { describeDeviceCode, deviceSubmit, type DeviceRequester } from '../../auth/device/device-endpoints.ts';
 import { endpointPaths, type SignInContext } from '../../auth/sign-in-context.ts';
+import type { BrokerMetrics } from '../metrics.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { clientIp, type ForwardedTrust } from '../rate-limit/client-ip.ts';
 import { clearCookie, csrfCookie, readCookie, roundTripCookie, setCookie, type CookiePolicy } from './cookies.ts';
@@ -32,6 +34,7 @@ export type PageRoutesOptions = {
   roundTripTtlSeconds: number;
   /** The per-IP limit of the pages; the IdP callback is gated by its state cookie instead (as the Go broker's `server.go` routes). */
   limit?: onRequestHookHandler;
+  metrics?: Pick<BrokerMetrics, 'recordSignInFailure'>;
 };
 
 const invalidCode = 'Invalid or expired code. Check the code on your device, or start again there.';
@@ -202,6 +205,12 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
       .header('cache-control', 'no-store')
       .redirect(url, 303);
 
+  /** The answer says only that sign-in failed; the operator gets why (the detail holds no code, state or token). */
+  const reportFailure = (request: FastifyRequest, failure: SignInFailure) => {
+    request.log.warn({ kind: failure.kind, detail: failure.detail }, 'upstream sign-in failed');
+    options.metrics?.recordSignInFailure(failure.kind);
+  };
+
   const answer = (request: FastifyRequest, reply: FastifyReply, step: BrowserStep) => {
     switch (step.kind) {
       case 'page-error':
@@ -218,6 +227,7 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
           [],
         );
       case 'client-redirect':
+        if (step.failure !== undefined) reportFailure(request, step.failure);
         return reply.header('cache-control', 'no-store').redirect(step.url, 303);
       case 'upstream':
         return toUpstream(reply, step.url, step.state);
@@ -232,6 +242,7 @@ export function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions): 
         return htmlReply(reply, body, [...idp, formTarget(step.request.redirectUri)]);
       }
       case 'device-done': {
+        if (step.failure !== undefined) reportFailure(request, step.failure);
         const title =
           step.outcome === 'approved'
             ? 'Device signed in'
