@@ -1,10 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  isInitializeRequest,
-  WebStandardStreamableHTTPServerTransport,
-  type AuthInfo,
-  type McpServer,
-} from '@modelcontextprotocol/server';
+import { isInitializeRequest, type AuthInfo, type McpServer } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '../identity.ts';
 import { authInfoFor } from './auth-info.ts';
@@ -12,6 +7,7 @@ import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import { toolCalledBy, type McpServerFactory } from './mcp-server-factory.ts';
 import { isLegacyEra } from './mcp-era.ts';
 import { toNodeMcpHandler, type NodeMcpHandler } from './node-mcp-adapter.ts';
+import { BrokerHttpTransport } from './sdk-transport.ts';
 import { BoundedSessionState } from './session-state.ts';
 import { SharedMemory } from './shared-memory.ts';
 import type { Session, SessionStore } from './session-store.ts';
@@ -250,7 +246,7 @@ async function loadMemory(endpoint: McpEndpoint, session: Session): Promise<void
     .catch((error) => endpoint.logError(error, 'MCP session memory not loaded'));
 }
 
-type ConnectedSession = Session & { web: WebStandardStreamableHTTPServerTransport; ready: Promise<void> };
+type ConnectedSession = Session & { web: BrokerHttpTransport; ready: Promise<void> };
 
 /**
  * A server and its transport for session `id`. For a shared session
@@ -266,7 +262,7 @@ function connectSession(
 ): ConnectedSession {
   const state = new BoundedSessionState(id);
   const server = endpoint.newServer(state);
-  const web: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+  const web: BrokerHttpTransport = new BrokerHttpTransport({
     sessionIdGenerator: () => id,
     // Our tools answer in one message and never stream progress: a JSON body is
     // cheaper than an SSE stream per call. Server-initiated messages still use the GET stream.
@@ -356,7 +352,7 @@ async function serveStateless(
   auth: AuthInfo,
 ): Promise<void> {
   const server = endpoint.newServer(new BoundedSessionState(), toolCalledBy(request.body));
-  const transport = new WebStandardStreamableHTTPServerTransport({
+  const transport = new BrokerHttpTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
@@ -368,7 +364,7 @@ async function serveStateless(
   })(request.raw, reply.raw, request.body, auth);
 }
 
-async function closeQuietly(transport: WebStandardStreamableHTTPServerTransport, server: McpServer): Promise<void> {
+async function closeQuietly(transport: BrokerHttpTransport, server: McpServer): Promise<void> {
   await transport.close().catch(() => {});
   await server.close().catch(() => {});
 }

@@ -11,6 +11,7 @@ import { maxBodyBytes } from '../../protocol/limits.ts';
 import type { BearerVerifier } from '../auth/verify-bearer.ts';
 import { bearerAuthHook } from './bearer-hook.ts';
 import { rebindingHook } from './rebinding-hook.ts';
+import { DebugRequestLines } from './request-log.ts';
 import { mcpErrorHandler, notFoundHandler, plainErrorHandler } from './http-errors.ts';
 import { httpMetricsHook } from './http-metrics-hook.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
@@ -79,6 +80,8 @@ export async function createMcpListener(options: McpListenerOptions): Promise<Mc
   });
   const app = Fastify({
     logger: options.logger ?? false,
+    // Every tool call is a request here: its two access lines are debug (src/broker/http/request-log.ts).
+    logController: new DebugRequestLines(),
     bodyLimit: options.bodyLimitBytes ?? defaultMcpBodyLimitBytes,
     forceCloseConnections: true,
     exposeHeadRoutes: false,
