@@ -68,6 +68,14 @@ export const quicPatchChanges: readonly QuicPatchChange[] = [
     owns: (file) => file.includes('+events+'),
   },
   {
+    name: 'stream-events-heard',
+    summary:
+      'a connection re-dispatches a stream event only when a listener on it, or on its client or server, can hear it',
+    owns: (file, hunk) =>
+      file.includes('+quic+') &&
+      (hunk.includes('eventRelayOwner') || hunk.includes('eventListenersOf') || hunk.includes('eventsUtils')),
+  },
+  {
     name: 'send-soon',
     summary: 'one send per event-loop turn for stream writes and received datagrams: data, FIN and ACK share datagrams',
     // Its lines inside recv-batch's hunk are listed in `within`.

@@ -92,6 +92,75 @@ describe('patched @matrixai/quic connection timer', () => {
   });
 });
 
+describe('patched @matrixai/quic relays stream events only to listeners (stream-events-heard)', () => {
+  type Listenable = { addEventListener(type: string, f: (event: Event) => void): void };
+  // One echo on a new stream, resolved once the stream is destroyed (its last event).
+  const echoOnce = async (client: Awaited<ReturnType<typeof bareQuicClient>>): Promise<void> => {
+    const stream = client.connection.newStream('bidi');
+    const destroyed = new Promise<void>((resolve) =>
+      stream.addEventListener(quicEvents.EventQUICStreamDestroyed.name, () => resolve(), { once: true }),
+    );
+    const writing = writeAndFinish(stream.writable, new TextEncoder().encode('ping'));
+    await readBounded(stream.readable, 1024);
+    await writing;
+    await destroyed;
+  };
+
+  it('dispatches no clone of a stream event on a connection where nobody hears it', async () => {
+    const listener = await echoListener();
+    const client = await bareQuicClient(listener.port);
+    try {
+      const connection = client.connection as unknown as EventTarget & { isStreamEventHeard?: unknown };
+      assert.equal(typeof connection.isStreamEventHeard, 'function', 'QUICConnection is patched');
+      const dispatched: string[] = [];
+      const dispatch = connection.dispatchEvent.bind(connection);
+      connection.dispatchEvent = (event: Event): boolean => {
+        dispatched.push(event.type);
+        return dispatch(event);
+      };
+      await echoOnce(client);
+      assert.deepEqual(
+        dispatched.filter((type) => type.startsWith('EventQUICStream')),
+        [],
+        'upstream cloned the close, destroy and destroyed events of the stream onto the connection',
+      );
+    } finally {
+      await client.destroy({ force: true });
+      await listener.close();
+    }
+  });
+
+  it("still delivers a stream's events to listeners on the connection and, through it, on the client", async () => {
+    const listener = await echoListener();
+    const client = await bareQuicClient(listener.port);
+    try {
+      const onConnection: string[] = [];
+      const onClient: string[] = [];
+      (client.connection as unknown as Listenable).addEventListener(quicEvents.EventQUICStreamCloseRead.name, (event) =>
+        onConnection.push(event.type),
+      );
+      (client as unknown as Listenable).addEventListener(quicEvents.EventQUICStreamDestroy.name, (event) =>
+        onClient.push(event.type),
+      );
+      await echoOnce(client);
+      assert.deepEqual(onConnection, [quicEvents.EventQUICStreamCloseRead.name]);
+      assert.deepEqual(onClient, [quicEvents.EventQUICStreamDestroy.name]);
+      const all: Event[] = [];
+      (client as unknown as Listenable).addEventListener(EventAll.name, (event) =>
+        all.push((event as EventAll).detail as Event),
+      );
+      await echoOnce(client);
+      assert.ok(
+        all.some((event) => event.type === quicEvents.EventQUICStreamCloseWrite.name),
+        'an EventAll listener on the client hears every stream event again',
+      );
+    } finally {
+      await client.destroy({ force: true });
+      await listener.close();
+    }
+  });
+});
+
 describe('patched @matrixai/events is what runs', () => {
   class Probe extends Event {}
   const Source = Evented()(class Source {});
