@@ -68,12 +68,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await command(rest);
   } catch (error) {
-    if (error instanceof UsageError || isParseArgsError(error)) {
-      console.error(`demarkus-broker ${shown}: ${(error as Error).message}`);
-      return 2;
-    }
     console.error(`demarkus-broker ${shown}: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    return error instanceof UsageError || isParseArgsError(error) ? 2 : 1;
   }
 }
 

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { MarkClient } from '../transport/mark-client.ts';
 import { parseMarkUrl, bareHost, type MarkUrl } from '../protocol/mark-url.ts';
 import { defaultPort } from '../protocol/limits.ts';
 import { MarkTransportError } from '../transport/errors.ts';
@@ -9,6 +8,7 @@ import { Status } from '../protocol/status.ts';
 import type { Verb } from '../protocol/verbs.ts';
 import { UsageError } from './usage-error.ts';
 import { commandArgs } from './command-args.ts';
+import { directWorldAuthority, directWorldClient, directWorldOptions } from './direct-world.ts';
 import { maxTimeoutMs, numberFlag } from './number-flag.ts';
 
 const help = `demarkus-broker mark <verb> mark://host[:port]/path [options]
@@ -61,9 +61,7 @@ export async function runMarkCommand(args: string[]): Promise<number> {
   const parsed = commandArgs(
     args,
     {
-      ca: { type: 'string' },
-      insecure: { type: 'boolean' },
-      'server-name': { type: 'string' },
+      ...directWorldOptions,
       timeout: { type: 'string' },
       token: { type: 'string' },
       meta: { type: 'string', multiple: true },
@@ -86,20 +84,15 @@ export async function runMarkCommand(args: string[]): Promise<number> {
   const timeoutMs = numberFlag('--timeout', values.timeout, { min: 1, max: maxTimeoutMs, unit: 'milliseconds' });
   const metadata = buildMetadata(values as Record<string, unknown>);
   const body = await readBody(values.body, values['body-file']);
-  const client = new MarkClient({
-    ...(values.ca ? { ca: await readFile(values.ca, 'utf8') } : {}),
-    insecureSkipVerify: values.insecure ?? false,
-    maxAttempts: 2,
-  });
+  const client = await directWorldClient(values);
   try {
-    const response = await client.call(
-      {
-        host: bareHost(url.host),
-        port: url.port,
-        ...(values['server-name'] ? { serverName: values['server-name'] } : {}),
-      },
-      { verb, path: url.path, metadata, body, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
-    );
+    const response = await client.call(directWorldAuthority(url, values), {
+      verb,
+      path: url.path,
+      metadata,
+      body,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    });
     const shown = verb === 'FETCH' && url.fragment ? selectSection(response, url.fragment) : response;
     process.stdout.write(values.raw ? encodeResponse(shown) : readable(shown));
     return [Status.Ok, Status.Created, Status.NotModified].includes(shown.status as never) ? 0 : 3;

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { MarkClient } from '../transport/mark-client.ts';
-import { bareHost, identityUrl, parseMarkUrl, type MarkUrl } from '../protocol/mark-url.ts';
+import type { MarkClient } from '../transport/mark-client.ts';
+import { identityUrl, parseMarkUrl, type MarkUrl } from '../protocol/mark-url.ts';
 import {
   callBrokerTool,
   fitQuery,
@@ -16,6 +15,7 @@ import { UsageError } from './usage-error.ts';
 import { devBrokerMcpUrl } from './broker-destination.ts';
 import { brokerTarget } from './broker-target.ts';
 import { commandArgs } from './command-args.ts';
+import { directWorldAuthority, directWorldClient, directWorldOptions, type DirectWorldFlags } from './direct-world.ts';
 import { numberFlag } from './number-flag.ts';
 
 const help = `demarkus-broker search <query...> [options]
@@ -52,9 +52,7 @@ export async function runSearchCommand(args: string[]): Promise<number> {
       token: { type: 'string' },
       world: { type: 'string' },
       direct: { type: 'string' },
-      ca: { type: 'string' },
-      insecure: { type: 'boolean' },
-      'server-name': { type: 'string' },
+      ...directWorldOptions,
       scope: { type: 'string' },
       filter: { type: 'string' },
       limit: { type: 'string' },
@@ -100,27 +98,14 @@ export async function runSearchCommand(args: string[]): Promise<number> {
   );
 }
 
-type DirectFlags = {
-  token?: string | undefined;
-  ca?: string | undefined;
-  insecure?: boolean | undefined;
-  'server-name'?: string | undefined;
-};
+type DirectFlags = DirectWorldFlags & { token?: string | undefined };
 
 /** One world, no broker: the same two-phase search the broker runs, over a single world. */
 async function searchDirect(url: MarkUrl, options: Options, flags: DirectFlags): Promise<SearchText> {
   const fitted = fitQuery(options.query);
   if ('refusal' in fitted) throw new UsageError(fitted.refusal);
-  const client = new MarkClient({
-    ...(flags.ca ? { ca: await readFile(flags.ca, 'utf8') } : {}),
-    insecureSkipVerify: flags.insecure ?? false,
-    maxAttempts: 2,
-  });
-  const authority = {
-    host: bareHost(url.host),
-    port: url.port,
-    ...(flags['server-name'] ? { serverName: flags['server-name'] } : {}),
-  };
+  const client = await directWorldClient(flags);
+  const authority = directWorldAuthority(url, flags);
   try {
     const lookup = (_world: string, call: Parameters<MarkClient['call']>[1]) =>
       client.call(authority, {

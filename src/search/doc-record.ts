@@ -9,7 +9,7 @@ import type { LineWords, WordTable } from './line-words.ts';
 import { wordRuns } from './tokenize.ts';
 import { FieldBit } from './vocabulary.ts';
 import type { CorpusTotals, SearchDoc } from './types.ts';
-import type { ScriptCounts } from './script-profile.ts';
+import { noScripts, type ScriptCounts } from './script-profile.ts';
 
 export interface SectionRecord {
   anchor: string;
@@ -75,7 +75,8 @@ export function makeRecord(doc: SearchDoc, num: number, firstSection: number, wo
     trailLength: 0,
     firstSection,
     sections,
-    scripts: new Map(),
+    // IndexState.add counts them once it has the document's distinct words (src/search/index-state.ts).
+    scripts: noScripts,
   };
 }
 

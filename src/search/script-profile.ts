@@ -51,6 +51,9 @@ const rareScriptShare = 0.05;
 /** Words per script; words without a letter are not counted. */
 export type ScriptCounts = ReadonlyMap<Script, number>;
 
+/** No words counted: one shared empty map for every record until its words are counted (read-only, so sharing is safe). */
+export const noScripts: ScriptCounts = new Map();
+
 export function scriptCounts(words: Iterable<string>): ScriptCounts {
   const counts = new Map<Script, number>();
   for (const w of words) {

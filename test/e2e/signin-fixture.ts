@@ -6,11 +6,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { startBroker, type RunningBroker } from '../../src/broker/broker.ts';
 import { parseBrokerConfig } from '../../src/broker/config/index.ts';
 import { generateSigningKeyPem } from '../../src/broker/auth/signing-key.ts';
 import { startDevIdp, type DevIdp, type DevIdpClaims, type DevIdpClient } from '../../src/dev/idp.ts';
+import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { freePorts } from './stack-fixture.ts';
 import type { UserAgent, Page } from './signin-user-agent.ts';
 
@@ -173,6 +175,55 @@ export async function startSignInStack(
       await broker.close();
       await idp.close();
       await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type RedisSignInStack = {
+  redis: RedisServer;
+  stack: SignInStack;
+  /** A client of its own to look at the keys the broker writes; it stays quiet while the server is stopped. */
+  inspect: Redis;
+  close(): Promise<void>;
+};
+
+/**
+ * A sign-in stack with `state.ephemeral: redis` on a real redis-server of its
+ * own, under `keyPrefix`; `state` adds keys to the config's `state` block.
+ */
+export async function startSignInStackOnRedis(options: {
+  keyPrefix: string;
+  commandTimeout: string;
+  state?: Record<string, unknown>;
+}): Promise<RedisSignInStack> {
+  const redis = await startRedisServer();
+  let stack: SignInStack;
+  try {
+    stack = await startSignInStack({
+      brokerConfig: (document) => {
+        document.state = { ephemeral: 'redis', ...options.state };
+        document.redis = {
+          url: redis.url,
+          keyPrefix: options.keyPrefix,
+          commandTimeout: options.commandTimeout,
+          connectTimeout: '1s',
+        };
+      },
+    });
+  } catch (error) {
+    await redis.close();
+    throw error;
+  }
+  const inspect = new Redis({ port: redis.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+  inspect.on('error', () => undefined);
+  return {
+    redis,
+    stack,
+    inspect,
+    async close() {
+      inspect.disconnect();
+      await stack.close();
+      await redis.close();
     },
   };
 }

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Redis } from 'ioredis';
-import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
-import { startSignInStack, type SignInStack } from './signin-fixture.ts';
+import type { Redis } from 'ioredis';
+import type { RedisServer } from '../support/redis-server.ts';
+import { startSignInStackOnRedis, type RedisSignInStack, type SignInStack } from './signin-fixture.ts';
 
 const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -13,26 +13,17 @@ const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
  * once it is back, without a broker restart.
  */
 describe('sign-in state on a real redis-server', () => {
+  let started: RedisSignInStack;
   let redis: RedisServer;
   let stack: SignInStack;
   let inspect: Redis;
 
   before(async () => {
-    redis = await startRedisServer();
-    stack = await startSignInStack({
-      brokerConfig: (document) => {
-        document.state = { ephemeral: 'redis' };
-        document.redis = { url: redis.url, keyPrefix: 'signin-test:', commandTimeout: '500ms', connectTimeout: '1s' };
-      },
-    });
-    inspect = new Redis({ port: redis.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
-    inspect.on('error', () => undefined);
+    // A short command timeout: the steps that need Redis answer 503 soon after it stops.
+    started = await startSignInStackOnRedis({ keyPrefix: 'signin-test:', commandTimeout: '500ms' });
+    ({ redis, stack, inspect } = started);
   });
-  after(async () => {
-    inspect?.disconnect();
-    await stack?.close();
-    await redis?.close();
-  });
+  after(async () => started?.close());
 
   const authorize = () => stack.post('/device/authorize', { client_id: 'demarkus-cli', scope: 'openid mark.read' });
 

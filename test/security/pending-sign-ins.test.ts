@@ -11,7 +11,7 @@
  * all 12 device authorizations were answered 200 and left 24 keys; every
  * pending authorization and round trip was stored.
  *
- * A real redis-server, the real broker over HTTP (startSignInStack) and the
+ * A real redis-server, the real broker over HTTP (startSignInStackOnRedis) and the
  * real flow state on the same Redis, with a small bound.
  */
 import assert from 'node:assert/strict';
@@ -21,31 +21,26 @@ import { FlowState } from '../../src/broker/auth/authorize/flow-state.ts';
 import { OAuthError } from '../../src/broker/auth/oauth-error.ts';
 import { RedisEphemeralStore } from '../../src/broker/state/index.ts';
 import { someAuthorizationRequest } from '../broker/signin/authorization-request.ts';
-import { startSignInStack, type SignInStack } from '../e2e/signin-fixture.ts';
-import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
+import { startSignInStackOnRedis, type RedisSignInStack, type SignInStack } from '../e2e/signin-fixture.ts';
+import type { RedisServer } from '../support/redis-server.ts';
 
 const bound = 3;
 
 describe('security: pending sign-ins anyone may start are bounded in Redis', () => {
+  let started: RedisSignInStack;
   let redis: RedisServer;
   let stack: SignInStack;
   let inspect: Redis;
 
   before(async () => {
-    redis = await startRedisServer();
-    stack = await startSignInStack({
-      brokerConfig: (document) => {
-        document.state = { ephemeral: 'redis', maxPendingSignIns: bound };
-        document.redis = { url: redis.url, keyPrefix: 'flood:', commandTimeout: '1s', connectTimeout: '1s' };
-      },
+    started = await startSignInStackOnRedis({
+      keyPrefix: 'flood:',
+      commandTimeout: '1s',
+      state: { maxPendingSignIns: bound },
     });
-    inspect = new Redis({ port: redis.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+    ({ redis, stack, inspect } = started);
   });
-  after(async () => {
-    inspect?.disconnect();
-    await stack?.close();
-    await redis?.close();
-  });
+  after(async () => started?.close());
 
   it('device authorizations past the bound are refused with 503, and the keys stay bounded', async () => {
     const answers = [];

@@ -48,6 +48,7 @@ import {
   redisConnector,
   sharedSessionDirectory,
   startSharedReplicas,
+  storedSubscriptions,
   subscribe,
 } from '../broker/http/shared-replicas.ts';
 import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
@@ -97,9 +98,8 @@ describe('the resource subscription bound of a session shared by two replicas', 
           cap,
           `round ${round}: confirmed ${confirmed.length} subscriptions against a bound of ${cap}`,
         );
-        const stored = await directory.loadMemory(session.id);
         assert.deepEqual(
-          stored?.subscriptions.sort(),
+          await storedSubscriptions(directory, session.id),
           confirmed.sort(),
           `round ${round}: Redis holds the confirmed ones, and only them`,
         );
@@ -110,7 +110,7 @@ describe('the resource subscription bound of a session shared by two replicas', 
         const unconfirmed = uris.find((uri) => !confirmed.includes(uri))!;
         assert.match((await session.post(a, subscribe(unconfirmed, 41))).text, /"result":\{\}/);
         assert.match((await session.post(b, subscribe('mark://alpha/one-more.md', 42))).text, limitRefusal);
-        assert.equal((await directory.loadMemory(session.id))?.subscriptions.length, cap);
+        assert.equal((await storedSubscriptions(directory, session.id))?.length, cap);
         assert.equal(await session.end(a), 200);
       }
     } finally {
@@ -134,7 +134,7 @@ describe('the resource subscription bound of a session shared by two replicas', 
     const [copyB, memoryB] = [new BoundedSessionState(id), new SharedMemory(0)];
 
     // Replica A takes x's place and its copy subscribes (resource-subscribe.ts); its save comes after the reply.
-    assert.equal(await directory.reserveSubscription(id, 'x', bound), 'added');
+    assert.equal(await directory.reserveSubscription(id, 'x', bound, 'place-x', []), 'added');
     copyA.set(subscribedResourcesKey, ['x']);
     // Replica B reads the session, handles the client's unsubscribe of x and saves.
     await memoryB.load(directory, id, copyB);
@@ -146,13 +146,12 @@ describe('the resource subscription bound of a session shared by two replicas', 
     await memoryA.load(directory, id, copyA);
     assert.deepEqual(subscriptionsOf(copyA), ['x'], 'A still holds x, confirmed and not yet saved');
     // The freed place is taken, and the bound's last one.
-    assert.equal(await directory.reserveSubscription(id, 'y', bound), 'added');
-    assert.equal(await directory.reserveSubscription(id, 'z', bound), 'added');
+    assert.equal(await directory.reserveSubscription(id, 'y', bound, 'place-y', []), 'added');
+    assert.equal(await directory.reserveSubscription(id, 'z', bound, 'place-z', []), 'added');
     // A's save of the subscribe it confirmed earlier.
     assert.equal(await memoryA.save(directory, id, copyA), true, "A's save carried x, an added subscription");
 
-    const stored = await directory.loadMemory(id);
-    assert.deepEqual(stored?.subscriptions.sort(), ['y', 'z'], 'x stays unsubscribed and the bound holds');
+    assert.deepEqual(await storedSubscriptions(directory, id), ['y', 'z'], 'x stays unsubscribed and the bound holds');
     assert.deepEqual(subscriptionsOf(copyA)?.sort(), ['y', 'z'], "A's copy no longer holds x");
   });
 });

@@ -129,11 +129,6 @@ export class BrokerGraph {
     });
   }
 
-  /** Refreshes of `world` waiting for a worker now (for tests and metrics). */
-  refreshesWaiting(world: string): number {
-    return this.#refreshes.waitingFor(world);
-  }
-
   /** Backlinks of a document, without seeding. */
   backlinks(url: string): BacklinkEntry[] {
     return this.store.backlinks(this.identity(url));

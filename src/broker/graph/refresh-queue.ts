@@ -45,11 +45,6 @@ export class RefreshQueue {
     this.#events = events;
   }
 
-  /** Refreshes of `world` waiting for a worker now. */
-  waitingFor(world: string): number {
-    return this.#waiting.get(world)?.size ?? 0;
-  }
-
   /**
    * Runs `read` for `key` in `world`'s line. Resolves when it ran, or when it
    * was forgotten to make room (a forgotten refresh is no failure: the

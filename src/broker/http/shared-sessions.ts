@@ -11,7 +11,6 @@
  * sorted sets by last use bound the sessions: all of them, and each
  * subject's. Every key expires after the idle TTL, renewed on each use.
  */
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { sha256Hex } from '../../protocol/token.ts';
@@ -171,11 +170,11 @@ export type SubscriptionReservation = 'added' | 'held' | 'full' | 'gone';
 
 /**
  * A session's memory as saved: the tools' memory (null when none was), its
- * resource subscriptions, and each one's place token (by URI), the revision.
+ * resource subscriptions as the URIs of `places`, each with its place token,
+ * and the revision.
  */
 export type StoredMemory = {
   state: string | null;
-  subscriptions: string[];
   places: ReadonlyMap<string, string>;
   revision: number;
 };
@@ -255,7 +254,6 @@ export class SharedSessions {
     );
     return {
       state: fields.state ?? null,
-      subscriptions: [...places.keys()],
       places,
       revision: Number(fields.revision) || 0,
     };
@@ -271,7 +269,7 @@ export class SharedSessions {
     id: string,
     state: string,
     unsubscribed: readonly string[],
-    givenBack: GiveBacks = [],
+    givenBack: GiveBacks,
   ): Promise<number | null> {
     const args = [state, unsubscribed.length, ...unsubscribed, ...givenBack.flat()];
     const revision = Number(
@@ -291,8 +289,8 @@ export class SharedSessions {
     id: string,
     uri: string,
     limit: number,
-    token: string = randomUUID(),
-    givenBack: GiveBacks = [],
+    token: string,
+    givenBack: GiveBacks,
   ): Promise<SubscriptionReservation> {
     const args = [uri, limit, token, ...givenBack.flat()];
     const reply = Number(

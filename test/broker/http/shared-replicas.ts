@@ -53,6 +53,12 @@ export async function sharedSessionDirectory(client: Redis, keyPrefix: string): 
   });
 }
 
+/** The URIs of session `id`'s subscriptions as Redis holds them (its places), sorted; undefined when the session is gone. */
+export async function storedSubscriptions(directory: SharedSessions, id: string): Promise<string[] | undefined> {
+  const stored = await directory.loadMemory(id);
+  return stored ? [...stored.places.keys()].sort() : undefined;
+}
+
 /** Two listeners sharing Redis under `keyPrefix` (a fresh one per pair keeps pairs apart) and one signing key. */
 export async function startSharedReplicas(
   connection: () => Redis,

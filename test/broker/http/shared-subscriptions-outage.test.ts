@@ -31,6 +31,7 @@ import {
   redisConnector,
   sharedSessionDirectory,
   startSharedReplicas,
+  storedSubscriptions,
   subscribe,
 } from './shared-replicas.ts';
 
@@ -92,7 +93,7 @@ describe("a shared session's subscription places when Redis does not answer", ()
     const token = await a.token(`outage-${prefix}@example.com`);
     const session = await openSessionOn(a, token);
     assert.equal((await session.post(b, listTools(1))).status, 200, 'b has its copy of the session');
-    const held = async () => (await directory.loadMemory(session.id))?.subscriptions.sort();
+    const held = () => storedSubscriptions(directory, session.id);
     const close = async () => {
       await a.close();
       await b.close();

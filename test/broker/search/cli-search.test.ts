@@ -85,6 +85,23 @@ describe('demarkus-broker search', () => {
     assert.equal(typeof hits[0]?.score, 'number');
   });
 
+  it('verifies the world under --server-name, with --direct as with mark (src/cli/direct-world.ts)', async () => {
+    // The test certificate names loopback only: the same world, verified under another name, is refused.
+    const port = stack.worlds.get('team-a')!.port;
+    const trust = ['--ca', join(stack.dir, 'ca.pem')];
+    const direct = (serverName: string) =>
+      runCli(['search', 'rotation', '--direct', `mark://127.0.0.1:${port}/`, ...trust, '--server-name', serverName]);
+    const mark = (serverName: string) =>
+      runCli(['mark', 'fetch', `mark://127.0.0.1:${port}/ops/rotation.md`, ...trust, '--server-name', serverName]);
+    for (const run of [direct, mark]) {
+      const named = await run('localhost');
+      assert.equal(named.code, 0, named.stderr);
+      const elsewhere = await run('elsewhere.example');
+      assert.equal(elsewhere.code, 1, elsewhere.stdout);
+      assert.match(elsewhere.stderr, /certificate|TLS|handshake/i);
+    }
+  });
+
   it('refuses with --direct, as a usage error, a question of more than 32 words that keeps no searchable word', async () => {
     // Reduced to its search terms the question was empty, and the world answered
     // "query must be at least 2 characters" (exit 1), which the question was not.
