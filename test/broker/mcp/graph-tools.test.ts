@@ -234,16 +234,16 @@ describe('graph tools', () => {
 
   describe('mark_graph_publish', () => {
     it('validates arguments before the write gate', async () => {
-      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md' }), {
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://team-a/graph.md' }), {
         text: 'expected_version is required',
         isError: true,
       });
-      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: -1 }), {
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://team-a/graph.md', expected_version: -1 }), {
         text: 'expected_version must be >= 0',
         isError: true,
       });
       assert.deepEqual(
-        await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0, retention: -1 }),
+        await call('mark_graph_publish', { url: 'mark://team-a/graph.md', expected_version: 0, retention: -1 }),
         { text: 'retention must be from 0 to 1000000 (0 keeps every version)', isError: true },
       );
     });
@@ -251,13 +251,13 @@ describe('graph tools', () => {
     it('refuses non-writers, unverified identities and unknown worlds without sending anything', async () => {
       gateway.calls.length = 0;
       assert.deepEqual(
-        await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 }, readerIdentity),
-        { text: 'write access denied for world "root"', isError: true },
+        await call('mark_graph_publish', { url: 'mark://team-a/graph.md', expected_version: 0 }, readerIdentity),
+        { text: 'write access denied for world "team-a"', isError: true },
       );
       assert.deepEqual(
         await call(
           'mark_graph_publish',
-          { url: 'mark://root/graph.md', expected_version: 0 },
+          { url: 'mark://team-a/graph.md', expected_version: 0 },
           { ...writerIdentity, emailVerified: false },
         ),
         { text: 'identity email is not verified', isError: true },
@@ -272,10 +272,10 @@ describe('graph tools', () => {
     it('publishes the export with the agent and default retention of 20', async () => {
       await graph.crawl('mark://team-a/index.md', gateway, 1);
       gateway.calls.length = 0;
-      const result = await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 });
+      const result = await call('mark_graph_publish', { url: 'mark://team-a/graph.md', expected_version: 0 });
       assert.match(
         result.text,
-        /^Published graph \(2 nodes, 1 edges\) to mark:\/\/root\/graph\.md\nstatus: created\nversion: 1\n/,
+        /^Published graph \(2 nodes, 1 edges\) to mark:\/\/team-a\/graph\.md\nstatus: created\nversion: 1\n/,
       );
       assert.equal(result.isError, undefined);
       assert.deepEqual(gateway.callsTo('PUBLISH')[0]?.metadata, {
@@ -283,7 +283,7 @@ describe('graph tools', () => {
         retention: '20',
         'expected-version': '0',
       });
-      const stored = await gateway.read('root', { verb: 'FETCH', path: '/graph.md' });
+      const stored = await gateway.read('team-a', { verb: 'FETCH', path: '/graph.md' });
       assert.equal(Buffer.from(stored.body).toString(), graph.exportMarkdown());
     });
 
