@@ -14,7 +14,9 @@ import { defaultHubWorld } from '../hub-world.ts';
  * - at most once per world per interval (5 minutes); the check time is taken
  *   before the fetch, so failures are throttled too;
  * - the FETCH is conditional on the last etag; `not-modified` or any other
- *   non-ok status keeps the rows already seeded;
+ *   non-ok status keeps the rows already seeded, except `not-found` and
+ *   `archived`: like a `/graph.md` that lists nothing, they withdraw every
+ *   row that world's `/graph.md` seeded, and its etag;
  * - rows keyed by a world's dial address are translated to `mark://{name}`;
  * - a world other than the hub speaks only for its own documents
  *   (GraphStore.seedFromExport);
@@ -107,12 +109,18 @@ export class GraphSeeder {
       );
       return;
     }
-    // not-modified: the seeded rows are current; anything else non-ok (a world
-    // without /graph.md is normal): nothing to seed.
+    const origin = { kind: world === this.#hub ? ('hub' as const) : ('world' as const), world };
+    // A /graph.md gone (archived, deleted) or republished empty is its writer
+    // taking back everything it said: its rows go, and its etag with them, so
+    // a /graph.md published again is read whole.
+    if (response.status === Status.NotFound || response.status === Status.Archived)
+      return this.#store.withdrawSeed(origin);
+    // not-modified: the seeded rows are current; anything else non-ok (a
+    // failure, a protected document) says nothing about them: they stay.
     if (response.status !== Status.Ok) return;
     const body = Buffer.from(response.body).toString('utf8');
     const parsed = parseExport(body);
-    if (parsed.nodes.length === 0 && parsed.edges.length === 0) return;
+    if (parsed.nodes.length === 0 && parsed.edges.length === 0) return this.#store.withdrawSeed(origin);
     const worlds = new WorldDirectory(this.#gateway.list());
     const nodes = parsed.nodes.map((node) => ({ ...node, url: worlds.translate(node.url) }));
     const edges = parsed.edges.map((edge) => ({
@@ -120,7 +128,6 @@ export class GraphSeeder {
       from: worlds.translate(edge.from),
       to: worlds.translate(edge.to),
     }));
-    const origin = { kind: world === this.#hub ? ('hub' as const) : ('world' as const), world };
     const seeded = this.#store.seedFromExport(nodes, edges, origin, parsed.partial);
     if (seeded.notRecorded.length > 0 || seeded.linksCut.length > 0)
       this.#log?.warn(

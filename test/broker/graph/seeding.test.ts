@@ -330,3 +330,48 @@ describe('graph seeding from /graph.md', () => {
     });
   });
 });
+
+describe('a world withdraws its /graph.md rows', () => {
+  let gateway: TestGateway;
+  const clock = new Clock();
+  const ownExport = buildExport(
+    new Date('2026-01-01T00:00:00Z'),
+    [{ url: 'mark://team-c/x.md', title: 'X', status: 'ok', linkCount: 1 }],
+    [{ from: 'mark://team-c/x.md', to: 'mark://team-c/y.md', rel: '', label: 'y', anchor: '', count: 1 }],
+  );
+  const linkers = (graph: BrokerGraph) => graph.backlinks('mark://team-c/y.md').map((b) => b.url);
+
+  before(async () => {
+    gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-c' }]);
+  });
+  after(() => gateway.close());
+
+  it('by publishing an export that lists nothing', async () => {
+    await gateway.publish('team-c', '/graph.md', ownExport);
+    const graph = new BrokerGraph({ gateway, now: clock.now });
+    await graph.seed();
+    assert.deepEqual(linkers(graph), ['mark://team-c/x.md']);
+    await gateway.publish('team-c', '/graph.md', buildExport(new Date('2026-01-02T00:00:00Z'), [], []), {
+      'expected-version': '1',
+    });
+    clock.advance(5 * minute);
+    await graph.seed();
+    assert.deepEqual(linkers(graph), []);
+    assert.equal(graph.store.node('mark://team-c/x.md'), undefined);
+    assert.equal(graph.store.seedEtag('team-c'), '');
+  });
+
+  it('by archiving it', async () => {
+    await gateway.publish('team-c', '/graph.md', ownExport, { 'expected-version': '2' });
+    const graph = new BrokerGraph({ gateway, now: clock.now });
+    await graph.seed();
+    assert.deepEqual(linkers(graph), ['mark://team-c/x.md']);
+    assert.notEqual(graph.store.seedEtag('team-c'), '');
+    await gateway.archive('team-c', '/graph.md');
+    clock.advance(5 * minute);
+    await graph.seed();
+    assert.deepEqual(linkers(graph), []);
+    assert.equal(graph.store.node('mark://team-c/x.md'), undefined);
+    assert.equal(graph.store.seedEtag('team-c'), '', 'a /graph.md published again is read whole');
+  });
+});
