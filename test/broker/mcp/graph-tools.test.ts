@@ -7,6 +7,8 @@ import { allTools, graphTools, runTool } from '../../../src/broker/mcp/index.ts'
 import type { ToolContext, ToolResult } from '../../../src/broker/mcp/definitions.ts';
 import type { Identity } from '../../../src/broker/identity.ts';
 import { readerIdentity, TestGateway, writerIdentity } from '../graph/test-gateway.ts';
+import { backlinksPageLimit } from '../../../src/broker/mcp/tools/backlinks.ts';
+import { graphTextListCap } from '../../../src/broker/mcp/tools/graph-crawl.ts';
 
 const now = () => new Date('2026-03-01T00:00:00Z');
 
@@ -122,7 +124,53 @@ describe('graph tools', () => {
         result.text,
         "No backlinks found for mark://team-a/docs/a.md\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)",
       );
-      assert.deepEqual(result.structured, { status: 'ok', url: 'mark://team-a/docs/a.md', count: 0, backlinks: [] });
+      assert.deepEqual(result.structured, {
+        status: 'ok',
+        url: 'mark://team-a/docs/a.md',
+        count: 0,
+        offset: 0,
+        backlinks: [],
+      });
+    });
+
+    it('caps the text at graphTextListCap lines and pages structuredContent by offset and limit', async () => {
+      // 2,500 documents linking to one: the text lists 100 and structuredContent one page at a time.
+      const target = 'mark://team-a/docs/a.md';
+      const sources = Array.from({ length: 2500 }, (_, i) => `mark://team-a/s/${String(i).padStart(4, '0')}.md`);
+      graph.store.seedFromExport(
+        sources.map((url) => ({ url, title: 'S', status: 'ok', linkCount: 1 })),
+        sources.map((from) => ({ from, to: target, rel: '', label: 'a', anchor: '', count: 1 })),
+      );
+      const first = await call('mark_backlinks', { url: target });
+      const lines = first.text.split('\n').filter((line) => line.startsWith('- '));
+      assert.equal(lines.length, graphTextListCap);
+      assert.match(first.text, /^Backlinks for mark:\/\/team-a\/docs\/a\.md \(2500, listing 1 to 100\):\n/);
+      assert.match(
+        first.text,
+        /\n\+2400 more backlinks \(the text lists 100 at a time: ask again with offset 100; structuredContent holds 1000 from offset 0, then next_offset 1000\)\n$/,
+      );
+      const data = first.structured as {
+        count: number;
+        offset: number;
+        next_offset?: number;
+        backlinks: { url: string }[];
+      };
+      assert.equal(data.count, 2500);
+      assert.equal(data.backlinks.length, backlinksPageLimit);
+      assert.equal(data.next_offset, 1000);
+      const last = await call('mark_backlinks', { url: target, offset: 2400, limit: 200 });
+      const lastData = last.structured as typeof data;
+      assert.deepEqual(
+        lastData.backlinks.map((b) => b.url),
+        sources.slice(2400),
+      );
+      assert.equal(lastData.next_offset, undefined);
+      assert.match(last.text, /\(2500, listing 2401 to 2500\):\n/);
+      assert.doesNotMatch(last.text, /more backlinks/);
+      assert.deepEqual(await call('mark_backlinks', { url: target, limit: backlinksPageLimit + 1 }), {
+        text: `limit must be between 1 and ${backlinksPageLimit}`,
+        isError: true,
+      });
     });
 
     it('lists annotated backlinks, titled sources as links', async () => {
