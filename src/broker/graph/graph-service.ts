@@ -6,6 +6,7 @@ import { readWithBackoff } from './read-retry.ts';
 import { RefreshQueue, refreshesOwedPerWorld, refreshesWaitingPerWorld } from './refresh-queue.ts';
 import { GraphSeeder, seedPath, type SeedLog } from './seeder.ts';
 import { WorldDirectory } from './world-urls.ts';
+import { defaultHubWorld } from '../hub-world.ts';
 
 /**
  * The broker's graph as one service: the in-memory store, its seeder and the
@@ -40,6 +41,7 @@ export class BrokerGraph {
   readonly #refreshes: RefreshQueue;
   readonly #announce: (world: string) => void;
   readonly #log: SeedLog | undefined;
+  readonly #hub: string;
 
   constructor(options: BrokerGraphOptions) {
     this.gateway = options.gateway;
@@ -53,6 +55,7 @@ export class BrokerGraph {
       ...(options.hub === undefined ? {} : { hub: options.hub }),
       ...(options.log ? { log: options.log } : {}),
     });
+    this.#hub = options.hub ?? defaultHubWorld;
     this.#announce = options.announce ?? (() => {});
     this.#log = options.log;
     this.#refreshes = new RefreshQueue({
@@ -71,9 +74,16 @@ export class BrokerGraph {
     };
   }
 
-  /** Seeds from every configured world's `/graph.md` (throttled per world). */
-  seed(signal?: AbortSignal): Promise<void> {
-    return this.seeder.seedAll(signal);
+  /**
+   * Seeds from every configured world's `/graph.md` (throttled per world).
+   * With `url`, waits only for the hub's and that document's world's, the
+   * seeds that can change what the graph says of it; the others go on in the
+   * background (GraphSeeder.seedFor).
+   */
+  seed(signal?: AbortSignal, url?: string): Promise<void> {
+    if (url === undefined) return this.seeder.seedAll(signal);
+    const world = this.#lineOf(this.identity(url));
+    return this.seeder.seedFor([this.#hub, ...(world === '' ? [] : [world])], signal);
   }
 
   /** The graph identity of a tool URL: identity form, world spellings translated. */

@@ -14,36 +14,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
 import { refreshesWaitingPerWorld, refreshWorkersPerWorld } from '../../../src/broker/graph/refresh-queue.ts';
-import type { WorldGateway } from '../../../src/broker/worlds/gateway.ts';
-import type { MarkCall } from '../../../src/transport/mark-client.ts';
-import { TestGateway } from './test-gateway.ts';
-
-/** The real gateway; while `hold()` is on, the world's answers wait for `release()`. */
-function holdable(gateway: TestGateway) {
-  let held: Promise<void> | null = null;
-  let release = () => {};
-  const view: WorldGateway = {
-    list: () => gateway.list(),
-    get: (name) => gateway.get(name),
-    canWrite: (world, identity) => gateway.canWrite(world, identity),
-    read: async (world: string, call: MarkCall) => {
-      if (held !== null) await held;
-      return gateway.read(world, call);
-    },
-    write: (world, identity, call) => gateway.write(world, identity, call),
-    close: async () => {},
-  };
-  return {
-    view,
-    hold: () => {
-      held = new Promise<void>((resolve) => (release = resolve));
-    },
-    release: () => {
-      held = null;
-      release();
-    },
-  };
-}
+import { holdable, TestGateway } from './test-gateway.ts';
 
 const linkers = (graph: BrokerGraph, url: string) => graph.backlinks(url).map((entry) => entry.url);
 

@@ -60,7 +60,7 @@ export const markBacklinks = defineTool({
     const start = graphTarget(ctx, args.url);
     if (!start.ok) return start.error;
     const { graph, url } = start.value;
-    await graph.seed(ctx.signal);
+    await graph.seed(ctx.signal, url);
     const entries = graph.backlinks(url);
     const offset = args.offset ?? 0;
     const page = entries.slice(offset, offset + (args.limit ?? backlinksPageLimit));
