@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { crawlerIdentity } from '../../src/broker/graph/index.ts';
 import { isError, resultText, startStack, type Stack } from './stack-fixture.ts';
 
 /**
@@ -17,6 +18,16 @@ describe('addresses agents are shown work in every tool (real MCP client)', () =
     const result = await call('mark_publish', { url, body, expected_version: 0, metadata });
     assert.equal(isError(result), false, resultText(result));
   };
+  // The hub's generated files are written only by the federation crawl, through the broker's world gateway.
+  const crawlWrites = async (path: string, body: string, title: string) => {
+    const response = await stack.broker.gateway.write('root', crawlerIdentity, {
+      verb: 'PUBLISH',
+      path,
+      metadata: { title, agent: crawlerIdentity.email },
+      body,
+    });
+    assert.equal(response.status, 'created', path);
+  };
 
   before(async () => {
     stack = await startStack({ worlds: ['root', 'team-a'] });
@@ -26,13 +37,13 @@ describe('addresses agents are shown work in every tool (real MCP client)', () =
       tags: 'zebra',
     });
     // What `crawl` writes on the hub: the graph export, a hash index, crawl state.
-    await publish('mark://root/graph.md', '# Zebra graph\n\nzebra zebra zebra\n', { title: 'Zebra graph' });
-    await publish(`mark://root/index/localhost:${stack.worlds.get('team-a')!.port}.md`, '# Zebra index\n\nzebra\n', {
-      title: 'Zebra index',
-    });
-    await publish('mark://root/.demarkus/crawl-state/team-a.md', '# Zebra crawl state\n\nzebra\n', {
-      title: 'Zebra crawl state',
-    });
+    await crawlWrites('/graph.md', '# Zebra graph\n\nzebra zebra zebra\n', 'Zebra graph');
+    await crawlWrites(
+      `/index/localhost:${stack.worlds.get('team-a')!.port}.md`,
+      '# Zebra index\n\nzebra\n',
+      'Zebra index',
+    );
+    await crawlWrites('/.demarkus/crawl-state/team-a.md', '# Zebra crawl state\n\nzebra\n', 'Zebra crawl state');
   });
   after(() => stack.close());
 

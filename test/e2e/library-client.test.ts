@@ -25,6 +25,7 @@ import {
   type LibraryConfig,
 } from './library-web-client.ts';
 import { buildExport } from '../../src/broker/graph/graph-export.ts';
+import { crawlerIdentity } from '../../src/broker/graph/federation/federation-crawl.ts';
 
 const library = {
   clientId: 'library-web',
@@ -335,13 +336,14 @@ describe('the library web app against the broker', () => {
       [{ from: quic, to: big, rel: '', label: 'the long chapter', anchor: '', count: 1 }],
     );
     assert.match(body, /\| From \| To \| Rel \| Label \| Anchor \| Count \|/);
-    const published = await gateway.callTool(bearer, 'mark_publish', {
-      url: 'mark://root/graph.md',
+    // Only the federation crawl writes the hub's /graph.md, through the broker's world gateway.
+    const published = await stack.broker.gateway.write('root', crawlerIdentity, {
+      verb: 'PUBLISH',
+      path: '/graph.md',
+      metadata: { agent: crawlerIdentity.email },
       body,
-      expected_version: 0,
-      on_conflict: 'fail',
     });
-    assert.match(published.text, /^status: (ok|created)\n/);
+    assert.equal(published.status, 'created');
     const hub = await readHub(gateway, bearer, 'root');
     // hub.go `parseGraphExport` takes a row of four cells or more for a node and only a row of two
     // for an edge, so the six-column edge row reads as a node named after its From (with Rel as

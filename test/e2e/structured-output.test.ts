@@ -179,9 +179,14 @@ describe('structured tool results (outputSchema + structuredContent)', () => {
     const exported = await call('mark_graph_export');
     assert.ok(exported.text.startsWith('# '));
     assert.ok(exported.data.nodes.some((n: Structured) => n.url === 'mark://root/guide/start.md' && n.links === 1));
-    const published = await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 });
+    // Tagged, so the doctor's untagged check below does not name it (the hub's /graph.md is the crawl's alone).
+    const published = await call('mark_graph_publish', {
+      url: 'mark://root/graphs/graph.md',
+      expected_version: 0,
+      metadata: { tags: 'generated' },
+    });
     assert.equal(published.data.status, 'created');
-    assert.equal(published.data.url, 'mark://root/graph.md');
+    assert.equal(published.data.url, 'mark://root/graphs/graph.md');
     assert.equal(published.data.edge_count, exported.data.edge_count);
 
     const everywhere = await call('mark_lookup_all', { query: 'runbook' });

@@ -53,7 +53,7 @@ describe('the write tools refuse a body over Mark’s 1 MiB limit before sending
       await call('mark_publish', { url, body: `# Links ${d}\n\n${links.join('\n')}\n`, expected_version: 0 });
       assert.equal(isError(await call('mark_graph', { url, depth: 1 })), false);
     }
-    const refused = await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 });
+    const refused = await call('mark_graph_publish', { url: 'mark://root/graphs/graph.md', expected_version: 0 });
     assert.equal(isError(refused), true, resultText(refused).slice(0, 300));
     const text = resultText(refused);
     const stated =
@@ -62,7 +62,7 @@ describe('the write tools refuse a body over Mark’s 1 MiB limit before sending
       );
     assert.ok(stated !== null, text);
     assert.ok(Number(stated[1]!.replaceAll(',', '')) > maxBodyBytes, text);
-    assert.match(resultText(await call('mark_fetch', { url: 'mark://root/graph.md' })), /^status: not-found\n/);
+    assert.match(resultText(await call('mark_fetch', { url: 'mark://root/graphs/graph.md' })), /^status: not-found\n/);
   });
 
   it('mark_append refuses text that alone is over the limit, before anything is sent', async () => {

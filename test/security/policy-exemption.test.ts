@@ -60,9 +60,6 @@ describe('the publishing policy cannot be sidestepped by the path a document is 
       // The standard's path names the standard only on the hub.
       'mark://team-a/.well-known/demarkus/policy.md',
       'mark://root/.well-known/keys.md',
-      // The hub's generated state is written by the crawl, never through mark_publish.
-      'mark://root/.demarkus/keys.md',
-      'mark://root/.demarkus/crawl-state/team-a.md',
     ]) {
       const result = await publish({ url, body: leakedKey });
       assert.equal(isError(result), true, `${url}: ${resultText(result)}`);
@@ -73,6 +70,14 @@ describe('the publishing policy cannot be sidestepped by the path a document is 
       );
       const fetched = await call('mark_fetch', { url });
       assert.match(resultText(fetched), /not-found/, `${url}: a refused publish sends nothing to the world`);
+    }
+    // The hub's generated state is written by the crawl, never through mark_publish
+    // (test/security/hub-generated-writes.test.ts): refused before the policy reads it.
+    for (const url of ['mark://root/.demarkus/keys.md', 'mark://root/.demarkus/crawl-state/team-a.md']) {
+      const result = await publish({ url, body: leakedKey });
+      assert.equal(isError(result), true, `${url}: ${resultText(result)}`);
+      assert.match(resultText(result), /^publish refused: .* is written only by the federation crawl/, url);
+      assert.match(resultText(await call('mark_fetch', { url })), /not-found/, url);
     }
   });
 

@@ -84,7 +84,7 @@ describe('the publishing policy applies to the documents the broker generates fo
 
   it('publishes both when the caller tags them through metadata', async () => {
     const metadata = { tags: 'category:generated' };
-    const graph = await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0, metadata });
+    const graph = await call('mark_graph_publish', { url: 'mark://team-a/graph.md', expected_version: 0, metadata });
     assert.equal(isError(graph), false, resultText(graph));
     const index = await call('mark_index', {
       source: 'mark://team-a/docs/',
@@ -93,14 +93,14 @@ describe('the publishing policy applies to the documents the broker generates fo
       metadata,
     });
     assert.equal(isError(index), false, resultText(index));
-    for (const url of ['mark://root/graph.md', 'mark://root/index/team-a.md'])
+    for (const url of ['mark://team-a/graph.md', 'mark://root/index/team-a.md'])
       assert.match(resultText(await call('mark_fetch', { url })), /^tags: category:generated$/m, url);
   });
 
   it('says the body is generated when a rule on the body refuses it, and honours confirm for an ask rule', async () => {
     // Both formats open with a blockquote under the H1 (the Go reference's exact formats), not a sentence.
     await setPolicy(['| summary-sentence | | block |']);
-    const url = 'mark://root/graph.md';
+    const url = 'mark://team-a/graph.md';
     const blocked = await call('mark_graph_publish', { url, expected_version: await currentVersion(url) });
     assert.equal(isError(blocked), true, resultText(blocked));
     assert.match(resultText(blocked), /- summary-sentence \(block\): no summary paragraph under the H1\./);

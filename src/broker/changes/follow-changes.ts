@@ -12,7 +12,8 @@ import type { ChangeNotice, WorldWatcher } from './world-watcher.ts';
  * `/graph.md` is seeded again), the cached world documents (world.md, the
  * publishing standard), and the MCP sessions subscribed to the document.
  * A resync, which cannot say what changed, forgets the world's cached world
- * documents, reads its seed again and tells every subscriber in it. Search
+ * documents, reads its seed again, reads again every document of it the graph
+ * read itself (BrokerGraph.resynced) and tells every subscriber in it. Search
  * statistics need nothing: they are gathered per query.
  */
 export function followChanges(
@@ -29,6 +30,7 @@ export function followChanges(
     if (notice.kind === 'resync') {
       knowledge?.documents.invalidateWorld(notice.world);
       graph.seeder.forget(notice.world);
+      graph.resynced(notice.world);
       subscriptions.worldChanged(notice.world);
       return;
     }

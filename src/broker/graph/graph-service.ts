@@ -3,9 +3,10 @@ import { crawl, defaultCrawlLimits, maxCrawlDepth, type CrawlLimits, type CrawlR
 import { GraphStore, type BacklinkEntry, type MergeOutcome } from './graph-store.ts';
 import { canonicalMarkUrl } from './link-url.ts';
 import { readWithBackoff } from './read-retry.ts';
-import { RefreshQueue, refreshesWaitingPerWorld } from './refresh-queue.ts';
+import { RefreshQueue, refreshesOwedPerWorld, refreshesWaitingPerWorld } from './refresh-queue.ts';
 import { GraphSeeder, seedPath, type SeedLog } from './seeder.ts';
 import { WorldDirectory } from './world-urls.ts';
+import { defaultHubWorld } from '../hub-world.ts';
 
 /**
  * The broker's graph as one service: the in-memory store, its seeder and the
@@ -40,6 +41,7 @@ export class BrokerGraph {
   readonly #refreshes: RefreshQueue;
   readonly #announce: (world: string) => void;
   readonly #log: SeedLog | undefined;
+  readonly #hub: string;
 
   constructor(options: BrokerGraphOptions) {
     this.gateway = options.gateway;
@@ -53,15 +55,18 @@ export class BrokerGraph {
       ...(options.hub === undefined ? {} : { hub: options.hub }),
       ...(options.log ? { log: options.log } : {}),
     });
+    this.#hub = options.hub ?? defaultHubWorld;
     this.#announce = options.announce ?? (() => {});
     this.#log = options.log;
     this.#refreshes = new RefreshQueue({
       forgotten: (world) => this.seeder.forget(world),
       overflowed: (world) =>
         this.#log?.warn(
-          { world, waiting: refreshesWaitingPerWorld },
-          "this world reports changes faster than the broker can read them back from it: its oldest waiting graph refreshes are dropped, and its /graph.md is read again at the next seeding to cover them; if the world answers slowly, check its logs and the broker's broker_world_request_duration_seconds metric for it",
+          { world, waiting: refreshesWaitingPerWorld, owed: refreshesOwedPerWorld },
+          "this world reports changes faster than the broker can read them back from it: its oldest waiting graph refreshes are set aside and read once its waiting ones are done (past the owed bound its /graph.md is read again at the next seeding instead); if the world answers slowly, check its logs and the broker's broker_world_request_duration_seconds metric for it",
         ),
+      failed: (world, key, error) =>
+        this.#log?.warn({ world, url: key, err: String(error) }, 'graph refresh owed after a change failed'),
     });
     this.#limits = {
       maxNodes: options.limits?.maxNodes ?? defaultCrawlLimits.maxNodes,
@@ -69,9 +74,16 @@ export class BrokerGraph {
     };
   }
 
-  /** Seeds from every configured world's `/graph.md` (throttled per world). */
-  seed(signal?: AbortSignal): Promise<void> {
-    return this.seeder.seedAll(signal);
+  /**
+   * Seeds from every configured world's `/graph.md` (throttled per world).
+   * With `url`, waits only for the hub's and that document's world's, the
+   * seeds that can change what the graph says of it; the others go on in the
+   * background (GraphSeeder.seedFor).
+   */
+  seed(signal?: AbortSignal, url?: string): Promise<void> {
+    if (url === undefined) return this.seeder.seedAll(signal);
+    const world = this.#lineOf(this.identity(url));
+    return this.seeder.seedFor([this.#hub, ...(world === '' ? [] : [world])], signal);
   }
 
   /** The graph identity of a tool URL: identity form, world spellings translated. */
@@ -110,23 +122,47 @@ export class BrokerGraph {
    * a world reported needs. Each world's refreshes wait in a line of their own
    * (./refresh-queue.ts): a URL already waiting is not queued twice, one world
    * holds at most `refreshWorkersPerWorld` of the `refreshWorkers` reads, and
-   * past `refreshesWaitingPerWorld` waiting the oldest is forgotten, with the
-   * world's `/graph.md` checked again at the next seeding in its place.
+   * past `refreshesWaitingPerWorld` waiting the oldest is set aside and read
+   * once the world's line drains (docs/operations.md, "Keeping the graph fresh").
    */
   refresh(url: string): Promise<void> {
     const identity = this.identity(url);
-    // A URL outside every configured world is not read (the crawl only records it); its line is ''.
-    const world = new WorldDirectory(this.gateway.list()).locate(identity)?.world ?? '';
-    return this.#refreshes.schedule(world, identity, async () => {
-      // The worlds as they are when the read starts (discovery may have changed them meanwhile).
-      const worlds = new WorldDirectory(this.gateway.list());
-      const fetcher = (w: string, path: string, s: AbortSignal | undefined) =>
-        readWithBackoff(this.gateway, w, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
-      const result = await crawl(identity, fetcher, worlds, { ...this.#limits, maxDepth: 0 });
-      const recorded = this.store.merge(result.graph, result.etags);
-      if (recorded.notRecorded.length > 0)
-        this.#log?.warn({ url: identity }, 'graph refresh not recorded: the link graph has no room for this document');
-    });
+    return this.#refreshes.schedule(this.#lineOf(identity), identity, () => this.#reread(identity));
+  }
+
+  /**
+   * `world` resynced: it could not say what changed, so every document of it
+   * this broker read (the graph's authoritative nodes) is read again, as owed
+   * refreshes in the world's line, at most `refreshesOwedPerWorld` of them.
+   * What it only knows from a `/graph.md` comes back with the next seeding.
+   */
+  resynced(world: string): void {
+    const reads = new Map<string, () => Promise<void>>();
+    for (const node of this.store.nodes())
+      if (this.store.isAuthoritative(node.url) && this.#lineOf(node.url) === world)
+        reads.set(node.url, () => this.#reread(node.url));
+    this.#refreshes.owe(world, reads);
+  }
+
+  /** Resolves once `world`'s refreshes, owed ones included, are all done (for tests). */
+  refreshesSettled(world: string): Promise<void> {
+    return this.#refreshes.settled(world);
+  }
+
+  /** The world whose line a URL's refresh waits in; a URL outside every configured world is never read (the crawl only records it), its line is ''. */
+  #lineOf(identity: string): string {
+    return new WorldDirectory(this.gateway.list()).locate(identity)?.world ?? '';
+  }
+
+  async #reread(identity: string): Promise<void> {
+    // The worlds as they are when the read starts (discovery may have changed them meanwhile).
+    const worlds = new WorldDirectory(this.gateway.list());
+    const fetcher = (w: string, path: string, s: AbortSignal | undefined) =>
+      readWithBackoff(this.gateway, w, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
+    const result = await crawl(identity, fetcher, worlds, { ...this.#limits, maxDepth: 0 });
+    const recorded = this.store.merge(result.graph, result.etags);
+    if (recorded.notRecorded.length > 0)
+      this.#log?.warn({ url: identity }, 'graph refresh not recorded: the link graph has no room for this document');
   }
 
   /** Backlinks of a document, without seeding. */

@@ -271,6 +271,16 @@ export class GraphStore {
     }
   }
 
+  /**
+   * `origin`'s `/graph.md` is gone or lists nothing: every row it seeded goes
+   * (as `#forgetUnlisted` drops those a republished one leaves out), and its
+   * etag, so the next one is read whole.
+   */
+  withdrawSeed(origin: SeedOrigin): void {
+    this.#forgetUnlisted(origin, () => false);
+    this.#seedEtags.delete(origin.world);
+  }
+
   #remember(url: string, origin: SeedOrigin | undefined): void {
     if (origin === undefined) this.#seedOrigins.delete(url);
     else this.#seedOrigins.set(url, origin);

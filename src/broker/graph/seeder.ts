@@ -14,7 +14,9 @@ import { defaultHubWorld } from '../hub-world.ts';
  * - at most once per world per interval (5 minutes); the check time is taken
  *   before the fetch, so failures are throttled too;
  * - the FETCH is conditional on the last etag; `not-modified` or any other
- *   non-ok status keeps the rows already seeded;
+ *   non-ok status keeps the rows already seeded, except `not-found` and
+ *   `archived`: like a `/graph.md` that lists nothing, they withdraw every
+ *   row that world's `/graph.md` seeded, and its etag;
  * - rows keyed by a world's dial address are translated to `mark://{name}`;
  * - a world other than the hub speaks only for its own documents
  *   (GraphStore.seedFromExport);
@@ -23,11 +25,18 @@ import { defaultHubWorld } from '../hub-world.ts';
  *   documents listed with at least the section's per-document bound.
  * Seeding never fails a tool call: errors are logged and the store answers
  * with what it has. Callers arriving while a world's check is in flight wait
- * for it instead of answering from a store about to change.
+ * for it instead of answering from a store about to change, when it is one
+ * of the worlds they wait for (`seedFor`).
  */
 
 export const seedPath = '/graph.md';
 export const seedCheckIntervalMs = 5 * 60 * 1000;
+/**
+ * Checks of worlds a caller does not wait for (`seedFor`) that run at once, over all callers: a
+ * federation's worth of checks starts at every cold use, and these read on the broker's own share
+ * of each world.
+ */
+export const backgroundSeedChecks = 4;
 
 export type SeedLog = { warn(fields: Record<string, unknown>, message: string): void };
 
@@ -50,6 +59,9 @@ export class GraphSeeder {
   readonly #log: SeedLog | undefined;
   readonly #checkedAt = new Map<string, number>();
   readonly #inFlight = new Map<string, Promise<void>>();
+  /** Worlds waiting for a background check, and the background checks running. */
+  readonly #backlog = new Set<string>();
+  #backgroundRunning = 0;
 
   constructor(options: SeederOptions) {
     this.#gateway = options.gateway;
@@ -67,6 +79,47 @@ export class GraphSeeder {
    */
   async seedAll(signal?: AbortSignal): Promise<void> {
     await untilAborted(Promise.all(this.#gateway.list().map((world) => this.seedWorld(world.name))), signal);
+  }
+
+  /**
+   * Checks `worlds` (throttled as ever) and waits only for them: the seeds
+   * that can change the caller's answer (the hub, whose `/graph.md` speaks for
+   * every world, and the target's own world). Every other configured world is
+   * checked in the background, `backgroundSeedChecks` at a time over all
+   * callers, so one slow world's `/graph.md` no longer holds every backlinks
+   * answer; a background failure is logged, never thrown.
+   */
+  async seedFor(worlds: readonly string[], signal?: AbortSignal): Promise<void> {
+    const waited = new Set(worlds.filter((world) => this.#gateway.get(world) !== undefined));
+    this.#inBackground(
+      this.#gateway
+        .list()
+        .map((world) => world.name)
+        .filter((name) => !waited.has(name)),
+    );
+    await untilAborted(Promise.all([...waited].map((world) => this.seedWorld(world))), signal);
+  }
+
+  #inBackground(worlds: readonly string[]): void {
+    for (const world of worlds) this.#backlog.add(world);
+    while (this.#backgroundRunning < backgroundSeedChecks && this.#backlog.size > 0) {
+      this.#backgroundRunning++;
+      void this.#drainBacklog();
+    }
+  }
+
+  async #drainBacklog(): Promise<void> {
+    try {
+      for (let next = this.#backlog.values().next(); !next.done; next = this.#backlog.values().next()) {
+        const world = next.value;
+        this.#backlog.delete(world);
+        await this.seedWorld(world).catch((error: unknown) =>
+          this.#log?.warn({ world, err: error instanceof Error ? error.message : String(error) }, 'graph seed failed'),
+        );
+      }
+    } finally {
+      this.#backgroundRunning--;
+    }
   }
 
   /**
@@ -107,12 +160,18 @@ export class GraphSeeder {
       );
       return;
     }
-    // not-modified: the seeded rows are current; anything else non-ok (a world
-    // without /graph.md is normal): nothing to seed.
+    const origin = { kind: world === this.#hub ? ('hub' as const) : ('world' as const), world };
+    // A /graph.md gone (archived, deleted) or republished empty is its writer
+    // taking back everything it said: its rows go, and its etag with them, so
+    // a /graph.md published again is read whole.
+    if (response.status === Status.NotFound || response.status === Status.Archived)
+      return this.#store.withdrawSeed(origin);
+    // not-modified: the seeded rows are current; anything else non-ok (a
+    // failure, a protected document) says nothing about them: they stay.
     if (response.status !== Status.Ok) return;
     const body = Buffer.from(response.body).toString('utf8');
     const parsed = parseExport(body);
-    if (parsed.nodes.length === 0 && parsed.edges.length === 0) return;
+    if (parsed.nodes.length === 0 && parsed.edges.length === 0) return this.#store.withdrawSeed(origin);
     const worlds = new WorldDirectory(this.#gateway.list());
     const nodes = parsed.nodes.map((node) => ({ ...node, url: worlds.translate(node.url) }));
     const edges = parsed.edges.map((edge) => ({
@@ -120,7 +179,6 @@ export class GraphSeeder {
       from: worlds.translate(edge.from),
       to: worlds.translate(edge.to),
     }));
-    const origin = { kind: world === this.#hub ? ('hub' as const) : ('world' as const), world };
     const seeded = this.#store.seedFromExport(nodes, edges, origin, parsed.partial);
     if (seeded.notRecorded.length > 0 || seeded.linksCut.length > 0)
       this.#log?.warn(

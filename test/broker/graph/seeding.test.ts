@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { buildExport } from '../../../src/broker/graph/graph-export.ts';
 import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
-import { TestGateway } from './test-gateway.ts';
+import { holdable, TestGateway } from './test-gateway.ts';
 
 /**
  * Seeding from each world's /graph.md (Go broker `seedWorldGraph`) against real
@@ -328,5 +328,107 @@ describe('graph seeding from /graph.md', () => {
         ['mark://team-a/index.md'],
       );
     });
+  });
+});
+
+describe('a world withdraws its /graph.md rows', () => {
+  let gateway: TestGateway;
+  const clock = new Clock();
+  const ownExport = buildExport(
+    new Date('2026-01-01T00:00:00Z'),
+    [{ url: 'mark://team-c/x.md', title: 'X', status: 'ok', linkCount: 1 }],
+    [{ from: 'mark://team-c/x.md', to: 'mark://team-c/y.md', rel: '', label: 'y', anchor: '', count: 1 }],
+  );
+  const linkers = (graph: BrokerGraph) => graph.backlinks('mark://team-c/y.md').map((b) => b.url);
+
+  before(async () => {
+    gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-c' }]);
+  });
+  after(() => gateway.close());
+
+  it('by publishing an export that lists nothing', async () => {
+    await gateway.publish('team-c', '/graph.md', ownExport);
+    const graph = new BrokerGraph({ gateway, now: clock.now });
+    await graph.seed();
+    assert.deepEqual(linkers(graph), ['mark://team-c/x.md']);
+    await gateway.publish('team-c', '/graph.md', buildExport(new Date('2026-01-02T00:00:00Z'), [], []), {
+      'expected-version': '1',
+    });
+    clock.advance(5 * minute);
+    await graph.seed();
+    assert.deepEqual(linkers(graph), []);
+    assert.equal(graph.store.node('mark://team-c/x.md'), undefined);
+    assert.equal(graph.store.seedEtag('team-c'), '');
+  });
+
+  it('by archiving it', async () => {
+    await gateway.publish('team-c', '/graph.md', ownExport, { 'expected-version': '2' });
+    const graph = new BrokerGraph({ gateway, now: clock.now });
+    await graph.seed();
+    assert.deepEqual(linkers(graph), ['mark://team-c/x.md']);
+    assert.notEqual(graph.store.seedEtag('team-c'), '');
+    await gateway.archive('team-c', '/graph.md');
+    clock.advance(5 * minute);
+    await graph.seed();
+    assert.deepEqual(linkers(graph), []);
+    assert.equal(graph.store.node('mark://team-c/x.md'), undefined);
+    assert.equal(graph.store.seedEtag('team-c'), '', 'a /graph.md published again is read whole');
+  });
+});
+
+describe('a backlinks answer waits only for the seeds that can change it', () => {
+  let gateway: TestGateway;
+  before(async () => {
+    gateway = await TestGateway.start([{ name: 'root' }, { name: 'team-a' }, { name: 'slow' }]);
+    await gateway.publish(
+      'root',
+      '/graph.md',
+      buildExport(
+        new Date('2026-01-01T00:00:00Z'),
+        [{ url: 'mark://team-a/x.md', title: 'X', status: 'ok', linkCount: 1 }],
+        [{ from: 'mark://team-a/x.md', to: 'mark://team-a/y.md', rel: '', label: 'y', anchor: '', count: 1 }],
+      ),
+    );
+    await gateway.publish(
+      'slow',
+      '/graph.md',
+      buildExport(
+        new Date('2026-01-01T00:00:00Z'),
+        [{ url: 'mark://slow/s.md', title: 'S', status: 'ok', linkCount: 1 }],
+        [{ from: 'mark://slow/s.md', to: 'mark://slow/t.md', rel: '', label: 't', anchor: '', count: 1 }],
+      ),
+    );
+  });
+  after(() => gateway.close());
+
+  it("answers from the hub's and the target world's seeds while another world's check is held, which still lands", async () => {
+    const world = holdable(gateway, 'slow');
+    const graph = new BrokerGraph({ gateway: world.view, now: new Clock().now });
+    world.hold();
+    let guard: NodeJS.Timeout | undefined;
+    try {
+      // The guard only turns a wait on the held world (the unfixed seedAll) into a failed assertion.
+      const outcome = await Promise.race([
+        graph.seed(undefined, 'mark://team-a/y.md').then(() => 'seeded'),
+        new Promise<string>((resolve) => {
+          guard = setTimeout(() => resolve('waited for the held world'), 20_000);
+        }),
+      ]);
+      assert.equal(outcome, 'seeded');
+      assert.deepEqual(
+        graph.backlinks('mark://team-a/y.md').map((b) => b.url),
+        ['mark://team-a/x.md'],
+      );
+      assert.deepEqual(graph.backlinks('mark://slow/t.md'), [], 'the held check has not answered');
+    } finally {
+      clearTimeout(guard);
+      world.release();
+    }
+    // A caller that names the slow world waits for its check, still in flight from the background.
+    await graph.seed(undefined, 'mark://slow/t.md');
+    assert.deepEqual(
+      graph.backlinks('mark://slow/t.md').map((b) => b.url),
+      ['mark://slow/s.md'],
+    );
   });
 });

@@ -143,3 +143,30 @@ export const writerIdentity: Identity = {
 };
 
 export const readerIdentity: Identity = { ...writerIdentity, subject: 'reader-subject', email: 'reader@example.com' };
+
+/** The real gateway; while `hold()` is on, the answers of `only` (default: every world) wait for `release()`. */
+export function holdable(gateway: TestGateway, only?: string) {
+  let held: Promise<void> | null = null;
+  let release = () => {};
+  const view: WorldGateway = {
+    list: () => gateway.list(),
+    get: (name) => gateway.get(name),
+    canWrite: (world, identity) => gateway.canWrite(world, identity),
+    read: async (world: string, call: MarkCall) => {
+      if (held !== null && (only === undefined || world === only)) await held;
+      return gateway.read(world, call);
+    },
+    write: (world, identity, call) => gateway.write(world, identity, call),
+    close: async () => {},
+  };
+  return {
+    view,
+    hold: () => {
+      held = new Promise<void>((resolve) => (release = resolve));
+    },
+    release: () => {
+      held = null;
+      release();
+    },
+  };
+}

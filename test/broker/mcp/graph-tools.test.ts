@@ -7,6 +7,8 @@ import { allTools, graphTools, runTool } from '../../../src/broker/mcp/index.ts'
 import type { ToolContext, ToolResult } from '../../../src/broker/mcp/definitions.ts';
 import type { Identity } from '../../../src/broker/identity.ts';
 import { readerIdentity, TestGateway, writerIdentity } from '../graph/test-gateway.ts';
+import { backlinksPageLimit } from '../../../src/broker/mcp/tools/backlinks.ts';
+import { graphTextListCap } from '../../../src/broker/mcp/tools/graph-crawl.ts';
 
 const now = () => new Date('2026-03-01T00:00:00Z');
 
@@ -122,7 +124,53 @@ describe('graph tools', () => {
         result.text,
         "No backlinks found for mark://team-a/docs/a.md\nRun mark_graph to populate the broker's graph store. (Note: the broker's graph store is ephemeral; it resets on broker restart.)",
       );
-      assert.deepEqual(result.structured, { status: 'ok', url: 'mark://team-a/docs/a.md', count: 0, backlinks: [] });
+      assert.deepEqual(result.structured, {
+        status: 'ok',
+        url: 'mark://team-a/docs/a.md',
+        count: 0,
+        offset: 0,
+        backlinks: [],
+      });
+    });
+
+    it('caps the text at graphTextListCap lines and pages structuredContent by offset and limit', async () => {
+      // 2,500 documents linking to one: the text lists 100 and structuredContent one page at a time.
+      const target = 'mark://team-a/docs/a.md';
+      const sources = Array.from({ length: 2500 }, (_, i) => `mark://team-a/s/${String(i).padStart(4, '0')}.md`);
+      graph.store.seedFromExport(
+        sources.map((url) => ({ url, title: 'S', status: 'ok', linkCount: 1 })),
+        sources.map((from) => ({ from, to: target, rel: '', label: 'a', anchor: '', count: 1 })),
+      );
+      const first = await call('mark_backlinks', { url: target });
+      const lines = first.text.split('\n').filter((line) => line.startsWith('- '));
+      assert.equal(lines.length, graphTextListCap);
+      assert.match(first.text, /^Backlinks for mark:\/\/team-a\/docs\/a\.md \(2500, listing 1 to 100\):\n/);
+      assert.match(
+        first.text,
+        /\n\+2400 more backlinks \(the text lists 100 at a time: ask again with offset 100; structuredContent holds 1000 from offset 0, then next_offset 1000\)\n$/,
+      );
+      const data = first.structured as {
+        count: number;
+        offset: number;
+        next_offset?: number;
+        backlinks: { url: string }[];
+      };
+      assert.equal(data.count, 2500);
+      assert.equal(data.backlinks.length, backlinksPageLimit);
+      assert.equal(data.next_offset, 1000);
+      const last = await call('mark_backlinks', { url: target, offset: 2400, limit: 200 });
+      const lastData = last.structured as typeof data;
+      assert.deepEqual(
+        lastData.backlinks.map((b) => b.url),
+        sources.slice(2400),
+      );
+      assert.equal(lastData.next_offset, undefined);
+      assert.match(last.text, /\(2500, listing 2401 to 2500\):\n/);
+      assert.doesNotMatch(last.text, /more backlinks/);
+      assert.deepEqual(await call('mark_backlinks', { url: target, limit: backlinksPageLimit + 1 }), {
+        text: `limit must be between 1 and ${backlinksPageLimit}`,
+        isError: true,
+      });
     });
 
     it('lists annotated backlinks, titled sources as links', async () => {
@@ -234,16 +282,16 @@ describe('graph tools', () => {
 
   describe('mark_graph_publish', () => {
     it('validates arguments before the write gate', async () => {
-      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md' }), {
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://team-a/graph.md' }), {
         text: 'expected_version is required',
         isError: true,
       });
-      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: -1 }), {
+      assert.deepEqual(await call('mark_graph_publish', { url: 'mark://team-a/graph.md', expected_version: -1 }), {
         text: 'expected_version must be >= 0',
         isError: true,
       });
       assert.deepEqual(
-        await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0, retention: -1 }),
+        await call('mark_graph_publish', { url: 'mark://team-a/graph.md', expected_version: 0, retention: -1 }),
         { text: 'retention must be from 0 to 1000000 (0 keeps every version)', isError: true },
       );
     });
@@ -251,13 +299,13 @@ describe('graph tools', () => {
     it('refuses non-writers, unverified identities and unknown worlds without sending anything', async () => {
       gateway.calls.length = 0;
       assert.deepEqual(
-        await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 }, readerIdentity),
-        { text: 'write access denied for world "root"', isError: true },
+        await call('mark_graph_publish', { url: 'mark://team-a/graph.md', expected_version: 0 }, readerIdentity),
+        { text: 'write access denied for world "team-a"', isError: true },
       );
       assert.deepEqual(
         await call(
           'mark_graph_publish',
-          { url: 'mark://root/graph.md', expected_version: 0 },
+          { url: 'mark://team-a/graph.md', expected_version: 0 },
           { ...writerIdentity, emailVerified: false },
         ),
         { text: 'identity email is not verified', isError: true },
@@ -272,10 +320,10 @@ describe('graph tools', () => {
     it('publishes the export with the agent and default retention of 20', async () => {
       await graph.crawl('mark://team-a/index.md', gateway, 1);
       gateway.calls.length = 0;
-      const result = await call('mark_graph_publish', { url: 'mark://root/graph.md', expected_version: 0 });
+      const result = await call('mark_graph_publish', { url: 'mark://team-a/graph.md', expected_version: 0 });
       assert.match(
         result.text,
-        /^Published graph \(2 nodes, 1 edges\) to mark:\/\/root\/graph\.md\nstatus: created\nversion: 1\n/,
+        /^Published graph \(2 nodes, 1 edges\) to mark:\/\/team-a\/graph\.md\nstatus: created\nversion: 1\n/,
       );
       assert.equal(result.isError, undefined);
       assert.deepEqual(gateway.callsTo('PUBLISH')[0]?.metadata, {
@@ -283,7 +331,7 @@ describe('graph tools', () => {
         retention: '20',
         'expected-version': '0',
       });
-      const stored = await gateway.read('root', { verb: 'FETCH', path: '/graph.md' });
+      const stored = await gateway.read('team-a', { verb: 'FETCH', path: '/graph.md' });
       assert.equal(Buffer.from(stored.body).toString(), graph.exportMarkdown());
     });
 

@@ -42,15 +42,25 @@ export function buildCrawlState(
 
 export type ParsedCrawlState = { etags: Map<string, string>; changedAfter: Date | null };
 
-/** Path → etag and the change cutoff; empty for another format or another world's document (never trusted). */
-export function parseCrawlState(world: string, body: string): ParsedCrawlState {
+/**
+ * Path → etag and the change cutoff; empty for another format or another world's document (never
+ * trusted), and for a cutoff later than `now`, the crawl's clock. The crawl never writes a cutoff
+ * past the start of the crawl that earned it (world-crawl.ts `nextCutoff`), so such a state was
+ * written by someone else, and it would freeze the world: the catalog names no document changed
+ * after a future instant, and the crawl carries the later cutoff forward. The whole state goes,
+ * not only its cutoff, so every document is read afresh and the rows it vouched for are replaced
+ * (docs/decisions.md, "A crawl state with a future cutoff is not trusted").
+ */
+export function parseCrawlState(world: string, body: string, now: Date): ParsedCrawlState {
   const etags = new Map<string, string>();
-  if (!body.includes(`> Format: ${crawlStateFormat}\n`) || !body.includes(`> World: ${world}\n`))
-    return { etags, changedAfter: null };
+  const untrusted = { etags, changedAfter: null };
+  if (!body.includes(`> Format: ${crawlStateFormat}\n`) || !body.includes(`> World: ${world}\n`)) return untrusted;
   const since = /^> Changed-After: (\S+)$/m.exec(body);
+  const changedAfter = since === null ? null : parseRfc3339(since[1]!);
+  if (changedAfter !== null && changedAfter.getTime() > now.getTime()) return untrusted;
   for (const line of body.split('\n')) {
     const m = /^\| ((?:[^\\|]|\\.)+) \| ([0-9a-f]{64}) \|$/.exec(line);
     if (m !== null) etags.set(unescapeCell(m[1]!), m[2]!);
   }
-  return { etags, changedAfter: since === null ? null : parseRfc3339(since[1]!) };
+  return { etags, changedAfter };
 }

@@ -106,7 +106,7 @@ export async function runFederationCrawl(options: FederationCrawlOptions): Promi
     );
   const limits = { ...defaultFederationLimits, ...options.limits };
   const signal = options.signal;
-  const previous = options.previous ?? (await loadPreviousCrawl(gateway, hub, worlds, signal));
+  const previous = options.previous ?? (await loadPreviousCrawl(gateway, hub, worlds, options.now(), signal));
   const crawls = await crawlAllWorlds(gateway, worlds, hub, previous, limits, signal);
   const crawledAt = options.now();
   const writer: HubWriter = {

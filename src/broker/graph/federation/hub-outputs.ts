@@ -41,12 +41,14 @@ export function isHubOutput(path: string): boolean {
 /**
  * The previous crawl as the hub holds it. A document gets a record only when
  * all three outputs agree on it (an etag, a graph node and an index row);
- * anything missing means it is simply read again.
+ * anything missing means it is simply read again. `now` is the crawl's clock,
+ * which no cutoff the crawl wrote can be later than (crawl-state.ts).
  */
 export async function loadPreviousCrawl(
   gateway: WorldGateway,
   hub: string,
   worlds: readonly WorldInfo[],
+  now: Date,
   signal?: AbortSignal,
 ): Promise<FederationCrawlState> {
   const state = emptyCrawlState();
@@ -70,7 +72,7 @@ export async function loadPreviousCrawl(
           .map((e) => [e.path, e.hash]),
       );
       const records = new Map<string, DocumentRecord>();
-      const parsed = parseCrawlState(world.name, stateBody ?? '');
+      const parsed = parseCrawlState(world.name, stateBody ?? '', now);
       for (const [path, etag] of parsed.etags) {
         const url = documentUrl(world.name, path);
         const node = nodes.get(url);

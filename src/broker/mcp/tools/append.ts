@@ -65,7 +65,7 @@ async function append(
   if (!target.ok) return target.error;
   if (expectedVersion < 0) return toolError('expected_version must be >= 0');
   const { world, path } = target.value;
-  const refused = gateWrite(ctx, world);
+  const refused = gateWrite(ctx, 'append', world, path);
   if (refused) return refused;
   return checkedWrite(ctx, {
     verb: 'append',

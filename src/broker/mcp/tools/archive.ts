@@ -29,7 +29,7 @@ export const markArchive = defineTool({
     const target = urlArgument(ctx, args.url);
     if (!target.ok) return target.error;
     const { world, path } = target.value;
-    const refused = gateWrite(ctx, world);
+    const refused = gateWrite(ctx, 'archive', world, path);
     if (refused) return refused;
     return checkedWrite(ctx, {
       verb: 'archive',

@@ -168,7 +168,7 @@ async function recordedBacklinks(ctx: ToolContext, docUrl: string): Promise<Back
   const graph = ctx.graph;
   if (graph === undefined) return [];
   try {
-    await graph.seed(ctx.signal);
+    await graph.seed(ctx.signal, docUrl);
     return graph.backlinks(docUrl);
   } catch {
     return [];

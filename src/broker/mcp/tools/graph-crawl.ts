@@ -48,7 +48,7 @@ export const markGraph = defineTool({
       return toolError(unknownWorldText(target.world, ctx.gateway.list()));
     // Seed first so a depth-limited crawl still lands in hub context. Seeding is
     // the broker's own, shared with every caller; the crawl reads as the caller.
-    await graph.seed(ctx.signal);
+    await graph.seed(ctx.signal, url);
     let result: GraphCrawl;
     try {
       result = await graph.crawl(url, ctx.gateway, args.depth ?? defaultCrawlLimits.maxDepth, ctx.signal);

@@ -35,13 +35,14 @@ export const markGraphPublish = defineTool({
   name: 'mark_graph_publish',
   title: 'Publish the link graph',
   description: describe(
-    "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to (typically mark://<hub>/graph.md, which every broker seeds from).",
+    "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to, e.g. mark://team-a/graph.md: every broker seeds a world's /graph.md as speaking for that world's own documents.",
+    "The hub's /graph.md, /index/<host:port>.md and /.demarkus/ documents are written only by the federation crawl (demarkus-broker crawl) and refused here.",
     `A Mark document holds at most ${bodyLimitText}: a larger export is refused before anything is sent (the federation crawl writes the hub's /graph.md cut to fit).`,
     'Needs expected_version like mark_publish; conflicts are returned, not merged. Older versions beyond retention (default 20) are pruned.',
     `The org's publishing policy (${publishingPolicyPlace}) is checked first, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.`,
   ),
   inputSchema: {
-    url: requiredString('url', 'mark:// URL to publish to, e.g. mark://root/graph.md'),
+    url: requiredString('url', 'mark:// URL to publish to, e.g. mark://team-a/graph.md'),
     expected_version: requiredInteger(
       'expected_version',
       'Current version of the target document (0 to create it); a mismatch answers conflict',
@@ -78,7 +79,7 @@ export const markGraphPublish = defineTool({
     if (args.expected_version < 0) return toolError('expected_version must be >= 0');
     const retention = args.retention ?? defaultGraphRetention;
     const { world, path } = target;
-    const refused = gateWrite(ctx, world);
+    const refused = gateWrite(ctx, 'graph publish', world, path);
     if (refused) return refused;
     const metadata = writeMetadata(ctx.identity, args.metadata);
     delete metadata.retention;

@@ -100,7 +100,7 @@ async function indexWorld(ctx: ToolContext, args: IndexArgs, bounds: Readonly<Cr
   const expectedVersion = args.expected_version ?? 0;
   const dryRun = args.dry_run === true;
   if (!dryRun) {
-    const refused = gateWrite(ctx, target.value.world);
+    const refused = gateWrite(ctx, 'index', target.value.world, target.value.path);
     if (refused) return refused;
   }
   const manifests = await checkManifests(ctx, source.value.world, target.value.world, dryRun, args.force === true);

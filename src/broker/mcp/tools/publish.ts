@@ -83,7 +83,7 @@ async function publish(ctx: ToolContext, args: PublishArgs): Promise<ToolResult>
   if (args.expected_version < 0) return toolError('expected_version must be >= 0');
   const mode = args.on_conflict ?? 'merge';
   const { world, path } = target.value;
-  const refused = gateWrite(ctx, world);
+  const refused = gateWrite(ctx, 'publish', world, path);
   if (refused) return refused;
   const submission = {
     world,
