@@ -195,6 +195,21 @@ describe('publishing policy rules', () => {
     assert.deepEqual(found(`sk_live_${'a1B2'.repeat(6)}`), ['line 3 looks like a Stripe live key']);
   });
 
+  it('reads every metadata key and value for characters and secrets, naming the field but never a secret', () => {
+    const policy = parsePolicy(table(['| no-secrets | | block |', '| banned-characters | U+2014 | warn |']));
+    const key = 'AKIAIOSFODNN7EXAMPLE';
+    const problems = checkSubmission(
+      policy,
+      { body: '# T\n\nClean.\n', metadata: { notes: `one\ntwo ghp_${'a'.repeat(36)}`, [key]: 'x', 'a\u2014b': 'ok' } },
+      'document',
+    ).map((v) => v.problem);
+    assert.deepEqual(problems, [
+      'metadata.notes looks like a GitHub token',
+      'a metadata key looks like an AWS access key id',
+      'U+2014 ("\u2014") in the metadata key "a\u2014b"',
+    ]);
+  });
+
   it('checks an appended fragment only for characters and secrets', () => {
     const fragment = { body: '## Later\n\nMore — text.\n', metadata: {} };
     assert.deepEqual(
