@@ -25,6 +25,8 @@ export interface BrokerMetrics extends WorldMetrics {
   setSessionCount(count: number): void;
   /** Services discovery ignores because another Service already serves their world name. */
   setDiscoveryConflicts(count: number): void;
+  /** A check of a world document (world.md, the hub's standard) got no answer (src/broker/knowledge). */
+  recordKnowledgeCheckFailure(world: string, path: string): void;
   /** Where `world_connections` reads its samples at each scrape; until set, it has none. */
   observeWorldConnections(counts: WorldConnectionCounts): void;
 }
@@ -108,6 +110,12 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     help: 'Services labelled demarkus.io/world that discovery ignores because another Service serves that world name',
     registers,
   });
+  const knowledgeCheckFailures = new Counter({
+    name: `${prefix}knowledge_check_failures_total`,
+    help: 'Checks of a world document (world.md, the publishing standard) that got no answer',
+    labelNames: ['world', 'path'] as const,
+    registers,
+  });
 
   return {
     registry,
@@ -136,6 +144,9 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     },
     setDiscoveryConflicts(count) {
       discoveryConflicts.set(count);
+    },
+    recordKnowledgeCheckFailure(world, path) {
+      knowledgeCheckFailures.inc({ world, path });
     },
     observeWorldConnections(counts) {
       connectionCounts = counts;

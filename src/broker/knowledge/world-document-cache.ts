@@ -1,6 +1,6 @@
 import type { MarkResponse } from '../../protocol/response.ts';
 import { Status } from '../../protocol/status.ts';
-import type { WorldGateway } from '../worlds/gateway.ts';
+import { WorldGatewayError, type WorldGateway } from '../worlds/gateway.ts';
 
 /**
  * One well-known document per world (`/world.md`, `/.well-known/demarkus/policy.md`),
@@ -119,6 +119,10 @@ export class WorldDocumentCache {
         ...(held && held.etag !== '' ? { metadata: { 'if-none-match': held.etag } } : {}),
       });
     } catch (error) {
+      // A world the broker does not have (a hub not configured, a world removed) holds no document:
+      // that is an answer, not a failed check.
+      if (error instanceof WorldGatewayError && error.code === 'ERR_WORLD_NOT_FOUND')
+        return this.#settled(world, path, { kind: 'absent' }, checkedAt, standing);
       const reason = error instanceof Error ? error.message : String(error);
       return this.#failed(world, path, previous, checkedAt, reason, standing);
     }
@@ -129,6 +133,10 @@ export class WorldDocumentCache {
       state = { kind: 'present', document: { world, path, body: utf8.decode(response.body), etag, metadata } };
     } else if (response.status === Status.NotFound || response.status === Status.Archived) state = { kind: 'absent' };
     else return this.#failed(world, path, previous, checkedAt, `world answered ${response.status}`, standing);
+    return this.#settled(world, path, state, checkedAt, standing);
+  }
+
+  #settled(world: string, path: string, state: DocumentState, checkedAt: number, standing: CheckStanding) {
     if (!standing.forgotten) this.#entries.set(`${world}\n${path}`, { state, checkedAt });
     return state;
   }

@@ -1,6 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createKnowledge, parseWorldDescriptor, WorldDocumentCache } from '../../../src/broker/knowledge/index.ts';
+import {
+  checkFailureReport,
+  createKnowledge,
+  parseWorldDescriptor,
+  WorldDocumentCache,
+} from '../../../src/broker/knowledge/index.ts';
 import type { WorldGateway } from '../../../src/broker/worlds/gateway.ts';
 import { startTestStack, type TestStack } from '../mcp/helpers/fixture-gateway.ts';
 
@@ -134,6 +139,34 @@ describe('world documents over real QUIC worlds (world.md, the hub standard)', (
     await knowledge.standard.check('team-a', '/a.md', submission, 'document');
     assert.equal(warnings.length, 1, 'logged once per version of the file');
     assert.match(String(warnings[0]?.reason), /severity "sometimes"/);
+  });
+});
+
+describe('failed checks of world documents', () => {
+  it('counts every failure and logs one warning per document per interval, saying how many it stands for', () => {
+    let clock = 0;
+    const counted: string[] = [];
+    const warnings: Array<Record<string, unknown>> = [];
+    const report = checkFailureReport({
+      log: { warn: (fields) => warnings.push(fields) },
+      count: (world, path) => counted.push(`${world}${path}`),
+      intervalMs: 1000,
+      now: () => clock,
+    });
+    report('root', '/.well-known/demarkus/policy.md', 'world root is unavailable');
+    report('root', '/.well-known/demarkus/policy.md', 'world root is unavailable');
+    report('team-a', '/world.md', 'world answered server-error');
+    clock += 1000;
+    report('root', '/.well-known/demarkus/policy.md', 'world root is unavailable');
+    assert.equal(counted.length, 4);
+    assert.deepEqual(
+      warnings.map((w) => [w.world, w.path, w.failures]),
+      [
+        ['root', '/.well-known/demarkus/policy.md', 1],
+        ['team-a', '/world.md', 1],
+        ['root', '/.well-known/demarkus/policy.md', 2],
+      ],
+    );
   });
 });
 
