@@ -210,6 +210,41 @@ describe('publishing policy rules', () => {
     ]);
   });
 
+  it('finds the credentials of common services, and leaves prose with the same letters alone', () => {
+    const policy = parsePolicy(table(['| no-secrets | | block |']));
+    const found = (line: string) =>
+      checkSubmission(policy, { body: `# T\n\n${line}\n`, metadata: {} }, 'document').map((v) =>
+        v.problem.replace(/^line 3 looks like /, ''),
+      );
+    const run = 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    for (const [line, kind] of [
+      ['cache: redis://:Sup3rS3cretPassw0rd@redis.internal:6379/0', 'a password in a URL'],
+      [`OPENAI_API_KEY=sk-proj-${run}`, 'an OpenAI or Anthropic API key'],
+      [`sk-ant-api03-${run}`, 'an OpenAI or Anthropic API key'],
+      [`key: sk-${run.slice(0, 48)}`, 'an OpenAI or Anthropic API key'],
+      ['glpat-abcdefghij0123456789', 'a GitLab token'],
+      [`//registry.npmjs.org/:_authToken=npm_${run.slice(0, 36)}`, 'an npm token'],
+      ['https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX', 'a Slack webhook URL'],
+      ['client_secret: GOCSPX-abcdefghijklmnopqrstuvwx12', 'a Google OAuth client secret'],
+      [
+        `DefaultEndpointsProtocol=https;AccountName=x;AccountKey=${run}==;EndpointSuffix=core.windows.net`,
+        'an Azure storage key',
+      ],
+      ['Authorization: Basic YWRtaW46aHVudGVyMg==', 'a basic auth header'],
+      ['curl -H "authorization: basic dXNlcjpwYXNzd29yZA=="', 'a basic auth header'],
+    ] as const)
+      assert.deepEqual(found(line), [kind], line);
+    for (const prose of [
+      'We use sk-learn (scikit-learn) for the task-based risk-scoring models.',
+      'Set npm_config_registry to the mirror; a glpat- token goes in the vault.',
+      `redis://:${'$'}{REDIS_PASSWORD}@redis:6379 takes the password from the environment`,
+      'Authorization: Basic authentication sends the user and password on every request.',
+      'AccountKey=<your storage key>; GOCSPX- prefixes Google client secrets.',
+      'See https://hooks.slack.com/services/ for how webhooks work.',
+    ])
+      assert.deepEqual(found(prose), [], prose);
+  });
+
   it('checks an appended fragment only for characters and secrets', () => {
     const fragment = { body: '## Later\n\nMore — text.\n', metadata: {} };
     assert.deepEqual(
