@@ -38,7 +38,7 @@ export type StandardLog = { warn(fields: Record<string, unknown>, message: strin
 /**
  * What the policy made of a write: `none` when no policy applies (none on the hub, or one that cannot
  * be read exactly), `checked` with its findings, or `unavailable` when the broker does not know the
- * policy (the hub never answered): the write is then refused, never let through unchecked
+ * policy (the hub never answered, or will not show it): the write is then refused, never let through unchecked
  * (docs/decisions.md, "deny on doubt"). `reason` is written for the caller.
  */
 export type PolicyVerdict =
@@ -63,7 +63,7 @@ export class PublishingStandard {
     this.#log = options.log;
   }
 
-  /** One part of the standard as the hub holds it, or undefined when the hub has none or cannot say. */
+  /** One part of the standard as the hub holds it, or undefined when the hub has none, hides it or cannot say. */
   async part(part: StandardPart): Promise<WorldDocument | undefined> {
     const state = await this.#documents.get(this.hub, standardPaths[part]);
     return state.kind === 'present' ? state.document : undefined;
@@ -81,8 +81,18 @@ export class PublishingStandard {
     // Never read, and the hub did not answer: a copy held is used through an outage, but without one
     // the broker cannot tell "no policy" from "a policy it has not seen".
     if (state.kind === 'unknown') return { kind: 'unavailable', reason: policyUnreadable };
+    // The hub will not show it without credentials, nor say whether it exists: not "no policy", which
+    // would let every write through unchecked, but a refusal its owner can fix (docs/decisions.md).
+    if (state.kind === 'protected') return { kind: 'unavailable', reason: this.#protectedReason() };
     const policy = this.#parse(state.document);
     return policy === undefined ? { kind: 'none' } : { kind: 'in-force', policy };
+  }
+
+  #protectedReason(): string {
+    return (
+      `the publishing policy (mark://${this.hub}${policyPath}) is read-protected on the hub, so the broker ` +
+      'cannot read it and checks no write against it; its owner must make it readable without credentials'
+    );
   }
 
   /** The policy of one version of policy.md, parsed once per version; undefined (logged once) when it cannot be read exactly. */

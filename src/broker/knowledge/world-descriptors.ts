@@ -22,6 +22,8 @@ export class WorldDescriptors {
 
   async describe(world: string): Promise<DescriptorState> {
     const state = await this.#documents.get(world, worldDescriptorPath);
+    // A world.md behind read auth is not shown to anyone through the broker: the same as none (docs/knowledge.md).
+    if (state.kind === 'protected') return { kind: 'absent' };
     if (state.kind !== 'present') return state;
     const { body, etag, metadata } = state.document;
     const held = this.#parsed.get(world);

@@ -22,10 +22,15 @@ export type WorldDocument = {
   metadata: Readonly<Record<string, string>>;
 };
 
-/** What a check found: the document, its absence (`not-found`), or nothing known yet because the world could not say. */
+/**
+ * What a check found: the document, its absence (`not-found`), a refusal to show it without
+ * credentials (`unauthorized`, `not-permitted`: the world may not even say whether it exists), or
+ * nothing known yet because the world could not say.
+ */
 export type DocumentState =
   | { kind: 'present'; document: WorldDocument }
   | { kind: 'absent' }
+  | { kind: 'protected' }
   | { kind: 'unknown'; reason: string };
 
 export type WorldDocumentCacheOptions = {
@@ -132,6 +137,8 @@ export class WorldDocumentCache {
       const { etag = '', ...metadata } = response.metadata;
       state = { kind: 'present', document: { world, path, body: utf8.decode(response.body), etag, metadata } };
     } else if (response.status === Status.NotFound || response.status === Status.Archived) state = { kind: 'absent' };
+    else if (response.status === Status.Unauthorized || response.status === Status.NotPermitted)
+      state = { kind: 'protected' };
     else return this.#failed(world, path, previous, checkedAt, `world answered ${response.status}`, standing);
     return this.#settled(world, path, state, checkedAt, standing);
   }

@@ -142,6 +142,34 @@ describe('world documents over real QUIC worlds (world.md, the hub standard)', (
   });
 });
 
+describe('read-protected world documents', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startTestStack(['root', 'team-a'], {
+      tokens: [
+        { label: 'writer', paths: ['/**'], operations: ['publish'] },
+        { label: 'reader', paths: ['/world.md', '/.well-known/demarkus/policy.md'], operations: ['read'] },
+      ],
+    });
+    await stack.seed('team-a', '/world.md', '# Team A\n\nPrivate summary.\n');
+    await stack.seed('root', '/.well-known/demarkus/policy.md', policyBody('| no-secrets | | block |'));
+  });
+  after(() => stack.close());
+
+  it('show no descriptor, as a world without world.md, and refuse writes while the policy cannot be read', async () => {
+    const failures: string[] = [];
+    const knowledge = createKnowledge({ gateway: stack.gateway, onCheckFailed: (w, p) => failures.push(`${w}${p}`) });
+    assert.deepEqual(await knowledge.descriptors.describe('team-a'), { kind: 'absent' });
+    const verdict = await knowledge.standard.check('team-a', '/a.md', { body: '# A\n', metadata: {} }, 'document');
+    assert.equal(verdict.kind, 'unavailable');
+    assert.match(
+      verdict.kind === 'unavailable' ? verdict.reason : '',
+      /^the publishing policy \(mark:\/\/root\/\.well-known\/demarkus\/policy\.md\) is read-protected on the hub/,
+    );
+    assert.deepEqual(failures, [], 'an answer, not a failed check');
+  });
+});
+
 describe('failed checks of world documents', () => {
   it('counts every failure and logs one warning per document per interval, saying how many it stands for', () => {
     let clock = 0;
