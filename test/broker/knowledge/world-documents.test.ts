@@ -5,7 +5,12 @@ import {
   createKnowledge,
   parseWorldDescriptor,
   WorldDocumentCache,
+  type WorldDescriptor,
 } from '../../../src/broker/knowledge/index.ts';
+import { descriptorLimits } from '../../../src/broker/knowledge/world-descriptor.ts';
+import { runTool } from '../../../src/broker/mcp/run-tool.ts';
+import { markWorlds } from '../../../src/broker/mcp/tools/worlds.ts';
+import { toolContext } from '../mcp/helpers/context.ts';
 import type { WorldGateway } from '../../../src/broker/worlds/gateway.ts';
 import { startTestStack, type TestStack } from '../mcp/helpers/fixture-gateway.ts';
 
@@ -139,6 +144,32 @@ describe('world documents over real QUIC worlds (world.md, the hub standard)', (
     await knowledge.standard.check('team-a', '/a.md', submission, 'document');
     assert.equal(warnings.length, 1, 'logged once per version of the file');
     assert.match(String(warnings[0]?.reason), /severity "sometimes"/);
+  });
+});
+
+describe('world descriptors are bounded in mark_worlds', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startTestStack(['team-a', 'team-b']);
+  });
+  after(() => stack.close());
+
+  it('clips long text and long lists, and does not parse a world.md over 64 KiB', async () => {
+    const items = Array.from({ length: 500 }, (_, i) => `- /d${i}/: folder ${i}`).join('\n');
+    const long = `# ${'Team A '.repeat(100)}\n\n${'A sentence that goes on '.repeat(50)}end.\n\n## What it holds\n\n${items}\n`;
+    await stack.seed('team-a', '/world.md', long);
+    await stack.seed('team-b', '/world.md', `# Team B\n\n${'word '.repeat(20_000)}end.\n`);
+    const knowledge = createKnowledge({ gateway: stack.gateway });
+    const result = await runTool(markWorlds, {}, { ...toolContext(stack.gateway), knowledge });
+    const worlds = (result.structured as { worlds: Array<{ name: string; descriptor?: WorldDescriptor }> }).worlds;
+    const a = worlds.find((world) => world.name === 'team-a')!.descriptor!;
+    assert.equal([...a.title].length, descriptorLimits.maxTextChars);
+    assert.ok(a.title.endsWith('…') && a.summary.endsWith('…'));
+    assert.equal(a.holds.length, descriptorLimits.maxItems + 1);
+    assert.equal(a.holds.at(-1), `and ${500 - descriptorLimits.maxItems} more`);
+    assert.equal(worlds.find((world) => world.name === 'team-b')!.descriptor, undefined);
+    assert.match(result.text, /\| team-b \|[^\n]*\(world\.md not shown: 98 KiB, over the 64 KiB a descriptor may be\)/);
+    assert.ok(Buffer.byteLength(result.text) < 16 * 1024, `${Buffer.byteLength(result.text)} bytes`);
   });
 });
 
