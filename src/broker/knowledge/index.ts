@@ -8,6 +8,7 @@ import type { WorldGateway } from '../worlds/gateway.ts';
 import { PublishingStandard, type StandardLog } from './publishing-standard.ts';
 import { WorldDescriptors } from './world-descriptors.ts';
 import { WorldDocumentCache } from './world-document-cache.ts';
+import { DoctorRuns } from './doctor/index.ts';
 
 export {
   PublishingStandard,
@@ -44,6 +45,8 @@ export function createKnowledge(options: KnowledgeOptions) {
   return {
     documents,
     descriptors: new WorldDescriptors(documents),
+    /** mark_doctor's finished reports (served to later pages) and its runs in flight. */
+    doctorRuns: new DoctorRuns(),
     standard: new PublishingStandard({
       documents,
       ...(options.hub === undefined ? {} : { hub: options.hub }),
