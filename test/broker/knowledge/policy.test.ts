@@ -62,6 +62,15 @@ describe('publishing policy format', () => {
     ]);
   });
 
+  it('separates banned characters by whitespace only, so a comma can be banned', () => {
+    const policy = parsePolicy(table(['| banned-characters | , U+2014\t; | warn |']));
+    assert.deepEqual(policy.rules, [{ id: 'banned-characters', setting: [',', '\u2014', ';'], severity: 'warn' }]);
+    assert.throws(
+      () => parsePolicy(table(['| banned-characters | U+2014, U+2013 | warn |'])),
+      /"U\+2014," is not one character or U\+XXXX \(separate them with spaces\)/,
+    );
+  });
+
   it('ignores a table inside fenced code and reads the real one after it', () => {
     const markdown = `# P\n\n\`\`\`\n| rule | setting | severity |\n|---|---|---|\n| h1-first | | block |\n\`\`\`\n\n${table(['| no-secrets | | warn |'])}`;
     assert.deepEqual(
