@@ -19,7 +19,7 @@ import { worldMetricsAdapter } from './world-metrics-adapter.ts';
 import { setUpBrokerSignIn, withKeyRing, type BrokerSignInOptions } from './http/signin/broker-sign-in.ts';
 import type { SignInContext } from './auth/sign-in-context.ts';
 import { BrokerGraph } from './graph/index.ts';
-import { createKnowledge } from './knowledge/index.ts';
+import { checkFailureReport, createKnowledge } from './knowledge/index.ts';
 import { SearchStatsMemory } from './search/index.ts';
 import { followChanges } from './changes/follow-changes.ts';
 import { ResourceSubscriptions } from './changes/resource-subscriptions.ts';
@@ -126,7 +126,15 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     ...(graphChannel ? { announce: (world: string) => graphChannel.publish(world) } : {}),
     log: warn,
   });
-  const knowledge = createKnowledge({ gateway, hub: config.hub, log: warn });
+  const knowledge = createKnowledge({
+    gateway,
+    hub: config.hub,
+    log: warn,
+    onCheckFailed: checkFailureReport({
+      log: warn,
+      count: (world, path) => metrics.recordKnowledgeCheckFailure(world, path),
+    }),
+  });
   const subscriptions = new ResourceSubscriptions();
   const watcher = new WorldWatcher({
     source: gateway,

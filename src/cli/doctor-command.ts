@@ -53,7 +53,7 @@ export async function runDoctorCommand(args: string[]): Promise<number> {
       if (result.isError) throw new Error(result.text);
       process.stdout.write(result.text);
       findings = Number(/^findings: (\d+)$/m.exec(result.text)?.[1] ?? 0);
-      cursor = /^next-cursor: (\d+)$/m.exec(result.text)?.[1];
+      cursor = /^next-cursor: (\S+)$/m.exec(result.text)?.[1];
       if (!values.all || cursor === undefined) {
         if (cursor !== undefined) process.stderr.write(`more findings: run again with --all to print every page\n`);
         break;

@@ -56,7 +56,31 @@ describe('document scans take time linear in the document (each in a child kille
     assert.deepEqual(await secretScan('eyJ-', jwt), ['line 1 looks like a JSON Web Token']);
   });
 
-  for (const unit of ['-----BEGIN A ', 'AKIA', 'AIza', 'ghp_', '-github_pat_', 'xoxb-', 'sk_live_', 'Bearer '])
+  it('the password-in-a-URL shape with an empty user, on a line of :// without a scheme or an @', async () => {
+    assert.deepEqual(await secretScan('://:a', 'redis://:s3cret@redis'), ['line 1 looks like a password in a URL']);
+    assert.deepEqual(await secretScan('a://:', 'redis://:s3cret@redis'), ['line 1 looks like a password in a URL']);
+  });
+
+  for (const unit of [
+    '-----BEGIN A ',
+    'AKIA',
+    'AIza',
+    'ghp_',
+    '-github_pat_',
+    'xoxb-',
+    'sk_live_',
+    'Bearer ',
+    'sk-',
+    'sk-proj-',
+    'sk-ant-api03-',
+    'glpat-',
+    'npm_',
+    'hooks.slack.com/services/T0/B',
+    'GOCSPX-',
+    'AccountKey=',
+    'Authorization: Basic ',
+    'Authorization:',
+  ])
     it(`every credential shape, on a line of ${JSON.stringify(unit)} repeated`, async () => {
       const found = (await secretScan(unit, '-----BEGIN RSA PRIVATE KEY-----')) as string[];
       assert.ok(found.includes('line 1 looks like a private key block'), JSON.stringify(found));

@@ -8,7 +8,8 @@ import { findSecrets } from './secret-shapes.ts';
  * one submission (docs/knowledge.md "Rules"). A whole document is checked by
  * every rule; an appended fragment only by the rules that make sense for a
  * piece of a document (banned characters, secrets), since its H1, summary and
- * metadata belong to the document it is added to.
+ * metadata belong to the document it is added to. Those two rules read the
+ * metadata's keys and values as well as the body: both are stored and shown.
  */
 export type Submission = { body: string; metadata: Readonly<Record<string, string>> };
 export type Scope = 'document' | 'fragment';
@@ -53,7 +54,10 @@ function check(rule: PolicyRule, submission: Submission, shape: Shape): Finding[
     case 'unique-headings':
       return duplicateHeadings(shape);
     case 'banned-characters':
-      return bannedCharacters(rule.setting, submission.body);
+      return [
+        ...bannedCharacters(rule.setting, submission.body),
+        ...metadataFields(submission.metadata).flatMap((field) => bannedInField(rule.setting, field)),
+      ];
     case 'no-frontmatter':
       return shape.opensWithFrontmatterFence
         ? [
@@ -64,11 +68,36 @@ function check(rule: PolicyRule, submission: Submission, shape: Shape): Finding[
           ]
         : [];
     case 'no-secrets':
-      return findSecrets(submission.body).map((secret) => ({
-        problem: `line ${secret.line} looks like ${secret.kind}`,
-        fix: 'remove the credential (rotate it if it was real) and refer to where it is kept instead',
-      }));
+      return [
+        ...findSecrets(submission.body).map((secret) => secretFinding(`line ${secret.line}`, secret.kind)),
+        ...metadataFields(submission.metadata).flatMap((field) =>
+          [...new Set(findSecrets(field.text).map((secret) => secret.kind))].map((kind) =>
+            secretFinding(field.name, kind),
+          ),
+        ),
+      ];
   }
+}
+
+const secretFinding = (where: string, kind: string): Finding => ({
+  problem: `${where} looks like ${kind}`,
+  fix: 'remove the credential (rotate it if it was real) and refer to where it is kept instead',
+});
+
+/**
+ * Each metadata key and value as a text the character and secret rules read: metadata is stored
+ * with the document and shown to every reader (mark_fetch), so a credential there leaks as one in
+ * the body does. A field is named `metadata.<key>`, unless the key itself looks like a credential:
+ * a finding never repeats one, so such a key is only "a metadata key".
+ */
+function metadataFields(metadata: Readonly<Record<string, string>>): Array<{ name: string; text: string }> {
+  const fields: Array<{ name: string; text: string }> = [];
+  for (const [key, value] of Object.entries(metadata)) {
+    const secretKey = findSecrets(key).length > 0;
+    fields.push({ name: secretKey ? 'a metadata key' : `the metadata key ${JSON.stringify(key)}`, text: key });
+    fields.push({ name: secretKey ? 'the value of a metadata key' : `metadata.${key}`, text: value });
+  }
+  return fields;
 }
 
 /** An axis counts only with a value: `category:` classifies nothing, so mark_lookup could not find the document by it. */
@@ -117,6 +146,19 @@ function duplicateHeadings(shape: Shape): Finding[] {
     }));
 }
 
+function bannedInField(banned: RuleSettings['banned-characters'], field: { name: string; text: string }): Finding[] {
+  return banned
+    .filter((character) => field.text.includes(character))
+    .map((character) => {
+      const code = codePoint(character);
+      return { problem: `${code} (${JSON.stringify(character)}) in ${field.name}`, fix: replaceFix(code) };
+    });
+}
+
+const replaceFix = (code: string) => `replace each ${code} (for a dash, use a colon, a comma or parentheses)`;
+
+const codePoint = (character: string) => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
 function bannedCharacters(banned: RuleSettings['banned-characters'], body: string): Finding[] {
   const findings: Finding[] = [];
   for (const character of banned) {
@@ -125,11 +167,11 @@ function bannedCharacters(banned: RuleSettings['banned-characters'], body: strin
       if (line.includes(character)) lines.push(index + 1);
     });
     if (lines.length === 0) continue;
-    const code = `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    const code = codePoint(character);
     const where = lines.length > 5 ? `${lines.slice(0, 5).join(', ')} and ${lines.length - 5} more` : lines.join(', ');
     findings.push({
       problem: `${code} (${JSON.stringify(character)}) on line${lines.length > 1 ? 's' : ''} ${where}`,
-      fix: `replace each ${code} (for a dash, use a colon, a comma or parentheses)`,
+      fix: replaceFix(code),
     });
   }
   return findings;

@@ -159,15 +159,20 @@ function importanceRange(text: string, line: number): { min: number; max: number
   return { min, max };
 }
 
-/** Characters separated by spaces, each literal or written `U+2014`. */
+/**
+ * Characters separated by whitespace, each literal or written `U+2014`. Whitespace only, as
+ * docs/knowledge.md says: a comma is then a character like any other, so a policy can ban it.
+ */
 function bannedCharacters(text: string, line: number): string[] {
   return text
-    .split(/[\s,]+/)
+    .split(/\s+/)
     .filter((token) => token !== '')
     .map((token) => {
       const code = /^U\+([0-9a-f]{4,6})$/i.exec(token);
       if (code) return String.fromCodePoint(Number.parseInt(code[1]!, 16));
       if ([...token].length === 1) return token;
-      throw new PolicyFormatError(`line ${line}: banned-characters: "${token}" is not one character or U+XXXX`);
+      throw new PolicyFormatError(
+        `line ${line}: banned-characters: "${token}" is not one character or U+XXXX (separate them with spaces)`,
+      );
     });
 }

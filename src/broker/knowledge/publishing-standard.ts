@@ -35,7 +35,21 @@ export function isPublishingStandard(hub: string, world: string, path: string): 
 
 export type StandardLog = { warn(fields: Record<string, unknown>, message: string): void };
 
-export type PolicyVerdict = { kind: 'none' } | { kind: 'checked'; violations: Violation[]; policyUrl: string };
+/**
+ * What the policy made of a write: `none` when no policy applies (none on the hub, or one that cannot
+ * be read exactly), `checked` with its findings, or `unavailable` when the broker does not know the
+ * policy (the hub never answered, or will not show it): the write is then refused, never let through unchecked
+ * (docs/decisions.md, "deny on doubt"). `reason` is written for the caller.
+ */
+export type PolicyVerdict =
+  | { kind: 'none' }
+  | { kind: 'checked'; violations: Violation[]; policyUrl: string }
+  | { kind: 'unavailable'; reason: string };
+
+/** The policy as far as the broker knows it: in force, none, or not known. */
+type PolicyState = { kind: 'none' } | { kind: 'in-force'; policy: Policy } | { kind: 'unavailable'; reason: string };
+
+export const policyUnreadable = 'the publishing policy could not be read from the hub; retry shortly';
 
 export class PublishingStandard {
   readonly hub: string;
@@ -49,16 +63,40 @@ export class PublishingStandard {
     this.#log = options.log;
   }
 
-  /** One part of the standard as the hub holds it, or undefined when the hub has none or cannot say. */
+  /** One part of the standard as the hub holds it, or undefined when the hub has none, hides it or cannot say. */
   async part(part: StandardPart): Promise<WorldDocument | undefined> {
     const state = await this.#documents.get(this.hub, standardPaths[part]);
     return state.kind === 'present' ? state.document : undefined;
   }
 
-  /** The policy in force: undefined when there is none, or when the file cannot be read exactly (logged once per version). */
+  /** The policy in force: undefined when there is none, when it is not known, or when the file cannot be read exactly. */
   async policy(): Promise<Policy | undefined> {
-    const document = await this.part('policy');
-    if (document === undefined) return undefined;
+    const state = await this.#policyState();
+    return state.kind === 'in-force' ? state.policy : undefined;
+  }
+
+  async #policyState(): Promise<PolicyState> {
+    const state = await this.#documents.get(this.hub, standardPaths.policy);
+    if (state.kind === 'absent') return { kind: 'none' };
+    // Never read, and the hub did not answer: a copy held is used through an outage, but without one
+    // the broker cannot tell "no policy" from "a policy it has not seen".
+    if (state.kind === 'unknown') return { kind: 'unavailable', reason: policyUnreadable };
+    // The hub will not show it without credentials, nor say whether it exists: not "no policy", which
+    // would let every write through unchecked, but a refusal its owner can fix (docs/decisions.md).
+    if (state.kind === 'protected') return { kind: 'unavailable', reason: this.#protectedReason() };
+    const policy = this.#parse(state.document);
+    return policy === undefined ? { kind: 'none' } : { kind: 'in-force', policy };
+  }
+
+  #protectedReason(): string {
+    return (
+      `the publishing policy (mark://${this.hub}${policyPath}) is read-protected on the hub, so the broker ` +
+      'cannot read it and checks no write against it; its owner must make it readable without credentials'
+    );
+  }
+
+  /** The policy of one version of policy.md, parsed once per version; undefined (logged once) when it cannot be read exactly. */
+  #parse(document: WorldDocument): Policy | undefined {
     const held = this.#parsed;
     if (held !== undefined && held.etag === document.etag && held.body === document.body) return held.policy;
     let policy: Policy | undefined;
@@ -77,11 +115,11 @@ export class PublishingStandard {
   /** Checks a write to `world` against the policy in force; only the standard on the hub is exempt. */
   async check(world: string, path: string, submission: Submission, scope: Scope): Promise<PolicyVerdict> {
     if (isPublishingStandard(this.hub, world, path)) return { kind: 'none' };
-    const policy = await this.policy();
-    if (policy === undefined) return { kind: 'none' };
+    const state = await this.#policyState();
+    if (state.kind !== 'in-force') return state;
     return {
       kind: 'checked',
-      violations: checkSubmission(policy, submission, scope),
+      violations: checkSubmission(state.policy, submission, scope),
       policyUrl: `mark://${this.hub}${policyPath}`,
     };
   }

@@ -1,10 +1,19 @@
 import type { WorldDocumentCache } from './world-document-cache.ts';
-import { parseWorldDescriptor, worldDescriptorPath, type WorldDescriptor } from './world-descriptor.ts';
+import {
+  descriptorLimits,
+  parseWorldDescriptor,
+  worldDescriptorPath,
+  type WorldDescriptor,
+} from './world-descriptor.ts';
 
-/** A world's descriptor as `mark_worlds` shows it: parsed, absent, or not known because the world did not answer. */
+/**
+ * A world's descriptor as `mark_worlds` shows it: parsed, absent, too large to parse (over
+ * `descriptorLimits.maxBytes`), or not known because the world did not answer.
+ */
 export type DescriptorState =
   | { kind: 'present'; descriptor: WorldDescriptor; etag: string }
   | { kind: 'absent' }
+  | { kind: 'too-large'; bytes: number }
   | { kind: 'unknown'; reason: string };
 
 /**
@@ -22,8 +31,12 @@ export class WorldDescriptors {
 
   async describe(world: string): Promise<DescriptorState> {
     const state = await this.#documents.get(world, worldDescriptorPath);
+    // A world.md behind read auth is not shown to anyone through the broker: the same as none (docs/knowledge.md).
+    if (state.kind === 'protected') return { kind: 'absent' };
     if (state.kind !== 'present') return state;
     const { body, etag, metadata } = state.document;
+    const bytes = Buffer.byteLength(body);
+    if (bytes > descriptorLimits.maxBytes) return { kind: 'too-large', bytes };
     const held = this.#parsed.get(world);
     if (held !== undefined && held.etag === etag && etag !== '')
       return { kind: 'present', descriptor: held.descriptor, etag };

@@ -1,6 +1,6 @@
 import type { MarkResponse } from '../../protocol/response.ts';
 import { Status } from '../../protocol/status.ts';
-import type { WorldGateway } from '../worlds/gateway.ts';
+import { WorldGatewayError, type WorldGateway } from '../worlds/gateway.ts';
 
 /**
  * One well-known document per world (`/world.md`, `/.well-known/demarkus/policy.md`),
@@ -22,10 +22,15 @@ export type WorldDocument = {
   metadata: Readonly<Record<string, string>>;
 };
 
-/** What a check found: the document, its absence (`not-found`), or nothing known yet because the world could not say. */
+/**
+ * What a check found: the document, its absence (`not-found`), a refusal to show it without
+ * credentials (`unauthorized`, `not-permitted`: the world may not even say whether it exists), or
+ * nothing known yet because the world could not say.
+ */
 export type DocumentState =
   | { kind: 'present'; document: WorldDocument }
   | { kind: 'absent' }
+  | { kind: 'protected' }
   | { kind: 'unknown'; reason: string };
 
 export type WorldDocumentCacheOptions = {
@@ -119,6 +124,10 @@ export class WorldDocumentCache {
         ...(held && held.etag !== '' ? { metadata: { 'if-none-match': held.etag } } : {}),
       });
     } catch (error) {
+      // A world the broker does not have (a hub not configured, a world removed) holds no document:
+      // that is an answer, not a failed check.
+      if (error instanceof WorldGatewayError && error.code === 'ERR_WORLD_NOT_FOUND')
+        return this.#settled(world, path, { kind: 'absent' }, checkedAt, standing);
       const reason = error instanceof Error ? error.message : String(error);
       return this.#failed(world, path, previous, checkedAt, reason, standing);
     }
@@ -128,7 +137,13 @@ export class WorldDocumentCache {
       const { etag = '', ...metadata } = response.metadata;
       state = { kind: 'present', document: { world, path, body: utf8.decode(response.body), etag, metadata } };
     } else if (response.status === Status.NotFound || response.status === Status.Archived) state = { kind: 'absent' };
+    else if (response.status === Status.Unauthorized || response.status === Status.NotPermitted)
+      state = { kind: 'protected' };
     else return this.#failed(world, path, previous, checkedAt, `world answered ${response.status}`, standing);
+    return this.#settled(world, path, state, checkedAt, standing);
+  }
+
+  #settled(world: string, path: string, state: DocumentState, checkedAt: number, standing: CheckStanding) {
     if (!standing.forgotten) this.#entries.set(`${world}\n${path}`, { state, checkedAt });
     return state;
   }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Identity } from '../identity.ts';
+import type { DoctorRuns } from '../knowledge/doctor/report-cache.ts';
 import type { PublishingStandard } from '../knowledge/publishing-standard.ts';
 import type { WorldDescriptors } from '../knowledge/world-descriptors.ts';
 import type { WorldDocumentCache } from '../knowledge/world-document-cache.ts';
@@ -50,6 +51,8 @@ export type KnowledgeServices = {
   documents: WorldDocumentCache;
   descriptors: WorldDescriptors;
   standard: PublishingStandard;
+  /** mark_doctor's finished reports and runs in flight; absent, the tool keeps one set per process. */
+  doctorRuns?: DoctorRuns;
 };
 
 /**

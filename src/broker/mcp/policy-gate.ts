@@ -7,7 +7,8 @@ import { toolError } from './tool-result.ts';
  * "Severities"): `block` refuses and lists each rule with its fix; `ask`
  * refuses until the caller repeats the call with `confirm: true`; `warn`
  * lets the write through and hands the warnings to the result. Without a
- * policy on the hub, writes pass untouched. A document the broker generates
+ * policy on the hub, writes pass untouched; while the broker cannot know the
+ * policy (the hub never answered), every write is refused, retryably. A document the broker generates
  * (mark_graph_publish, mark_index) is checked like any other: the policy
  * governs the documents stored, whoever wrote their text (docs/decisions.md).
  */
@@ -28,6 +29,7 @@ export async function policyGate(ctx: ToolContext, verb: string, submission: Gat
   const standard = ctx.knowledge?.standard;
   if (standard === undefined) return { refused: null, notes: '' };
   const verdict = await standard.check(submission.world, submission.path, submission, submission.scope);
+  if (verdict.kind === 'unavailable') return { refused: toolError(`${verb} refused: ${verdict.reason}`) };
   if (verdict.kind === 'none' || verdict.violations.length === 0) return { refused: null, notes: '' };
   const { violations, policyUrl } = verdict;
   const blocking = violations.filter((v) => v.severity === 'block');

@@ -41,6 +41,16 @@ describe('broker metrics recorders', () => {
     assert.doesNotMatch(text, /world="gamma"/);
   });
 
+  it('counts failed checks of world documents by world and path', async () => {
+    const metrics = createBrokerMetrics({ collectDefaults: false });
+    metrics.recordKnowledgeCheckFailure('root', '/.well-known/demarkus/policy.md');
+    metrics.recordKnowledgeCheckFailure('root', '/.well-known/demarkus/policy.md');
+    assert.match(
+      await metrics.registry.metrics(),
+      /broker_knowledge_check_failures_total\{world="root",path="\/\.well-known\/demarkus\/policy\.md"\} 2/,
+    );
+  });
+
   it('keeps registries apart, so two brokers in one process do not collide', async () => {
     const a = createBrokerMetrics({ collectDefaults: false });
     const b = createBrokerMetrics({ collectDefaults: false });

@@ -1,12 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createKnowledge } from '../../../src/broker/knowledge/index.ts';
-import { nearDuplicates } from '../../../src/broker/knowledge/doctor/index.ts';
+import { DoctorRuns, nearDuplicates } from '../../../src/broker/knowledge/doctor/index.ts';
 import { runTool } from '../../../src/broker/mcp/run-tool.ts';
 import { markDoctor } from '../../../src/broker/mcp/tools/doctor.ts';
 import { MarkClient } from '../../../src/transport/mark-client.ts';
+import type { WorldGateway } from '../../../src/broker/worlds/gateway.ts';
 import { startWorldFixture, testTls, type WorldFixture } from '../../world/world-fixture.ts';
-import { toolContext } from '../mcp/helpers/context.ts';
+import { alice, bob, toolContext } from '../mcp/helpers/context.ts';
 import { FixtureGateway } from '../mcp/helpers/fixture-gateway.ts';
 
 const near =
@@ -126,8 +127,9 @@ describe('mark_doctor over real QUIC worlds', () => {
     assert.match(policy.text, /required-tags \\\(warn\\\): no "category:" tag/);
 
     const first = await runTool(markDoctor, { limit: 4 }, ctx);
-    assert.match(first.text, /\nfindings: 7\nshown: 1-4\nnext-cursor: 4\n/);
-    const second = await runTool(markDoctor, { limit: 4, cursor: '4' }, ctx);
+    assert.match(first.text, /\nfindings: 7\nshown: 1-4\nnext-cursor: [A-Za-z0-9_-]{16}\.4\n/);
+    const cursor = /^next-cursor: (\S+)$/m.exec(first.text)![1]!;
+    const second = await runTool(markDoctor, { limit: 4, cursor }, ctx);
     assert.match(second.text, /\nshown: 5-7\n/);
     assert.doesNotMatch(second.text, /next-cursor/);
     assert.equal(rows(first.text).length + rows(second.text).length, 7);
@@ -147,6 +149,94 @@ describe('mark_doctor over real QUIC worlds', () => {
     assert.equal((await runTool(markDoctor, { kinds: 'typos' }, ctx)).isError, true);
     assert.equal((await runTool(markDoctor, { cursor: 'x' }, ctx)).isError, true);
     assert.equal((await runTool(markDoctor, { similarity: 0.2 }, ctx)).isError, true);
+  });
+
+  it('serves later pages from the report the first page made: no reads, the same report after a change', async () => {
+    const knowledge = createKnowledge({ gateway, hub: 'alpha' });
+    const ctx = { ...toolContext(gateway), knowledge };
+    const first = await runTool(markDoctor, { limit: 2 }, ctx);
+    const total = /\nfindings: (\d+)\n/.exec(first.text)![1];
+    await seed(alpha, '/late-untagged.md', '# Late\n\nAdded between pages.\n', {});
+    const sentBefore = gateway.sent.length;
+    const pages = [first];
+    for (let cursor = /^next-cursor: (\S+)$/m.exec(first.text)?.[1]; cursor !== undefined; ) {
+      const page = await runTool(markDoctor, { limit: 2, cursor }, ctx);
+      assert.notEqual(page.isError, true, page.text);
+      pages.push(page);
+      cursor = /^next-cursor: (\S+)$/m.exec(page.text)?.[1];
+    }
+    assert.equal(gateway.sent.length, sentBefore, 'later pages send nothing to the worlds');
+    assert.ok(pages.length > 2);
+    assert.ok(pages.every((page) => page.text.includes(`\nfindings: ${total}\n`)));
+    const shown = pages.flatMap((page) => rows(page.text));
+    assert.equal(shown.length, Number(total));
+    assert.equal(new Set(shown).size, shown.length, 'no finding twice, none skipped');
+    assert.ok(!shown.some((row) => row.includes('late-untagged')), 'the change shows in the next report');
+    assert.ok(rows((await runTool(markDoctor, {}, ctx)).text).includes('untagged | mark://alpha/late-untagged.md'));
+
+    const cursor = /^next-cursor: (\S+)$/m.exec(first.text)![1]!;
+    const startOver = /^this report is no longer held .*: call mark_doctor again without cursor to start over$/;
+    for (const [who, args] of [
+      [bob, { limit: 2, cursor }],
+      [alice, { limit: 2, cursor, kinds: 'orphan' }],
+      [alice, { limit: 2, cursor: `${'A'.repeat(16)}.2` }],
+    ] as const) {
+      const refused = await runTool(markDoctor, args, { ...toolContext(gateway, { identity: who }), knowledge });
+      assert.equal(refused.isError, true);
+      assert.match(refused.text, startOver, "another caller's, other arguments', or an unknown report");
+    }
+    const otherReplica = { ...toolContext(gateway), knowledge: createKnowledge({ gateway, hub: 'alpha' }) };
+    assert.match((await runTool(markDoctor, { limit: 2, cursor }, otherReplica)).text, startOver);
+  });
+
+  it("refuses a caller's second report while its first is being made, and not another caller's", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reading!: () => void;
+    const started = new Promise<void>((resolve) => {
+      reading = resolve;
+    });
+    // The fixture's methods read its private fields, so each is called on it, not on the wrapper.
+    const slow: WorldGateway = {
+      list: () => gateway.list(),
+      get: (name) => gateway.get(name),
+      canWrite: (world, identity) => gateway.canWrite(world, identity),
+      write: (world, identity, call) => gateway.write(world, identity, call),
+      close: async () => {},
+      read: async (world, call) => {
+        reading();
+        await held;
+        return gateway.read(world, call);
+      },
+    };
+    const knowledge = createKnowledge({ gateway: slow, hub: 'alpha' });
+    const ctx = (identity = alice) => ({ ...toolContext(slow, { identity }), knowledge });
+    const first = runTool(markDoctor, {}, ctx());
+    await started;
+    const second = await runTool(markDoctor, {}, ctx());
+    assert.equal(second.isError, true);
+    assert.match(second.text, /^a mark_doctor report of yours is still being made: wait for its answer/);
+    const bobs = runTool(markDoctor, {}, ctx(bob));
+    release();
+    assert.notEqual((await first).isError, true);
+    assert.notEqual((await bobs).isError, true);
+    assert.notEqual((await runTool(markDoctor, {}, ctx())).isError, true, 'free again once the first answered');
+  });
+});
+
+describe('doctor reports kept for their later pages', () => {
+  it('expire after their time, and are found only by the caller and arguments that made them', () => {
+    let clock = 0;
+    const runs = new DoctorRuns({ ttlMs: 1000, now: () => clock });
+    const report = { worlds: 1, documents: 0, findings: [], notExamined: [] };
+    const id = runs.keep('alice', 'args', report);
+    assert.equal(runs.held(id, 'alice', 'args'), report);
+    assert.equal(runs.held(id, 'bob', 'args'), undefined);
+    assert.equal(runs.held(id, 'alice', 'other'), undefined);
+    clock += 1000;
+    assert.equal(runs.held(id, 'alice', 'args'), undefined);
   });
 });
 

@@ -62,6 +62,15 @@ describe('publishing policy format', () => {
     ]);
   });
 
+  it('separates banned characters by whitespace only, so a comma can be banned', () => {
+    const policy = parsePolicy(table(['| banned-characters | , U+2014\t; | warn |']));
+    assert.deepEqual(policy.rules, [{ id: 'banned-characters', setting: [',', '\u2014', ';'], severity: 'warn' }]);
+    assert.throws(
+      () => parsePolicy(table(['| banned-characters | U+2014, U+2013 | warn |'])),
+      /"U\+2014," is not one character or U\+XXXX \(separate them with spaces\)/,
+    );
+  });
+
   it('ignores a table inside fenced code and reads the real one after it', () => {
     const markdown = `# P\n\n\`\`\`\n| rule | setting | severity |\n|---|---|---|\n| h1-first | | block |\n\`\`\`\n\n${table(['| no-secrets | | warn |'])}`;
     assert.deepEqual(
@@ -193,6 +202,56 @@ describe('publishing policy rules', () => {
     assert.deepEqual(found(`github_pat_${'A1_'.repeat(27)}x`), ['line 3 looks like a GitHub token']);
     assert.deepEqual(found('SLACK=xoxb-1234567890-abcdefghij'), ['line 3 looks like a Slack token']);
     assert.deepEqual(found(`sk_live_${'a1B2'.repeat(6)}`), ['line 3 looks like a Stripe live key']);
+  });
+
+  it('reads every metadata key and value for characters and secrets, naming the field but never a secret', () => {
+    const policy = parsePolicy(table(['| no-secrets | | block |', '| banned-characters | U+2014 | warn |']));
+    const key = 'AKIAIOSFODNN7EXAMPLE';
+    const problems = checkSubmission(
+      policy,
+      { body: '# T\n\nClean.\n', metadata: { notes: `one\ntwo ghp_${'a'.repeat(36)}`, [key]: 'x', 'a\u2014b': 'ok' } },
+      'document',
+    ).map((v) => v.problem);
+    assert.deepEqual(problems, [
+      'metadata.notes looks like a GitHub token',
+      'a metadata key looks like an AWS access key id',
+      'U+2014 ("\u2014") in the metadata key "a\u2014b"',
+    ]);
+  });
+
+  it('finds the credentials of common services, and leaves prose with the same letters alone', () => {
+    const policy = parsePolicy(table(['| no-secrets | | block |']));
+    const found = (line: string) =>
+      checkSubmission(policy, { body: `# T\n\n${line}\n`, metadata: {} }, 'document').map((v) =>
+        v.problem.replace(/^line 3 looks like /, ''),
+      );
+    const run = 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    for (const [line, kind] of [
+      ['cache: redis://:Sup3rS3cretPassw0rd@redis.internal:6379/0', 'a password in a URL'],
+      [`OPENAI_API_KEY=sk-proj-${run}`, 'an OpenAI or Anthropic API key'],
+      [`sk-ant-api03-${run}`, 'an OpenAI or Anthropic API key'],
+      [`key: sk-${run.slice(0, 48)}`, 'an OpenAI or Anthropic API key'],
+      ['glpat-abcdefghij0123456789', 'a GitLab token'],
+      [`//registry.npmjs.org/:_authToken=npm_${run.slice(0, 36)}`, 'an npm token'],
+      ['https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX', 'a Slack webhook URL'],
+      ['client_secret: GOCSPX-abcdefghijklmnopqrstuvwx12', 'a Google OAuth client secret'],
+      [
+        `DefaultEndpointsProtocol=https;AccountName=x;AccountKey=${run}==;EndpointSuffix=core.windows.net`,
+        'an Azure storage key',
+      ],
+      ['Authorization: Basic YWRtaW46aHVudGVyMg==', 'a basic auth header'],
+      ['curl -H "authorization: basic dXNlcjpwYXNzd29yZA=="', 'a basic auth header'],
+    ] as const)
+      assert.deepEqual(found(line), [kind], line);
+    for (const prose of [
+      'We use sk-learn (scikit-learn) for the task-based risk-scoring models.',
+      'Set npm_config_registry to the mirror; a glpat- token goes in the vault.',
+      `redis://:${'$'}{REDIS_PASSWORD}@redis:6379 takes the password from the environment`,
+      'Authorization: Basic authentication sends the user and password on every request.',
+      'AccountKey=<your storage key>; GOCSPX- prefixes Google client secrets.',
+      'See https://hooks.slack.com/services/ for how webhooks work.',
+    ])
+      assert.deepEqual(found(prose), [], prose);
   });
 
   it('checks an appended fragment only for characters and secrets', () => {

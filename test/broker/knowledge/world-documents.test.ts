@@ -1,6 +1,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createKnowledge, parseWorldDescriptor, WorldDocumentCache } from '../../../src/broker/knowledge/index.ts';
+import {
+  checkFailureReport,
+  createKnowledge,
+  parseWorldDescriptor,
+  WorldDocumentCache,
+  type WorldDescriptor,
+} from '../../../src/broker/knowledge/index.ts';
+import { descriptorLimits } from '../../../src/broker/knowledge/world-descriptor.ts';
+import { runTool } from '../../../src/broker/mcp/run-tool.ts';
+import { markWorlds } from '../../../src/broker/mcp/tools/worlds.ts';
+import { toolContext } from '../mcp/helpers/context.ts';
 import type { WorldGateway } from '../../../src/broker/worlds/gateway.ts';
 import { startTestStack, type TestStack } from '../mcp/helpers/fixture-gateway.ts';
 
@@ -134,6 +144,88 @@ describe('world documents over real QUIC worlds (world.md, the hub standard)', (
     await knowledge.standard.check('team-a', '/a.md', submission, 'document');
     assert.equal(warnings.length, 1, 'logged once per version of the file');
     assert.match(String(warnings[0]?.reason), /severity "sometimes"/);
+  });
+});
+
+describe('world descriptors are bounded in mark_worlds', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startTestStack(['team-a', 'team-b']);
+  });
+  after(() => stack.close());
+
+  it('clips long text and long lists, and does not parse a world.md over 64 KiB', async () => {
+    const items = Array.from({ length: 500 }, (_, i) => `- /d${i}/: folder ${i}`).join('\n');
+    const long = `# ${'Team A '.repeat(100)}\n\n${'A sentence that goes on '.repeat(50)}end.\n\n## What it holds\n\n${items}\n`;
+    await stack.seed('team-a', '/world.md', long);
+    await stack.seed('team-b', '/world.md', `# Team B\n\n${'word '.repeat(20_000)}end.\n`);
+    const knowledge = createKnowledge({ gateway: stack.gateway });
+    const result = await runTool(markWorlds, {}, { ...toolContext(stack.gateway), knowledge });
+    const worlds = (result.structured as { worlds: Array<{ name: string; descriptor?: WorldDescriptor }> }).worlds;
+    const a = worlds.find((world) => world.name === 'team-a')!.descriptor!;
+    assert.equal([...a.title].length, descriptorLimits.maxTextChars);
+    assert.ok(a.title.endsWith('…') && a.summary.endsWith('…'));
+    assert.equal(a.holds.length, descriptorLimits.maxItems + 1);
+    assert.equal(a.holds.at(-1), `and ${500 - descriptorLimits.maxItems} more`);
+    assert.equal(worlds.find((world) => world.name === 'team-b')!.descriptor, undefined);
+    assert.match(result.text, /\| team-b \|[^\n]*\(world\.md not shown: 98 KiB, over the 64 KiB a descriptor may be\)/);
+    assert.ok(Buffer.byteLength(result.text) < 16 * 1024, `${Buffer.byteLength(result.text)} bytes`);
+  });
+});
+
+describe('read-protected world documents', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startTestStack(['root', 'team-a'], {
+      tokens: [
+        { label: 'writer', paths: ['/**'], operations: ['publish'] },
+        { label: 'reader', paths: ['/world.md', '/.well-known/demarkus/policy.md'], operations: ['read'] },
+      ],
+    });
+    await stack.seed('team-a', '/world.md', '# Team A\n\nPrivate summary.\n');
+    await stack.seed('root', '/.well-known/demarkus/policy.md', policyBody('| no-secrets | | block |'));
+  });
+  after(() => stack.close());
+
+  it('show no descriptor, as a world without world.md, and refuse writes while the policy cannot be read', async () => {
+    const failures: string[] = [];
+    const knowledge = createKnowledge({ gateway: stack.gateway, onCheckFailed: (w, p) => failures.push(`${w}${p}`) });
+    assert.deepEqual(await knowledge.descriptors.describe('team-a'), { kind: 'absent' });
+    const verdict = await knowledge.standard.check('team-a', '/a.md', { body: '# A\n', metadata: {} }, 'document');
+    assert.equal(verdict.kind, 'unavailable');
+    assert.match(
+      verdict.kind === 'unavailable' ? verdict.reason : '',
+      /^the publishing policy \(mark:\/\/root\/\.well-known\/demarkus\/policy\.md\) is read-protected on the hub/,
+    );
+    assert.deepEqual(failures, [], 'an answer, not a failed check');
+  });
+});
+
+describe('failed checks of world documents', () => {
+  it('counts every failure and logs one warning per document per interval, saying how many it stands for', () => {
+    let clock = 0;
+    const counted: string[] = [];
+    const warnings: Array<Record<string, unknown>> = [];
+    const report = checkFailureReport({
+      log: { warn: (fields) => warnings.push(fields) },
+      count: (world, path) => counted.push(`${world}${path}`),
+      intervalMs: 1000,
+      now: () => clock,
+    });
+    report('root', '/.well-known/demarkus/policy.md', 'world root is unavailable');
+    report('root', '/.well-known/demarkus/policy.md', 'world root is unavailable');
+    report('team-a', '/world.md', 'world answered server-error');
+    clock += 1000;
+    report('root', '/.well-known/demarkus/policy.md', 'world root is unavailable');
+    assert.equal(counted.length, 4);
+    assert.deepEqual(
+      warnings.map((w) => [w.world, w.path, w.failures]),
+      [
+        ['root', '/.well-known/demarkus/policy.md', 1],
+        ['team-a', '/world.md', 1],
+        ['root', '/.well-known/demarkus/policy.md', 2],
+      ],
+    );
   });
 });
 

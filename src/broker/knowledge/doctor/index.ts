@@ -10,3 +10,4 @@ export {
 } from './diagnose.ts';
 export { nearDuplicates, jaccard, maxNearComparisons, shingles } from './near-duplicates.ts';
 export { renderReport, type ReportPage } from './report.ts';
+export { DoctorBusyError, DoctorRuns, type DoctorReport, type DoctorRunsOptions } from './report-cache.ts';

@@ -1,6 +1,6 @@
 import { escapeCell } from '../../../protocol/escape.ts';
-import type { Corpus } from './corpus.ts';
 import type { Finding } from './diagnose.ts';
+import type { DoctorReport } from './report-cache.ts';
 
 /**
  * The doctor's report as text: a status block (Go key: value lines, like
@@ -8,15 +8,16 @@ import type { Finding } from './diagnose.ts';
  * that could not be covered. `partial` means some documents were not read,
  * so absence of a finding there proves nothing.
  */
-export type ReportPage = { offset: number; limit: number };
+export type ReportPage = { offset: number; limit: number; nextCursor?: string };
 
-export function renderReport(corpus: Corpus, worlds: number, findings: readonly Finding[], page: ReportPage): string {
+export function renderReport(report: DoctorReport, page: ReportPage): string {
+  const { findings } = report;
   const shown = findings.slice(page.offset, page.offset + page.limit);
   const next = page.offset + shown.length;
-  let out = `status: ${corpus.notExamined.length === 0 ? 'ok' : 'partial'}\n`;
-  out += `worlds: ${worlds}\ndocuments: ${corpus.documents.length}\nfindings: ${findings.length}\n`;
+  let out = `status: ${report.notExamined.length === 0 ? 'ok' : 'partial'}\n`;
+  out += `worlds: ${report.worlds}\ndocuments: ${report.documents}\nfindings: ${findings.length}\n`;
   if (shown.length > 0) out += `shown: ${page.offset + 1}-${next}\n`;
-  if (next < findings.length) out += `next-cursor: ${next}\n`;
+  if (page.nextCursor !== undefined) out += `next-cursor: ${page.nextCursor}\n`;
   if (shown.length > 0) {
     out += '\n| kind | document | detail |\n|------|----------|--------|\n';
     for (const finding of shown) {
@@ -24,9 +25,9 @@ export function renderReport(corpus: Corpus, worlds: number, findings: readonly 
       out += `| ${finding.kind} | ${escapeCell(documents)} | ${escapeCell(detail)} |\n`;
     }
   }
-  if (corpus.notExamined.length > 0) {
+  if (report.notExamined.length > 0) {
     out += '\n## Not examined\n\n| world | reason |\n|-------|--------|\n';
-    for (const gap of corpus.notExamined) out += `| ${escapeCell(gap.world)} | ${escapeCell(gap.reason)} |\n`;
+    for (const gap of report.notExamined) out += `| ${escapeCell(gap.world)} | ${escapeCell(gap.reason)} |\n`;
   }
   return out;
 }

@@ -3,6 +3,9 @@ import {
   collectCorpus,
   defaultCorpusLimits,
   diagnose,
+  DoctorBusyError,
+  DoctorRuns,
+  type DoctorReport,
   findingKinds,
   maxNearComparisons,
   nearDuplicatesStopped,
@@ -10,6 +13,7 @@ import {
 } from '../../knowledge/doctor/index.ts';
 import { WorldDirectory } from '../../graph/index.ts';
 import { defaultHubWorld } from '../../hub-world.ts';
+import type { WorldInfo } from '../../worlds/gateway.ts';
 import { worldNamed } from '../../worlds/world-aliases.ts';
 import { optionalInteger, optionalString } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
@@ -65,7 +69,7 @@ export const markDoctor = defineTool({
   title: 'Check the knowledge base',
   description: describe(
     'Report what needs care across the worlds you may read: exact and near duplicate documents, documents that break the publishing policy, untagged documents that mark_lookup cannot find, broken mark:// links and orphans nothing links to.',
-    `Reads up to ${defaultCorpusLimits.maxDocuments.toLocaleString('en')} documents and ${defaultCorpusLimits.maxBytes / (1024 * 1024)} MiB within ${defaultCorpusLimits.timeMs / 1000} s, and scores at most ${maxNearComparisons.toLocaleString('en')} pairs for near duplicates; status: partial names the worlds it could not cover, or says where the near-duplicate search stopped. Paged: pass next-cursor to get the next page.`,
+    `Reads up to ${defaultCorpusLimits.maxDocuments.toLocaleString('en')} documents and ${defaultCorpusLimits.maxBytes / (1024 * 1024)} MiB within ${defaultCorpusLimits.timeMs / 1000} s, and scores at most ${maxNearComparisons.toLocaleString('en')} pairs for near duplicates; status: partial names the worlds it could not cover, or says where the near-duplicate search stopped. Paged: pass next-cursor to get the next page; later pages come from the report the first call made (kept 10 minutes), so they cost nothing and agree with it.`,
   ),
   inputSchema,
   outputSchema,
@@ -76,11 +80,16 @@ export const markDoctor = defineTool({
 
 type DoctorArgs = { worlds?: string; kinds?: string; similarity?: number; limit?: number; cursor?: string };
 
+/** For a context without the knowledge layer (tests of other tools): one per process. */
+const processRuns = new DoctorRuns();
+
+const startOver =
+  'this report is no longer held (a report is kept 10 minutes, by the broker replica that made it, for the caller and arguments that asked for it): call mark_doctor again without cursor to start over';
+
 async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
   const limit = args.limit ?? 50;
-  const offset = args.cursor === undefined || args.cursor === '' ? 0 : Number(args.cursor);
-  if (!Number.isInteger(offset) || offset < 0)
-    return toolError('invalid cursor: pass the next-cursor of a previous page');
+  const cursor = args.cursor === undefined || args.cursor === '' ? undefined : parseCursor(args.cursor);
+  if (cursor === null) return toolError('invalid cursor: pass the next-cursor of a previous page');
   const known = ctx.gateway.list();
   const wanted = commaList(args.worlds);
   const resolved = wanted.map((name) => worldNamed(name, known));
@@ -91,6 +100,58 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
   if (badKind !== undefined) return toolError(`unknown finding kind "${badKind}" (kinds: ${findingKinds.join(', ')})`);
   const chosen = new Set(resolved);
   const worlds = wanted.length === 0 ? known : known.filter((world) => chosen.has(world));
+  const runs = ctx.knowledge?.doctorRuns ?? processRuns;
+  const subject = ctx.identity.subject;
+  // What makes two reports the same: a cursor serves only pages of a report made for these arguments.
+  const input = JSON.stringify({
+    worlds: worlds.map((world) => world.name),
+    kinds: [...new Set(kinds)].sort(),
+    similarity: args.similarity ?? 0.8,
+  });
+  let report: DoctorReport;
+  let id: string | undefined;
+  if (cursor !== undefined) {
+    const held = runs.held(cursor.id, subject, input);
+    if (held === undefined) return toolError(startOver);
+    report = held;
+    id = cursor.id;
+  } else {
+    try {
+      report = await runs.run(subject, () => makeReport(ctx, worlds, known, kinds, args.similarity), ctx.signal);
+    } catch (error) {
+      if (error instanceof DoctorBusyError) return toolError(error.message);
+      throw error;
+    }
+  }
+  const offset = cursor?.offset ?? 0;
+  const shown = report.findings.slice(offset, offset + limit);
+  const next = offset + shown.length;
+  let nextCursor: string | undefined;
+  if (next < report.findings.length) nextCursor = `${id ?? runs.keep(subject, input, report)}.${next}`;
+  return structuredResult(renderReport(report, { offset, limit, ...(nextCursor ? { nextCursor } : {}) }), {
+    status: report.notExamined.length === 0 ? 'ok' : 'partial',
+    worlds: report.worlds,
+    documents: report.documents,
+    total: report.findings.length,
+    findings: shown,
+    ...(nextCursor ? { next_cursor: nextCursor } : {}),
+    not_examined: [...report.notExamined],
+  });
+}
+
+/** `<report id>.<offset>`; null when the text is not one. */
+function parseCursor(text: string): { id: string; offset: number } | null {
+  const match = /^([A-Za-z0-9_-]{16})\.(\d{1,9})$/.exec(text);
+  return match === null ? null : { id: match[1]!, offset: Number(match[2]) };
+}
+
+async function makeReport(
+  ctx: ToolContext,
+  worlds: readonly WorldInfo[],
+  known: readonly WorldInfo[],
+  kinds: readonly string[],
+  similarity: number | undefined,
+): Promise<DoctorReport> {
   const hub = ctx.knowledge?.standard.hub ?? defaultHubWorld;
   const corpus = await collectCorpus(ctx.gateway, worlds, { hub, signal: ctx.signal });
   const diagnosis = diagnose({
@@ -100,23 +161,13 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
     directory: new WorldDirectory(known),
     completeWorlds: corpus.completeWorlds,
     judgeOrphans: known.every((world) => corpus.completeWorlds.has(world.name)),
-    nearThreshold: args.similarity ?? 0.8,
+    nearThreshold: similarity ?? 0.8,
   });
   const findings = diagnosis.findings.filter((finding) => kinds.length === 0 || kinds.includes(finding.kind));
   // A search cut short proves nothing about the pairs it did not score: the report is partial.
   if (!diagnosis.nearDuplicatesComplete && (kinds.length === 0 || kinds.includes('near-duplicate')))
     corpus.notExamined.push({ world: worlds.map((world) => world.name).join(', '), reason: nearDuplicatesStopped });
-  const shown = findings.slice(offset, offset + limit);
-  const next = offset + shown.length;
-  return structuredResult(renderReport(corpus, worlds.length, findings, { offset, limit }), {
-    status: corpus.notExamined.length === 0 ? 'ok' : 'partial',
-    worlds: worlds.length,
-    documents: corpus.documents.length,
-    total: findings.length,
-    findings: shown,
-    ...(next < findings.length ? { next_cursor: String(next) } : {}),
-    not_examined: corpus.notExamined,
-  });
+  return { worlds: worlds.length, documents: corpus.documents.length, findings, notExamined: corpus.notExamined };
 }
 
 function commaList(text: string | undefined): string[] {

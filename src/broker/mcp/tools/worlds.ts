@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { escapeCell } from '../../../protocol/escape.ts';
+import { descriptorLimits } from '../../knowledge/world-descriptor.ts';
 import type { DescriptorState } from '../../knowledge/world-descriptors.ts';
 import type { ToolContext } from '../definitions.ts';
 import { unknownHealth, type WorldHealth } from '../../worlds/world-health.ts';
@@ -43,9 +44,13 @@ function healthCell(health: WorldHealth): string {
 function descriptorCells(state: DescriptorState | undefined): string {
   if (state === undefined || state.kind === 'absent') return ' |  |  | ';
   if (state.kind === 'unknown') return ' | (world.md not available: the world did not answer) |  | ';
+  if (state.kind === 'too-large')
+    return ` | (world.md not shown: ${kib(state.bytes)}, over the ${kib(descriptorLimits.maxBytes)} a descriptor may be) |  | `;
   const { title, summary, owners, holds } = state.descriptor;
   return [title, summary, owners.join(', '), holds.join('; ')].map(escapeCell).join(' | ');
 }
+
+const kib = (bytes: number) => `${Math.ceil(bytes / 1024).toLocaleString('en')} KiB`;
 
 const outputSchema = {
   status: z.literal('ok'),
@@ -64,7 +69,9 @@ const outputSchema = {
           holds: z.array(z.string()).describe('what goes where, from its world.md'),
         })
         .optional()
-        .describe('what the world says of itself in /world.md; absent when it has none or did not answer'),
+        .describe(
+          'what the world says of itself in /world.md; absent when it has none, did not answer, or its world.md is too large',
+        ),
       health: z
         .object({
           state: z
