@@ -88,11 +88,14 @@ const secretFinding = (where: string, kind: string): Finding => ({
  * Each metadata key and value as a text the character and secret rules read: metadata is stored
  * with the document and shown to every reader (mark_fetch), so a credential there leaks as one in
  * the body does. A field is named `metadata.<key>`, unless the key itself looks like a credential:
- * a finding never repeats one, so such a key is only "a metadata key".
+ * a finding never repeats one, so such a key is only "a metadata key". `agent` is not read: the
+ * broker sets it to the caller's verified email (write-gate.ts `writeMetadata`), which the caller
+ * cannot change, so a rule meeting it would refuse every write of theirs with no fix to offer.
  */
 function metadataFields(metadata: Readonly<Record<string, string>>): Array<{ name: string; text: string }> {
   const fields: Array<{ name: string; text: string }> = [];
   for (const [key, value] of Object.entries(metadata)) {
+    if (key === 'agent') continue;
     const secretKey = findSecrets(key).length > 0;
     fields.push({ name: secretKey ? 'a metadata key' : `the metadata key ${JSON.stringify(key)}`, text: key });
     fields.push({ name: secretKey ? 'the value of a metadata key' : `metadata.${key}`, text: value });

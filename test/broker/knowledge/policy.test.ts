@@ -219,6 +219,14 @@ describe('publishing policy rules', () => {
     ]);
   });
 
+  it('does not read the broker-set agent, which the caller cannot change, and reads every other key', () => {
+    const policy = parsePolicy(table(['| banned-characters | + | block |']));
+    const problems = (metadata: Record<string, string>) =>
+      checkSubmission(policy, { body: '# T\n\nClean.\n', metadata }, 'document').map((v) => v.problem);
+    assert.deepEqual(problems({ agent: 'alice+docs@example.com' }), []);
+    assert.deepEqual(problems({ author: 'alice+docs@example.com' }), ['U+002B ("+") in metadata.author']);
+  });
+
   it('finds the credentials of common services, and leaves prose with the same letters alone', () => {
     const policy = parsePolicy(table(['| no-secrets | | block |']));
     const found = (line: string) =>
