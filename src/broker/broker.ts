@@ -61,7 +61,7 @@ const serverInstructions = [
  * The broker process: the world gateway, then the MCP listener and the
  * management listener. Start-up fails fast with a clear reason (bad signing
  * key, IdP discovery, a listener that cannot bind); once running, `/readyz`
- * answers only when both listeners, the signer and the world registry are up.
+ * answers ready while its listeners are up, whatever the worlds do.
  */
 export async function startBroker(config: BrokerConfig, options: BrokerOptions = {}): Promise<RunningBroker> {
   const trust = tokenTrust(config);
@@ -222,8 +222,11 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     const management = await createManagementApp({
       metrics,
       serveMetrics: config.metrics.enabled,
-      // Ready while at least one world may answer: a world that is down costs only its own calls.
-      ready: () => ({ listeners: listening, signer: true, worlds: worldsAnswering(gateway) }),
+      // Worlds are not a readiness check: every pod sees the same worlds, so a world outage would take
+      // every pod, and the issuer with them, out of the Service (docs/decisions.md). Their health is
+      // the detail below, mark_worlds and the broker_world_* series. The signing key needs no check:
+      // tokenTrust loaded and checked it before any listener started, and it never changes.
+      ready: () => ({ listeners: listening }),
       detail: () => gateway.list().map((world) => healthLine(world.name, gateway.health(world.name) ?? unknownHealth)),
       plugins: [signIn.plugin],
       logger: options.logger ?? false,
@@ -248,11 +251,6 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     await close();
     throw error;
   }
-}
-
-/** At least one world is configured and not known to be down (a world never called yet counts as answering). */
-function worldsAnswering(gateway: MarkWorldGateway): boolean {
-  return gateway.list().some((world) => gateway.health(world.name)?.state !== 'down');
 }
 
 async function listen(app: FastifyInstance, address: string): Promise<{ host: string; port: number }> {

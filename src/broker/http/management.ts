@@ -10,7 +10,7 @@ export type ManagementAppOptions = {
   metrics: BrokerMetrics;
   /** Whether `/metrics` is served (`metrics.enabled`); when not, it answers 404 like any unknown path. */
   serveMetrics?: boolean;
-  /** E.g. `{ listeners, signer, worlds }`; a throw counts as not ready. */
+  /** E.g. `{ listeners }`; a throw counts as not ready. */
   ready: () => ReadinessChecks | Promise<ReadinessChecks>;
   /** Lines after the verdict, ready or not: each world's health, so an operator sees which do not answer. */
   detail?: () => readonly string[];
