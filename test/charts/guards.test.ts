@@ -198,6 +198,11 @@ const guards: Guard[] = [
     'metrics.serviceMonitor.enabled needs metrics.enabled',
   ),
   broker(
+    'a ServiceMonitor the NetworkPolicy would keep out',
+    { metrics: { serviceMonitor: { enabled: true } } },
+    'metrics.serviceMonitor.enabled with networkPolicy.enabled needs networkPolicy.metricsFromNamespace (the namespace Prometheus runs in, e.g. monitoring): without it the NetworkPolicy drops every scrape',
+  ),
+  broker(
     'a crawl without schedule',
     { crawl: { enabled: true, schedule: '' } },
     'crawl.schedule is required when crawl.enabled (a cron expression)',

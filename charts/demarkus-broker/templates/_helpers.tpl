@@ -207,6 +207,13 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- if and $v.metrics.serviceMonitor.enabled (not $v.metrics.enabled) -}}
 {{- fail "metrics.serviceMonitor.enabled needs metrics.enabled" -}}
 {{- end -}}
+{{- /*
+The NetworkPolicy admits scrapes only from networkPolicy.metricsFromNamespace (networkpolicy.yaml):
+with it empty, Prometheus's scrapes are dropped and the target just shows down, with no error anywhere.
+*/ -}}
+{{- if and $v.metrics.serviceMonitor.enabled $v.networkPolicy.enabled (not $v.networkPolicy.metricsFromNamespace) -}}
+{{- fail "metrics.serviceMonitor.enabled with networkPolicy.enabled needs networkPolicy.metricsFromNamespace (the namespace Prometheus runs in, e.g. monitoring): without it the NetworkPolicy drops every scrape" -}}
+{{- end -}}
 {{- if and $v.crawl.enabled (not $v.crawl.schedule) -}}
 {{- fail "crawl.schedule is required when crawl.enabled (a cron expression)" -}}
 {{- end -}}
