@@ -11,6 +11,7 @@ import {
 import { createBearerVerifier } from './auth/verify-bearer.ts';
 import { KeyedLimit } from '../concurrency/keyed-limit.ts';
 import { createManagementApp } from './http/management.ts';
+import { createIssuerApp } from './http/issuer-listener.ts';
 import { createMcpListener, type McpListener } from './http/mcp-listener.ts';
 import { createBrokerMetrics, type BrokerMetrics } from './http/metrics.ts';
 import { brokerDefinitions } from './definitions.ts';
@@ -37,6 +38,9 @@ export type BrokerOptions = {
 };
 
 export type RunningBroker = {
+  /** Sign-in, OAuth and discovery documents (`server.addr`): the public issuer host. */
+  issuer: { host: string; port: number; app: FastifyInstance };
+  /** `/healthz`, `/readyz`, `/metrics` (`server.management.addr`): in-cluster only. */
   management: { host: string; port: number; app: FastifyInstance };
   mcp: { host: string; port: number; listener: McpListener };
   gateway: MarkWorldGateway;
@@ -58,8 +62,8 @@ const serverInstructions = [
 ].join(' ');
 
 /**
- * The broker process: the world gateway, then the MCP listener and the
- * management listener. Start-up fails fast with a clear reason (bad signing
+ * The broker process: the world gateway, then the MCP, issuer and management
+ * listeners. Start-up fails fast with a clear reason (bad signing
  * key, IdP discovery, a listener that cannot bind); once running, `/readyz`
  * answers ready while its listeners are up, whatever the worlds do.
  */
@@ -219,6 +223,8 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       if (health.state === 'up') listener.app.log.info(fields, `world ${world} is up`);
       else listener.app.log.warn(fields, `world ${world} is ${health.state}: ${health.lastError ?? 'no answer'}`);
     };
+    const issuer = await createIssuerApp({ metrics, plugins: [signIn.plugin], logger: options.logger ?? false });
+    closers.push(() => issuer.close());
     const management = await createManagementApp({
       metrics,
       serveMetrics: config.metrics.enabled,
@@ -228,15 +234,16 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       // tokenTrust loaded and checked it before any listener started, and it never changes.
       ready: () => ({ listeners: listening }),
       detail: () => gateway.list().map((world) => healthLine(world.name, gateway.health(world.name) ?? unknownHealth)),
-      plugins: [signIn.plugin],
       logger: options.logger ?? false,
     });
     closers.push(() => management.close());
     const mcpAddress = await listen(listener.app, config.server.mcp.addr);
-    const managementAddress = await listen(management, config.server.addr);
+    const issuerAddress = await listen(issuer, config.server.addr);
+    const managementAddress = await listen(management, config.server.management.addr);
     listening = true;
     watchRegistry();
     return {
+      issuer: { ...issuerAddress, app: issuer },
       management: { ...managementAddress, app: management },
       mcp: { ...mcpAddress, listener },
       gateway,

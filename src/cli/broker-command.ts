@@ -7,9 +7,10 @@ import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker broker [--config FILE]
 
-Runs the broker: the MCP listener (server.mcp.addr) and the management
-listener (server.addr: /healthz, /readyz, /metrics). The configuration
-reference is docs/configuration.md.
+Runs the broker: the MCP listener (server.mcp.addr), the issuer listener
+(server.addr: sign-in, OAuth and discovery documents) and the management
+listener (server.management.addr: /healthz, /readyz, /metrics). The
+configuration reference is docs/configuration.md.
 
   --config FILE   YAML configuration (default /etc/demarkus-broker/config.yaml;
                   env DEMARKUS_BROKER_CONFIG; empty counts as unset)`;
@@ -25,6 +26,7 @@ export async function runBrokerCommand(args: string[]): Promise<number> {
   log.info(
     {
       mcp: `${broker.mcp.host}:${broker.mcp.port}`,
+      issuer: `${broker.issuer.host}:${broker.issuer.port}`,
       management: `${broker.management.host}:${broker.management.port}`,
       worlds: broker.gateway.list().map((w) => w.name),
     },

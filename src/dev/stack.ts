@@ -21,7 +21,7 @@ export type DevStackOptions = {
   host: string;
   /** The first world listens here, the next ones on the following ports. */
   basePort: number;
-  /** The broker's management listener; its MCP listener takes the next port. */
+  /** The broker's issuer listener; its MCP listener, the IdP and its management listener take the next three ports. */
   brokerPort: number;
   /** Who the printed development MCP token is for. */
   devEmail: string;

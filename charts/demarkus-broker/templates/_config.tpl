@@ -46,6 +46,8 @@ server:
     callsPerSubject: {{ int $v.server.mcp.callsPerSubject }}
     callsPerSubjectShared: {{ int $v.server.mcp.callsPerSubjectShared }}
     queuedCallsPerSubject: {{ int $v.server.mcp.queuedCallsPerSubject }}
+  management:
+    addr: {{ printf ":%v" $v.server.management.port | toJson }}
 oidc:
   {{- if $v.oidc.issuer }}
   issuer: {{ $v.oidc.issuer | toJson }}

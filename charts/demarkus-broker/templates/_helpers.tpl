@@ -117,7 +117,13 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- fail (printf "server.port %v must be between 1 and 65535" $v.server.port) -}}
 {{- end -}}
 {{- if eq (include "demarkus-broker.mcpPort" .) (toString $v.server.port) -}}
-{{- fail (printf "server.mcp.addr %q and server.port %v are the same port; the MCP and management listeners need two" $v.server.mcp.addr $v.server.port) -}}
+{{- fail (printf "server.mcp.addr %q and server.port %v are the same port; the MCP and issuer listeners need two" $v.server.mcp.addr $v.server.port) -}}
+{{- end -}}
+{{- if or (lt (int $v.server.management.port) 1) (gt (int $v.server.management.port) 65535) -}}
+{{- fail (printf "server.management.port %v must be between 1 and 65535" $v.server.management.port) -}}
+{{- end -}}
+{{- if has (toString $v.server.management.port) (list (toString $v.server.port) (include "demarkus-broker.mcpPort" .)) -}}
+{{- fail (printf "server.management.port %v must differ from server.port (%v) and the port of server.mcp.addr (%s): health and metrics have a listener of their own, which the Ingress never routes" $v.server.management.port $v.server.port (include "demarkus-broker.mcpPort" .)) -}}
 {{- end -}}
 {{- if and $v.oidc.brokerSigningKey $v.oidc.existingSigningKeyRef.name -}}
 {{- fail "set oidc.brokerSigningKey or oidc.existingSigningKeyRef.name, not both" -}}
