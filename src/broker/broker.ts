@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { BrokerConfig } from './config/index.ts';
 import { parseListenAddress } from './config/index.ts';
@@ -12,6 +13,7 @@ import { createBearerVerifier } from './auth/verify-bearer.ts';
 import { KeyedLimit } from '../concurrency/keyed-limit.ts';
 import { createManagementApp } from './http/management.ts';
 import { createIssuerApp } from './http/issuer-listener.ts';
+import { closeWithin } from './http/close-within.ts';
 import { createMcpListener, type McpListener } from './http/mcp-listener.ts';
 import { createBrokerMetrics, type BrokerMetrics } from './http/metrics.ts';
 import { brokerDefinitions } from './definitions.ts';
@@ -51,8 +53,16 @@ export type RunningBroker = {
   trust: TokenTrust;
   /** The authorization server, when `oidc.issuer` is configured. */
   signIn: SignInContext | null;
-  close(): Promise<void>;
+  /**
+   * Stops the broker: `/readyz` answers 503 at once, the listeners keep serving for
+   * `drainDelayMs`, then the MCP and issuer listeners stop accepting and give what is in flight
+   * up to `graceMs` before closing the rest; the management listener and the rest close last.
+   * Both default to 0 (tests, `npm start`); `demarkus-broker broker` passes `server.shutdown`.
+   */
+  close(options?: ShutdownOptions): Promise<void>;
 };
+
+export type ShutdownOptions = { drainDelayMs?: number; graceMs?: number };
 
 const serverInstructions = [
   'This server is a knowledge system made of worlds (one per team). Address documents as mark://{world}/{path}.',
@@ -137,6 +147,9 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     log: warn,
   });
   let listening = false;
+  let draining = false;
+  // The listeners that serve clients: closed together, each within the shutdown bound.
+  const servingApps: FastifyInstance[] = [];
   const closers: Array<() => Promise<unknown>> = [
     () => shared.close(),
     () => signIn.close(),
@@ -144,9 +157,16 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     async () => watcher.close(),
     async () => graphChannel?.close(),
   ];
-  const close = async () => {
-    listening = false;
-    for (const closer of closers.reverse()) await closer().catch(() => undefined);
+  let closed: Promise<void> | undefined;
+  const close = (shutdown: ShutdownOptions = {}) => {
+    closed ??= (async () => {
+      draining = true;
+      if ((shutdown.drainDelayMs ?? 0) > 0) await delay(shutdown.drainDelayMs);
+      await Promise.all(servingApps.map((app) => closeWithin(app, shutdown.graceMs ?? 0).catch(() => undefined)));
+      listening = false;
+      for (const closer of closers.reverse()) await closer().catch(() => undefined);
+    })();
+    return closed;
   };
   try {
     const stopDiscovery = await startDiscovery(config, cluster, gateway.registry, {
@@ -216,7 +236,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       metrics,
       logger: options.logger ?? false,
     });
-    closers.push(() => listener.app.close());
+    servingApps.push(listener.app);
     warnLater = (fields, message) => listener.app.log.warn(fields, message);
     logWorldHealth = (world, health) => {
       const fields = { world, health: health.state, since: health.since, reason: health.lastError };
@@ -224,7 +244,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       else listener.app.log.warn(fields, `world ${world} is ${health.state}: ${health.lastError ?? 'no answer'}`);
     };
     const issuer = await createIssuerApp({ metrics, plugins: [signIn.plugin], logger: options.logger ?? false });
-    closers.push(() => issuer.close());
+    servingApps.push(issuer);
     const management = await createManagementApp({
       metrics,
       serveMetrics: config.metrics.enabled,
@@ -232,7 +252,8 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       // every pod, and the issuer with them, out of the Service (docs/decisions.md). Their health is
       // the detail below, mark_worlds and the broker_world_* series. The signing key needs no check:
       // tokenTrust loaded and checked it before any listener started, and it never changes.
-      ready: () => ({ listeners: listening }),
+      // `draining` is named for the verdict it gives: "not ready: draining" from the first SIGTERM on.
+      ready: () => ({ listeners: listening, draining: !draining }),
       detail: () => gateway.list().map((world) => healthLine(world.name, gateway.health(world.name) ?? unknownHealth)),
       logger: options.logger ?? false,
     });

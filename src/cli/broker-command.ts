@@ -1,6 +1,6 @@
 import { loadBrokerConfig } from '../broker/config/index.ts';
 import { startBroker } from '../broker/broker.ts';
-import { waitForSignal } from './world-command.ts';
+import { exitOnNextSignal, waitForSignal } from './signals.ts';
 import { givenConfigPath, productionConfigPath } from './config-path.ts';
 import { jsonLogger, logOptions } from './json-logger.ts';
 import { commandArgs } from './command-args.ts';
@@ -11,6 +11,11 @@ Runs the broker: the MCP listener (server.mcp.addr), the issuer listener
 (server.addr: sign-in, OAuth and discovery documents) and the management
 listener (server.management.addr: /healthz, /readyz, /metrics). The
 configuration reference is docs/configuration.md.
+
+On SIGTERM or SIGINT it drains (docs/operations.md, "Stop and upgrade"):
+/readyz answers 503 at once, the listeners serve on for
+server.shutdown.drainDelay, then requests in flight get up to
+server.shutdown.timeout to finish. A second signal exits at once.
 
   --config FILE   YAML configuration (default /etc/demarkus-broker/config.yaml;
                   env DEMARKUS_BROKER_CONFIG; empty counts as unset)`;
@@ -32,8 +37,12 @@ export async function runBrokerCommand(args: string[]): Promise<number> {
     },
     'broker listening',
   );
-  await stopped;
-  log.info({}, 'shutting down');
-  await broker.close();
+  const signal = await stopped;
+  const { drainDelay, timeout } = config.server.shutdown;
+  log.info({ signal, drainDelayMs: drainDelay, timeoutMs: timeout }, 'shutting down: not ready, draining');
+  const stopWatching = exitOnNextSignal((again) => log.warn({ signal: again }, 'second signal: exiting now'));
+  await broker.close({ drainDelayMs: drainDelay, graceMs: timeout });
+  stopWatching();
+  log.info({}, 'stopped');
   return 0;
 }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { startDevStack } from '../dev/stack.ts';
 import { jsonLogger, logOptions } from './json-logger.ts';
-import { waitForSignal } from './world-command.ts';
+import { exitOnNextSignal, waitForSignal } from './signals.ts';
 import { errorCodes } from '../errors/fetch-failure.ts';
 import { commandArgs } from './command-args.ts';
 import { flagOrEnv, numberFlag } from './number-flag.ts';
@@ -74,9 +74,16 @@ export async function runDevCommand(args: string[]): Promise<number> {
   const stopped = waitForSignal();
   printWelcome(stack, dataDir, email);
   await stopped;
-  await stack.close();
+  // Ctrl-C stops at once: no drain delay (no load balancer to leave) and a short bound for what
+  // is in flight, so an MCP client's open event stream does not hold the terminal.
+  const stopWatching = exitOnNextSignal();
+  await stack.close({ drainDelayMs: 0, graceMs: devShutdownGraceMs });
+  stopWatching();
   return 0;
 }
+
+/** How long `npm start` lets requests in flight finish after Ctrl-C. */
+const devShutdownGraceMs = 1000;
 
 function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir: string, email: string): void {
   const mark = 'npx demarkus-broker mark';

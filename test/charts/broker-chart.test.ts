@@ -612,6 +612,8 @@ describe('every broker setting through the chart', () => {
     assert.equal(config.oidc.nextBrokerSigningKey, nextSigningKeyPem);
     assert.equal(config.metrics.enabled, false);
     assert.equal(config.hub, 'knowledge-hub');
+    assert.equal(config.server.management.addr, ':9464');
+    assert.deepEqual(config.server.shutdown, { drainDelay: 8_000, timeout: 15_000 });
   });
 
   it('takes the next signing key and the sentinel password from their Secrets, never into the config Secret', () => {

@@ -48,6 +48,9 @@ server:
     queuedCallsPerSubject: {{ int $v.server.mcp.queuedCallsPerSubject }}
   management:
     addr: {{ printf ":%v" $v.server.management.port | toJson }}
+  shutdown:
+    drainDelay: {{ $v.server.shutdown.drainDelay | toJson }}
+    timeout: {{ $v.server.shutdown.timeout | toJson }}
 oidc:
   {{- if $v.oidc.issuer }}
   issuer: {{ $v.oidc.issuer | toJson }}

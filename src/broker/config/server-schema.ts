@@ -96,4 +96,16 @@ export const serverSchema = z.strictObject({
   refreshTokensSecret: k8sName().default('demarkus-broker-refresh-tokens'),
   mcp: mcpSchema.prefault({}),
   management: managementSchema.prefault({}),
+  /**
+   * On SIGTERM (new): `/readyz` answers 503 at once, the listeners keep serving for `drainDelay`
+   * while endpoints and load balancers stop sending here, then stop accepting and give the requests
+   * in flight up to `timeout` before closing what is left (SSE streams included). Their sum must stay
+   * under the pod's terminationGracePeriodSeconds (chart default 30 s).
+   */
+  shutdown: z
+    .strictObject({
+      drainDelay: duration('5s'),
+      timeout: duration('20s'),
+    })
+    .prefault({}),
 });

@@ -16,7 +16,7 @@ export type IssuerAppOptions = {
  * routes). Health and metrics live on the management listener (management.ts).
  */
 export async function createIssuerApp(options: IssuerAppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: true, exposeHeadRoutes: false });
+  const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: 'idle', exposeHeadRoutes: false });
   app.setErrorHandler(plainErrorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.addHook('onResponse', httpMetricsHook(options.metrics, 'issuer'));

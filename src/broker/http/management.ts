@@ -25,7 +25,7 @@ export type ManagementAppOptions = {
  * (docs/decisions.md); the chart exposes this port inside the cluster only.
  */
 export async function createManagementApp(options: ManagementAppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: true, exposeHeadRoutes: false });
+  const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: 'idle', exposeHeadRoutes: false });
   app.setErrorHandler(plainErrorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.addHook('onResponse', httpMetricsHook(options.metrics, 'management'));

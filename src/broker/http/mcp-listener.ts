@@ -80,7 +80,9 @@ export async function createMcpListener(options: McpListenerOptions): Promise<Mc
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimitBytes ?? defaultMcpBodyLimitBytes,
-    forceCloseConnections: true,
+    // Idle keep-alive connections close with the listener; requests in flight are given the
+    // shutdown bound (closeWithin, src/broker/http/close-within.ts).
+    forceCloseConnections: 'idle',
     exposeHeadRoutes: false,
   });
   const metrics = options.metrics;
