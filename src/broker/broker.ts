@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { BrokerConfig } from './config/index.ts';
 import { parseListenAddress } from './config/index.ts';
@@ -11,6 +12,8 @@ import {
 import { createBearerVerifier } from './auth/verify-bearer.ts';
 import { KeyedLimit } from '../concurrency/keyed-limit.ts';
 import { createManagementApp } from './http/management.ts';
+import { createIssuerApp } from './http/issuer-listener.ts';
+import { closeWithin } from './http/close-within.ts';
 import { createMcpListener, type McpListener } from './http/mcp-listener.ts';
 import { createBrokerMetrics, type BrokerMetrics } from './http/metrics.ts';
 import { brokerDefinitions } from './definitions.ts';
@@ -37,6 +40,9 @@ export type BrokerOptions = {
 };
 
 export type RunningBroker = {
+  /** Sign-in, OAuth and discovery documents (`server.addr`): the public issuer host. */
+  issuer: { host: string; port: number; app: FastifyInstance };
+  /** `/healthz`, `/readyz`, `/metrics` (`server.management.addr`): in-cluster only. */
   management: { host: string; port: number; app: FastifyInstance };
   mcp: { host: string; port: number; listener: McpListener };
   gateway: MarkWorldGateway;
@@ -47,8 +53,16 @@ export type RunningBroker = {
   trust: TokenTrust;
   /** The authorization server, when `oidc.issuer` is configured. */
   signIn: SignInContext | null;
-  close(): Promise<void>;
+  /**
+   * Stops the broker: `/readyz` answers 503 at once, the listeners keep serving for
+   * `drainDelayMs`, then the MCP and issuer listeners stop accepting and give what is in flight
+   * up to `graceMs` before closing the rest; the management listener and the rest close last.
+   * Both default to 0 (tests, `npm start`); `demarkus-broker broker` passes `server.shutdown`.
+   */
+  close(options?: ShutdownOptions): Promise<void>;
 };
+
+export type ShutdownOptions = { drainDelayMs?: number; graceMs?: number };
 
 const serverInstructions = [
   'This server is a knowledge system made of worlds (one per team). Address documents as mark://{world}/{path}.',
@@ -58,10 +72,10 @@ const serverInstructions = [
 ].join(' ');
 
 /**
- * The broker process: the world gateway, then the MCP listener and the
- * management listener. Start-up fails fast with a clear reason (bad signing
+ * The broker process: the world gateway, then the MCP, issuer and management
+ * listeners. Start-up fails fast with a clear reason (bad signing
  * key, IdP discovery, a listener that cannot bind); once running, `/readyz`
- * answers only when both listeners, the signer and the world registry are up.
+ * answers ready while its listeners are up, whatever the worlds do.
  */
 export async function startBroker(config: BrokerConfig, options: BrokerOptions = {}): Promise<RunningBroker> {
   const trust = tokenTrust(config);
@@ -141,6 +155,9 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     log: warn,
   });
   let listening = false;
+  let draining = false;
+  // The listeners that serve clients: closed together, each within the shutdown bound.
+  const servingApps: FastifyInstance[] = [];
   const closers: Array<() => Promise<unknown>> = [
     () => shared.close(),
     () => signIn.close(),
@@ -148,9 +165,16 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     async () => watcher.close(),
     async () => graphChannel?.close(),
   ];
-  const close = async () => {
-    listening = false;
-    for (const closer of closers.reverse()) await closer().catch(() => undefined);
+  let closed: Promise<void> | undefined;
+  const close = (shutdown: ShutdownOptions = {}) => {
+    closed ??= (async () => {
+      draining = true;
+      if ((shutdown.drainDelayMs ?? 0) > 0) await delay(shutdown.drainDelayMs);
+      await Promise.all(servingApps.map((app) => closeWithin(app, shutdown.graceMs ?? 0).catch(() => undefined)));
+      listening = false;
+      for (const closer of closers.reverse()) await closer().catch(() => undefined);
+    })();
+    return closed;
   };
   try {
     const stopDiscovery = await startDiscovery(config, cluster, gateway.registry, {
@@ -220,28 +244,35 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       metrics,
       logger: options.logger ?? false,
     });
-    closers.push(() => listener.app.close());
+    servingApps.push(listener.app);
     warnLater = (fields, message) => listener.app.log.warn(fields, message);
     logWorldHealth = (world, health) => {
       const fields = { world, health: health.state, since: health.since, reason: health.lastError };
       if (health.state === 'up') listener.app.log.info(fields, `world ${world} is up`);
       else listener.app.log.warn(fields, `world ${world} is ${health.state}: ${health.lastError ?? 'no answer'}`);
     };
+    const issuer = await createIssuerApp({ metrics, plugins: [signIn.plugin], logger: options.logger ?? false });
+    servingApps.push(issuer);
     const management = await createManagementApp({
       metrics,
       serveMetrics: config.metrics.enabled,
-      // Ready while at least one world may answer: a world that is down costs only its own calls.
-      ready: () => ({ listeners: listening, signer: true, worlds: worldsAnswering(gateway) }),
+      // Worlds are not a readiness check: every pod sees the same worlds, so a world outage would take
+      // every pod, and the issuer with them, out of the Service (docs/decisions.md). Their health is
+      // the detail below, mark_worlds and the broker_world_* series. The signing key needs no check:
+      // tokenTrust loaded and checked it before any listener started, and it never changes.
+      // `draining` is named for the verdict it gives: "not ready: draining" from the first SIGTERM on.
+      ready: () => ({ listeners: listening, draining: !draining }),
       detail: () => gateway.list().map((world) => healthLine(world.name, gateway.health(world.name) ?? unknownHealth)),
-      plugins: [signIn.plugin],
       logger: options.logger ?? false,
     });
     closers.push(() => management.close());
     const mcpAddress = await listen(listener.app, config.server.mcp.addr);
-    const managementAddress = await listen(management, config.server.addr);
+    const issuerAddress = await listen(issuer, config.server.addr);
+    const managementAddress = await listen(management, config.server.management.addr);
     listening = true;
     watchRegistry();
     return {
+      issuer: { ...issuerAddress, app: issuer },
       management: { ...managementAddress, app: management },
       mcp: { ...mcpAddress, listener },
       gateway,
@@ -256,11 +287,6 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     await close();
     throw error;
   }
-}
-
-/** At least one world is configured and not known to be down (a world never called yet counts as answering). */
-function worldsAnswering(gateway: MarkWorldGateway): boolean {
-  return gateway.list().some((world) => gateway.health(world.name)?.state !== 'down');
 }
 
 async function listen(app: FastifyInstance, address: string): Promise<{ host: string; port: number }> {

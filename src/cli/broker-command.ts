@@ -1,15 +1,21 @@
 import { loadBrokerConfig } from '../broker/config/index.ts';
 import { startBroker } from '../broker/broker.ts';
-import { waitForSignal } from './world-command.ts';
+import { exitOnNextSignal, waitForSignal } from './signals.ts';
 import { givenConfigPath, productionConfigPath } from './config-path.ts';
 import { jsonLogger, logOptions } from './json-logger.ts';
 import { commandArgs } from './command-args.ts';
 
 const help = `demarkus-broker broker [--config FILE]
 
-Runs the broker: the MCP listener (server.mcp.addr) and the management
-listener (server.addr: /healthz, /readyz, /metrics). The configuration
-reference is docs/configuration.md.
+Runs the broker: the MCP listener (server.mcp.addr), the issuer listener
+(server.addr: sign-in, OAuth and discovery documents) and the management
+listener (server.management.addr: /healthz, /readyz, /metrics). The
+configuration reference is docs/configuration.md.
+
+On SIGTERM or SIGINT it drains (docs/operations.md, "Stop and upgrade"):
+/readyz answers 503 at once, the listeners serve on for
+server.shutdown.drainDelay, then requests in flight get up to
+server.shutdown.timeout to finish. A second signal exits at once.
 
   --config FILE   YAML configuration (default /etc/demarkus-broker/config.yaml;
                   env DEMARKUS_BROKER_CONFIG; empty counts as unset)`;
@@ -25,13 +31,18 @@ export async function runBrokerCommand(args: string[]): Promise<number> {
   log.info(
     {
       mcp: `${broker.mcp.host}:${broker.mcp.port}`,
+      issuer: `${broker.issuer.host}:${broker.issuer.port}`,
       management: `${broker.management.host}:${broker.management.port}`,
       worlds: broker.gateway.list().map((w) => w.name),
     },
     'broker listening',
   );
-  await stopped;
-  log.info({}, 'shutting down');
-  await broker.close();
+  const signal = await stopped;
+  const { drainDelay, timeout } = config.server.shutdown;
+  log.info({ signal, drainDelayMs: drainDelay, timeoutMs: timeout }, 'shutting down: not ready, draining');
+  const stopWatching = exitOnNextSignal((again) => log.warn({ signal: again }, 'second signal: exiting now'));
+  await broker.close({ drainDelayMs: drainDelay, graceMs: timeout });
+  stopWatching();
+  log.info({}, 'stopped');
   return 0;
 }

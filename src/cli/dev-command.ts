@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { startDevStack } from '../dev/stack.ts';
 import { jsonLogger, logOptions } from './json-logger.ts';
-import { waitForSignal } from './world-command.ts';
+import { exitOnNextSignal, waitForSignal } from './signals.ts';
 import { errorCodes } from '../errors/fetch-failure.ts';
 import { commandArgs } from './command-args.ts';
 import { flagOrEnv, numberFlag } from './number-flag.ts';
@@ -18,7 +18,8 @@ self-signed world certificate, one shared publisher token, a printed MCP token.
   --host HOST         listen address on this computer: 127.0.0.1 (default) or localhost; never
                       one other computers reach, where anyone could sign in as anyone
   --port PORT         first world's port (default 6401; env DEMARKUS_DEV_PORT)
-  --broker-port PORT  broker management port; MCP is the next one (default 8080; env DEMARKUS_DEV_BROKER_PORT)
+  --broker-port PORT  broker issuer (sign-in) port; MCP, the IdP and health/metrics take the
+                      next three (default 8080; env DEMARKUS_DEV_BROKER_PORT)
   --email EMAIL       identity of the printed MCP token (default dev@example.com)
 
 The broker signs people in through an embedded development identity provider
@@ -49,11 +50,12 @@ export async function runDevCommand(args: string[]): Promise<number> {
       `--host ${host} is not this computer's loopback address: the development stack signs in anyone as anyone without a password, so it listens only on 127.0.0.1 or localhost; to use it from another computer, forward a port to it (e.g. ssh -L 8080:127.0.0.1:8080 -L 8081:127.0.0.1:8081 -L 8082:127.0.0.1:8082)`,
     );
   const email = values.email ?? 'dev@example.com';
-  // Three worlds from --port, and the broker, its MCP listener and the IdP from --broker-port: each run must fit under 65536.
+  // Three worlds from --port, and the broker's issuer, its MCP listener, the IdP and the broker's
+  // management listener from --broker-port: each run must fit under 65536.
   const basePort = numberFlag(...flagOrEnv('--port', values.port, 'DEMARKUS_DEV_PORT'), { min: 1, max: 65533 }, 6401);
   const brokerPort = numberFlag(
     ...flagOrEnv('--broker-port', values['broker-port'], 'DEMARKUS_DEV_BROKER_PORT'),
-    { min: 1, max: 65533 },
+    { min: 1, max: 65532 },
     8080,
   );
   const dataDir = resolve(values.data ?? 'data');
@@ -72,9 +74,16 @@ export async function runDevCommand(args: string[]): Promise<number> {
   const stopped = waitForSignal();
   printWelcome(stack, dataDir, email);
   await stopped;
-  await stack.close();
+  // Ctrl-C stops at once: no drain delay (no load balancer to leave) and a short bound for what
+  // is in flight, so an MCP client's open event stream does not hold the terminal.
+  const stopWatching = exitOnNextSignal();
+  await stack.close({ drainDelayMs: 0, graceMs: devShutdownGraceMs });
+  stopWatching();
   return 0;
 }
+
+/** How long `npm start` lets requests in flight finish after Ctrl-C. */
+const devShutdownGraceMs = 1000;
 
 function printWelcome(stack: Awaited<ReturnType<typeof startDevStack>>, dataDir: string, email: string): void {
   const mark = 'npx demarkus-broker mark';
@@ -134,7 +143,7 @@ function portHint(error: unknown, basePort: number, brokerPort: number): unknown
     : 'the address cannot be used';
   const [nextWorld, nextBroker] = [basePort + 100, brokerPort + 100];
   return new Error(
-    `${message} (${why}). Stop the other one, or run this one on other ports: npm start -- --port ${nextWorld} --broker-port ${nextBroker} (worlds use ${basePort} to ${basePort + 2}, the broker ${brokerPort} to ${brokerPort + 2})`,
+    `${message} (${why}). Stop the other one, or run this one on other ports: npm start -- --port ${nextWorld} --broker-port ${nextBroker} (worlds use ${basePort} to ${basePort + 2}, the broker ${brokerPort} to ${brokerPort + 3})`,
     { cause: error },
   );
 }

@@ -11,6 +11,7 @@ import { jsonLogger } from './json-logger.ts';
 import { parseHostPort, UsageError } from './usage-error.ts';
 import { commandArgs } from './command-args.ts';
 import { flagOrEnv, numberFlag } from './number-flag.ts';
+import { exitOnNextSignal, waitForSignal } from './signals.ts';
 
 const help = `demarkus-broker world --root DIR [options]
 
@@ -25,7 +26,10 @@ Runs a Mark Protocol world server over QUIC (ALPN "mark").
   --read-only           refuse every write
   --rate-limit N        requests per second per IP (default 50; 0 = off; env DEMARKUS_RATE_LIMIT)
   --rate-burst N        burst per IP (default 100; env DEMARKUS_RATE_BURST)
-  --seed-world-md FILE  publish FILE as /world.md on first start (only if the world never had one)`;
+  --seed-world-md FILE  publish FILE as /world.md on first start (only if the world never had one)
+  --shutdown-timeout S  on SIGTERM/SIGINT, seconds the requests in flight may take to finish before
+                        the rest (WATCH streams too) are cut (default 10; env DEMARKUS_SHUTDOWN_TIMEOUT);
+                        a second signal exits at once`;
 
 export async function runWorldCommand(args: string[]): Promise<number> {
   const parsed = commandArgs(
@@ -41,6 +45,7 @@ export async function runWorldCommand(args: string[]): Promise<number> {
       'rate-limit': { type: 'string' },
       'rate-burst': { type: 'string' },
       'seed-world-md': { type: 'string' },
+      'shutdown-timeout': { type: 'string' },
     },
     help,
   );
@@ -57,6 +62,12 @@ export async function runWorldCommand(args: string[]): Promise<number> {
     defaultPort,
   );
   const listen = parseHostPort(values.listen ?? `[::]:${portFromEnv}`, portFromEnv);
+  // Under the world chart's terminationGracePeriodSeconds (30), with room for the rest of the stop.
+  const shutdownSeconds = numberFlag(
+    ...flagOrEnv('--shutdown-timeout', values['shutdown-timeout'], 'DEMARKUS_SHUTDOWN_TIMEOUT'),
+    { min: 0, fraction: true, unit: 'seconds' },
+    10,
+  );
   const log = jsonLogger('world');
   const server = await startWorldServer({
     root: resolve(root),
@@ -86,9 +97,12 @@ export async function runWorldCommand(args: string[]): Promise<number> {
     },
     'world listening',
   );
-  await stopped;
-  log.info({}, 'shutting down');
-  await server.close();
+  const signal = await stopped;
+  log.info({ signal, timeoutSeconds: shutdownSeconds }, 'shutting down: finishing the requests in flight');
+  const stopWatching = exitOnNextSignal((again) => log.warn({ signal: again }, 'second signal: exiting now'));
+  await server.close({ graceMs: shutdownSeconds * 1000 });
+  stopWatching();
+  log.info({}, 'stopped');
   return 0;
 }
 
@@ -112,16 +126,4 @@ function rateLimitOptions(rate: string | undefined, burst: string | undefined): 
   );
   const burstName = flagOrEnv('--rate-burst', burst, 'DEMARKUS_RATE_BURST');
   return { perSecond, burst: numberFlag(...burstName, { min: perSecond > 0 ? 1 : 0, unit: 'requests' }, 100) };
-}
-
-export function waitForSignal(): Promise<void> {
-  return new Promise((resolvePromise) => {
-    const done = () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolvePromise();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
 }

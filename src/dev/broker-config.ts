@@ -39,6 +39,8 @@ export async function devBrokerConfig(options: {
       addr: `${options.host}:${options.port}`,
       publicURL: management,
       mcp: { addr: `${options.host}:${options.port + 1}`, publicURL: mcp },
+      // The IdP takes port + 2 (src/dev/stack.ts); health and metrics the one after.
+      management: { addr: `${options.host}:${options.port + 3}` },
       // Plain http on loopback: cookies without the Secure flag (development only).
       ...(options.idp ? { insecureCookies: true, cookieKey } : {}),
     },

@@ -10,7 +10,7 @@ import { knowledgeSeeds } from './seed-knowledge.ts';
 import { seedGraphMarkdown } from './seed-graph.ts';
 import { devPublisherToken, devTokensToml } from './dev-tokens.ts';
 import { devBrokerConfig } from './broker-config.ts';
-import { startBroker, type BrokerOptions, type RunningBroker } from '../broker/broker.ts';
+import { startBroker, type BrokerOptions, type RunningBroker, type ShutdownOptions } from '../broker/broker.ts';
 import { mintBrokerToken } from '../broker/auth/mint-broker-token.ts';
 import { loadOidcProvider, startDevIdp, type DevIdp } from './idp.ts';
 import { randomBytes } from 'node:crypto';
@@ -21,7 +21,7 @@ export type DevStackOptions = {
   host: string;
   /** The first world listens here, the next ones on the following ports. */
   basePort: number;
-  /** The broker's management listener; its MCP listener takes the next port. */
+  /** The broker's issuer listener; its MCP listener, the IdP and its management listener take the next three ports. */
   brokerPort: number;
   /** Who the printed development MCP token is for. */
   devEmail: string;
@@ -46,7 +46,8 @@ export type DevStack = {
   mcpToken: string;
   /** The embedded development IdP (any email signs in); the broker's upstream issuer. */
   idp: DevIdp;
-  close(): Promise<void>;
+  /** The broker first (with `shutdown`), then the IdP and the worlds (within the same grace). */
+  close(shutdown?: ShutdownOptions): Promise<void>;
 };
 
 /**
@@ -126,10 +127,12 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     mcpUrl: broker.trust.resource,
     mcpToken,
     idp: devIdp,
-    close: async () => {
-      await broker.close();
+    close: async (shutdown = {}) => {
+      await broker.close(shutdown);
       await devIdp.close();
-      await Promise.all(worlds.map((w) => w.server.close()));
+      await Promise.all(
+        worlds.map((w) => w.server.close(shutdown.graceMs === undefined ? {} : { graceMs: shutdown.graceMs })),
+      );
     },
   };
 }

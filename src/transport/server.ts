@@ -11,6 +11,7 @@ import type { QUICConnection, QUICStream } from '@matrixai/quic';
 import { alpn, defaultPort, maxRequestLineBytes, maxRequestPayloadBytes } from '../protocol/limits.ts';
 import { datagramSettings, socketBufferBytes } from './datagrams.ts';
 import { ListenFailedError } from './errors.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 import { internalErrorResponse, rateLimitedResponse } from './fallback-responses.ts';
 import { peerOf } from './peer.ts';
 import { setSocketBuffers } from './quic-internals.ts';
@@ -73,9 +74,16 @@ export interface MarkListener {
   /** The bound address and port (the real port when 0 was asked for). */
   readonly host: string;
   readonly port: number;
-  /** Stops accepting, aborts in-flight requests and closes every connection. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets the requests in flight (and those still
+   * coming on open connections) finish for up to `graceMs` (default 0), then
+   * aborts what is left (WATCH streams included) and closes every connection.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
+
+/** The requests being served, and whether new ones are still taken. */
+type InFlight = { draining: boolean; requests: Set<Promise<void>> };
 
 export async function startMarkListener(options: MarkListenerOptions): Promise<MarkListener> {
   const limits = resolveLimits(options.limits);
@@ -98,8 +106,9 @@ export async function startMarkListener(options: MarkListenerOptions): Promise<M
     closing: closing.signal,
   };
   const server = createQuicServer(options.tls, limits, host);
+  const inFlight: InFlight = { draining: false, requests: new Set() };
   server.addEventListener(events.EventQUICServerConnection.name, (event: Event) => {
-    acceptConnection((event as events.EventQUICServerConnection).detail, serving);
+    acceptConnection((event as events.EventQUICServerConnection).detail, serving, inFlight);
   });
   try {
     await server.start({ host, port });
@@ -107,7 +116,7 @@ export async function startMarkListener(options: MarkListenerOptions): Promise<M
     throw new ListenFailedError(`${host}:${port}`, { cause });
   }
   setSocketBuffers(server, socketBufferBytes);
-  return listenerHandle(server, closing);
+  return listenerHandle(server, closing, inFlight);
 }
 
 function createQuicServer(tls: TlsKeyPair, limits: MarkListenerLimits, host: string): QUICServer {
@@ -130,8 +139,17 @@ function createQuicServer(tls: TlsKeyPair, limits: MarkListenerLimits, host: str
 /** QUIC application error code of a connection refused for its address's share (Mark defines none). */
 const tooManyConnectionsCode = 0x1;
 
-function acceptConnection(connection: QUICConnection, serving: StreamServing): void {
+/** QUIC application error code of a connection refused because the listener is closing. */
+const closingCode = 0x2;
+
+function acceptConnection(connection: QUICConnection, serving: StreamServing, inFlight: InFlight): void {
   const ip = peerOf(connection).host;
+  if (inFlight.draining) {
+    void connection
+      .stop({ isApp: true, errorCode: closingCode, reason: new TextEncoder().encode('shutting down'), force: true })
+      .catch(() => {});
+    return;
+  }
   if (!serving.holdings.openConnection(ip)) {
     serving.logger?.warn({ ip }, 'mark connection refused: too many connections from this address');
     void connection
@@ -154,23 +172,57 @@ function acceptConnection(connection: QUICConnection, serving: StreamServing): v
       stream.cancel(new Error('unidirectional streams are not accepted'));
       return;
     }
-    void serveStream(stream, peerOf(connection), serving);
+    // Requests on connections already open are still served while the listener drains (resetting
+    // a stream the peer is still sending on fails its whole connection in @matrixai/quic, the
+    // requests in flight with it); they are in flight like the others, within the same bound.
+    const served = serveStream(stream, peerOf(connection), serving);
+    inFlight.requests.add(served);
+    void served.finally(() => inFlight.requests.delete(served));
   });
 }
 
-function listenerHandle(server: QUICServer, closing: AbortController): MarkListener {
+function listenerHandle(server: QUICServer, closing: AbortController, inFlight: InFlight): MarkListener {
   let closed: Promise<void> | undefined;
   return {
     host: server.host,
     port: server.port,
-    close(): Promise<void> {
+    close(options = {}): Promise<void> {
       closed ??= (async () => {
+        inFlight.draining = true;
+        const finished = await finishedWithin(inFlight.requests, options.graceMs ?? 0);
+        // A written answer may still be on its way: a client that gets the connection's close
+        // first loses the stream's unread data with it (seen in test/transport/graceful-close.test.ts),
+        // so the last answers get a moment before the close. Past the bound everything is cut.
+        if (finished) await delay(answerLingerMs);
         closing.abort(new Error('listener closed'));
+        // Forced: a graceful stop would wait for every peer's connection to end (a pooled one idles for long).
         await server.stop({ force: true });
       })();
       return closed;
     },
   };
+}
+
+/** How long finished answers are given to reach their peers before the connections close on shutdown. */
+const answerLingerMs = 250;
+
+/** Waits until no request is in flight (the set shrinks as they end), or `graceMs` passed; true in the first case. */
+async function finishedWithin(requests: ReadonlySet<Promise<void>>, graceMs: number): Promise<boolean> {
+  if (graceMs <= 0) return false;
+  let timer: NodeJS.Timeout | undefined;
+  let passed = false;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      passed = true;
+      resolve();
+    }, graceMs);
+  });
+  try {
+    while (requests.size > 0 && !passed) await Promise.race([Promise.allSettled([...requests]), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+  return requests.size === 0;
 }
 
 function resolveLimits(given: Partial<MarkListenerLimits> | undefined): MarkListenerLimits {

@@ -24,7 +24,8 @@ export type WorldServer = {
   readonly port: number;
   /** Set when the server made its own certificate; clients can trust `certPem`. */
   readonly devCertificate: { certPem: string; names: string[] } | null;
-  close(): Promise<void>;
+  /** Stops taking requests, lets those in flight finish for up to `graceMs` (default 0), then closes. */
+  close(options?: { graceMs?: number }): Promise<void>;
 };
 
 const devNames = [...loopbackNames];
@@ -57,8 +58,8 @@ export async function startWorldServer(options: WorldServerOptions): Promise<Wor
       host: listener.host,
       port: listener.port,
       devCertificate: dev ? { certPem: tls.cert, names: devNames } : null,
-      async close() {
-        await listener.close();
+      async close(closeOptions = {}) {
+        await listener.close(closeOptions);
         await world.close();
       },
     };

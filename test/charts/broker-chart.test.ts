@@ -123,7 +123,7 @@ describe('demarkus-broker chart over the values matrix (real helm)', () => {
         );
       });
 
-      it('runs the broker hardened: non-root 65532, read-only root, no privilege, probes on /healthz and /readyz', () => {
+      it('runs the broker hardened: non-root 65532, read-only root, no privilege, probes on /healthz and /readyz of the management port', () => {
         const { pod, main } = container(objectsOf(testCase.name));
         assert.deepEqual(main.args, ['broker', '--config', '/etc/demarkus-broker/config.yaml']);
         assert.equal(pod.securityContext.runAsNonRoot, true);
@@ -136,6 +136,10 @@ describe('demarkus-broker chart over the values matrix (real helm)', () => {
         assert.deepEqual(
           [main.livenessProbe.httpGet.path, main.readinessProbe.httpGet.path, main.startupProbe.httpGet.path],
           ['/healthz', '/readyz', '/healthz'],
+        );
+        assert.deepEqual(
+          [main.livenessProbe.httpGet.port, main.readinessProbe.httpGet.port, main.startupProbe.httpGet.port],
+          ['management', 'management', 'management'],
         );
         assert.ok(
           pod.volumes.some((volume: any) => volume.name === 'tmp' && volume.emptyDir),
@@ -169,6 +173,24 @@ describe('what each case renders', () => {
       { hosts: ['knowledge.example.com'], secretName: 'demarkus-broker-mcp-tls' },
     ]);
     assert.equal((mcp.spec as any).rules[0].http.paths[0].backend.service.port.name, 'mcp');
+    // The issuer host is public: it routes to the issuer listener, and nothing routes the management port.
+    assert.equal((issuer.spec as any).rules[0].http.paths[0].backend.service.port.name, 'http');
+    const servicePorts = (one(objects, 'Service').spec as any).ports;
+    assert.deepEqual(
+      servicePorts.map((port: any) => [port.name, port.port]),
+      [
+        ['http', 8080],
+        ['mcp', 8081],
+        ['management', 8090],
+      ],
+    );
+    const routed = find(objects, 'Ingress').flatMap((ingress) =>
+      (ingress.spec as any).rules.flatMap((rule: any) =>
+        rule.http.paths.map((path: any) => path.backend.service.port.name),
+      ),
+    );
+    assert.ok(!routed.includes('management'), `an Ingress routes ${routed}`);
+    assert.equal(loadedConfig(brokerCases.find((c) => c.name === 'ingress with TLS')!).server.management.addr, ':8090');
     assert.equal(mcp.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-read-timeout'], '3600');
     assert.equal(issuer.metadata.annotations, undefined, "the MCP host's annotations stay on its own Ingress");
     assert.deepEqual(
@@ -239,8 +261,15 @@ describe('what each case renders', () => {
     const monitor = one(objects, 'ServiceMonitor');
     assert.equal(monitor.metadata.labels?.release, 'kube-prometheus-stack');
     assert.deepEqual((monitor.spec as any).endpoints[0].path, '/metrics');
+    assert.deepEqual((monitor.spec as any).endpoints[0].port, 'management');
     const ingress = (one(objects, 'NetworkPolicy', 'demarkus-broker').spec as any).ingress;
     assert.equal(ingress[1].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'], 'monitoring');
+    // Prometheus reaches the management listener only; the ingress controller never does.
+    assert.deepEqual(ingress[1].ports, [{ protocol: 'TCP', port: 8090 }]);
+    assert.deepEqual(
+      ingress[0].ports.map((port: any) => port.port),
+      [8080, 8081],
+    );
     const spread = container(objects).pod.topologySpreadConstraints;
     assert.deepEqual(
       spread.map((constraint: any) => constraint.labelSelector.matchLabels['app.kubernetes.io/instance']),
@@ -583,6 +612,8 @@ describe('every broker setting through the chart', () => {
     assert.equal(config.oidc.nextBrokerSigningKey, nextSigningKeyPem);
     assert.equal(config.metrics.enabled, false);
     assert.equal(config.hub, 'knowledge-hub');
+    assert.equal(config.server.management.addr, ':9464');
+    assert.deepEqual(config.server.shutdown, { drainDelay: 8_000, timeout: 15_000 });
   });
 
   it('takes the next signing key and the sentinel password from their Secrets, never into the config Secret', () => {

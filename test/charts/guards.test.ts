@@ -46,14 +46,24 @@ const guards: Guard[] = [
     'server.publicURL "broker.example.com" must be an absolute http(s) URL',
   ),
   broker(
-    'a management port out of range',
+    'an issuer port out of range',
     { server: { publicURL: 'https://b.example.com', port: 0 } },
     'server.port 0 must be between 1 and 65535',
   ),
   broker(
-    'the MCP listener on the management port',
+    'the MCP listener on the issuer port',
     { server: { publicURL: 'https://b.example.com', mcp: { addr: ':8080' } } },
-    'server.mcp.addr ":8080" and server.port 8080 are the same port; the MCP and management listeners need two',
+    'server.mcp.addr ":8080" and server.port 8080 are the same port; the MCP and issuer listeners need two',
+  ),
+  broker(
+    'a management port out of range',
+    { server: { publicURL: 'https://b.example.com', management: { port: 70000 } } },
+    'server.management.port 70000 must be between 1 and 65535',
+  ),
+  broker(
+    'the management listener on the MCP port',
+    { server: { publicURL: 'https://b.example.com', management: { port: 8081 } } },
+    'server.management.port 8081 must differ from server.port (8080) and the port of server.mcp.addr (8081): health and metrics have a listener of their own, which the Ingress never routes',
   ),
   broker(
     'an MCP address without port',
@@ -196,6 +206,11 @@ const guards: Guard[] = [
     'a ServiceMonitor without metrics',
     { metrics: { enabled: false, serviceMonitor: { enabled: true } } },
     'metrics.serviceMonitor.enabled needs metrics.enabled',
+  ),
+  broker(
+    'a ServiceMonitor the NetworkPolicy would keep out',
+    { metrics: { serviceMonitor: { enabled: true } } },
+    'metrics.serviceMonitor.enabled with networkPolicy.enabled needs networkPolicy.metricsFromNamespace (the namespace Prometheus runs in, e.g. monitoring): without it the NetworkPolicy drops every scrape',
   ),
   broker(
     'a crawl without schedule',

@@ -212,6 +212,8 @@ export const brokerCases: BrokerCase[] = [
           callsPerSubjectShared: 2,
           queuedCallsPerSubject: 32,
         },
+        management: { port: 9464 },
+        shutdown: { drainDelay: '8s', timeout: '15s' },
       },
       oidc: {
         issuer: 'https://dex.example.com',

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { binPath } from './cli-process.ts';
 
-/** A first port of three consecutive ones free for `kind` on loopback (QUIC worlds take UDP, the broker TCP). */
-async function threeFreePorts(kind: 'tcp' | 'udp', avoid: number[] = []): Promise<number> {
+/** A first port of `count` consecutive ones free for `kind` on loopback (QUIC worlds take UDP, the broker TCP). */
+async function consecutiveFreePorts(kind: 'tcp' | 'udp', count: number, avoid: number[] = []): Promise<number> {
   for (;;) {
     const first = 20_000 + Math.floor(Math.random() * 40_000);
-    const ports = [first, first + 1, first + 2];
+    const ports = Array.from({ length: count }, (_, i) => first + i);
     if (ports.some((port) => avoid.includes(port))) continue;
     if ((await Promise.all(ports.map((port) => isFree(kind, port)))).every(Boolean)) return first;
   }
@@ -50,10 +50,12 @@ function startDev(args: string[]): Promise<{ child: ChildProcess; banner: string
 describe('demarkus-broker dev (npm start), spawned', () => {
   let dir: string;
   let dev: Awaited<ReturnType<typeof startDev>>;
+  let brokerPort: number;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'demarkus-dev-'));
-    const worldPort = await threeFreePorts('udp');
-    const brokerPort = await threeFreePorts('tcp', [worldPort, worldPort + 1, worldPort + 2]);
+    const worldPort = await consecutiveFreePorts('udp', 3);
+    // The issuer, MCP, the development IdP and the management listener.
+    brokerPort = await consecutiveFreePorts('tcp', 4, [worldPort, worldPort + 1, worldPort + 2]);
     dev = await startDev([
       '--data',
       join(dir, 'data'),
@@ -75,5 +77,17 @@ describe('demarkus-broker dev (npm start), spawned', () => {
   it('names the identity of the printed MCP token, the one --email gave', () => {
     assert.match(dev.banner, /^Connect an MCP client \(development token for paula@example\.com, valid 12 hours\):$/m);
     assert.doesNotMatch(dev.banner, /dev@example\.com/);
+  });
+
+  it('prints the management listener (the port after the IdP), which answers /readyz where the issuer does not', async () => {
+    const health = `http://127.0.0.1:${brokerPort + 3}`;
+    assert.match(
+      dev.banner,
+      new RegExp(`^  broker health: +${health.replaceAll('.', '\\.')}/readyz \\(metrics at /metrics\\)$`, 'm'),
+    );
+    const ready = await fetch(`${health}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.match(await ready.text(), /^ready\n/);
+    assert.equal((await fetch(`http://127.0.0.1:${brokerPort}/readyz`)).status, 404);
   });
 });

@@ -63,12 +63,12 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
     const kubeconfigFile = join(dir, 'kubeconfig');
     await writeFile(kubeconfigFile, api.kubeConfig('broker', 'broker').exportConfig());
     process.env.KUBECONFIG = kubeconfigFile;
-    const [management, mcp] = await freePorts(2);
+    const [issuerPort, mcp] = await freePorts(2);
     const config = parseBrokerConfig(
       stringify({
         server: {
-          addr: `127.0.0.1:${management}`,
-          publicURL: `http://127.0.0.1:${management}`,
+          addr: `127.0.0.1:${issuerPort}`,
+          publicURL: `http://127.0.0.1:${issuerPort}`,
           brokerNamespace: 'broker',
           mcp: {
             addr: `127.0.0.1:${mcp}`,
@@ -77,6 +77,7 @@ describe('broker on Kubernetes backends and discovery (fake API server)', () => 
             firstMintMaxBackoff: '400ms',
             firstMintMaxAttempts: 10,
           },
+          management: { addr: '127.0.0.1:0' },
         },
         oidc: { brokerSigningKey: generateSigningKeyPem() },
         storage: { backend: 'kubernetes' },

@@ -238,4 +238,15 @@ describe('broker MCP gateway end to end', () => {
     assert.match(metrics, /tool="mark_fetch"/);
     assert.match(metrics, /world="team-a"/);
   });
+
+  it('keeps /readyz, /healthz and /metrics off the public issuer listener, which still serves its JWKS', async () => {
+    const issuer = `http://127.0.0.1:${stack.broker.issuer.port}`;
+    assert.notEqual(stack.broker.issuer.port, stack.broker.management.port);
+    for (const path of ['/readyz', '/healthz', '/metrics']) {
+      const response = await fetch(`${issuer}${path}`);
+      assert.equal(response.status, 404, path);
+      assert.doesNotMatch(await response.text(), /team-a/, path);
+    }
+    assert.equal((await fetch(`${issuer}/.well-known/jwks.json`)).status, 200);
+  });
 });

@@ -21,7 +21,7 @@ import { startFakeApiServer } from '../kubernetes/fake-api/server.ts';
 import { redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { startWorldFixture, testTls, type WorldFixture } from '../world/world-fixture.ts';
 import { startBrokerIdp } from './signin-fixture.ts';
-import { freePort } from './stack-fixture.ts';
+import { freePort, freePorts } from './stack-fixture.ts';
 
 /** A document of world `root`, published before the brokers start. */
 export const guidePath = '/docs/guide.md';
@@ -41,6 +41,9 @@ export function missingBinaries(): string | null {
 
 export type Replica = {
   name: 'a' | 'b';
+  /** The replica's issuer listener (sign-in, OAuth). */
+  issuer: string;
+  /** The replica's management listener (/healthz, /readyz, /metrics). */
   management: string;
   mcp: string;
   child: ChildProcess;
@@ -48,7 +51,7 @@ export type Replica = {
 };
 
 export type ReplicaStack = {
-  /** The load balancer's management (issuer) URL. */
+  /** The load balancer's issuer URL. */
   issuer: string;
   /** The load balancer's MCP resource URL (`.../mcp`). */
   resource: string;
@@ -98,8 +101,8 @@ export async function startReplicaStack(options: ReplicaStackOptions = {}): Prom
     const published = await world.call('PUBLISH', guidePath, { auth: world.tokens.writer! }, guideBody);
     if (published.status !== 'created') throw new Error(`cannot publish ${guidePath}: ${published.status}`);
 
-    const lb = { management: await freePort(), mcp: await freePort() };
-    const issuer = `http://127.0.0.1:${lb.management}`;
+    const lb = { issuer: await freePort(), mcp: await freePort() };
+    const issuer = `http://127.0.0.1:${lb.issuer}`;
     const signingKey = generateSigningKeyPem();
     const { idp, oidc, signInServer } = await startBrokerIdp(issuer, { signingKey });
     cleanups.push(() => idp.close());
@@ -134,10 +137,12 @@ export async function startReplicaStack(options: ReplicaStackOptions = {}): Prom
     options.brokerConfig?.(document);
 
     const start = async (name: 'a' | 'b'): Promise<Replica> => {
-      const ports = { management: await freePort(), mcp: await freePort() };
+      const [issuerPort, mcpPort, managementPort] = await freePorts(3);
+      const ports = { issuer: issuerPort as number, mcp: mcpPort as number, management: managementPort as number };
       const config = structuredClone(document);
-      config.server.addr = `127.0.0.1:${ports.management}`;
+      config.server.addr = `127.0.0.1:${ports.issuer}`;
       config.server.mcp.addr = `127.0.0.1:${ports.mcp}`;
+      config.server.management = { addr: `127.0.0.1:${ports.management}` };
       const file = join(dir, `broker-${name}.yaml`);
       await writeFile(file, stringify(config));
       const replica = await startBrokerProcess(name, file, kubeconfig, ports);
@@ -163,7 +168,7 @@ export async function startReplicaStack(options: ReplicaStackOptions = {}): Prom
       token: (email) =>
         mintBrokerToken({ key, issuer, audience: resource, email, hostedDomain: 'example.com', ttlSeconds: 900 }),
       async post(path, form, via) {
-        const response = await fetch(`${via?.management ?? issuer}${path}`, {
+        const response = await fetch(`${via?.issuer ?? issuer}${path}`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           body: new URLSearchParams(form),
@@ -200,7 +205,7 @@ async function startBrokerProcess(
   name: 'a' | 'b',
   configFile: string,
   kubeconfig: string,
-  ports: { management: number; mcp: number },
+  ports: { issuer: number; mcp: number; management: number },
 ): Promise<Replica> {
   const child = spawn(process.execPath, [binPath, 'broker', '--config', configFile], {
     env: { ...process.env, KUBECONFIG: kubeconfig, LOG_LEVEL: 'warn' },
@@ -218,7 +223,15 @@ async function startBrokerProcess(
       (response) => response.ok,
       () => false,
     );
-    if (healthy) return { name, management, mcp: `http://127.0.0.1:${ports.mcp}/mcp`, child, stderr: () => stderr };
+    if (healthy)
+      return {
+        name,
+        issuer: `http://127.0.0.1:${ports.issuer}`,
+        management,
+        mcp: `http://127.0.0.1:${ports.mcp}/mcp`,
+        child,
+        stderr: () => stderr,
+      };
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`broker ${name} did not start:\n${stderr.slice(-2000)}`);
@@ -235,7 +248,7 @@ async function startBrokerProcess(
  */
 async function startHaproxy(
   dir: string,
-  lb: { management: number; mcp: number; one?: number },
+  lb: { issuer: number; mcp: number; one?: number },
   replicas: Record<'a' | 'b', Replica>,
 ): Promise<ChildProcess> {
   const backend = (name: string, port: number, target: (replica: Replica) => string, only = Object.values(replicas)) =>
@@ -260,7 +273,7 @@ async function startHaproxy(
     '  retries 3',
     '  retry-on conn-failure',
     '  option redispatch 1',
-    backend('management', lb.management, (r) => r.management),
+    backend('issuer', lb.issuer, (r) => r.issuer),
     backend('mcp', lb.mcp, (r) => r.mcp),
     ...(lb.one === undefined ? [] : [backend('one', lb.one, (r) => r.mcp, [replicas.a])]),
     '',
@@ -272,7 +285,7 @@ async function startHaproxy(
   child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-5000)));
   for (let attempt = 0; attempt < 100; attempt++) {
     if (child.exitCode !== null) throw new Error(`haproxy exited (${child.exitCode}): ${output}`);
-    const ports = [lb.management, lb.mcp, ...(lb.one === undefined ? [] : [lb.one])];
+    const ports = [lb.issuer, lb.mcp, ...(lb.one === undefined ? [] : [lb.one])];
     if ((await Promise.all(ports.map(canConnect))).every(Boolean)) return child;
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -26,7 +26,7 @@ export type SignInStack = {
   dir: string;
   idp: DevIdp;
   broker: RunningBroker;
-  /** The issuer (management) URL. */
+  /** The issuer URL. */
   issuer: string;
   /** The MCP resource URL. */
   resource: string;
@@ -94,8 +94,8 @@ export async function startSignInStack(
   } = {},
 ): Promise<SignInStack> {
   const dir = await mkdtemp(join(tmpdir(), 'demarkus-signin-'));
-  const [managementPort, mcpPort] = await freePorts(2);
-  const issuer = `http://127.0.0.1:${managementPort}`;
+  const [issuerPort, mcpPort] = await freePorts(2);
+  const issuer = `http://127.0.0.1:${issuerPort}`;
   const { idp, oidc, signInServer } = await startBrokerIdp(issuer, {
     ...(options.idpClients ? { clients: options.idpClients } : {}),
     claimsFor: testClaims,
@@ -104,9 +104,10 @@ export async function startSignInStack(
   await writeFile(join(dir, 'world', 'tokens.toml'), '[tokens]\n');
   const document: Record<string, any> = {
     server: {
-      addr: `127.0.0.1:${managementPort}`,
+      addr: `127.0.0.1:${issuerPort}`,
       publicURL: issuer,
       mcp: { addr: `127.0.0.1:${mcpPort}`, publicURL: `http://127.0.0.1:${mcpPort}` },
+      management: { addr: '127.0.0.1:0' },
       ...signInServer,
     },
     oidc,

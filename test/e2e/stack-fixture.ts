@@ -152,11 +152,11 @@ export async function startBrokerFront(
   worlds: readonly { name: string; port: number; tokensFile: string }[],
   options: { brokerConfig?: Record<string, unknown>; allow?: Record<string, unknown> } = {},
 ): Promise<BrokerFront> {
-  const [managementPort, mcpPort] = await freePorts(2);
+  const [issuerPort, mcpPort] = await freePorts(2);
   const document = {
     server: {
-      addr: `127.0.0.1:${managementPort}`,
-      publicURL: `http://127.0.0.1:${managementPort}`,
+      addr: `127.0.0.1:${issuerPort}`,
+      publicURL: `http://127.0.0.1:${issuerPort}`,
       mcp: {
         addr: `127.0.0.1:${mcpPort}`,
         publicURL: `http://127.0.0.1:${mcpPort}`,
@@ -164,6 +164,7 @@ export async function startBrokerFront(
         firstMintMaxBackoff: '400ms',
         firstMintMaxAttempts: 10,
       },
+      management: { addr: '127.0.0.1:0' },
     },
     oidc: { brokerSigningKey: generateSigningKeyPem() },
     storage: { backend: 'file', dir: join(dir, 'broker-state') },

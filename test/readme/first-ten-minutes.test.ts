@@ -48,7 +48,7 @@ function sectionCommands(heading: string): string[] {
 /** The command without its trailing `# comment`. */
 const withoutComment = (line: string) => line.replace(/\s+#\s.*$/, '');
 
-/** Two free runs of three ports: UDP for the worlds, TCP for the broker, IdP and MCP listener. */
+/** Two free runs of ports: three UDP for the worlds, four TCP for the broker (issuer, MCP, IdP, management). */
 async function freeRuns(): Promise<{ worlds: number; broker: number }> {
   const udpFree = (port: number) =>
     new Promise<boolean>((resolve) => {
@@ -65,7 +65,11 @@ async function freeRuns(): Promise<{ worlds: number; broker: number }> {
   for (;;) {
     const worlds = 20_000 + Math.floor(Math.random() * 20_000);
     const broker = worlds + 20_000;
-    const all = await Promise.all([0, 1, 2].flatMap((i) => [udpFree(worlds + i), tcpFree(broker + i)]));
+    // Three worlds; the broker's issuer, MCP, IdP and management listeners.
+    const all = await Promise.all([
+      ...[0, 1, 2].map((i) => udpFree(worlds + i)),
+      ...[0, 1, 2, 3].map((i) => tcpFree(broker + i)),
+    ]);
     if (all.every(Boolean)) return { worlds, broker };
   }
 }

@@ -46,6 +46,11 @@ server:
     callsPerSubject: {{ int $v.server.mcp.callsPerSubject }}
     callsPerSubjectShared: {{ int $v.server.mcp.callsPerSubjectShared }}
     queuedCallsPerSubject: {{ int $v.server.mcp.queuedCallsPerSubject }}
+  management:
+    addr: {{ printf ":%v" $v.server.management.port | toJson }}
+  shutdown:
+    drainDelay: {{ $v.server.shutdown.drainDelay | toJson }}
+    timeout: {{ $v.server.shutdown.timeout | toJson }}
 oidc:
   {{- if $v.oidc.issuer }}
   issuer: {{ $v.oidc.issuer | toJson }}

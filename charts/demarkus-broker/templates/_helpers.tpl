@@ -117,7 +117,13 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- fail (printf "server.port %v must be between 1 and 65535" $v.server.port) -}}
 {{- end -}}
 {{- if eq (include "demarkus-broker.mcpPort" .) (toString $v.server.port) -}}
-{{- fail (printf "server.mcp.addr %q and server.port %v are the same port; the MCP and management listeners need two" $v.server.mcp.addr $v.server.port) -}}
+{{- fail (printf "server.mcp.addr %q and server.port %v are the same port; the MCP and issuer listeners need two" $v.server.mcp.addr $v.server.port) -}}
+{{- end -}}
+{{- if or (lt (int $v.server.management.port) 1) (gt (int $v.server.management.port) 65535) -}}
+{{- fail (printf "server.management.port %v must be between 1 and 65535" $v.server.management.port) -}}
+{{- end -}}
+{{- if has (toString $v.server.management.port) (list (toString $v.server.port) (include "demarkus-broker.mcpPort" .)) -}}
+{{- fail (printf "server.management.port %v must differ from server.port (%v) and the port of server.mcp.addr (%s): health and metrics have a listener of their own, which the Ingress never routes" $v.server.management.port $v.server.port (include "demarkus-broker.mcpPort" .)) -}}
 {{- end -}}
 {{- if and $v.oidc.brokerSigningKey $v.oidc.existingSigningKeyRef.name -}}
 {{- fail "set oidc.brokerSigningKey or oidc.existingSigningKeyRef.name, not both" -}}
@@ -206,6 +212,13 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- end -}}
 {{- if and $v.metrics.serviceMonitor.enabled (not $v.metrics.enabled) -}}
 {{- fail "metrics.serviceMonitor.enabled needs metrics.enabled" -}}
+{{- end -}}
+{{- /*
+The NetworkPolicy admits scrapes only from networkPolicy.metricsFromNamespace (networkpolicy.yaml):
+with it empty, Prometheus's scrapes are dropped and the target just shows down, with no error anywhere.
+*/ -}}
+{{- if and $v.metrics.serviceMonitor.enabled $v.networkPolicy.enabled (not $v.networkPolicy.metricsFromNamespace) -}}
+{{- fail "metrics.serviceMonitor.enabled with networkPolicy.enabled needs networkPolicy.metricsFromNamespace (the namespace Prometheus runs in, e.g. monitoring): without it the NetworkPolicy drops every scrape" -}}
 {{- end -}}
 {{- if and $v.crawl.enabled (not $v.crawl.schedule) -}}
 {{- fail "crawl.schedule is required when crawl.enabled (a cron expression)" -}}

@@ -15,6 +15,7 @@
  *   DEMARKUS_BROKER_PUBLIC_URL     → server.publicURL
  *   DEMARKUS_BROKER_MCP_ADDR       → server.mcp.addr
  *   DEMARKUS_BROKER_MCP_PUBLIC_URL → server.mcp.publicURL
+ *   DEMARKUS_BROKER_MANAGEMENT_ADDR → server.management.addr
  *   DEMARKUS_BROKER_STORAGE_DIR    → storage.dir
  *   DEMARKUS_BROKER_STATE_EPHEMERAL → state.ephemeral
  *   DEMARKUS_BROKER_REDIS_URL      → redis.url
@@ -31,6 +32,7 @@ export const envOverrides: ReadonlyArray<{ variable: string; path: readonly stri
   { variable: 'DEMARKUS_BROKER_PUBLIC_URL', path: ['server', 'publicURL'] },
   { variable: 'DEMARKUS_BROKER_MCP_ADDR', path: ['server', 'mcp', 'addr'] },
   { variable: 'DEMARKUS_BROKER_MCP_PUBLIC_URL', path: ['server', 'mcp', 'publicURL'] },
+  { variable: 'DEMARKUS_BROKER_MANAGEMENT_ADDR', path: ['server', 'management', 'addr'] },
   { variable: 'DEMARKUS_BROKER_STORAGE_DIR', path: ['storage', 'dir'] },
   { variable: 'DEMARKUS_BROKER_STATE_EPHEMERAL', path: ['state', 'ephemeral'] },
   { variable: 'DEMARKUS_BROKER_REDIS_URL', path: ['redis', 'url'] },

@@ -56,13 +56,22 @@ export function firstRuleViolation(config: ParsedBrokerConfig): RuleViolation | 
   return null;
 }
 
+/** The three listeners need three sockets: MCP apart from the issuer, management apart from both. */
 function listenersDiffer({ server }: ParsedBrokerConfig): RuleViolation | null {
-  if (!listenersCollide(parseListenAddress(server.mcp.addr), parseListenAddress(server.addr))) return null;
-  const detail =
-    server.mcp.addr === server.addr
-      ? `both are ${JSON.stringify(server.addr)}`
-      : `${JSON.stringify(server.mcp.addr)} and ${JSON.stringify(server.addr)} take the same port`;
-  return { path: ['server', 'mcp', 'addr'], message: `must differ from server.addr (${detail})` };
+  const pairs: Array<[path: string[], address: string, otherKey: string, other: string]> = [
+    [['server', 'mcp', 'addr'], server.mcp.addr, 'server.addr', server.addr],
+    [['server', 'management', 'addr'], server.management.addr, 'server.addr', server.addr],
+    [['server', 'management', 'addr'], server.management.addr, 'server.mcp.addr', server.mcp.addr],
+  ];
+  for (const [path, address, otherKey, other] of pairs) {
+    if (!listenersCollide(parseListenAddress(address), parseListenAddress(other))) continue;
+    const detail =
+      address === other
+        ? `both are ${JSON.stringify(other)}`
+        : `${JSON.stringify(address)} and ${JSON.stringify(other)} take the same port`;
+    return { path, message: `must differ from ${otherKey} (${detail})` };
+  }
+  return null;
 }
 
 function shorter(path: string[], value: number, otherKey: string, other: number): RuleViolation | null {

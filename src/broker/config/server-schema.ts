@@ -48,8 +48,18 @@ const mcpSchema = z.strictObject({
   queuedCallsPerSubject: countOrDefault(64),
 });
 
+/**
+ * The management listener (new): `/healthz`, `/readyz`, `/metrics`, apart from the issuer so
+ * an ingress routing the issuer host never exposes them (docs/decisions.md). 8090 is clear of
+ * the issuer and MCP defaults (8080, 8081) and of `npm start`'s ports (8080 to 8083, worlds
+ * 6401 to 6403), and is not Prometheus's own 9090 or node_exporter's 9100, often on the same host.
+ */
+const managementSchema = z.strictObject({
+  addr: listenAddress().default(':8090'),
+});
+
 export const serverSchema = z.strictObject({
-  /** Management/issuer listener (`:8080` style). */
+  /** Issuer listener (`:8080` style): sign-in, OAuth and discovery documents. */
   addr: listenAddress(),
   /** The broker's external base URL: issuer of its tokens (`iss`, `aud`); trailing `/` trimmed. */
   publicURL: webUrl({ trimSlash: true }),
@@ -85,4 +95,17 @@ export const serverSchema = z.strictObject({
   devicePollInterval: duration('5s'),
   refreshTokensSecret: k8sName().default('demarkus-broker-refresh-tokens'),
   mcp: mcpSchema.prefault({}),
+  management: managementSchema.prefault({}),
+  /**
+   * On SIGTERM (new): `/readyz` answers 503 at once, the listeners keep serving for `drainDelay`
+   * while endpoints and load balancers stop sending here, then stop accepting and give the requests
+   * in flight up to `timeout` before closing what is left (SSE streams included). Their sum must stay
+   * under the pod's terminationGracePeriodSeconds (chart default 30 s).
+   */
+  shutdown: z
+    .strictObject({
+      drainDelay: duration('5s'),
+      timeout: duration('20s'),
+    })
+    .prefault({}),
 });

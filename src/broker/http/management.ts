@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { notFoundHandler, plainErrorHandler } from './http-errors.ts';
 import { httpMetricsHook } from './http-metrics-hook.ts';
 import type { BrokerMetrics } from './metrics.ts';
@@ -10,21 +10,22 @@ export type ManagementAppOptions = {
   metrics: BrokerMetrics;
   /** Whether `/metrics` is served (`metrics.enabled`); when not, it answers 404 like any unknown path. */
   serveMetrics?: boolean;
-  /** E.g. `{ listeners, signer, worlds }`; a throw counts as not ready. */
+  /** E.g. `{ listeners }`; a throw counts as not ready. */
   ready: () => ReadinessChecks | Promise<ReadinessChecks>;
   /** Lines after the verdict, ready or not: each world's health, so an operator sees which do not answer. */
   detail?: () => readonly string[];
-  /** Encapsulated route plugins mounted on this listener (the sign-in routes of the issuer). */
-  plugins?: readonly FastifyPluginAsync[];
   logger?: FastifyServerOptions['logger'];
 };
 
 /**
- * The management/issuer listener: liveness, readiness and (unless turned off)
- * metrics; the issuer's sign-in and discovery routes register through `plugins`.
+ * The management listener (`server.management.addr`): liveness, readiness and
+ * (unless turned off) metrics, and nothing else. It is kept apart from the
+ * issuer listener because the issuer host is public behind the ingress, and
+ * `/readyz` and `/metrics` name every world, its health and its call volumes
+ * (docs/decisions.md); the chart exposes this port inside the cluster only.
  */
 export async function createManagementApp(options: ManagementAppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: true, exposeHeadRoutes: false });
+  const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: 'idle', exposeHeadRoutes: false });
   app.setErrorHandler(plainErrorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.addHook('onResponse', httpMetricsHook(options.metrics, 'management'));
@@ -45,7 +46,6 @@ export async function createManagementApp(options: ManagementAppOptions): Promis
       const body = await options.metrics.registry.metrics();
       return reply.type(options.metrics.registry.contentType).send(body);
     });
-  for (const plugin of options.plugins ?? []) await app.register(plugin);
   return app;
 }
 

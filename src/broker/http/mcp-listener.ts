@@ -83,7 +83,9 @@ export async function createMcpListener(options: McpListenerOptions): Promise<Mc
     // Every tool call is a request here: its two access lines are debug (src/broker/http/request-log.ts).
     logController: new DebugRequestLines(),
     bodyLimit: options.bodyLimitBytes ?? defaultMcpBodyLimitBytes,
-    forceCloseConnections: true,
+    // Idle keep-alive connections close with the listener; requests in flight are given the
+    // shutdown bound (closeWithin, src/broker/http/close-within.ts).
+    forceCloseConnections: 'idle',
     exposeHeadRoutes: false,
   });
   const metrics = options.metrics;

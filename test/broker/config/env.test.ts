@@ -110,6 +110,7 @@ describe('broker config: environment overrides (Go broker config.go)', () => {
         'DEMARKUS_BROKER_PUBLIC_URL',
         'DEMARKUS_BROKER_MCP_ADDR',
         'DEMARKUS_BROKER_MCP_PUBLIC_URL',
+        'DEMARKUS_BROKER_MANAGEMENT_ADDR',
         'DEMARKUS_BROKER_STORAGE_DIR',
         'DEMARKUS_BROKER_STATE_EPHEMERAL',
         'DEMARKUS_BROKER_REDIS_URL',

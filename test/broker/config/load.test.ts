@@ -129,6 +129,7 @@ describe('broker config: defaults', () => {
     const config = parseBrokerConfig(kubernetesConfig, env);
     assert.equal(config.storage.backend, 'kubernetes');
     assert.equal(config.server.mcp.addr, ':8081');
+    assert.equal(config.server.management.addr, ':8090');
     assert.equal(config.server.idTokenTTL, 15 * 60_000);
     assert.equal(config.server.refreshTokenTTL, 2160 * 3_600_000);
     assert.equal(config.server.stateTTL, 5 * 60_000);

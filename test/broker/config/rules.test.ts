@@ -281,6 +281,19 @@ describe('broker config: shape errors name the key path', () => {
 });
 
 describe('broker config: cross-field rules', () => {
+  it('refuses a management listener on the issuer or MCP address', () => {
+    refuses(
+      withServer(fileConfig, '  management: { addr: ":8080" }'),
+      'ERR_CONFIG_CONFLICT',
+      'config: server.management.addr: must differ from server.addr (both are ":8080")',
+    );
+    refuses(
+      withServer(fileConfig, '  management: { addr: "127.0.0.1:8081" }'),
+      'ERR_CONFIG_CONFLICT',
+      'config: server.management.addr: must differ from server.mcp.addr ("127.0.0.1:8081" and ":8081" take the same port)',
+    );
+  });
+
   it('refuses an MCP listener on the management address', () => {
     refuses(
       withServer(fileConfig, '  mcp: { addr: ":8080" }'),

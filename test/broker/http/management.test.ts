@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FastifyPluginAsync } from 'fastify';
 import { createManagementApp, type ReadinessChecks } from '../../../src/broker/http/management.ts';
 import { createBrokerMetrics } from '../../../src/broker/http/metrics.ts';
 
@@ -78,23 +77,6 @@ describe('management listener', () => {
     assert.equal(response.statusCode, 404);
     assert.doesNotMatch(response.body, /broker_tool_calls_total/);
     assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
-    await app.close();
-  });
-
-  it('mounts route plugins (the seam for the sign-in routes) encapsulated', async () => {
-    const signIn: FastifyPluginAsync = async (scope) => {
-      scope.addHook('onRequest', async (_request, reply) => void reply.header('x-scope', 'sign-in'));
-      scope.get('/auth/login', async () => ({ login: true }));
-    };
-    const app = await createManagementApp({
-      metrics: createBrokerMetrics({ collectDefaults: false }),
-      ready: () => ({ up: true }),
-      plugins: [signIn],
-    });
-    const login = await app.inject({ method: 'GET', url: '/auth/login' });
-    assert.deepEqual(login.json(), { login: true });
-    assert.equal(login.headers['x-scope'], 'sign-in');
-    assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).headers['x-scope'], undefined);
     await app.close();
   });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { OAuthError } from '../../../src/broker/auth/oauth-error.ts';
 import { signInIdentityFromClaims, type SignInRefused } from '../../../src/broker/auth/sign-in-identity.ts';
 import { tokenEndpoint } from '../../../src/broker/auth/token-endpoint.ts';
-import { createManagementApp } from '../../../src/broker/http/management.ts';
+import { createIssuerApp } from '../../../src/broker/http/issuer-listener.ts';
 import { createBrokerMetrics } from '../../../src/broker/http/metrics.ts';
 import { signInRoutes } from '../../../src/broker/http/signin/index.ts';
 import { defaultDocumentLocation, SecretStateStore } from '../../../src/broker/kubernetes/index.ts';
@@ -79,9 +79,8 @@ describe('the token endpoint when the refresh-token Secret cannot be written (re
     });
     const ctx = await context([], durable);
     const rateLimit = { perMinute: 60, burst: 10 };
-    const app = await createManagementApp({
+    const app = await createIssuerApp({
       metrics: createBrokerMetrics({ collectDefaults: false }),
-      ready: () => ({ up: true }),
       plugins: [
         signInRoutes({
           context: ctx,
