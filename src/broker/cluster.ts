@@ -2,6 +2,8 @@ import type { BrokerConfig } from './config/index.ts';
 import type { WriteTokenBackend } from './worlds/open-gateway.ts';
 import type { WorldRegistry } from './worlds/registry.ts';
 import type { StateDocumentStore } from './state/document-store.ts';
+import { worldAuthorities } from './worlds/world-aliases.ts';
+import { worldDefinitionsFromConfig } from './worlds/world-definition.ts';
 import { hostname } from 'node:os';
 import {
   kubernetesApis,
@@ -56,6 +58,7 @@ export async function startDiscovery(
     namespaces: config.discovery.namespaces.length === 0 ? 'all' : config.discovery.namespaces,
     sink: registrySink(registry),
     configuredWorlds: config.worlds.map((w) => w.name),
+    configuredAuthorities: worldDefinitionsFromConfig(config).flatMap(worldAuthorities),
     clusterDomain: config.discovery.clusterDomain,
     // Shared by the replicas only on the Kubernetes backend; with files each replica keeps its own.
     ...(services.state ? { state: services.state } : {}),

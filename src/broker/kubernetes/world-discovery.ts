@@ -22,6 +22,12 @@ export type WorldDiscoveryOptions = {
   sink: DiscoveredWorldSink;
   /** Names from `worlds[]`: these always come from the config. */
   configuredWorlds: Iterable<string>;
+  /**
+   * The configured worlds' dial addresses and public URL authorities
+   * (`worldAuthorities`, world-aliases.ts): a Service whose public-url
+   * annotation is one of them is refused (service-world.ts).
+   */
+  configuredAuthorities?: Iterable<string>;
   clusterDomain?: string;
   restartBackoff?: { initialMs: number; maxMs: number };
   /** Passed to the library informer for its own watch-reconnect pauses. */
@@ -224,10 +230,11 @@ export class WorldDiscovery {
       listed: false,
     };
     const domain = this.#options.clusterDomain ?? 'cluster.local';
+    const configuredAuthorities = new Set(this.#options.configuredAuthorities ?? []);
     const onChange = (service: V1Service) => {
       scope.backoffMs = 0;
       const key = `${service.metadata?.namespace ?? ''}/${service.metadata?.name ?? ''}`;
-      const reading = worldFromService(service, domain);
+      const reading = worldFromService(service, domain, configuredAuthorities);
       if ('skipped' in reading) this.#options.onIssue?.({ service: key, problem: reading.skipped });
       this.#index.put(key, 'world' in reading ? reading.world : null);
     };
