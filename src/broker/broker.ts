@@ -150,6 +150,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       onIssue: (issue) => logWarning('world discovery ignored a Service')(`${issue.service}: ${issue.problem}`),
       onError: (what, error) => logWarning(`world discovery failed in ${what}`)(error),
       onConflicts: (count) => metrics.setDiscoveryConflicts(count),
+      onRefused: (count) => metrics.setDiscoveryRefused(count),
     });
     if (stopDiscovery) closers.push(stopDiscovery);
     const stopFollowing = followChanges(watcher, {

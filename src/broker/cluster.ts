@@ -39,7 +39,7 @@ export function clusterServices(config: BrokerConfig): ClusterServices {
 }
 
 /** Where discovery tells operators what it refused and what failed (the broker logs and counts them). */
-export type DiscoveryReports = Pick<WorldDiscoveryOptions, 'onIssue' | 'onError' | 'onConflicts'>;
+export type DiscoveryReports = Pick<WorldDiscoveryOptions, 'onIssue' | 'onError' | 'onConflicts' | 'onRefused'>;
 
 /**
  * Live world discovery (`discovery.enabled`): labelled Services join and leave
@@ -60,6 +60,7 @@ export async function startDiscovery(
     configuredWorlds: config.worlds.map((w) => w.name),
     configuredAuthorities: worldDefinitionsFromConfig(config).flatMap(worldAuthorities),
     clusterDomain: config.discovery.clusterDomain,
+    maxWorlds: config.discovery.maxWorlds,
     // Shared by the replicas only on the Kubernetes backend; with files each replica keeps its own.
     ...(services.state ? { state: services.state } : {}),
     ...reports,

@@ -131,6 +131,47 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     assert.equal(watches()[0]!.query.get('timeoutSeconds'), '25');
   });
 
+  it('serves at most maxWorlds names: the oldest at start-up; one more is refused, reported and counted until a place frees', async () => {
+    const create = (name: string, iso: string) =>
+      fixture.server.store.create('services', worldService(name, name), new Date(iso));
+    create('team-c', '2026-01-03T00:00:00Z');
+    create('team-a', '2026-01-01T00:00:00Z');
+    create('team-b', '2026-01-02T00:00:00Z');
+    const issues: string[] = [];
+    const refused: number[] = [];
+    await startDiscovery({
+      maxWorlds: 2,
+      onIssue: (issue) => void issues.push(`${issue.service}: ${issue.problem}`),
+      onRefused: (count) => void refused.push(count),
+    });
+    assert.deepEqual(
+      fixture.discovery.worlds().map((world) => world.name),
+      ['team-a', 'team-b'],
+      'the two oldest, whatever the list order',
+    );
+    assert.deepEqual(issues, [
+      'team-c/team-c: world "team-c" is refused: discovery already serves 2 worlds (discovery.maxWorlds); it is served once one of them goes',
+    ]);
+    assert.deepEqual(refused, [1]);
+    await eventually(() => fixture.server.openWatches === 1, 'the watch');
+
+    fixture.server.store.create('services', worldService('team-d', 'team-d'));
+    await eventually(() => refused.at(-1) === 2, 'the watched claimant refused too');
+    assert.equal(issues.length, 2);
+    fixture.server.store.delete('services', 'team-a', 'team-a');
+    await eventually(
+      () => log.includes('upsert team-c team-c.team-c.svc.cluster.local:6309'),
+      'the oldest refused served',
+    );
+    assert.deepEqual(
+      fixture.discovery.worlds().map((world) => world.name),
+      ['team-b', 'team-c'],
+    );
+    assert.equal(refused.at(-1), 1, 'team-d still refused');
+    fixture.server.store.delete('services', 'team-d', 'team-d');
+    await eventually(() => refused.at(-1) === 0, 'a refused Service that goes is no longer counted');
+  });
+
   it('relists after 410 Gone and emits what changed while it was not watching', async () => {
     fixture.server.store.create('services', worldService('team-a', 'team-a'));
     fixture.server.store.create('services', worldService('team-b', 'team-b'));

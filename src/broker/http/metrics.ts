@@ -25,6 +25,8 @@ export interface BrokerMetrics extends WorldMetrics {
   setSessionCount(count: number): void;
   /** Services discovery ignores because another Service already serves their world name. */
   setDiscoveryConflicts(count: number): void;
+  /** Services discovery refuses because `discovery.maxWorlds` worlds are already served. */
+  setDiscoveryRefused(count: number): void;
   /** Where `world_connections` reads its samples at each scrape; until set, it has none. */
   observeWorldConnections(counts: WorldConnectionCounts): void;
 }
@@ -108,6 +110,11 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     help: 'Services labelled demarkus.io/world that discovery ignores because another Service serves that world name',
     registers,
   });
+  const discoveryRefused = new Gauge({
+    name: `${prefix}discovery_worlds_refused`,
+    help: 'Services labelled demarkus.io/world that discovery refuses because discovery.maxWorlds worlds are already served',
+    registers,
+  });
 
   return {
     registry,
@@ -136,6 +143,9 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     },
     setDiscoveryConflicts(count) {
       discoveryConflicts.set(count);
+    },
+    setDiscoveryRefused(count) {
+      discoveryRefused.set(count);
     },
     observeWorldConnections(counts) {
       connectionCounts = counts;

@@ -41,6 +41,10 @@ export type WorldDiscoveryOptions = {
   onIssue?: (issue: DiscoveryIssue) => void;
   /** Services ignored because another Service serves their world name (discovery-index.ts), on every change. */
   onConflicts?: (count: number) => void;
+  /** `discovery.maxWorlds`: names served from Services at most (discovery-index.ts). */
+  maxWorlds?: number;
+  /** Services refused because `maxWorlds` names are served, on every change. */
+  onRefused?: (count: number) => void;
   /**
    * A failed list, watch, or read or write of the served-names record:
    * `what` names what failed and what discovery does instead (it lists again
@@ -104,6 +108,8 @@ export class WorldDiscovery {
       configuredWorlds: options.configuredWorlds,
       ...(options.onIssue ? { onIssue: options.onIssue } : {}),
       ...(options.onConflicts ? { onConflicts: options.onConflicts } : {}),
+      ...(options.maxWorlds === undefined ? {} : { maxWorlds: options.maxWorlds }),
+      ...(options.onRefused ? { onRefused: options.onRefused } : {}),
       onServe: (name, service) => this.#record(name, service),
     });
     const core = options.kubeConfig.makeApiClient(CoreV1Api);
