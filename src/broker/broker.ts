@@ -173,6 +173,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
           cluster,
           async (leadership) => void (await refreshTokens.sweep(leadership)),
           logWarning('refresh token sweep failed'),
+          logWarning('leader election failed'),
         ),
       );
     const listener = await createMcpListener({

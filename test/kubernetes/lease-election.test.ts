@@ -307,6 +307,35 @@ describe('Lease election between two brokers (fake API server, real client-node)
     assert.deepEqual(errors, []);
   });
 
+  it('warns of failed Lease calls (fake API server answering 403), once for repeated failures, naming no body', async () => {
+    const config = parseBrokerConfig(
+      stringify({
+        server: { addr: ':8080', publicURL: 'https://broker.example.com', brokerNamespace: namespace },
+        storage: { backend: 'kubernetes' },
+        sweeper: { leaseName, interval: '1h' },
+        worlds: [
+          { name: 'team-a', namespace: 'team-a', tokensSecret: 'team-a-tokens', defaultToken: { paths: ['/**'] } },
+        ],
+      }),
+      env,
+    );
+    const lease = leaseName;
+    server.fail((request) => request.name === lease, 403, Number.POSITIVE_INFINITY);
+    const warnings: string[] = [];
+    let sweeps = 0;
+    const stopSweep = startLeaderSweep(
+      config,
+      { apis: apis(server, 'broker-c') },
+      async () => void sweeps++,
+      () => assert.fail('no sweep ran, so none failed'),
+      (error) => void warnings.push(error instanceof Error ? error.message : String(error)),
+    );
+    await eventually(() => count('broker-c', 'get', 403) >= 2, 'two refused attempts');
+    await stopSweep();
+    assert.deepEqual(warnings, [`kubernetes: read lease ${namespace}/${lease}: HTTP 403`]);
+    assert.equal(sweeps, 0);
+  });
+
   it('runs the sweeper only on the leader: one pass at once, then every interval', async () => {
     const clock = shiftedClock();
     const stop = new AbortController();
