@@ -11,6 +11,7 @@ import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Service } from '@kubernetes/client-node';
 import {
+  KubernetesBackendError,
   registrySink,
   systemClock,
   worldFromService,
@@ -227,6 +228,23 @@ describe('world discovery (fake API server, real client-node informer)', () => {
       lists().map((request) => request.status),
       [500, 500, 500, 200],
     );
+  });
+
+  it("reports a failed list or watch by scope and HTTP status only, never client-node's text with the body and headers", async () => {
+    fixture.server.store.create('services', worldService('team-a', 'team-a'));
+    fixture.server.fail((request) => request.verb === 'list', 403, 1);
+    fixture.server.fail((request) => request.verb === 'watch', 503, 1);
+    const reported: unknown[] = [];
+    await startDiscovery({ namespaces: ['team-a'], onError: (_what, error) => void reported.push(error) });
+    await eventually(() => reported.length === 2 && log.length === 1, 'both failures, then discovery');
+    assert.deepEqual(
+      reported.map((error) => (error as Error).message),
+      ['kubernetes: list/watch services team-a: HTTP 403', 'kubernetes: list/watch services team-a: HTTP 503'],
+    );
+    for (const error of reported) {
+      assert.ok(error instanceof KubernetesBackendError);
+      assert.doesNotMatch(error.message, /injected failure|content-type|headers|Forbidden/i);
+    }
   });
 
   it('watches only the configured namespaces when given a list', async () => {

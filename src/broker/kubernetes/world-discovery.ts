@@ -10,6 +10,7 @@
 import { CoreV1Api, ListWatch, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import { systemClock, type Clock } from './clock.ts';
 import { BookmarkWatch } from './bookmark-watch.ts';
+import { apiFailure } from './errors.ts';
 import { DiscoveryIndex, type DiscoveredWorldSink, type DiscoveryIssue } from './discovery-index.ts';
 import { ServedNamesRecord, servedNamesDocument } from './served-names.ts';
 import { worldFromService, worldLabelSelector } from './service-world.ts';
@@ -267,7 +268,11 @@ export class WorldDiscovery {
     if (this.#stopping.signal.aborted) return;
     const { initialMs, maxMs } = this.#options.restartBackoff ?? defaultRestartBackoff;
     scope.backoffMs = scope.backoffMs === 0 ? initialMs : Math.min(scope.backoffMs * 2, maxMs);
-    this.#options.onError?.(`${scope.name}; it lists again in ${scope.backoffMs} ms`, error);
+    // client-node's own text carries the response body and headers (errors.ts): only the status goes on.
+    this.#options.onError?.(
+      `${scope.name}; it lists again in ${scope.backoffMs} ms`,
+      apiFailure(scope.name, 'list/watch services', error),
+    );
     scope.starting = this.#clock.sleep(scope.backoffMs, this.#stopping.signal).then(
       () => this.#relist(scope),
       () => {}, // stopped during the pause
