@@ -182,6 +182,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       onIssue: (issue) => logWarning('world discovery ignored a Service')(`${issue.service}: ${issue.problem}`),
       onError: (what, error) => logWarning(`world discovery failed in ${what}`)(error),
       onConflicts: (count) => metrics.setDiscoveryConflicts(count),
+      onRefused: (count) => metrics.setDiscoveryRefused(count),
     });
     if (stopDiscovery) closers.push(stopDiscovery);
     const stopFollowing = followChanges(watcher, {
@@ -204,6 +205,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
           cluster,
           async (leadership) => void (await refreshTokens.sweep(leadership)),
           logWarning('refresh token sweep failed'),
+          logWarning('leader election failed'),
         ),
       );
     const listener = await createMcpListener({

@@ -2,6 +2,8 @@ import type { BrokerConfig } from './config/index.ts';
 import type { WriteTokenBackend } from './worlds/open-gateway.ts';
 import type { WorldRegistry } from './worlds/registry.ts';
 import type { StateDocumentStore } from './state/document-store.ts';
+import { worldAuthorities } from './worlds/world-aliases.ts';
+import { worldDefinitionsFromConfig } from './worlds/world-definition.ts';
 import { hostname } from 'node:os';
 import {
   kubernetesApis,
@@ -13,6 +15,7 @@ import {
   type KubernetesApis,
   type WorldDiscoveryOptions,
 } from './kubernetes/index.ts';
+import { rateLimitedReport } from './kubernetes/rate-limited-report.ts';
 
 /**
  * Where the broker keeps what must survive it, chosen by `storage.backend`:
@@ -37,7 +40,7 @@ export function clusterServices(config: BrokerConfig): ClusterServices {
 }
 
 /** Where discovery tells operators what it refused and what failed (the broker logs and counts them). */
-export type DiscoveryReports = Pick<WorldDiscoveryOptions, 'onIssue' | 'onError' | 'onConflicts'>;
+export type DiscoveryReports = Pick<WorldDiscoveryOptions, 'onIssue' | 'onError' | 'onConflicts' | 'onRefused'>;
 
 /**
  * Live world discovery (`discovery.enabled`): labelled Services join and leave
@@ -56,7 +59,9 @@ export async function startDiscovery(
     namespaces: config.discovery.namespaces.length === 0 ? 'all' : config.discovery.namespaces,
     sink: registrySink(registry),
     configuredWorlds: config.worlds.map((w) => w.name),
+    configuredAuthorities: worldDefinitionsFromConfig(config).flatMap(worldAuthorities),
     clusterDomain: config.discovery.clusterDomain,
+    maxWorlds: config.discovery.maxWorlds,
     // Shared by the replicas only on the Kubernetes backend; with files each replica keeps its own.
     ...(services.state ? { state: services.state } : {}),
     ...reports,
@@ -70,10 +75,15 @@ export function sweepsByLease(config: BrokerConfig, services: ClusterServices): 
   return config.storage.backend === 'kubernetes' && services.apis !== undefined && !config.sweeper.disabled;
 }
 
+/** Lease failures repeat on every retry (2 s): one warning a minute says as much. */
+export const electionReportIntervalMs = 60_000;
+
 /**
  * As the Go broker's `sweeper.go`: only the replica holding the Lease `sweeper.leaseName` sweeps,
  * once on taking the lead and then every `sweeper.interval`. The Lease names
  * this replica by `POD_NAME` (the chart sets it), else the host name.
+ * `onElectionError` hears failed Lease calls (a KubernetesBackendError naming
+ * the Lease and the HTTP status, no bodies), at most one a minute.
  */
 export function startLeaderSweep(
   config: BrokerConfig,
@@ -81,6 +91,7 @@ export function startLeaderSweep(
   /** One pass; it gets the leadership signal and must stop when it aborts (leadership lost or stopping). */
   sweep: (leadership: AbortSignal) => Promise<void>,
   onError: (error: unknown) => void,
+  onElectionError: (error: unknown) => void = () => {},
 ): () => Promise<void> {
   const namespace = config.server.brokerNamespace;
   if (services.apis === undefined || namespace === undefined) return async () => {};
@@ -89,6 +100,7 @@ export function startLeaderSweep(
     namespace,
     name: config.sweeper.leaseName,
     identity: process.env.POD_NAME || hostname() || 'broker',
+    onError: rateLimitedReport(onElectionError, electionReportIntervalMs),
   });
   const stop = new AbortController();
   const running = runLeaderSweeper(stop.signal, {

@@ -11,7 +11,15 @@ import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { startLeaderSweep } from '../../src/broker/cluster.ts';
 import { parseBrokerConfig } from '../../src/broker/config/index.ts';
-import { LeaseElector, runLeaderSweeper, systemClock, type Clock } from '../../src/broker/kubernetes/index.ts';
+import { RefreshTokens } from '../../src/broker/auth/tokens/refresh-tokens.ts';
+import {
+  defaultDocumentLocation,
+  LeaseElector,
+  runLeaderSweeper,
+  SecretStateStore,
+  systemClock,
+  type Clock,
+} from '../../src/broker/kubernetes/index.ts';
 import { env } from '../broker/config/fixtures.ts';
 import { startFakeApiServer, type FakeApiServer } from './fake-api/server.ts';
 import { apis, assertOnlyDeclaredCalls, eventually } from './helpers.ts';
@@ -224,6 +232,49 @@ describe('Lease election between two brokers (fake API server, real client-node)
     await Promise.all([runA, runB]);
   });
 
+  it('stops while the sweep hangs on Secret requests (fake API server): its calls are cut off and the Lease released', async (t) => {
+    const clock = shiftedClock();
+    const stop = new AbortController();
+    t.after(() => stop.abort());
+    const core = apis(server, 'broker-c').core;
+    const store = new SecretStateStore({ core, namespace, locate: defaultDocumentLocation('hung-refresh-tokens') });
+    const refreshTokens = new RefreshTokens(store, { ttlMs: 60_000 });
+    const hangs = server.hang((request) => request.resource === 'secrets' && request.name === 'hung-refresh-tokens');
+    t.after(hangs);
+    const errors: unknown[] = [];
+    const running = runLeaderSweeper(stop.signal, {
+      elector: elector('broker-c', clock),
+      intervalMs: 3_600_000,
+      sweep: async (leadership) => void (await refreshTokens.sweep(leadership)),
+      onError: (error) => void errors.push(error),
+      clock,
+    });
+    await eventually(() => server.openHungRequests === 1, 'the sweep reading its Secret, unanswered');
+    stop.abort();
+    // The hung read is never answered: the sweeper returns only because stopping cut it off.
+    await running;
+    assert.equal(spec().holderIdentity, '', 'released on the way out');
+    await eventually(() => server.openHungRequests === 0, 'the hung request closed by the client');
+    assert.deepEqual(errors, [], 'a pass cut short by the end of leadership is not reported');
+  });
+
+  it('releases the Lease at the renew deadline when the lead ignores the leadership signal', async (t) => {
+    const clock = shiftedClock();
+    const stop = new AbortController();
+    t.after(() => stop.abort());
+    const a = elector('broker-c', clock);
+    let leading = false;
+    const running = a.run(stop.signal, () => {
+      leading = true;
+      return new Promise<void>(() => {}); // never returns, whatever the signal says
+    });
+    await eventually(() => leading, 'broker-c leading');
+    stop.abort();
+    clock.advance(1_000); // the renew deadline (1 s) of the last renewal has passed
+    await running;
+    assert.equal(spec().holderIdentity, '', 'released although the lead never returned');
+  });
+
   it('gives the broker sweep the leadership signal, which aborts when leadership ends', async () => {
     const config = parseBrokerConfig(
       stringify({
@@ -254,6 +305,35 @@ describe('Lease election between two brokers (fake API server, real client-node)
     await stopSweep();
     assert.equal(leadership.aborted, true, 'leadership ended: the pass was told to stop');
     assert.deepEqual(errors, []);
+  });
+
+  it('warns of failed Lease calls (fake API server answering 403), once for repeated failures, naming no body', async () => {
+    const config = parseBrokerConfig(
+      stringify({
+        server: { addr: ':8080', publicURL: 'https://broker.example.com', brokerNamespace: namespace },
+        storage: { backend: 'kubernetes' },
+        sweeper: { leaseName, interval: '1h' },
+        worlds: [
+          { name: 'team-a', namespace: 'team-a', tokensSecret: 'team-a-tokens', defaultToken: { paths: ['/**'] } },
+        ],
+      }),
+      env,
+    );
+    const lease = leaseName;
+    server.fail((request) => request.name === lease, 403, Number.POSITIVE_INFINITY);
+    const warnings: string[] = [];
+    let sweeps = 0;
+    const stopSweep = startLeaderSweep(
+      config,
+      { apis: apis(server, 'broker-c') },
+      async () => void sweeps++,
+      () => assert.fail('no sweep ran, so none failed'),
+      (error) => void warnings.push(error instanceof Error ? error.message : String(error)),
+    );
+    await eventually(() => count('broker-c', 'get', 403) >= 2, 'two refused attempts');
+    await stopSweep();
+    assert.deepEqual(warnings, [`kubernetes: read lease ${namespace}/${lease}: HTTP 403`]);
+    assert.equal(sweeps, 0);
   });
 
   it('runs the sweeper only on the leader: one pass at once, then every interval', async () => {

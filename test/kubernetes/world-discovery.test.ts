@@ -11,6 +11,7 @@ import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Service } from '@kubernetes/client-node';
 import {
+  KubernetesBackendError,
   registrySink,
   systemClock,
   worldFromService,
@@ -108,6 +109,70 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     await eventually(() => log.includes('upsert team-c team-c.team-c.svc.cluster.local:6309'), 'events after resuming');
   });
 
+  it('asks for a deadline under the client timeout and resumes a quiet watch from the bookmark sent before it, without relisting', async () => {
+    fixture.server.store.create('services', worldService('team-a', 'team-a'));
+    await startDiscovery({ watchTimeoutSeconds: 3 });
+    await eventually(() => fixture.server.openWatches === 1, 'the watch');
+    for (let i = 0; i < 3; i++)
+      fixture.server.store.create('services', worldService('apps', `web-${i}`, { app: 'web' })); // not worlds: the watch stays quiet
+    const quietAt = fixture.server.store.revision;
+    fixture.server.store.compact(); // the list's resourceVersion is out of the event window
+    // Nothing reaches the watch but the server's bookmark, 2 s before its 3 s deadline; then it ends.
+    await eventually(() => watches().length === 2, 'the watch resumed after its deadline', 20_000);
+    assert.equal(watches()[0]!.query.get('timeoutSeconds'), '3');
+    assert.equal(watches()[1]!.query.get('resourceVersion'), String(quietAt), "from the bookmark's resourceVersion");
+    assert.equal(lists().length, 1, 'no relist');
+    fixture.server.store.create('services', worldService('team-c', 'team-c'));
+    await eventually(() => log.includes('upsert team-c team-c.team-c.svc.cluster.local:6309'), 'events after resuming');
+  });
+
+  it("sends timeoutSeconds 25 by default, under client-node's 30 s inactivity timeout", async () => {
+    await startDiscovery();
+    await eventually(() => fixture.server.openWatches === 1, 'the watch');
+    assert.equal(watches()[0]!.query.get('timeoutSeconds'), '25');
+  });
+
+  it('serves at most maxWorlds names: the oldest at start-up; one more is refused, reported and counted until a place frees', async () => {
+    const create = (name: string, iso: string) =>
+      fixture.server.store.create('services', worldService(name, name), new Date(iso));
+    create('team-c', '2026-01-03T00:00:00Z');
+    create('team-a', '2026-01-01T00:00:00Z');
+    create('team-b', '2026-01-02T00:00:00Z');
+    const issues: string[] = [];
+    const refused: number[] = [];
+    await startDiscovery({
+      maxWorlds: 2,
+      onIssue: (issue) => void issues.push(`${issue.service}: ${issue.problem}`),
+      onRefused: (count) => void refused.push(count),
+    });
+    assert.deepEqual(
+      fixture.discovery.worlds().map((world) => world.name),
+      ['team-a', 'team-b'],
+      'the two oldest, whatever the list order',
+    );
+    assert.deepEqual(issues, [
+      'team-c/team-c: world "team-c" is refused: discovery already serves 2 worlds (discovery.maxWorlds); it is served once one of them goes',
+    ]);
+    assert.deepEqual(refused, [1]);
+    await eventually(() => fixture.server.openWatches === 1, 'the watch');
+
+    fixture.server.store.create('services', worldService('team-d', 'team-d'));
+    await eventually(() => refused.at(-1) === 2, 'the watched claimant refused too');
+    assert.equal(issues.length, 2);
+    fixture.server.store.delete('services', 'team-a', 'team-a');
+    await eventually(
+      () => log.includes('upsert team-c team-c.team-c.svc.cluster.local:6309'),
+      'the oldest refused served',
+    );
+    assert.deepEqual(
+      fixture.discovery.worlds().map((world) => world.name),
+      ['team-b', 'team-c'],
+    );
+    assert.equal(refused.at(-1), 1, 'team-d still refused');
+    fixture.server.store.delete('services', 'team-d', 'team-d');
+    await eventually(() => refused.at(-1) === 0, 'a refused Service that goes is no longer counted');
+  });
+
   it('relists after 410 Gone and emits what changed while it was not watching', async () => {
     fixture.server.store.create('services', worldService('team-a', 'team-a'));
     fixture.server.store.create('services', worldService('team-b', 'team-b'));
@@ -163,6 +228,23 @@ describe('world discovery (fake API server, real client-node informer)', () => {
       lists().map((request) => request.status),
       [500, 500, 500, 200],
     );
+  });
+
+  it("reports a failed list or watch by scope and HTTP status only, never client-node's text with the body and headers", async () => {
+    fixture.server.store.create('services', worldService('team-a', 'team-a'));
+    fixture.server.fail((request) => request.verb === 'list', 403, 1);
+    fixture.server.fail((request) => request.verb === 'watch', 503, 1);
+    const reported: unknown[] = [];
+    await startDiscovery({ namespaces: ['team-a'], onError: (_what, error) => void reported.push(error) });
+    await eventually(() => reported.length === 2 && log.length === 1, 'both failures, then discovery');
+    assert.deepEqual(
+      reported.map((error) => (error as Error).message),
+      ['kubernetes: list/watch services team-a: HTTP 403', 'kubernetes: list/watch services team-a: HTTP 503'],
+    );
+    for (const error of reported) {
+      assert.ok(error instanceof KubernetesBackendError);
+      assert.doesNotMatch(error.message, /injected failure|content-type|headers|Forbidden/i);
+    }
   });
 
   it('watches only the configured namespaces when given a list', async () => {

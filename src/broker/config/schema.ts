@@ -170,6 +170,10 @@ const oauthSchema = z.strictObject({
  * added to and removed from the registry while the broker runs, beside the
  * configured worlds (which win on a name clash). Needs the Kubernetes API.
  */
+/** `discovery.maxWorlds` by default, and the most it may be (test/kubernetes/served-names-size.test.ts checks the record fits a Secret). */
+export const defaultMaxDiscoveredWorlds = 500;
+export const maxDiscoveredWorldsCeiling = 2000;
+
 const discoverySchema = z.strictObject({
   enabled: flag(false),
   /** Namespaces to watch; empty watches every namespace (needs the cluster-wide RBAC). */
@@ -177,6 +181,16 @@ const discoverySchema = z.strictObject({
     .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name'))
     .default([]),
   clusterDomain: z.string().min(1).default('cluster.local'),
+  /**
+   * Worlds served from Services at most; claimants beyond are refused and reported. The ceiling
+   * keeps the replicas' served-names record (one entry per world) far inside one 1 MiB Secret.
+   */
+  maxWorlds: z
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(maxDiscoveredWorldsCeiling, `must be at most ${maxDiscoveredWorldsCeiling}`)
+    .default(defaultMaxDiscoveredWorlds),
 });
 
 export const brokerConfigShape = z.strictObject({

@@ -33,6 +33,8 @@ export interface BrokerMetrics extends WorldMetrics {
   setSessionCount(count: number): void;
   /** Services discovery ignores because another Service already serves their world name. */
   setDiscoveryConflicts(count: number): void;
+  /** Services discovery refuses because `discovery.maxWorlds` worlds are already served. */
+  setDiscoveryRefused(count: number): void;
   /** A check of a world document (world.md, the hub's standard) got no answer (src/broker/knowledge). */
   recordKnowledgeCheckFailure(world: string, path: string): void;
   /** Where `world_circuit_state` and `world_connections` read their samples at each scrape; until set, they have none. */
@@ -132,6 +134,11 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     help: 'Services labelled demarkus.io/world that discovery ignores because another Service serves that world name',
     registers,
   });
+  const discoveryRefused = new Gauge({
+    name: `${prefix}discovery_worlds_refused`,
+    help: 'Services labelled demarkus.io/world that discovery refuses because discovery.maxWorlds worlds are already served',
+    registers,
+  });
   const knowledgeCheckFailures = new Counter({
     name: `${prefix}knowledge_check_failures_total`,
     help: 'Checks of a world document (world.md, the publishing standard) that got no answer',
@@ -170,6 +177,9 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     },
     setDiscoveryConflicts(count) {
       discoveryConflicts.set(count);
+    },
+    setDiscoveryRefused(count) {
+      discoveryRefused.set(count);
     },
     recordKnowledgeCheckFailure(world, path) {
       knowledgeCheckFailures.inc({ world, path });

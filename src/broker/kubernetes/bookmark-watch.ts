@@ -1,10 +1,18 @@
 /**
  * The client library's Watch, asking for bookmarks (`allowWatchBookmarks`)
- * and tied to a stop signal.
+ * with a server-side deadline (`timeoutSeconds`), and tied to a stop signal.
  *
  * A bookmark carries only a newer resourceVersion; remembering it keeps a
  * reconnecting watch inside the API server's event window on a quiet
  * resource, so it resumes instead of getting 410 Gone and relisting.
+ *
+ * client-node ends a watch that receives nothing for `requestTimeoutMs`
+ * (30 s), and the API server sends bookmarks only about once a minute, and
+ * just before a watch's `timeoutSeconds` deadline. Without a deadline a quiet
+ * watch was cut every 30 s before any bookmark came, and reconnected from a
+ * resourceVersion that never advanced until it fell out of the event window.
+ * So each watch asks for a deadline below the client's timeout: the server
+ * sends a bookmark, ends the watch, and the informer resumes from it.
  *
  * The stop signal closes the gap in the library informer's `stop()`: a watch
  * whose request is still connecting (or that starts after a list that was in
@@ -15,12 +23,23 @@ import { Watch, type KubeConfig } from '@kubernetes/client-node';
 
 type WatchArgs = Parameters<Watch['watch']>;
 
+/** client-node's `Watch.requestTimeoutMs` (watch.js), in seconds. */
+const clientInactivityTimeoutSeconds = 30;
+
+/** How long the API server keeps each watch open: under client-node's inactivity timeout. */
+export const defaultWatchTimeoutSeconds = 25;
+
 export class BookmarkWatch extends Watch {
   readonly #stop: AbortSignal;
+  readonly #timeoutSeconds: number;
 
-  constructor(config: KubeConfig, stop: AbortSignal) {
+  constructor(config: KubeConfig, stop: AbortSignal, timeoutSeconds = defaultWatchTimeoutSeconds) {
     super(config);
     this.#stop = stop;
+    // client-node keeps its 30 s inactivity timeout private: the deadline must stay under it.
+    if (!(timeoutSeconds > 0 && timeoutSeconds < clientInactivityTimeoutSeconds))
+      throw new RangeError(`watch timeoutSeconds must be between 0 and ${clientInactivityTimeoutSeconds}`);
+    this.#timeoutSeconds = timeoutSeconds;
   }
 
   override async watch(
@@ -40,7 +59,8 @@ export class BookmarkWatch extends Watch {
       stop.removeEventListener('abort', onStop);
       done(error);
     };
-    controller = await super.watch(path, { ...queryParams, allowWatchBookmarks: true }, callback, finished);
+    const query = { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: this.#timeoutSeconds };
+    controller = await super.watch(path, query, callback, finished);
     if (stop.aborted) controller.abort();
     else stop.addEventListener('abort', onStop, { once: true });
     return controller;

@@ -27,7 +27,17 @@
  * recorded Service seen to stop claiming the name loses its place, as it
  * does on the running replicas; once whole, the record is dropped, and the
  * replica chooses as the others do.
+ *
+ * At most `maxWorlds` names are served from Services (`discovery.maxWorlds`):
+ * a Service claiming one more name is refused and reported, and counted
+ * (`onRefused`), until a served name goes; then the refused name of the
+ * oldest claimant takes the place. The start-up list fills the places
+ * oldest first, so replicas that see the same Services serve the same names.
+ * The limit bounds what one discovered world costs the broker many times
+ * over, and the replicas' served-names record (served-names.ts), which must
+ * fit one Secret.
  */
+import { defaultMaxDiscoveredWorlds } from '../config/schema.ts';
 import type { DiscoveredWorld } from './service-world.ts';
 
 /** The registry side of discovery (implemented by the world registry). */
@@ -50,6 +60,10 @@ export class DiscoveryIndex {
   /** Losing Service → the Service it was reported losing to, so each conflict is reported once. */
   readonly #conflicts = new Map<string, string>();
   readonly #onServe: (name: string, service: string | null) => void;
+  readonly #maxWorlds: number;
+  readonly #onRefused: (count: number) => void;
+  /** Service → the name it was refused for because `maxWorlds` names were served, so each is reported once. */
+  readonly #refused = new Map<string, string>();
   /** World name → the Service the replicas recorded serving it, while this replica's view is partial. */
   #recorded = new Map<string, string>();
   #listed = false;
@@ -63,12 +77,18 @@ export class DiscoveryIndex {
     onConflicts?: (count: number) => void;
     /** The Service now serving a name (`namespace/name`), or null when none does: for the replicas' shared record. */
     onServe?: (name: string, service: string | null) => void;
+    /** Names served from Services at most (default `defaultMaxDiscoveredWorlds`). */
+    maxWorlds?: number;
+    /** How many Services are refused because `maxWorlds` names are served, on every change. */
+    onRefused?: (count: number) => void;
   }) {
     this.#sink = options.sink;
     this.#configured = new Set(options.configuredWorlds);
     this.#onIssue = options.onIssue ?? (() => {});
     this.#onConflicts = options.onConflicts ?? (() => {});
     this.#onServe = options.onServe ?? (() => {});
+    this.#maxWorlds = options.maxWorlds ?? defaultMaxDiscoveredWorlds;
+    this.#onRefused = options.onRefused ?? (() => {});
   }
 
   /**
@@ -121,6 +141,7 @@ export class DiscoveryIndex {
       // Its claim ended: the running replicas moved on, so a later claim of it is a new one.
       if (this.#recorded.get(before.name) === service) this.#recorded.delete(before.name);
       this.#forgetConflict(service);
+      this.#forgetRefused(service);
       this.#reconcile(before.name);
     }
     if (world !== null) this.#reconcile(world.name);
@@ -137,7 +158,9 @@ export class DiscoveryIndex {
   listed(): void {
     if (this.#listed) return;
     this.#listed = true;
-    for (const name of new Set([...this.#services.values()].map((world) => world.name))) this.#reconcile(name);
+    // Oldest claimant first, so that at the limit the same names are served whatever the list order.
+    for (const name of new Set([...this.#services.values()].sort(oldestFirst).map((world) => world.name)))
+      this.#reconcile(name);
     if (this.#whole) this.#recorded.clear();
   }
 
@@ -156,9 +179,15 @@ export class DiscoveryIndex {
         this.#published.delete(name);
         this.#sink.remove(name);
         this.#onServe(name, null);
+        this.#fillFreedPlace();
       }
       return;
     }
+    if (current === undefined && this.#published.size >= this.#maxWorlds) {
+      this.#refuse(name, claims);
+      return;
+    }
+    for (const claim of claims) this.#forgetRefused(claim.service);
     this.#reportLosers(name, claims, winner);
     if (current !== undefined && sameWorld(current, winner)) return;
     this.#published.set(name, winner);
@@ -199,6 +228,31 @@ export class DiscoveryIndex {
         problem: `world ${JSON.stringify(name)} is already served by Service ${winner.service}; this Service is ignored until that one goes`,
       });
     }
+  }
+
+  #refuse(name: string, claims: readonly DiscoveredWorld[]): void {
+    for (const claim of claims) {
+      if (this.#refused.get(claim.service) === name) continue;
+      this.#refused.set(claim.service, name);
+      this.#onRefused(this.#refused.size);
+      this.#onIssue({
+        service: claim.service,
+        problem: `world ${JSON.stringify(name)} is refused: discovery already serves ${this.#maxWorlds} worlds (discovery.maxWorlds); it is served once one of them goes`,
+      });
+    }
+  }
+
+  /** A served name went: the refused name whose oldest claimant is oldest takes its place. */
+  #fillFreedPlace(): void {
+    const waiting = [...this.#refused.keys()]
+      .map((service) => this.#services.get(service))
+      .filter((world): world is DiscoveredWorld => world !== undefined)
+      .sort(oldestFirst)[0];
+    if (waiting !== undefined) this.#reconcile(waiting.name);
+  }
+
+  #forgetRefused(service: string): void {
+    if (this.#refused.delete(service)) this.#onRefused(this.#refused.size);
   }
 
   #forgetConflict(service: string): void {

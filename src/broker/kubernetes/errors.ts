@@ -32,12 +32,18 @@ export class KubernetesBackendError extends CodedError<KubernetesBackendErrorCod
   }
 }
 
-/** The HTTP status of a client-node `ApiException` (or a watch error), if any. */
+/**
+ * The HTTP status of a client-node `ApiException` (or a watch error), if any.
+ * Only an HTTP status counts: an aborted call's DOMException also has a
+ * numeric `code` (20 AbortError, 23 TimeoutError), which is no answer at all.
+ */
 export function apiStatus(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
-  if (typeof code === 'number') return code;
-  if (typeof statusCode === 'number') return statusCode;
+  const isHttpStatus = (value: unknown): value is number =>
+    typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599;
+  if (isHttpStatus(code)) return code;
+  if (isHttpStatus(statusCode)) return statusCode;
   return undefined;
 }
 

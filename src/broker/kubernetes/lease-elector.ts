@@ -15,14 +15,11 @@
  * while another replica takes the expired Lease. The deadline counts from the
  * start of the last successful renewal, which is no later than the write the
  * other replicas time the Lease from, and renewDeadline < leaseDuration.
+ * Once leadership ends, the lead gets until that same deadline to return
+ * before the elector moves on (and, stopping, releases the Lease).
  */
-import {
-  Observable,
-  type CoordinationV1Api,
-  type ObservableMiddleware,
-  type V1Lease,
-  type V1LeaseSpec,
-} from '@kubernetes/client-node';
+import type { CoordinationV1Api, V1Lease, V1LeaseSpec } from '@kubernetes/client-node';
+import { boundedCall } from './bounded-call.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { apiFailure, apiStatus } from './errors.ts';
 import { formatMicroTime } from './micro-time.ts';
@@ -113,7 +110,14 @@ export class LeaseElector {
     }
     this.#leader = false;
     leadership.abort(new Error('leadership ended'));
-    await leading;
+    // The lead ends its calls on that signal; should it not, stop waiting at the renew deadline
+    // (already passed when renewing failed), so that a stuck lead cannot keep the Lease from release.
+    const waited = this.#deadline(renewedAt, new AbortController().signal);
+    try {
+      await Promise.race([leading, aborted(waited.signal)]);
+    } finally {
+      waited.dispose();
+    }
   }
 
   /**
@@ -238,38 +242,12 @@ class RenewDeadlineError extends Error {
   }
 }
 
-type CallOptions = { middleware: ObservableMiddleware[]; middlewareMergeStrategy: 'append' };
-
-/**
- * Runs one client-node call that ends when `bound` aborts: the request gets
- * the signal (client-node hands a middleware-set signal to fetch, so the
- * connection is closed), and the promise is raced against it, so that even a
- * client that ignores the signal cannot hold the caller.
- */
-async function boundedCall<T>(bound: AbortSignal, call: (options: CallOptions) => Promise<T>): Promise<T> {
-  bound.throwIfAborted();
-  const options: CallOptions = {
-    middleware: [
-      {
-        pre: (context) => {
-          context.setSignal(bound);
-          return new Observable(Promise.resolve(context));
-        },
-        post: (context) => new Observable(Promise.resolve(context)),
-      },
-    ],
-    middlewareMergeStrategy: 'append',
-  };
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(bound.reason);
-    bound.addEventListener('abort', onAbort, { once: true });
+/** Resolves when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  try {
-    return await Promise.race([call(options), aborted]);
-  } finally {
-    bound.removeEventListener('abort', onAbort);
-  }
 }
 
 /** `false` when the signal aborted during the pause. */

@@ -5,8 +5,13 @@
  * answer 409 and we start again from a fresh read. A result identical to the
  * stored bytes is not written: every update of a Secret mounted into a pod
  * makes the kubelet re-project the volume, and the world reloads tokens.toml.
+ *
+ * Every call is bounded (bounded-call.ts): it ends after `apiCallTimeoutMs`
+ * without an answer, or as soon as the caller's `signal` aborts (the
+ * sweeper's leadership), so a hung API server holds no caller.
  */
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
+import { boundedCall, callBound } from './bounded-call.ts';
 import { apiFailure, apiStatus, KubernetesBackendError } from './errors.ts';
 import { secretValue, withSecretValue } from './secret-data.ts';
 
@@ -27,6 +32,8 @@ export type MutateOptions = {
   createIfMissing: boolean;
   /** Labels put on a Secret this call creates. */
   labels?: Record<string, string>;
+  /** Ends every call still waiting (and writes nothing more) when it aborts. */
+  signal?: AbortSignal;
 };
 
 export type MutateOutcome = {
@@ -45,7 +52,7 @@ export async function mutateSecret(
 ): Promise<MutateOutcome> {
   const object = `${ref.namespace}/${ref.name}`;
   for (let attempt = 1; attempt <= maxSecretWriteAttempts; attempt++) {
-    const secret = await readSecret(core, ref);
+    const secret = await readSecret(core, ref, options.signal);
     const current = secret === null ? null : secretValue(secret, ref.key);
     const next = mutate(current);
     if (next === null || current?.equals(next)) return { result: 'unchanged', value: current, attempts: attempt };
@@ -57,11 +64,11 @@ export async function mutateSecret(
           status: 404,
         });
       }
-      if (await createSecret(core, ref, next, options.labels ?? {}))
+      if (await createSecret(core, ref, next, options.labels ?? {}, options.signal))
         return { result: 'created', value: Buffer.from(next), attempts: attempt };
       continue; // AlreadyExists: another replica created it first; read theirs.
     }
-    if (await replaceSecret(core, ref, withSecretValue(secret, ref.key, next)))
+    if (await replaceSecret(core, ref, withSecretValue(secret, ref.key, next), options.signal))
       return { result: 'updated', value: Buffer.from(next), attempts: attempt };
   }
   throw conflictAfterRetries(object);
@@ -76,15 +83,16 @@ export async function removeSecretKeys(
   core: CoreV1Api,
   ref: { namespace: string; name: string },
   keys: readonly string[],
+  signal?: AbortSignal,
 ): Promise<void> {
   const object = `${ref.namespace}/${ref.name}`;
   for (let attempt = 1; attempt <= maxSecretWriteAttempts; attempt++) {
-    const secret = await readSecret(core, ref);
+    const secret = await readSecret(core, ref, signal);
     const present = keys.filter((key) => secret?.data?.[key] !== undefined);
     if (secret === null || present.length === 0) return;
     const data = { ...secret.data };
     for (const key of present) delete data[key];
-    if (await replaceSecret(core, ref, { ...secret, data })) return;
+    if (await replaceSecret(core, ref, { ...secret, data }, signal)) return;
   }
   throw conflictAfterRetries(object);
 }
@@ -100,9 +108,15 @@ function conflictAfterRetries(object: string): KubernetesBackendError {
 }
 
 /** The Secret, or `null` on 404. */
-export async function readSecret(core: CoreV1Api, ref: { namespace: string; name: string }): Promise<V1Secret | null> {
+export async function readSecret(
+  core: CoreV1Api,
+  ref: { namespace: string; name: string },
+  signal?: AbortSignal,
+): Promise<V1Secret | null> {
   try {
-    return await core.readNamespacedSecret({ namespace: ref.namespace, name: ref.name });
+    return await boundedCall(callBound(signal), (call) =>
+      core.readNamespacedSecret({ namespace: ref.namespace, name: ref.name }, call),
+    );
   } catch (error) {
     if (apiStatus(error) === 404) return null;
     throw apiFailure(`${ref.namespace}/${ref.name}`, 'read secret', error);
@@ -115,6 +129,7 @@ async function createSecret(
   ref: SecretRef,
   value: Uint8Array,
   labels: Record<string, string>,
+  signal: AbortSignal | undefined,
 ): Promise<boolean> {
   const body: V1Secret = {
     apiVersion: 'v1',
@@ -124,7 +139,9 @@ async function createSecret(
     data: { [ref.key]: Buffer.from(value).toString('base64') },
   };
   try {
-    await core.createNamespacedSecret({ namespace: ref.namespace, body });
+    await boundedCall(callBound(signal), (call) =>
+      core.createNamespacedSecret({ namespace: ref.namespace, body }, call),
+    );
     return true;
   } catch (error) {
     if (apiStatus(error) === 409) return false;
@@ -137,9 +154,12 @@ async function replaceSecret(
   core: CoreV1Api,
   ref: { namespace: string; name: string },
   body: V1Secret,
+  signal: AbortSignal | undefined,
 ): Promise<boolean> {
   try {
-    await core.replaceNamespacedSecret({ namespace: ref.namespace, name: ref.name, body });
+    await boundedCall(callBound(signal), (call) =>
+      core.replaceNamespacedSecret({ namespace: ref.namespace, name: ref.name, body }, call),
+    );
     return true;
   } catch (error) {
     if (apiStatus(error) === 409) return false;

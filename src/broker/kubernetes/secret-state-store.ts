@@ -10,6 +10,10 @@
  * 5000 refresh-token records fit one 1 MiB Secret), and so must a family of
  * documents that shares one Secret (the registered clients' records,
  * src/broker/auth/clients/client-record-budget.ts).
+ *
+ * Each API call waits at most `apiCallTimeoutMs` (bounded-call.ts), and an
+ * update also ends when its caller's signal aborts; either is a failure
+ * `unavailable` (no answer).
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
 import {
@@ -68,12 +72,13 @@ export class SecretStateStore implements StateDocumentStore {
     return found === null ? null : secretValue(found, key);
   }
 
-  async update(document: string, mutate: DocumentMutation): Promise<Buffer | null> {
+  async update(document: string, mutate: DocumentMutation, options?: { signal?: AbortSignal }): Promise<Buffer | null> {
     const { secret, key } = this.#locate(document);
     const outcome = await this.#translate(document, () =>
       mutateSecret(this.#core, { namespace: this.#namespace, name: secret, key }, mutate, {
         createIfMissing: true,
         labels: { ...brokerSecretLabels },
+        ...(options?.signal === undefined ? {} : { signal: options.signal }),
       }),
     );
     return outcome.value;

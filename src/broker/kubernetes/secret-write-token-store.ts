@@ -18,6 +18,7 @@ import {
   type StoredWriteToken,
   type WriteTokenStore,
 } from '../worlds/write-tokens/store.ts';
+import { boundedCall, callBound } from './bounded-call.ts';
 import { apiFailure, apiStatus } from './errors.ts';
 import { readSecret } from './mutate-secret.ts';
 import { secretValue, withSecretValue } from './secret-data.ts';
@@ -70,8 +71,12 @@ export class SecretWriteTokenStore implements WriteTokenStore {
     try {
       const written =
         expectedVersion === null
-          ? await this.#core.createNamespacedSecret({ namespace: this.#namespace, body: next })
-          : await this.#core.replaceNamespacedSecret({ namespace: this.#namespace, name, body: next });
+          ? await boundedCall(callBound(), (call) =>
+              this.#core.createNamespacedSecret({ namespace: this.#namespace, body: next }, call),
+            )
+          : await boundedCall(callBound(), (call) =>
+              this.#core.replaceNamespacedSecret({ namespace: this.#namespace, name, body: next }, call),
+            );
       return { record, version: written.metadata?.resourceVersion ?? '' };
     } catch (error) {
       if (apiStatus(error) === 409) throw new WriteTokenConflictError(world);

@@ -8,10 +8,18 @@
  * a UDP port named `mark` (else the first UDP port, else 6309). The broker
  * dials `<service>.<namespace>.svc.<cluster domain>:<port>` and verifies the
  * world certificate for that name.
+ *
+ * Tools read a URL whose authority is a world's public URL as that world
+ * (src/broker/worlds/world-aliases.ts), so a public URL is refused when it
+ * would stand for another world: a host that is one DNS label (what a world's
+ * name is: `mark://team-a:6309` must not lead to this Service), or an address
+ * or public URL of a configured world (docs/decisions.md, "A discovered
+ * world's public URL cannot name another world").
  */
 import type { V1Service } from '@kubernetes/client-node';
 import { isValidWorldName } from '../config/world-name.ts';
 import { defaultPort } from '../../protocol/limits.ts';
+import { authorityKey, authorityOf } from '../worlds/world-aliases.ts';
 
 export const worldLabel = 'demarkus.io/world';
 export const publicUrlAnnotation = 'demarkus.io/public-url';
@@ -37,7 +45,15 @@ export type DiscoveredWorld = {
 
 export type ServiceReading = { world: DiscoveredWorld } | { skipped: string };
 
-export function worldFromService(service: V1Service, clusterDomain: string): ServiceReading {
+/**
+ * `configuredAuthorities`: the configured worlds' dial addresses and public
+ * URL authorities, as `worldAuthorities` (world-aliases.ts) gives them.
+ */
+export function worldFromService(
+  service: V1Service,
+  clusterDomain: string,
+  configuredAuthorities: ReadonlySet<string> = new Set(),
+): ServiceReading {
   const namespace = service.metadata?.namespace ?? '';
   const serviceName = service.metadata?.name ?? '';
   const name = service.metadata?.labels?.[worldLabel] ?? '';
@@ -56,9 +72,20 @@ export function worldFromService(service: V1Service, clusterDomain: string): Ser
   if (publicUrl !== undefined && publicUrl !== '') {
     if (!/^mark:\/\/[^/?#@\s]+\/?$/i.test(publicUrl))
       return { skipped: `annotation ${publicUrlAnnotation} must be a mark://host[:port] URL` };
+    const refused = otherWorldsAuthority(authorityOf(publicUrl) ?? '', configuredAuthorities);
+    if (refused !== null) return { skipped: `annotation ${publicUrlAnnotation} ${refused}` };
     world.publicUrl = publicUrl;
   }
   return { world };
+}
+
+/** Why `authority` would stand for another world, or null when it may be this one's. */
+function otherWorldsAuthority(authority: string, configuredAuthorities: ReadonlySet<string>): string | null {
+  const key = authorityKey(authority);
+  const host = key.startsWith('[') ? key.slice(0, key.indexOf(']') + 1) : key.slice(0, key.lastIndexOf(':'));
+  if (isValidWorldName(host)) return `has a world name for its host (${host}), which tools read as that world`;
+  if (configuredAuthorities.has(key)) return `is an address of a configured world (${key})`;
+  return null;
 }
 
 /** The list answer carries a Date (client-node deserialises it), a watch event the RFC 3339 string. */

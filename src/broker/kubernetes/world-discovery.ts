@@ -10,6 +10,7 @@
 import { CoreV1Api, ListWatch, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import { systemClock, type Clock } from './clock.ts';
 import { BookmarkWatch } from './bookmark-watch.ts';
+import { apiFailure } from './errors.ts';
 import { DiscoveryIndex, type DiscoveredWorldSink, type DiscoveryIssue } from './discovery-index.ts';
 import { ServedNamesRecord, servedNamesDocument } from './served-names.ts';
 import { worldFromService, worldLabelSelector } from './service-world.ts';
@@ -22,14 +23,29 @@ export type WorldDiscoveryOptions = {
   sink: DiscoveredWorldSink;
   /** Names from `worlds[]`: these always come from the config. */
   configuredWorlds: Iterable<string>;
+  /**
+   * The configured worlds' dial addresses and public URL authorities
+   * (`worldAuthorities`, world-aliases.ts): a Service whose public-url
+   * annotation is one of them is refused (service-world.ts).
+   */
+  configuredAuthorities?: Iterable<string>;
   clusterDomain?: string;
   restartBackoff?: { initialMs: number; maxMs: number };
+  /**
+   * How long the API server keeps each watch open before it sends a bookmark
+   * and ends it (bookmark-watch.ts); default 25 s. Tests shorten it.
+   */
+  watchTimeoutSeconds?: number;
   /** Passed to the library informer for its own watch-reconnect pauses. */
   watchReconnectDelay?: (ms: number) => Promise<void>;
   clock?: Clock;
   onIssue?: (issue: DiscoveryIssue) => void;
   /** Services ignored because another Service serves their world name (discovery-index.ts), on every change. */
   onConflicts?: (count: number) => void;
+  /** `discovery.maxWorlds`: names served from Services at most (discovery-index.ts). */
+  maxWorlds?: number;
+  /** Services refused because `maxWorlds` names are served, on every change. */
+  onRefused?: (count: number) => void;
   /**
    * A failed list, watch, or read or write of the served-names record:
    * `what` names what failed and what discovery does instead (it lists again
@@ -93,6 +109,8 @@ export class WorldDiscovery {
       configuredWorlds: options.configuredWorlds,
       ...(options.onIssue ? { onIssue: options.onIssue } : {}),
       ...(options.onConflicts ? { onConflicts: options.onConflicts } : {}),
+      ...(options.maxWorlds === undefined ? {} : { maxWorlds: options.maxWorlds }),
+      ...(options.onRefused ? { onRefused: options.onRefused } : {}),
       onServe: (name, service) => this.#record(name, service),
     });
     const core = options.kubeConfig.makeApiClient(CoreV1Api);
@@ -208,7 +226,7 @@ export class WorldDiscovery {
     const delayFn = this.#options.watchReconnectDelay;
     const informer = new ListWatch<V1Service>(
       path,
-      new BookmarkWatch(this.#options.kubeConfig, this.#stopping.signal),
+      new BookmarkWatch(this.#options.kubeConfig, this.#stopping.signal, this.#options.watchTimeoutSeconds),
       list,
       false,
       labelSelector,
@@ -224,10 +242,11 @@ export class WorldDiscovery {
       listed: false,
     };
     const domain = this.#options.clusterDomain ?? 'cluster.local';
+    const configuredAuthorities = new Set(this.#options.configuredAuthorities ?? []);
     const onChange = (service: V1Service) => {
       scope.backoffMs = 0;
       const key = `${service.metadata?.namespace ?? ''}/${service.metadata?.name ?? ''}`;
-      const reading = worldFromService(service, domain);
+      const reading = worldFromService(service, domain, configuredAuthorities);
       if ('skipped' in reading) this.#options.onIssue?.({ service: key, problem: reading.skipped });
       this.#index.put(key, 'world' in reading ? reading.world : null);
     };
@@ -249,7 +268,11 @@ export class WorldDiscovery {
     if (this.#stopping.signal.aborted) return;
     const { initialMs, maxMs } = this.#options.restartBackoff ?? defaultRestartBackoff;
     scope.backoffMs = scope.backoffMs === 0 ? initialMs : Math.min(scope.backoffMs * 2, maxMs);
-    this.#options.onError?.(`${scope.name}; it lists again in ${scope.backoffMs} ms`, error);
+    // client-node's own text carries the response body and headers (errors.ts): only the status goes on.
+    this.#options.onError?.(
+      `${scope.name}; it lists again in ${scope.backoffMs} ms`,
+      apiFailure(scope.name, 'list/watch services', error),
+    );
     scope.starting = this.#clock.sleep(scope.backoffMs, this.#stopping.signal).then(
       () => this.#relist(scope),
       () => {}, // stopped during the pause

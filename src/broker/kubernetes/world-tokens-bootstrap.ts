@@ -12,6 +12,7 @@
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { generateToken, hashToken } from '../../protocol/token.ts';
 import { apiFailure, apiStatus } from './errors.ts';
+import { boundedCall, callBound } from './bounded-call.ts';
 import { readSecret } from './mutate-secret.ts';
 import { secretValue } from './secret-data.ts';
 import { formatTokenEntry } from '../../protocol/tokens-entry.ts';
@@ -67,16 +68,14 @@ async function createOnce(run: WorldTokensBootstrap, name: string, values: Recor
     Object.entries(values).map(([key, value]) => [key, Buffer.from(value, 'utf8').toString('base64')]),
   );
   try {
-    await run.core.createNamespacedSecret({
-      namespace: run.namespace,
-      body: {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        type: 'Opaque',
-        metadata: { name, namespace: run.namespace, labels: run.labels ?? {} },
-        data,
-      },
-    });
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'Opaque',
+      metadata: { name, namespace: run.namespace, labels: run.labels ?? {} },
+      data,
+    };
+    await boundedCall(callBound(), (call) => run.core.createNamespacedSecret({ namespace: run.namespace, body }, call));
     return true;
   } catch (error) {
     if (apiStatus(error) === 409) return false;

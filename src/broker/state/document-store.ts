@@ -8,7 +8,10 @@
  * - `update` applies `mutate` to the current bytes (`null`: absent) and stores
  *   the result atomically; `mutate` returns `null` to store nothing and may run
  *   more than once (an optimistic-concurrency retry), so it must be a pure
- *   function of its input. It returns the bytes stored when the call ends;
+ *   function of its input. It returns the bytes stored when the call ends.
+ *   `signal` (optional; the sweeper passes its leadership) ends a call still
+ *   waiting on a remote backend (SecretStateStore) when it aborts; a local
+ *   store, which does not hang, may ignore it;
  * - `readAll` returns every document whose name starts with `prefix`, for a
  *   family of documents that bounds itself (registered clients); the family
  *   must live together (on Kubernetes, in one Secret: the prefix is placed as a
@@ -20,7 +23,7 @@ export type DocumentMutation = (current: Buffer | null) => Uint8Array | null;
 
 export interface StateDocumentStore {
   read(document: string): Promise<Buffer | null>;
-  update(document: string, mutate: DocumentMutation): Promise<Buffer | null>;
+  update(document: string, mutate: DocumentMutation, options?: { signal?: AbortSignal }): Promise<Buffer | null>;
   readAll(prefix: string): Promise<Map<string, Buffer>>;
   remove(documents: readonly string[]): Promise<void>;
 }

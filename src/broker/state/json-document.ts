@@ -7,8 +7,8 @@ import { StateStoreError, type StateDocumentStore } from './document-store.ts';
 
 export type JsonDocument<T> = {
   read(): Promise<T>;
-  /** `change` returns the new document and an outcome, or `{ outcome }` alone to store nothing. */
-  update<R>(change: (current: T) => { next?: T; outcome: R }): Promise<R>;
+  /** `change` returns the new document and an outcome, or `{ outcome }` alone to store nothing; `signal` as `StateDocumentStore.update`. */
+  update<R>(change: (current: T) => { next?: T; outcome: R }, signal?: AbortSignal): Promise<R>;
 };
 
 export function jsonDocument<T>(
@@ -30,13 +30,17 @@ export function jsonDocument<T>(
   };
   return {
     read: async () => decode(await store.read(name)),
-    update: async <R>(change: (current: T) => { next?: T; outcome: R }) => {
+    update: async <R>(change: (current: T) => { next?: T; outcome: R }, signal?: AbortSignal) => {
       let outcome: { value: R } | undefined;
-      await store.update(name, (bytes) => {
-        const result = change(decode(bytes));
-        outcome = { value: result.outcome };
-        return result.next === undefined ? null : Buffer.from(JSON.stringify(result.next));
-      });
+      await store.update(
+        name,
+        (bytes) => {
+          const result = change(decode(bytes));
+          outcome = { value: result.outcome };
+          return result.next === undefined ? null : Buffer.from(JSON.stringify(result.next));
+        },
+        signal === undefined ? undefined : { signal },
+      );
       if (outcome === undefined) throw new StateStoreError(name, `state store did not apply the change to ${name}`);
       return outcome.value;
     },

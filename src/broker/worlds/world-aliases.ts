@@ -23,20 +23,36 @@ export function worldNamed(name: string, worlds: readonly WorldInfo[]): WorldInf
 
 /**
  * The world whose name, public URL authority or dial address is `authority`
- * (compared lower-case; a missing port means the Mark default). Null when no
- * world, or more than one, answers to it: an ambiguous address is not guessed.
+ * (compared lower-case; a missing port means the Mark default). Configured
+ * worlds answer first: a discovered world's public URL is whatever its
+ * Service's annotation says, written by anyone who may edit a Service in a
+ * watched namespace, so it can neither take a configured world's address nor
+ * make it ambiguous (test/security/discovery-aliases.test.ts). Null when no
+ * world, or more than one of the same source, answers to it: an ambiguous
+ * address is not guessed.
  */
 export function worldForAuthority(authority: string, worlds: readonly WorldInfo[]): string | null {
-  const wanted = withPort(authority.toLowerCase());
+  const wanted = authorityKey(authority);
   const byName = worldNamed(authority, worlds);
   if (byName !== undefined) return byName.name;
-  const matches = new Set<string>();
-  for (const world of worlds) {
-    if (withPort(world.address.toLowerCase()) === wanted) matches.add(world.name);
-    const publicAuthority = world.publicUrl === undefined ? null : authorityOf(world.publicUrl);
-    if (publicAuthority !== null && withPort(publicAuthority) === wanted) matches.add(world.name);
+  for (const source of ['config', 'discovery'] as const) {
+    const matches = new Set<string>();
+    for (const world of worlds)
+      if (world.source === source && worldAuthorities(world).includes(wanted)) matches.add(world.name);
+    if (matches.size > 0) return matches.size === 1 ? [...matches][0]! : null;
   }
-  return matches.size === 1 ? [...matches][0]! : null;
+  return null;
+}
+
+/** An authority as aliases compare it: lower-case, with the Mark default port when it has none. */
+export function authorityKey(authority: string): string {
+  return withPort(authority.toLowerCase());
+}
+
+/** The authorities (`authorityKey`) a world answers to besides its name: its dial address and public URL's. */
+export function worldAuthorities(world: Pick<WorldInfo, 'address' | 'publicUrl'>): string[] {
+  const publicAuthority = world.publicUrl === undefined ? null : authorityOf(world.publicUrl);
+  return [authorityKey(world.address), ...(publicAuthority === null ? [] : [authorityKey(publicAuthority)])];
 }
 
 /**
@@ -57,7 +73,8 @@ export function knownWorldsHint(worlds: readonly WorldInfo[]): string {
   return worlds.length === 0 ? 'this broker has no worlds' : `known worlds: ${worlds.map((w) => w.name).join(', ')}`;
 }
 
-function authorityOf(url: string): string | null {
+/** The authority of a mark:// URL, lower-case; null when `url` is not one or has none. */
+export function authorityOf(url: string): string | null {
   const match = markUrlShape.exec(url);
   return match === null || match[1] === '' ? null : match[1]!.toLowerCase();
 }

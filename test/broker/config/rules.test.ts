@@ -61,7 +61,12 @@ describe('broker config: shape errors name the key path', () => {
       `${fileConfig.slice(0, fileConfig.indexOf('worlds:'))}worlds: []\ndiscovery: { enabled: true, namespaces: [team-a] }\n`,
       env,
     );
-    assert.deepEqual(config.discovery, { enabled: true, namespaces: ['team-a'], clusterDomain: 'cluster.local' });
+    assert.deepEqual(config.discovery, {
+      enabled: true,
+      namespaces: ['team-a'],
+      clusterDomain: 'cluster.local',
+      maxWorlds: 500,
+    });
     assert.equal(config.worlds.length, 0);
   });
 

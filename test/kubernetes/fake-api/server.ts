@@ -5,6 +5,7 @@
  * Conflict on a stale resourceVersion, list with resourceVersion and label
  * selectors, and watch as newline-delimited JSON events (replay from a
  * resourceVersion, BOOKMARK events only when `allowWatchBookmarks=true`,
+ * a watch ended at its `timeoutSeconds` with a bookmark shortly before,
  * objects leaving a selector's set sent as DELETED, and ERROR 410 Expired for
  * a resourceVersion older than the compacted history). Every request is
  * recorded with its RBAC verb so tests can check the calls a backend made.
@@ -42,6 +43,7 @@ const kinds: Record<string, { kind: string; apiVersion: string }> = {
 };
 
 export type Fault = { when: (request: Omit<RecordedRequest, 'status'>) => boolean; status: number; times: number };
+type OpenWatch = { response: ServerResponse; bookmarks: boolean; resource: string; held: boolean };
 export type WriteHook = (request: Omit<RecordedRequest, 'status'>, body: KubeObject) => void;
 
 export class FakeApiServer {
@@ -52,7 +54,7 @@ export class FakeApiServer {
   readonly #writeHooks: WriteHook[] = [];
   readonly #hangs = new Set<Fault['when']>();
   readonly #hung = new Set<ServerResponse>();
-  readonly #watches = new Set<{ response: ServerResponse; bookmarks: boolean; resource: string; held: boolean }>();
+  readonly #watches = new Set<OpenWatch>();
   #server: Server | null = null;
   url = '';
 
@@ -121,13 +123,7 @@ export class FakeApiServer {
     let sent = 0;
     for (const watch of this.#watches) {
       if (!watch.bookmarks || watch.held) continue;
-      const { kind, apiVersion } = kinds[watch.resource]!;
-      watch.response.write(
-        `${JSON.stringify({
-          type: 'BOOKMARK',
-          object: { kind, apiVersion, metadata: { resourceVersion: String(this.store.revision) } },
-        })}\n`,
-      );
+      watch.response.write(`${JSON.stringify({ type: 'BOOKMARK', object: this.#bookmarkObject(watch.resource) })}\n`);
       sent++;
     }
     return sent;
@@ -245,7 +241,12 @@ export class FakeApiServer {
     const inScope = (object: KubeObject) => namespace === null || object.metadata.namespace === namespace;
     response.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     response.flushHeaders(); // as the API server does: the client's watch() resolves on the headers
-    const watch = { response, bookmarks: query.get('allowWatchBookmarks') === 'true', resource, held: false };
+    const watch: OpenWatch = {
+      response,
+      bookmarks: query.get('allowWatchBookmarks') === 'true',
+      resource,
+      held: false,
+    };
     const write = (type: string, object: KubeObject) =>
       !watch.held && response.write(`${JSON.stringify({ type, object: { ...kinds[resource], ...object } })}\n`);
     const deliver = (event: StoredEvent) => {
@@ -270,10 +271,40 @@ export class FakeApiServer {
     }
     this.#watches.add(watch);
     const unsubscribe = this.store.subscribe(deliver);
+    const deadline = this.#deadline(watch, query.get('timeoutSeconds'));
     response.on('close', () => {
+      deadline();
       unsubscribe();
       this.#watches.delete(watch);
     });
+  }
+
+  /**
+   * `timeoutSeconds`, as the API server honours it: the watch ends at the
+   * deadline whatever flows, and a watch that asked for bookmarks gets one
+   * shortly before it (the apiserver's watch cache aims two seconds before the
+   * deadline, so that a client can resume from it). Returns the cancel.
+   */
+  #deadline(watch: OpenWatch, timeoutSeconds: string | null): () => void {
+    const seconds = Number(timeoutSeconds);
+    if (timeoutSeconds === null || !Number.isInteger(seconds) || seconds <= 0) return () => {};
+    const bookmark = setTimeout(
+      () => {
+        if (!watch.bookmarks || watch.held) return;
+        watch.response.write(`${JSON.stringify({ type: 'BOOKMARK', object: this.#bookmarkObject(watch.resource) })}\n`);
+      },
+      Math.max(0, seconds - 2) * 1000,
+    );
+    const end = setTimeout(() => watch.response.end(), seconds * 1000);
+    return () => {
+      clearTimeout(bookmark);
+      clearTimeout(end);
+    };
+  }
+
+  #bookmarkObject(resource: string) {
+    const { kind, apiVersion } = kinds[resource]!;
+    return { kind, apiVersion, metadata: { resourceVersion: String(this.store.revision) } };
   }
 }
 

@@ -154,8 +154,9 @@ export class RefreshTokens {
 
   /**
    * Drops expired families; returns how many. With `signal` (the sweeper's
-   * leadership), nothing is written once it has aborted: a replica that lost
-   * the Lease mid-pass leaves the pass to the new leader.
+   * leadership), nothing is written once it has aborted, and a read or write
+   * still waiting on the store ends: a replica that lost the Lease mid-pass
+   * leaves the pass to the new leader, and a hung store cannot hold it.
    */
   async sweep(signal?: AbortSignal): Promise<number> {
     const now = this.#now();
@@ -164,7 +165,7 @@ export class RefreshTokens {
       const families = live(doc.families, now);
       const dropped = Object.keys(doc.families).length - Object.keys(families).length;
       return dropped === 0 ? { outcome: 0 } : { next: { families }, outcome: dropped };
-    });
+    }, signal);
   }
 
   /** The clients some live family is bound to (their records are pruned last: src/broker/auth/clients/client-record-budget.ts). */
