@@ -1,7 +1,6 @@
 import { isHashPath } from '../../protocol/paths.ts';
 import { maxListPageEntries } from '../../protocol/limits.ts';
 import { renderList } from '../../protocol/render/list.ts';
-import { compareBytes } from '../../protocol/byte-order.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { DirEntry } from '../store/index.ts';
 import type { RequestScope, WorldContext } from './context.ts';
@@ -60,15 +59,18 @@ export function parseIncludeArchived(value: string | undefined): boolean | null 
   return null;
 }
 
-/** Hidden entries do not count toward the page, so filtering comes before slicing. */
+/**
+ * Hidden entries do not count toward the page, so read-auth comes before the
+ * cut; one entry past the page is enough to know the page is not the last.
+ */
 export async function readPage(ctx: WorldContext, scope: RequestScope, options: ListOptions): Promise<ListPage> {
   const prefix = scope.path === '/' ? '/' : `${scope.path}/`;
-  const visible = (
-    await ctx.store.list(scope.path, { includeArchived: options.includeArchived, signal: scope.signal })
-  ).filter((entry) => {
-    if (options.after !== null && compareBytes(entry.name, options.after) <= 0) return false;
-    const entryPath = prefix + entry.name + (entry.kind === 'directory' ? '/' : '');
-    return canRead(scope.tokens, scope.token, entryPath);
+  const visible = await ctx.store.list(scope.path, {
+    includeArchived: options.includeArchived,
+    after: options.after,
+    admit: (name, kind) => canRead(scope.tokens, scope.token, prefix + name + (kind === 'directory' ? '/' : '')),
+    limit: options.pageSize + 1,
+    signal: scope.signal,
   });
   return { entries: visible.slice(0, options.pageSize), complete: visible.length <= options.pageSize };
 }

@@ -16,7 +16,7 @@ import { appendDocument } from './doc-append.ts';
 import { readCurrent, readHistory, readVersion } from './doc-reader.ts';
 import { writeDocument, type WriterContext } from './doc-writer.ts';
 import { StoreError } from './errors.ts';
-import { listDirectory, isDirectoryPath } from './listing.ts';
+import { listDirectory, isDirectoryPath, type ListingWindow } from './listing.ts';
 import { canonicalPath, containsDotDot } from './paths.ts';
 import { PathLocks } from './path-locks.ts';
 import { recoverTree, type RecoveryReport } from './recovery.ts';
@@ -93,9 +93,12 @@ export class FileStore {
     return isDirectoryPath(this.#ctx, dirPath);
   }
 
-  /** Immediate children by name in byte order; ERR_NOT_FOUND when `dirPath` is not a directory. */
-  list(dirPath: string, options: { includeArchived: boolean; signal?: AbortSignal | undefined }): Promise<DirEntry[]> {
-    return listDirectory(this.#ctx, dirPath, options.includeArchived, options.signal);
+  /**
+   * Immediate children by name in byte order, the whole folder or one window of
+   * it (`after`, `admit`, `limit`); ERR_NOT_FOUND when `dirPath` is not a directory.
+   */
+  list(dirPath: string, window: ListingWindow): Promise<DirEntry[]> {
+    return listDirectory(this.#ctx, dirPath, window);
   }
 
   history(docPath: string): Promise<History | null> {

@@ -40,31 +40,68 @@ export async function isDirectoryPath(ctx: StoreRoot, reqPath: string): Promise<
   return real !== null && (await isDirectory(real));
 }
 
+/** Which part of a directory's listing to produce (LIST's page: Mark SPEC §6.2). */
+export type ListingWindow = {
+  includeArchived: boolean;
+  /** Names up to this one (byte order) are skipped unchecked: a cursor's page starts after it. */
+  after?: string | null | undefined;
+  /**
+   * Asked, by name and kind alone, before an entry is checked; false leaves it
+   * out unchecked (read-auth needs nothing more: a child is a directory exactly
+   * when the directory entry says so).
+   */
+  admit?: ((name: string, kind: DirEntry['kind']) => boolean) | undefined;
+  /** Stop once this many entries are found; the rest of the folder is not checked. */
+  limit?: number | undefined;
+  /**
+   * Rejects with its reason once it aborts (the client gave up,
+   * src/transport/peer-abandonment.ts): entries not yet checked are then not checked.
+   */
+  signal?: AbortSignal | undefined;
+};
+
 /**
- * The listing of a directory; ERR_NOT_FOUND when the path is not a directory (Go `ListEntries`).
- * Rejects with `signal`'s reason once it aborts (the client gave up, src/transport/peer-abandonment.ts):
- * entries not yet checked are then not checked, so an abandoned listing stops within one batch.
+ * The listing of a directory in byte order, the first `limit` entries of the
+ * window; ERR_NOT_FOUND when the path is not a directory (Go `ListEntries`).
+ *
+ * Go's `listDir` checks every entry before a page is cut from them. Checking
+ * is nearly all of a listing's cost (about seven filesystem calls per entry,
+ * against one readdir for the folder), so checks start in order and stop
+ * starting once the window is full: a page of a 20,000-entry
+ * folder checks about a page's worth, not the folder (docs/benchmarks.md,
+ * "LIST of large folders"). The entries produced are the same ones.
  */
-export async function listDirectory(
-  ctx: StoreRoot,
-  reqPath: string,
-  includeArchived: boolean,
-  signal?: AbortSignal,
-): Promise<DirEntry[]> {
+export async function listDirectory(ctx: StoreRoot, reqPath: string, window: ListingWindow): Promise<DirEntry[]> {
+  const { includeArchived, after = null, admit, limit = Number.POSITIVE_INFINITY, signal } = window;
   const abs = absolutePath(ctx.root, reqPath);
   const real = abs === null ? null : await resolveExisting(ctx.realRoot, abs);
   if (real === null || !(await isDirectory(real))) throw notFound(reqPath);
-  const checked = await boundedMap(await readChildren(real), entriesCheckedAtOnce, async (child) => {
+  const candidates = (await readChildren(real)).filter(
+    (child) =>
+      (after === null || compareBytes(child.name, after) > 0) &&
+      (admit === undefined || admit(child.name, child.isDir ? 'directory' : 'document')),
+  );
+  // Checks start in order, 32 at a time; once `limit` entries are found, every
+  // check not yet started is of an entry after them, so it is skipped.
+  let found = 0;
+  const checked = await boundedMap(candidates, entriesCheckedAtOnce, async (child) => {
+    if (found >= limit) return null;
     signal?.throwIfAborted();
-    return child.isDir ? directoryEntry(real, child.name, includeArchived) : documentEntry(real, child.name);
+    const entry = child.isDir
+      ? await directoryEntry(real, child.name, includeArchived)
+      : await documentEntry(real, child.name);
+    if (entry !== null && (includeArchived || !entry.archived)) found += 1;
+    return entry;
   });
-  signal?.throwIfAborted();
   const out: DirEntry[] = [];
   for (const result of checked) {
+    // What lies past the window does not decide the answer, a failed check included.
+    if (out.length >= limit) break;
     if (!result.ok) throw result.error;
     const entry = result.value;
     if (entry !== null && (includeArchived || !entry.archived)) out.push(entry);
   }
+  signal?.throwIfAborted();
   return out;
 }
 

@@ -130,3 +130,38 @@ describe('a listing whose client gave up (src/transport/peer-abandonment.ts)', (
     );
   });
 });
+
+describe('a window of a listing (a LIST page: docs/benchmarks.md, "LIST of large folders")', () => {
+  const names40 = Array.from({ length: 40 }, (_, i) => `${String(i).padStart(2, '0')}.md`);
+
+  it('checks entries only until the window is full', async () => {
+    const { store, root } = await openStore();
+    for (const name of names40) await store.publish(`/many/${name}`, bytes('# Doc\n'), {});
+    // The last entry's archive state is unreadable: checking it fails the whole listing.
+    await writeFile(path.join(root, 'many', 'versions', '39.md', 'archive-state'), 'maybe\n');
+    await assert.rejects(store.list('/many', { includeArchived: false }), (err: unknown) =>
+      isStoreError(err, 'ERR_INTEGRITY'),
+    );
+    // A page of five, plus the one that says more follow, never reaches it.
+    assert.deepEqual(names(await store.list('/many', { includeArchived: false, limit: 6 })), names40.slice(0, 6));
+  });
+
+  it('starts after the cursor’s name and leaves out what admit refuses, before the limit', async () => {
+    const { store } = await openStore();
+    for (const name of names40) await store.publish(`/many/${name}`, bytes('# Doc\n'), {});
+    await store.publish('/many/sub/x.md', bytes('# X\n'), {});
+    const seen: string[] = [];
+    const page = await store.list('/many', {
+      includeArchived: false,
+      after: '09.md',
+      admit: (name, kind) => {
+        seen.push(`${name}:${kind}`);
+        return name !== '10.md' && name !== '11.md';
+      },
+      limit: 3,
+    });
+    assert.deepEqual(names(page), ['12.md', '13.md', '14.md']);
+    assert.equal(seen.includes('09.md:document'), false, 'an entry before the cursor was offered');
+    assert.equal(seen.includes('sub:directory'), true);
+  });
+});
