@@ -29,6 +29,16 @@ export type ExportPage = {
   nextOffset: number | undefined;
 };
 
+/** The rows of one page before rendering: `end` is the offset after its last row; the counts are the graph's. */
+export type PageRows = {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  nodeCount: number;
+  edgeCount: number;
+  offset: number;
+  end: number;
+};
+
 /**
  * The rows from `offset` while they fit `maxRowBytes` (at least one, so every call moves on). The
  * graph is read afresh at each call, so a crawl between two calls may shift rows between pages.
@@ -40,6 +50,16 @@ export function exportPage(
   offset: number,
   maxRowBytes: number = exportPageRowBytes,
 ): ExportPage {
+  return renderExportPage(exportedAt, exportPageRows(nodes, edges, offset, maxRowBytes), maxRowBytes);
+}
+
+/** exportPage's choice of rows, for a caller that drops some (`showingOnly`) before rendering. */
+export function exportPageRows(
+  nodes: Iterable<GraphNode>,
+  edges: Iterable<GraphEdge>,
+  offset: number,
+  maxRowBytes: number = exportPageRowBytes,
+): PageRows {
   const sortedNodes = [...nodes].sort((a, b) => compareUtf8(a.url, b.url));
   const sortedEdges = [...edges].sort(compareEdges);
   const nodeCount = sortedNodes.length;
@@ -58,15 +78,50 @@ export function exportPage(
   }
   const pageNodes = sortedNodes.slice(Math.min(offset, nodeCount), Math.min(end, nodeCount));
   const pageEdges = sortedEdges.slice(Math.max(offset - nodeCount, 0), Math.max(end - nodeCount, 0));
-  const nextOffset = end < total ? end : undefined;
-  const page = { nodes: pageNodes, edges: pageEdges, nodeCount, edgeCount, offset, nextOffset };
-  if (offset === 0 && nextOffset === undefined)
-    return { ...page, text: exportHeader(exportedAt, nodeCount, edgeCount) + exportTables(sortedNodes, sortedEdges) };
-  const text =
-    exportHeader(exportedAt, nodeCount, edgeCount) +
-    exportTables(pageNodes, pageEdges) +
-    pageSection(offset, end, nodeCount, edgeCount, maxRowBytes);
-  return { ...page, text };
+  return { nodes: pageNodes, edges: pageEdges, nodeCount, edgeCount, offset, end };
+}
+
+/**
+ * The page without the rows `shows` refuses. A page holding the whole graph stays whole, its
+ * counts those of the rows kept; a partial page keeps the graph's counts and offsets, so paging
+ * goes on where it would have.
+ */
+export function showingOnly(
+  rows: PageRows,
+  shows: { node: (node: GraphNode) => boolean; edge: (edge: GraphEdge) => boolean },
+): PageRows {
+  const nodes = rows.nodes.filter(shows.node);
+  const edges = rows.edges.filter(shows.edge);
+  if (!isWholeGraph(rows)) return { ...rows, nodes, edges };
+  return {
+    nodes,
+    edges,
+    nodeCount: nodes.length,
+    edgeCount: edges.length,
+    offset: 0,
+    end: nodes.length + edges.length,
+  };
+}
+
+function isWholeGraph(rows: PageRows): boolean {
+  return rows.offset === 0 && rows.end === rows.nodeCount + rows.edgeCount;
+}
+
+/** The page as mark_graph_export answers it (see ExportPage). */
+export function renderExportPage(
+  exportedAt: Date,
+  rows: PageRows,
+  maxRowBytes: number = exportPageRowBytes,
+): ExportPage {
+  const { nodes, edges, nodeCount, edgeCount, offset, end } = rows;
+  const nextOffset = end < nodeCount + edgeCount ? end : undefined;
+  const page = { nodes, edges, nodeCount, edgeCount, offset, nextOffset };
+  const header = exportHeader(exportedAt, nodeCount, edgeCount);
+  if (isWholeGraph(rows)) return { ...page, text: header + exportTables(nodes, edges) };
+  return {
+    ...page,
+    text: header + exportTables(nodes, edges) + pageSection(offset, end, nodeCount, edgeCount, maxRowBytes),
+  };
 }
 
 /** Which rows the page holds, how many it leaves out, and how to read the rest. */

@@ -1,7 +1,11 @@
 import type { WorldGateway } from '../worlds/gateway.ts';
 import { crawl, defaultCrawlLimits, maxCrawlDepth, type CrawlLimits, type CrawlResult } from './crawler.ts';
 import { GraphStore, type BacklinkEntry, type MergeOutcome } from './graph-store.ts';
+import { buildExport } from './graph-export.ts';
+import { exportPageRows, renderExportPage, showingOnly, type ExportPage } from './export-page.ts';
 import { canonicalMarkUrl } from './link-url.ts';
+import type { GraphEdge, GraphNode } from './model.ts';
+import { GraphReadCheck } from './read-check.ts';
 import { readWithBackoff } from './read-retry.ts';
 import { RefreshQueue, refreshesOwedPerWorld, refreshesWaitingPerWorld } from './refresh-queue.ts';
 import { GraphSeeder, seedPath, type SeedLog } from './seeder.ts';
@@ -27,7 +31,17 @@ export type BrokerGraphOptions = {
   announce?: (world: string) => void;
   /** Overrides for mark_graph's node and worker bounds (depth comes from the call). */
   limits?: Partial<Pick<CrawlLimits, 'maxNodes' | 'workers'>>;
+  /** How long a read check's verdict stands (./read-check.ts `readCheckTtlMs`). */
+  readCheckTtlMs?: number;
 };
+
+/**
+ * A graph answer cut to what its caller may read now (./read-check.ts); `unchecked`: documents
+ * left out only because the call's bound on read checks was reached (asking again checks more).
+ */
+export type ShownBacklinks = { entries: BacklinkEntry[]; unchecked: number };
+export type ShownExportPage = ExportPage & { unchecked: number };
+export type ShownExport = { body: string; nodeCount: number; edgeCount: number; unchecked: number };
 
 /** A crawl's result, and what the shared graph recorded of it (`recorded.notRecorded`: no room for them). */
 export type GraphCrawl = CrawlResult & { startUrl: string; recorded: MergeOutcome };
@@ -42,6 +56,7 @@ export class BrokerGraph {
   readonly #announce: (world: string) => void;
   readonly #log: SeedLog | undefined;
   readonly #hub: string;
+  readonly #readCheck: GraphReadCheck;
 
   constructor(options: BrokerGraphOptions) {
     this.gateway = options.gateway;
@@ -56,6 +71,7 @@ export class BrokerGraph {
       ...(options.log ? { log: options.log } : {}),
     });
     this.#hub = options.hub ?? defaultHubWorld;
+    this.#readCheck = new GraphReadCheck(options.readCheckTtlMs === undefined ? {} : { ttlMs: options.readCheckTtlMs });
     this.#announce = options.announce ?? (() => {});
     this.#log = options.log;
     this.#refreshes = new RefreshQueue({
@@ -165,9 +181,68 @@ export class BrokerGraph {
       this.#log?.warn({ url: identity }, 'graph refresh not recorded: the link graph has no room for this document');
   }
 
-  /** Backlinks of a document, without seeding. */
+  /** Backlinks of a document, without seeding, as recorded: for every caller, `readableBacklinks`. */
   backlinks(url: string): BacklinkEntry[] {
     return this.store.backlinks(this.identity(url));
+  }
+
+  /**
+   * Backlinks of a document, without seeding, from the sources the caller
+   * reading through `reader` may read now: the graph keeps what it read while
+   * a document was public, and protecting it is no change a world reports.
+   */
+  async readableBacklinks(url: string, reader: WorldGateway, signal?: AbortSignal): Promise<ShownBacklinks> {
+    const entries = this.backlinks(url);
+    const { readable, unchecked } = await this.#readCheck.readable(
+      entries.map((entry) => entry.url),
+      reader,
+      { signal },
+    );
+    return { entries: entries.filter((entry) => readable.has(entry.url)), unchecked };
+  }
+
+  /** mark_graph_export's page from `offset`, without the rows of documents the caller may not read now. */
+  async readableExportPage(offset: number, reader: WorldGateway, signal?: AbortSignal): Promise<ShownExportPage> {
+    const exportedAt = this.now();
+    const rows = exportPageRows(this.store.nodes(), this.store.edges(), offset);
+    const shows = await this.#readableRows(rows.nodes, rows.edges, reader, signal);
+    return { ...renderExportPage(exportedAt, showingOnly(rows, shows)), unchecked: shows.unchecked };
+  }
+
+  /** The whole graph as `/graph.md` (mark_graph_publish), without the rows of documents the caller may not read now. */
+  async readableExport(reader: WorldGateway, signal?: AbortSignal): Promise<ShownExport> {
+    const shows = await this.#readableRows([...this.store.nodes()], [...this.store.edges()], reader, signal);
+    const nodes = [...this.store.nodes()].filter(shows.node);
+    const edges = [...this.store.edges()].filter(shows.edge);
+    return {
+      body: buildExport(this.now(), nodes, edges),
+      nodeCount: nodes.length,
+      edgeCount: edges.length,
+      unchecked: shows.unchecked,
+    };
+  }
+
+  /**
+   * Which rows show: a node row carrying what its document said (a title or a
+   * link count) and an edge row (its source's link) only when the caller may
+   * read that document now. A row with nothing but a URL (a broken link's
+   * target, a document recorded unauthorized) needs no check: the document
+   * linking to it shows the URL already.
+   */
+  async #readableRows(
+    nodes: readonly GraphNode[],
+    edges: readonly GraphEdge[],
+    reader: WorldGateway,
+    signal: AbortSignal | undefined,
+  ): Promise<{ node: (node: GraphNode) => boolean; edge: (edge: GraphEdge) => boolean; unchecked: number }> {
+    const carriesContent = (node: GraphNode) => node.title !== '' || node.linkCount > 0;
+    const urls = [...nodes.filter(carriesContent).map((node) => node.url), ...edges.map((edge) => edge.from)];
+    const { readable, unchecked } = await this.#readCheck.readable(urls, reader, { signal });
+    return {
+      node: (node) => !carriesContent(node) || readable.has(node.url),
+      edge: (edge) => readable.has(edge.from),
+      unchecked,
+    };
   }
 
   /**

@@ -1,5 +1,13 @@
 /** The broker's link graph: store, crawler, `/graph.md` export and seeding, federation crawl (its tools live in src/broker/mcp/tools). */
-export { BrokerGraph, type BrokerGraphOptions, type GraphCrawl } from './graph-service.ts';
+export {
+  BrokerGraph,
+  type BrokerGraphOptions,
+  type GraphCrawl,
+  type ShownBacklinks,
+  type ShownExport,
+  type ShownExportPage,
+} from './graph-service.ts';
+export { readCheckTtlMs, readChecksPerAnswer } from './read-check.ts';
 export {
   GraphStore,
   type BacklinkEntry,

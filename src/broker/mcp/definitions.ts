@@ -31,7 +31,10 @@ export interface SessionState {
  * graph tools (mark_backlinks, mark_graph, mark_graph_export,
  * mark_graph_publish). `BrokerGraph` (src/broker/graph) is the implementation.
  */
-export type GraphService = Pick<BrokerGraph, 'seed' | 'backlinks' | 'crawl' | 'exportMarkdown' | 'store' | 'published'>;
+export type GraphService = Pick<
+  BrokerGraph,
+  'seed' | 'readableBacklinks' | 'readableExportPage' | 'readableExport' | 'crawl' | 'store' | 'published'
+>;
 
 export type ToolContext = {
   gateway: WorldGateway;

@@ -135,7 +135,9 @@ export type WorldUnavailableReason =
   | 'invalid-response'
   | 'closed'
   /** The caller's own calls fill its share of the world's streams: the broker's queueing, not the world's failure. */
-  | 'busy';
+  | 'busy'
+  /** The world answered the read check before a write with neither yes nor no (rate-limited, server-error, ...); nothing was written. */
+  | 'read-check';
 
 /** ERR_WORLD_UNAVAILABLE with what a caller may act on: the reason and, for an open circuit, when to try again. */
 export class WorldUnavailableError extends WorldGatewayError {
@@ -152,4 +154,18 @@ export class WorldUnavailableError extends WorldGatewayError {
     this.reason = reason;
     this.retryAfterMs = options?.retryAfterMs;
   }
+}
+
+/**
+ * The world did not say whether the caller may read a write's target (its
+ * answer to the read check was neither readable nor refused,
+ * src/broker/worlds/read-right-probe.ts): the write is not sent, since the
+ * broker's token would write where the caller may not read. Retryable.
+ */
+export function readCheckUnansweredError(world: string, path: string, status: string): WorldUnavailableError {
+  return new WorldUnavailableError(
+    world,
+    'read-check',
+    `write refused: world ${JSON.stringify(world)} answered ${status} when the broker checked that you may read ${path} there, so nothing was written; try again shortly`,
+  );
 }

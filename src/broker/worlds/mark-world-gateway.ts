@@ -17,6 +17,7 @@ import { unknownHealth, type WorldHealth } from './world-health.ts';
 import { sendWithFirstMintRetry, type FirstMintPolicy } from './first-mint.ts';
 import {
   ReadProtectedWriteError,
+  readCheckUnansweredError,
   WorldGatewayError,
   WriteDeniedError,
   worldNotFoundError,
@@ -24,7 +25,7 @@ import {
   type WorldGateway,
   type WorldInfo,
 } from './gateway.ts';
-import { readRightProbe, refusesRead } from './read-right-probe.ts';
+import { readRightOf, readRightProbe } from './read-right-probe.ts';
 import { noopWorldGatewayMetrics, type WorldGatewayMetrics } from './metrics.ts';
 import type { WorldChange, WorldRegistry } from './registry.ts';
 import { worldInfoOf, type WorldDefinition } from './world-definition.ts';
@@ -120,8 +121,11 @@ export class MarkWorldGateway implements WorldGateway, WorldChangeSource {
     const provisioner = this.#options.writeTokens;
     const connection = this.#connection(definition);
     // The broker's token may write anywhere; the caller may only write where it may read.
+    // Only a plain "readable" lets the write go: a busy or failing world has not said yes (fail closed).
     const probe = await connection.send(readRightProbe(call), identity.subject);
-    if (refusesRead(probe)) throw new ReadProtectedWriteError(world, call.path);
+    const right = readRightOf(probe);
+    if (right === 'refused') throw new ReadProtectedWriteError(world, call.path);
+    if (right === 'unconfirmed') throw readCheckUnansweredError(world, call.path, probe.status);
     const response = await sendWithFirstMintRetry(await this.#provision(definition), this.#options.firstMint, {
       send: (token) =>
         connection.send({ ...call, metadata: writeMetadata(call.metadata, token, agent) }, identity.subject),

@@ -27,7 +27,31 @@ export function readRightProbe(write: MarkCall): MarkCall {
   };
 }
 
+/**
+ * What the world's answer to the probe says of the caller's read right:
+ * `readable` for `ok`, `archived` or `not-found` (the world looked the path up,
+ * so it passed read-auth), `refused` for `unauthorized` or `not-permitted`, and
+ * `unconfirmed` for anything else (`rate-limited`, `server-error`,
+ * `bad-request`, a status this broker does not know). The broker's token may
+ * write anywhere, so only `readable` lets a write go (fail closed).
+ */
+export type ReadRight = 'readable' | 'refused' | 'unconfirmed';
+
+export function readRightOf(probe: MarkResponse): ReadRight {
+  switch (probe.status) {
+    case Status.Ok:
+    case Status.Archived:
+    case Status.NotFound:
+      return 'readable';
+    case Status.Unauthorized:
+    case Status.NotPermitted:
+      return 'refused';
+    default:
+      return 'unconfirmed';
+  }
+}
+
 /** The world refused an anonymous read of the target: the caller may not write there through the broker. */
 export function refusesRead(probe: MarkResponse): boolean {
-  return probe.status === Status.Unauthorized || probe.status === Status.NotPermitted;
+  return readRightOf(probe) === 'refused';
 }

@@ -89,9 +89,10 @@ describe('mark_explore against a real world', () => {
     const asked: string[] = [];
     const graph = {
       async seed() {},
-      backlinks(url: string): BacklinkEntry[] {
+      // The graph service's read check is its own (test/security/graph-rights.test.ts); this stub is past it.
+      async readableBacklinks(url: string): Promise<{ entries: BacklinkEntry[]; unchecked: number }> {
         asked.push(url);
-        return [
+        const entries: BacklinkEntry[] = [
           {
             url: 'mark://team-a/docs/runbook.md',
             title: 'Runbook',
@@ -113,6 +114,7 @@ describe('mark_explore against a real world', () => {
             provenance: 'seed',
           },
         ];
+        return { entries, unchecked: 0 };
       },
     } as Partial<GraphService> as GraphService;
     const result = await runTool(

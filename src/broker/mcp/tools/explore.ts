@@ -169,7 +169,8 @@ async function recordedBacklinks(ctx: ToolContext, docUrl: string): Promise<Back
   if (graph === undefined) return [];
   try {
     await graph.seed(ctx.signal, docUrl);
-    return graph.backlinks(docUrl);
+    // Only sources the caller may read now (src/broker/graph/read-check.ts).
+    return (await graph.readableBacklinks(docUrl, ctx.gateway, ctx.signal)).entries;
   } catch {
     return [];
   }

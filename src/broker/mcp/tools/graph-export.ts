@@ -6,6 +6,7 @@ import { graphShape, graphData } from '../structured.ts';
 import { exportPageRowBytes } from '../../graph/index.ts';
 import { bodyLimitText } from '../../../protocol/limits.ts';
 import { describe } from './descriptions.ts';
+import { uncheckedNote } from './backlinks.ts';
 
 /**
  * mark_graph_export: the link graph as a `/graph.md` document, a page of at most
@@ -15,7 +16,7 @@ export const markGraphExport = defineTool({
   name: 'mark_graph_export',
   title: 'Export the link graph',
   description: describe(
-    "Return the broker's link graph as a /graph.md markdown document (node table: URL, title, status, link count; edge table: from, to, relation, label, anchor, count). Read-only.",
+    "Return the broker's link graph as a /graph.md markdown document (node table: URL, title, status, link count; edge table: from, to, relation, label, anchor, count), without the rows of documents you may not read now. Read-only.",
     `Paged: an answer holds at most ${exportPageRowBytes / 1024} KiB of table rows (nodes first, then edges); a larger graph is answered in pages, each closing with a "## Page" section that says which rows it lists, how many it leaves out and the offset of the next page (next_offset in structuredContent, which holds the same page).`,
     `Use mark_graph_publish to store the whole graph in a world when it fits a Mark document (${bodyLimitText}).`,
   ),
@@ -32,9 +33,10 @@ export const markGraphExport = defineTool({
   handler: async (args, ctx) => {
     const graph = linkGraph(ctx);
     if (!graph.ok) return graph.error;
+    // Without the rows of documents the caller may not read now (src/broker/graph/read-check.ts).
+    const page = await graph.value.readableExportPage(args.offset ?? 0, ctx.gateway, ctx.signal);
     const { store } = graph.value;
-    const page = store.exportPage(args.offset ?? 0);
-    return structuredResult(page.text, {
+    return structuredResult(page.text + (page.unchecked > 0 ? `\n${uncheckedNote('rows')}` : ''), {
       ...graphData(page.nodes, page.edges, (url) => store.provenance(url)),
       node_count: page.nodeCount,
       edge_count: page.edgeCount,

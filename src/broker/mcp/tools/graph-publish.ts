@@ -11,6 +11,7 @@ import { bodyLimitText } from '../../../protocol/limits.ts';
 import { checkedWrite, rendered } from '../checked-write.ts';
 import { defineTool } from '../run-tool.ts';
 import { describe, publishingPolicyPlace } from './descriptions.ts';
+import { uncheckedNote } from './backlinks.ts';
 import { graphTarget, writeWorld } from '../tool-input.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { structuredResult, toolError } from '../tool-result.ts';
@@ -35,7 +36,7 @@ export const markGraphPublish = defineTool({
   name: 'mark_graph_publish',
   title: 'Publish the link graph',
   description: describe(
-    "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to, e.g. mark://team-a/graph.md: every broker seeds a world's /graph.md as speaking for that world's own documents.",
+    "Publish the broker's whole link graph, in /graph.md format, to a document in a world you may write to, e.g. mark://team-a/graph.md: every broker seeds a world's /graph.md as speaking for that world's own documents. Only rows of documents you may read now are published.",
     "The hub's /graph.md, /index/<host:port>.md and /.demarkus/ documents are written only by the federation crawl (demarkus-broker crawl) and refused here.",
     `A Mark document holds at most ${bodyLimitText}: a larger export is refused before anything is sent (the federation crawl writes the hub's /graph.md cut to fit).`,
     'Needs expected_version like mark_publish; conflicts are returned, not merged. Older versions beyond retention (default 20) are pruned.',
@@ -84,9 +85,10 @@ export const markGraphPublish = defineTool({
     const metadata = writeMetadata(ctx.identity, args.metadata);
     delete metadata.retention;
     if (retention > 0) metadata.retention = String(retention);
-    const body = graph.exportMarkdown();
-    const { nodeCount, edgeCount } = graph.store;
+    // Only rows the caller may read now: the published document is readable by whoever may read the target.
+    const { body, nodeCount, edgeCount, unchecked } = await graph.readableExport(ctx.gateway, ctx.signal);
     const counts = `${nodeCount} nodes, ${edgeCount} edges`;
+    const note = unchecked > 0 ? uncheckedNote('documents') : '';
     return checkedWrite(ctx, {
       verb: 'graph publish',
       world,
@@ -103,11 +105,14 @@ export const markGraphPublish = defineTool({
             const header = isWriteStored(response.status)
               ? `Published graph (${counts}) to ${args.url}\n`
               : `Graph (${counts}) not published to ${args.url}: the world answered ${response.status}\n`;
-            return structuredResult(header + formatToolResult(response, ['version', 'modified', 'server-version']), {
-              ...responseFields(qualifiedWorldUrl(world, path), response),
-              node_count: nodeCount,
-              edge_count: edgeCount,
-            });
+            return structuredResult(
+              header + note + formatToolResult(response, ['version', 'modified', 'server-version']),
+              {
+                ...responseFields(qualifiedWorldUrl(world, path), response),
+                node_count: nodeCount,
+                edge_count: edgeCount,
+              },
+            );
           },
         );
       },

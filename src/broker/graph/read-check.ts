@@ -1,0 +1,88 @@
+/**
+ * Which graph documents a caller may read now, for answers from the shared
+ * link graph (mark_backlinks, mark_explore, mark_graph_export,
+ * mark_graph_publish). The graph keeps the titles and links it read while a
+ * document was public; a world that later protects the document (a read token
+ * in its tokens.toml) reports no change, so without this the graph went on
+ * handing them to every caller (test/security/graph-rights.test.ts).
+ *
+ * The check is the one the gateway makes before a write
+ * (src/broker/worlds/read-right-probe.ts): a tokenless FETCH of a version no
+ * document reaches, which the world answers after its read-auth. Through the
+ * broker every caller reads with a world's public rights (reads carry no
+ * token), so one verdict per document holds for every caller and is cached
+ * for `readCheckTtlMs`; a document protected meanwhile leaves answers within
+ * that time. Only `readable` shows a document: a refusal, an answer that
+ * says neither (`rate-limited`, ...), a world that failed, a URL outside
+ * every configured world, or a check over the call's bound withholds it for
+ * this answer (fail closed). Checks are the caller's reads, charged to its
+ * share of the world (src/broker/worlds/caller-gateway.ts).
+ */
+import { LRUCache } from 'lru-cache';
+import { boundedMap } from '../../concurrency/pool.ts';
+import { readRightOf, readRightProbe } from '../worlds/read-right-probe.ts';
+import type { WorldGateway } from '../worlds/gateway.ts';
+import { WorldDirectory } from './world-urls.ts';
+
+/** How long a verdict stands: short, since protecting a tree is not a change any world reports. */
+export const readCheckTtlMs = 30_000;
+/**
+ * Checks one answer may send (cached verdicts are free). An answer counts what it shows
+ * (mark_backlinks' `count`, a whole export's rows), so every document in it is checked, not only
+ * a page's; 5,000 covers the row count of a 1 MiB `/graph.md` (mark_graph_publish) and the
+ * backlinks of all but the most linked documents.
+ */
+export const readChecksPerAnswer = 5000;
+/** Checks in flight at once for one answer (a caller holds at most 4 streams of a world anyway). */
+const readCheckWorkers = 4;
+/** Verdicts held: a quarter of the graph's 50,000 documents (graph-bounds.ts), an entry is a URL and a flag. */
+const maxVerdicts = 12_500;
+
+/** The documents an answer may show, and how many it withholds only because they were not checked (the bound). */
+export type ReadCheckOutcome = { readable: ReadonlySet<string>; unchecked: number };
+
+export class GraphReadCheck {
+  readonly #verdicts: LRUCache<string, boolean>;
+
+  constructor(options: { ttlMs?: number } = {}) {
+    this.#verdicts = new LRUCache({ max: maxVerdicts, ttl: options.ttlMs ?? readCheckTtlMs });
+  }
+
+  /**
+   * Of `urls` (graph identities), those the caller reading through `reader`
+   * may read now. At most `readChecksPerAnswer` uncached ones are checked; the
+   * rest are withheld and counted in `unchecked`.
+   */
+  async readable(
+    urls: Iterable<string>,
+    reader: WorldGateway,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<ReadCheckOutcome> {
+    const worlds = new WorldDirectory(reader.list());
+    const readable = new Set<string>();
+    const toCheck: Array<{ url: string; world: string; path: string }> = [];
+    for (const url of new Set(urls)) {
+      const verdict = this.#verdicts.get(url);
+      if (verdict === true) readable.add(url);
+      if (verdict !== undefined) continue;
+      const at = worlds.locate(url);
+      if (at !== null) toCheck.push({ url, ...at });
+    }
+    const checked = toCheck.slice(0, readChecksPerAnswer);
+    const answers = await boundedMap(checked, readCheckWorkers, ({ world, path }) =>
+      reader.read(
+        world,
+        readRightProbe({ verb: 'FETCH', path, ...(options.signal ? { signal: options.signal } : {}) }),
+      ),
+    );
+    answers.forEach((answer, i) => {
+      const { url } = checked[i]!;
+      // A failed check decides nothing: it is neither cached nor shown.
+      const right = answer.ok ? readRightOf(answer.value) : 'unconfirmed';
+      if (right === 'unconfirmed') return;
+      this.#verdicts.set(url, right === 'readable');
+      if (right === 'readable') readable.add(url);
+    });
+    return { readable, unchecked: toCheck.length - checked.length };
+  }
+}
