@@ -1,4 +1,4 @@
-import { plainText } from '../../markdown/index.ts';
+import { MarkdownDocument, plainText } from '../../markdown/index.ts';
 import { documentShape, firstSentence, sectionListItems } from './document-shape.ts';
 
 /**
@@ -21,7 +21,9 @@ const ownerAnchors = ['owners', 'owner', 'maintainers'];
 const holdsAnchors = ['what-it-holds', 'holds', 'contents', 'what-goes-where'];
 
 export function parseWorldDescriptor(body: string, metadata: Readonly<Record<string, string>> = {}): WorldDescriptor {
-  const shape = documentShape(body);
+  // One reading for the shape and both sections.
+  const doc = new MarkdownDocument(body);
+  const shape = documentShape(doc);
   const title = metadata.title?.trim() || (shape.leadingH1?.text ?? shape.headings[0]?.text ?? '');
   const fromMetadata = (metadata.owners ?? '')
     .split(',')
@@ -30,7 +32,7 @@ export function parseWorldDescriptor(body: string, metadata: Readonly<Record<str
   return {
     title,
     summary: plainText(firstSentence(shape.leadParagraph)),
-    owners: fromMetadata.length > 0 ? fromMetadata : sectionListItems(body, ownerAnchors),
-    holds: sectionListItems(body, holdsAnchors),
+    owners: fromMetadata.length > 0 ? fromMetadata : sectionListItems(doc, ownerAnchors),
+    holds: sectionListItems(doc, holdsAnchors),
   };
 }
