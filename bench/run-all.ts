@@ -47,6 +47,7 @@ const ownProcess: Record<string, { flags?: string[]; full: string[]; quick: stri
   'search-eval.ts': { full: [], quick: ['--quick'] },
   'search-latency.ts': { flags: ['--expose-gc'], full: [], quick: ['10000'] },
   'concurrent-fetch.ts': { full: [], quick: ['16', '200', '2'] },
+  'markdown-worst.ts': { full: [], quick: ['1', 'paragraph,headings (same text)'] },
 };
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const unlisted = readdirSync(benchDir).filter(

@@ -20,3 +20,4 @@ export {
 } from './outline.ts';
 export { anchoredLinks, linksAndHeadings, distinctLinks, documentTitle, type AnchoredLink } from './links.ts';
 export { openingParagraph } from './opening-paragraph.ts';
+export { MarkdownDocument } from './document.ts';

@@ -1,4 +1,4 @@
-import { markdownBlocks, type Block } from './blocks.ts';
+import { markdownBlocks, type Block, type MarkdownBlocks } from './blocks.ts';
 import { BlockScanner, CodeSpanFinder, skipAngle } from './inline-scan.ts';
 import { NextMatch } from './linear-replace.ts';
 import { headingsOf, type Heading } from './outline.ts';
@@ -37,17 +37,28 @@ export function linksAndHeadings(
   markdown: string,
   maxLinks: number = Number.POSITIVE_INFINITY,
 ): { links: AnchoredLink[]; headings: Heading[]; cut: boolean } {
-  const { blocks: all, definitions } = markdownBlocks(markdown);
-  const headings = headingsOf(all);
-  const blocks = all.filter(hasInlineText).map((block) => ({ line: block.line, text: block.lines.join('\n') }));
+  const parsed = markdownBlocks(markdown);
+  const headings = headingsOf(parsed.blocks);
+  return { ...linksOf(parsed, headings, maxLinks), headings };
+}
+
+/** `linksAndHeadings` of already scanned blocks and their headings (`headingsOf`). */
+export function linksOf(
+  { blocks: all, definitions }: MarkdownBlocks,
+  headings: readonly Heading[],
+  maxLinks: number = Number.POSITIVE_INFINITY,
+): { links: AnchoredLink[]; cut: boolean } {
   const links: AnchoredLink[] = [];
   let h = -1;
   let maxDefinedLabel = 0;
   for (const label of definitions.keys()) maxDefinedLabel = Math.max(maxDefinedLabel, label.length);
   let scanned = 0;
-  for (const block of blocks) {
+  for (const block of all) {
+    if (!hasInlineText(block)) continue;
     if (scanned >= maxLinks) break;
-    const found = blockLinks(block, definitions, maxDefinedLabel, maxLinks - scanned);
+    // Joined one block at a time: a scan cut short by `maxLinks` never joins the blocks after it.
+    const text = { line: block.line, text: block.lines.join('\n') };
+    const found = blockLinks(text, definitions, maxDefinedLabel, maxLinks - scanned);
     scanned += found.length;
     for (const link of found) {
       while (h + 1 < headings.length && headings[h + 1]!.line <= link.line) h++;
@@ -57,7 +68,7 @@ export function linksAndHeadings(
     }
   }
   // Exactly `maxLinks` occurrences may have been all there was; in doubt, say cut.
-  return { links, headings, cut: scanned >= maxLinks };
+  return { links, cut: scanned >= maxLinks };
 }
 
 /**
@@ -65,9 +76,14 @@ export function linksAndHeadings(
  * destination once, in document order, with the text of its first link.
  */
 export function distinctLinks(markdown: string): Array<{ text: string; dest: string }> {
+  return distinctOf(anchoredLinks(markdown));
+}
+
+/** `distinctLinks` of already found links. */
+export function distinctOf(links: readonly AnchoredLink[]): Array<{ text: string; dest: string }> {
   const seen = new Set<string>();
   const out: Array<{ text: string; dest: string }> = [];
-  for (const link of anchoredLinks(markdown)) {
+  for (const link of links) {
     if (seen.has(link.dest)) continue;
     seen.add(link.dest);
     out.push({ text: link.label, dest: link.dest });

@@ -1,4 +1,4 @@
-import { markdownBlocks } from './blocks.ts';
+import { markdownBlocks, type Block } from './blocks.ts';
 
 /**
  * The first top-level paragraph as raw markdown, trimmed, or '' when there is
@@ -6,6 +6,11 @@ import { markdownBlocks } from './blocks.ts';
  * a paragraph underlined with `===`/`---` is a heading, not a paragraph.
  */
 export function openingParagraph(markdown: string): string {
-  const first = markdownBlocks(markdown).blocks.find((block) => block.kind === 'paragraph');
+  return openingOf(markdownBlocks(markdown).blocks);
+}
+
+/** `openingParagraph` of already scanned blocks. */
+export function openingOf(blocks: readonly Block[]): string {
+  const first = blocks.find((block) => block.kind === 'paragraph');
   return first === undefined ? '' : first.lines.join('\n').trim();
 }

@@ -45,14 +45,17 @@ export function headingsOf(blocks: readonly Block[]): Heading[] {
 }
 
 export function outlineEntries(markdown: string): OutlineEntry[] {
-  const lines = markdown.split('\n');
-  const found = outline(markdown);
-  const ends = sectionEnds(found, lines.length);
+  return entriesOf(markdown, markdown.split('\n').length, outline(markdown));
+}
+
+/** Outline entries from a document's headings: `lineCount` is the length of `markdown.split('\n')`. */
+export function entriesOf(markdown: string, lineCount: number, found: readonly Heading[]): OutlineEntry[] {
+  const ends = sectionEnds(found, lineCount);
+  // Splitting "a\n" gives ["a", ""]: the empty tail is not a line of its own.
+  const emptyTail = markdown.endsWith('\n') ? 1 : 0;
   return found.map((heading, i) => {
     const endLine = ends[i]!;
-    // Splitting "a\n" gives ["a", ""]: the empty tail is not a line of its own.
-    const tailIsEmpty = endLine === lines.length && markdown.endsWith('\n');
-    return { ...heading, endLine, lineCount: endLine - heading.line - (tailIsEmpty ? 1 : 0) };
+    return { ...heading, endLine, lineCount: endLine - heading.line - (endLine === lineCount ? emptyTail : 0) };
   });
 }
 
@@ -74,7 +77,11 @@ function sectionEnds(headings: readonly Heading[], lineCount: number): number[] 
 
 /** The exact text of a section, byte for byte: its lines as they were, with the line break that ends it. */
 export function sectionText(markdown: string, entry: OutlineEntry): string {
-  const lines = markdown.split('\n');
+  return sectionOf(markdown.split('\n'), entry);
+}
+
+/** `sectionText` from the document's lines (`markdown.split('\n')`). */
+export function sectionOf(lines: readonly string[], entry: OutlineEntry): string {
   const text = lines.slice(entry.line, entry.endLine).join('\n');
   return entry.endLine < lines.length ? `${text}\n` : text;
 }
@@ -85,11 +92,20 @@ export function sectionText(markdown: string, entry: OutlineEntry): string {
  * ("Problem Statement") instead of its slug. A leading `#` is optional.
  */
 export function findSection(markdown: string, anchor: string): string | null {
+  const lines = markdown.split('\n');
+  const match = findEntry(entriesOf(markdown, lines.length, outline(markdown)), anchor);
+  return match === undefined ? null : sectionOf(lines, match);
+}
+
+/** The entry `findSection` cuts for `anchor`. */
+export function findEntry(entries: readonly OutlineEntry[], anchor: string): OutlineEntry | undefined {
   const wanted = anchor.trim().replace(/^#/, '');
-  const entries = outlineEntries(markdown);
-  const exact = entries.find((entry) => entry.anchor.toLowerCase() === wanted.toLowerCase());
-  const match = exact ?? entries.find((entry) => entry.anchor === githubSlug(wanted));
-  return match === undefined ? null : sectionText(markdown, match);
+  // Both forms once, not once per entry: a miss reads every entry of a document of 200,000 headings.
+  const lower = wanted.toLowerCase();
+  const exact = entries.find((entry) => entry.anchor.toLowerCase() === lower);
+  if (exact !== undefined) return exact;
+  const slugged = githubSlug(wanted);
+  return entries.find((entry) => entry.anchor === slugged);
 }
 
 export function anchorsOf(markdown: string): string[] {

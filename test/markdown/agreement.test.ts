@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorldDirectory, documentLinks, resolveLinkTarget } from '../../src/broker/graph/index.ts';
-import { findSection } from '../../src/markdown/index.ts';
+import { findSection, MarkdownDocument } from '../../src/markdown/index.ts';
 import { linkLines, outlineLines } from '../../src/broker/mcp/outline-text.ts';
 import { splitSections } from '../../src/search/index.ts';
 
@@ -90,7 +90,9 @@ const worlds = new WorldDirectory([{ name: 'w', address: '127.0.0.1:6309', sourc
 describe('one Markdown answer across outline, search, explore and graph', () => {
   for (const c of cases) {
     it(c.name, () => {
-      const outlineAnchors = outlineLines(c.markdown).map((line) => /\(#([^,]*), \d+ lines\)$/.exec(line)?.[1]);
+      const outlineAnchors = outlineLines(new MarkdownDocument(c.markdown)).map(
+        (line) => /\(#([^,]*), \d+ lines\)$/.exec(line)?.[1],
+      );
       assert.deepEqual(outlineAnchors, c.anchors, 'mark_fetch outline');
 
       const searchAnchors = splitSections(c.markdown)
@@ -100,7 +102,7 @@ describe('one Markdown answer across outline, search, explore and graph', () => 
       for (const anchor of searchAnchors.filter((a) => a !== ''))
         assert.notEqual(findSection(c.markdown, anchor), null, `mark_fetch cuts #${anchor}`);
 
-      const exploreDests = linkLines(c.markdown).map((line) =>
+      const exploreDests = linkLines(new MarkdownDocument(c.markdown)).map((line) =>
         /^- (?:\[.*\]\((.*)\)|(.*))$/.exec(line)!.slice(1).join(''),
       );
       assert.deepEqual(exploreDests, c.links, 'mark_explore links');

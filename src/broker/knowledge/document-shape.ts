@@ -1,4 +1,4 @@
-import { headingsOf, markdownBlocks, outlineEntries, plainText, type Heading } from '../../markdown/index.ts';
+import { type MarkdownDocument, plainText, type Heading } from '../../markdown/index.ts';
 
 /**
  * The parts of a document that the org's style rules and the world descriptor
@@ -17,9 +17,10 @@ export type DocumentShape = {
   opensWithFrontmatterFence: boolean;
 };
 
-export function documentShape(markdown: string): DocumentShape {
-  const { blocks } = markdownBlocks(markdown);
-  const headings = headingsOf(blocks);
+export function documentShape(doc: MarkdownDocument): DocumentShape {
+  const { markdown } = doc;
+  const { blocks } = doc.blocks;
+  const { headings } = doc;
   const [first, second] = blocks;
   const leadingH1 =
     first?.kind === 'heading' && first.level === 1 ? headings.find((h) => h.line === first.line) : undefined;
@@ -37,11 +38,11 @@ export function firstSentence(paragraph: string): string {
 }
 
 /** The top-level list items of the section whose anchor is one of `anchors`, as plain text. */
-export function sectionListItems(markdown: string, anchors: readonly string[]): string[] {
-  const section = outlineEntries(markdown).find((entry) => anchors.includes(entry.anchor));
+export function sectionListItems(doc: MarkdownDocument, anchors: readonly string[]): string[] {
+  const section = doc.outlineEntries.find((entry) => anchors.includes(entry.anchor));
   if (section === undefined) return [];
   const items: string[] = [];
-  for (const line of markdown.split('\n').slice(section.line + 1, section.endLine)) {
+  for (const line of doc.lines.slice(section.line + 1, section.endLine)) {
     // No `$` after `(.*)`: with a CR or U+2028 mid-line, `$` failed and the engine tried every split of
     // the spaces and the text, quadratic in the line. `.` stops at the line terminator instead.
     const item = /^ {0,3}(?:[-*+]|\d+[.)])\s+(.*)/.exec(line.replace(/\r$/, ''));

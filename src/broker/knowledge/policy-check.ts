@@ -1,4 +1,4 @@
-import { githubSlug } from '../../markdown/index.ts';
+import { githubSlug, MarkdownDocument } from '../../markdown/index.ts';
 import { documentShape, firstSentence } from './document-shape.ts';
 import type { Policy, PolicyRule, RuleId, RuleSettings, Severity } from './policy.ts';
 import { findSecrets } from './secret-shapes.ts';
@@ -22,7 +22,7 @@ const fragmentRules: ReadonlySet<RuleId> = new Set(['banned-characters', 'no-sec
 export const metadataRules: ReadonlySet<RuleId> = new Set(['required-tags', 'importance', 'required-fields']);
 
 export function checkSubmission(policy: Policy, submission: Submission, scope: Scope): Violation[] {
-  const shape = documentShape(submission.body);
+  const shape = documentShape(new MarkdownDocument(submission.body));
   const violations: Violation[] = [];
   for (const rule of policy.rules) {
     if (scope === 'fragment' && !fragmentRules.has(rule.id)) continue;

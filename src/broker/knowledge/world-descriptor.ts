@@ -1,4 +1,4 @@
-import { plainText } from '../../markdown/index.ts';
+import { MarkdownDocument, plainText } from '../../markdown/index.ts';
 import { documentShape, firstSentence, sectionListItems } from './document-shape.ts';
 
 /**
@@ -35,7 +35,9 @@ const ownerAnchors = ['owners', 'owner', 'maintainers'];
 const holdsAnchors = ['what-it-holds', 'holds', 'contents', 'what-goes-where'];
 
 export function parseWorldDescriptor(body: string, metadata: Readonly<Record<string, string>> = {}): WorldDescriptor {
-  const shape = documentShape(body);
+  // One reading for the shape and both sections.
+  const doc = new MarkdownDocument(body);
+  const shape = documentShape(doc);
   const title = metadata.title?.trim() || (shape.leadingH1?.text ?? shape.headings[0]?.text ?? '');
   const fromMetadata = (metadata.owners ?? '')
     .split(',')
@@ -44,8 +46,8 @@ export function parseWorldDescriptor(body: string, metadata: Readonly<Record<str
   return {
     title: clipped(title),
     summary: clipped(plainText(firstSentence(shape.leadParagraph))),
-    owners: clippedList(fromMetadata.length > 0 ? fromMetadata : sectionListItems(body, ownerAnchors)),
-    holds: clippedList(sectionListItems(body, holdsAnchors)),
+    owners: clippedList(fromMetadata.length > 0 ? fromMetadata : sectionListItems(doc, ownerAnchors)),
+    holds: clippedList(sectionListItems(doc, holdsAnchors)),
   };
 }
 

@@ -8,7 +8,7 @@ import type {
   ToolContext,
 } from './definitions.ts';
 import { goQuote } from './go-format.ts';
-import { findSection } from '../../markdown/index.ts';
+import { MarkdownDocument } from '../../markdown/index.ts';
 import { sectionNotFoundText } from './outline-text.ts';
 import { standardPaths, type StandardPart } from '../knowledge/publishing-standard.ts';
 import { worldDescriptorPath } from '../knowledge/world-descriptor.ts';
@@ -108,8 +108,9 @@ export async function readDocument(uri: string, ctx: ToolContext): Promise<Resou
   if (response.status !== 'ok') throw new ResourceReadError(`${docUrl}: ${response.status}`);
   let text = bodyText(response.body);
   if (anchor !== '') {
-    const section = findSection(text, anchor);
-    if (section === null) throw new ResourceReadError(sectionNotFoundText(anchor, docUrl, text));
+    const doc = new MarkdownDocument(text);
+    const section = doc.findSection(anchor);
+    if (section === null) throw new ResourceReadError(sectionNotFoundText(anchor, docUrl, doc));
     text = section;
   }
   return { uri, mimeType: markdownMimeType, text };

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { Metadata } from '../../protocol/metadata.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
-import { outlineEntries } from '../../markdown/index.ts';
+import type { MarkdownDocument } from '../../markdown/index.ts';
 import { qualifiedWorldUrl } from './go-format.ts';
 import type { ListedEntry } from '../../protocol/render/list.ts';
 import { compareEdges, compareUtf8, type GraphEdge, type GraphNode, type Provenance } from '../graph/index.ts';
@@ -85,9 +85,9 @@ export const outlineEntrySchema = z.object({
   lines: z.number().int().describe('the size of the section in lines'),
 });
 
-/** The headings of `markdown` as outline entries. */
-export function outlineData(markdown: string): z.infer<typeof outlineEntrySchema>[] {
-  return outlineEntries(markdown).map((h) => ({ level: h.level, title: h.text, anchor: h.anchor, lines: h.lineCount }));
+/** The headings of a document as outline entries. */
+export function outlineData(doc: MarkdownDocument): z.infer<typeof outlineEntrySchema>[] {
+  return doc.outlineEntries.map((h) => ({ level: h.level, title: h.text, anchor: h.anchor, lines: h.lineCount }));
 }
 
 /** One entry of a directory listing (mark_list, mark_explore's siblings). */

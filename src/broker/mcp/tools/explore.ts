@@ -2,7 +2,7 @@ import { requiredString, urlDescription } from '../args.ts';
 import { bodyText, isBinaryBody, sizeLine } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
-import { distinctLinks, openingParagraph } from '../../../markdown/index.ts';
+import { MarkdownDocument } from '../../../markdown/index.ts';
 import { cappedList, linkLines, outlineLines } from '../outline-text.ts';
 import type { MarkResponse } from '../../../protocol/response.ts';
 import { parseList, type ListedEntry } from '../../../protocol/render/list.ts';
@@ -115,24 +115,24 @@ async function card(
   response: MarkResponse,
   at: { docUrl: string; url: string; world: string; path: string },
 ): Promise<ToolResult> {
-  const body = bodyText(response.body);
+  const doc = new MarkdownDocument(bodyText(response.body));
   const backlinks = await recordedBacklinks(ctx, at.docUrl);
   const siblings = await siblingEntries(ctx, at.world, at.path);
   const text =
-    outlineSection(body) +
-    linksSection(body) +
+    outlineSection(doc) +
+    linksSection(doc) +
     renderBacklinksSection(backlinks) +
     siblingsSection(siblings, at.path) +
     `\nfetch ${at.docUrl}#<anchor> for a section; mark_fetch force=true for the full body\n`;
   const extra = { size: sizeLine(response.body) };
-  const opening = openingParagraph(body);
+  const opening = doc.openingParagraph;
   return structuredResult(formatToolResultWith(response, text, extra, cardKeys), {
     ...responseFields(at.url, response, extra),
     mode: 'card',
     size: extra.size,
-    outline: outlineData(body),
+    outline: outlineData(doc),
     ...(opening === '' ? {} : { opening }),
-    links: distinctLinks(body).map((link) => {
+    links: doc.distinctLinks.map((link) => {
       const resolved = resolveReference(at.url, link.dest);
       return { text: link.text, href: link.dest, ...(isMarkUrl(resolved) ? { url: resolved } : {}) };
     }),
@@ -147,16 +147,16 @@ async function card(
   });
 }
 
-function outlineSection(body: string): string {
-  const headings = outlineLines(body);
+function outlineSection(doc: MarkdownDocument): string {
+  const headings = outlineLines(doc);
   let out = `## Outline\n${headings.length === 0 ? '(no headings)\n' : cappedList(headings, exploreListCap, 'headings')}`;
-  const opening = openingParagraph(body);
+  const opening = doc.openingParagraph;
   if (opening !== '') out += `\n## Opening\n${opening}\n`;
   return out;
 }
 
-function linksSection(body: string): string {
-  const links = linkLines(body);
+function linksSection(doc: MarkdownDocument): string {
+  const links = linkLines(doc);
   return (
     `\n## Outbound links (${links.length})\n` +
     (links.length === 0 ? '(none)\n' : cappedList(links, exploreListCap, 'links'))

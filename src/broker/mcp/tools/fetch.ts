@@ -5,7 +5,7 @@ import { bodyText, sizeLine } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { changedNote, FetchMemory, identified, sameDoc, unchangedNotice, type SeenDoc } from '../fetch-dedup.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
-import { findSection } from '../../../markdown/index.ts';
+import { MarkdownDocument } from '../../../markdown/index.ts';
 import { outlineBody, sectionNotFoundText } from '../outline-text.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
@@ -80,8 +80,9 @@ async function fetchDocument(ctx: ToolContext, raw: string, force: boolean): Pro
   const body = bodyText(response.body);
   // A section is content the agent asked for by name: any size, and no dedup.
   if (anchor !== '') {
-    const section = findSection(body, anchor);
-    if (section === null) return toolError(sectionNotFoundText(anchor, docUrl, body));
+    const doc = new MarkdownDocument(body);
+    const section = doc.findSection(anchor);
+    if (section === null) return toolError(sectionNotFoundText(anchor, docUrl, doc));
     const extra = { section: `#${anchor}` };
     return structuredResult(formatToolResultWith(response, section, extra, fetchKeys), {
       ...responseFields(url, response, extra),
@@ -132,8 +133,9 @@ function wholeDocument(
     // An outline is not the body: the document is not recorded as seen.
     extra.mode = 'outline';
     extra.size = sizeLine(response.body);
-    const outline = outlineData(body);
-    return structuredResult(formatToolResultWith(response, outlineBody(docUrl, body), extra, fetchKeys), {
+    const doc = new MarkdownDocument(body);
+    const outline = outlineData(doc);
+    return structuredResult(formatToolResultWith(response, outlineBody(docUrl, doc), extra, fetchKeys), {
       ...responseFields(url, response, extra),
       mode: 'outline',
       size: extra.size,

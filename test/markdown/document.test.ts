@@ -1,0 +1,111 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  anchorsOf,
+  anchoredLinks,
+  distinctLinks,
+  findSection,
+  markdownBlocks,
+  MarkdownDocument,
+  openingParagraph,
+  outline,
+  outlineEntries,
+} from '../../src/markdown/index.ts';
+import { prng } from '../support/prng.ts';
+
+/**
+ * A `MarkdownDocument` reads its body once for every view, where the functions
+ * of the same names each read it again: each view must be exactly the
+ * function's answer, on hand-picked bodies and on random ones made of the
+ * pieces the block and inline scanners react to.
+ */
+const pieces = [
+  '# ',
+  '## ',
+  '###### ',
+  '#',
+  ' ',
+  '  ',
+  '    ',
+  '\t',
+  '\n',
+  '\n',
+  '\n\n',
+  '\r\n',
+  'a',
+  'B c',
+  'Über',
+  '🚀',
+  '[',
+  ']',
+  '(',
+  ')',
+  '](',
+  '[a](b.md)',
+  '[r]',
+  '[r]: /ref\n',
+  '![i](p.png)',
+  '`',
+  '```\n',
+  '~~~\n',
+  '*',
+  '_',
+  '-',
+  '---\n',
+  '===\n',
+  '> ',
+  '- ',
+  '1. ',
+  '<!--',
+  '-->',
+  '<b>',
+  '|',
+  '\\',
+  'x#y',
+  '#frag',
+  'a-1',
+];
+
+function randomBody(random: () => number): string {
+  const length = Math.floor(random() * 60);
+  let body = '';
+  for (let i = 0; i < length; i++) body += pieces[Math.floor(random() * pieces.length)];
+  return body;
+}
+
+function assertSameViews(body: string): void {
+  const doc = new MarkdownDocument(body);
+  const label = JSON.stringify(body);
+  assert.deepEqual(doc.blocks, markdownBlocks(body), label);
+  assert.deepEqual(doc.headings, outline(body), label);
+  assert.deepEqual(doc.outlineEntries, outlineEntries(body), label);
+  assert.deepEqual(doc.links, anchoredLinks(body), label);
+  assert.deepEqual(doc.distinctLinks, distinctLinks(body), label);
+  assert.equal(doc.openingParagraph, openingParagraph(body), label);
+  assert.deepEqual(doc.anchors, anchorsOf(body), label);
+  for (const wanted of [...doc.anchors, ...doc.headings.map((h) => h.text), 'missing', '#A', ''])
+    assert.equal(doc.findSection(wanted), findSection(body, wanted), `${label} #${wanted}`);
+}
+
+describe('MarkdownDocument', () => {
+  it('gives each function its answer on a document with every kind of block', () => {
+    assertSameViews(
+      '# Alpha\n\nIntro [one](a.md#x).\n\n## Details\n\n```\n# not\n```\n\n## Details\n\n- [two][r]\n\nSetext\n---\n\n[r]: /b.md\n# Next\n',
+    );
+  });
+
+  it('reads the body once however many views are taken', () => {
+    const doc = new MarkdownDocument('# A\n\n[x](y)\n');
+    const blocks = doc.blocks;
+    void doc.outlineEntries;
+    void doc.distinctLinks;
+    void doc.openingParagraph;
+    assert.equal(doc.blocks, blocks);
+    assert.equal(doc.outlineEntries, doc.outlineEntries);
+  });
+
+  it('gives each function its answer on 3,000 random bodies', () => {
+    const random = prng(0x6d61726b);
+    for (let i = 0; i < 3000; i++) assertSameViews(randomBody(random));
+  });
+});
