@@ -147,14 +147,31 @@ function applyPatch(dir: string, text: string, reverse: boolean): void {
 }
 
 /**
- * Returns the directory of a copy with `changes` applied (none: upstream 2.0.9).
- * Copies are rebuilt whenever a patch file is newer than the copy.
+ * What a copy with `changes` is built from: every patch with the hunks the
+ * changes' `owns` rules select (`kept`), and `stamp`, the text that identifies
+ * such a copy. The stamp holds the patches' text, the selection and the
+ * `within` edits, so changing any of them, a rule alone included, rebuilds the
+ * copy; the selection is keyed by its outcome, since a rule is code.
+ */
+export function quicVariantPlan(changes: readonly QuicPatchChange[]): {
+  patches: Array<PatchFile & { kept: string[] }>;
+  stamp: string;
+} {
+  const patches = readPatches().map((patch) => ({
+    ...patch,
+    kept: patch.hunks.filter((hunk) => changes.some((change) => change.owns(patch.name, hunk))),
+  }));
+  return { patches, stamp: JSON.stringify([patches, quicPatchChanges.map((change) => change.within ?? [])]) };
+}
+
+/**
+ * Returns the directory of a copy with `changes` applied (none: upstream 2.0.9),
+ * rebuilt whenever its plan's stamp differs from the one it was built from.
  */
 export function buildQuicVariant(changes: readonly QuicPatchChange[]): string {
   const label = changes.length === 0 ? 'upstream' : changes.map((c) => c.name).join('+');
   const dir = join(cacheDir, label);
-  const patches = readPatches();
-  const stamp = JSON.stringify([patches, quicPatchChanges.map((change) => change.within ?? [])]);
+  const { patches, stamp } = quicVariantPlan(changes);
   const stampFile = join(dir, 'patches.json');
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return dir;
   rmSync(dir, { recursive: true, force: true });
@@ -165,8 +182,7 @@ export function buildQuicVariant(changes: readonly QuicPatchChange[]): string {
   }
   for (const patch of patches) {
     applyPatch(dir, patch.header + patch.hunks.join(''), true);
-    const kept = patch.hunks.filter((hunk) => changes.some((change) => change.owns(patch.name, hunk)));
-    if (kept.length > 0) applyPatch(dir, patch.header + kept.join(''), false);
+    if (patch.kept.length > 0) applyPatch(dir, patch.header + patch.kept.join(''), false);
   }
   for (const change of quicPatchChanges) {
     if (changes.includes(change)) continue;

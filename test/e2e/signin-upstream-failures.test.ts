@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { DeviceAuthorizationResponse } from '../../src/broker/auth/device/device-endpoints.ts';
 import { startSignInStack, webClient, type SignInStack } from './signin-fixture.ts';
 import { UserAgent } from './signin-user-agent.ts';
 
@@ -78,6 +79,42 @@ describe('upstream sign-in failures in the log and the metrics', () => {
     for (const secret of [code, state, wrongSecret]) assert.ok(!written.includes(secret), `the log holds ${secret}`);
     assert.equal(await failures('failed'), 1);
     assert.equal(await failures('denied'), 0);
+  });
+
+  it('logs and counts a failure of the device flow too: the page says to enter the code again, the device stays pending', async () => {
+    const counted = await failures('failed');
+    const from = logLines.length;
+    const authorized = await stack.post('/device/authorize', { client_id: 'demarkus-cli', scope: 'openid mark.read' });
+    assert.equal(authorized.status, 200, JSON.stringify(authorized.json));
+    const grant = authorized.json as DeviceAuthorizationResponse;
+    const agent = new UserAgent();
+    const form = await agent.go(grant.verification_uri_complete);
+    const login = await agent.submit(form, {}, 'action=approve');
+    const done = await stack.signInFrom(agent, login, 'kim@example.com');
+    assert.equal(done.status, 400, done.html);
+    assert.match(done.html, /Sign-in not completed/);
+    assert.match(done.html, /Sign-in could not be completed\. Enter the code again to retry\./);
+    assert.doesNotMatch(done.html, /invalid_client/, 'the person is told only that it failed');
+
+    const [line, ...more] = failureLines(from);
+    assert.equal(more.length, 0, logLines.slice(from).join('\n'));
+    assert.equal(line!.kind, 'failed');
+    assert.match(String(line!.detail), /^upstream sign-in failed: invalid_client/);
+    const written = logLines.slice(from).join('\n');
+    for (const secret of [grant.device_code, grant.user_code, wrongSecret])
+      assert.ok(!written.includes(secret), `the log holds ${secret}`);
+    assert.equal(await failures('failed'), counted + 1);
+
+    const poll = await stack.post('/oauth/token', {
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: grant.device_code,
+      client_id: 'demarkus-cli',
+    });
+    assert.equal(
+      poll.json.error,
+      'authorization_pending',
+      'a failed sign-in neither signs the device in nor refuses it',
+    );
   });
 
   it('logs an IdP error description bounded and without control characters, counted as denied', async () => {

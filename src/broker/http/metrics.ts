@@ -189,9 +189,3 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     },
   };
 }
-
-/** For callers without a registry (tests, tools run outside the broker). */
-export const noopWorldMetrics: WorldMetrics = {
-  recordWorldRequest() {},
-  recordWorldRejection() {},
-};

@@ -46,8 +46,11 @@ export type PolicyVerdict =
   | { kind: 'checked'; violations: Violation[]; policyUrl: string }
   | { kind: 'unavailable'; reason: string };
 
-/** The policy as far as the broker knows it: in force, none, or not known. */
-type PolicyState = { kind: 'none' } | { kind: 'in-force'; policy: Policy } | { kind: 'unavailable'; reason: string };
+/** The policy as far as the broker knows it: in force, none, or not known (`reason` is written for the caller). */
+export type PolicyState =
+  | { kind: 'none' }
+  | { kind: 'in-force'; policy: Policy }
+  | { kind: 'unavailable'; reason: string };
 
 export const policyUnreadable = 'the publishing policy could not be read from the hub; retry shortly';
 
@@ -69,13 +72,12 @@ export class PublishingStandard {
     return state.kind === 'present' ? state.document : undefined;
   }
 
-  /** The policy in force: undefined when there is none, when it is not known, or when the file cannot be read exactly. */
-  async policy(): Promise<Policy | undefined> {
-    const state = await this.#policyState();
-    return state.kind === 'in-force' ? state.policy : undefined;
-  }
-
-  async #policyState(): Promise<PolicyState> {
+  /**
+   * The policy as the hub holds it: `none` when there is none or the file cannot be read exactly,
+   * `unavailable` when the broker does not know it. A reader that judges documents by it (the doctor)
+   * must tell these apart: a policy not known is not "no policy" (docs/decisions.md, "deny on doubt").
+   */
+  async policyState(): Promise<PolicyState> {
     const state = await this.#documents.get(this.hub, standardPaths.policy);
     if (state.kind === 'absent') return { kind: 'none' };
     // Never read, and the hub did not answer: a copy held is used through an outage, but without one
@@ -115,7 +117,7 @@ export class PublishingStandard {
   /** Checks a write to `world` against the policy in force; only the standard on the hub is exempt. */
   async check(world: string, path: string, submission: Submission, scope: Scope): Promise<PolicyVerdict> {
     if (isPublishingStandard(this.hub, world, path)) return { kind: 'none' };
-    const state = await this.#policyState();
+    const state = await this.policyState();
     if (state.kind !== 'in-force') return state;
     return {
       kind: 'checked',

@@ -8,7 +8,7 @@ import { MarkClient } from '../../../src/transport/mark-client.ts';
 import type { WorldGateway } from '../../../src/broker/worlds/gateway.ts';
 import { startWorldFixture, testTls, type WorldFixture } from '../../world/world-fixture.ts';
 import { alice, bob, toolContext } from '../mcp/helpers/context.ts';
-import { FixtureGateway } from '../mcp/helpers/fixture-gateway.ts';
+import { FixtureGateway, startTestStack, type TestStack } from '../mcp/helpers/fixture-gateway.ts';
 
 const near =
   'The release train leaves every Tuesday at noon. Each team merges its changes before Monday evening, ' +
@@ -292,5 +292,50 @@ describe('mark_doctor on the hub: links to its generated files', () => {
     assert.deepEqual((result.structured as { findings: unknown[] }).findings, [
       { kind: 'broken-link', url: 'mark://root/index.md', target: 'mark://root/gone.md' },
     ]);
+  });
+});
+
+/**
+ * A policy the broker cannot read is not "no policy": before, the doctor took the hub's read-protected
+ * policy.md for none and answered `status: ok` with no policy findings, as if every document passed.
+ */
+describe('mark_doctor when the hub hides its policy', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startTestStack(['root', 'team-a'], {
+      tokens: [
+        { label: 'writer', paths: ['/**'], operations: ['publish'] },
+        { label: 'reader', paths: ['/.well-known/demarkus/policy.md'], operations: ['read'] },
+      ],
+    });
+    await stack.seed(
+      'root',
+      '/.well-known/demarkus/policy.md',
+      '# Policy\n\n| rule | setting | severity |\n|---|---|---|\n| required-tags | category | warn |\n',
+    );
+    await stack.seed('team-a', '/untagged.md', '# Untagged\n\nA page the policy would flag.\n');
+  });
+  after(() => stack.close());
+
+  it('says the policy was not examined, and the report is partial', async () => {
+    const ctx = { ...toolContext(stack.gateway), knowledge: createKnowledge({ gateway: stack.gateway }) };
+    const result = await runTool(markDoctor, { kinds: 'policy' }, ctx);
+    assert.equal(result.isError, undefined, result.text);
+    assert.match(result.text, /^status: partial\n/);
+    assert.match(
+      result.text,
+      /\n## Not examined\n\n\| world \| reason \|\n\|-+\|-+\|\n\| root \| the publishing policy /,
+    );
+    const structured = result.structured as { status: string; not_examined: Array<{ world: string; reason: string }> };
+    assert.equal(structured.status, 'partial');
+    assert.equal(structured.not_examined.length, 1);
+    assert.equal(structured.not_examined[0]!.world, 'root');
+    assert.match(
+      structured.not_examined[0]!.reason,
+      /^the publishing policy \(mark:\/\/root\/\.well-known\/demarkus\/policy\.md\) is read-protected on the hub/,
+    );
+
+    const others = await runTool(markDoctor, { kinds: 'untagged' }, ctx);
+    assert.match(others.text, /^status: ok\n/, 'a report that asks for no policy findings misses nothing');
   });
 });

@@ -154,9 +154,10 @@ async function makeReport(
 ): Promise<DoctorReport> {
   const hub = ctx.knowledge?.standard.hub ?? defaultHubWorld;
   const corpus = await collectCorpus(ctx.gateway, worlds, { hub, signal: ctx.signal });
+  const policy = await ctx.knowledge?.standard.policyState();
   const diagnosis = diagnose({
     documents: corpus.documents,
-    policy: await ctx.knowledge?.standard.policy(),
+    policy: policy?.kind === 'in-force' ? policy.policy : undefined,
     hub,
     directory: new WorldDirectory(known),
     completeWorlds: corpus.completeWorlds,
@@ -164,6 +165,10 @@ async function makeReport(
     nearThreshold: similarity ?? 0.8,
   });
   const findings = diagnosis.findings.filter((finding) => kinds.length === 0 || kinds.includes(finding.kind));
+  // A policy the broker cannot read (the hub never answered, or hides it) is not "no policy": no
+  // document was judged by it, so the report says so rather than showing no policy findings.
+  if (policy?.kind === 'unavailable' && (kinds.length === 0 || kinds.includes('policy')))
+    corpus.notExamined.push({ world: hub, reason: policy.reason });
   // A search cut short proves nothing about the pairs it did not score: the report is partial.
   if (!diagnosis.nearDuplicatesComplete && (kinds.length === 0 || kinds.includes('near-duplicate')))
     corpus.notExamined.push({ world: worlds.map((world) => world.name).join(', '), reason: nearDuplicatesStopped });
