@@ -13,7 +13,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
-import { refreshesWaitingPerWorld, refreshWorkersPerWorld } from '../../../src/broker/graph/refresh-queue.ts';
+import {
+  refreshesOwedPerWorld,
+  refreshesWaitingPerWorld,
+  refreshWorkersPerWorld,
+} from '../../../src/broker/graph/refresh-queue.ts';
 import { holdable, TestGateway } from './test-gateway.ts';
 
 const linkers = (graph: BrokerGraph, url: string) => graph.backlinks(url).map((entry) => entry.url);
@@ -45,6 +49,42 @@ describe('graph refreshes not read at once are made up', () => {
     await graph.refreshesSettled('team-a');
     assert.deepEqual(linkers(graph, 'mark://team-a/c.md'), ['mark://team-a/a.md']);
     assert.deepEqual(linkers(graph, 'mark://team-a/b.md'), []);
+  });
+
+  it("past the owed bound forgets the oldest refresh and reads the world's /graph.md again at the next seeding", async () => {
+    const world = holdable(gateway);
+    const warnings: string[] = [];
+    const fixed = new Date('2026-03-01T12:00:00Z');
+    const graph = new BrokerGraph({
+      gateway: world.view,
+      now: () => fixed,
+      log: { warn: (_fields, message) => warnings.push(message) },
+    });
+    const seedReads = () =>
+      gateway.calls.filter((call) => call.world === 'team-a' && call.verb === 'FETCH' && call.path === '/graph.md')
+        .length;
+    const from = seedReads();
+    await graph.seed();
+    await graph.seed();
+    assert.equal(seedReads(), from + 1, 'checked once, then throttled for the interval');
+
+    world.hold();
+    const busy = Array.from({ length: refreshWorkersPerWorld }, (_, i) => graph.refresh(`mark://team-a/over${i}.md`));
+    // The waiting cap's worth waits; each one past it sets the oldest waiting aside, until one more
+    // than the owed bound is owed and the oldest set aside (o0) is forgotten.
+    const flood = Array.from({ length: refreshesWaitingPerWorld + refreshesOwedPerWorld + 1 }, (_, i) =>
+      graph.refresh(`mark://team-a/o${i}.md`),
+    );
+    world.release();
+    await Promise.all([...busy, ...flood]);
+    await graph.refreshesSettled('team-a');
+    const read = new Set(gateway.calls.filter((call) => call.world === 'team-a').map((call) => call.path));
+    assert.ok(!read.has('/o0.md'), 'the oldest owed refresh is forgotten, never read');
+    assert.ok(read.has('/o1.md') && read.has(`/o${refreshesWaitingPerWorld + refreshesOwedPerWorld}.md`));
+    assert.equal(warnings.filter((message) => message.startsWith('this world reports changes faster')).length, 1);
+
+    await graph.seed();
+    assert.equal(seedReads(), from + 2, "the world's /graph.md stands in for what was forgotten, throttle or not");
   });
 
   it('reads again every document the graph read from a world that resynced', async () => {
