@@ -38,6 +38,25 @@ describe('command-line messages name what failed and what to do (spawned CLI)', 
     assert.equal(stderr, 'demarkus-broker world token: --paths is required\n');
   });
 
+  it('world token refuses a path glob without a leading "/", which would match no request path', async () => {
+    const { code, stdout, stderr } = await runCli([
+      'world',
+      'token',
+      '--label',
+      'x',
+      '--paths',
+      '/a/**,docs/**',
+      '--ops',
+      'publish',
+    ]);
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, '', 'no token is minted');
+    assert.match(
+      stderr,
+      /^demarkus-broker world token: --paths "docs\/\*\*" must start with "\/", e\.g\. \/docs\/\*\*\n/,
+    );
+  });
+
   it('says which configuration files token looked for and how to pass one', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'demarkus-cli-'));
     try {

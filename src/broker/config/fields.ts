@@ -205,7 +205,8 @@ export const tokenPathPattern = () =>
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-function tokenPatternProblem(pattern: string): string | null {
+/** Why `pattern` is not a token path glob the world would match, or null; also checks `world token --paths`. */
+export function tokenPatternProblem(pattern: string): string | null {
   if (!pattern.startsWith('/')) return 'must start with "/"';
   if (/[\u0000-\u001f\u007f]/.test(pattern)) return 'must not contain control characters';
   const stars = pattern.split('**').length - 1;
