@@ -135,6 +135,20 @@ describe('world server and mark client as processes', () => {
     assert.match(badOps.stderr, /unknown operation "delete"/);
   });
 
+  it('refuses a --listen of digits only and names the flag of a TLS file it cannot read', async () => {
+    const root = join(dir, 'refused');
+    const portOnly = await runCli(['world', '--root', root, '--listen', '6309']);
+    assert.equal(portOnly.code, 2, portOnly.stderr);
+    assert.match(
+      portOnly.stderr,
+      /^demarkus-broker world: --listen must be HOST:PORT, e\.g\. `\[::\]:6309` or `:6309`, got "6309"\n/,
+    );
+    const missing = join(dir, 'no-such.pem');
+    const noKey = await runCli(['world', '--root', root, '--tls-cert', missing, '--tls-key', missing]);
+    assert.equal(noKey.code, 2, noKey.stderr);
+    assert.equal(noKey.stderr.split('\n')[0], `demarkus-broker world: --tls-cert: cannot read ${missing} (ENOENT)`);
+  });
+
   it('stops cleanly on SIGTERM', async () => {
     const second = await startWorldProcess(['--root', join(dir, 'root2'), '--listen', '127.0.0.1:0']);
     second.child.kill('SIGTERM');
