@@ -102,7 +102,7 @@ describe('broker config: shape errors name the key path', () => {
     refuses(
       `${fileConfig}rateLimit: { login: { burst: -1 } }\n`,
       'ERR_CONFIG_INVALID',
-      'config: rateLimit.login.burst: must be at least 1',
+      'config: rateLimit.login.burst: must be 0 (the default) or more',
     );
   });
 
@@ -123,6 +123,23 @@ describe('broker config: shape errors name the key path', () => {
       );
   });
 
+  it('refuses a discovery.clusterDomain that is not a DNS name, and a blank oidc.clientID', () => {
+    refuses(
+      `${fileConfig}discovery: { clusterDomain: "a b/c" }\n`,
+      'ERR_CONFIG_INVALID',
+      'config: discovery.clusterDomain: must be a DNS name such as "cluster.local"',
+    );
+    assert.equal(
+      parseBrokerConfig(`${fileConfig}discovery: { clusterDomain: corp.example }\n`, env).discovery.clusterDomain,
+      'corp.example',
+    );
+    refuses(
+      `${fileConfig}oidc: { issuer: "https://idp.example.com", clientID: "  " }\n`,
+      'ERR_CONFIG_INVALID',
+      'config: oidc.clientID: must not be empty or blank',
+    );
+  });
+
   it('refuses an unknown storage backend', () => {
     refuses(
       fileConfig.replace('backend: file', 'backend: redis'),
@@ -140,7 +157,7 @@ describe('broker config: shape errors name the key path', () => {
     refuses(
       withServer(fileConfig, '  idTokenTTL: -5m'),
       'ERR_CONFIG_INVALID',
-      'config: server.idTokenTTL: must be greater than zero',
+      'config: server.idTokenTTL: must be 0 (the default) or more',
     );
     refuses(
       withServer(fileConfig, '  idTokenTTL: 900'),
@@ -281,6 +298,14 @@ describe('broker config: shape errors name the key path', () => {
 });
 
 describe('broker config: cross-field rules', () => {
+  it('refuses CORS credentials with the "*" origin on allowCredentials, as a conflict', () => {
+    refuses(
+      withServer(fileConfig, '  cors: { allowedOrigins: ["*"], allowCredentials: true }'),
+      'ERR_CONFIG_CONFLICT',
+      'config: server.cors.allowCredentials: cannot be true when server.cors.allowedOrigins has "*"',
+    );
+  });
+
   it('refuses an MCP listener on the management address', () => {
     refuses(
       withServer(fileConfig, '  mcp: { addr: ":8080" }'),
