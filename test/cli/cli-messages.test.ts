@@ -151,7 +151,7 @@ describe('command-line messages name what failed and what to do (spawned CLI)', 
       assert.equal(stdout, '', 'nothing was crawled');
       assert.equal(
         stderr,
-        "demarkus-broker crawl: --hub team-a differs from the broker config's hub (team-b), the world brokers seed their graph and read the publishing standard from, so they would never read this crawl; set hub: team-a in the config (chart value crawl.hub) or leave --hub out\n",
+        "demarkus-broker crawl: --hub team-a differs from the broker config's hub (team-b), the world brokers seed their graph and read the publishing standard from, so they would never read this crawl; set hub: team-a in the config (chart value crawl.hub) or leave --hub out\nRun `demarkus-broker crawl --help`.\n",
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
