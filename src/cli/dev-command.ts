@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { startDevStack } from '../dev/stack.ts';
-import { jsonLogger, logOptions } from './json-logger.ts';
+import { jsonLogger, logLevel, logOptions } from './json-logger.ts';
 import { exitOnNextSignal, waitForSignal } from './signals.ts';
 import { errorCodes } from '../errors/fetch-failure.ts';
 import { commandArgs } from './command-args.ts';
@@ -67,7 +67,7 @@ export async function runDevCommand(args: string[]): Promise<number> {
     devEmail: email,
     log: jsonLogger('dev'),
     // Requests stay out of a terminal that shows the banner; refusals and world failures (warn) do not.
-    brokerLogger: logOptions('broker', process.env.LOG_LEVEL ?? 'warn'),
+    brokerLogger: logOptions('broker', logLevel('warn')),
   }).catch((error: unknown) => {
     throw portHint(error, basePort, brokerPort);
   });

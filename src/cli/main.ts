@@ -47,12 +47,17 @@ const commands: Record<string, Command> = {
   doctor: runDoctorCommand,
 };
 
-/** The CLI entry: returns the process exit code (0 ok, 1 failure, 2 usage). */
+/** The CLI entry: returns the process exit code (0 ok, 1 failure, 2 usage; `mark` adds 3), as docs/errors.md lists. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined) {
+    // No command is a usage error: the list goes to stderr, so `demarkus-broker > file` does not swallow it.
+    console.error(usage);
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     console.log(usage);
-    return name === undefined ? 2 : 0;
+    return 0;
   }
   if (name === '--version' || name === '-v' || name === 'version') {
     console.log(`demarkus-broker ${await packageVersion()}`);
@@ -68,8 +73,14 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await command(rest);
   } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      // node:util words some refusals over three lines ("... is ambiguous.\nDid you forget ..."): one line here.
+      const line = (error as Error).message.replace(/\s*\n\s*/g, ' ');
+      console.error(`demarkus-broker ${shown}: ${line}\nRun \`demarkus-broker ${shown} --help\`.`);
+      return 2;
+    }
     console.error(`demarkus-broker ${shown}: ${error instanceof Error ? error.message : String(error)}`);
-    return error instanceof UsageError || isParseArgsError(error) ? 2 : 1;
+    return 1;
   }
 }
 

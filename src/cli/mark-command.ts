@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { parseMarkUrl, bareHost, type MarkUrl } from '../protocol/mark-url.ts';
+import { bareHost, type MarkUrl } from '../protocol/mark-url.ts';
 import { defaultPort } from '../protocol/limits.ts';
 import { MarkTransportError } from '../transport/errors.ts';
 import { findSection } from '../markdown/index.ts';
 import { encodeResponse, type MarkResponse } from '../protocol/response.ts';
 import { Status } from '../protocol/status.ts';
 import type { Verb } from '../protocol/verbs.ts';
-import { UsageError } from './usage-error.ts';
+import { markUrlArgument, UsageError } from './usage-error.ts';
 import { commandArgs } from './command-args.ts';
 import { directWorldAuthority, directWorldClient, directWorldOptions } from './direct-world.ts';
 import { maxTimeoutMs, numberFlag } from './number-flag.ts';
@@ -33,7 +33,8 @@ Per verb:
 Output:
   --raw                   print the response bytes exactly as received
 
-Exit status: 0 for ok/created/not-modified, 3 for any other status, 1 when no answer came, 2 for usage.`;
+Exit status: 0 for ok/created/not-modified, 3 for any other status or a #anchor the
+document lacks, 1 when no answer came, 2 for usage.`;
 
 const verbs: Record<string, Verb> = {
   fetch: 'FETCH',
@@ -80,7 +81,7 @@ export async function runMarkCommand(args: string[]): Promise<number> {
   const verb = verbName === undefined ? undefined : verbs[verbName.toLowerCase()];
   if (verb === undefined || urlText === undefined || positionals.length > 2)
     throw new UsageError(`expected <verb> <mark-url>; verbs: ${Object.keys(verbs).join(', ')}`);
-  const url = parseMarkUrl(urlText);
+  const url = markUrlArgument(urlText);
   const timeoutMs = numberFlag('--timeout', values.timeout, { min: 1, max: maxTimeoutMs, unit: 'milliseconds' });
   const metadata = buildMetadata(values as Record<string, unknown>);
   const body = await readBody(values.body, values['body-file']);
@@ -94,6 +95,11 @@ export async function runMarkCommand(args: string[]): Promise<number> {
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     });
     const shown = verb === 'FETCH' && url.fragment ? selectSection(response, url.fragment) : response;
+    if (shown === null) {
+      // An answer came, so this is not a usage error: exit 3, as for any answer that is not ok (help text).
+      console.error(`demarkus-broker mark: no section with anchor #${url.fragment} in ${url.path}`);
+      return 3;
+    }
     process.stdout.write(values.raw ? encodeResponse(shown) : readable(shown));
     return [Status.Ok, Status.Created, Status.NotModified].includes(shown.status as never) ? 0 : 3;
   } catch (error) {
@@ -130,12 +136,11 @@ async function readBody(text: string | undefined, file: string | undefined): Pro
   return Buffer.concat(chunks);
 }
 
-/** A `#anchor` selects one section client-side; it is never sent on the wire. */
-function selectSection(response: MarkResponse, anchor: string): MarkResponse {
+/** A `#anchor` selects one section client-side; it is never sent on the wire. Null when the document has no such section. */
+function selectSection(response: MarkResponse, anchor: string): MarkResponse | null {
   if (response.status !== Status.Ok) return response;
   const section = findSection(Buffer.from(response.body).toString(), anchor);
-  if (section === null) throw new UsageError(`no section with anchor #${anchor} in this document`);
-  return { ...response, body: Buffer.from(section) };
+  return section === null ? null : { ...response, body: Buffer.from(section) };
 }
 
 function readable(response: MarkResponse): string {

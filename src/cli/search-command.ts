@@ -1,5 +1,5 @@
 import type { MarkClient } from '../transport/mark-client.ts';
-import { identityUrl, parseMarkUrl, type MarkUrl } from '../protocol/mark-url.ts';
+import { identityUrl, type MarkUrl } from '../protocol/mark-url.ts';
 import {
   callBrokerTool,
   fitQuery,
@@ -11,7 +11,7 @@ import {
 import { goTrimSpace } from '../protocol/go-strings.ts';
 import { lookupMinQueryRunes } from '../protocol/limits.ts';
 import { isLookupQueryTooShort } from '../protocol/lookup-query.ts';
-import { UsageError } from './usage-error.ts';
+import { markUrlArgument, UsageError } from './usage-error.ts';
 import { devBrokerMcpUrl } from './broker-destination.ts';
 import { brokerTarget } from './broker-target.ts';
 import { commandArgs } from './command-args.ts';
@@ -72,7 +72,7 @@ export async function runSearchCommand(args: string[]): Promise<number> {
     throw new UsageError('--world applies to the broker; --direct already names one world');
   const base = { query, limit, json: values.json ?? false, ...(values.filter ? { filter: values.filter } : {}) };
   if (values.direct !== undefined) {
-    const url = parseMarkUrl(values.direct);
+    const url = markUrlArgument(values.direct, '--direct');
     const options = { ...base, scope: values.scope ?? url.path };
     const answer = await searchDirect(url, options, {
       ...values,

@@ -3,6 +3,7 @@ import { defaultPort } from '../protocol/limits.ts';
 import { readFile } from 'node:fs/promises';
 import { seedDocumentOnce } from '../world/seed-document.ts';
 import type { World } from '../world/world.ts';
+import type { TlsKeyPair } from '../transport/tls.ts';
 import { startWorldServer } from '../world/world-server.ts';
 
 /** Where a world describes itself (docs/knowledge.md "World descriptors"). */
@@ -61,13 +62,14 @@ export async function runWorldCommand(args: string[]): Promise<number> {
     { min: 0, max: 65535 },
     defaultPort,
   );
-  const listen = parseHostPort(values.listen ?? `[::]:${portFromEnv}`, portFromEnv);
+  const listen = parseHostPort('--listen', values.listen ?? `[::]:${portFromEnv}`, portFromEnv);
   // Under the world chart's terminationGracePeriodSeconds (30), with room for the rest of the stop.
   const shutdownSeconds = numberFlag(
     ...flagOrEnv('--shutdown-timeout', values['shutdown-timeout'], 'DEMARKUS_SHUTDOWN_TIMEOUT'),
     { min: 0, fraction: true, unit: 'seconds' },
     10,
   );
+  const tls = await tlsFiles(values['tls-cert'], values['tls-key']);
   const log = jsonLogger('world');
   const server = await startWorldServer({
     root: resolve(root),
@@ -75,7 +77,7 @@ export async function runWorldCommand(args: string[]): Promise<number> {
     name: values.name,
     readOnly: values['read-only'] ?? false,
     listen,
-    tls: values['tls-cert'] ? { certFile: values['tls-cert'], keyFile: values['tls-key']! } : 'dev',
+    tls,
     rateLimit: rateLimitOptions(values['rate-limit'], values['rate-burst']),
     log,
   });
@@ -104,6 +106,22 @@ export async function runWorldCommand(args: string[]): Promise<number> {
   stopWatching();
   log.info({}, 'stopped');
   return 0;
+}
+
+/** The PEM files --tls-cert and --tls-key name, read here so a missing one is blamed on its flag; neither: a dev certificate. */
+async function tlsFiles(certFile: string | undefined, keyFile: string | undefined): Promise<TlsKeyPair | 'dev'> {
+  if (certFile === undefined || keyFile === undefined) return 'dev';
+  // One after the other, so that with both missing the message always names --tls-cert.
+  const cert = await readFlagFile('--tls-cert', certFile);
+  return { cert, key: await readFlagFile('--tls-key', keyFile) };
+}
+
+async function readFlagFile(flag: string, file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
 }
 
 async function seedWorldMd(world: World, file: string, log: ReturnType<typeof jsonLogger>): Promise<void> {

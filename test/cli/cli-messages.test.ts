@@ -35,7 +35,54 @@ describe('command-line messages name what failed and what to do (spawned CLI)', 
   it('names "world token" in its usage errors', async () => {
     const { code, stderr } = await runCli(['world', 'token', '--label', 'x']);
     assert.equal(code, 2);
-    assert.equal(stderr, 'demarkus-broker world token: --paths is required\n');
+    assert.equal(
+      stderr,
+      'demarkus-broker world token: --paths is required\nRun `demarkus-broker world token --help`.\n',
+    );
+  });
+
+  it("words node:util's three-line refusal of an ambiguous flag value as one line and the --help pointer", async () => {
+    const { code, stderr } = await runCli(['world', 'token', '--label', '-x']);
+    assert.equal(code, 2, stderr);
+    const lines = stderr.split('\n');
+    assert.equal(lines.length, 3, stderr);
+    assert.match(lines[0]!, /^demarkus-broker world token: Option '--label' argument is ambiguous\. Did you forget /);
+    assert.equal(lines[1], 'Run `demarkus-broker world token --help`.');
+  });
+
+  it('with no command at all, prints the commands on stderr and exits 2', async () => {
+    const { code, stdout, stderr } = await runCli([]);
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    assert.match(stderr, /^demarkus-broker <command> \[options\]\n\nCommands:\n/);
+  });
+
+  it('refuses a search --direct address that is not a mark:// URL as a usage error', async () => {
+    const { code, stderr } = await runCli(['search', 'some words', '--direct', 'https://localhost:6401/']);
+    assert.equal(code, 2, stderr);
+    assert.equal(
+      stderr,
+      'demarkus-broker search: --direct: not a mark:// URL: https://localhost:6401/\nRun `demarkus-broker search --help`.\n',
+    );
+  });
+
+  it('world token refuses a path glob without a leading "/", which would match no request path', async () => {
+    const { code, stdout, stderr } = await runCli([
+      'world',
+      'token',
+      '--label',
+      'x',
+      '--paths',
+      '/a/**,docs/**',
+      '--ops',
+      'publish',
+    ]);
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, '', 'no token is minted');
+    assert.match(
+      stderr,
+      /^demarkus-broker world token: --paths "docs\/\*\*" must start with "\/", e\.g\. \/docs\/\*\*\n/,
+    );
   });
 
   it('says which configuration files token looked for and how to pass one', async () => {
@@ -81,7 +128,7 @@ describe('command-line messages name what failed and what to do (spawned CLI)', 
       assert.equal(code, 2, stderr);
       assert.equal(
         stderr,
-        `demarkus-broker mark: --timeout must be a whole number of milliseconds from 1 to 2147483647, got "${timeout}"\n`,
+        `demarkus-broker mark: --timeout must be a whole number of milliseconds from 1 to 2147483647, got "${timeout}"\nRun \`demarkus-broker mark --help\`.\n`,
       );
     }
   });
@@ -104,7 +151,7 @@ describe('command-line messages name what failed and what to do (spawned CLI)', 
       assert.equal(stdout, '', 'nothing was crawled');
       assert.equal(
         stderr,
-        "demarkus-broker crawl: --hub team-a differs from the broker config's hub (team-b), the world brokers seed their graph and read the publishing standard from, so they would never read this crawl; set hub: team-a in the config (chart value crawl.hub) or leave --hub out\n",
+        "demarkus-broker crawl: --hub team-a differs from the broker config's hub (team-b), the world brokers seed their graph and read the publishing standard from, so they would never read this crawl; set hub: team-a in the config (chart value crawl.hub) or leave --hub out\nRun `demarkus-broker crawl --help`.\n",
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

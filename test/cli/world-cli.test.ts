@@ -73,6 +73,16 @@ describe('world server and mark client as processes', () => {
     assert.match(found.stdout, /matches: 1/);
   });
 
+  it('exits 3 when the document came without the #anchor asked for, and prints the section when it is there', async () => {
+    const missing = await runCli(['mark', 'fetch', url('/notes/a.md#no-such-part'), '--insecure']);
+    assert.equal(missing.code, 3, missing.stderr);
+    assert.equal(missing.stdout, '');
+    assert.equal(missing.stderr, 'demarkus-broker mark: no section with anchor #no-such-part in /notes/a.md\n');
+    const found = await runCli(['mark', 'fetch', url('/notes/a.md#cli-note'), '--insecure']);
+    assert.equal(found.code, 0, found.stderr);
+    assert.match(found.stdout, /\n\n# CLI note\n/);
+  });
+
   it('prints exact wire bytes with --raw', async () => {
     const raw = await runCli(['mark', 'fetch', url('/missing.md'), '--insecure', '--raw']);
     assert.equal(raw.stdout, '---\nstatus: not-found\n---\n\n# Not found\n\n/missing.md not found\n');
@@ -112,14 +122,31 @@ describe('world server and mark client as processes', () => {
     assert.equal(noVerb.code, 2);
     assert.match(noVerb.stderr, /expected <verb> <mark-url>/);
     const badUrl = await runCli(['mark', 'fetch', 'https://example.com/a.md']);
-    assert.equal(badUrl.code, 1);
-    assert.match(badUrl.stderr, /not a mark:\/\/ URL/);
+    assert.equal(badUrl.code, 2, badUrl.stderr);
+    assert.equal(
+      badUrl.stderr,
+      'demarkus-broker mark: not a mark:// URL: https://example.com/a.md\nRun `demarkus-broker mark --help`.\n',
+    );
     const noRoot = await runCli(['world']);
     assert.equal(noRoot.code, 2);
     assert.match(noRoot.stderr, /--root is required/);
     const badOps = await runCli(['world', 'token', '--label', 'x', '--paths', '/**', '--ops', 'delete']);
     assert.equal(badOps.code, 2);
     assert.match(badOps.stderr, /unknown operation "delete"/);
+  });
+
+  it('refuses a --listen of digits only and names the flag of a TLS file it cannot read', async () => {
+    const root = join(dir, 'refused');
+    const portOnly = await runCli(['world', '--root', root, '--listen', '6309']);
+    assert.equal(portOnly.code, 2, portOnly.stderr);
+    assert.match(
+      portOnly.stderr,
+      /^demarkus-broker world: --listen must be HOST:PORT, e\.g\. `\[::\]:6309` or `:6309`, got "6309"\n/,
+    );
+    const missing = join(dir, 'no-such.pem');
+    const noKey = await runCli(['world', '--root', root, '--tls-cert', missing, '--tls-key', missing]);
+    assert.equal(noKey.code, 2, noKey.stderr);
+    assert.equal(noKey.stderr.split('\n')[0], `demarkus-broker world: --tls-cert: cannot read ${missing} (ENOENT)`);
   });
 
   it('stops cleanly on SIGTERM', async () => {

@@ -7,7 +7,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { DurationError, parseGoDuration } from './duration.ts';
-import { AddressError, isValidHost, parseHostPort, parseListenAddress } from './host-port.ts';
+import { AddressError, isDnsName, isValidHost, parseHostPort, parseListenAddress } from './host-port.ts';
 import { isLoopbackUrlHost } from '../../transport/loopback.ts';
 import { isValidWorldName, worldNameRule } from './world-name.ts';
 
@@ -26,7 +26,8 @@ export function section<T extends z.ZodType>(schema: T) {
   return z.preprocess((value) => (value === undefined ? {} : value), schema);
 }
 
-export const text = () => z.string().min(1, 'must not be empty');
+/** A value that must say something: empty or only spaces (`clientID: "  "`) is refused. */
+export const text = () => z.string().refine((value) => value.trim() !== '', 'must not be empty or blank');
 
 export const flag = (fallback: boolean) => z.boolean().default(fallback);
 
@@ -42,7 +43,7 @@ export function duration(defaultText: string) {
       } catch (error) {
         return fail(ctx, error instanceof DurationError ? error.message : 'is not a duration');
       }
-      if (ms < 0) return fail(ctx, 'must be greater than zero');
+      if (ms < 0) return fail(ctx, 'must be 0 (the default) or more');
       return ms === 0 ? fallback : ms;
     })
     .prefault(defaultText);
@@ -53,7 +54,7 @@ export function countOrDefault(fallback: number) {
   return z
     .number()
     .int('must be a whole number')
-    .min(0, 'must be at least 1')
+    .min(0, 'must be 0 (the default) or more')
     .transform((value) => (value === 0 ? fallback : value))
     .default(fallback);
 }
@@ -88,6 +89,9 @@ export const dialAddress = () =>
       );
     }
   });
+
+/** A DNS name (RFC 1123 labels), not an IP address: `discovery.clusterDomain`. */
+export const dnsName = () => z.string().refine(isDnsName, 'must be a DNS name such as "cluster.local"');
 
 export const hostName = () => z.string().refine((value) => isValidHost(value), 'must be a DNS name or an IP address');
 
@@ -205,7 +209,8 @@ export const tokenPathPattern = () =>
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-function tokenPatternProblem(pattern: string): string | null {
+/** Why `pattern` is not a token path glob the world would match, or null; also checks `world token --paths`. */
+export function tokenPatternProblem(pattern: string): string | null {
   if (!pattern.startsWith('/')) return 'must start with "/"';
   if (/[\u0000-\u001f\u007f]/.test(pattern)) return 'must not contain control characters';
   const stars = pattern.split('**').length - 1;

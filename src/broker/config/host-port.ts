@@ -18,7 +18,11 @@ const dnsName = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9]
 
 /** True for a DNS name or an IP address (IPv6 without brackets). */
 export function isValidHost(host: string): boolean {
-  return isIP(host) !== 0 || dnsName.test(host);
+  return isIP(host) !== 0 || isDnsName(host);
+}
+
+export function isDnsName(host: string): boolean {
+  return dnsName.test(host);
 }
 
 /** `host:port`, `[v6]:port` or (when `allowEmptyHost`) `:port`. Port 0 only when `allowPortZero`. */

@@ -1,15 +1,15 @@
 /**
  * Reading the broker config: YAML text → plain tree → environment overrides →
  * schema. Every failure is a ConfigError with a one-line message; YAML errors
- * give the position and the parser's reason but never the offending line,
- * which may hold a secret.
+ * give the position and a reason but never the offending text, which may be a
+ * secret (yaml-syntax.ts).
  */
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
 import { brokerConfigSchema, type BrokerConfig } from './broker-config.ts';
 import { applyEnvOverrides, isPlainObject, type Env } from './env.ts';
 import { ConfigError } from './errors.ts';
 import { configErrorFromIssues, genericMessage } from './issues.ts';
+import { decodeYamlText } from './yaml-syntax.ts';
 
 export async function loadBrokerConfig(path: string, env: Env = process.env): Promise<BrokerConfig> {
   let text: string;
@@ -31,27 +31,12 @@ export function parseBrokerConfig(text: string, env: Env = process.env): BrokerC
 }
 
 function decodeYaml(text: string): Record<string, unknown> {
-  const lineCounter = new LineCounter();
-  // prettyErrors off: the pretty form quotes the source line.
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const error = document.errors[0];
-  if (error !== undefined) {
-    const { line, col } = lineCounter.linePos(error.pos[0]);
-    throw new ConfigError(
-      'ERR_CONFIG_SYNTAX',
-      `config: invalid YAML at line ${line}, column ${col}: ${firstSentence(error.message)}`,
-    );
-  }
-  const value: unknown = document.toJS({ maxAliasCount: 100 });
+  const value = decodeYamlText(text);
   // An empty file is an empty map: the schema then names the first missing key.
   if (value === null || value === undefined) return {};
   if (!isPlainObject(value))
     throw new ConfigError('ERR_CONFIG_SYNTAX', 'config: the file must hold a YAML map of settings');
   return dropUnset(value) as Record<string, unknown>;
-}
-
-function firstSentence(message: string): string {
-  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
 }
 
 /**

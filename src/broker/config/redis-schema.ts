@@ -35,8 +35,8 @@ const redisUrl = () =>
           ? 'must not carry credentials (use redis.username and redis.passwordFile or DEMARKUS_BROKER_REDIS_PASSWORD)'
           : url.search !== '' || url.hash !== ''
             ? 'must not carry a query or fragment'
-            : !/^(\/\d{0,2})?$/.test(url.pathname)
-              ? 'may only name a database number as its path ("/0")'
+            : !/^(\/(0|[1-9]\d{0,8})?)?$/.test(url.pathname)
+              ? 'may only name a database number (0 or more) as its path ("/0")'
               : null;
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import {
   count,
   countOrDefault,
+  dnsName,
   duration,
   flag,
   lowerList,
@@ -180,7 +181,7 @@ const discoverySchema = z.strictObject({
   namespaces: z
     .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name'))
     .default([]),
-  clusterDomain: z.string().min(1).default('cluster.local'),
+  clusterDomain: dnsName().default('cluster.local'),
   /**
    * Worlds served from Services at most; claimants beyond are refused and reported. The ceiling
    * keeps the replicas' served-names record (one entry per world) far inside one 1 MiB Secret.

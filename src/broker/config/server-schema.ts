@@ -76,8 +76,15 @@ export const serverSchema = z.strictObject({
       allowCredentials: z.boolean().default(false),
       maxAge: duration('10m'),
     })
-    .refine((cors) => !(cors.allowCredentials && cors.allowedOrigins.includes('*')), {
-      message: 'server.cors.allowCredentials cannot be true when allowedOrigins has "*"',
+    .superRefine((cors, ctx) => {
+      // On the field, with the conflict code (issues.ts `codeOf`), as the cross-field rules in rules.ts.
+      if (cors.allowCredentials && cors.allowedOrigins.includes('*'))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['allowCredentials'],
+          message: 'cannot be true when server.cors.allowedOrigins has "*"',
+          params: { conflict: true },
+        });
     })
     .prefault({}),
   /** DNS-rebinding guard: accepted `Host` values; default the hosts of both public URLs. */

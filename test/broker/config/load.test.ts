@@ -270,6 +270,65 @@ describe('broker config: reading the file', () => {
     );
   });
 
+  describe('a YAML error never echoes a value of the file (values may be secrets)', () => {
+    // Each of these once printed part of the secret: the yaml library's messages quote the
+    // offending source (an unresolved alias name, a block scalar header, a tag, an escape).
+    const leaks: Record<string, string> = {
+      'a value starting with * (an alias)': 'oidc:\n  clientSecret: *hunter2SECRET\n',
+      'an alias name ending in :': 'oidc:\n  clientSecret: *hunter2SECRET:\n',
+      'a merge key of an unknown anchor': 'oidc:\n  <<: *hunter2SECRET\n',
+      'a value starting with | (a block scalar header)': 'oidc:\n  clientSecret: |hunter2SECRET\n',
+      'a value starting with > (a folded block header)': 'oidc:\n  clientSecret: >hunter2SECRET\n',
+      'a value with an undeclared tag handle': 'oidc:\n  clientSecret: !a!hunter2SECRET x\n',
+      'a value starting with ! (a tag), which loaded as the text after it': 'oidc:\n  clientSecret: !hunter2SECRET x\n',
+      'a bad escape in a double-quoted value': 'oidc:\n  clientSecret: "ab\\uhunter2SECRET"\n',
+      'an ordered map with a duplicate key':
+        'oidc:\n  clientSecret: !!omap [ {hunter2SECRET: 1}, {hunter2SECRET: 2} ]\n',
+    };
+    for (const [name, text] of Object.entries(leaks)) {
+      it(name, () => {
+        assert.throws(
+          () => parseBrokerConfig(text, env),
+          (error: unknown) => {
+            assert.ok(error instanceof ConfigError, String(error));
+            assert.equal(error.code, 'ERR_CONFIG_SYNTAX');
+            assert.match(error.message, /^config: invalid YAML at line 2, column \d+: [^\n]+$/);
+            assert.doesNotMatch(error.message, /hunt|SECRET/);
+            return true;
+          },
+        );
+      });
+    }
+
+    it('says what a leading * means and to quote it, at its line', () => {
+      assert.throws(() => parseBrokerConfig('server:\n  addr: ":8080"\noidc:\n  clientSecret: *s3cret\n', env), {
+        code: 'ERR_CONFIG_SYNTAX',
+        message: 'config: invalid YAML at line 4, column 17: a value starting with `*` is a YAML alias; quote it',
+      });
+    });
+
+    it('refuses an alias bomb as a syntax error, not a stray ReferenceError', () => {
+      const bomb = [
+        'a: &a [x, x, x, x, x, x, x, x, x, x]',
+        'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+        'c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+        '',
+      ].join('\n');
+      assert.throws(() => parseBrokerConfig(bomb, env), {
+        code: 'ERR_CONFIG_SYNTAX',
+        message: 'config: invalid YAML: aliases expand to too many nodes (at most 100)',
+      });
+    });
+
+    it('still resolves an alias whose anchor comes first', () => {
+      const text = fileConfig.replace(
+        '  publicURL: https://broker.example.com',
+        '  publicURL: &url https://broker.example.com\n  mcp: { publicURL: *url }',
+      );
+      assert.equal(parseBrokerConfig(text, env).server.mcp.publicURL, 'https://broker.example.com');
+    });
+  });
+
   it('refuses duplicate keys as a syntax error', () => {
     assert.throws(() => parseBrokerConfig('server:\n  addr: ":8080"\n  addr: ":9090"\n', env), {
       code: 'ERR_CONFIG_SYNTAX',

@@ -56,7 +56,11 @@ describe('state.ephemeral and redis.* config', () => {
     refused('state:\n  ephemeral: redis\n', /redis\.url: is required when state\.ephemeral is "redis"/);
     refused('redis:\n  url: http://redis:6379\n', /redis\.url: must be a redis:\/\/host/);
     refused('redis:\n  url: redis://user:pw@redis:6379\n', /redis\.url: must not carry credentials/);
-    refused('redis:\n  url: redis://redis:6379/x\n', /redis\.url: may only name a database number/);
+    for (const database of ['x', '-1', '01', '1.5'])
+      refused(
+        `redis:\n  url: redis://redis:6379/${database}\n`,
+        /redis\.url: may only name a database number \(0 or more\)/,
+      );
     refused(
       'redis:\n  url: redis://redis:6379\n  passwordFile: /run/secrets/redis\n',
       /redis\.passwordFile: conflicts with redis\.password/,

@@ -107,7 +107,7 @@ describe('broker config: shape errors name the key path', () => {
     refuses(
       `${fileConfig}rateLimit: { login: { burst: -1 } }\n`,
       'ERR_CONFIG_INVALID',
-      'config: rateLimit.login.burst: must be at least 1',
+      'config: rateLimit.login.burst: must be 0 (the default) or more',
     );
   });
 
@@ -128,6 +128,23 @@ describe('broker config: shape errors name the key path', () => {
       );
   });
 
+  it('refuses a discovery.clusterDomain that is not a DNS name, and a blank oidc.clientID', () => {
+    refuses(
+      `${fileConfig}discovery: { clusterDomain: "a b/c" }\n`,
+      'ERR_CONFIG_INVALID',
+      'config: discovery.clusterDomain: must be a DNS name such as "cluster.local"',
+    );
+    assert.equal(
+      parseBrokerConfig(`${fileConfig}discovery: { clusterDomain: corp.example }\n`, env).discovery.clusterDomain,
+      'corp.example',
+    );
+    refuses(
+      `${fileConfig}oidc: { issuer: "https://idp.example.com", clientID: "  " }\n`,
+      'ERR_CONFIG_INVALID',
+      'config: oidc.clientID: must not be empty or blank',
+    );
+  });
+
   it('refuses an unknown storage backend', () => {
     refuses(
       fileConfig.replace('backend: file', 'backend: redis'),
@@ -145,7 +162,7 @@ describe('broker config: shape errors name the key path', () => {
     refuses(
       withServer(fileConfig, '  idTokenTTL: -5m'),
       'ERR_CONFIG_INVALID',
-      'config: server.idTokenTTL: must be greater than zero',
+      'config: server.idTokenTTL: must be 0 (the default) or more',
     );
     refuses(
       withServer(fileConfig, '  idTokenTTL: 900'),
@@ -296,6 +313,13 @@ describe('broker config: cross-field rules', () => {
       withServer(fileConfig, '  management: { addr: "127.0.0.1:8081" }'),
       'ERR_CONFIG_CONFLICT',
       'config: server.management.addr: must differ from server.mcp.addr ("127.0.0.1:8081" and ":8081" take the same port)',
+    );
+  });
+  it('refuses CORS credentials with the "*" origin on allowCredentials, as a conflict', () => {
+    refuses(
+      withServer(fileConfig, '  cors: { allowedOrigins: ["*"], allowCredentials: true }'),
+      'ERR_CONFIG_CONFLICT',
+      'config: server.cors.allowCredentials: cannot be true when server.cors.allowedOrigins has "*"',
     );
   });
 
