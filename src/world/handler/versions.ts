@@ -11,7 +11,7 @@ export async function handleVersions(ctx: WorldContext, scope: RequestScope): Pr
   const denied = checkRead(scope.tokens, scope.token, path);
   if (denied) return denied;
   if (isHashPath(path)) return notFound(`${path} not found`);
-  const history = await ctx.store.history(path);
+  const history = await ctx.store.history(path, { signal: scope.signal });
   if (history === null || history.versions.length === 0) return notFound(`${path} not found`);
   const current = Math.max(...history.versions.map((v) => v.version));
   const metadata: Record<string, string> = {

@@ -59,7 +59,22 @@ export async function readVersion(ctx: StoreRoot, reqPath: string, version: numb
   return file === null ? null : toStoredVersion(loc.canonical, version, file);
 }
 
-export async function readHistory(ctx: StoreRoot, reqPath: string): Promise<History | null> {
+/** How one history read may be cut short or watched. */
+export type HistoryReading = {
+  /**
+   * Rejects with its reason once it aborts (the client gave up,
+   * src/transport/peer-abandonment.ts): versions not yet read are then not read.
+   */
+  signal?: AbortSignal | undefined;
+  /** Awaited before the chain check reads each version (tests count the reads and hold one). */
+  beforeVersionRead?: ((version: number) => Promise<void> | void) | undefined;
+};
+
+export async function readHistory(
+  ctx: StoreRoot,
+  reqPath: string,
+  reading: HistoryReading = {},
+): Promise<History | null> {
   const loc = await locateDocument(ctx, reqPath);
   if (loc === null || (await visibleVersion(loc)) === 0) return null;
   const numbers = await listVersions(loc.docDir);
@@ -69,7 +84,7 @@ export async function readHistory(ctx: StoreRoot, reqPath: string): Promise<Hist
     const info = await lstat(path.join(loc.docDir, versionFileName(version)));
     infos.push({ version, modified: truncateToSecond(info.mtime) });
   }
-  const chainError = await verifyChain(loc.docDir, numbers);
+  const chainError = await verifyChain(loc.docDir, numbers, reading);
   const history: History = { versions: infos.reverse(), chainValid: chainError === null };
   if (chainError !== null) history.chainError = chainError;
   return history;
@@ -80,12 +95,23 @@ export async function readHistory(ctx: StoreRoot, reqPath: string): Promise<Hist
  * `sha256-<hex of the previous file's bytes>`, and every one must pass the strict
  * reader and declare its own number. The oldest retained version is the root: its
  * own `previous-hash` is not checked. Returns the first problem, or null.
+ *
+ * Versions are read one after another, each up to 1 MiB, so a long chain is the
+ * most a read request costs; once `reading.signal` aborts, the next version is
+ * not read and the check rejects with the signal's reason.
  */
-export async function verifyChain(docDir: string, numbers: number[]): Promise<string | null> {
+export async function verifyChain(
+  docDir: string,
+  numbers: number[],
+  reading: HistoryReading = {},
+): Promise<string | null> {
+  const { signal, beforeVersionRead } = reading;
   let previous: Buffer | null = null;
   let chainError: string | null = null;
   let formatError: string | null = null;
   for (const version of numbers) {
+    signal?.throwIfAborted();
+    if (beforeVersionRead !== undefined) await beforeVersionRead(version);
     const file = await readVersionFile(docDir, version);
     if (file === null) throw new Error(`read v${version}: version disappeared during verification`);
     if (previous !== null && chainError === null) chainError = checkLink(version, previous, file.raw);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Metadata } from '../../protocol/metadata.ts';
 import { setArchived, type ArchiveContext } from './doc-archive.ts';
 import { appendDocument } from './doc-append.ts';
-import { readCurrent, readHistory, readVersion } from './doc-reader.ts';
+import { readCurrent, readHistory, readVersion, type HistoryReading } from './doc-reader.ts';
 import { writeDocument, type WriterContext } from './doc-writer.ts';
 import { StoreError } from './errors.ts';
 import { listDirectory, isDirectoryPath, type ListingWindow } from './listing.ts';
@@ -101,8 +101,9 @@ export class FileStore {
     return listDirectory(this.#ctx, dirPath, window);
   }
 
-  history(docPath: string): Promise<History | null> {
-    return readHistory(this.#ctx, docPath);
+  /** The retained versions and the chain verdict; `reading.signal` stops the chain check between versions. */
+  history(docPath: string, reading: HistoryReading = {}): Promise<History | null> {
+    return readHistory(this.#ctx, docPath, reading);
   }
 
   /** PUBLISH with a body. `expectedVersion`: absent = no check, 0 = create-only, N = must be current. */

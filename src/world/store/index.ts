@@ -25,6 +25,7 @@ export {
   storedEtag,
 } from './stored-format.ts';
 export { inspectStoredVersion, type StoredHeader } from './strict-reader.ts';
+export type { HistoryReading } from './doc-reader.ts';
 export type { RecoveryReport } from './recovery.ts';
 export type {
   ArchiveCheck,
