@@ -21,18 +21,24 @@
 import { LRUCache } from 'lru-cache';
 import { boundedMap } from '../../concurrency/pool.ts';
 import { readRightOf, readRightProbe } from '../worlds/read-right-probe.ts';
+import { CheckBudget, listedReadable } from './folder-read-check.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
 import { WorldDirectory } from './world-urls.ts';
 
 /** How long a verdict stands: short, since protecting a tree is not a change any world reports. */
 export const readCheckTtlMs = 30_000;
 /**
- * Checks one answer may send (cached verdicts are free). An answer counts what it shows
- * (mark_backlinks' `count`, a whole export's rows), so every document in it is checked, not only
- * a page's; 5,000 covers the row count of a 1 MiB `/graph.md` (mark_graph_publish) and the
+ * Checks one answer may send, a folder's LIST pages included (cached verdicts are free). An
+ * answer counts what it shows (mark_backlinks' `count`, a whole export's rows), so every document
+ * in it is checked, not only a page's; 5,000 covers the row count of a 1 MiB `/graph.md` (mark_graph_publish) and the
  * backlinks of all but the most linked documents.
  */
 export const readChecksPerAnswer = 5000;
+/**
+ * Unchecked documents of one folder from which a LIST of the folder replaces their checks: below
+ * that a LIST page saves little, and the documents it does not name still need their own check.
+ */
+export const listFromDocuments = 3;
 /** Checks in flight at once for one answer (a caller holds at most 4 streams of a world anyway). */
 const readCheckWorkers = 4;
 /** Verdicts held: a quarter of the graph's 50,000 documents (graph-bounds.ts), an entry is a URL and a flag. */
@@ -50,8 +56,9 @@ export class GraphReadCheck {
 
   /**
    * Of `urls` (graph identities), those the caller reading through `reader`
-   * may read now. At most `readChecksPerAnswer` uncached ones are checked; the
-   * rest are withheld and counted in `unchecked`.
+   * may read now. Folders holding `listFromDocuments` or more of the uncached
+   * ones are listed first; at most `readChecksPerAnswer` requests are sent in
+   * all, and documents left unchecked are withheld and counted in `unchecked`.
    */
   async readable(
     urls: Iterable<string>,
@@ -60,7 +67,7 @@ export class GraphReadCheck {
   ): Promise<ReadCheckOutcome> {
     const worlds = new WorldDirectory(reader.list());
     const readable = new Set<string>();
-    const toCheck: Array<{ url: string; world: string; path: string }> = [];
+    const toCheck: Located[] = [];
     for (const url of new Set(urls)) {
       const verdict = this.#verdicts.get(url);
       if (verdict === true) readable.add(url);
@@ -68,7 +75,14 @@ export class GraphReadCheck {
       const at = worlds.locate(url);
       if (at !== null) toCheck.push({ url, ...at });
     }
-    const checked = toCheck.slice(0, readChecksPerAnswer);
+    const budget = new CheckBudget(readChecksPerAnswer);
+    const listed = await this.#listFolders(toCheck, reader, budget, options.signal);
+    const remaining = toCheck.filter(({ url }) => !listed.has(url));
+    for (const url of listed) {
+      this.#verdicts.set(url, true);
+      readable.add(url);
+    }
+    const checked = remaining.slice(0, budget.left);
     const answers = await boundedMap(checked, readCheckWorkers, ({ world, path }) =>
       reader.read(
         world,
@@ -83,6 +97,42 @@ export class GraphReadCheck {
       this.#verdicts.set(url, right === 'readable');
       if (right === 'readable') readable.add(url);
     });
-    return { readable, unchecked: toCheck.length - checked.length };
+    return { readable, unchecked: remaining.length - checked.length };
+  }
+
+  /**
+   * The URLs of `toCheck` shown readable by a LIST of their folder
+   * (folder-read-check.ts), for folders holding at least `listFromDocuments`
+   * of them; a world allows one address 50 requests a second
+   * (src/transport/server.ts), and the broker is one address for every caller.
+   */
+  async #listFolders(
+    toCheck: readonly Located[],
+    reader: WorldGateway,
+    budget: CheckBudget,
+    signal: AbortSignal | undefined,
+  ): Promise<Set<string>> {
+    const folders = new Map<string, { world: string; folder: string; urls: Map<string, string> }>();
+    for (const { url, world, path } of toCheck) {
+      const folder = path.slice(0, path.lastIndexOf('/') + 1);
+      if (folder === '') continue;
+      const key = `${world}\n${folder}`;
+      const group = folders.get(key) ?? { world, folder, urls: new Map<string, string>() };
+      folders.set(key, group);
+      group.urls.set(path, url);
+    }
+    const worthListing = [...folders.values()].filter((group) => group.urls.size >= listFromDocuments);
+    const lists = await boundedMap(worthListing, readCheckWorkers, ({ world, folder, urls }) =>
+      listedReadable(reader, world, folder, new Set(urls.keys()), budget, signal),
+    );
+    const listed = new Set<string>();
+    lists.forEach((list, i) => {
+      // A LIST that failed part-way decides nothing: its documents go to the per-document check.
+      if (!list.ok) return;
+      for (const path of list.value) listed.add(worthListing[i]!.urls.get(path)!);
+    });
+    return listed;
   }
 }
+
+type Located = { url: string; world: string; path: string };
