@@ -264,8 +264,8 @@ export async function quicCrawlThroughput(count: number, rounds = 3): Promise<st
           ...['--root', root, '--tokens', tokensFile, '--listen', '127.0.0.1:0', '--rate-limit', '0'],
           ...['--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem'), '--name', 'bench'],
         ],
-        undefined,
-        stopOnExit,
+        // A bench has no test timeout: the 30 s start deadline it always had.
+        { signal: AbortSignal.timeout(30_000), onSpawn: stopOnExit },
       );
       const ownPort = ownProcess.port;
       const places = [

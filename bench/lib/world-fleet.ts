@@ -106,8 +106,7 @@ function startWorld(
       '--rate-limit',
       '0',
     ],
-    120_000,
-    stopOnExit,
+    { signal: AbortSignal.timeout(120_000), onSpawn: stopOnExit },
   );
 }
 

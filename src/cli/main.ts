@@ -1,15 +1,3 @@
-import { runWorldCommand } from './world-command.ts';
-import { runWorldTokenCommand } from './world-token-command.ts';
-import { runMarkCommand } from './mark-command.ts';
-import { runDevCommand } from './dev-command.ts';
-import { runBrokerCommand } from './broker-command.ts';
-import { runTokenCommand } from './token-command.ts';
-import { runLoginCommand } from './login-command.ts';
-import { runWhoamiCommand } from './whoami-command.ts';
-import { runSearchCommand } from './search-command.ts';
-import { runCrawlCommand } from './crawl-command.ts';
-import { runDoctorCommand } from './doctor-command.ts';
-import { runLogoutCommand } from './logout-command.ts';
 import { UsageError } from './usage-error.ts';
 import { packageVersion } from './version.ts';
 
@@ -33,18 +21,24 @@ Run "demarkus-broker <command> --help" for a command's options; "demarkus-broker
 
 type Command = (args: string[]) => Promise<number>;
 
+// Each command's module is loaded when it is chosen: loading them all cost every launch,
+// `--help` included, 2-3 s of CPU for modules the command never runs (the broker, the world
+// server, the MCP SDK, ...).
 const commands: Record<string, Command> = {
-  dev: runDevCommand,
-  broker: runBrokerCommand,
-  token: runTokenCommand,
-  login: (args) => runLoginCommand(args),
-  whoami: (args) => runWhoamiCommand(args),
-  logout: (args) => runLogoutCommand(args),
-  crawl: runCrawlCommand,
-  world: (args) => (args[0] === 'token' ? runWorldTokenCommand(args.slice(1)) : runWorldCommand(args)),
-  mark: runMarkCommand,
-  search: runSearchCommand,
-  doctor: runDoctorCommand,
+  dev: async (args) => (await import('./dev-command.ts')).runDevCommand(args),
+  broker: async (args) => (await import('./broker-command.ts')).runBrokerCommand(args),
+  token: async (args) => (await import('./token-command.ts')).runTokenCommand(args),
+  login: async (args) => (await import('./login-command.ts')).runLoginCommand(args),
+  whoami: async (args) => (await import('./whoami-command.ts')).runWhoamiCommand(args),
+  logout: async (args) => (await import('./logout-command.ts')).runLogoutCommand(args),
+  crawl: async (args) => (await import('./crawl-command.ts')).runCrawlCommand(args),
+  world: async (args) =>
+    args[0] === 'token'
+      ? (await import('./world-token-command.ts')).runWorldTokenCommand(args.slice(1))
+      : (await import('./world-command.ts')).runWorldCommand(args),
+  mark: async (args) => (await import('./mark-command.ts')).runMarkCommand(args),
+  search: async (args) => (await import('./search-command.ts')).runSearchCommand(args),
+  doctor: async (args) => (await import('./doctor-command.ts')).runDoctorCommand(args),
 };
 
 /** The CLI entry: returns the process exit code (0 ok, 1 failure, 2 usage; `mark` adds 3), as docs/errors.md lists. */

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { bootstrapWorldTokens, worldBootstrapApiCalls } from '../../src/broker/kubernetes/index.ts';
-import { startWorldProcess, type WorldProcess } from '../cli/cli-process.ts';
+import { hookStartSignal, startWorldProcess, type WorldProcess } from '../cli/cli-process.ts';
 import { startFakeApiServer } from '../kubernetes/fake-api/server.ts';
 import { worldCases, type WorldCase } from './matrix.ts';
 import { granted, tuple } from './rbac.ts';
@@ -257,7 +257,7 @@ describe('the rendered world runs (chart arguments, dev certificate, bootstrappe
         .replace('/etc/demarkus/seed/', `${dir}/`)
         .replace(/^--listen=.*$/, '--listen=127.0.0.1:0'),
     );
-    world = await startWorldProcess(args);
+    world = await startWorldProcess(args, { signal: hookStartSignal() });
   });
 
   after(() => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, startWorldProcess, type WorldProcess } from './cli-process.ts';
+import { hookStartSignal, runCli, startWorldProcess, type WorldProcess } from './cli-process.ts';
 
 /** `demarkus-broker world`, `world token` and `mark`, driven as a user would: separate processes. */
 describe('world server and mark client as processes', () => {
@@ -17,14 +17,10 @@ describe('world server and mark client as processes', () => {
     assert.equal(minted.code, 0, minted.stderr);
     token = /^token: ([0-9a-f]{64})$/m.exec(minted.stdout)![1]!;
     await writeFile(join(dir, 'tokens.toml'), minted.stdout.slice(minted.stdout.indexOf('[tokens.')));
-    world = await startWorldProcess([
-      '--root',
-      join(dir, 'root'),
-      '--tokens',
-      join(dir, 'tokens.toml'),
-      '--listen',
-      '127.0.0.1:0',
-    ]);
+    world = await startWorldProcess(
+      ['--root', join(dir, 'root'), '--tokens', join(dir, 'tokens.toml'), '--listen', '127.0.0.1:0'],
+      { signal: hookStartSignal() },
+    );
     url = (path) => `mark://127.0.0.1:${world.port}${path}`;
   });
   after(async () => {
@@ -149,8 +145,10 @@ describe('world server and mark client as processes', () => {
     assert.equal(noKey.stderr.split('\n')[0], `demarkus-broker world: --tls-cert: cannot read ${missing} (ENOENT)`);
   });
 
-  it('stops cleanly on SIGTERM', async () => {
-    const second = await startWorldProcess(['--root', join(dir, 'root2'), '--listen', '127.0.0.1:0']);
+  it('stops cleanly on SIGTERM', async (t) => {
+    const second = await startWorldProcess(['--root', join(dir, 'root2'), '--listen', '127.0.0.1:0'], {
+      signal: t.signal,
+    });
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0);
   });

@@ -14,7 +14,7 @@ import { startWorldProcess } from './cli-process.ts';
  * chain verifies, and writing goes on.
  */
 describe('world crash safety (SIGKILL mid-write, as a process over QUIC)', () => {
-  it('keeps every acknowledged write and a valid chain across three kills', async () => {
+  it('keeps every acknowledged write and a valid chain across three kills', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'demarkus-crash-'));
     const token = generateToken();
     await writeFile(
@@ -35,7 +35,7 @@ describe('world crash safety (SIGKILL mid-write, as a process over QUIC)', () =>
     const client = new MarkClient({ insecureSkipVerify: true, requestTimeoutMs: 2000, maxAttempts: 1 });
     try {
       for (let round = 0; round < 3; round++) {
-        const world = await startWorldProcess(args);
+        const world = await startWorldProcess(args, { signal: t.signal });
         const authority = { host: '127.0.0.1', port: world.port };
         const writer = (async () => {
           for (let i = 0; ; i++) {
@@ -77,7 +77,7 @@ describe('world crash safety (SIGKILL mid-write, as a process over QUIC)', () =>
         await world.exited;
         await writer;
       }
-      const world = await startWorldProcess(args);
+      const world = await startWorldProcess(args, { signal: t.signal });
       const authority = { host: '127.0.0.1', port: world.port };
       try {
         let checked = 0;

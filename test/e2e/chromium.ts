@@ -4,12 +4,14 @@
  * apt-get install -y chromium.
  */
 import { existsSync } from 'node:fs';
+import { skipUnlessInstalled } from '../support/needs-program.ts';
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Skipped on a developer machine without it; under CI a missing browser fails the tests instead. */
-export const skipWithoutChromium: string | false =
-  existsSync(chromiumPath) || process.env.CI ? false : `no Chromium at ${chromiumPath} (apt-get install -y chromium)`;
+export const skipWithoutChromium: string | false = skipUnlessInstalled(
+  existsSync(chromiumPath) ? null : `no Chromium at ${chromiumPath} (apt-get install -y chromium)`,
+);
 
 /** Flags from the machine notes: no sandbox as root, and no background traffic on a closed network. */
 export const chromiumArgs: readonly string[] = [

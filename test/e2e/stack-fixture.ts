@@ -190,6 +190,12 @@ export async function startBrokerFront(
     delete (document as Record<string, unknown>).mcpExtra;
     document.server.mcp = { ...document.server.mcp, ...mcpExtra } as typeof document.server.mcp;
   }
+  // `dialerExtra` adds keys to the worldDialer block (a longer requestTimeout, say) and keeps its caFile.
+  const dialerExtra = options.brokerConfig?.dialerExtra as Record<string, unknown> | undefined;
+  if (dialerExtra !== undefined) {
+    delete (document as Record<string, unknown>).dialerExtra;
+    document.worldDialer = { ...document.worldDialer, ...dialerExtra } as typeof document.worldDialer;
+  }
   const config = parseBrokerConfig(stringify(document), {});
   const broker = await startBroker(config);
   const mcpUrl = new URL(broker.trust.resource);

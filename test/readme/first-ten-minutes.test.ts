@@ -107,22 +107,34 @@ describe('the README, first ten minutes: a fresh copy, npm start, sign-in, every
     };
   };
 
-  /** One README line through bash in the copy's root; `onLine` sees stdout lines as they come. */
-  function shell(line: string, onLine?: (text: string) => void, timeoutMs = 90_000): Promise<Run> {
+  /**
+   * One README line through bash in the copy's root; `onLine` sees each whole stdout line as it
+   * comes (a chunk may end mid-line). The test's `signal` ends the command with the test: it has
+   * the test's own timeout rather than a fixed one a loaded machine may outlast.
+   */
+  function shell(signal: AbortSignal, line: string, onLine?: (text: string) => void): Promise<Run> {
     return new Promise((resolve, reject) => {
-      const child = spawn('bash', ['-c', line], { cwd: copy, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('bash', ['-c', line], {
+        cwd: copy,
+        env: env(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        signal,
+        killSignal: 'SIGKILL',
+      });
       let stdout = '';
       let stderr = '';
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      let partial = '';
       child.stdout.on('data', (chunk) => {
-        const before = stdout.length;
         stdout += chunk;
-        if (onLine) for (const text of stdout.slice(before).split('\n')) if (text !== '') onLine(text);
+        if (onLine === undefined) return;
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop()!;
+        for (const text of lines) if (text !== '') onLine(text);
       });
       child.stderr.on('data', (chunk) => (stderr += chunk));
       child.on('error', reject);
       child.on('close', (code) => {
-        clearTimeout(timer);
+        if (onLine !== undefined && partial !== '') onLine(partial);
         resolve({ code, stdout, stderr });
       });
     });
@@ -231,7 +243,7 @@ describe('the README, first ten minutes: a fresh copy, npm start, sign-in, every
     for (const [, path] of readme.matchAll(/`(data\/[^`]+)`/g)) await stat(join(copy, path!));
   });
 
-  it('a second npm start says the ports are taken and which flags move it', async () => {
+  it('a second npm start says the ports are taken and which flags move it', async (t) => {
     const second = spawn(
       'npm',
       ['start', '--', '--port', String(ports.worlds), '--broker-port', String(ports.broker)],
@@ -239,6 +251,8 @@ describe('the README, first ten minutes: a fresh copy, npm start, sign-in, every
         cwd: copy,
         env: env(),
         stdio: ['ignore', 'pipe', 'pipe'],
+        signal: t.signal,
+        killSignal: 'SIGKILL',
       },
     );
     let output = '';
@@ -287,10 +301,10 @@ describe('the README, first ten minutes: a fresh copy, npm start, sign-in, every
     assert.match(text(index), /^# /m);
   });
 
-  it('Connecting an MCP client: "Mint another development token" gives a token the broker accepts', async () => {
+  it('Connecting an MCP client: "Mint another development token" gives a token the broker accepts', async (t) => {
     const line = /`(npx demarkus-broker token [^`]+)`/.exec(readme)?.[1];
     assert.ok(line, 'the README gives the token command');
-    const minted = await shell(local(line));
+    const minted = await shell(t.signal, local(line));
     assert.equal(minted.code, 0, minted.stderr);
     const token = minted.stdout.trim();
     assert.match(token, /^ey[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -298,11 +312,11 @@ describe('the README, first ten minutes: a fresh copy, npm start, sign-in, every
     assert.match(worlds, /team-a/);
   });
 
-  it('Signing in: login prints a URL and a code, the browser confirms it at the development IdP, whoami names you', async () => {
+  it('Signing in: login prints a URL and a code, the browser confirms it at the development IdP, whoami names you', async (t) => {
     const [login, whoami, accessToken] = sectionCommands('Signing in').map(withoutComment);
     assert.match(login!, /^npx demarkus-broker login --issuer http:\/\/127\.0\.0\.1:8080$/);
     let approved: Promise<unknown> | undefined;
-    const signedIn = await shell(local(login!), (line) => {
+    const signedIn = await shell(t.signal, local(login!), (line) => {
       const complete = /\(or open (\S+)\)/.exec(line);
       if (complete === null) return;
       approved = (async () => {
@@ -324,20 +338,20 @@ describe('the README, first ten minutes: a fresh copy, npm start, sign-in, every
     const kept = join(home, 'demarkus-broker', 'credentials.json');
     assert.equal((await stat(kept)).mode & 0o777, 0o600, 'kept with mode 0600');
 
-    const who = await shell(whoami!);
+    const who = await shell(t.signal, whoami!);
     assert.equal(who.code, 0, who.stderr);
     assert.match(who.stdout, /newcomer@example\.com/);
-    const fresh = await shell(withoutComment(accessToken!));
+    const fresh = await shell(t.signal, withoutComment(accessToken!));
     assert.equal(fresh.code, 0, fresh.stderr);
     signedInToken = fresh.stdout.trim();
     const worlds = text(await (await mcpClient(signedInToken)).callTool({ name: 'mark_worlds', arguments: {} }));
     assert.match(worlds, /root/);
   });
 
-  it('Signing in: a code denied in the browser ends login with what happened and how to retry', async () => {
+  it('Signing in: a code denied in the browser ends login with what happened and how to retry', async (t) => {
     const [login] = sectionCommands('Signing in').map(withoutComment);
     let denied: Promise<unknown> | undefined;
-    const run = await shell(local(login!), (line) => {
+    const run = await shell(t.signal, local(login!), (line) => {
       const complete = /\(or open (\S+)\)/.exec(line);
       if (complete !== null)
         denied = (async () => {
@@ -354,58 +368,58 @@ describe('the README, first ten minutes: a fresh copy, npm start, sign-in, every
     );
   });
 
-  it('Talking to a world: each mark command prints the status and metadata, a blank line and the body', async () => {
+  it('Talking to a world: each mark command prints the status and metadata, a blank line and the body', async (t) => {
     const [fetchIndex, fetchSection, list, lookup, publish] = sectionCommands('Talking to a world');
-    const index = await shell(local(fetchIndex!));
+    const index = await shell(t.signal, local(fetchIndex!));
     assert.equal(index.code, 0, index.stderr);
     assert.match(index.stdout, /^status: ok\n(?:[\w-]+: .*\n)*\n# /);
-    const section = await shell(local(fetchSection!));
+    const section = await shell(t.signal, local(fetchSection!));
     assert.equal(section.code, 0, section.stderr);
     assert.match(section.stdout, /\n\n## Decision\b/, 'the #anchor selects one section');
     assert.ok(section.stdout.length < index.stdout.length + 10_000);
-    const listed = await shell(local(list!));
+    const listed = await shell(t.signal, local(list!));
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /^status: ok\n[\s\S]*0001-quic\.md/);
-    const found = await shell(local(lookup!));
+    const found = await shell(t.signal, local(lookup!));
     assert.equal(found.code, 0, found.stderr);
     assert.match(found.stdout, /^status: ok\n/);
     assert.match(found.stdout, /auth/i);
     // Without --ca the self-signed certificate is refused, and the message says which flag to add.
-    const untrusted = await shell(local(fetchIndex!.replace(/ --ca \S+/, '')));
+    const untrusted = await shell(t.signal, local(fetchIndex!.replace(/ --ca \S+/, '')));
     assert.equal(untrusted.code, 1);
     assert.match(untrusted.stderr, /not trusted here\. For the worlds of npm start pass --ca data\/tls\/cert\.pem/);
     assert.match(untrusted.stderr, /--insecure/);
-    const published = await shell(local(publish!));
+    const published = await shell(t.signal, local(publish!));
     assert.equal(published.code, 0, published.stderr);
     assert.match(published.stdout, /^status: created\n[\s\S]*version: 1\b/);
     // Run twice, --expected-version 0 refuses to overwrite what the first run made.
-    const again = await shell(local(publish!));
+    const again = await shell(t.signal, local(publish!));
     assert.match(again.stdout, /^status: conflict\n/);
   });
 
-  it('Running a world server: world token prints the raw token once and the tokens.toml entry', async () => {
+  it('Running a world server: world token prints the raw token once and the tokens.toml entry', async (t) => {
     const mint = sectionCommands('Running a world server').find((line) => line.includes('world token'));
     assert.ok(mint);
-    const minted = await shell(mint);
+    const minted = await shell(t.signal, mint);
     assert.equal(minted.code, 0, minted.stderr);
     assert.match(minted.stdout, /\[tokens\.[^\]]+\]|\[\[tokens\]\]|^\[/m);
     assert.match(minted.stdout, /alice/);
     assert.match(minted.stdout, /\/docs\/\*\*/);
   });
 
-  it('Other commands: search, crawl and doctor answer as the README says', async () => {
+  it('Other commands: search, crawl and doctor answer as the README says', async (t) => {
     const others = sectionCommands('Other commands').map(withoutComment);
     const search = others.find((line) => line.includes(' search '))!;
-    const results = await shell(local(search.replace('<mcp token>', signedInToken)));
+    const results = await shell(t.signal, local(search.replace('<mcp token>', signedInToken)));
     assert.equal(results.code, 0, results.stderr);
     assert.match(results.stdout, /mark:\/\/\S+\.md/, 'ranked results name documents by mark:// URL');
     assert.match(results.stdout, /refresh/i);
     // Without --token, search uses the sign-in that login kept.
-    const unsigned = await shell(local(search.replace(/ --token <mcp token>/, '')));
+    const unsigned = await shell(t.signal, local(search.replace(/ --token <mcp token>/, '')));
     assert.equal(unsigned.code, 0, unsigned.stderr);
     assert.match(unsigned.stdout, /mark:\/\/\S+\.md/);
     // A wrong token: the broker's own reason, not a bare status.
-    const wrong = await shell(local(search.replace('<mcp token>', 'not-a-token')));
+    const wrong = await shell(t.signal, local(search.replace('<mcp token>', 'not-a-token')));
     assert.equal(wrong.code, 1);
     assert.match(
       wrong.stderr,
@@ -422,30 +436,30 @@ describe('the README, first ten minutes: a fresh copy, npm start, sign-in, every
       ttlSeconds: 60,
       now: () => new Date(Date.now() - 10 * 60_000),
     });
-    const expired = await shell(local(search.replace('<mcp token>', stale)));
+    const expired = await shell(t.signal, local(search.replace('<mcp token>', stale)));
     assert.equal(expired.code, 1);
     assert.match(expired.stderr, /the broker refused the token \(HTTP 401: bearer token expired\)/);
 
     const crawl = others.find((line) => line.includes(' crawl '))!;
-    const crawled = await shell(local(crawl));
+    const crawled = await shell(t.signal, local(crawl));
     assert.equal(crawled.code, 0, `${crawled.stdout}\n${crawled.stderr}`);
     assert.match(crawled.stdout, /graph\.md/);
     // From the copy's root, crawl finds npm start's configuration by itself.
-    const again = await shell(local(crawl.replace(/ --config \S+/, '')));
+    const again = await shell(t.signal, local(crawl.replace(/ --config \S+/, '')));
     assert.equal(again.code, 0, `${again.stdout}\n${again.stderr}`);
 
     // Without --token, as the README shows it: doctor uses the sign-in login kept.
     const doctor = others.find((line) => / doctor( |$)/.test(line))!;
-    const report = await shell(local(doctor));
+    const report = await shell(t.signal, local(doctor));
     assert.equal(report.code === 0 || report.code === 1, true, report.stderr);
     assert.match(report.stdout, /duplicate|orphan|broken/i);
   });
 
-  it('Signing in, later: logout revokes and forgets the tokens, and whoami then says to run login', async () => {
-    const out = await shell('npx demarkus-broker logout');
+  it('Signing in, later: logout revokes and forgets the tokens, and whoami then says to run login', async (t) => {
+    const out = await shell(t.signal, 'npx demarkus-broker logout');
     assert.equal(out.code, 0, out.stderr);
     assert.match(out.stdout, /^Signed out of http:\/\/127\.0\.0\.1:\d+: /);
-    const who = await shell('npx demarkus-broker whoami --access-token');
+    const who = await shell(t.signal, 'npx demarkus-broker whoami --access-token');
     assert.equal(who.code, 1);
     assert.equal(who.stdout, '', 'nothing a $(...) could take for a token');
     assert.match(

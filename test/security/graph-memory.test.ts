@@ -48,7 +48,12 @@ describe('security: one writer cannot exhaust the broker through the link graph'
   before(async () => {
     // Reading the whole graph takes one mark_graph_export call per 64 KiB of rows, more than the
     // per-caller budget allows in a minute; budgets are test/security/budgets.test.ts's subject.
-    stack = await startStack({ worlds: ['team-a', 'team-b'], brokerConfig: { rateLimit: { disabled: true } } });
+    // This file tests memory bounds, not speed: on a loaded machine a FETCH of the 1 MiB document can
+    // take longer than the fixture's 3 s, and the crawl would record an error node instead of reading it.
+    stack = await startStack({
+      worlds: ['team-a', 'team-b'],
+      brokerConfig: { rateLimit: { disabled: true }, dialerExtra: { requestTimeout: '120s' } },
+    });
     alice = await stack.connect();
     mallory = await stack.connect(await stack.token('mallory@example.com'));
   });
@@ -80,7 +85,10 @@ describe('security: one writer cannot exhaust the broker through the link graph'
     const answer = await mallory.callTool({ name: 'mark_graph', arguments: { url, depth: 1 } });
     assert.equal(isError(answer), false, resultText(answer));
     const crawled = answer.structuredContent as GraphAnswer;
-    assert.equal(crawled.nodes.find((node) => node.url === url)?.links_cut, true);
+    const node = crawled.nodes.find((node) => node.url === url);
+    // Read first: a document the crawl could not fetch has no links to cut, and the reason is in the text.
+    assert.equal(node?.status, 'ok', resultText(answer));
+    assert.equal(node.links_cut, true);
     assert.match(resultText(answer), /links cut/i);
     const graph = await exported();
     assert.equal(graph.edges.filter((edge) => edge.from === url).length, linksPerDocument);

@@ -124,19 +124,22 @@ describe('security: world resources are bounded per address', () => {
     }
   });
 
-  it('bounds the memory of 60 half-sent 1 MiB requests from one address (world in its own process)', async () => {
-    const world = await startWorldProcess([
-      '--root',
-      join(dir, 'memory'),
-      '--listen',
-      '[::]:0',
-      '--tls-cert',
-      join(dir, 'cert.pem'),
-      '--tls-key',
-      join(dir, 'key.pem'),
-      '--rate-limit',
-      '0',
-    ]);
+  it('bounds the memory of 60 half-sent 1 MiB requests from one address (world in its own process)', async (t) => {
+    const world = await startWorldProcess(
+      [
+        '--root',
+        join(dir, 'memory'),
+        '--listen',
+        '[::]:0',
+        '--tls-cert',
+        join(dir, 'cert.pem'),
+        '--tls-key',
+        join(dir, 'key.pem'),
+        '--rate-limit',
+        '0',
+      ],
+      { signal: t.signal },
+    );
     const clients: QUICClient[] = [];
     try {
       const pid = world.child.pid!;

@@ -7,6 +7,7 @@ import { UnobservedStatus, type GraphNode } from './model.ts';
 import { runPool } from '../../concurrency/pool.ts';
 import { defaultGraphBounds, documentLinkBounds } from './graph-bounds.ts';
 import type { WorldDirectory } from './world-urls.ts';
+import { WorldGatewayError } from '../worlds/gateway.ts';
 
 /**
  * Breadth-first crawl from one document (client/graph.Crawl and
@@ -116,8 +117,8 @@ async function readNode(item: QueueItem, { fetcher, worlds, signal, etags, edgeR
   let response: MarkResponse;
   try {
     response = await fetcher(target.world, target.path, signal);
-  } catch {
-    return { node: { ...blank, status: UnobservedStatus.Error }, edges: [] };
+  } catch (error) {
+    return { node: { ...blank, status: UnobservedStatus.Error, failure: fetchFailure(error) }, edges: [] };
   }
   const etag = response.metadata.etag;
   if (etag) etags.set(item.url, etag);
@@ -139,6 +140,17 @@ async function readNode(item: QueueItem, { fetcher, worlds, signal, etags, edgeR
     ...(links.linksCut === true ? { linksCut: true } : {}),
   };
   return { node, edges: links.edges };
+}
+
+/**
+ * Why a FETCH failed, as the agent may read it: a world gateway error's message
+ * is written for the agent (its codes are all in agentVisibleCodes,
+ * src/broker/mcp/tool-result.ts); anything else may carry library text or an
+ * address, so it stays a plain word.
+ */
+function fetchFailure(error: unknown): string {
+  if (error instanceof Error && error.name === 'AbortError') return 'request cancelled';
+  return error instanceof WorldGatewayError ? error.message : 'the fetch failed';
 }
 
 const utf8 = new TextDecoder('utf-8');

@@ -95,7 +95,10 @@ export class GraphStore {
       const holder = nodeHolder(node.url, node.status, linkers.get(node.url));
       if (!isObservedStatus(node.status)) {
         if (this.#nodes.has(node.url)) continue;
-        if (this.#putNode({ ...node, etag: '', crawledAt: now }, holder)) outcome.upserted++;
+        // Without the crawl's `failure`: it is one caller's moment ("your calls are queued ..."),
+        // and the shared graph answers every caller.
+        const { url, title, status, linkCount } = node;
+        if (this.#putNode({ url, title, status, linkCount, etag: '', crawledAt: now }, holder)) outcome.upserted++;
         else outcome.notRecorded.push(node.url);
         continue;
       }

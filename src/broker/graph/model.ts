@@ -24,6 +24,12 @@ export type GraphNode = {
    * (src/broker/graph/graph-bounds.ts).
    */
   linksCut?: boolean;
+  /**
+   * For an `error` node: why the fetch failed, in words fit for the agent (a
+   * world gateway error's own message, src/broker/worlds/gateway.ts), so a
+   * crawl that timed out does not read like a missing document.
+   */
+  failure?: string;
 };
 
 export type GraphEdge = {

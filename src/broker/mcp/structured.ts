@@ -144,6 +144,7 @@ export const graphNodeSchema = z.object({
     .boolean()
     .optional()
     .describe('true when the graph holds only some of its links (more than a document may contribute, or no room)'),
+  failure: z.string().optional().describe('for status error: why the document could not be read'),
 });
 
 export const graphEdgeSchema = z.object({
@@ -179,6 +180,7 @@ export function graphNodeData(node: GraphNode): z.infer<typeof graphNodeSchema> 
     status: node.status,
     links: node.linkCount,
     ...(node.linksCut === true ? { links_cut: true } : {}),
+    ...(node.failure !== undefined ? { failure: node.failure } : {}),
   };
 }
 

@@ -206,16 +206,27 @@ describe('link graph crawl', () => {
     assert.equal(result.graph.nodes.get('mark://team-a/docs/a.md')?.status, 'ok');
   });
 
-  it('marks missing documents with their status and unreachable worlds as error', async () => {
+  it('marks missing documents with their status and unreachable worlds as error, saying why', async () => {
     gateway.unreachable.add('team-b');
     try {
       const result = await new BrokerGraph({ gateway, now }).crawl('mark://team-a/wide/index.md', gateway, 1);
       assert.equal(result.graph.nodes.get('mark://team-a/wide/n0.md')?.status, 'not-found');
-      const fromB = await new BrokerGraph({ gateway, now }).crawl('mark://team-b/notes.md', gateway, 1);
+      const graph = new BrokerGraph({ gateway, now });
+      const fromB = await graph.crawl('mark://team-b/notes.md', gateway, 1);
       assert.deepEqual(
         [...fromB.graph.nodes.values()],
-        [{ url: 'mark://team-b/notes.md', title: '', status: 'error', linkCount: 0 }],
+        [
+          {
+            url: 'mark://team-b/notes.md',
+            title: '',
+            status: 'error',
+            linkCount: 0,
+            failure: 'world "team-b" is unavailable',
+          },
+        ],
       );
+      // The reason is this crawl's; the shared graph every caller reads does not keep it.
+      assert.equal(graph.store.node('mark://team-b/notes.md')?.failure, undefined);
     } finally {
       gateway.unreachable.clear();
     }

@@ -78,7 +78,8 @@ function formatGraphSummary(result: GraphCrawl, startUrl: string, crawled: reado
   if (nodes.length === 0) return out;
   const nodeLines = nodes.map((node) => {
     const cut = node.linksCut === true ? ' (links cut)' : '';
-    return `  [${goPadEnd(node.status, 9)}] ${goPadEnd(node.url, 40)} ${goQuote(node.title || '(no title)')}  ${node.linkCount} links${cut}`;
+    const failure = node.failure !== undefined ? ` (${node.failure})` : '';
+    return `  [${goPadEnd(node.status, 9)}] ${goPadEnd(node.url, 40)} ${goQuote(node.title || '(no title)')}  ${node.linkCount} links${cut}${failure}`;
   });
   out += `\nNodes:\n${cappedList(nodeLines, graphTextListCap, 'nodes')}`;
   const edges = [...result.graph.edges].sort(compareEdges);
