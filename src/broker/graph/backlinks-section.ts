@@ -28,14 +28,18 @@ function describeOrigin(origin: SeedOrigin): string {
 /**
  * The backlinks section of the mark_explore card (mcp_tools_explore.go
  * writeBacklinksSection): a count heading, then capped lines or a note when
- * nothing is recorded. Starts with a blank line, ends with a newline.
+ * nothing is recorded. `withheldNote` (empty when none were) says the read-check
+ * bound left linking documents unchecked (src/broker/graph/read-check.ts): the
+ * count is then a lower bound, and an empty list is not "none recorded".
+ * Starts with a blank line, ends with a newline.
  */
-export function renderBacklinksSection(entries: readonly BacklinkEntry[]): string {
-  let out = `\n## Backlinks (${entries.length})\n`;
+export function renderBacklinksSection(entries: readonly BacklinkEntry[], withheldNote = ''): string {
+  let out = `\n## Backlinks (${entries.length}${withheldNote === '' ? '' : '+'})\n`;
   if (entries.length === 0) {
+    if (withheldNote !== '') return out + withheldNote;
     return `${out}(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n`;
   }
   for (const entry of entries.slice(0, exploreSectionCap)) out += `${backlinkLine(entry)}\n`;
   if (entries.length > exploreSectionCap) out += `+${entries.length - exploreSectionCap} more backlinks\n`;
-  return out;
+  return out + withheldNote;
 }

@@ -394,4 +394,11 @@ describe('mark_explore backlinks section', () => {
     assert.ok(text.endsWith('- [S9](mark://w/s09.md)\n+2 more backlinks\n'));
     assert.equal(text.split('\n').length, 2 + 10 + 2);
   });
+
+  it('says when the read-check bound withheld linking documents instead of "none recorded"', () => {
+    const note = 'Some linking documents were left out.\n';
+    assert.equal(renderBacklinksSection([], note), `\n## Backlinks (0+)\n${note}`);
+    const text = renderBacklinksSection([entry(0)], note);
+    assert.equal(text, `\n## Backlinks (1+)\n- mark://w/s00.md\n${note}`);
+  });
 });

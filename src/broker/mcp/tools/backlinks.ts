@@ -47,7 +47,7 @@ export const markBacklinks = defineTool({
   outputSchema: {
     status: z.literal('ok'),
     url: z.string(),
-    count: z.number().int().describe('every recorded link into the document, over all pages'),
+    count: z.number().int().describe('linking documents you may read now, over all pages'),
     offset: z.number().int().describe('backlinks before this page'),
     next_offset: z.number().int().optional().describe('the offset of the next page; absent on the last page'),
     backlinks: z

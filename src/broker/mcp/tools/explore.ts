@@ -10,6 +10,7 @@ import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
 import { structuredResult } from '../tool-result.ts';
 import { cutAnchor } from '../tool-url.ts';
+import { uncheckedNote } from './backlinks.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 import {
   exploreSectionCap,
@@ -59,8 +60,14 @@ const outputSchema = {
   backlinks: z
     .array(backlinkSchema)
     .optional()
-    .describe(`the first ${exploreListCap} links into the document recorded in the broker's link graph`),
-  backlink_count: z.number().int().optional().describe('all recorded links into the document'),
+    .describe(
+      `the first ${exploreListCap} links into the document recorded in the broker's link graph, from documents you may read now`,
+    ),
+  backlink_count: z
+    .number()
+    .int()
+    .optional()
+    .describe('recorded links into the document from documents you may read now'),
   siblings: z
     .array(listingEntrySchema)
     .optional()
@@ -116,12 +123,12 @@ async function card(
   at: { docUrl: string; url: string; world: string; path: string },
 ): Promise<ToolResult> {
   const doc = new MarkdownDocument(bodyText(response.body));
-  const backlinks = await recordedBacklinks(ctx, at.docUrl);
+  const { entries: backlinks, unchecked } = await recordedBacklinks(ctx, at.docUrl);
   const siblings = await siblingEntries(ctx, at.world, at.path);
   const text =
     outlineSection(doc) +
     linksSection(doc) +
-    renderBacklinksSection(backlinks) +
+    renderBacklinksSection(backlinks, unchecked > 0 ? uncheckedNote('linking documents') : '') +
     siblingsSection(siblings, at.path) +
     `\nfetch ${at.docUrl}#<anchor> for a section; mark_fetch force=true for the full body\n`;
   const extra = { size: sizeLine(response.body) };
@@ -163,16 +170,21 @@ function linksSection(doc: MarkdownDocument): string {
   );
 }
 
-/** Backlinks come from the broker's link graph; without one (or when seeding fails) none are recorded. */
-async function recordedBacklinks(ctx: ToolContext, docUrl: string): Promise<BacklinkEntry[]> {
+type RecordedBacklinks = { entries: BacklinkEntry[]; unchecked: number };
+
+/**
+ * Backlinks come from the broker's link graph; without one (or when seeding fails) none are recorded.
+ * `unchecked` counts sources the read-check bound left out, as mark_backlinks reports them.
+ */
+async function recordedBacklinks(ctx: ToolContext, docUrl: string): Promise<RecordedBacklinks> {
   const graph = ctx.graph;
-  if (graph === undefined) return [];
+  if (graph === undefined) return { entries: [], unchecked: 0 };
   try {
     await graph.seed(ctx.signal, docUrl);
     // Only sources the caller may read now (src/broker/graph/read-check.ts).
-    return (await graph.readableBacklinks(docUrl, ctx.gateway, ctx.signal)).entries;
+    return await graph.readableBacklinks(docUrl, ctx.gateway, ctx.signal);
   } catch {
-    return [];
+    return { entries: [], unchecked: 0 };
   }
 }
 
