@@ -98,14 +98,19 @@ export class BrokerGraph {
    */
   seed(signal?: AbortSignal, url?: string): Promise<void> {
     if (url === undefined) return this.seeder.seedAll(signal);
-    const world = this.#lineOf(this.identity(url));
+    const worlds = this.#worlds();
+    const world = this.#lineOf(identityIn(worlds, url), worlds);
     return this.seeder.seedFor([this.#hub, ...(world === '' ? [] : [world])], signal);
   }
 
   /** The graph identity of a tool URL: identity form, world spellings translated. */
   identity(url: string): string {
-    const canonical = canonicalMarkUrl(url);
-    return canonical === null ? url : new WorldDirectory(this.gateway.list()).translate(canonical);
+    return identityIn(this.#worlds(), url);
+  }
+
+  /** The configured worlds as they are now (discovery may change them between calls). */
+  #worlds(): WorldDirectory {
+    return new WorldDirectory(this.gateway.list());
   }
 
   /**
@@ -122,8 +127,8 @@ export class BrokerGraph {
     depth: number = defaultCrawlLimits.maxDepth,
     signal?: AbortSignal,
   ): Promise<GraphCrawl> {
-    const worlds = new WorldDirectory(this.gateway.list());
-    const startUrl = this.identity(url);
+    const worlds = this.#worlds();
+    const startUrl = identityIn(worlds, url);
     const limits: CrawlLimits = { ...this.#limits, maxDepth: Math.max(1, Math.min(Math.trunc(depth), maxCrawlDepth)) };
     const fetcher = (world: string, path: string, s: AbortSignal | undefined) =>
       readWithBackoff(reader, world, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
@@ -142,8 +147,9 @@ export class BrokerGraph {
    * once the world's line drains (docs/operations.md, "Keeping the graph fresh").
    */
   refresh(url: string): Promise<void> {
-    const identity = this.identity(url);
-    return this.#refreshes.schedule(this.#lineOf(identity), identity, () => this.#reread(identity));
+    const worlds = this.#worlds();
+    const identity = identityIn(worlds, url);
+    return this.#refreshes.schedule(this.#lineOf(identity, worlds), identity, () => this.#reread(identity));
   }
 
   /**
@@ -154,8 +160,10 @@ export class BrokerGraph {
    */
   resynced(world: string): void {
     const reads = new Map<string, () => Promise<void>>();
+    // One directory for the whole walk: the graph holds up to 50,000 nodes, the broker up to 2,000 worlds.
+    const worlds = this.#worlds();
     for (const node of this.store.nodes())
-      if (this.store.isAuthoritative(node.url) && this.#lineOf(node.url) === world)
+      if (this.store.isAuthoritative(node.url) && this.#lineOf(node.url, worlds) === world)
         reads.set(node.url, () => this.#reread(node.url));
     this.#refreshes.owe(world, reads);
   }
@@ -166,13 +174,13 @@ export class BrokerGraph {
   }
 
   /** The world whose line a URL's refresh waits in; a URL outside every configured world is never read (the crawl only records it), its line is ''. */
-  #lineOf(identity: string): string {
-    return new WorldDirectory(this.gateway.list()).locate(identity)?.world ?? '';
+  #lineOf(identity: string, worlds: WorldDirectory): string {
+    return worlds.locate(identity)?.world ?? '';
   }
 
   async #reread(identity: string): Promise<void> {
-    // The worlds as they are when the read starts (discovery may have changed them meanwhile).
-    const worlds = new WorldDirectory(this.gateway.list());
+    // The worlds as they are when the read starts, not when it was queued (discovery may have changed them meanwhile).
+    const worlds = this.#worlds();
     const fetcher = (w: string, path: string, s: AbortSignal | undefined) =>
       readWithBackoff(this.gateway, w, { verb: 'FETCH', path, ...(s ? { signal: s } : {}) }, { attempts: 3 });
     const result = await crawl(identity, fetcher, worlds, { ...this.#limits, maxDepth: 0 });
@@ -265,4 +273,10 @@ export class BrokerGraph {
   exportMarkdown(): string {
     return this.store.exportMarkdown(this.now());
   }
+}
+
+/** The graph identity of `url` against one snapshot of the configured worlds. */
+function identityIn(worlds: WorldDirectory, url: string): string {
+  const canonical = canonicalMarkUrl(url);
+  return canonical === null ? url : worlds.translate(canonical);
 }
