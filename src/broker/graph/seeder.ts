@@ -91,11 +91,13 @@ export class GraphSeeder {
    */
   async seedFor(worlds: readonly string[], signal?: AbortSignal): Promise<void> {
     const waited = new Set(worlds.filter((world) => this.#gateway.get(world) !== undefined));
+    // Only worlds seedWorld would check now: every graph tool call lands here, and nearly every world is throttled.
+    const now = this.#now().getTime();
     this.#inBackground(
       this.#gateway
         .list()
         .map((world) => world.name)
-        .filter((name) => !waited.has(name)),
+        .filter((name) => !waited.has(name) && this.#due(name, now)),
     );
     await untilAborted(Promise.all([...waited].map((world) => this.seedWorld(world))), signal);
   }
@@ -136,12 +138,18 @@ export class GraphSeeder {
     const running = this.#inFlight.get(world);
     if (running !== undefined) return running;
     const now = this.#now().getTime();
-    const last = this.#checkedAt.get(world);
-    if (last !== undefined && now - last < this.#intervalMs) return Promise.resolve();
+    if (!this.#due(world, now)) return Promise.resolve();
     this.#checkedAt.set(world, now);
     const check = this.#check(world).finally(() => this.#inFlight.delete(world));
     this.#inFlight.set(world, check);
     return check;
+  }
+
+  /** Whether `world` needs a check at `now`: none in flight, and none within the interval (or it was forgotten). */
+  #due(world: string, now: number): boolean {
+    if (this.#inFlight.has(world)) return false;
+    const last = this.#checkedAt.get(world);
+    return last === undefined || now - last >= this.#intervalMs;
   }
 
   async #check(world: string): Promise<void> {
