@@ -219,9 +219,11 @@ export class BrokerGraph {
 
   /** The whole graph as `/graph.md` (mark_graph_publish), without the rows of documents the caller may not read now. */
   async readableExport(reader: WorldGateway, signal?: AbortSignal): Promise<ShownExport> {
-    const shows = await this.#readableRows([...this.store.nodes()], [...this.store.edges()], reader, signal);
-    const nodes = [...this.store.nodes()].filter(shows.node);
-    const edges = [...this.store.edges()].filter(shows.edge);
+    const allNodes = [...this.store.nodes()];
+    const allEdges = [...this.store.edges()];
+    const shows = await this.#readableRows(allNodes, allEdges, reader, signal);
+    const nodes = allNodes.filter(shows.node);
+    const edges = allEdges.filter(shows.edge);
     return {
       body: buildExport(this.now(), nodes, edges),
       nodeCount: nodes.length,
