@@ -12,7 +12,6 @@ export {
   outline,
   outlineEntries,
   headingsOf,
-  sectionText,
   findSection,
   anchorsOf,
   type Heading,

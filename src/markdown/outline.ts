@@ -75,12 +75,7 @@ function sectionEnds(headings: readonly Heading[], lineCount: number): number[] 
   return ends;
 }
 
-/** The exact text of a section, byte for byte: its lines as they were, with the line break that ends it. */
-export function sectionText(markdown: string, entry: OutlineEntry): string {
-  return sectionOf(markdown.split('\n'), entry);
-}
-
-/** `sectionText` from the document's lines (`markdown.split('\n')`). */
+/** The exact text of a section, byte for byte, from the document's lines (`markdown.split('\n')`): its lines as they were, with the line break that ends it. */
 export function sectionOf(lines: readonly string[], entry: OutlineEntry): string {
   const text = lines.slice(entry.line, entry.endLine).join('\n');
   return entry.endLine < lines.length ? `${text}\n` : text;

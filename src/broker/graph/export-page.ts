@@ -40,20 +40,10 @@ export type PageRows = {
 };
 
 /**
- * The rows from `offset` while they fit `maxRowBytes` (at least one, so every call moves on). The
- * graph is read afresh at each call, so a crawl between two calls may shift rows between pages.
+ * The rows from `offset` while they fit `maxRowBytes` (at least one, so every call moves on), for
+ * `renderExportPage` once the caller has dropped those it may not show (`showingOnly`). The graph
+ * is read afresh at each call, so a crawl between two calls may shift rows between pages.
  */
-export function exportPage(
-  exportedAt: Date,
-  nodes: Iterable<GraphNode>,
-  edges: Iterable<GraphEdge>,
-  offset: number,
-  maxRowBytes: number = exportPageRowBytes,
-): ExportPage {
-  return renderExportPage(exportedAt, exportPageRows(nodes, edges, offset, maxRowBytes), maxRowBytes);
-}
-
-/** exportPage's choice of rows, for a caller that drops some (`showingOnly`) before rendering. */
 export function exportPageRows(
   nodes: Iterable<GraphNode>,
   edges: Iterable<GraphEdge>,

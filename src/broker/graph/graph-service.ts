@@ -31,8 +31,6 @@ export type BrokerGraphOptions = {
   announce?: (world: string) => void;
   /** Overrides for mark_graph's node and worker bounds (depth comes from the call). */
   limits?: Partial<Pick<CrawlLimits, 'maxNodes' | 'workers'>>;
-  /** How long a read check's verdict stands (./read-check.ts `readCheckTtlMs`). */
-  readCheckTtlMs?: number;
 };
 
 /**
@@ -71,7 +69,7 @@ export class BrokerGraph {
       ...(options.log ? { log: options.log } : {}),
     });
     this.#hub = options.hub ?? defaultHubWorld;
-    this.#readCheck = new GraphReadCheck(options.readCheckTtlMs === undefined ? {} : { ttlMs: options.readCheckTtlMs });
+    this.#readCheck = new GraphReadCheck();
     this.#announce = options.announce ?? (() => {});
     this.#log = options.log;
     this.#refreshes = new RefreshQueue({
@@ -270,10 +268,6 @@ export class BrokerGraph {
   /** Another replica wrote `world`'s `/graph.md`: check it again at the next use. */
   heardPublished(world: string): void {
     this.seeder.forget(world);
-  }
-
-  exportMarkdown(): string {
-    return this.store.exportMarkdown(this.now());
   }
 }
 

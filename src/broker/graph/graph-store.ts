@@ -1,6 +1,4 @@
 import { Status } from '../../protocol/status.ts';
-import { buildExport } from './graph-export.ts';
-import { exportPage, type ExportPage } from './export-page.ts';
 import { EdgeIndex } from './edge-index.ts';
 import { defaultGraphBounds, GraphBudget, nodeHolder, type GraphBounds } from './graph-bounds.ts';
 import { worldOfUrl } from './link-url.ts';
@@ -348,16 +346,6 @@ export class GraphStore {
 
   setSeedEtag(world: string, etag: string): void {
     this.#seedEtags.set(world, etag);
-  }
-
-  /** The whole store as `/graph.md` (an empty store still renders the header). */
-  exportMarkdown(exportedAt: Date = this.#now()): string {
-    return buildExport(exportedAt, this.#nodes.values(), this.#edges.all());
-  }
-
-  /** One page of the export from `offset` (export-page.ts): mark_graph_export's answer. */
-  exportPage(offset: number, exportedAt: Date = this.#now()): ExportPage {
-    return exportPage(exportedAt, this.#nodes.values(), this.#edges.all(), offset);
   }
 }
 

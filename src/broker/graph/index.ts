@@ -7,7 +7,7 @@ export {
   type ShownExport,
   type ShownExportPage,
 } from './graph-service.ts';
-export { readCheckTtlMs, readChecksPerAnswer } from './read-check.ts';
+export { readChecksPerAnswer } from './read-check.ts';
 export {
   GraphStore,
   type BacklinkEntry,
@@ -29,7 +29,7 @@ export {
 } from './crawler.ts';
 export { GraphSeeder, seedCheckIntervalMs, seedPath, type SeedLog } from './seeder.ts';
 export { buildExport, parseExport, type ExportEdge, type ExportNode, type ParsedExport } from './graph-export.ts';
-export { exportPage, exportPageRowBytes, type ExportPage } from './export-page.ts';
+export { exportPageRowBytes, type ExportPage } from './export-page.ts';
 export { documentLinks, relReferences } from './document-links.ts';
 export { canonicalMarkUrl, documentUrl, isMarkUrl, resolveLinkTarget, resolveReference } from './link-url.ts';
 export { WorldDirectory } from './world-urls.ts';

@@ -26,7 +26,7 @@ import type { WorldGateway } from '../worlds/gateway.ts';
 import { WorldDirectory } from './world-urls.ts';
 
 /** How long a verdict stands: short, since protecting a tree is not a change any world reports. */
-export const readCheckTtlMs = 30_000;
+const readCheckTtlMs = 30_000;
 /**
  * Checks one answer may send, a folder's LIST pages included (cached verdicts are free). An
  * answer counts what it shows (mark_backlinks' `count`, a whole export's rows), so every document
@@ -50,8 +50,8 @@ export type ReadCheckOutcome = { readable: ReadonlySet<string>; unchecked: numbe
 export class GraphReadCheck {
   readonly #verdicts: LRUCache<string, boolean>;
 
-  constructor(options: { ttlMs?: number } = {}) {
-    this.#verdicts = new LRUCache({ max: maxVerdicts, ttl: options.ttlMs ?? readCheckTtlMs });
+  constructor() {
+    this.#verdicts = new LRUCache({ max: maxVerdicts, ttl: readCheckTtlMs });
   }
 
   /**

@@ -12,7 +12,6 @@ import { DoctorRuns } from './doctor/index.ts';
 
 export {
   PublishingStandard,
-  policyUnreadable,
   standardPaths,
   type StandardPart,
   type PolicyVerdict,

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildExport, exportEdgeRow, exportNodeRow } from '../../../src/broker/graph/graph-export.ts';
-import { exportPage } from '../../../src/broker/graph/export-page.ts';
+import { exportPageRows, renderExportPage } from '../../../src/broker/graph/export-page.ts';
 import type { GraphEdge, GraphNode } from '../../../src/broker/graph/model.ts';
 
 const exportedAt = new Date('2026-01-01T00:00:00Z');
@@ -18,7 +18,11 @@ const edges: GraphEdge[] = [
 const sortedNodes = [...nodes].sort((x, y) => x.url.localeCompare(y.url));
 const rowBytes = Buffer.byteLength(exportNodeRow(sortedNodes[0]!));
 
-describe('mark_graph_export pages (exportPage)', () => {
+/** One page as BrokerGraph.readableExportPage builds it for a caller who may read every row. */
+const exportPage = (at: Date, n: GraphNode[], e: GraphEdge[], offset: number, maxRowBytes?: number) =>
+  renderExportPage(at, exportPageRows(n, e, offset, maxRowBytes), maxRowBytes);
+
+describe('mark_graph_export pages (exportPageRows, renderExportPage)', () => {
   it('answers a graph that fits one page as the whole /graph.md export, byte for byte', () => {
     const page = exportPage(exportedAt, nodes, edges, 0);
     assert.equal(page.text, buildExport(exportedAt, nodes, edges));

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { buildExport } from '../../../src/broker/graph/graph-export.ts';
 import { GraphStore } from '../../../src/broker/graph/graph-store.ts';
 import { CrawledGraph } from '../../../src/broker/graph/crawled-graph.ts';
 import type { GraphEdge, GraphNode } from '../../../src/broker/graph/model.ts';
@@ -216,7 +217,7 @@ describe('graph store queries', () => {
     const store = new GraphStore({ now });
     store.merge(crawlOf([node(A, 'ok', 'A')], [edge(A, B, { label: 'B', anchor: 'x', count: 2 })]));
     assert.equal(
-      store.exportMarkdown(),
+      buildExport(now(), store.nodes(), store.edges()),
       '# Document Graph\n\n> Exported: 2026-01-01T00:00:00Z\n> Nodes: 1\n> Edges: 1\n\n## Nodes\n\n| URL | Title | Status | Links |\n|-----|-------|--------|-------|\n' +
         `| [${A}](${A}) | A | ok | 0 |\n\n## Edges\n\n| From | To | Rel | Label | Anchor | Count |\n|------|----|-----|-------|--------|-------|\n| ${A} | ${B} |  | B | x | 2 |\n`,
     );

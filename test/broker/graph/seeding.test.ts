@@ -112,7 +112,7 @@ describe('graph seeding from /graph.md', () => {
 
   it('translates dial-address rows to world names, leaving no in-cluster rows behind', async () => {
     await graph.seed();
-    const exported = graph.exportMarkdown();
+    const exported = (await graph.readableExport(gateway)).body;
     assert.ok(!exported.includes('.svc.cluster.local'), exported);
     assert.ok(exported.includes('| mark://team-a/docs/b.md | mark://team-a/docs/a.md | supersedes |  |  | 1 |'));
   });
@@ -212,7 +212,7 @@ describe('graph seeding from /graph.md', () => {
         ['mark://team-a/index.md'],
       );
       assert.equal(graph.store.node('mark://team-a/docs/b.md'), undefined);
-      const exported = graph.exportMarkdown();
+      const exported = (await graph.readableExport(gateway)).body;
       assert.doesNotMatch(exported, /^\| \[mark:\/\/team-a\/docs\/b\.md\]/m, 'no node row');
       assert.doesNotMatch(exported, /^\| mark:\/\/team-a\/docs\/b\.md \|/m, 'no edge from it');
     });

@@ -332,7 +332,7 @@ describe('graph tools', () => {
         'expected-version': '0',
       });
       const stored = await gateway.read('team-a', { verb: 'FETCH', path: '/graph.md' });
-      assert.equal(Buffer.from(stored.body).toString(), graph.exportMarkdown());
+      assert.equal(Buffer.from(stored.body).toString(), (await graph.readableExport(gateway)).body);
     });
 
     it('prunes to the given retention, sends none for 0, and forwards conflicts verbatim', async () => {
