@@ -65,7 +65,9 @@ export class RefreshQueue {
   /**
    * Resolves once `world` has nothing waiting, running or owed: every refresh
    * scheduled, set aside or owed by then has been read (or forgotten past the
-   * owed cap). For tests and shutdown; callers of `schedule` need not wait.
+   * owed cap). Only tests wait on it (through BrokerGraph.refreshesSettled):
+   * owed and set-aside reads have no caller to resolve, so it is their one way
+   * to know the line drained; shutdown does not wait, nor need callers of `schedule`.
    */
   async settled(world: string): Promise<void> {
     for (;;) {
