@@ -228,7 +228,8 @@ describe('mark_doctor over real QUIC worlds', () => {
 
 describe('doctor reports kept for their later pages', () => {
   it('expire after their time, and are found only by the caller and arguments that made them', () => {
-    let clock = 0;
+    // Not 0: lru-cache takes a start time of 0 for "no ttl".
+    let clock = 1_000_000;
     const runs = new DoctorRuns({ ttlMs: 1000, now: () => clock });
     const report = { worlds: 1, documents: 0, findings: [], notExamined: [] };
     const id = runs.keep('alice', 'args', report);
@@ -236,6 +237,8 @@ describe('doctor reports kept for their later pages', () => {
     assert.equal(runs.held(id, 'bob', 'args'), undefined);
     assert.equal(runs.held(id, 'alice', 'other'), undefined);
     clock += 1000;
+    assert.equal(runs.held(id, 'alice', 'args'), report, 'held for the whole of its time');
+    clock += 1;
     assert.equal(runs.held(id, 'alice', 'args'), undefined);
   });
 });

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { KeyedLimit } from '../../../concurrency/keyed-limit.ts';
 import { Semaphore } from '../../../concurrency/semaphore.ts';
 import type { Finding } from './diagnose.ts';
 
@@ -28,7 +27,7 @@ export type DoctorRunsOptions = {
   now?: () => number;
 };
 
-type Held = { subject: string; input: string; report: DoctorReport; expiresAt: number };
+type Held = { subject: string; input: string; report: DoctorReport };
 
 /**
  * The doctor's finished reports and its runs in flight (docs/knowledge.md "mark_doctor"). A report
@@ -42,43 +41,48 @@ type Held = { subject: string; input: string; report: DoctorReport; expiresAt: n
  */
 export class DoctorRuns {
   readonly #reports: LRUCache<string, Held>;
-  readonly #ttlMs: number;
-  readonly #now: () => number;
-  readonly #perCaller = new KeyedLimit({ inFlight: 1, waiting: 1, activeWindowMs: 0 });
+  /** Subjects with a run under way: a second is refused, never queued, so no waiting slot is needed. */
+  readonly #running = new Set<string>();
   readonly #everyone: Semaphore;
 
   constructor(options: DoctorRunsOptions = {}) {
-    this.#ttlMs = options.ttlMs ?? 10 * 60_000;
-    this.#now = options.now ?? Date.now;
     this.#everyone = new Semaphore(options.concurrentRuns ?? 2);
     this.#reports = new LRUCache<string, Held>({
       max: options.maxReports ?? 64,
       maxSize: options.maxFindings ?? 200_000,
       // lru-cache sizes are positive: a report without findings counts one.
       sizeCalculation: (held) => held.report.findings.length + 1,
+      // lru-cache expires them (as src/broker/graph/read-check.ts does); ttlResolution 0 reads the
+      // clock at every check, so an injected `now` is never answered from lru-cache's cached time.
+      ttl: options.ttlMs ?? 10 * 60_000,
+      ttlResolution: 0,
+      ...(options.now === undefined ? {} : { perf: { now: options.now } }),
     });
   }
 
   /** Makes a report for `subject`, unless one of its runs is under way (DoctorBusyError). */
   async run(subject: string, make: () => Promise<DoctorReport>, signal?: AbortSignal): Promise<DoctorReport> {
-    if (this.#perCaller.usersOf(subject) > 0)
+    if (this.#running.has(subject))
       throw new DoctorBusyError(
         'a mark_doctor report of yours is still being made: wait for its answer, then page through it with its next-cursor',
       );
-    return this.#perCaller.run(subject, async () => {
+    this.#running.add(subject);
+    try {
       await this.#everyone.acquire(signal);
       try {
         return await make();
       } finally {
         this.#everyone.release();
       }
-    });
+    } finally {
+      this.#running.delete(subject);
+    }
   }
 
   /** Keeps a report for its later pages and returns the id its cursors carry. */
   keep(subject: string, input: string, report: DoctorReport): string {
     const id = randomBytes(12).toString('base64url');
-    this.#reports.set(id, { subject, input, report, expiresAt: this.#now() + this.#ttlMs });
+    this.#reports.set(id, { subject, input, report });
     return id;
   }
 
@@ -86,10 +90,6 @@ export class DoctorRuns {
   held(id: string, subject: string, input: string): DoctorReport | undefined {
     const held = this.#reports.get(id);
     if (held === undefined || held.subject !== subject || held.input !== input) return undefined;
-    if (held.expiresAt <= this.#now()) {
-      this.#reports.delete(id);
-      return undefined;
-    }
     return held.report;
   }
 }
