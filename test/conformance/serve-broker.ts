@@ -5,6 +5,7 @@
  * everything else is the production wiring. Test use only.
  */
 import type { AddressInfo } from 'node:net';
+import { closeWithin } from '../../src/broker/http/close-within.ts';
 import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,7 +81,7 @@ export async function startConformanceBroker(port = 0): Promise<{ url: string; c
   return {
     url: `http://localhost:${address.port}/mcp`,
     async close() {
-      await listener.app.close();
+      await closeWithin(listener.app, 0);
       await gateway.close();
       await world.close();
     },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { mintBrokerToken } from '../../../src/broker/auth/mint-broker-token.ts';
 import { generateSigningKeyPem, loadSigningKey, type SigningKey } from '../../../src/broker/auth/signing-key.ts';
 import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
+import { closeWithin } from '../../../src/broker/http/close-within.ts';
 import { createMcpListener, type McpListener, type McpListenerOptions } from '../../../src/broker/http/mcp-listener.ts';
 import type { McpDefinitions } from '../../../src/broker/http/register-definitions.ts';
 import type { ToolDefinition } from '../../../src/broker/mcp/definitions.ts';
@@ -151,6 +152,7 @@ export async function startListener(overrides: Partial<McpListenerOptions> = {})
         email,
         ...(extra.ttlSeconds ? { ttlSeconds: extra.ttlSeconds } : {}),
       }),
-    close: () => listener.app.close(),
+    // As the broker closes it with no grace: an open event stream does not hold the close (close-within.ts).
+    close: () => closeWithin(listener.app, 0),
   };
 }

@@ -14,6 +14,7 @@
  *   # add --expected-failures <baseline.yml> (YAML `server: [scenario, ...]`) for a CI exit code of 0
  */
 import type { AddressInfo } from 'node:net';
+import { closeWithin } from '../../../../src/broker/http/close-within.ts';
 import { createMcpListener } from '../../../../src/broker/http/mcp-listener.ts';
 import type { Identity } from '../../../../src/broker/identity.ts';
 import { definitions, issuer, listingGateway } from '../fixtures.ts';
@@ -41,6 +42,6 @@ const listener = await createMcpListener({
 await listener.app.listen({ host: '127.0.0.1', port });
 const address = listener.app.server.address() as AddressInfo;
 process.stdout.write(`http://localhost:${address.port}/mcp\n`);
-const stop = () => void listener.app.close().then(() => process.exit(0));
+const stop = () => void closeWithin(listener.app, 0).then(() => process.exit(0));
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
