@@ -3,7 +3,7 @@ import { defaultPort } from '../protocol/limits.ts';
 import { readFile } from 'node:fs/promises';
 import { seedDocumentOnce } from '../world/seed-document.ts';
 import type { World } from '../world/world.ts';
-import type { TlsKeyPair } from '../transport/tls.ts';
+import { loadTlsFiles, TlsConfigError, type TlsKeyPair } from '../transport/index.ts';
 import { startWorldServer } from '../world/world-server.ts';
 
 /** Where a world describes itself (docs/knowledge.md "World descriptors"). */
@@ -108,19 +108,15 @@ export async function runWorldCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-/** The PEM files --tls-cert and --tls-key name, read here so a missing one is blamed on its flag; neither: a dev certificate. */
+/** The PEM files --tls-cert and --tls-key name, checked to match; a problem is blamed on its flag. Neither: a dev certificate. */
 async function tlsFiles(certFile: string | undefined, keyFile: string | undefined): Promise<TlsKeyPair | 'dev'> {
   if (certFile === undefined || keyFile === undefined) return 'dev';
-  // One after the other, so that with both missing the message always names --tls-cert.
-  const cert = await readFlagFile('--tls-cert', certFile);
-  return { cert, key: await readFlagFile('--tls-key', keyFile) };
-}
-
-async function readFlagFile(flag: string, file: string): Promise<string> {
   try {
-    return await readFile(file, 'utf8');
+    return await loadTlsFiles({ certFile, keyFile });
   } catch (error) {
-    throw new UsageError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    if (error instanceof TlsConfigError)
+      throw new UsageError(`${error.part === 'certificate' ? '--tls-cert' : '--tls-key'}: ${error.message}`);
+    throw error;
   }
 }
 
