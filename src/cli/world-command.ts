@@ -12,7 +12,7 @@ import { jsonLogger } from './json-logger.ts';
 import { parseHostPort, UsageError } from './usage-error.ts';
 import { commandArgs } from './command-args.ts';
 import { flagOrEnv, numberFlag } from './number-flag.ts';
-import { exitOnNextSignal, waitForSignal } from './signals.ts';
+import { stopGracefully, waitForSignal } from './signals.ts';
 
 const help = `demarkus-broker world --root DIR [options]
 
@@ -99,12 +99,14 @@ export async function runWorldCommand(args: string[]): Promise<number> {
     },
     'world listening',
   );
-  const signal = await stopped;
-  log.info({ signal, timeoutSeconds: shutdownSeconds }, 'shutting down: finishing the requests in flight');
-  const stopWatching = exitOnNextSignal((again) => log.warn({ signal: again }, 'second signal: exiting now'));
-  await server.close({ graceMs: shutdownSeconds * 1000 });
-  stopWatching();
-  log.info({}, 'stopped');
+  await stopGracefully(
+    stopped,
+    async (signal) => {
+      log.info({ signal, timeoutSeconds: shutdownSeconds }, 'shutting down: finishing the requests in flight');
+      await server.close({ graceMs: shutdownSeconds * 1000 });
+    },
+    log,
+  );
   return 0;
 }
 
