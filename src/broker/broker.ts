@@ -57,7 +57,8 @@ export type RunningBroker = {
    * Stops the broker: `/readyz` answers 503 at once, the listeners keep serving for
    * `drainDelayMs`, then the MCP and issuer listeners stop accepting and give what is in flight
    * up to `graceMs` before closing the rest; the management listener and the rest close last.
-   * Both default to 0 (tests, `npm start`); `demarkus-broker broker` passes `server.shutdown`.
+   * Both default to 0 (tests); `npm start` passes no drain and a 1 s bound (dev-command.ts),
+   * `demarkus-broker broker` passes `server.shutdown`.
    */
   close(options?: ShutdownOptions): Promise<void>;
 };
@@ -262,8 +263,8 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
       // every pod, and the issuer with them, out of the Service (docs/decisions.md). Their health is
       // the detail below, mark_worlds and the broker_world_* series. The signing key needs no check:
       // tokenTrust loaded and checked it before any listener started, and it never changes.
-      // `draining` is named for the verdict it gives: "not ready: draining" from the first SIGTERM on.
-      ready: () => ({ listeners: listening, draining: !draining }),
+      // From the first SIGTERM on, "not ready: draining" (docs/operations.md).
+      ready: () => ({ listeners: listening, serving: draining ? 'draining' : true }),
       detail: () => gateway.list().map((world) => healthLine(world.name, gateway.health(world.name) ?? unknownHealth)),
       logger: options.logger ?? false,
     });

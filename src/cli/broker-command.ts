@@ -1,6 +1,6 @@
 import { loadBrokerConfig } from '../broker/config/index.ts';
 import { startBroker } from '../broker/broker.ts';
-import { exitOnNextSignal, waitForSignal } from './signals.ts';
+import { stopGracefully, waitForSignal } from './signals.ts';
 import { givenConfigPath, productionConfigPath } from './config-path.ts';
 import { jsonLogger, logOptions } from './json-logger.ts';
 import { commandArgs } from './command-args.ts';
@@ -37,12 +37,14 @@ export async function runBrokerCommand(args: string[]): Promise<number> {
     },
     'broker listening',
   );
-  const signal = await stopped;
   const { drainDelay, timeout } = config.server.shutdown;
-  log.info({ signal, drainDelayMs: drainDelay, timeoutMs: timeout }, 'shutting down: not ready, draining');
-  const stopWatching = exitOnNextSignal((again) => log.warn({ signal: again }, 'second signal: exiting now'));
-  await broker.close({ drainDelayMs: drainDelay, graceMs: timeout });
-  stopWatching();
-  log.info({}, 'stopped');
+  await stopGracefully(
+    stopped,
+    async (signal) => {
+      log.info({ signal, drainDelayMs: drainDelay, timeoutMs: timeout }, 'shutting down: not ready, draining');
+      await broker.close({ drainDelayMs: drainDelay, graceMs: timeout });
+    },
+    log,
+  );
   return 0;
 }

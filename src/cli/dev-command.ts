@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { startDevStack } from '../dev/stack.ts';
 import { jsonLogger, logLevel, logOptions } from './json-logger.ts';
-import { exitOnNextSignal, waitForSignal } from './signals.ts';
+import { stopGracefully, waitForSignal } from './signals.ts';
 import { errorCodes } from '../errors/fetch-failure.ts';
 import { commandArgs } from './command-args.ts';
 import { flagOrEnv, numberFlag } from './number-flag.ts';
@@ -73,12 +73,9 @@ export async function runDevCommand(args: string[]): Promise<number> {
   });
   const stopped = waitForSignal();
   printWelcome(stack, dataDir, email);
-  await stopped;
   // Ctrl-C stops at once: no drain delay (no load balancer to leave) and a short bound for what
   // is in flight, so an MCP client's open event stream does not hold the terminal.
-  const stopWatching = exitOnNextSignal();
-  await stack.close({ drainDelayMs: 0, graceMs: devShutdownGraceMs });
-  stopWatching();
+  await stopGracefully(stopped, () => stack.close({ drainDelayMs: 0, graceMs: devShutdownGraceMs }));
   return 0;
 }
 

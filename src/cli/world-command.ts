@@ -3,7 +3,7 @@ import { defaultPort } from '../protocol/limits.ts';
 import { readFile } from 'node:fs/promises';
 import { seedDocumentOnce } from '../world/seed-document.ts';
 import type { World } from '../world/world.ts';
-import type { TlsKeyPair } from '../transport/tls.ts';
+import { loadTlsFiles, TlsConfigError, type TlsKeyPair } from '../transport/index.ts';
 import { startWorldServer } from '../world/world-server.ts';
 
 /** Where a world describes itself (docs/knowledge.md "World descriptors"). */
@@ -12,7 +12,7 @@ import { jsonLogger } from './json-logger.ts';
 import { parseHostPort, UsageError } from './usage-error.ts';
 import { commandArgs } from './command-args.ts';
 import { flagOrEnv, numberFlag } from './number-flag.ts';
-import { exitOnNextSignal, waitForSignal } from './signals.ts';
+import { stopGracefully, waitForSignal } from './signals.ts';
 
 const help = `demarkus-broker world --root DIR [options]
 
@@ -99,28 +99,26 @@ export async function runWorldCommand(args: string[]): Promise<number> {
     },
     'world listening',
   );
-  const signal = await stopped;
-  log.info({ signal, timeoutSeconds: shutdownSeconds }, 'shutting down: finishing the requests in flight');
-  const stopWatching = exitOnNextSignal((again) => log.warn({ signal: again }, 'second signal: exiting now'));
-  await server.close({ graceMs: shutdownSeconds * 1000 });
-  stopWatching();
-  log.info({}, 'stopped');
+  await stopGracefully(
+    stopped,
+    async (signal) => {
+      log.info({ signal, timeoutSeconds: shutdownSeconds }, 'shutting down: finishing the requests in flight');
+      await server.close({ graceMs: shutdownSeconds * 1000 });
+    },
+    log,
+  );
   return 0;
 }
 
-/** The PEM files --tls-cert and --tls-key name, read here so a missing one is blamed on its flag; neither: a dev certificate. */
+/** The PEM files --tls-cert and --tls-key name, checked to match; a problem is blamed on its flag. Neither: a dev certificate. */
 async function tlsFiles(certFile: string | undefined, keyFile: string | undefined): Promise<TlsKeyPair | 'dev'> {
   if (certFile === undefined || keyFile === undefined) return 'dev';
-  // One after the other, so that with both missing the message always names --tls-cert.
-  const cert = await readFlagFile('--tls-cert', certFile);
-  return { cert, key: await readFlagFile('--tls-key', keyFile) };
-}
-
-async function readFlagFile(flag: string, file: string): Promise<string> {
   try {
-    return await readFile(file, 'utf8');
+    return await loadTlsFiles({ certFile, keyFile });
   } catch (error) {
-    throw new UsageError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    if (error instanceof TlsConfigError)
+      throw new UsageError(`${error.part === 'certificate' ? '--tls-cert' : '--tls-key'}: ${error.message}`);
+    throw error;
   }
 }
 

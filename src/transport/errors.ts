@@ -106,7 +106,11 @@ export class ListenFailedError extends MarkTransportError {
 
 /** A certificate or key is missing, unreadable, not PEM, or they do not match. */
 export class TlsConfigError extends MarkTransportError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** Which file is at fault, so a CLI can blame its flag; a key that does not match its certificate is the key's. */
+  readonly part: 'certificate' | 'key';
+
+  constructor(message: string, options: { part: 'certificate' | 'key'; cause?: unknown }) {
     super('ERR_TLS_CONFIG', message, options);
+    this.part = options.part;
   }
 }

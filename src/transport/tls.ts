@@ -69,16 +69,19 @@ export interface TlsFiles {
  * so a bad deployment fails at startup rather than at the first handshake.
  */
 export async function loadTlsFiles(files: TlsFiles): Promise<TlsKeyPair> {
-  const [cert, key] = await Promise.all([readPem(files.certFile, 'certificate'), readPem(files.keyFile, 'key')]);
+  // One after the other: with both missing, the error always names the certificate.
+  const cert = await readPem(files.certFile, 'certificate');
+  const key = await readPem(files.keyFile, 'key');
   checkKeyPair({ key, cert });
   return { key, cert };
 }
 
-async function readPem(path: string, what: string): Promise<string> {
+async function readPem(path: string, part: 'certificate' | 'key'): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (cause) {
-    throw new TlsConfigError(`cannot read TLS ${what} file ${path}`, { cause });
+    const code = (cause as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new TlsConfigError(`cannot read TLS ${part} file ${path} (${code})`, { part, cause });
   }
 }
 
@@ -88,15 +91,15 @@ export function checkKeyPair(pair: TlsKeyPair): void {
   try {
     certificate = new X509Certificate(pair.cert);
   } catch (cause) {
-    throw new TlsConfigError('TLS certificate is not a PEM certificate', { cause });
+    throw new TlsConfigError('TLS certificate is not a PEM certificate', { part: 'certificate', cause });
   }
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(pair.key);
   } catch (cause) {
-    throw new TlsConfigError('TLS key is not a PEM private key', { cause });
+    throw new TlsConfigError('TLS key is not a PEM private key', { part: 'key', cause });
   }
   if (!certificate.checkPrivateKey(privateKey)) {
-    throw new TlsConfigError('TLS key does not match the certificate');
+    throw new TlsConfigError('TLS key does not match the certificate', { part: 'key' });
   }
 }

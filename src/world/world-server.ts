@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import {
   addressKey,
   startMarkListener,
@@ -12,8 +11,8 @@ import { loopbackNames } from '../transport/loopback.ts';
 
 export type WorldServerOptions = WorldOptions & {
   listen: { host: string; port: number };
-  /** PEM files, a key pair, or 'dev' for a self-signed development certificate. */
-  tls: { certFile: string; keyFile: string } | TlsKeyPair | 'dev';
+  /** A key pair (the CLI loads and checks PEM files with loadTlsFiles), or 'dev' for a self-signed development certificate. */
+  tls: TlsKeyPair | 'dev';
   rateLimit?: { perSecond: number; burst: number };
   requestTimeoutMs?: number;
 };
@@ -71,9 +70,5 @@ export async function startWorldServer(options: WorldServerOptions): Promise<Wor
 
 async function resolveTls(option: WorldServerOptions['tls']): Promise<{ tls: TlsKeyPair; dev: boolean }> {
   if (option === 'dev') return { tls: await generateDevCertificate({ hostNames: devNames }), dev: true };
-  if ('certFile' in option) {
-    const [cert, key] = await Promise.all([readFile(option.certFile, 'utf8'), readFile(option.keyFile, 'utf8')]);
-    return { tls: { cert, key }, dev: false };
-  }
   return { tls: option, dev: false };
 }

@@ -362,6 +362,18 @@ describe('what each case renders', () => {
     );
   });
 
+  it('discovery: renders maxWorlds as values.yaml or the user gives it', () => {
+    assert.equal(
+      (renderedConfig(brokerCases.find((c) => c.name === 'discovery in all namespaces')!) as any).discovery.maxWorlds,
+      500,
+    );
+    assert.equal(
+      (renderedConfig(brokerCases.find((c) => c.name === 'discovery in listed namespaces')!) as any).discovery
+        .maxWorlds,
+      750,
+    );
+  });
+
   it("discovery: UDP egress to the discovered worlds' ports (networkPolicy.discoveredWorldPorts), for the broker only", async () => {
     const worldPorts = (objects: KubeObject[], policy: string) =>
       (one(objects, 'NetworkPolicy', policy).spec as any).egress

@@ -151,7 +151,7 @@ export const brokerCases: BrokerCase[] = [
     inlineKey: true,
     values: {
       ...minimal,
-      discovery: { enabled: true, namespaces: ['team-a', 'team-b', 'team-a'] },
+      discovery: { enabled: true, namespaces: ['team-a', 'team-b', 'team-a'], maxWorlds: 750 },
       // A discovered world on the world chart's server.udpPort 7000.
       networkPolicy: { discoveredWorldPorts: [6309, 7000] },
     },

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateDevCertificate } from '../../src/transport/index.ts';
 import { hookStartSignal, runCli, startWorldProcess, type WorldProcess } from './cli-process.ts';
 
 /** `demarkus-broker world`, `world token` and `mark`, driven as a user would: separate processes. */
@@ -142,7 +143,32 @@ describe('world server and mark client as processes', () => {
     const missing = join(dir, 'no-such.pem');
     const noKey = await runCli(['world', '--root', root, '--tls-cert', missing, '--tls-key', missing]);
     assert.equal(noKey.code, 2, noKey.stderr);
-    assert.equal(noKey.stderr.split('\n')[0], `demarkus-broker world: --tls-cert: cannot read ${missing} (ENOENT)`);
+    assert.equal(
+      noKey.stderr.split('\n')[0],
+      `demarkus-broker world: --tls-cert: cannot read TLS certificate file ${missing} (ENOENT)`,
+    );
+  });
+
+  it('refuses a --tls-key that does not belong to --tls-cert before listening', async () => {
+    const [pair, other] = await Promise.all([generateDevCertificate(), generateDevCertificate()]);
+    await writeFile(join(dir, 'cert.pem'), pair.cert);
+    await writeFile(join(dir, 'other-key.pem'), other.key);
+    const refused = await runCli([
+      'world',
+      '--root',
+      join(dir, 'refused'),
+      '--listen',
+      '127.0.0.1:0',
+      '--tls-cert',
+      join(dir, 'cert.pem'),
+      '--tls-key',
+      join(dir, 'other-key.pem'),
+    ]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.equal(
+      refused.stderr.split('\n')[0],
+      'demarkus-broker world: --tls-key: TLS key does not match the certificate',
+    );
   });
 
   it('stops cleanly on SIGTERM', async (t) => {

@@ -230,6 +230,23 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     );
   });
 
+  it('ends a list the API server never answers when discovery stops (the list is a bounded call)', async () => {
+    const unhang = fixture.server.hang((request) => request.verb === 'list');
+    const discovery = fixture.replica({ sink });
+    try {
+      const started = discovery.start();
+      await eventually(() => fixture.server.openHungRequests === 1, 'the hung list');
+      const stopped = discovery.stop();
+      await eventually(() => fixture.server.openHungRequests === 0, 'the hung list closed by the client');
+      await stopped;
+      await started;
+      assert.deepEqual(log, [], 'nothing discovered from an unanswered list');
+    } finally {
+      unhang();
+      await discovery.stop();
+    }
+  });
+
   it("reports a failed list or watch by scope and HTTP status only, never client-node's text with the body and headers", async () => {
     fixture.server.store.create('services', worldService('team-a', 'team-a'));
     fixture.server.fail((request) => request.verb === 'list', 403, 1);

@@ -12,7 +12,7 @@ const samples: transportErrors.MarkTransportError[] = [
   new transportErrors.RequestAbortedError({ cause: new Error('x') }),
   new transportErrors.ClientClosedError(),
   new transportErrors.ListenFailedError('[::]:6309', { cause: new Error('x') }),
-  new transportErrors.TlsConfigError('bad', { cause: new Error('x') }),
+  new transportErrors.TlsConfigError('bad', { part: 'key', cause: new Error('x') }),
 ];
 
 describe('transport error classes', () => {

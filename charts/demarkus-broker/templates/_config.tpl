@@ -129,7 +129,7 @@ discovery:
   enabled: true
   namespaces: {{ default list $v.discovery.namespaces | toJson }}
   clusterDomain: {{ $v.discovery.clusterDomain | toJson }}
-  maxWorlds: {{ int (default 500 $v.discovery.maxWorlds) }}
+  maxWorlds: {{ int $v.discovery.maxWorlds }}
 {{- end }}
 metrics:
   enabled: {{ $v.metrics.enabled }}

@@ -209,7 +209,7 @@ export const tokenPathPattern = () =>
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-/** Why `pattern` is not a token path glob the world would match, or null; also checks `world token --paths`. */
+/** Why `pattern` is not a token path glob the world would match, or null. */
 export function tokenPatternProblem(pattern: string): string | null {
   if (!pattern.startsWith('/')) return 'must start with "/"';
   if (/[\u0000-\u001f\u007f]/.test(pattern)) return 'must not contain control characters';

@@ -11,5 +11,4 @@ export { parseGoDuration, formatGoDuration, DurationError } from './duration.ts'
 export { parseListenAddress, parseHostPort, listenersCollide, AddressError } from './host-port.ts';
 export type { HostPort } from './host-port.ts';
 export { isValidWorldName } from './world-name.ts';
-export { tokenPatternProblem } from './fields.ts';
 export { writeTokenFileName, refreshTokensFileName } from './rules.ts';

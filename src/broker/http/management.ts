@@ -3,8 +3,12 @@ import { notFoundHandler, plainErrorHandler } from './http-errors.ts';
 import { httpMetricsHook } from './http-metrics-hook.ts';
 import type { BrokerMetrics } from './metrics.ts';
 
-/** Named readiness checks; the broker is ready only when every one is true. */
-export type ReadinessChecks = Record<string, boolean>;
+/**
+ * Named readiness checks; the broker is ready only when every one is true. A
+ * failing check is `false` (the verdict names the check) or the reason it fails,
+ * which the verdict names instead (`serving: 'draining'` reads "not ready: draining").
+ */
+export type ReadinessChecks = Record<string, true | false | string>;
 
 export type ManagementAppOptions = {
   metrics: BrokerMetrics;
@@ -56,8 +60,8 @@ async function failingChecks(
   try {
     const checks = await ready();
     const failing = Object.entries(checks)
-      .filter(([, ok]) => !ok)
-      .map(([name]) => name);
+      .filter(([, verdict]) => verdict !== true)
+      .map(([name, verdict]) => (typeof verdict === 'string' ? verdict : name));
     return Object.keys(checks).length === 0 ? ['no checks'] : failing;
   } catch (error) {
     onThrow(error);

@@ -3,8 +3,10 @@
  * carry no deadline of their own (undici's 300 s headers timeout is the only
  * end of a request the API server never answers), so every backend call is
  * made through `boundedCall`: the lease elector's with its renew deadline, the
- * Secret calls with `callBound` (a per-call timeout, plus the caller's signal,
- * such as the sweeper's leadership).
+ * Secret calls and world discovery's Service lists with `callBound` (a per-call
+ * timeout, plus the caller's signal, such as the sweeper's leadership or
+ * discovery stopping). Discovery's watches are long-lived by design and end by
+ * their own timeoutSeconds and signal instead (bookmark-watch.ts).
  */
 import { Observable, type ObservableMiddleware } from '@kubernetes/client-node';
 

@@ -11,6 +11,7 @@ import { CoreV1Api, ListWatch, type KubeConfig, type V1Service } from '@kubernet
 import { systemClock, type Clock } from './clock.ts';
 import { BookmarkWatch } from './bookmark-watch.ts';
 import { apiFailure } from './errors.ts';
+import { boundedCall, callBound } from './bounded-call.ts';
 import { DiscoveryIndex, type DiscoveredWorldSink, type DiscoveryIssue } from './discovery-index.ts';
 import { ServedNamesRecord, servedNamesDocument } from './served-names.ts';
 import { worldFromService, worldLabelSelector } from './service-world.ts';
@@ -219,10 +220,18 @@ export class WorldDiscovery {
   #makeScope(core: CoreV1Api, namespace: string | null): Scope {
     const labelSelector = worldLabelSelector;
     const path = namespace === null ? '/api/v1/services' : `/api/v1/namespaces/${namespace}/services`;
+    // Bounded like every backend call (bounded-call.ts): a list the API server never answers ends at
+    // apiCallTimeoutMs (the informer then restarts with backoff) or when discovery stops.
     const list =
       namespace === null
-        ? () => core.listServiceForAllNamespaces({ labelSelector })
-        : () => core.listNamespacedService({ namespace, labelSelector });
+        ? () =>
+            boundedCall(callBound(this.#stopping.signal), (call) =>
+              core.listServiceForAllNamespaces({ labelSelector }, call),
+            )
+        : () =>
+            boundedCall(callBound(this.#stopping.signal), (call) =>
+              core.listNamespacedService({ namespace, labelSelector }, call),
+            );
     const delayFn = this.#options.watchReconnectDelay;
     const informer = new ListWatch<V1Service>(
       path,

@@ -7,7 +7,7 @@
 import { formatRfc3339 } from '../../protocol/time.ts';
 import { formatTokenEntry } from '../../protocol/tokens-entry.ts';
 import { generateToken, hashToken } from '../../protocol/token.ts';
-import { parseTokensFile } from './tokens-file.ts';
+import { parseTokensFile, TokensFileError } from './tokens-file.ts';
 
 export type MintRequest = {
   label: string;
@@ -21,6 +21,13 @@ export type MintedToken = { rawToken: string; hash: string; tomlEntry: string };
 
 export function mintTokenEntry(request: MintRequest): MintedToken {
   if (request.label === '') throw new RangeError('token label must not be empty');
+  // Minting only: Go's validatePattern (and so parseTokensFile) loads "docs/**", but a request
+  // path always starts with "/", so such a grant would match nothing.
+  for (const pattern of request.paths)
+    if (!pattern.startsWith('/'))
+      throw new TokensFileError(`path ${JSON.stringify(pattern)} must start with "/", e.g. /docs/**`, {
+        label: request.label,
+      });
   const rawToken = generateToken();
   const hash = hashToken(rawToken);
   const expires = request.expires instanceof Date ? formatRfc3339(request.expires) : request.expires;

@@ -33,6 +33,17 @@ describe('management listener', () => {
     await app.close();
   });
 
+  it('names a failing check by the reason it gives, when it gives one', async () => {
+    const app = await createManagementApp({
+      metrics: createBrokerMetrics({ collectDefaults: false }),
+      ready: () => ({ listeners: false, serving: 'draining' }),
+    });
+    const response = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.body, 'not ready: listeners, draining\n');
+    await app.close();
+  });
+
   it('answers /readyz 503 when the check throws or checks nothing', async () => {
     const throwing = await createManagementApp({
       metrics: createBrokerMetrics({ collectDefaults: false }),

@@ -65,4 +65,12 @@ describe('mintTokenEntry', () => {
     );
     assert.throws(() => mintTokenEntry({ label: '', paths: ['/**'], operations: ['publish'] }), RangeError);
   });
+
+  it('refuses a path without a leading "/", which loads but would match no request path', () => {
+    assert.throws(
+      () => mintTokenEntry({ label: 'x', paths: ['/a/**', 'docs/**'], operations: ['publish'] }),
+      (error: unknown) =>
+        error instanceof TokensFileError && error.message === 'path "docs/**" must start with "/", e.g. /docs/**',
+    );
+  });
 });
