@@ -119,7 +119,7 @@ describe('CORS for browser clients (real broker)', () => {
         `server:\n  addr: 127.0.0.1:0\n  publicURL: http://127.0.0.1:1\n  cors: ${JSON.stringify(cors)}\noidc:\n  brokerSigningKey: x\nworlds: []\n`;
       assert.throws(
         () => parseBrokerConfig(config({ allowedOrigins: ['*'], allowCredentials: true }), {}),
-        /allowCredentials cannot be true/,
+        /allowCredentials: cannot be true when server.cors.allowedOrigins has "\*"/,
       );
     });
   });
