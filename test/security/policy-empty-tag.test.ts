@@ -15,9 +15,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { isError, resultText, startStack, type Stack } from '../e2e/stack-fixture.ts';
+import { isError, resultText, type Stack } from '../e2e/stack-fixture.ts';
+import { startPolicyStack, type PolicyStack } from './policy-stack.ts';
 
-const policyUrl = 'mark://root/.well-known/demarkus/policy.md';
 const policy =
   '# Publishing policy\n\nThe rules every publish is checked against.\n\n| rule | setting | severity |\n|------|---------|----------|\n| required-tags | category | block |\n';
 const body = '# Runbook\n\nHow to rotate the signing key.\n';
@@ -25,17 +25,10 @@ const body = '# Runbook\n\nHow to rotate the signing key.\n';
 describe('the required-tags rule cannot be met by an axis without a value', () => {
   let stack: Stack;
   let alice: Client;
-  const publish = (args: Record<string, unknown>) =>
-    alice.callTool({ name: 'mark_publish', arguments: { expected_version: 0, on_conflict: 'fail', body, ...args } });
+  let publish: PolicyStack['publish'];
 
   before(async () => {
-    stack = await startStack({
-      worlds: ['root', 'team-a'],
-      allow: { 'team-a': { emails: ['alice@example.com'] }, root: { emails: ['alice@example.com'] } },
-    });
-    alice = await stack.connect();
-    const set = await publish({ url: policyUrl, body: policy });
-    assert.equal(isError(set), false, resultText(set));
+    ({ stack, alice, publish } = await startPolicyStack(policy, body));
   });
   after(() => stack.close());
 
