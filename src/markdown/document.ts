@@ -1,7 +1,15 @@
 import { markdownBlocks, type MarkdownBlocks } from './blocks.ts';
 import { distinctOf, linksOf, type AnchoredLink } from './links.ts';
 import { openingOf } from './opening-paragraph.ts';
-import { entriesOf, findEntry, headingsOf, sectionOf, type Heading, type OutlineEntry } from './outline.ts';
+import {
+  entriesOf,
+  findEntry,
+  readHeadings,
+  sectionOf,
+  type Heading,
+  type OutlineEntry,
+  type UnreadHeadings,
+} from './outline.ts';
 
 /**
  * One body read once for every view a caller takes of it: each view is
@@ -11,19 +19,27 @@ import { entriesOf, findEntry, headingsOf, sectionOf, type Heading, type Outline
  * whole body again, 0.5-1.5 s apiece on a 1 MiB document of headings
  * (docs/benchmarks.md, "Markdown on the worst 1 MiB documents"). The answers
  * are those of the functions of the same names (src/markdown/index.ts).
+ *
+ * With `maxHeadings`, only the first that many headings are read (rendered,
+ * anchored, outlined, their sections cut); the rest are counted in
+ * `unreadHeadings` and still end the sections of those read. A document with
+ * no more headings than that gets the answers of the functions, exactly.
  */
 export class MarkdownDocument {
   readonly markdown: string;
+  readonly #maxHeadings: number;
   #blocks: MarkdownBlocks | undefined;
   #lines: string[] | undefined;
   #headings: Heading[] | undefined;
+  #unread: UnreadHeadings | undefined;
   #entries: OutlineEntry[] | undefined;
   #links: AnchoredLink[] | undefined;
   #distinctLinks: Array<{ text: string; dest: string }> | undefined;
   #opening: string | undefined;
 
-  constructor(markdown: string) {
+  constructor(markdown: string, options: { maxHeadings?: number } = {}) {
     this.markdown = markdown;
+    this.#maxHeadings = options.maxHeadings ?? Number.POSITIVE_INFINITY;
   }
 
   get blocks(): MarkdownBlocks {
@@ -37,21 +53,28 @@ export class MarkdownDocument {
     return this.#lines;
   }
 
-  /** `outline(markdown)`. */
+  /** `outline(markdown)`, up to `maxHeadings` headings. */
   get headings(): readonly Heading[] {
-    this.#headings ??= headingsOf(this.blocks.blocks);
-    return this.#headings;
+    this.#read();
+    return this.#headings!;
   }
 
-  /** `outlineEntries(markdown)`. */
+  /** The headings past `maxHeadings`, not read: 0 for a document within the bound. */
+  get unreadHeadings(): number {
+    this.#read();
+    return this.#unread!.count;
+  }
+
+  /** `outlineEntries(markdown)`, up to `maxHeadings` entries. */
   get outlineEntries(): readonly OutlineEntry[] {
-    this.#entries ??= entriesOf(this.markdown, this.lines.length, this.headings);
+    this.#read();
+    this.#entries ??= entriesOf(this.markdown, this.lines.length, this.headings, this.#unread);
     return this.#entries;
   }
 
-  /** `anchoredLinks(markdown)`. */
+  /** `anchoredLinks(markdown)`; past the first unread heading a link has no anchor (''). */
   get links(): readonly AnchoredLink[] {
-    this.#links ??= linksOf(this.blocks, this.headings).links;
+    this.#links ??= linksOf(this.blocks, this.#linkHeadings()).links;
     return this.#links;
   }
 
@@ -72,9 +95,24 @@ export class MarkdownDocument {
     return this.headings.map((heading) => heading.anchor);
   }
 
-  /** `findSection(markdown, anchor)`. */
+  /** `findSection(markdown, anchor)`, among the headings read. */
   findSection(anchor: string): string | null {
     const entry = findEntry(this.outlineEntries, anchor);
     return entry === undefined ? null : sectionOf(this.lines, entry);
+  }
+
+  #read(): void {
+    if (this.#headings !== undefined) return;
+    const { headings, unread } = readHeadings(this.blocks.blocks, this.#maxHeadings);
+    this.#headings = headings;
+    this.#unread = unread;
+  }
+
+  /** The headings read, then an anchorless one where the unread start: no link takes an anchor from beyond the bound. */
+  #linkHeadings(): readonly Heading[] {
+    const headings = this.headings;
+    const firstUnread = this.#unread!.firstAtOrAbove[6];
+    if (firstUnread === undefined) return headings;
+    return [...headings, { level: 1, text: '', anchor: '', line: firstUnread }];
   }
 }

@@ -33,24 +33,66 @@ export function outline(markdown: string): Heading[] {
 
 /** The anchored headings among already scanned blocks, in document order. */
 export function headingsOf(blocks: readonly Block[]): Heading[] {
+  return readHeadings(blocks, Number.POSITIVE_INFINITY).headings;
+}
+
+/**
+ * What `readHeadings` knows of the headings after its bound without reading them: how many there
+ * are, and where the first of them at each level or above stands, for the sections of the headings
+ * read. They are judged by their source alone (no text rendered, no anchor made): one whose markup
+ * renders to nothing, such as `# <b></b>`, is counted and ends a section, where a heading read would
+ * not be (docs/decisions.md, "A reader tool reads the first 10,000 headings of a document").
+ */
+export type UnreadHeadings = {
+  count: number;
+  /** Index: a level 1-6; the line of the first unread heading of that level or a higher one (a lower number). */
+  firstAtOrAbove: ReadonlyArray<number | undefined>;
+};
+
+/**
+ * The anchored headings among the first `maxHeadings` heading blocks with any source, and a count of
+ * the rest. Rendering and anchoring each heading is what a document of 262,000 headings cost most
+ * (docs/benchmarks.md, "Markdown bounded per call"): past the bound a heading costs a comparison.
+ */
+export function readHeadings(
+  blocks: readonly Block[],
+  maxHeadings: number,
+): { headings: Heading[]; unread: UnreadHeadings } {
   const slugger = new AnchorSlugger();
   const headings: Heading[] = [];
+  const firstAtOrAbove: Array<number | undefined> = [];
+  let read = 0;
+  let count = 0;
   for (const block of blocks) {
-    if (block.kind !== 'heading') continue;
+    if (block.kind !== 'heading' || block.source === '') continue;
+    if (read >= maxHeadings) {
+      count++;
+      for (let level = block.level; level <= 6; level++) firstAtOrAbove[level] ??= block.line;
+      continue;
+    }
+    read++;
     const text = plainText(block.source);
     if (text === '') continue;
     headings.push({ level: block.level, text, anchor: slugger.slug(text), line: block.line });
   }
-  return headings;
+  return { headings, unread: { count, firstAtOrAbove } };
 }
 
 export function outlineEntries(markdown: string): OutlineEntry[] {
   return entriesOf(markdown, markdown.split('\n').length, outline(markdown));
 }
 
-/** Outline entries from a document's headings: `lineCount` is the length of `markdown.split('\n')`. */
-export function entriesOf(markdown: string, lineCount: number, found: readonly Heading[]): OutlineEntry[] {
-  const ends = sectionEnds(found, lineCount);
+/**
+ * Outline entries from a document's headings: `lineCount` is the length of `markdown.split('\n')`.
+ * With `unread`, the headings after `found` that were not read still end the sections of `found`.
+ */
+export function entriesOf(
+  markdown: string,
+  lineCount: number,
+  found: readonly Heading[],
+  unread?: UnreadHeadings,
+): OutlineEntry[] {
+  const ends = sectionEnds(found, lineCount, unread);
   // Splitting "a\n" gives ["a", ""]: the empty tail is not a line of its own.
   const emptyTail = markdown.endsWith('\n') ? 1 : 0;
   return found.map((heading, i) => {
@@ -64,14 +106,14 @@ export function entriesOf(markdown: string, lineCount: number, found: readonly H
  * `lineCount`. One pass, with the headings still waiting for their end on a stack (levels strictly
  * grow towards its top): searching the rest of the list per heading was quadratic in their number.
  */
-function sectionEnds(headings: readonly Heading[], lineCount: number): number[] {
+function sectionEnds(headings: readonly Heading[], lineCount: number, unread?: UnreadHeadings): number[] {
   const ends = new Array<number>(headings.length);
   const open: number[] = [];
   headings.forEach((heading, i) => {
     while (open.length > 0 && headings[open.at(-1)!]!.level >= heading.level) ends[open.pop()!] = heading.line;
     open.push(i);
   });
-  for (const i of open) ends[i] = lineCount;
+  for (const i of open) ends[i] = unread?.firstAtOrAbove[headings[i]!.level] ?? lineCount;
   return ends;
 }
 

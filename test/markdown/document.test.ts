@@ -73,8 +73,7 @@ function randomBody(random: () => number): string {
   return body;
 }
 
-function assertSameViews(body: string): void {
-  const doc = new MarkdownDocument(body);
+function assertSameViews(body: string, doc = new MarkdownDocument(body)): void {
   const label = JSON.stringify(body);
   assert.deepEqual(doc.blocks, markdownBlocks(body), label);
   assert.deepEqual(doc.headings, outline(body), label);
@@ -107,5 +106,50 @@ describe('MarkdownDocument', () => {
   it('gives each function its answer on 3,000 random bodies', () => {
     const random = prng(0x6d61726b);
     for (let i = 0; i < 3000; i++) assertSameViews(randomBody(random));
+  });
+
+  describe('with maxHeadings', () => {
+    it('gives each function its answer on 3,000 random bodies that have no more headings than that', () => {
+      const random = prng(0x626f756e);
+      let within = 0;
+      for (let i = 0; i < 3000; i++) {
+        const body = randomBody(random);
+        const maxHeadings = Math.floor(random() * 4);
+        const doc = new MarkdownDocument(body, { maxHeadings });
+        const headingBlocks = markdownBlocks(body).blocks.filter((b) => b.kind === 'heading' && b.source !== '');
+        if (headingBlocks.length <= maxHeadings) {
+          within++;
+          assert.equal(doc.unreadHeadings, 0);
+          assertSameViews(body, doc);
+        } else {
+          // Past the bound: the headings read are the first of the document's, the rest are counted.
+          const all = outline(body);
+          assert.deepEqual(doc.headings, all.slice(0, doc.headings.length), JSON.stringify(body));
+          assert.ok(doc.headings.length <= maxHeadings);
+          assert.equal(doc.unreadHeadings, headingBlocks.length - maxHeadings);
+        }
+      }
+      // Both branches ran often enough to mean something.
+      assert.ok(within > 300 && within < 2700, `${within} bodies within the bound`);
+    });
+
+    it('ends a section read at a heading not read, and gives no link an anchor past the headings read', () => {
+      const body = '# Top\n\n## a\n\n[x](x.md)\n\n## b\n\n[y](y.md)\n\n# End\n\n[z](z.md)\n';
+      const doc = new MarkdownDocument(body, { maxHeadings: 2 });
+      const exact = outlineEntries(body);
+      assert.deepEqual(doc.outlineEntries, exact.slice(0, 2));
+      assert.equal(doc.unreadHeadings, 2);
+      assert.deepEqual(
+        doc.links.map((link) => [link.dest, link.anchor]),
+        [
+          ['x.md', 'a'],
+          ['y.md', ''],
+          ['z.md', ''],
+        ],
+      );
+      assert.equal(doc.findSection('a'), findSection(body, 'a'));
+      assert.equal(doc.findSection('b'), null);
+      assert.deepEqual(doc.anchors, ['top', 'a']);
+    });
   });
 });

@@ -8,8 +8,7 @@ import type {
   ToolContext,
 } from './definitions.ts';
 import { goQuote } from './go-format.ts';
-import { MarkdownDocument } from '../../markdown/index.ts';
-import { sectionNotFoundText } from './outline-text.ts';
+import { readerDocument, sectionNotFoundText } from './outline-text.ts';
 import { standardPaths, type StandardPart } from '../knowledge/publishing-standard.ts';
 import { worldDescriptorPath } from '../knowledge/world-descriptor.ts';
 import { agentMessage, toolErrorText } from './tool-result.ts';
@@ -108,7 +107,7 @@ export async function readDocument(uri: string, ctx: ToolContext): Promise<Resou
   if (response.status !== 'ok') throw new ResourceReadError(`${docUrl}: ${response.status}`);
   let text = bodyText(response.body);
   if (anchor !== '') {
-    const doc = new MarkdownDocument(text);
+    const doc = readerDocument(text);
     const section = doc.findSection(anchor);
     if (section === null) throw new ResourceReadError(sectionNotFoundText(anchor, docUrl, doc));
     text = section;

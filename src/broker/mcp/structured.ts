@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Metadata } from '../../protocol/metadata.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { MarkdownDocument } from '../../markdown/index.ts';
+import { outlineHeadingLimit } from './outline-text.ts';
 import { qualifiedWorldUrl } from './go-format.ts';
 import type { ListedEntry } from '../../protocol/render/list.ts';
 import { compareEdges, compareUtf8, type GraphEdge, type GraphNode, type Provenance } from '../graph/index.ts';
@@ -84,6 +85,20 @@ export const outlineEntrySchema = z.object({
   anchor: z.string().describe('the #anchor that reads this section with mark_fetch'),
   lines: z.number().int().describe('the size of the section in lines'),
 });
+
+/** How many headings of a document past `outlineHeadingLimit` were not read; only when some were. */
+export const headingsNotReadSchema = z
+  .number()
+  .int()
+  .optional()
+  .describe(
+    `headings past the first ${outlineHeadingLimit.toLocaleString('en')}, which the outline leaves out (absent when none were)`,
+  );
+
+/** `headings_not_read` of a document, to spread into structuredContent: nothing when every heading was read. */
+export function headingsNotReadData(doc: MarkdownDocument): { headings_not_read?: number } {
+  return doc.unreadHeadings === 0 ? {} : { headings_not_read: doc.unreadHeadings };
+}
 
 /** The headings of a document as outline entries. */
 export function outlineData(doc: MarkdownDocument): z.infer<typeof outlineEntrySchema>[] {

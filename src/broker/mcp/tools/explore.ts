@@ -2,8 +2,8 @@ import { requiredString, urlDescription } from '../args.ts';
 import { bodyText, isBinaryBody, sizeLine } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
-import { MarkdownDocument } from '../../../markdown/index.ts';
-import { cappedList, linkLines, outlineLines } from '../outline-text.ts';
+import type { MarkdownDocument } from '../../../markdown/index.ts';
+import { cappedList, linkLines, outlineHeadingLimit, outlineLines, readerDocument } from '../outline-text.ts';
 import type { MarkResponse } from '../../../protocol/response.ts';
 import { parseList, type ListedEntry } from '../../../protocol/render/list.ts';
 import { defineTool } from '../run-tool.ts';
@@ -23,6 +23,8 @@ import { z } from 'zod';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import {
   backlinkSchema,
+  headingsNotReadData,
+  headingsNotReadSchema,
   listingEntryData,
   listingEntrySchema,
   outlineData,
@@ -45,7 +47,13 @@ const outputSchema = {
       'card: the overview below; binary: the document is not markdown (absent when the world did not answer ok)',
     ),
   size: z.string().optional(),
-  outline: z.array(outlineEntrySchema).optional().describe('every heading, with its #anchor and section size'),
+  outline: z
+    .array(outlineEntrySchema)
+    .optional()
+    .describe(
+      `every heading up to the first ${outlineHeadingLimit.toLocaleString('en')}, with its #anchor and section size`,
+    ),
+  headings_not_read: headingsNotReadSchema,
   opening: z.string().optional().describe('the opening paragraph'),
   links: z
     .array(
@@ -81,7 +89,7 @@ export const markExplore = defineTool({
   title: 'Explore a document',
   description: describe(
     'Get a one-call overview of a document before reading it: its heading outline with #anchors, opening paragraph, outbound links, known backlinks, and the other entries of its directory.',
-    `Each list in the text shows at most ${exploreListCap} entries, then "+N more"; structuredContent carries every heading and outbound link, the first ${exploreListCap} backlinks with backlink_count, and one short page of siblings with siblings_complete.`,
+    `Each list in the text shows at most ${exploreListCap} entries, then "+N more"; structuredContent carries every heading and outbound link (headings past the first ${outlineHeadingLimit.toLocaleString('en')} are only counted, in headings_not_read), the first ${exploreListCap} backlinks with backlink_count, and one short page of siblings with siblings_complete.`,
     'Use it to decide which sections to read with mark_fetch url#<anchor>.',
     worldUrlHint,
   ),
@@ -122,7 +130,7 @@ async function card(
   response: MarkResponse,
   at: { docUrl: string; url: string; world: string; path: string },
 ): Promise<ToolResult> {
-  const doc = new MarkdownDocument(bodyText(response.body));
+  const doc = readerDocument(bodyText(response.body));
   const { entries: backlinks, unchecked } = await recordedBacklinks(ctx, at.docUrl);
   const siblings = await siblingEntries(ctx, at.world, at.path);
   const text =
@@ -138,6 +146,7 @@ async function card(
     mode: 'card',
     size: extra.size,
     outline: outlineData(doc),
+    ...headingsNotReadData(doc),
     ...(opening === '' ? {} : { opening }),
     links: doc.distinctLinks.map((link) => {
       const resolved = resolveReference(at.url, link.dest);
@@ -156,7 +165,7 @@ async function card(
 
 function outlineSection(doc: MarkdownDocument): string {
   const headings = outlineLines(doc);
-  let out = `## Outline\n${headings.length === 0 ? '(no headings)\n' : cappedList(headings, exploreListCap, 'headings')}`;
+  let out = `## Outline\n${headings.length === 0 ? '(no headings)\n' : cappedList(headings, exploreListCap, 'headings', headings.length + doc.unreadHeadings)}`;
   const opening = doc.openingParagraph;
   if (opening !== '') out += `\n## Opening\n${opening}\n`;
   return out;

@@ -5,12 +5,18 @@ import { bodyText, sizeLine } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { changedNote, FetchMemory, identified, sameDoc, unchangedNotice, type SeenDoc } from '../fetch-dedup.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
-import { MarkdownDocument } from '../../../markdown/index.ts';
-import { outlineBody, sectionNotFoundText } from '../outline-text.ts';
+import { outlineBody, readerDocument, sectionNotFoundText } from '../outline-text.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
 import { structuredResult, toolError } from '../tool-result.ts';
-import { outlineData, outlineEntrySchema, responseFields, responseShape } from '../structured.ts';
+import {
+  headingsNotReadData,
+  headingsNotReadSchema,
+  outlineData,
+  outlineEntrySchema,
+  responseFields,
+  responseShape,
+} from '../structured.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { z } from 'zod';
 import { cutAnchor } from '../tool-url.ts';
@@ -41,6 +47,7 @@ const outputSchema = {
     .array(outlineEntrySchema)
     .optional()
     .describe('the headings of a large document, with their #anchors and section sizes in lines'),
+  headings_not_read: headingsNotReadSchema,
   size: z.string().optional().describe('the size of a document returned as an outline'),
   note: z.string().optional().describe('how the document changed since an earlier fetch in this session'),
 };
@@ -80,7 +87,7 @@ async function fetchDocument(ctx: ToolContext, raw: string, force: boolean): Pro
   const body = bodyText(response.body);
   // A section is content the agent asked for by name: any size, and no dedup.
   if (anchor !== '') {
-    const doc = new MarkdownDocument(body);
+    const doc = readerDocument(body);
     const section = doc.findSection(anchor);
     if (section === null) return toolError(sectionNotFoundText(anchor, docUrl, doc));
     const extra = { section: `#${anchor}` };
@@ -133,13 +140,14 @@ function wholeDocument(
     // An outline is not the body: the document is not recorded as seen.
     extra.mode = 'outline';
     extra.size = sizeLine(response.body);
-    const doc = new MarkdownDocument(body);
+    const doc = readerDocument(body);
     const outline = outlineData(doc);
     return structuredResult(formatToolResultWith(response, outlineBody(docUrl, doc), extra, fetchKeys), {
       ...responseFields(url, response, extra),
       mode: 'outline',
       size: extra.size,
       outline,
+      ...headingsNotReadData(doc),
       ...(extra.note === undefined ? {} : { note: extra.note }),
     });
   }
