@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Redis } from 'ioredis';
 import { SharedTokenBuckets } from '../src/broker/http/rate-limit/shared-token-buckets.ts';
-import { TokenBuckets } from '../src/broker/http/rate-limit/token-bucket.ts';
+import { TokenBuckets } from '../src/concurrency/token-buckets.ts';
 import { guidePath, missingBinaries, startReplicaStack, type ReplicaStack } from '../test/e2e/replica-fixture.ts';
 import { startSignInStack, type SignInStack } from '../test/e2e/signin-fixture.ts';
 import { percentile, ratio } from './lib/measure.ts';

@@ -140,6 +140,7 @@ export async function startBroker(config: BrokerConfig, options: BrokerOptions =
     ...(options.now ? { now: options.now } : {}),
     ...(graphChannel ? { announce: (world: string) => graphChannel.publish(world) } : {}),
     log: warn,
+    readCheck: { refused: (world, checks) => metrics.recordGraphReadChecksRefused(world, checks) },
   });
   const knowledge = createKnowledge({
     gateway,

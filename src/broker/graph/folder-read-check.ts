@@ -16,20 +16,30 @@ import { parseList } from '../../protocol/render/list.ts';
 import { Status } from '../../protocol/status.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
 
-/** Requests one answer may still send, shared by its LIST pages and its per-document checks. */
+/** Whether a request may go: `sent`, or which bound kept it back. */
+export type CheckSpend = 'sent' | 'answer-bound' | 'world-budget';
+
+/**
+ * Requests one answer may still send, shared by its LIST pages and its
+ * per-document checks, each also paid from its world's budget (`worldAllows`,
+ * shared by every caller: read-check.ts `readCheckBudgetPerWorld`).
+ */
 export class CheckBudget {
   #left: number;
-  constructor(requests: number) {
+  readonly #worldAllows: (world: string) => boolean;
+  constructor(requests: number, worldAllows: (world: string) => boolean = () => true) {
     this.#left = requests;
+    this.#worldAllows = worldAllows;
   }
   get left(): number {
     return this.#left;
   }
-  /** Spends one request, or says there is none left. */
-  take(): boolean {
-    if (this.#left <= 0) return false;
+  /** Spends one request to `world`, or says which bound is spent (a refusal spends neither). */
+  take(world: string): CheckSpend {
+    if (this.#left <= 0) return 'answer-bound';
+    if (!this.#worldAllows(world)) return 'world-budget';
     this.#left--;
-    return true;
+    return 'sent';
   }
 }
 
@@ -38,7 +48,8 @@ export class CheckBudget {
  * tokenless LIST of `folder` names as documents. Pages are read while they
  * can still pay: another page is asked only while fewer pages were sent than
  * wanted documents remain unlisted, so a folder never costs more than twice
- * its per-document checks, and only while `budget` allows.
+ * its per-document checks, and only while `budget` allows (the answer's and
+ * the world's).
  */
 export async function listedReadable(
   reader: WorldGateway,
@@ -53,7 +64,7 @@ export async function listedReadable(
   let cursor: string | null = null;
   let pages = 0;
   do {
-    if (pages >= wanted.size - listed.size || !budget.take()) break;
+    if (pages >= wanted.size - listed.size || budget.take(world) !== 'sent') break;
     pages++;
     const response = await reader.read(world, {
       verb: 'LIST',

@@ -5,7 +5,7 @@ import { buildExport } from './graph-export.ts';
 import { exportPageRows, renderExportPage, showingOnly, type ExportPage } from './export-page.ts';
 import { canonicalMarkUrl } from './link-url.ts';
 import type { GraphEdge, GraphNode } from './model.ts';
-import { GraphReadCheck } from './read-check.ts';
+import { GraphReadCheck, type GraphReadCheckOptions } from './read-check.ts';
 import { readWithBackoff } from './read-retry.ts';
 import { RefreshQueue, refreshesOwedPerWorld, refreshesWaitingPerWorld } from './refresh-queue.ts';
 import { GraphSeeder, seedPath, type SeedLog } from './seeder.ts';
@@ -31,11 +31,14 @@ export type BrokerGraphOptions = {
   announce?: (world: string) => void;
   /** Overrides for mark_graph's node and worker bounds (depth comes from the call). */
   limits?: Partial<Pick<CrawlLimits, 'maxNodes' | 'workers'>>;
+  /** Read checks' per-world budget: who hears its refusals (the broker's metrics), its clock in tests. */
+  readCheck?: GraphReadCheckOptions;
 };
 
 /**
  * A graph answer cut to what its caller may read now (./read-check.ts); `unchecked`: documents
- * left out only because the call's bound on read checks was reached (asking again checks more).
+ * left out only because the call's bound on read checks, or its world's budget of them, was
+ * reached (asking again checks more).
  */
 export type ShownBacklinks = { entries: BacklinkEntry[]; unchecked: number };
 export type ShownExportPage = ExportPage & { unchecked: number };
@@ -69,7 +72,7 @@ export class BrokerGraph {
       ...(options.log ? { log: options.log } : {}),
     });
     this.#hub = options.hub ?? defaultHubWorld;
-    this.#readCheck = new GraphReadCheck();
+    this.#readCheck = new GraphReadCheck(options.readCheck);
     this.#announce = options.announce ?? (() => {});
     this.#log = options.log;
     this.#refreshes = new RefreshQueue({

@@ -7,7 +7,7 @@ export {
   type ShownExport,
   type ShownExportPage,
 } from './graph-service.ts';
-export { readChecksPerAnswer } from './read-check.ts';
+export { readCheckBudgetPerWorld, readChecksPerAnswer } from './read-check.ts';
 export {
   GraphStore,
   type BacklinkEntry,

@@ -16,10 +16,14 @@
  * says neither (`rate-limited`, ...), a world that failed, a URL outside
  * every configured world, or a check over the call's bound withholds it for
  * this answer (fail closed). Checks are the caller's reads, charged to its
- * share of the world (src/broker/worlds/caller-gateway.ts).
+ * share of the world's streams (src/broker/worlds/caller-gateway.ts), and
+ * paid from the world's read-check budget, which every caller of this broker
+ * shares (`readCheckBudgetPerWorld`): past it the answer withholds what it
+ * did not check instead of waiting.
  */
 import { LRUCache } from 'lru-cache';
 import { boundedMap } from '../../concurrency/pool.ts';
+import { TokenBuckets } from '../../concurrency/token-buckets.ts';
 import { readRightOf, readRightProbe } from '../worlds/read-right-probe.ts';
 import { CheckBudget, listedReadable } from './folder-read-check.ts';
 import type { WorldGateway } from '../worlds/gateway.ts';
@@ -39,6 +43,15 @@ export const readChecksPerAnswer = 5000;
  * that a LIST page saves little, and the documents it does not name still need their own check.
  */
 export const listFromDocuments = 3;
+/**
+ * Read checks (probes and LIST pages) this broker process sends one world, for all its callers
+ * together: 10 a second with a burst of 50. A world limits each source address to 50 requests a
+ * second with a burst of 100 (src/transport/server.ts `defaultListenerLimits`, the world chart's
+ * `server.rateLimit`), and every caller of the broker reaches it from the broker's address; graph
+ * answers may thus take at most a fifth of the world's rate and half its burst, leaving the rest
+ * to fetches, writes' own read checks and crawls (docs/decisions.md, 2026-12-07).
+ */
+export const readCheckBudgetPerWorld = { perMinute: 600, burst: 50 } as const;
 /** Checks in flight at once for one answer (a caller holds at most 4 streams of a world anyway). */
 const readCheckWorkers = 4;
 /** Verdicts held: a quarter of the graph's 50,000 documents (graph-bounds.ts), an entry is a URL and a flag. */
@@ -47,18 +60,35 @@ const maxVerdicts = 12_500;
 /** The documents an answer may show, and how many it withholds only because they were not checked (the bound). */
 export type ReadCheckOutcome = { readable: ReadonlySet<string>; unchecked: number };
 
+export type GraphReadCheckOptions = {
+  /** Hears the checks of one answer its world's budget kept back (documents withheld for it), per world. */
+  refused?: (world: string, checks: number) => void;
+  /** Each world's budget; default `readCheckBudgetPerWorld` (tests about other things lift it). */
+  worldBudget?: { perMinute: number; burst: number };
+  /** Monotonic milliseconds for the world budgets; injectable for tests. */
+  now?: () => number;
+};
+
 export class GraphReadCheck {
   readonly #verdicts: LRUCache<string, boolean>;
+  readonly #worldBudgets: TokenBuckets;
+  readonly #refused: (world: string, checks: number) => void;
 
-  constructor() {
+  constructor(options: GraphReadCheckOptions = {}) {
     this.#verdicts = new LRUCache({ max: maxVerdicts, ttl: readCheckTtlMs });
+    this.#worldBudgets = new TokenBuckets({
+      ...(options.worldBudget ?? readCheckBudgetPerWorld),
+      ...(options.now ? { now: options.now } : {}),
+    });
+    this.#refused = options.refused ?? (() => {});
   }
 
   /**
    * Of `urls` (graph identities), those the caller reading through `reader`
    * may read now. Folders holding `listFromDocuments` or more of the uncached
    * ones are listed first; at most `readChecksPerAnswer` requests are sent in
-   * all, and documents left unchecked are withheld and counted in `unchecked`.
+   * all, each also paid from its world's budget, and documents left unchecked
+   * are withheld and counted in `unchecked`.
    */
   async readable(
     urls: Iterable<string>,
@@ -75,7 +105,7 @@ export class GraphReadCheck {
       const at = worlds.locate(url);
       if (at !== null) toCheck.push({ url, ...at });
     }
-    const budget = new CheckBudget(readChecksPerAnswer);
+    const budget = new CheckBudget(readChecksPerAnswer, (world) => this.#worldBudgets.take(world).ok);
     const listed = await this.#listFolders(toCheck, reader, budget, options.signal);
     const remaining = toCheck.filter(({ url }) => !listed.has(url));
     for (const url of listed) {
@@ -83,21 +113,30 @@ export class GraphReadCheck {
       readable.add(url);
     }
     const checked = remaining.slice(0, budget.left);
-    const answers = await boundedMap(checked, readCheckWorkers, ({ world, path }) =>
-      reader.read(
+    const refused = new Map<string, number>();
+    const answers = await boundedMap(checked, readCheckWorkers, async ({ world, path }) => {
+      // Paid when it is sent, not up front: the world's budget refills while the answer runs.
+      const spend = budget.take(world);
+      if (spend === 'world-budget') refused.set(world, (refused.get(world) ?? 0) + 1);
+      if (spend !== 'sent') return null;
+      return reader.read(
         world,
         readRightProbe({ verb: 'FETCH', path, ...(options.signal ? { signal: options.signal } : {}) }),
-      ),
-    );
+      );
+    });
+    let sent = 0;
     answers.forEach((answer, i) => {
+      if (answer.ok && answer.value === null) return;
+      sent++;
       const { url } = checked[i]!;
       // A failed check decides nothing: it is neither cached nor shown.
-      const right = answer.ok ? readRightOf(answer.value) : 'unconfirmed';
+      const right = answer.ok ? readRightOf(answer.value!) : 'unconfirmed';
       if (right === 'unconfirmed') return;
       this.#verdicts.set(url, right === 'readable');
       if (right === 'readable') readable.add(url);
     });
-    return { readable, unchecked: remaining.length - checked.length };
+    for (const [world, checks] of refused) this.#refused(world, checks);
+    return { readable, unchecked: remaining.length - sent };
   }
 
   /**

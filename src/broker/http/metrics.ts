@@ -37,6 +37,8 @@ export interface BrokerMetrics extends WorldMetrics {
   setDiscoveryRefused(count: number): void;
   /** A check of a world document (world.md, the hub's standard) got no answer (src/broker/knowledge). */
   recordKnowledgeCheckFailure(world: string, path: string): void;
+  /** Graph read checks of one answer not sent because the world's read-check budget was spent (src/broker/graph/read-check.ts). */
+  recordGraphReadChecksRefused(world: string, checks: number): void;
   /** Where `world_circuit_state` and `world_connections` read their samples at each scrape; until set, they have none. */
   observeWorlds(states: WorldStates): void;
 }
@@ -145,6 +147,12 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     labelNames: ['world', 'path'] as const,
     registers,
   });
+  const graphReadChecksRefused = new Counter({
+    name: `${prefix}graph_read_checks_refused_total`,
+    help: "Graph read checks not sent because the world's read-check budget on this pod was spent; each withholds one document from one answer",
+    labelNames: ['world'] as const,
+    registers,
+  });
 
   return {
     registry,
@@ -183,6 +191,9 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     },
     recordKnowledgeCheckFailure(world, path) {
       knowledgeCheckFailures.inc({ world, path });
+    },
+    recordGraphReadChecksRefused(world, checks) {
+      graphReadChecksRefused.inc({ world }, checks);
     },
     observeWorlds(states) {
       worldStates = states;

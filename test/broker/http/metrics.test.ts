@@ -51,6 +51,16 @@ describe('broker metrics recorders', () => {
     );
   });
 
+  it("counts graph read checks the world's budget refused, by world", async () => {
+    const metrics = createBrokerMetrics({ collectDefaults: false });
+    metrics.recordGraphReadChecksRefused('team-a', 70);
+    metrics.recordGraphReadChecksRefused('team-a', 5);
+    metrics.recordGraphReadChecksRefused('root', 1);
+    const text = await metrics.registry.metrics();
+    assert.match(text, /broker_graph_read_checks_refused_total\{world="team-a"\} 75/);
+    assert.match(text, /broker_graph_read_checks_refused_total\{world="root"\} 1/);
+  });
+
   it('keeps registries apart, so two brokers in one process do not collide', async () => {
     const a = createBrokerMetrics({ collectDefaults: false });
     const b = createBrokerMetrics({ collectDefaults: false });

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import type { RateLimiter } from '../../../src/broker/http/rate-limit/rate-limiter.ts';
 import type { RateLimitSettings } from '../../../src/broker/http/rate-limit/settings.ts';
 import { SharedTokenBuckets } from '../../../src/broker/http/rate-limit/shared-token-buckets.ts';
-import { TokenBuckets } from '../../../src/broker/http/rate-limit/token-bucket.ts';
+import { TokenBuckets } from '../../../src/concurrency/token-buckets.ts';
 import { createBrokerMetrics } from '../../../src/broker/http/metrics.ts';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
 

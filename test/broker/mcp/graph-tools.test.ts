@@ -135,6 +135,9 @@ describe('graph tools', () => {
 
     it('caps the text at graphTextListCap lines and pages structuredContent by offset and limit', async () => {
       // 2,500 documents linking to one: the text lists 100 and structuredContent one page at a time.
+      // The world has no such documents, so each is checked alone: lift the world's read-check budget,
+      // which this test is not about (test/broker/graph/read-check-budget.test.ts is).
+      graph = new BrokerGraph({ gateway, now, readCheck: { worldBudget: { perMinute: 600_000, burst: 2500 } } });
       const target = 'mark://team-a/docs/a.md';
       const sources = Array.from({ length: 2500 }, (_, i) => `mark://team-a/s/${String(i).padStart(4, '0')}.md`);
       graph.store.seedFromExport(

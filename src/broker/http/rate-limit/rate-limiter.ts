@@ -7,7 +7,7 @@
  * request spends nothing.
  */
 import type { RateLimitSettings } from './settings.ts';
-import type { TakeResult } from './token-bucket.ts';
+import type { TakeResult } from '../../../concurrency/token-buckets.ts';
 
 export interface RateLimiter {
   readonly burst: number;

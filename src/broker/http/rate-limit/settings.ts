@@ -1,6 +1,6 @@
 import type { ForwardedTrust } from './client-ip.ts';
 import type { RateLimiter, RateLimiterFactory } from './rate-limiter.ts';
-import { TokenBuckets } from './token-bucket.ts';
+import { TokenBuckets } from '../../../concurrency/token-buckets.ts';
 
 export type RateLimitSettings = { perMinute: number; burst: number };
 

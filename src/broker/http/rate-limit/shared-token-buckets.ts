@@ -15,7 +15,7 @@ import { sha256Hex } from '../../../protocol/token.ts';
 import { redisScript } from '../../state/index.ts';
 import type { RateLimiter, RateLimiterFactory } from './rate-limiter.ts';
 import type { RateLimitSettings } from './settings.ts';
-import { TokenBuckets, type TakeResult } from './token-bucket.ts';
+import { TokenBuckets, type TakeResult } from '../../../concurrency/token-buckets.ts';
 
 /**
  * KEYS[1] the bucket; ARGV: tokens per millisecond, burst, cost. Returns

@@ -4,7 +4,7 @@ import { jsonRpcError, JsonRpcCode } from '../json-rpc-error.ts';
 import type { BrokerMetrics } from '../metrics.ts';
 import { sendTooManyRequests } from './reject.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import type { TakeResult } from './token-bucket.ts';
+import type { TakeResult } from '../../../concurrency/token-buckets.ts';
 
 export type SubjectRateLimitOptions = {
   buckets: RateLimiter;

@@ -4,7 +4,7 @@ import { graphTarget } from '../tool-input.ts';
 import { structuredResult } from '../tool-result.ts';
 import { z } from 'zod';
 import { backlinkSchema } from '../structured.ts';
-import { backlinkLine, readChecksPerAnswer } from '../../graph/index.ts';
+import { backlinkLine, readCheckBudgetPerWorld, readChecksPerAnswer } from '../../graph/index.ts';
 import { describe } from './descriptions.ts';
 import { graphTextListCap } from './graph-crawl.ts';
 
@@ -87,11 +87,13 @@ export const markBacklinks = defineTool({
 
 /**
  * Said when an answer left documents out only because the broker had checked as many as one call
- * may that the caller can read them (src/broker/graph/read-check.ts); their verdicts are not cached,
- * the checked ones are for a while, so asking again checks the rest.
+ * may that the caller can read them, or as many as a world's budget allows all callers
+ * (src/broker/graph/read-check.ts); their verdicts are not cached, the checked ones are for a
+ * while, so asking again checks the rest.
  */
 export function uncheckedNote(what: string): string {
-  return `Some ${what} were left out: one call checks at most ${readChecksPerAnswer} documents that you may read them now; ask again shortly for the rest.\n`;
+  const perSecond = readCheckBudgetPerWorld.perMinute / 60;
+  return `Some ${what} were left out: the broker checks that you may read each document now, at most ${readChecksPerAnswer} per call and ${perSecond} a second per world for all its callers; ask again shortly for the rest.\n`;
 }
 
 /** The page's first `graphTextListCap` lines, then how many follow and where the next page starts. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TokenBuckets } from '../../../src/broker/http/rate-limit/token-bucket.ts';
+import { TokenBuckets } from '../../src/concurrency/token-buckets.ts';
 
 function clock(): { now: () => number; advance: (ms: number) => void } {
   let t = 0;

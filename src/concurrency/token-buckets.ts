@@ -2,7 +2,11 @@
  * Token buckets per key, the shape of golang.org/x/time/rate as the Go broker
  * uses it (Go broker `ratelimit.go`): `perMinute / 60` tokens per second refill a bucket
  * of `burst`. A refused request takes nothing (Go's `Reservation.Cancel()`),
- * so a client that backs off as told is served when it comes back.
+ * so a client that backs off as told is served when it comes back. The one
+ * token bucket of the code base: the broker's HTTP rate limits
+ * (src/broker/http/rate-limit) and the link graph's per-world budget of read
+ * checks (src/broker/graph/read-check.ts) both spend from it, so it lives in
+ * this bottom layer.
  */
 export type TokenBucketOptions = {
   perMinute: number;
