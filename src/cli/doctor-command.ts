@@ -14,7 +14,7 @@ untagged documents, broken mark:// links, orphans) and prints the report.
                      default the one demarkus-broker login keeps
   --url URL          the broker's MCP endpoint (env DEMARKUS_BROKER_URL): https, or http on this computer.
                      With the kept sign-in, default and only choice the broker it is for; with
-                     --token, default ${devBrokerMcpUrl} (npm start)
+                     --token, default ${devBrokerMcpUrl} (npm start), and a failed call says so
   --worlds W1,W2     examine only these worlds
   --kinds K1,K2      report only these kinds (exact-duplicate, near-duplicate, policy, untagged, broken-link, orphan)
   --similarity S     near-duplicate threshold, 0.5 to 1 (default 0.8)
@@ -46,7 +46,7 @@ export async function runDoctorCommand(args: string[]): Promise<number> {
     ...(similarity === undefined ? {} : { similarity }),
   };
   let findings = 0;
-  const broker = new BrokerToolClient(target.url.href, target.token);
+  const broker = new BrokerToolClient(target.url.href, target.token, { failureNote: target.failureNote });
   try {
     for (let cursor: string | undefined; ; ) {
       const result = await broker.call('mark_doctor', { ...toolArgs, ...(cursor ? { cursor } : {}) });

@@ -27,7 +27,7 @@ Through the broker (default; the mark_search tool over MCP):
   --token TOKEN      bearer token (env DEMARKUS_BROKER_TOKEN); default the one demarkus-broker login keeps
   --url URL          the broker's MCP endpoint (env DEMARKUS_BROKER_URL): https, or http on this computer.
                      With the kept sign-in, default and only choice the broker it is for; with
-                     --token, default ${devBrokerMcpUrl} (npm start)
+                     --token, default ${devBrokerMcpUrl} (npm start), and a failed call says so
   --world W          search only this world
 Against one world (LOOKUP match: body with our ranking extension):
   --direct mark://host[:port][/scope]
@@ -89,7 +89,9 @@ export async function runSearchCommand(args: string[]): Promise<number> {
     ...(values.world ? { world: values.world } : {}),
     ...(values.filter ? { filter: values.filter } : {}),
   };
-  const result = await callBrokerTool(target.url.href, target.token, 'mark_search', toolArgs);
+  const result = await callBrokerTool(target.url.href, target.token, 'mark_search', toolArgs, {
+    failureNote: target.failureNote,
+  });
   if (result.isError) throw new Error(result.text);
   return report(
     parseSearchText(result.text),

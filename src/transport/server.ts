@@ -82,7 +82,11 @@ export interface MarkListener {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
-/** The requests being served, and whether new ones are still taken. */
+/**
+ * The requests being served, and whether new ones are still taken. A set of the
+ * requests' promises rather than a count: close() awaits the members themselves
+ * (`finishedWithin`), so a drain wakes when they settle instead of polling a number.
+ */
 type InFlight = { draining: boolean; requests: Set<Promise<void>> };
 
 export async function startMarkListener(options: MarkListenerOptions): Promise<MarkListener> {

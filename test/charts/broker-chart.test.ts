@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
 import { envOverrides, parseBrokerConfig, type BrokerConfig } from '../../src/broker/config/index.ts';
-import { brokerConfigShape } from '../../src/broker/config/schema.ts';
+import { brokerConfigShape, defaultMaxDiscoveredWorlds } from '../../src/broker/config/schema.ts';
 import { brokerCases, nextSigningKeyPem, signingKeyFile, type BrokerCase } from './matrix.ts';
 import { difference, granted, needed } from './rbac.ts';
 import { find, lint, one, template, type KubeObject, type Rendered } from './render.ts';
@@ -372,6 +372,21 @@ describe('what each case renders', () => {
         .maxWorlds,
       750,
     );
+  });
+
+  it("discovery: a removed maxWorlds (null) is left out of config.yaml, so the broker's own default applies", async () => {
+    const allNamespaces = brokerCases.find((c) => c.name === 'discovery in all namespaces')!;
+    const removed: BrokerCase = {
+      ...allNamespaces,
+      name: 'discovery with maxWorlds removed',
+      values: { ...allNamespaces.values, discovery: { enabled: true, maxWorlds: null } },
+    };
+    const rendered = await template(request(removed));
+    assert.equal(rendered.code, 0, rendered.stderr);
+    const secret = one(rendered.objects, 'Secret', 'demarkus-broker-config');
+    const text = Buffer.from((secret.data as Record<string, string>)['config.yaml']!, 'base64').toString('utf8');
+    assert.equal('maxWorlds' in (parse(text) as any).discovery, false, 'maxWorlds rendered');
+    assert.equal(parseBrokerConfig(text, {}).discovery.maxWorlds, defaultMaxDiscoveredWorlds);
   });
 
   it("discovery: UDP egress to the discovered worlds' ports (networkPolicy.discoveredWorldPorts), for the broker only", async () => {

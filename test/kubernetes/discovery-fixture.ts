@@ -49,6 +49,7 @@ export function useDiscoveryFixture(): DiscoveryFixture {
     for (const object of api.store.list('services', null))
       api.store.delete('services', object.metadata.namespace, object.metadata.name);
     api.requests.length = 0;
+    api.watchSecondMs = 1000;
   });
   afterEach(async () => {
     await discovery?.stop();

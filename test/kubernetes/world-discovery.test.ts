@@ -109,27 +109,23 @@ describe('world discovery (fake API server, real client-node informer)', () => {
     await eventually(() => log.includes('upsert team-c team-c.team-c.svc.cluster.local:6309'), 'events after resuming');
   });
 
-  it('asks for a deadline under the client timeout and resumes a quiet watch from the bookmark sent before it, without relisting', async () => {
+  it("asks for a 25 s deadline, under client-node's 30 s inactivity timeout, and resumes a quiet watch from the bookmark sent before it, without relisting", async () => {
     fixture.server.store.create('services', worldService('team-a', 'team-a'));
-    await startDiscovery({ watchTimeoutSeconds: 3 });
+    // The fake server makes each second of the deadline 120 ms: the 25 s asked end after 3 s.
+    fixture.server.watchSecondMs = 120;
+    await startDiscovery();
     await eventually(() => fixture.server.openWatches === 1, 'the watch');
     for (let i = 0; i < 3; i++)
       fixture.server.store.create('services', worldService('apps', `web-${i}`, { app: 'web' })); // not worlds: the watch stays quiet
     const quietAt = fixture.server.store.revision;
     fixture.server.store.compact(); // the list's resourceVersion is out of the event window
-    // Nothing reaches the watch but the server's bookmark, 2 s before its 3 s deadline; then it ends.
+    // Nothing reaches the watch but the server's bookmark, two (fake) seconds before its deadline; then it ends.
     await eventually(() => watches().length === 2, 'the watch resumed after its deadline', 20_000);
-    assert.equal(watches()[0]!.query.get('timeoutSeconds'), '3');
+    assert.equal(watches()[0]!.query.get('timeoutSeconds'), '25');
     assert.equal(watches()[1]!.query.get('resourceVersion'), String(quietAt), "from the bookmark's resourceVersion");
     assert.equal(lists().length, 1, 'no relist');
     fixture.server.store.create('services', worldService('team-c', 'team-c'));
     await eventually(() => log.includes('upsert team-c team-c.team-c.svc.cluster.local:6309'), 'events after resuming');
-  });
-
-  it("sends timeoutSeconds 25 by default, under client-node's 30 s inactivity timeout", async () => {
-    await startDiscovery();
-    await eventually(() => fixture.server.openWatches === 1, 'the watch');
-    assert.equal(watches()[0]!.query.get('timeoutSeconds'), '25');
   });
 
   it('serves at most maxWorlds names: the oldest at start-up; one more is refused, reported and counted until a place frees', async () => {

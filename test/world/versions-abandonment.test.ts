@@ -8,12 +8,16 @@
  * reversed).
  *
  * A real world server over QUIC, its real file store, and the real Mark client
- * resetting its stream; the store's history is wrapped only to count the
- * versions the chain check reads and to hold one read until the reset arrived.
+ * resetting its stream; the store's history is swapped for the same read with
+ * the store's internal chain-read probe (doc-reader.ts, `ChainReadProbe`), only
+ * to count the versions the chain check reads and to hold one read until the
+ * reset arrived.
  */
 import assert from 'node:assert/strict';
+import { realpath } from 'node:fs/promises';
 import { afterEach, describe, it } from 'node:test';
 import type { History, HistoryReading } from '../../src/world/store/index.ts';
+import { readHistory } from '../../src/world/store/doc-reader.ts';
 import { RequestAbortedError } from '../../src/transport/errors.ts';
 import { gate } from '../transport/helpers.ts';
 import { startWorldFixture, type WorldFixture } from './world-fixture.ts';
@@ -36,18 +40,15 @@ type Observed = { read: number[]; signal: AbortSignal | undefined; history: Prom
  * Wraps the world's store so each VERSIONS records the versions its chain check
  * reads; `hold` (when given) runs before reading `heldVersion`, with the request's signal.
  */
-function observeHistory(fixture: WorldFixture, hold?: (signal: AbortSignal) => Promise<void>): Observed {
+async function observeHistory(fixture: WorldFixture, hold?: (signal: AbortSignal) => Promise<void>): Promise<Observed> {
   const store = fixture.server.world.context.store;
-  const history = store.history.bind(store);
+  const root = { root: store.root, realRoot: await realpath(store.root) };
   const observed: Observed = { read: [], signal: undefined, history: undefined };
   store.history = (docPath: string, reading: HistoryReading = {}) => {
     observed.signal = reading.signal;
-    observed.history = history(docPath, {
-      ...reading,
-      beforeVersionRead: async (version) => {
-        observed.read.push(version);
-        if (version === heldVersion && hold !== undefined && reading.signal !== undefined) await hold(reading.signal);
-      },
+    observed.history = readHistory(root, docPath, reading, async (version) => {
+      observed.read.push(version);
+      if (version === heldVersion && hold !== undefined && reading.signal !== undefined) await hold(reading.signal);
     });
     return observed.history;
   };
@@ -71,7 +72,7 @@ describe('VERSIONS whose client gave up (src/transport/peer-abandonment.ts)', ()
     await publishVersions(fixture, '/long.md');
     const reached = gate();
     const resetSeen = gate<unknown>();
-    const observed = observeHistory(fixture, async (signal) => {
+    const observed = await observeHistory(fixture, async (signal) => {
       reached.open();
       // The world's request deadline (10 s) also aborts this signal; the reason tells them apart.
       resetSeen.open(await abortReasonOf(signal));
@@ -96,7 +97,7 @@ describe('VERSIONS whose client gave up (src/transport/peer-abandonment.ts)', ()
   it('reads every version and answers as before when the client waits', async () => {
     fixture = await startWorldFixture();
     await publishVersions(fixture, '/long.md');
-    const observed = observeHistory(fixture);
+    const observed = await observeHistory(fixture);
     const response = await fixture.call('VERSIONS', '/long.md');
     assert.equal(response.status, 'ok');
     assert.equal(response.metadata.total, String(versions));

@@ -129,7 +129,10 @@ discovery:
   enabled: true
   namespaces: {{ default list $v.discovery.namespaces | toJson }}
   clusterDomain: {{ $v.discovery.clusterDomain | toJson }}
-  maxWorlds: {{ int $v.discovery.maxWorlds }}
+  {{- /* Removed (null): left out, so the broker's own default applies (docs/decisions.md, 2026-12-08). */}}
+  {{- with $v.discovery.maxWorlds }}
+  maxWorlds: {{ int . }}
+  {{- end }}
 {{- end }}
 metrics:
   enabled: {{ $v.metrics.enabled }}

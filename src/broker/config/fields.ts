@@ -33,7 +33,22 @@ export const flag = (fallback: boolean) => z.boolean().default(fallback);
 
 /** A Go duration in milliseconds; zero means the default, as in the Go broker; negative is an error. */
 export function duration(defaultText: string) {
+  return goDuration(defaultText, 'default');
+}
+
+/**
+ * A Go duration in milliseconds where an explicit zero means zero: for waits
+ * that may be skipped (no shutdown drain, no grace for requests in flight, no
+ * preflight caching), so "0s" written by an operator is not read as the
+ * default. Absent still means the default; negative is an error.
+ */
+export function durationZeroAllowed(defaultText: string) {
+  return goDuration(defaultText, 'zero');
+}
+
+function goDuration(defaultText: string, zeroMeans: 'default' | 'zero') {
   const fallback = parseGoDuration(defaultText);
+  const negative = zeroMeans === 'default' ? 'must be 0 (the default) or more' : 'must be 0 or more';
   return z
     .string({ error: 'must be a duration string such as "5m"' })
     .transform((value, ctx) => {
@@ -43,8 +58,8 @@ export function duration(defaultText: string) {
       } catch (error) {
         return fail(ctx, error instanceof DurationError ? error.message : 'is not a duration');
       }
-      if (ms < 0) return fail(ctx, 'must be 0 (the default) or more');
-      return ms === 0 ? fallback : ms;
+      if (ms < 0) return fail(ctx, negative);
+      return ms === 0 && zeroMeans === 'default' ? fallback : ms;
     })
     .prefault(defaultText);
 }

@@ -8,6 +8,7 @@ import {
   cookieKey,
   countOrDefault,
   duration,
+  durationZeroAllowed,
   flag,
   hostHeader,
   k8sName,
@@ -74,7 +75,7 @@ export const serverSchema = z.strictObject({
     .strictObject({
       allowedOrigins: z.array(z.union([z.literal('*'), origin()])).default([]),
       allowCredentials: z.boolean().default(false),
-      maxAge: duration('10m'),
+      maxAge: durationZeroAllowed('10m'),
     })
     .superRefine((cors, ctx) => {
       // On the field, with the conflict code (issues.ts `codeOf`), as the cross-field rules in rules.ts.
@@ -111,8 +112,8 @@ export const serverSchema = z.strictObject({
    */
   shutdown: z
     .strictObject({
-      drainDelay: duration('5s'),
-      timeout: duration('20s'),
+      drainDelay: durationZeroAllowed('5s'),
+      timeout: durationZeroAllowed('20s'),
     })
     .prefault({}),
 });

@@ -26,20 +26,19 @@ type WatchArgs = Parameters<Watch['watch']>;
 /** client-node's `Watch.requestTimeoutMs` (watch.js), in seconds. */
 const clientInactivityTimeoutSeconds = 30;
 
-/** How long the API server keeps each watch open: under client-node's inactivity timeout. */
-export const defaultWatchTimeoutSeconds = 25;
+/**
+ * How long the API server keeps each watch open: under client-node's
+ * inactivity timeout. Not an option: test/kubernetes/world-discovery.test.ts
+ * sees the deadline pass by shortening the fake API server's seconds instead.
+ */
+const watchTimeoutSeconds = clientInactivityTimeoutSeconds - 5; // 25 s
 
 export class BookmarkWatch extends Watch {
   readonly #stop: AbortSignal;
-  readonly #timeoutSeconds: number;
 
-  constructor(config: KubeConfig, stop: AbortSignal, timeoutSeconds = defaultWatchTimeoutSeconds) {
+  constructor(config: KubeConfig, stop: AbortSignal) {
     super(config);
     this.#stop = stop;
-    // client-node keeps its 30 s inactivity timeout private: the deadline must stay under it.
-    if (!(timeoutSeconds > 0 && timeoutSeconds < clientInactivityTimeoutSeconds))
-      throw new RangeError(`watch timeoutSeconds must be between 0 and ${clientInactivityTimeoutSeconds}`);
-    this.#timeoutSeconds = timeoutSeconds;
   }
 
   override async watch(
@@ -59,7 +58,7 @@ export class BookmarkWatch extends Watch {
       stop.removeEventListener('abort', onStop);
       done(error);
     };
-    const query = { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: this.#timeoutSeconds };
+    const query = { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: watchTimeoutSeconds };
     controller = await super.watch(path, query, callback, finished);
     if (stop.aborted) controller.abort();
     else stop.addEventListener('abort', onStop, { once: true });

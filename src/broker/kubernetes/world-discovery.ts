@@ -32,11 +32,6 @@ export type WorldDiscoveryOptions = {
   configuredAuthorities?: Iterable<string>;
   clusterDomain?: string;
   restartBackoff?: { initialMs: number; maxMs: number };
-  /**
-   * How long the API server keeps each watch open before it sends a bookmark
-   * and ends it (bookmark-watch.ts); default 25 s. Tests shorten it.
-   */
-  watchTimeoutSeconds?: number;
   /** Passed to the library informer for its own watch-reconnect pauses. */
   watchReconnectDelay?: (ms: number) => Promise<void>;
   clock?: Clock;
@@ -235,7 +230,7 @@ export class WorldDiscovery {
     const delayFn = this.#options.watchReconnectDelay;
     const informer = new ListWatch<V1Service>(
       path,
-      new BookmarkWatch(this.#options.kubeConfig, this.#stopping.signal, this.#options.watchTimeoutSeconds),
+      new BookmarkWatch(this.#options.kubeConfig, this.#stopping.signal),
       list,
       false,
       labelSelector,

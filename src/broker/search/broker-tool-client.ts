@@ -16,14 +16,25 @@ export type BrokerToolResult = { text: string; isError: boolean };
 export class BrokerCallError extends errorWithCode('ERR_BROKER_CALL') {}
 
 /** One connection to the broker's MCP endpoint; `close` it when done. */
+export type BrokerToolClientOptions = {
+  /**
+   * Added to every failure's message, after a `;`: what the caller knows and
+   * the broker cannot, e.g. that the URL was a default nobody asked for
+   * (src/cli/broker-target.ts).
+   */
+  failureNote?: string | undefined;
+};
+
 export class BrokerToolClient {
   readonly #url: string;
+  readonly #failureNote: string | undefined;
   readonly #client = new Client({ name: 'demarkus-broker-cli', version: '1' });
   readonly #transport: StreamableHTTPClientTransport;
   #connected: Promise<void> | undefined;
 
-  constructor(url: string, token: string) {
+  constructor(url: string, token: string, options: BrokerToolClientOptions = {}) {
     this.#url = url;
+    this.#failureNote = options.failureNote;
     this.#transport = new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
       fetch: (input, init) => this.#fetch(input, init),
@@ -41,7 +52,9 @@ export class BrokerToolClient {
         .join('');
       return { text, isError: result.isError === true };
     } catch (error) {
-      throw callFailure(error);
+      const failure = callFailure(error);
+      if (this.#failureNote === undefined) throw failure;
+      throw new BrokerCallError(`${failure.message}; ${this.#failureNote}`, { cause: failure });
     }
   }
 
@@ -79,11 +92,11 @@ export async function callBrokerTool(
   token: string,
   name: string,
   args: Record<string, unknown>,
-  signal?: AbortSignal,
+  options: BrokerToolClientOptions & { signal?: AbortSignal } = {},
 ): Promise<BrokerToolResult> {
-  const client = new BrokerToolClient(url, token);
+  const client = new BrokerToolClient(url, token, options);
   try {
-    return await client.call(name, args, signal);
+    return await client.call(name, args, options.signal);
   } finally {
     await client.close();
   }

@@ -59,21 +59,30 @@ export async function readVersion(ctx: StoreRoot, reqPath: string, version: numb
   return file === null ? null : toStoredVersion(loc.canonical, version, file);
 }
 
-/** How one history read may be cut short or watched. */
+/** How one history read may be cut short. */
 export type HistoryReading = {
   /**
    * Rejects with its reason once it aborts (the client gave up,
    * src/transport/peer-abandonment.ts): versions not yet read are then not read.
    */
   signal?: AbortSignal | undefined;
-  /** Awaited before the chain check reads each version (tests count the reads and hold one). */
-  beforeVersionRead?: ((version: number) => Promise<void> | void) | undefined;
 };
+
+/**
+ * Internal, for tests only: not part of the store's API (`FileStore.history`
+ * takes a `HistoryReading` and never passes one). Awaited before the chain
+ * check reads each version, so test/world/versions-abandonment.test.ts can
+ * count the reads and hold one without timing. No file can hold a read from
+ * outside: only regular files are versions (doc-files.ts), and access times
+ * are not kept on relatime or noatime mounts (docs/decisions.md, 2026-12-07).
+ */
+export type ChainReadProbe = (version: number) => Promise<void> | void;
 
 export async function readHistory(
   ctx: StoreRoot,
   reqPath: string,
   reading: HistoryReading = {},
+  probe?: ChainReadProbe,
 ): Promise<History | null> {
   const loc = await locateDocument(ctx, reqPath);
   if (loc === null || (await visibleVersion(loc)) === 0) return null;
@@ -84,7 +93,7 @@ export async function readHistory(
     const info = await lstat(path.join(loc.docDir, versionFileName(version)));
     infos.push({ version, modified: truncateToSecond(info.mtime) });
   }
-  const chainError = await verifyChain(loc.docDir, numbers, reading);
+  const chainError = await verifyChain(loc.docDir, numbers, reading, probe);
   const history: History = { versions: infos.reverse(), chainValid: chainError === null };
   if (chainError !== null) history.chainError = chainError;
   return history;
@@ -104,14 +113,15 @@ export async function verifyChain(
   docDir: string,
   numbers: number[],
   reading: HistoryReading = {},
+  probe?: ChainReadProbe,
 ): Promise<string | null> {
-  const { signal, beforeVersionRead } = reading;
+  const { signal } = reading;
   let previous: Buffer | null = null;
   let chainError: string | null = null;
   let formatError: string | null = null;
   for (const version of numbers) {
     signal?.throwIfAborted();
-    if (beforeVersionRead !== undefined) await beforeVersionRead(version);
+    if (probe !== undefined) await probe(version);
     const file = await readVersionFile(docDir, version);
     if (file === null) throw new Error(`read v${version}: version disappeared during verification`);
     if (previous !== null && chainError === null) chainError = checkLink(version, previous, file.raw);

@@ -205,6 +205,29 @@ describe('broker config: defaults', () => {
     assert.deepEqual(config.rateLimit.tokens, { perMinute: 120, burst: 60 });
   });
 
+  it('reads an explicit zero as zero where it is a meaningful wait: shutdown drain and grace, CORS preflight cache', () => {
+    const config = parseBrokerConfig(
+      kubernetesConfig.replace(
+        '  brokerNamespace',
+        '  shutdown: { drainDelay: 0s, timeout: 0s }\n  cors: { maxAge: 0s }\n  brokerNamespace',
+      ),
+      env,
+    );
+    assert.deepEqual(config.server.shutdown, { drainDelay: 0, timeout: 0 });
+    assert.equal(config.server.cors.maxAge, 0);
+    const absent = parseBrokerConfig(kubernetesConfig, env);
+    assert.deepEqual(absent.server.shutdown, { drainDelay: 5_000, timeout: 20_000 }, 'absent keys keep their defaults');
+    assert.equal(absent.server.cors.maxAge, 600_000);
+    assert.throws(
+      () =>
+        parseBrokerConfig(
+          kubernetesConfig.replace('  brokerNamespace', '  shutdown: { drainDelay: -1s }\n  brokerNamespace'),
+          env,
+        ),
+      { message: 'config: server.shutdown.drainDelay: must be 0 or more' },
+    );
+  });
+
   it('reads blank values as unset, as the Go chart renders optional keys', () => {
     const chartRendered = `${kubernetesConfig.replace(
       '    tokensSecret: root-tokens',

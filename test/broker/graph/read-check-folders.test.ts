@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
 import { graphTools, runTool } from '../../../src/broker/mcp/index.ts';
-import type { ToolContext } from '../../../src/broker/mcp/definitions.ts';
+import { MemorySession, toolContext } from '../mcp/helpers/context.ts';
 import { TestGateway, writerIdentity } from './test-gateway.ts';
 
 const now = () => new Date('2026-03-01T00:00:00Z');
@@ -21,15 +21,8 @@ const open = Array.from({ length: documents }, (_, i) => `/f/${String(i).padStar
 describe('graph read checks by folder', () => {
   let gateway: TestGateway;
   const backlinks = (graph: BrokerGraph) => {
-    const ctx: ToolContext = {
-      gateway,
-      identity: writerIdentity,
-      session: { id: undefined, get: () => undefined, set: () => {} },
-      signal: new AbortController().signal,
-      now,
-      graph,
-    };
     const tool = graphTools.find((t) => t.name === 'mark_backlinks')!;
+    const ctx = toolContext(gateway, { identity: writerIdentity, session: new MemorySession(null), graph, now });
     return runTool(tool, { url: target }, ctx);
   };
   const graphOver = (paths: readonly string[]) => {

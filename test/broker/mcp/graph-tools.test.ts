@@ -4,7 +4,8 @@ import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
 import { edgeAnnotation, goQuote } from '../../../src/broker/graph/go-format.ts';
 import { renderBacklinksSection } from '../../../src/broker/graph/backlinks-section.ts';
 import { allTools, graphTools, runTool } from '../../../src/broker/mcp/index.ts';
-import type { ToolContext, ToolResult } from '../../../src/broker/mcp/definitions.ts';
+import type { ToolResult } from '../../../src/broker/mcp/definitions.ts';
+import { MemorySession, toolContext } from './helpers/context.ts';
 import type { Identity } from '../../../src/broker/identity.ts';
 import { readerIdentity, TestGateway, writerIdentity } from '../graph/test-gateway.ts';
 import { backlinksPageLimit } from '../../../src/broker/mcp/tools/backlinks.ts';
@@ -21,14 +22,7 @@ describe('graph tools', () => {
     args: Record<string, unknown>,
     identity: Identity = writerIdentity,
   ): Promise<ToolResult> => {
-    const ctx: ToolContext = {
-      gateway,
-      identity,
-      session: { id: undefined, get: () => undefined, set: () => {} },
-      signal: new AbortController().signal,
-      now,
-      graph,
-    };
+    const ctx = toolContext(gateway, { identity, session: new MemorySession(null), graph, now });
     return runTool(tools.get(name)!, args, ctx);
   };
 
@@ -63,13 +57,7 @@ describe('graph tools', () => {
   });
 
   it('answers plainly when reached on a broker without a graph', async () => {
-    const ctx: ToolContext = {
-      gateway,
-      identity: writerIdentity,
-      session: { id: undefined, get: () => undefined, set: () => {} },
-      signal: new AbortController().signal,
-      now,
-    };
+    const ctx = toolContext(gateway, { identity: writerIdentity, session: new MemorySession(null), now });
     const offered = { url: 'mark://team-a/index.md', expected_version: 0 };
     for (const tool of graphTools) {
       // Each tool is given only the arguments it takes: one it does not take is refused before the tool runs.

@@ -57,6 +57,13 @@ export class FakeApiServer {
   readonly #watches = new Set<OpenWatch>();
   #server: Server | null = null;
   url = '';
+  /**
+   * How long one second of a watch's `timeoutSeconds` lasts here, in ms. A
+   * test shortens it to see a watch reach its deadline without waiting the
+   * 25 s the broker asks for (bookmark-watch.ts): the request still carries
+   * what the broker sent, and the bookmark still comes two such seconds early.
+   */
+  watchSecondMs = 1000;
 
   constructor(tokens: readonly string[] = ['broker']) {
     this.#tokens = new Set(tokens);
@@ -293,9 +300,9 @@ export class FakeApiServer {
         if (!watch.bookmarks || watch.held) return;
         watch.response.write(`${JSON.stringify({ type: 'BOOKMARK', object: this.#bookmarkObject(watch.resource) })}\n`);
       },
-      Math.max(0, seconds - 2) * 1000,
+      Math.max(0, seconds - 2) * this.watchSecondMs,
     );
-    const end = setTimeout(() => watch.response.end(), seconds * 1000);
+    const end = setTimeout(() => watch.response.end(), seconds * this.watchSecondMs);
     return () => {
       clearTimeout(bookmark);
       clearTimeout(end);

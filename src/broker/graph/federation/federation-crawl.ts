@@ -106,13 +106,15 @@ export async function runFederationCrawl(options: FederationCrawlOptions): Promi
     );
   const limits = { ...defaultFederationLimits, ...options.limits };
   const signal = options.signal;
-  const previous = options.previous ?? (await loadPreviousCrawl(gateway, hub, worlds, options.now(), signal));
+  const identity = options.identity ?? crawlerIdentity;
+  const previous =
+    options.previous ?? (await loadPreviousCrawl(gateway, hub, worlds, options.now(), identity.email, signal));
   const crawls = await crawlAllWorlds(gateway, worlds, hub, previous, limits, signal);
   const crawledAt = options.now();
   const writer: HubWriter = {
     gateway,
     hub,
-    identity: options.identity ?? crawlerIdentity,
+    identity,
     retention: options.retention ?? 20,
     outputs: new Map(previous.outputs),
     ...(signal ? { signal } : {}),

@@ -43,16 +43,25 @@ export function isHubOutput(path: string): boolean {
  * all three outputs agree on it (an etag, a graph node and an index row);
  * anything missing means it is simply read again. `now` is the crawl's clock,
  * which no cutoff the crawl wrote can be later than (crawl-state.ts).
+ *
+ * `agent` is the email the crawl publishes as (hub-publish.ts): an output
+ * whose current version names another agent was not written by the crawl
+ * (a hub writer's, from before the write tools refused these paths, which
+ * always stamped the caller's own agent, src/broker/mcp/write-gate.ts), so it
+ * counts as missing: the crawl reads afresh and writes it again as its own
+ * (docs/decisions.md, 2026-12-07).
  */
 export async function loadPreviousCrawl(
   gateway: WorldGateway,
   hub: string,
   worlds: readonly WorldInfo[],
   now: Date,
+  agent: string,
   signal?: AbortSignal,
 ): Promise<FederationCrawlState> {
   const state = emptyCrawlState();
-  const graphBody = await fetchBody(gateway, hub, graphOutputPath, signal);
+  const fetchBody = (path: string) => fetchOwnBody(gateway, hub, path, agent, signal);
+  const graphBody = await fetchBody(graphOutputPath);
   if (graphBody !== null) state.outputs.set(graphOutputPath, outputFingerprint(graphBody));
   const directory = new WorldDirectory(worlds);
   const graph = graphBody === null ? { nodes: [], edges: [] } : parseExport(graphBody);
@@ -61,8 +70,8 @@ export async function loadPreviousCrawl(
   await Promise.all(
     worlds.map(async (world) => {
       const [indexBody, stateBody] = await Promise.all([
-        fetchBody(gateway, hub, indexOutputPath(world), signal),
-        fetchBody(gateway, hub, crawlStatePath(world.name), signal),
+        fetchBody(indexOutputPath(world)),
+        fetchBody(crawlStatePath(world.name)),
       ]);
       if (indexBody !== null) state.outputs.set(indexOutputPath(world), outputFingerprint(indexBody));
       if (stateBody !== null) state.outputs.set(crawlStatePath(world.name), outputFingerprint(stateBody));
@@ -106,16 +115,18 @@ function groupEdges(edges: readonly GraphEdge[], directory: WorldDirectory): Map
   return grouped;
 }
 
-/** The body of a hub document, or null when it is missing or unreadable (a first crawl). */
-async function fetchBody(
+/** The body of a hub document `agent` wrote, or null when it is missing, unreadable (a first crawl) or another's. */
+async function fetchOwnBody(
   gateway: WorldGateway,
   hub: string,
   path: string,
+  agent: string,
   signal?: AbortSignal,
 ): Promise<string | null> {
   try {
     const response = await gateway.read(hub, { verb: 'FETCH', path, ...(signal ? { signal } : {}) });
-    return response.status === Status.Ok ? Buffer.from(response.body).toString('utf8') : null;
+    if (response.status !== Status.Ok || response.metadata.agent !== agent) return null;
+    return Buffer.from(response.body).toString('utf8');
   } catch {
     return null;
   }

@@ -35,14 +35,14 @@ export const testNow = () => new Date('2026-01-08T12:00:00Z');
 
 export function toolContext(
   gateway: WorldGateway,
-  options: { identity?: Identity; session?: SessionState; graph?: GraphService } = {},
+  options: { identity?: Identity; session?: SessionState; graph?: GraphService; now?: () => Date } = {},
 ): ToolContext {
   return {
     gateway,
     identity: options.identity ?? alice,
     session: options.session ?? new MemorySession(),
     signal: new AbortController().signal,
-    now: testNow,
+    now: options.now ?? testNow,
     ...(options.graph ? { graph: options.graph } : {}),
   };
 }
