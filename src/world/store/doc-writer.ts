@@ -133,7 +133,7 @@ async function createNextVersion(
  */
 async function pointAt(loc: DocLocation, version: number): Promise<void> {
   try {
-    await swapSymlink(loc.currentAbs, symlinkTarget(loc.base, version));
+    await swapSymlink(loc.currentAbs, symlinkTarget(loc.base, version), loc.docDir);
   } catch (err) {
     const pointer = await readCurrentPointer(loc).catch(() => null);
     if (pointer?.kind !== 'symlink' || pointer.version !== version) {
