@@ -9,6 +9,10 @@
  * 4. the current pointer moves: a temp symlink renamed over it, then its
  *    directory fsynced. Only then is the write acknowledged.
  *
+ * A failure in step 3 or 4 must not leave vN behind while the pointer names
+ * vN-1: readers would serve vN-1 and writers build on vN (doc-writer.ts
+ * `pointAt` removes it again).
+ *
  * Temp names are ours to choose: they are transient, and recovery.ts removes
  * the ones a crash leaves (Go's `<doc>.tmp` link too).
  */
@@ -60,8 +64,9 @@ function writeSyncedTemp(tempPath: string, bytes: Uint8Array, mtime: Date | null
 }
 
 /**
- * Steps 1-3: publish `v<version>` in `docDir` with `bytes`. Returns false when
+ * Steps 1-2: publish `v<version>` in `docDir` with `bytes`. Returns false when
  * that version already exists (a lost race, or a crash left it: never overwrite).
+ * Step 3 is the caller's, inside its rollback (doc-writer.ts `pointAt`).
  */
 export async function createVersionFile(
   docDir: string,
@@ -74,12 +79,13 @@ export async function createVersionFile(
     await writeSyncedTemp(tempPath, bytes, mtime);
     await link(tempPath, path.join(docDir, versionFileName(version)));
   } catch (err) {
+    await rm(tempPath, { force: true }).catch(() => undefined);
     if (fsCode(err) === 'EEXIST') return false;
     throw err;
-  } finally {
-    await rm(tempPath, { force: true });
   }
-  await syncDir(docDir);
+  // vN exists now: the temp name is a second link to the same file. Failing to remove it leaves a
+  // dot-name that start-up recovery removes, not a failed write (the version is already there).
+  await rm(tempPath, { force: true }).catch(() => undefined);
   return true;
 }
 
