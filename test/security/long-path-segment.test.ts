@@ -65,7 +65,7 @@ describe('security: a path segment longer than the disk allows', () => {
   });
 
   it('a document name the write can hold is published and read back', async () => {
-    // The write's temporary pointer is `<name>.tmp` beside the document, so a document name keeps 4 bytes spare.
+    // The Go server's temporary pointer is `<name>.tmp` beside the document, so a document name keeps 4 bytes spare.
     const longest = `${'b'.repeat(248)}.md`;
     assert.equal((await world.call('PUBLISH', `/${longest}`, { auth }, '# ok\n')).status, 'created');
     assert.equal(text(await world.call('FETCH', `/${longest}`)), '# ok\n');

@@ -2,7 +2,7 @@ import { maxBodyBytes } from '../../protocol/limits.ts';
 import { hasVersionsSegment, isHashPath } from '../../protocol/paths.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { RequestScope, WorldContext } from './context.ts';
-import { overlongNameProblem } from '../store/index.ts';
+import { goTempLinkFolderProblem, overlongNameProblem } from '../store/index.ts';
 import { deniedResponse } from './read-auth.ts';
 import { badRequest, notPermitted, serverError } from './respond.ts';
 
@@ -13,16 +13,17 @@ export type WriteAction = 'publishing' | 'archiving' | 'appending';
  * (Go `server/internal/handler/handler.go` `serveWrite`): read-only, reserved hash path (before auth), size,
  * auth configured, token valid, token covers the path with `publish`. Ours after the hash path, also before
  * auth: a path through a `versions` folder would write into the store's history layout (Mark SPEC §9.3), which
- * Go accepts and then breaks on (docs/decisions.md, 2026-12-07); and a name longer than the disk holds, which
- * Go answers with a server error.
+ * Go accepts and then breaks on (docs/decisions.md, 2026-12-07); a folder named like a document's temp link in
+ * the Go store (`<name>.md.tmp`), which would break the Go server's writes of that document; and a name longer
+ * than the disk holds, which Go answers with a server error.
  * Returns null when the write may proceed.
  */
 export function guardWrite(ctx: WorldContext, scope: RequestScope, action: WriteAction): MarkResponse | null {
   if (ctx.readOnly) return notPermitted('server is read-only');
   if (isHashPath(scope.path)) return badRequest('paths matching /sha256-<hash> are reserved');
   if (hasVersionsSegment(scope.path)) return badRequest(reservedHistoryFolderMessage);
-  const overlong = overlongNameProblem(scope.path);
-  if (overlong !== null) return badRequest(overlong);
+  const reserved = goTempLinkFolderProblem(scope.path) ?? overlongNameProblem(scope.path);
+  if (reserved !== null) return badRequest(reserved);
   if (scope.request.body.length > maxBodyBytes) return serverError('content exceeds size limit');
   if (scope.tokens === null) return notPermitted(`${action} requires auth configuration`);
   const outcome = scope.tokens.authorize(scope.token, scope.path, 'publish');

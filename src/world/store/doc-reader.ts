@@ -3,13 +3,11 @@
  * version history with its hash-chain verdict (Mark SPEC §6.1, §6.3, §9.5-9.6).
  * Flat files without history are not documents: every reader answers null.
  */
-import { lstat } from 'node:fs/promises';
-import path from 'node:path';
 import { isStoreError } from './errors.ts';
 import { truncateToSecond } from '../../protocol/time.ts';
 import { resolveExisting } from './containment.ts';
 import { effectiveArchived, listVersions, readVersionFile, visibleVersion, type VersionFile } from './doc-files.ts';
-import { locate, versionFileName, type DocLocation } from './paths.ts';
+import { locate, type DocLocation } from './paths.ts';
 import { contentHash, extractBody, extractMetadata, extractPreviousHash, storedEtag } from './stored-format.ts';
 import { inspectStoredVersion } from './strict-reader.ts';
 import type { DocState, History, StoredVersion, VersionInfo } from './types.ts';
@@ -88,34 +86,69 @@ export async function readHistory(
   if (loc === null || (await visibleVersion(loc)) === 0) return null;
   const numbers = await listVersions(loc.docDir);
   if (numbers.length === 0) return null;
-  const infos: VersionInfo[] = [];
-  for (const version of numbers) {
-    const info = await lstat(path.join(loc.docDir, versionFileName(version)));
-    infos.push({ version, modified: truncateToSecond(info.mtime) });
-  }
-  const chainError = await verifyChain(loc.docDir, numbers, reading, probe);
+  const { infos, chainError } = await readChain(loc.docDir, numbers, reading, probe);
   const history: History = { versions: infos.reverse(), chainValid: chainError === null };
   if (chainError !== null) history.chainError = chainError;
   return history;
+}
+
+/** How many times a history read starts over after its newest listed version vanished (below). */
+const maxFullRestarts = 3;
+
+/**
+ * The chain check over `listed`, taking the versions a concurrent write removed into account:
+ * readers hold no lock (path-locks.ts), so a retention prune may delete listed versions before
+ * they are read. A prune deletes oldest first and never the newest (doc-writer.ts
+ * `pruneVersions`), so when v<K> is gone every version below it is gone too, and the history is
+ * now the versions above K: the check goes on over a fresh listing of those, with the oldest as
+ * the new root, as if it had started after the prune (what Go answers from its read snapshot).
+ * No version is read twice, and the request's signal still bounds the whole. Only when nothing above K is left (the newest
+ * listed version was removed: a failed write's rollback, doc-writer.ts `pointAt`) does it start
+ * over from a fresh listing, at most `maxFullRestarts` times.
+ */
+async function readChain(
+  docDir: string,
+  listed: number[],
+  reading: HistoryReading,
+  probe: ChainReadProbe | undefined,
+): Promise<{ infos: VersionInfo[]; chainError: string | null }> {
+  let numbers = listed;
+  for (let fullRestarts = 0; ; ) {
+    const walk = await verifyChain(docDir, numbers, reading, probe);
+    if (walk.gone === null) return walk;
+    const fresh = await listVersions(docDir);
+    const gone = walk.gone;
+    const above = fresh.filter((version) => version > gone);
+    if (above.length > 0) {
+      numbers = above;
+      continue;
+    }
+    fullRestarts += 1;
+    if (fullRestarts > maxFullRestarts || fresh.length === 0)
+      throw new Error(`read v${gone}: version disappeared during verification`);
+    numbers = fresh;
+  }
 }
 
 /**
  * Go `VerifyChain`: oldest retained version first; every later one must record
  * `sha256-<hex of the previous file's bytes>`, and every one must pass the strict
  * reader and declare its own number. The oldest retained version is the root: its
- * own `previous-hash` is not checked. Returns the first problem, or null.
+ * own `previous-hash` is not checked. Returns each version's time and the first
+ * problem (null when none), or `gone`: the first version that was no longer there.
  *
  * Versions are read one after another, each up to 1 MiB, so a long chain is the
  * most a read request costs; once `reading.signal` aborts, the next version is
  * not read and the check rejects with the signal's reason.
  */
-export async function verifyChain(
+async function verifyChain(
   docDir: string,
   numbers: number[],
-  reading: HistoryReading = {},
-  probe?: ChainReadProbe,
-): Promise<string | null> {
+  reading: HistoryReading,
+  probe: ChainReadProbe | undefined,
+): Promise<{ infos: VersionInfo[]; chainError: string | null; gone: number | null }> {
   const { signal } = reading;
+  const infos: VersionInfo[] = [];
   let previous: Buffer | null = null;
   let chainError: string | null = null;
   let formatError: string | null = null;
@@ -123,12 +156,13 @@ export async function verifyChain(
     signal?.throwIfAborted();
     if (probe !== undefined) await probe(version);
     const file = await readVersionFile(docDir, version);
-    if (file === null) throw new Error(`read v${version}: version disappeared during verification`);
+    if (file === null) return { infos, chainError: null, gone: version };
+    infos.push({ version, modified: truncateToSecond(file.mtime) });
     if (previous !== null && chainError === null) chainError = checkLink(version, previous, file.raw);
     if (formatError === null) formatError = checkFormat(version, file.raw);
     previous = file.raw;
   }
-  return chainError ?? formatError;
+  return { infos, chainError: chainError ?? formatError, gone: null };
 }
 
 function checkLink(version: number, previous: Buffer, raw: Buffer): string | null {

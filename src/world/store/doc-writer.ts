@@ -127,13 +127,16 @@ async function createNextVersion(
 }
 
 /**
- * Swap the pointer to vN. When the swap did not happen, vN is removed again: an
- * unreferenced version would otherwise become current at the next start-up
- * (roll-forward) although this write was reported as failed.
+ * Make the linked vN durable (fsync its folder) and swap the pointer to it
+ * (durable-fs.ts, steps 3 and 4). When either fails and the pointer does not
+ * name vN, vN is removed again: readers follow the pointer (vN-1) while writers
+ * take the highest version (vN), so every expected-version write would conflict
+ * until a restart, and the restart would roll the failed write forward.
  */
 async function pointAt(loc: DocLocation, version: number): Promise<void> {
   try {
-    await swapSymlink(loc.currentAbs, symlinkTarget(loc.base, version));
+    await syncDir(loc.docDir);
+    await swapSymlink(loc.currentAbs, symlinkTarget(loc.base, version), loc.docDir);
   } catch (err) {
     const pointer = await readCurrentPointer(loc).catch(() => null);
     if (pointer?.kind !== 'symlink' || pointer.version !== version) {

@@ -8,13 +8,20 @@
  * 3. the per-document directory is fsynced, so the new name survives a crash;
  * 4. the current pointer moves: a temp symlink renamed over it, then its
  *    directory fsynced. Only then is the write acknowledged.
+ *
+ * A failure in step 3 or 4 must not leave vN behind while the pointer names
+ * vN-1: readers would serve vN-1 and writers build on vN (doc-writer.ts
+ * `pointAt` removes it again).
+ *
+ * Temp names are ours to choose: they are transient, and recovery.ts removes
+ * the ones a crash leaves (Go's `<doc>.tmp` link too).
  */
 import { randomBytes } from 'node:crypto';
 import { link, lstat, mkdir, rename, rm, stat, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { syncDir, writeSyncedFile } from '../../files/durable-file.ts';
 import { fsCode, isMissing } from './errors.ts';
-import { archiveStateName, tempLinkPath, versionFileName } from './paths.ts';
+import { archiveStateName, pointerTempPrefix, versionFileName } from './paths.ts';
 
 export { syncDir };
 
@@ -57,8 +64,9 @@ function writeSyncedTemp(tempPath: string, bytes: Uint8Array, mtime: Date | null
 }
 
 /**
- * Steps 1-3: publish `v<version>` in `docDir` with `bytes`. Returns false when
+ * Steps 1-2: publish `v<version>` in `docDir` with `bytes`. Returns false when
  * that version already exists (a lost race, or a crash left it: never overwrite).
+ * Step 3 is the caller's, inside its rollback (doc-writer.ts `pointAt`).
  */
 export async function createVersionFile(
   docDir: string,
@@ -71,24 +79,32 @@ export async function createVersionFile(
     await writeSyncedTemp(tempPath, bytes, mtime);
     await link(tempPath, path.join(docDir, versionFileName(version)));
   } catch (err) {
+    await rm(tempPath, { force: true }).catch(() => undefined);
     if (fsCode(err) === 'EEXIST') return false;
     throw err;
-  } finally {
-    await rm(tempPath, { force: true });
   }
-  await syncDir(docDir);
+  // vN exists now: the temp name is a second link to the same file. Failing to remove it leaves a
+  // dot-name that start-up recovery removes, not a failed write (the version is already there).
+  await rm(tempPath, { force: true }).catch(() => undefined);
   return true;
 }
 
-/** Step 4 (`swapCurrent`): point `currentAbs` at `target` without it ever being missing. */
-export async function swapSymlink(currentAbs: string, target: string): Promise<void> {
-  const tempLink = tempLinkPath(currentAbs);
-  await removeIfPresent(tempLink);
+/**
+ * Step 4 (`swapCurrent`): point `currentAbs` at `target` without it ever being missing. The temp
+ * link gets a fresh dot-name in `historyDir`, the document's `versions/<name>` folder, and is renamed
+ * across to the document (a symlink's relative target is read from where it sits, so it names the
+ * same version there). No request path reaches a history folder (a `versions` segment is refused,
+ * src/world/handler/write-guard.ts), so nothing a publisher creates can take the link's place. Go
+ * names it `<current>.tmp` beside the document, where a folder of that name made every later write
+ * fail (test/world/temp-link-squat.test.ts).
+ */
+export async function swapSymlink(currentAbs: string, target: string, historyDir: string): Promise<void> {
+  const tempLink = path.join(historyDir, tempName(pointerTempPrefix));
   await symlink(target, tempLink);
   try {
     await rename(tempLink, currentAbs);
   } catch (err) {
-    await removeIfPresent(tempLink);
+    await removeIfPresent(tempLink).catch(() => undefined);
     throw err;
   }
   await syncDir(path.dirname(currentAbs));

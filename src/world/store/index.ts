@@ -1,6 +1,6 @@
 export { FileStore } from './file-store.ts';
 export { StoreError, isStoreError, type StoreErrorCode } from './errors.ts';
-export { overlongNameProblem } from './paths.ts';
+export { goTempLinkFolderProblem, overlongNameProblem } from './paths.ts';
 export {
   applyOkfTypeDefault,
   extractPublisherMeta,

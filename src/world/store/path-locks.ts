@@ -1,7 +1,9 @@
 /**
  * Per-document write serialisation inside one process: writes to one path run
  * one after another, writes to different paths run concurrently. Readers take no
- * lock; every file they can see is complete (see durable-fs.ts).
+ * lock; every file they can see is complete (see durable-fs.ts), and a history
+ * read whose versions a retention prune removes goes on over the ones left
+ * (doc-reader.ts `readChain`), so a long VERSIONS never holds up a write.
  */
 export class PathLocks {
   readonly #tails = new Map<string, Promise<void>>();

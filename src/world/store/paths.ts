@@ -93,17 +93,26 @@ export function parseSymlinkTarget(base: string, target: string): number {
   return target.startsWith(prefix) ? parseVersionFileName(target.slice(prefix.length)) : 0;
 }
 
-/** Temp files this store (or the Go store) leaves only when interrupted. */
+/**
+ * Temp names an interrupted write leaves in a document's history folder: a version (`.v<N>.tmp-`, also
+ * Go's), the archive state (`.archive-state-`) or the pointer's temp link (`.pointer-`).
+ */
 export function isVersionTempName(name: string): boolean {
-  return /^\.v[0-9]+\.tmp-/.test(name) || name.startsWith('.archive-state-');
+  return /^\.v[0-9]+\.tmp-/.test(name) || name.startsWith('.archive-state-') || name.startsWith(pointerTempPrefix);
 }
 
-const tempLinkSuffix = '.tmp';
+/**
+ * The pointer swap's temp link: a dot-name made inside the document's history folder
+ * (durable-fs.ts `swapSymlink`), which no request path reaches (a `versions` segment is refused).
+ */
+export const pointerTempPrefix = '.pointer-';
 
-/** The Go store's temp link beside a document: `<current>.tmp`. */
-export function tempLinkPath(currentAbs: string): string {
-  return `${currentAbs}${tempLinkSuffix}`;
-}
+/**
+ * The Go store's temp link beside a document, `<name>.tmp` (Go `swapCurrent`). This server no
+ * longer makes it, but start-up recovery removes one a crash left, and a write keeps room for it
+ * and refuses a folder of that name (below), so the Go server can still write every document.
+ */
+const goTempLinkSuffix = '.tmp';
 
 /**
  * NAME_MAX: the longest file name Linux filesystems (ext4, xfs, btrfs, tmpfs) hold, in bytes of the
@@ -113,19 +122,30 @@ const maxNameBytes = 255;
 
 /**
  * Why a write to `reqPath` cannot be stored, or null: a folder name over NAME_MAX, or a document name
- * that leaves no room for its temp link (`<name>.tmp`, the pointer swap of Go `swapCurrent`).
+ * that leaves no room for the Go server's temp link (`<name>.tmp`, Go `swapCurrent`; docs/decisions.md).
  */
 export function overlongNameProblem(reqPath: string): string | null {
   const segments = reqPath.split('/').filter((segment) => segment !== '');
-  const maxDocumentBytes = maxNameBytes - tempLinkSuffix.length;
+  const maxDocumentBytes = maxNameBytes - goTempLinkSuffix.length;
   for (const [i, segment] of segments.entries()) {
     const bytes = Buffer.byteLength(segment);
     if (bytes > maxNameBytes)
       return `a path segment is longer than ${maxNameBytes} bytes (${bytes} bytes of UTF-8), more than a file name on disk can hold; shorten it`;
     if (i === segments.length - 1 && bytes > maxDocumentBytes)
-      return `the document name is longer than ${maxDocumentBytes} bytes (${bytes} bytes of UTF-8): the world needs ${tempLinkSuffix.length} more for a temporary name while it writes, within the ${maxNameBytes} bytes a file name on disk can hold; shorten it`;
+      return `the document name is longer than ${maxDocumentBytes} bytes (${bytes} bytes of UTF-8): a world may need ${goTempLinkSuffix.length} more for a temporary name while it writes (the Go server does), within the ${maxNameBytes} bytes a file name on disk can hold; shorten it`;
   }
   return null;
+}
+
+/**
+ * Why a write to `reqPath` is refused, or null: a folder named like the Go server's temp link of a
+ * document (`<name>.md.tmp`). Go's swap cannot replace a folder there, so every later write of
+ * `<name>.md` by the Go server would fail on this store (docs/decisions.md).
+ */
+export function goTempLinkFolderProblem(reqPath: string): string | null {
+  return reqPath.split('/').some((segment) => segment.endsWith(`.md${goTempLinkSuffix}`))
+    ? `a folder name ending in ".md${goTempLinkSuffix}" is reserved: it is the temporary name of the document beside it while a world writes it; use another folder name`
+    : null;
 }
 
 /** True when `abs` is `root` or beneath it (both already resolved). */

@@ -2,8 +2,10 @@
  * Start-up repair of a store that may have stopped mid-write.
  *
  * What an interrupted write can leave, and what happens to it:
- * - a dot-named temp version or archive-state file: removed (never visible);
- * - a temp link `<doc>.tmp`: removed;
+ * - a dot-named temp version, archive-state file or pointer link in a history
+ *   folder: removed (never visible);
+ * - a temp link `<doc>.tmp` beside a document (the Go store's, and this one's
+ *   before it moved the link into the history folder): removed;
  * - a complete v(N+1) the pointer does not name yet (crash between `link` and
  *   the pointer swap): ROLLED FORWARD, the pointer moves to it. The file is
  *   complete (it was fsynced before `link` published it atomically) and chained
@@ -55,6 +57,7 @@ async function recoverDirectory(dirAbs: string, report: RecoveryReport): Promise
     }
   }
   for (const entry of entries) {
+    // Only a symlink: a folder of that name is a publisher's, never a temp link.
     if (entry.isSymbolicLink() && entry.name.endsWith('.tmp') && hasHistory) {
       await removeIfPresent(path.join(dirAbs, entry.name));
       report.removedTemps += 1;
@@ -88,7 +91,7 @@ async function repairDocument(loc: DocLocation, report: RecoveryReport): Promise
   }
   const highest = versions.at(-1) ?? 0;
   if (highest === 0 || (pointer.kind === 'symlink' && pointer.version === highest)) return;
-  await swapSymlink(loc.currentAbs, symlinkTarget(loc.base, highest));
+  await swapSymlink(loc.currentAbs, symlinkTarget(loc.base, highest), loc.docDir);
   report.repointed.push(loc.canonical);
 }
 

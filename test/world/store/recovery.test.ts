@@ -82,10 +82,13 @@ describe('start-up repair (crash recovery)', () => {
     await writeFile(path.join(docDir(root), '.v2.tmp-123-abcdef'), 'partial');
     await writeFile(path.join(docDir(root), '.archive-state-42'), 'tr');
     await symlink('versions/a.md/v2', path.join(root, 'a.md.tmp'));
+    await symlink('versions/a.md/v2', path.join(docDir(root), '.pointer-123-abcdef'));
+    await mkdir(path.join(root, 'b.md.tmp'));
     const reopened = await FileStore.open(root);
-    assert.equal(reopened.recovery.removedTemps, 3);
+    assert.equal(reopened.recovery.removedTemps, 4);
     assert.deepEqual(await readdir(docDir(root)), ['v1']);
-    assert.deepEqual((await readdir(root)).sort(), ['a.md', 'versions']);
+    // A folder named like Go's temp link is a publisher's folder: kept.
+    assert.deepEqual((await readdir(root)).sort(), ['a.md', 'b.md.tmp', 'versions']);
     assert.equal((await reopened.current('/a.md'))?.current.version, 1);
   });
 
