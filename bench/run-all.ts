@@ -48,6 +48,8 @@ const ownProcess: Record<string, { flags?: string[]; full: string[]; quick: stri
   'search-latency.ts': { flags: ['--expose-gc'], full: [], quick: ['10000'] },
   'concurrent-fetch.ts': { full: [], quick: ['16', '200', '2'] },
   'markdown-worst.ts': { full: [], quick: ['1', 'paragraph,headings (same text)'] },
+  'world-list.ts': { full: [], quick: ['1000', '1'] },
+  'world-lookup-fairness.ts': { full: [], quick: ['500', '1', '2'] },
 };
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const unlisted = readdirSync(benchDir).filter(

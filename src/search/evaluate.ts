@@ -15,6 +15,7 @@ import type { IndexState } from './index-state.ts';
 import type { QueryTerm } from './query-terms.ts';
 import { DocFlag, DocState, type QueryScratch } from './scratch.ts';
 import { bm25, bm25tf, inverseDocumentFrequency, weights } from './scoring.ts';
+import { inPieces, WorkMeter, type Sliced } from './slices.ts';
 import { dfOf, fieldAverages } from './stats.ts';
 import type { FieldAverages } from './stats.ts';
 import type { MatchMode, QueryStats } from './types.ts';
@@ -29,45 +30,78 @@ export interface EvaluateInput {
   globalStats?: QueryStats;
 }
 
-export function evaluate(state: IndexState, scratch: QueryScratch, input: EvaluateInput, sink: RowSink): void {
+/**
+ * Yields between pieces of work (slices.ts); `scratch` is this query's alone
+ * while it runs (SearchIndex lends one per query), and is reset at the end,
+ * also when the query is stopped part way.
+ */
+export function* evaluate(state: IndexState, scratch: QueryScratch, input: EvaluateInput, sink: RowSink): Sliced<void> {
   const { terms, globalStats } = input;
   if (terms.length === 0) return;
   const totals = globalStats?.totals ?? state.totals;
   const averages = fieldAverages(totals);
+  const meter = new WorkMeter();
   try {
-    terms.forEach((term, i) => {
-      gatherTerm(state, term, scratch.term);
+    for (const [i, term] of terms.entries()) {
+      yield* gatherTerm(state, term, scratch.term, meter);
       // SearchIndex.search gives supplied statistics a df for every term it may not count over hidden documents.
       const df = (globalStats && dfOf(globalStats.df, term.text)) ?? scratch.term.docs.length;
-      scoreTerm(state, scratch, averages, inverseDocumentFrequency(totals.docCount, df), 1 << i);
+      yield* scoreTerm(state, scratch, averages, inverseDocumentFrequency(totals.docCount, df), 1 << i, meter);
       scratch.term.reset();
-    });
-    emitRows(state, scratch, input, sink);
+    }
+    yield* emitRows(state, scratch, input, sink, meter);
   } finally {
     scratch.reset();
   }
 }
 
 /** Local df per term, for the first phase of a cross-world merge. */
-export function documentFrequencies(
+export function* documentFrequencies(
   state: IndexState,
   scratch: QueryScratch,
   terms: QueryTerm[],
   admitted?: (docNum: number) => boolean,
-): Record<string, number> {
+): Sliced<Record<string, number>> {
   // No prototype: a term such as `__proto__` is an ordinary key here.
   const df = Object.create(null) as Record<string, number>;
-  for (const term of terms) {
-    gatherTerm(state, term, scratch.term);
-    df[term.text] = admitted === undefined ? scratch.term.docs.length : scratch.term.docs.filter(admitted).length;
-    scratch.term.reset();
+  const meter = new WorkMeter();
+  try {
+    for (const term of terms) {
+      yield* gatherTerm(state, term, scratch.term, meter);
+      df[term.text] = admitted === undefined ? scratch.term.docs.length : scratch.term.docs.filter(admitted).length;
+      scratch.term.reset();
+    }
+  } finally {
+    scratch.reset();
   }
   return df;
 }
 
-function scoreTerm(state: IndexState, q: QueryScratch, avg: FieldAverages, idf: number, bit: number): void {
+function* scoreTerm(
+  state: IndexState,
+  q: QueryScratch,
+  avg: FieldAverages,
+  idf: number,
+  bit: number,
+  meter: WorkMeter,
+): Sliced<void> {
+  yield* inPieces(q.term.docs.length, meter, (from, to) => scoreDocs(state, q, avg, idf, bit, from, to));
+  yield* inPieces(q.term.sections.length, meter, (from, to) => scoreSections(state, q, avg, idf, bit, from, to));
+}
+
+/** The term's tiers for the documents t.docs[from, to) it touched. */
+function scoreDocs(
+  state: IndexState,
+  q: QueryScratch,
+  avg: FieldAverages,
+  idf: number,
+  bit: number,
+  from: number,
+  to: number,
+): void {
   const t = q.term;
-  for (const doc of t.docs) {
+  for (let i = from; i < to; i++) {
+    const doc = t.docs[i] as number;
     const record = state.docs[doc] as DocRecord;
     const cover = t.cover[doc] ?? 0;
     const flags = t.flags[doc] ?? 0;
@@ -86,7 +120,21 @@ function scoreTerm(state: IndexState, q: QueryScratch, avg: FieldAverages, idf: 
     }
     if (flags & DocFlag.catalog) q.catalogMask[doc] = (q.catalogMask[doc] ?? 0) | bit;
   }
-  for (const section of t.sections) {
+}
+
+/** What the term adds to the sections t.sections[from, to) holding it, over their documents. */
+function scoreSections(
+  state: IndexState,
+  q: QueryScratch,
+  avg: FieldAverages,
+  idf: number,
+  bit: number,
+  from: number,
+  to: number,
+): void {
+  const t = q.term;
+  for (let i = from; i < to; i++) {
+    const section = t.sections[i] as number;
     const doc = state.sectionDoc[section] ?? 0;
     const textTier =
       weights.section * bm25tf(t.sectionTf[section] ?? 0, state.sectionLength[section] ?? 0, avg.section, bm25.textB);
@@ -109,27 +157,44 @@ function scoreTerm(state: IndexState, q: QueryScratch, avg: FieldAverages, idf: 
  * Mode `any` keeps every section holding a term, and gives a document with evidence
  * only outside its sections (name, description) a bare-path row.
  */
-function emitRows(state: IndexState, q: QueryScratch, input: EvaluateInput, sink: RowSink): void {
+function* emitRows(
+  state: IndexState,
+  q: QueryScratch,
+  input: EvaluateInput,
+  sink: RowSink,
+  meter: WorkMeter,
+): Sliced<void> {
   const full = input.terms.length >= 32 ? 0xffffffff : 2 ** input.terms.length - 1;
-  if (input.scope !== undefined) {
-    for (const doc of q.docs)
-      if (!input.scope((state.docs[doc] as DocRecord).id)) q.docState[doc] = DocState.outOfScope;
+  const { scope } = input;
+  if (scope !== undefined) {
+    yield* inPieces(q.docs.length, meter, (from, to) => {
+      for (let i = from; i < to; i++) {
+        const doc = q.docs[i] as number;
+        if (!scope((state.docs[doc] as DocRecord).id)) q.docState[doc] = DocState.outOfScope;
+      }
+    });
   }
-  for (const section of q.sections) {
-    const doc = state.sectionDoc[section] ?? 0;
-    const catalog = q.catalogMask[doc] ?? 0;
-    if (q.docState[doc] === DocState.outOfScope || catalog === full) continue;
-    if (input.mode === 'all' && ((q.sectionMask[section] ?? 0) | catalog) >>> 0 !== full) continue;
-    const record = state.docs[doc] as DocRecord;
-    const score = ((q.docScore[doc] ?? 0) + (q.sectionExtra[section] ?? 0)) * record.prior;
-    sink(record, section - record.firstSection, score);
-    q.docState[doc] = DocState.hasSectionRow;
-  }
-  for (const doc of q.docs) {
-    const state_ = q.docState[doc];
-    const bare = q.catalogMask[doc] === full || (input.mode === 'any' && state_ === DocState.seen);
-    if (state_ === DocState.outOfScope || !bare) continue;
-    const record = state.docs[doc] as DocRecord;
-    sink(record, -1, (q.docScore[doc] ?? 0) * record.prior);
-  }
+  yield* inPieces(q.sections.length, meter, (from, to) => {
+    for (let i = from; i < to; i++) {
+      const section = q.sections[i] as number;
+      const doc = state.sectionDoc[section] ?? 0;
+      const catalog = q.catalogMask[doc] ?? 0;
+      if (q.docState[doc] === DocState.outOfScope || catalog === full) continue;
+      if (input.mode === 'all' && ((q.sectionMask[section] ?? 0) | catalog) >>> 0 !== full) continue;
+      const record = state.docs[doc] as DocRecord;
+      const score = ((q.docScore[doc] ?? 0) + (q.sectionExtra[section] ?? 0)) * record.prior;
+      sink(record, section - record.firstSection, score);
+      q.docState[doc] = DocState.hasSectionRow;
+    }
+  });
+  yield* inPieces(q.docs.length, meter, (from, to) => {
+    for (let i = from; i < to; i++) {
+      const doc = q.docs[i] as number;
+      const state_ = q.docState[doc];
+      const bare = q.catalogMask[doc] === full || (input.mode === 'any' && state_ === DocState.seen);
+      if (state_ === DocState.outOfScope || !bare) continue;
+      const record = state.docs[doc] as DocRecord;
+      sink(record, -1, (q.docScore[doc] ?? 0) * record.prior);
+    }
+  });
 }

@@ -10,6 +10,7 @@ import type { IndexState } from './index-state.ts';
 import type { QueryTerm } from './query-terms.ts';
 import { DocFlag } from './scratch.ts';
 import type { TermScratch } from './scratch.ts';
+import { inPieces, type Sliced, type WorkMeter } from './slices.ts';
 import { bodyLow, bodySection, fieldBits, fieldDoc, FieldBit, maxPackedTf, trailFlag } from './vocabulary.ts';
 import type { WordEntry } from './vocabulary.ts';
 
@@ -37,16 +38,20 @@ export function expand(state: IndexState, term: QueryTerm): Expansion {
   return { forward, reverse };
 }
 
-/** Fills `scratch` with the term's per-section and per-document evidence. */
-export function gatherTerm(state: IndexState, term: QueryTerm, scratch: TermScratch): void {
+/**
+ * Fills `scratch` with the term's per-section and per-document evidence, yielding
+ * between pieces of postings (slices.ts): a frequent word has one per section.
+ */
+export function* gatherTerm(state: IndexState, term: QueryTerm, scratch: TermScratch, meter: WorkMeter): Sliced<void> {
   const { forward, reverse } = expand(state, term);
   for (const entry of forward) {
-    gatherBody(state, entry, scratch);
-    gatherFields(state, entry, scratch, coverage(term, entry.word));
+    const cover = coverage(term, entry.word);
+    yield* inPieces(entry.body.length, meter, (from, to) => gatherBody(state, entry, scratch, from, to));
+    yield* inPieces(entry.fields.length, meter, (from, to) => gatherFields(state, entry, scratch, cover, from, to));
   }
   for (const entry of reverse) {
-    gatherBody(state, entry, scratch);
-    gatherFields(state, entry, scratch, 0);
+    yield* inPieces(entry.body.length, meter, (from, to) => gatherBody(state, entry, scratch, from, to));
+    yield* inPieces(entry.fields.length, meter, (from, to) => gatherFields(state, entry, scratch, 0, from, to));
   }
 }
 
@@ -61,8 +66,11 @@ function coverage(term: QueryTerm, word: string): number {
   return Math.max(term.stem.length, common) / word.length;
 }
 
-function gatherBody(state: IndexState, entry: WordEntry, scratch: TermScratch): void {
-  for (const packed of entry.body) {
+/** Body postings [from, to) of `entry`. */
+function gatherBody(state: IndexState, entry: WordEntry, scratch: TermScratch, from: number, to: number): void {
+  const postings = entry.body;
+  for (let i = from; i < to; i++) {
+    const packed = postings[i] as number;
     const section = bodySection(packed);
     const doc = state.sectionDoc[section] ?? -1;
     if (doc < 0) continue;
@@ -76,9 +84,18 @@ function gatherBody(state: IndexState, entry: WordEntry, scratch: TermScratch): 
   }
 }
 
-/** `cover` is stem length / word length for a forward match, 0 for a reverse one. */
-function gatherFields(state: IndexState, entry: WordEntry, scratch: TermScratch, cover: number): void {
-  for (const packed of entry.fields) {
+/** Field postings [from, to); `cover` is stem length / word length for a forward match, 0 for a reverse one. */
+function gatherFields(
+  state: IndexState,
+  entry: WordEntry,
+  scratch: TermScratch,
+  cover: number,
+  from: number,
+  to: number,
+): void {
+  const postings = entry.fields;
+  for (let i = from; i < to; i++) {
+    const packed = postings[i] as number;
     const doc = fieldDoc(packed);
     if (state.docs[doc] === undefined) continue;
     const bits = fieldBits(packed);

@@ -29,6 +29,8 @@ export class IndexState {
   sectionCapacity = 1024;
   nextSection = 0;
   totals: CorpusTotals = emptyTotals();
+  /** Bumped by every add, remove and compaction: a query run in slices reads one generation (slices.ts). */
+  generation = 0;
   #livePostings = 0;
   #deadPostings = 0;
   readonly #minDeadPostings: number;
@@ -43,6 +45,7 @@ export class IndexState {
   }
 
   add(doc: SearchDoc): void {
+    this.generation++;
     const record = makeRecord(doc, this.docs.length, this.nextSection, this.words);
     const tokens = tokensOf(record);
     this.#ensureSections(record.firstSection + record.sections.length);
@@ -59,6 +62,7 @@ export class IndexState {
   remove(id: string): boolean {
     const record = this.byId.get(id);
     if (record === undefined) return false;
+    this.generation++;
     const tokens = tokensOf(record);
     const words = distinctWords(tokens);
     for (const w of words) {
@@ -79,6 +83,7 @@ export class IndexState {
 
   /** Drops dead postings and renumbers documents and sections densely. */
   compact(): void {
+    this.generation++;
     const docMap = new Int32Array(this.docs.length).fill(-1);
     const sectionMap = new Int32Array(this.nextSection).fill(-1);
     const live = this.docs.filter((d): d is DocRecord => d !== undefined);

@@ -4,6 +4,8 @@
  * Imports nothing of ours; see search-index.ts for the entry point.
  */
 export { SearchIndex, defaultSearchLimit } from './search-index.ts';
+export { runSliced, runWhole, defaultSliceMs } from './slices.ts';
+export type { Sliced, SliceOptions } from './slices.ts';
 export type {
   IndexStats,
   QueryStatsOptions,

@@ -10,6 +10,7 @@
  */
 import type { DocRecord } from './doc-record.ts';
 import { parseQuery } from './query-terms.ts';
+import { runWhole, WorkMeter, type Sliced } from './slices.ts';
 import { wordRuns } from './tokenize.ts';
 
 export interface NearTitle {
@@ -25,6 +26,8 @@ const minWordSimilarity = 0.5;
 /**
  * The one row of the edit-distance table, reused by every comparison and grown
  * as needed (a fresh array per row cost hundreds of megabytes for a long query).
+ * Shared by queries run in slices (slices.ts) only because one comparison never
+ * spans a yield: the row is filled and read within one call of editDistance.
  */
 let row = new Uint32Array(64);
 
@@ -62,12 +65,26 @@ function similarityFromThreshold(a: string, b: string): number {
   return wordSimilarity(a, b);
 }
 
+/**
+ * Work units of one title's comparisons, against a posting's 1 (slices.ts): a
+ * title costs up to 32 × (its words) edit distances, microseconds, so the search
+ * yields every few titles.
+ */
+const titleWork = 256;
+
 export function nearestTitles(query: string, docs: Iterable<DocRecord>, limit = 3): NearTitle[] {
+  return runWhole(nearestTitleSteps(query, docs, limit));
+}
+
+/** nearestTitles, yielding between titles (slices.ts). */
+export function* nearestTitleSteps(query: string, docs: Iterable<DocRecord>, limit = 3): Sliced<NearTitle[]> {
   const queryWords = parseQuery(query).map((term) => term.text);
   if (queryWords.length === 0) return [];
   const cache = queryWords.map(() => new Map<string, number>());
   const scored: NearTitle[] = [];
+  const meter = new WorkMeter();
   for (const doc of docs) {
+    if (meter.spend(titleWork)) yield;
     const titleWords = new Set(wordRuns(`${doc.title} ${doc.name}`));
     let similarity = 0;
     queryWords.forEach((q, i) => {

@@ -1,18 +1,22 @@
 /**
  * The search index: built once, updated per document, queried through postings.
- * Pure and synchronous; the world server (LOOKUP `match: body`) and the broker
- * (cross-world search) both drive it.
+ * Pure; each query is written once as steps (slices.ts) and offered two ways:
+ * synchronous (`search`, `queryStats`, `zeroResultHelp`: benches, tests, tools)
+ * and as steps a world runs in slices between other requests (`searchSteps`,
+ * `queryStatsSteps`, `zeroResultHelpSteps`: LOOKUP `match: body`,
+ * src/world/body-index.ts). The answers are the same either way.
  */
 import { countRecord } from './doc-record.ts';
 import type { DocRecord } from './doc-record.ts';
 import { documentFrequencies, evaluate } from './evaluate.ts';
 import { IndexState } from './index-state.ts';
-import { nearestTitles } from './nearest-titles.ts';
+import { nearestTitleSteps } from './nearest-titles.ts';
 import type { NearTitle } from './nearest-titles.ts';
 import { parseQuery } from './query-terms.ts';
 import type { QueryTerm } from './query-terms.ts';
 import { QueryScratch } from './scratch.ts';
 import { ScriptProfile } from './script-profile.ts';
+import { runWhole, WorkMeter, type Sliced } from './slices.ts';
 import { SnippetTerms, snippetFor } from './snippet.ts';
 import type { RowText } from './snippet.ts';
 import { TopRows } from './top-rows.ts';
@@ -22,6 +26,12 @@ import type { FieldAverages } from './stats.ts';
 import type { CorpusTotals, QueryStats, SearchDoc, SearchOptions, SearchRow } from './types.ts';
 
 export const defaultSearchLimit = 10;
+
+/** Work units of one document's admit test (catalog, scope, filter, read-auth), against a posting's 1 (slices.ts). */
+const admitWork = 16;
+
+/** Scratch kept for the next queries: one per query that ran at once, up to this many. */
+const maxIdleScratch = 4;
 
 export interface IndexStats extends CorpusTotals {
   avgFieldLengths: FieldAverages;
@@ -61,10 +71,20 @@ export interface SearchIndexOptions {
 
 export class SearchIndex {
   readonly #state: IndexState;
-  #scratch = new QueryScratch(0, 0);
+  /**
+   * Scratch no running query holds. A query borrows one for its whole run and gives
+   * it back reset, so queries run in slices at once never share one (before, one
+   * scratch per index served every query: test/search/sliced-queries.test.ts).
+   */
+  readonly #idleScratch: QueryScratch[] = [];
 
   constructor(options: SearchIndexOptions = {}) {
     this.#state = new IndexState(options.compactAfterDeadPostings);
+  }
+
+  /** Changes with every upsert, removal and compaction: steps started before a change must start again. */
+  get generation(): number {
+    return this.#state.generation;
   }
 
   get size(): number {
@@ -110,20 +130,29 @@ export class SearchIndex {
    * so the numbers say nothing about documents the caller may not see.
    */
   queryStats(query: string, options: QueryStatsOptions = {}): QueryStats {
+    return runWhole(this.queryStatsSteps(query, options));
+  }
+
+  /** queryStats as steps (slices.ts). */
+  *queryStatsSteps(query: string, options: QueryStatsOptions = {}): Sliced<QueryStats> {
     const terms = parseQuery(query);
     const { admit } = options;
     if (admit === undefined) {
-      return { totals: { ...this.#state.totals }, df: documentFrequencies(this.#state, this.#scratchFor(), terms) };
+      const totals = { ...this.#state.totals };
+      return { totals, df: yield* this.#withScratch((scratch) => documentFrequencies(this.#state, scratch, terms)) };
     }
-    const { admitted, totals } = this.#admitted(admit);
-    return { totals, df: documentFrequencies(this.#state, this.#scratchFor(), terms, admitted) };
+    const { admitted, totals } = yield* this.#admitted(admit);
+    const df = yield* this.#withScratch((scratch) => documentFrequencies(this.#state, scratch, terms, admitted));
+    return { totals, df };
   }
 
   /** The live documents `admit` admits (by number), and their totals. */
-  #admitted(admit: (id: string) => boolean): { admitted: (num: number) => boolean; totals: CorpusTotals } {
+  *#admitted(admit: (id: string) => boolean): Sliced<{ admitted: (num: number) => boolean; totals: CorpusTotals }> {
     const marks = new Uint8Array(this.#state.docs.length);
     const totals = emptyTotals();
+    const meter = new WorkMeter();
     for (const doc of this.#liveDocs()) {
+      if (meter.spend(admitWork)) yield;
       if (!admit(doc.id)) continue;
       marks[doc.num] = 1;
       countRecord(totals, doc, 1);
@@ -138,33 +167,46 @@ export class SearchIndex {
    * the row scores would tell how many hidden documents hold the word
    * (test/security/search-hidden-df.test.ts, docs/decisions.md).
    */
-  #completeStats(stats: QueryStats, terms: QueryTerm[], options: SearchOptions): QueryStats {
+  *#completeStats(stats: QueryStats, terms: QueryTerm[], options: SearchOptions): Sliced<QueryStats> {
     const missing = terms.filter((term) => dfOf(stats.df, term.text) === undefined);
     const { scope, allow } = options;
     if (missing.length === 0 || (scope === undefined && allow === undefined)) return stats;
-    const { admitted } = this.#admitted(
+    const { admitted } = yield* this.#admitted(
       (id) => (scope === undefined || scope(id)) && (allow === undefined || allow(id)),
     );
     // No prototype: a term such as `__proto__` is an ordinary key here.
     const df = Object.assign(Object.create(null) as Record<string, number>, stats.df);
-    Object.assign(df, documentFrequencies(this.#state, this.#scratchFor(), missing, admitted));
+    Object.assign(
+      df,
+      yield* this.#withScratch((scratch) => documentFrequencies(this.#state, scratch, missing, admitted)),
+    );
     return { totals: stats.totals, df };
   }
 
   search(query: string, options: SearchOptions = {}): SearchRow[] {
+    return runWhole(this.searchSteps(query, options));
+  }
+
+  /** search as steps (slices.ts). */
+  *searchSteps(query: string, options: SearchOptions = {}): Sliced<SearchRow[]> {
     const terms = parseQuery(query);
     const limit = Math.max(0, Math.floor(options.limit ?? defaultSearchLimit));
     // Mark SPEC §2.7: read-auth filters rows before the limit, so hidden documents
     // neither displace nor reveal visible ones (TopRows asks `allow` before admitting).
     const top = new TopRows(limit, options.allow);
+    const globalStats = options.globalStats && (yield* this.#completeStats(options.globalStats, terms, options));
     const input = {
       terms,
       mode: options.mode ?? 'all',
       ...(options.scope && { scope: options.scope }),
-      ...(options.globalStats && { globalStats: this.#completeStats(options.globalStats, terms, options) }),
+      ...(globalStats && { globalStats }),
     };
-    evaluate(this.#state, this.#scratchFor(), input, (doc, section, score) => top.offer(doc, section, score));
-    // Snippets only for the rows kept, with the query's stems prepared once.
+    yield* this.#withScratch((scratch) =>
+      evaluate(this.#state, scratch, input, (doc, section, score) => top.offer(doc, section, score)),
+    );
+    // Snippets only for the rows kept, with the query's stems prepared once. In one
+    // piece, without a yield: the WordTable's per-query run masks (line-words.ts)
+    // serve one query at a time.
     const snippetTerms = new SnippetTerms(this.#state.words, terms);
     return top.rows().map((candidate) => toRow(candidate, snippetTerms));
   }
@@ -175,10 +217,23 @@ export class SearchIndex {
    * suggested and never counted toward the hint.
    */
   zeroResultHelp(query: string, options: ZeroResultOptions = {}): ZeroResultHelp {
+    return runWhole(this.zeroResultHelpSteps(query, options));
+  }
+
+  /** zeroResultHelp as steps (slices.ts). */
+  *zeroResultHelpSteps(query: string, options: ZeroResultOptions = {}): Sliced<ZeroResultHelp> {
     const { limit = 3, allow } = options;
-    const live = [...this.#liveDocs()];
-    const docs = allow === undefined ? live : live.filter((doc) => allow(doc.id));
-    const nearest = nearestTitles(query, docs, limit);
+    // Admitted as the titles are compared, so a stopped query has asked `allow`
+    // only of the documents it compared (test/world/lookup-abandonment.test.ts).
+    const docs: DocRecord[] = [];
+    const admitted = function* (live: Iterable<DocRecord>): Generator<DocRecord> {
+      for (const doc of live) {
+        if (allow !== undefined && !allow(doc.id)) continue;
+        docs.push(doc);
+        yield doc;
+      }
+    };
+    const nearest = yield* nearestTitleSteps(query, admitted(this.#liveDocs()), limit);
     const corpus = new ScriptProfile();
     for (const doc of docs) corpus.add(doc.scripts);
     const hint = corpus.hintFor(parseQuery(query).map((t) => t.text));
@@ -189,11 +244,18 @@ export class SearchIndex {
     for (const doc of this.#state.docs) if (doc !== undefined) yield doc;
   }
 
-  #scratchFor(): QueryScratch {
+  /** Runs `steps` with scratch of its own, given back (reset by the steps) when they end or are stopped. */
+  *#withScratch<T>(steps: (scratch: QueryScratch) => Sliced<T>): Sliced<T> {
     const docs = this.#state.docs.length;
     const sections = this.#state.sectionCapacity;
-    if (!this.#scratch.fits(docs, sections)) this.#scratch = new QueryScratch(Math.max(docs * 2, 64), sections);
-    return this.#scratch;
+    let scratch = this.#idleScratch.pop();
+    if (scratch === undefined || !scratch.fits(docs, sections))
+      scratch = new QueryScratch(Math.max(docs * 2, 64), sections);
+    try {
+      return yield* steps(scratch);
+    } finally {
+      if (this.#idleScratch.length < maxIdleScratch) this.#idleScratch.push(scratch);
+    }
   }
 }
 

@@ -7,11 +7,13 @@ import {
   LookupExtensionError,
   parseNearestCount,
   ownStatsValue,
+  runSliced,
   SearchIndex,
   statsOnlyValue,
   type MatchMode,
   type QueryStats,
   type SearchRow,
+  type Sliced,
 } from '../search/index.ts';
 import { baseName } from '../protocol/paths.ts';
 import type { Metadata } from '../protocol/metadata.ts';
@@ -25,6 +27,8 @@ export type BodySearchOptions = {
   /** Read-auth per row, asked before the limit. */
   allow: (path: string) => boolean;
   limit: number;
+  /** The request's signal (client gone, deadline passed, listener closing): the search stops between slices. */
+  signal?: AbortSignal | undefined;
 };
 
 /** Rows plus the extension keys to add to the response metadata. */
@@ -53,6 +57,10 @@ type Extension = {
  * corpus statistics and scores for a cross-world merge, nearest titles) are
  * answered in `lookup`; every number they reveal is counted over the documents
  * this caller may read in this scope, never over hidden ones.
+ *
+ * A lookup runs in slices of a few ms (src/search/slices.ts), so the world's other
+ * requests are served while it runs, and it stops between slices once its request
+ * is abandoned (test/world/lookup-abandonment.test.ts).
  */
 export class BodyIndex {
   readonly #index = new SearchIndex();
@@ -87,22 +95,34 @@ export class BodyIndex {
 
   /**
    * A body LOOKUP: without extension keys, the plain Go `bodymatch.go` match ranked with this
-   * world's statistics; a string is the bad-request message.
+   * world's statistics; a string is the bad-request message. Rejects with the
+   * signal's reason once `options.signal` aborts.
    */
-  lookup(query: string, request: Metadata, options: BodySearchOptions): BodyAnswer | string {
+  lookup(query: string, request: Metadata, options: BodySearchOptions): Promise<BodyAnswer | string> {
     let ext: Extension;
     try {
       ext = parseExtension(request);
     } catch (error) {
-      if (error instanceof LookupExtensionError) return error.message;
+      if (error instanceof LookupExtensionError) return Promise.resolve(error.message);
       throw error;
     }
+    let generation = this.#index.generation;
+    return runSliced(
+      () => {
+        generation = this.#index.generation;
+        return this.#answer(query, ext, options);
+      },
+      { signal: options.signal, stale: () => this.#index.generation !== generation },
+    );
+  }
+
+  *#answer(query: string, ext: Extension, options: BodySearchOptions): Sliced<BodyAnswer> {
     const admit = this.#admitter(options);
     const metadata: Metadata = ext.echoTerms ? { [keys.matchTerms]: ext.mode } : {};
     if (ext.statsOnly || ext.ownStats)
-      Object.assign(metadata, encodeQueryStats(this.#index.queryStats(query, { admit })));
+      Object.assign(metadata, encodeQueryStats(yield* this.#index.queryStatsSteps(query, { admit })));
     if (ext.statsOnly) return { rows: [], metadata };
-    const found = this.#index.search(query, {
+    const found = yield* this.#index.searchSteps(query, {
       limit: options.limit,
       mode: ext.mode,
       allow: admit,
@@ -112,12 +132,13 @@ export class BodyIndex {
     // world's own df would also count documents the caller cannot read.
     if (ext.stats) metadata[keys.rowScores] = encodeScores(found.map((row) => row.score));
     if (found.length === 0 && ext.nearest !== undefined) {
-      const help = this.#index.zeroResultHelp(query, { limit: ext.nearest, allow: admit });
+      const help = yield* this.#index.zeroResultHelpSteps(query, { limit: ext.nearest, allow: admit });
       metadata[keys.nearestTitles] = encodeNearest(
         help.nearest.map((n) => ({ path: n.id, title: n.title, similarity: n.similarity })),
       );
       if (help.languageHint !== undefined) metadata[keys.languageHint] = help.languageHint;
     }
+    // Rows in the same slice as the search's last step: the catalog read here is the one it ranked.
     return { rows: found.map((row) => this.#toLookupRow(row)), metadata };
   }
 

@@ -31,13 +31,15 @@ export async function handleLookup(ctx: WorldContext, scope: RequestScope): Prom
   const allow = (path: string) => canRead(scope.tokens, scope.token, path);
   const mode = options.mode === 'body' && ctx.bodyIndex !== null ? 'body' : 'catalog';
   // Body mode also answers our optional extension keys (src/search/lookup-extension.ts).
+  // A body search runs in slices and stops once the request's signal aborts (src/world/body-index.ts).
   const answer =
     mode === 'body'
-      ? ctx.bodyIndex!.lookup(options.text, scope.request.metadata, {
+      ? await ctx.bodyIndex!.lookup(options.text, scope.request.metadata, {
           scope: scope.path,
           filter,
           allow,
           limit: options.limit,
+          signal: scope.signal,
         })
       : { rows: catalogRows(ctx, options, scope.path, filter, allow), metadata: {} };
   if (typeof answer === 'string') return badRequest(answer);
