@@ -374,19 +374,44 @@ describe('what each case renders', () => {
     );
   });
 
-  it("discovery: a removed maxWorlds (null) is left out of config.yaml, so the broker's own default applies", async () => {
-    const allNamespaces = brokerCases.find((c) => c.name === 'discovery in all namespaces')!;
-    const removed: BrokerCase = {
-      ...allNamespaces,
-      name: 'discovery with maxWorlds removed',
-      values: { ...allNamespaces.values, discovery: { enabled: true, maxWorlds: null } },
-    };
-    const rendered = await template(request(removed));
+  it("counts removed from values (null) render as not set, so the broker's own defaults apply", async () => {
+    // Every count _config.tpl renders; `int` alone turned a removed one into 0, which `count` keys refuse.
+    const counts = [
+      'server.mcp.firstMintMaxAttempts',
+      'server.mcp.callsPerSubject',
+      'server.mcp.callsPerSubjectShared',
+      'server.mcp.queuedCallsPerSubject',
+      'oauth.registration.maxClients',
+      'oauth.maxRefreshTokenFamilies',
+      'oauth.maxRefreshTokenFamiliesPerUser',
+      'state.maxPendingSignIns',
+      'worldDialer.failureThreshold',
+      'discovery.maxWorlds',
+    ];
+    const at = (tree: any, path: string): unknown => path.split('.').reduce((node, key) => node?.[key], tree);
+    const values = structuredClone(brokerCases.find((c) => c.name === 'discovery in all namespaces')!.values) as any;
+    for (const path of counts) {
+      const keys = path.split('.');
+      const parent = keys.slice(0, -1).reduce((node, key) => (node[key] ??= {}), values);
+      parent[keys.at(-1)!] = null;
+    }
+    const rendered = await template(request({ name: 'counts removed', inlineKey: true, values }));
     assert.equal(rendered.code, 0, rendered.stderr);
     const secret = one(rendered.objects, 'Secret', 'demarkus-broker-config');
     const text = Buffer.from((secret.data as Record<string, string>)['config.yaml']!, 'base64').toString('utf8');
-    assert.equal('maxWorlds' in (parse(text) as any).discovery, false, 'maxWorlds rendered');
-    assert.equal(parseBrokerConfig(text, {}).discovery.maxWorlds, defaultMaxDiscoveredWorlds);
+    const loaded = parseBrokerConfig(text, {});
+    // What the broker makes of the same config.yaml without these keys at all: its own defaults.
+    const withoutCounts = parse(text) as any;
+    for (const path of counts) {
+      const keys = path.split('.');
+      delete (at(withoutCounts, keys.slice(0, -1).join('.')) as Record<string, unknown>)[keys.at(-1)!];
+    }
+    const defaults = parseBrokerConfig(stringify(withoutCounts), {});
+    for (const path of counts) {
+      assert.equal(at(parse(text), path) ?? null, null, `${path} rendered as a number`);
+      assert.equal(at(loaded, path), at(defaults, path), path);
+    }
+    assert.equal(loaded.discovery.maxWorlds, defaultMaxDiscoveredWorlds);
   });
 
   it("discovery: UDP egress to the discovered worlds' ports (networkPolicy.discoveredWorldPorts), for the broker only", async () => {

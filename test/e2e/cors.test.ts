@@ -150,3 +150,32 @@ describe('CORS on the authorization server (real broker with the development IdP
     assert.equal(page.headers.get('access-control-allow-origin'), null);
   });
 });
+
+describe("the authorization server's preflights follow server.cors.maxAge (real broker with the development IdP)", () => {
+  let signIn: SignInStack;
+  before(async () => {
+    // 0s, not the default: browsers must cache no preflight, on either listener.
+    signIn = await startSignInStack({
+      brokerConfig: (document) => {
+        document.server.cors = { allowedOrigins: [app], maxAge: '0s' };
+      },
+    });
+  });
+  after(() => signIn.close());
+
+  it("answers every preflight, the MCP listener's and the sign-in routes', with the configured max-age", async () => {
+    const mcp = await preflight(new URL(signIn.resource), app);
+    assert.equal(mcp.headers.get('access-control-allow-origin'), app, signIn.resource);
+    assert.equal(mcp.headers.get('access-control-max-age'), '0', signIn.resource);
+    for (const path of [
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/jwks.json',
+      '/oauth/token',
+      '/register',
+    ]) {
+      const answer = await preflight(new URL(path, signIn.issuer), stranger);
+      assert.equal(answer.status, 204, path);
+      assert.equal(answer.headers.get('access-control-max-age'), '0', path);
+    }
+  });
+});

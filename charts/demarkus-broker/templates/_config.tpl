@@ -6,6 +6,23 @@ left blank here and arrive as OIDC_CLIENT_SECRET / BROKER_SIGNING_KEY /
 BROKER_NEXT_SIGNING_KEY / DEMARKUS_BROKER_COOKIE_KEY, or as mounted files (the
 sentinels' password).
 */}}
+{{/*
+A count for config.yaml: the whole number values.yaml gives, or null when an
+operator removed the key (`key: null`, how Helm deletes a value). The broker's
+loader reads null as not set, so its own default applies
+(src/broker/config/load.ts); `int` alone turned a removed key into 0, which
+counts with a floor of 1 refuse (docs/decisions.md, "The broker chart renders
+a removed count as not set"). An explicit
+0 is still rendered as 0: values.schema.json decides whether it is allowed.
+*/}}
+{{- define "demarkus-broker.count" -}}
+{{- if kindIs "invalid" . -}}
+null
+{{- else -}}
+{{- int . -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "demarkus-broker.config" -}}
 {{- $v := .Values -}}
 server:
@@ -40,12 +57,12 @@ server:
       certFile: /etc/demarkus-broker/tls/mcp/tls.crt
       keyFile: /etc/demarkus-broker/tls/mcp/tls.key
     {{- end }}
-    firstMintMaxAttempts: {{ int $v.server.mcp.firstMintMaxAttempts }}
+    firstMintMaxAttempts: {{ include "demarkus-broker.count" $v.server.mcp.firstMintMaxAttempts }}
     firstMintInitialBackoff: {{ $v.server.mcp.firstMintInitialBackoff | toJson }}
     firstMintMaxBackoff: {{ $v.server.mcp.firstMintMaxBackoff | toJson }}
-    callsPerSubject: {{ int $v.server.mcp.callsPerSubject }}
-    callsPerSubjectShared: {{ int $v.server.mcp.callsPerSubjectShared }}
-    queuedCallsPerSubject: {{ int $v.server.mcp.queuedCallsPerSubject }}
+    callsPerSubject: {{ include "demarkus-broker.count" $v.server.mcp.callsPerSubject }}
+    callsPerSubjectShared: {{ include "demarkus-broker.count" $v.server.mcp.callsPerSubjectShared }}
+    queuedCallsPerSubject: {{ include "demarkus-broker.count" $v.server.mcp.queuedCallsPerSubject }}
   management:
     addr: {{ printf ":%v" $v.server.management.port | toJson }}
   shutdown:
@@ -69,18 +86,18 @@ webClients: {{ default list $v.webClients | toJson }}
 oauth:
   registration:
     disabled: {{ $v.oauth.registration.disabled }}
-    maxClients: {{ int $v.oauth.registration.maxClients }}
+    maxClients: {{ include "demarkus-broker.count" $v.oauth.registration.maxClients }}
     unusedTtl: {{ $v.oauth.registration.unusedTtl | toJson }}
   clientMetadataDocuments:
     disabled: {{ $v.oauth.clientMetadataDocuments.disabled }}
-  maxRefreshTokenFamilies: {{ int $v.oauth.maxRefreshTokenFamilies }}
-  maxRefreshTokenFamiliesPerUser: {{ int $v.oauth.maxRefreshTokenFamiliesPerUser }}
+  maxRefreshTokenFamilies: {{ include "demarkus-broker.count" $v.oauth.maxRefreshTokenFamilies }}
+  maxRefreshTokenFamiliesPerUser: {{ include "demarkus-broker.count" $v.oauth.maxRefreshTokenFamiliesPerUser }}
 sweeper:
   disabled: {{ $v.sweeper.disabled }}
   interval: {{ $v.sweeper.interval | toJson }}
   leaseName: {{ $v.sweeper.leaseName | toJson }}
 state:
-  maxPendingSignIns: {{ int $v.state.maxPendingSignIns }}
+  maxPendingSignIns: {{ include "demarkus-broker.count" $v.state.maxPendingSignIns }}
   {{- if include "demarkus-broker.redisEnabled" . }}
   ephemeral: redis
   {{- end }}
@@ -122,17 +139,14 @@ worldDialer:
   dialTimeout: {{ $v.worldDialer.dialTimeout | toJson }}
   requestTimeout: {{ $v.worldDialer.requestTimeout | toJson }}
   attemptTimeout: {{ $v.worldDialer.attemptTimeout | default "0s" | toJson }}
-  failureThreshold: {{ int $v.worldDialer.failureThreshold }}
+  failureThreshold: {{ include "demarkus-broker.count" $v.worldDialer.failureThreshold }}
   cooldown: {{ $v.worldDialer.cooldown | toJson }}
 {{- if $v.discovery.enabled }}
 discovery:
   enabled: true
   namespaces: {{ default list $v.discovery.namespaces | toJson }}
   clusterDomain: {{ $v.discovery.clusterDomain | toJson }}
-  {{- /* Removed (null): left out, so the broker's own default applies (docs/decisions.md, 2026-12-08). */}}
-  {{- with $v.discovery.maxWorlds }}
-  maxWorlds: {{ int . }}
-  {{- end }}
+  maxWorlds: {{ include "demarkus-broker.count" $v.discovery.maxWorlds }}
 {{- end }}
 metrics:
   enabled: {{ $v.metrics.enabled }}

@@ -75,6 +75,7 @@ export const serverSchema = z.strictObject({
     .strictObject({
       allowedOrigins: z.array(z.union([z.literal('*'), origin()])).default([]),
       allowCredentials: z.boolean().default(false),
+      /** Preflight cache, for the issuer listener's JSON endpoints too (src/broker/http/signin/replies.ts). */
       maxAge: durationZeroAllowed('10m'),
     })
     .superRefine((cors, ctx) => {

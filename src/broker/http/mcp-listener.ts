@@ -34,6 +34,7 @@ import { decorateIdentity, requireIdentity } from './request-identity.ts';
 import { BoundedSessionState } from './session-state.ts';
 import { SessionStore, type SessionStoreOptions } from './session-store.ts';
 import { SharedMemory } from './shared-memory.ts';
+import { preflightMaxAgeSeconds } from './preflight-max-age.ts';
 import { SharedSessions } from './shared-sessions.ts';
 import { defaultRebindingPolicy } from './dns-rebinding.ts';
 import { openRedisChannel } from '../state/index.ts';
@@ -321,7 +322,7 @@ function corsOptions(settings: CorsSettings): FastifyCorsOptions {
       'last-event-id',
     ],
     exposedHeaders: ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate'],
-    maxAge: Math.floor(settings.maxAgeMs / 1000),
+    maxAge: preflightMaxAgeSeconds(settings.maxAgeMs),
     strictPreflight: true,
   };
 }

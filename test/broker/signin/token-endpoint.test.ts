@@ -87,6 +87,7 @@ describe('the token endpoint when the refresh-token Secret cannot be written (re
           cookieKey: Buffer.alloc(32, 1),
           insecureCookies: true,
           roundTripTtlSeconds: 300,
+          preflightMaxAgeMs: 600_000,
           rateLimit: {
             disabled: true,
             login: rateLimit,

@@ -80,6 +80,7 @@ export async function setUpBrokerSignIn(
     cookieKey: config.server.cookieKey === undefined ? randomBytes(32) : Buffer.from(config.server.cookieKey, 'base64'),
     insecureCookies: config.server.insecureCookies,
     roundTripTtlSeconds: Math.ceil(config.server.stateTTL / 1000),
+    preflightMaxAgeMs: config.server.cors.maxAge,
     rateLimit: {
       disabled: config.rateLimit.disabled,
       login: config.rateLimit.login,

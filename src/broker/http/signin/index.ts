@@ -26,6 +26,8 @@ export type SignInRoutesOptions = {
   /** `server.insecureCookies`: plain-http development without Secure cookies. */
   insecureCookies: boolean;
   roundTripTtlSeconds: number;
+  /** `server.cors.maxAge`: how long browsers may cache the JSON endpoints' preflight answers. */
+  preflightMaxAgeMs: number;
   rateLimit: {
     disabled: boolean;
     login: RateLimitSettings;
@@ -61,11 +63,11 @@ export function signInRoutes(options: SignInRoutesOptions): FastifyPluginAsync {
     rateLimit.disabled ? null : limiterFor('registration', rateLimit.registration, rateLimit),
   );
   return async (app) => {
-    await app.register(async (scope) => metadataRoutes(scope, context));
+    await app.register(async (scope) => metadataRoutes(scope, context, options.preflightMaxAgeMs));
     await app.register(async (scope) => {
       redactQueryInLogs(scope);
       if (limit !== undefined) scope.addHook('onRequest', limit);
-      jsonRoutes(scope, context, registrationLimit);
+      jsonRoutes(scope, context, options.preflightMaxAgeMs, registrationLimit);
     });
     await app.register(async (scope) => {
       redactQueryInLogs(scope);

@@ -17,10 +17,14 @@ import { allowAnyOrigin, noStore, oauthErrorHandler, preflight } from './replies
 /** Well above the 4 KiB a registration may store (src/broker/auth/clients/registration-request.ts), so the parser says what is wrong. */
 const registrationBodyLimitBytes = 64 * 1024;
 
-/** `registrationLimit` charges `/register` to the caller's address, on top of the scope's own limit. */
+/**
+ * `preflightMaxAgeMs` is `server.cors.maxAge` (replies.ts `preflight`); `registrationLimit` charges
+ * `/register` to the caller's address, on top of the scope's own limit.
+ */
 export function jsonRoutes(
   scope: FastifyInstance,
   context: SignInContext,
+  preflightMaxAgeMs: number,
   registrationLimit?: onRequestHookHandler,
 ): void {
   registerFormParser(scope);
@@ -84,5 +88,6 @@ export function jsonRoutes(
     endpointPaths.legacyRevocation,
     ...(context.registration ? [endpointPaths.registration] : []),
   ];
-  for (const path of paths) scope.options(path, preflight);
+  const answerPreflight = preflight(preflightMaxAgeMs);
+  for (const path of paths) scope.options(path, answerPreflight);
 }

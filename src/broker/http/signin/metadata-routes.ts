@@ -21,16 +21,18 @@ export function metadataPaths(issuer: string): string[] {
   ];
 }
 
-export function metadataRoutes(scope: FastifyInstance, context: SignInContext): void {
+/** `preflightMaxAgeMs`: `server.cors.maxAge` (replies.ts `preflight`). */
+export function metadataRoutes(scope: FastifyInstance, context: SignInContext, preflightMaxAgeMs: number): void {
   const document = authorizationServerMetadata(context);
+  const answerPreflight = preflight(preflightMaxAgeMs);
   for (const path of metadataPaths(context.issuer)) {
     scope.get(path, async (_request, reply) =>
       allowAnyOrigin(reply).header('cache-control', 'public, max-age=300').send(document),
     );
-    scope.options(path, preflight);
+    scope.options(path, answerPreflight);
   }
   scope.get(endpointPaths.jwks, async (_request, reply) =>
     allowAnyOrigin(reply).header('cache-control', 'public, max-age=300').send(ringJwks(context.ring)),
   );
-  scope.options(endpointPaths.jwks, preflight);
+  scope.options(endpointPaths.jwks, answerPreflight);
 }

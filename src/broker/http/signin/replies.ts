@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { asOAuthError, OAuthError } from '../../auth/oauth-error.ts';
 import { messagePage } from './pages.ts';
+import { preflightMaxAgeSeconds } from '../preflight-max-age.ts';
 import { retryAfterWholeSeconds } from '../rate-limit/reject.ts';
 
 /** RFC 6749 §5.1: token responses (and anything else carrying a secret) are never cached. */
@@ -13,13 +14,20 @@ export function allowAnyOrigin(reply: FastifyReply): FastifyReply {
   return reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', 'www-authenticate');
 }
 
-export function preflight(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return allowAnyOrigin(reply)
-    .header('access-control-allow-methods', 'GET, POST, OPTIONS')
-    .header('access-control-allow-headers', 'authorization, content-type, mcp-protocol-version')
-    .header('access-control-max-age', '600')
-    .code(204)
-    .send();
+/**
+ * The preflight answer of the JSON endpoints. Browsers cache it for `server.cors.maxAge`, the
+ * setting the MCP listener's preflights follow too (docs/decisions.md): one knob for how long a
+ * browser may keep any CORS answer of this broker, 0 meaning not at all.
+ */
+export function preflight(maxAgeMs: number) {
+  const maxAge = String(preflightMaxAgeSeconds(maxAgeMs));
+  return (_request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+    allowAnyOrigin(reply)
+      .header('access-control-allow-methods', 'GET, POST, OPTIONS')
+      .header('access-control-allow-headers', 'authorization, content-type, mcp-protocol-version')
+      .header('access-control-max-age', maxAge)
+      .code(204)
+      .send();
 }
 
 /** The OAuthError an error of either kind of route stands for: logged, its Retry-After set. */
