@@ -18,6 +18,8 @@ import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import { reloadSessionMemory, serveMcpRequest, sessionsInUseElsewhere, type McpEndpoint } from './mcp-endpoint.ts';
 import { createMcpServerFactory, toolCalledBy, type McpServerSetup } from './mcp-server-factory.ts';
 import { toNodeMcpHandler } from './node-mcp-adapter.ts';
+import { ListenFeed } from './listen-feed.ts';
+import { guardListens } from './modern-listen.ts';
 import type { SharedSubscriptionBound } from './resource-subscribe.ts';
 import type { BrokerMetrics } from './metrics.ts';
 import { mcpPath, protectedResource, type ProtectedResource } from './protected-resource.ts';
@@ -209,7 +211,13 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
       onerror: (error) => app.log.warn({ err: error }, 'MCP exchange failed'),
     },
   );
-  const modern = toNodeMcpHandler(modernHandler.fetch);
+  // The worlds' changes reach open subscriptions/listen streams through the handler's event bus.
+  const { subscriptions, gateway } = options.server;
+  const feed =
+    subscriptions === undefined
+      ? undefined
+      : new ListenFeed(subscriptions, gateway, (uri) => modernHandler.notify.resourceUpdated(uri));
+  const modern = guardListens(toNodeMcpHandler(modernHandler.fetch), feed === undefined ? {} : { feed });
   app.addHook('onClose', async () => {
     await modernHandler.close();
     await sessions.closeAll();

@@ -38,6 +38,25 @@ export type SharedSubscriptionBound = {
   ): Promise<{ reservation: SubscriptionReservation; giveBack(): Promise<void> }>;
 };
 
+/**
+ * Refuses a URI no subscription could ever be notified for, as a JSON-RPC
+ * error: not `mark://{world}/{path}` (-32602 invalid params), or naming a
+ * world the gateway does not know by any of its addresses (-32002 resource
+ * not found). The one check for `resources/subscribe` and for the URIs of a
+ * 2026-07-28 `subscriptions/listen` (src/broker/http/listen-feed.ts).
+ */
+export function checkSubscribable(uri: string, subscriptions: ResourceSubscriptions, gateway: WorldGateway): void {
+  let world: string;
+  try {
+    world = subscriptions.documentOf(uri, gateway.list()).world;
+  } catch (error) {
+    if (codeOf(error) === 'ERR_INVALID_TOOL_URL')
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid resource URI: ${(error as Error).message}`);
+    throw error;
+  }
+  if (gateway.get(world) === undefined) throw new ResourceNotFoundError(uri);
+}
+
 export function enableResourceSubscriptions(
   server: McpServer,
   subscriptions: ResourceSubscriptions,
@@ -71,15 +90,7 @@ export function enableResourceSubscriptions(
   };
   low.setRequestHandler('resources/subscribe', async (request) => {
     const { uri } = request.params;
-    let world: string;
-    try {
-      world = subscriptions.documentOf(uri, gateway.list()).world;
-    } catch (error) {
-      if (codeOf(error) === 'ERR_INVALID_TOOL_URL')
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid resource URI: ${(error as Error).message}`);
-      throw error;
-    }
-    if (gateway.get(world) === undefined) throw new ResourceNotFoundError(uri);
+    checkSubscribable(uri, subscriptions, gateway);
     const id = session.id;
     if (shared === undefined || id === undefined) {
       // One replica: the check and the add are one synchronous step.
