@@ -208,6 +208,9 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
       newServer(new BoundedSessionState(), authInfo === undefined ? undefined : calledTools.get(authInfo)),
     {
       legacy: 'reject',
+      // Open listen streams on this replica: as many as sessions, a listen being the 2026-07-28
+      // counterpart of a session's event stream (one subject's share: guardListens).
+      maxSubscriptions: sessions.limits.maxSessions,
       onerror: (error) => app.log.warn({ err: error }, 'MCP exchange failed'),
     },
   );
@@ -217,7 +220,10 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
     subscriptions === undefined
       ? undefined
       : new ListenFeed(subscriptions, gateway, (uri) => modernHandler.notify.resourceUpdated(uri));
-  const modern = guardListens(toNodeMcpHandler(modernHandler.fetch), feed === undefined ? {} : { feed });
+  const modern = guardListens(toNodeMcpHandler(modernHandler.fetch), {
+    perSubject: sessions.limits.maxSessionsPerSubject,
+    ...(feed === undefined ? {} : { feed }),
+  });
   app.addHook('onClose', async () => {
     await modernHandler.close();
     await sessions.closeAll();

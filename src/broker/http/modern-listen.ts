@@ -1,23 +1,50 @@
 import type { ServerResponse } from 'node:http';
-import { ProtocolError } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { identityFromAuthInfo } from './auth-info.ts';
 import type { ListenFeed } from './listen-feed.ts';
 import type { NodeMcpHandler } from './node-mcp-adapter.ts';
 
 export type ListenGuardOptions = {
+  /**
+   * Streams one subject may hold open on this replica: the per-subject session
+   * bound (SessionStore, maxSessionsPerSubject), a listen being the 2026-07-28
+   * counterpart of a session's event stream. Past it the listen is refused,
+   * so one subject cannot take every place under the SDK's process-wide cap.
+   */
+  perSubject: number;
   /** Where the URIs of a listen's `resourceSubscriptions` are watched; absent, the server offers no subscriptions. */
   feed?: ListenFeed;
 };
 
 /**
  * The broker's part of a 2026-07-28 `subscriptions/listen` (served by the
- * SDK's listen router behind `serve`): the filter's resource URIs are checked
- * as `resources/subscribe` checks them, and watched in the change feed for as
- * long as the stream is open. Every other request goes to `serve` untouched.
+ * SDK's listen router behind `serve`): the subject's open streams are counted
+ * and bounded, the filter's resource URIs are checked as `resources/subscribe`
+ * checks them, and watched in the change feed for as long as the stream is
+ * open. Every other request goes to `serve` untouched.
  */
 export function guardListens(serve: NodeMcpHandler, options: ListenGuardOptions): NodeMcpHandler {
+  const openBySubject = new Map<string, number>();
   return async (req, res, body, auth) => {
     const listen = listenRequestOf(body);
     if (listen === undefined) return serve(req, res, body, auth);
+    const subject = identityFromAuthInfo(auth).subject;
+    const open = openBySubject.get(subject) ?? 0;
+    if (open >= options.perSubject)
+      return refuse(
+        res,
+        listen.id,
+        new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
+          `at most ${options.perSubject} open subscriptions/listen streams per subject; close one before opening another`,
+        ),
+      );
+    openBySubject.set(subject, open + 1);
+    whenClosed(res, () => {
+      const left = (openBySubject.get(subject) ?? 1) - 1;
+      if (left > 0) openBySubject.set(subject, left);
+      else openBySubject.delete(subject);
+    });
     let stop = () => {};
     if (options.feed !== undefined && listen.uris.length > 0) {
       try {

@@ -185,3 +185,60 @@ describe('subscriptions/listen for resources', () => {
     controller.abort();
   });
 });
+
+describe('open subscriptions/listen streams', () => {
+  // A listen whose honored filter is empty ends at once: these stay open.
+  const watched = ['mark://alpha/a.md'];
+  let harness: Harness;
+  before(async () => {
+    harness = await startListener({
+      sessions: { maxSessions: 5, maxSessionsPerSubject: 3 },
+      server: {
+        serverInfo: { name: 't', version: '0' },
+        definitions,
+        gateway: listingGateway,
+        subscriptions: new ResourceSubscriptions(),
+      },
+    });
+  });
+  after(() => harness.close());
+
+  it('are bounded per subject, so one subject cannot take every place; a closed one frees its place', async () => {
+    const alice = await harness.token('alice@example.com');
+    const bob = await harness.token('bob@example.com');
+    const held = new AbortController();
+    const closing = new AbortController();
+    const opened = [
+      await rawListen(harness.url, alice, watched, held.signal, 1),
+      await rawListen(harness.url, alice, watched, held.signal, 2),
+      await rawListen(harness.url, alice, watched, closing.signal, 3),
+    ];
+    for (const { first } of opened) assert.equal(first.method, 'notifications/subscriptions/acknowledged');
+    const fourth = await rawListen(harness.url, alice, watched, held.signal, 4);
+    assert.equal(fourth.first.error.code, -32600);
+    assert.match(fourth.first.error.message, /at most 3 open subscriptions\/listen streams per subject/);
+    const bobs = await rawListen(harness.url, bob, watched, held.signal, 5);
+    assert.equal(bobs.first.method, 'notifications/subscriptions/acknowledged');
+    closing.abort();
+    let again = await rawListen(harness.url, alice, watched, held.signal, 6);
+    for (let i = 0; i < 50 && again.first.error !== undefined; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      again = await rawListen(harness.url, alice, watched, held.signal, 7 + i);
+    }
+    assert.equal(again.first.method, 'notifications/subscriptions/acknowledged');
+    held.abort();
+  });
+
+  it('are bounded for the process by the session bound', async () => {
+    const held = new AbortController();
+    const answers = [];
+    for (const [i, email] of ['a', 'b', 'c', 'd', 'e', 'f'].entries())
+      answers.push(await rawListen(harness.url, await harness.token(`${email}@example.com`), watched, held.signal, i));
+    assert.deepEqual(
+      answers.slice(0, 5).map(({ first }) => first.method),
+      Array(5).fill('notifications/subscriptions/acknowledged'),
+    );
+    assert.equal(answers[5]?.first.error.code, -32603);
+    held.abort();
+  });
+});
