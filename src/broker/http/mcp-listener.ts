@@ -15,7 +15,13 @@ import { DebugRequestLines } from './request-log.ts';
 import { mcpErrorHandler, notFoundHandler, plainErrorHandler } from './http-errors.ts';
 import { httpMetricsHook } from './http-metrics-hook.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
-import { reloadSessionMemory, serveMcpRequest, sessionsInUseElsewhere, type McpEndpoint } from './mcp-endpoint.ts';
+import {
+  reloadSessionMemory,
+  renewSharedSessions,
+  serveMcpRequest,
+  sessionsInUseElsewhere,
+  type McpEndpoint,
+} from './mcp-endpoint.ts';
 import { createMcpServerFactory, toolCalledBy, type McpServerSetup } from './mcp-server-factory.ts';
 import { toNodeMcpHandler } from './node-mcp-adapter.ts';
 import { ListenFeed } from './listen-feed.ts';
@@ -64,7 +70,7 @@ export type McpListenerOptions = {
   bodyLimitBytes?: number;
   /** `stateful` (default) opens sessions on initialize; `stateless` never does (no sticky routing needed). */
   sessionMode?: 'stateful' | 'stateless';
-  sessions?: Omit<SessionStoreOptions, 'onSizeChange' | 'inUseElsewhere'>;
+  sessions?: Omit<SessionStoreOptions, 'onSizeChange' | 'inUseElsewhere' | 'renewShared'>;
   /** Redis shared by the replicas: sessions (and their limits) become cluster-wide, served by any replica. */
   sharedSessions?: { client: Redis; keyPrefix: string };
   rateLimit?: RateLimitOptions;
@@ -97,6 +103,7 @@ export async function createMcpListener(options: McpListenerOptions): Promise<Mc
     ...options.sessions,
     ...(metrics ? { onSizeChange: (n: number) => metrics.setSessionCount(n) } : {}),
     inUseElsewhere: async (ids) => (endpoint === undefined ? new Set() : sessionsInUseElsewhere(endpoint, ids)),
+    renewShared: async (ids) => (endpoint === undefined ? undefined : renewSharedSessions(endpoint, ids)),
   });
   decorateIdentity(app);
   app.setErrorHandler(plainErrorHandler);
