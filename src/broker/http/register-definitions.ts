@@ -72,15 +72,30 @@ export function registerDefinitions(
     contextFactory({ identity: identityFromAuthInfo(ctx.http?.authInfo), signal: ctx.mcpReq.signal });
   const only = onlyTool === undefined ? undefined : definitions.tools.find((tool) => tool.name === onlyTool);
   if (only !== undefined) {
+    noListChanges(server, 'tools');
     registerTool(server, only, contextOf, options);
     return true;
   }
+  if (definitions.tools.length > 0) noListChanges(server, 'tools');
   for (const tool of definitions.tools) registerTool(server, tool, contextOf, options);
+  if (definitions.resourceTemplates.length > 0) noListChanges(server, 'resources');
   for (const template of definitions.resourceTemplates) registerTemplate(server, template, contextOf, options);
   // The concrete resources are listed here and read through the first template.
   if (definitions.resourceTemplates.length > 0) listResources(server, definitions.resources);
+  if (definitions.prompts.length > 0) noListChanges(server, 'prompts');
   for (const prompt of definitions.prompts) registerPrompt(server, prompt, contextOf, options);
   return false;
+}
+
+/**
+ * Advertises `listChanged: false`, where the SDK would advertise true on the
+ * first registration (it keeps a value set before): the broker never sends
+ * `notifications/{tools,prompts,resources}/list_changed`. Tools and prompts
+ * are fixed for the process; the resource list follows the world set, and a
+ * client lists it again when it wants it fresh (docs/decisions.md, "listChanged is false").
+ */
+function noListChanges(server: McpServer, kind: 'tools' | 'resources' | 'prompts'): void {
+  server.server.registerCapabilities({ [kind]: { listChanged: false } });
 }
 
 type ContextOf = (ctx: ServerContext) => ToolContext;
