@@ -387,7 +387,8 @@ async function serveStateless(
   reply: FastifyReply,
   auth: AuthInfo,
 ): Promise<void> {
-  const server = endpoint.newServer(new BoundedSessionState(), toolCalledBy(request.body));
+  const tool = toolCalledBy(request.body);
+  const server = endpoint.newServer(new BoundedSessionState(), tool === undefined ? {} : { onlyTool: tool });
   const transport = new BrokerHttpTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -212,7 +212,10 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
   const calledTools = new WeakMap<AuthInfo, string>();
   const modernHandler = createMcpHandler(
     ({ authInfo }) =>
-      newServer(new BoundedSessionState(), authInfo === undefined ? undefined : calledTools.get(authInfo)),
+      newServer(new BoundedSessionState(), {
+        listen: true,
+        ...(authInfo === undefined ? {} : { onlyTool: calledTools.get(authInfo) }),
+      }),
     {
       legacy: 'reject',
       // Open listen streams on this replica: as many as sessions, a listen being the 2026-07-28

@@ -57,13 +57,42 @@ export function checkSubscribable(uri: string, subscriptions: ResourceSubscripti
   if (gateway.get(world) === undefined) throw new ResourceNotFoundError(uri);
 }
 
+/**
+ * A server with no session to deliver on: a 2025-era request served without
+ * one (stateless mode, a full store, the directory down at `initialize`), or
+ * a 2026-07-28 exchange (`listen`). The first refuses `resources/subscribe`
+ * (-32600) and advertises no `resources.subscribe`, since nothing could ever
+ * notify it; the second advertises it, since `subscriptions/listen` carries
+ * the updates (src/broker/http/listen-feed.ts), and the SDK answers its
+ * `resources/subscribe`, which that revision no longer has (-32601).
+ */
+function sessionlessSubscriptions(server: McpServer, listen: boolean): void {
+  if (listen) {
+    server.server.registerCapabilities({ resources: { subscribe: true } });
+    return;
+  }
+  const refuse = async (): Promise<never> => {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      'resource subscriptions need an MCP session, and this request has none (initialize was answered without one); initialize again later for a session',
+    );
+  };
+  server.server.setRequestHandler('resources/subscribe', refuse);
+  server.server.setRequestHandler('resources/unsubscribe', refuse);
+}
+
 export function enableResourceSubscriptions(
   server: McpServer,
   subscriptions: ResourceSubscriptions,
   session: SessionState,
   gateway: WorldGateway,
-  shared?: SharedSubscriptionBound,
+  options: { listen?: boolean; shared?: SharedSubscriptionBound } = {},
 ): void {
+  if (session.id === undefined) {
+    sessionlessSubscriptions(server, options.listen === true);
+    return;
+  }
+  const { shared } = options;
   const low = server.server;
   low.registerCapabilities({ resources: { subscribe: true } });
   const notify = (uri: string) => void low.sendResourceUpdated({ uri }).catch(() => {});
