@@ -44,6 +44,28 @@ describe('stateless requests on the stateful endpoint', () => {
     }
   });
 
+  it('answers every list whole, and refuses a cursor on each of them: none was ever handed out', async () => {
+    const token = await harness.token();
+    const lists = { 'tools/list': 'tools', 'prompts/list': 'prompts', 'resources/list': 'resources' };
+    const all = { ...lists, 'resources/templates/list': 'resourceTemplates' };
+    for (const [method, field] of Object.entries(all)) {
+      const ask = async (params: object) =>
+        (
+          await rawRequest(harness.url, {
+            method: 'POST',
+            headers: { ...jsonRpcHeaders(token), 'mcp-protocol-version': '2025-11-25' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+          })
+        ).json();
+      const whole = await ask({});
+      assert.ok(whole.result[field].length > 0, `${method} lists something`);
+      assert.equal(whole.result.nextCursor, undefined);
+      const paged = await ask({ cursor: 'x' });
+      assert.equal(paged.error?.code, -32602, `${method} refuses a cursor`);
+      assert.match(paged.error.message, /invalid cursor/);
+    }
+  });
+
   it('answers GET without a session id with 405 and Allow: POST', async () => {
     const response = await rawRequest(harness.url, {
       headers: { authorization: `Bearer ${await harness.token()}`, accept: 'text/event-stream' },
