@@ -164,6 +164,7 @@ function mcpRoutes(
 ): void {
   const limits = options.rateLimit ?? {};
   scope.removeContentTypeParser('text/plain');
+  ignoreBodiesBesidePost(scope);
   scope.setErrorHandler(mcpErrorHandler);
   scope.addHook(
     'onRequest',
@@ -186,6 +187,25 @@ function mcpRoutes(
     method: ['GET', 'POST', 'DELETE'],
     url: mcpPath,
     handler: async (request, reply) => serveGuarded(endpoint, request, reply),
+  });
+}
+
+/**
+ * JSON bodies are read on POST only. Streamable HTTP gives GET and DELETE no
+ * body, but the v2 SDK client sends its request headers, Content-Type:
+ * application/json included, on its DELETE too, and fastify's JSON parser
+ * refuses the empty body (FST_ERR_CTP_EMPTY_JSON_BODY, answered 400 -32700):
+ * such a client could never end its session. Whatever a GET or DELETE carries
+ * is ignored; a POST is parsed by fastify's own parser, with its default
+ * prototype-poisoning refusals.
+ */
+function ignoreBodiesBesidePost(scope: FastifyInstance): void {
+  const json = scope.getDefaultJsonParser('error', 'error');
+  scope.removeContentTypeParser('application/json');
+  // parseAs 'string': the body always arrives as text here.
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (request.method !== 'POST') return done(null, undefined);
+    return json(request, body as string, done);
   });
 }
 

@@ -85,6 +85,33 @@ describe('stateful MCP sessions (protocol 2025-11-25)', () => {
     await client.close();
   });
 
+  it('ends a session on a DELETE that carries Content-Type: application/json and no body', async () => {
+    // The v2 SDK client copies its request headers, Content-Type included, onto its DELETE.
+    const { client, transport } = await connect(harness, await harness.token());
+    const before = harness.listener.sessions.size;
+    const headers = {
+      ...jsonRpcHeaders(await harness.token()),
+      'mcp-session-id': transport.sessionId!,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    const ended = await rawRequest(harness.url, { method: 'DELETE', headers });
+    assert.equal(ended.status, 200);
+    assert.equal(harness.listener.sessions.size, before - 1);
+    const stream = await rawRequest(harness.url, { method: 'GET', headers });
+    assert.equal(stream.status, 404);
+    await client.close();
+  });
+
+  it('still refuses a POST whose JSON body is empty', async () => {
+    const response = await rawRequest(harness.url, {
+      method: 'POST',
+      headers: { ...jsonRpcHeaders(await harness.token()), 'mcp-protocol-version': '2025-11-25' },
+      body: '',
+    });
+    assert.equal(response.status, 400);
+    assert.equal(response.json().error.code, -32700);
+  });
+
   it('reports a tool error as isError with the tool text', async () => {
     const { client, transport } = await connect(harness, await harness.token());
     const result = await client.callTool({ name: 'refuse', arguments: {} });
