@@ -276,6 +276,16 @@ function connectSession(
     },
   });
   const shared = revision === undefined ? undefined : new SharedMemory(revision);
+  const serve = toNodeMcpHandler(
+    async (request, options) => {
+      const response = await web.handleRequest(request, options);
+      if (shared !== undefined && (await saveMemory(endpoint, session, shared))) endpoint.announceSubscriptions?.(id);
+      return response;
+    },
+    { requestSignal: false },
+  );
+  // The client's GET event streams open on this copy: while one is, the idle sweep keeps the session.
+  let streams = 0;
   const session: ConnectedSession = {
     id,
     subject,
@@ -287,19 +297,45 @@ function connectSession(
       await server.close().catch(() => {});
     },
     transport: {
-      handleRequest: toNodeMcpHandler(
-        async (request, options) => {
-          const response = await web.handleRequest(request, options);
-          if (shared !== undefined && (await saveMemory(endpoint, session, shared)))
-            endpoint.announceSubscriptions?.(id);
-          return response;
-        },
-        { requestSignal: false },
-      ),
+      handleRequest: async (req, res, body, auth) => {
+        if (req.method !== 'GET') return serve(req, res, body, auth);
+        streams += 1;
+        let open = true;
+        const ended = () => {
+          if (open) streams -= 1;
+          open = false;
+        };
+        res.once('close', ended);
+        if (res.destroyed) ended();
+        return serve(req, res, body, auth);
+      },
     },
+    streaming: () => streams > 0,
     ...(shared === undefined ? {} : { shared }),
   };
   return session;
+}
+
+/**
+ * Renews the directory records of shared sessions whose client's event stream
+ * is open on this replica (SessionStore's `renewShared`); a record found gone
+ * (the session ended through another replica) ends this copy too.
+ */
+export async function renewSharedSessions(endpoint: McpEndpoint, ids: readonly string[]): Promise<void> {
+  if (endpoint.shared === null) return;
+  for (const id of ids) {
+    let found: FoundSession | null;
+    try {
+      found = await endpoint.shared.touch(id);
+    } catch (error) {
+      endpoint.logError(
+        error,
+        'MCP session directory unavailable: streaming sessions not renewed until the next sweep',
+      );
+      return;
+    }
+    if (found === null) endpoint.sessions.drop(id);
+  }
 }
 
 /**
@@ -351,7 +387,8 @@ async function serveStateless(
   reply: FastifyReply,
   auth: AuthInfo,
 ): Promise<void> {
-  const server = endpoint.newServer(new BoundedSessionState(), toolCalledBy(request.body));
+  const tool = toolCalledBy(request.body);
+  const server = endpoint.newServer(new BoundedSessionState(), tool === undefined ? {} : { onlyTool: tool });
   const transport = new BrokerHttpTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -15,9 +15,17 @@ import { DebugRequestLines } from './request-log.ts';
 import { mcpErrorHandler, notFoundHandler, plainErrorHandler } from './http-errors.ts';
 import { httpMetricsHook } from './http-metrics-hook.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
-import { reloadSessionMemory, serveMcpRequest, sessionsInUseElsewhere, type McpEndpoint } from './mcp-endpoint.ts';
+import {
+  reloadSessionMemory,
+  renewSharedSessions,
+  serveMcpRequest,
+  sessionsInUseElsewhere,
+  type McpEndpoint,
+} from './mcp-endpoint.ts';
 import { createMcpServerFactory, toolCalledBy, type McpServerSetup } from './mcp-server-factory.ts';
 import { toNodeMcpHandler } from './node-mcp-adapter.ts';
+import { ListenFeed } from './listen-feed.ts';
+import { guardListens } from './modern-listen.ts';
 import type { SharedSubscriptionBound } from './resource-subscribe.ts';
 import type { BrokerMetrics } from './metrics.ts';
 import { mcpPath, protectedResource, type ProtectedResource } from './protected-resource.ts';
@@ -63,7 +71,7 @@ export type McpListenerOptions = {
   bodyLimitBytes?: number;
   /** `stateful` (default) opens sessions on initialize; `stateless` never does (no sticky routing needed). */
   sessionMode?: 'stateful' | 'stateless';
-  sessions?: Omit<SessionStoreOptions, 'onSizeChange' | 'inUseElsewhere'>;
+  sessions?: Omit<SessionStoreOptions, 'onSizeChange' | 'inUseElsewhere' | 'renewShared'>;
   /** Redis shared by the replicas: sessions (and their limits) become cluster-wide, served by any replica. */
   sharedSessions?: { client: Redis; keyPrefix: string };
   rateLimit?: RateLimitOptions;
@@ -96,6 +104,7 @@ export async function createMcpListener(options: McpListenerOptions): Promise<Mc
     ...options.sessions,
     ...(metrics ? { onSizeChange: (n: number) => metrics.setSessionCount(n) } : {}),
     inUseElsewhere: async (ids) => (endpoint === undefined ? new Set() : sessionsInUseElsewhere(endpoint, ids)),
+    renewShared: async (ids) => (endpoint === undefined ? undefined : renewSharedSessions(endpoint, ids)),
   });
   decorateIdentity(app);
   app.setErrorHandler(plainErrorHandler);
@@ -156,6 +165,7 @@ function mcpRoutes(
 ): void {
   const limits = options.rateLimit ?? {};
   scope.removeContentTypeParser('text/plain');
+  ignoreBodiesBesidePost(scope);
   scope.setErrorHandler(mcpErrorHandler);
   scope.addHook(
     'onRequest',
@@ -178,6 +188,25 @@ function mcpRoutes(
     method: ['GET', 'POST', 'DELETE'],
     url: mcpPath,
     handler: async (request, reply) => serveGuarded(endpoint, request, reply),
+  });
+}
+
+/**
+ * JSON bodies are read on POST only. Streamable HTTP gives GET and DELETE no
+ * body, but the v2 SDK client sends its request headers, Content-Type:
+ * application/json included, on its DELETE too, and fastify's JSON parser
+ * refuses the empty body (FST_ERR_CTP_EMPTY_JSON_BODY, answered 400 -32700):
+ * such a client could never end its session. Whatever a GET or DELETE carries
+ * is ignored; a POST is parsed by fastify's own parser, with its default
+ * prototype-poisoning refusals.
+ */
+function ignoreBodiesBesidePost(scope: FastifyInstance): void {
+  const json = scope.getDefaultJsonParser('error', 'error');
+  scope.removeContentTypeParser('application/json');
+  // parseAs 'string': the body always arrives as text here.
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (request.method !== 'POST') return done(null, undefined);
+    return json(request, body as string, done);
   });
 }
 
@@ -204,13 +233,28 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
   const calledTools = new WeakMap<AuthInfo, string>();
   const modernHandler = createMcpHandler(
     ({ authInfo }) =>
-      newServer(new BoundedSessionState(), authInfo === undefined ? undefined : calledTools.get(authInfo)),
+      newServer(new BoundedSessionState(), {
+        listen: true,
+        ...(authInfo === undefined ? {} : { onlyTool: calledTools.get(authInfo) }),
+      }),
     {
       legacy: 'reject',
+      // Open listen streams on this replica: as many as sessions, a listen being the 2026-07-28
+      // counterpart of a session's event stream (one subject's share: guardListens).
+      maxSubscriptions: sessions.limits.maxSessions,
       onerror: (error) => app.log.warn({ err: error }, 'MCP exchange failed'),
     },
   );
-  const modern = toNodeMcpHandler(modernHandler.fetch);
+  // The worlds' changes reach open subscriptions/listen streams through the handler's event bus.
+  const { subscriptions, gateway } = options.server;
+  const feed =
+    subscriptions === undefined
+      ? undefined
+      : new ListenFeed(subscriptions, gateway, (uri) => modernHandler.notify.resourceUpdated(uri));
+  const modern = guardListens(toNodeMcpHandler(modernHandler.fetch), {
+    perSubject: sessions.limits.maxSessionsPerSubject,
+    ...(feed === undefined ? {} : { feed }),
+  });
   app.addHook('onClose', async () => {
     await modernHandler.close();
     await sessions.closeAll();

@@ -28,8 +28,10 @@ export type McpServerSetup = {
  * One SDK server per stateful session, per stateless request, and per
  * 2026-07-28 exchange. `onlyTool`: the server lives for one call of that tool
  * (`toolCalledBy`), so only that tool is registered when it is one of ours.
+ * `listen`: a 2026-07-28 exchange, whose resource updates travel on
+ * `subscriptions/listen` streams (src/broker/http/listen-feed.ts).
  */
-export type McpServerFactory = (session: SessionState, onlyTool?: string) => McpServer;
+export type McpServerFactory = (session: SessionState, options?: { onlyTool?: string; listen?: boolean }) => McpServer;
 
 /**
  * The tool a request body calls when it is a single `tools/call`: a server
@@ -53,7 +55,7 @@ export function toolCalledBy(body: unknown): string | undefined {
 export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory {
   const now = setup.now ?? (() => new Date());
   const options = setup.instructions === undefined ? {} : { instructions: setup.instructions };
-  return (session, onlyTool) => {
+  return (session, { onlyTool, listen = false } = {}) => {
     const server = new McpServer(setup.serverInfo, options);
     const oneTool = registerDefinitions(
       server,
@@ -73,7 +75,10 @@ export function createMcpServerFactory(setup: McpServerSetup): McpServerFactory 
       onlyTool,
     );
     if (setup.subscriptions && !oneTool)
-      enableResourceSubscriptions(server, setup.subscriptions, session, setup.gateway, setup.sharedSubscriptions);
+      enableResourceSubscriptions(server, setup.subscriptions, session, setup.gateway, {
+        listen,
+        ...(setup.sharedSubscriptions ? { shared: setup.sharedSubscriptions } : {}),
+      });
     return server;
   };
 }

@@ -72,15 +72,31 @@ export function registerDefinitions(
     contextFactory({ identity: identityFromAuthInfo(ctx.http?.authInfo), signal: ctx.mcpReq.signal });
   const only = onlyTool === undefined ? undefined : definitions.tools.find((tool) => tool.name === onlyTool);
   if (only !== undefined) {
+    noListChanges(server, 'tools');
     registerTool(server, only, contextOf, options);
     return true;
   }
+  if (definitions.tools.length > 0) noListChanges(server, 'tools');
   for (const tool of definitions.tools) registerTool(server, tool, contextOf, options);
+  if (definitions.resourceTemplates.length > 0) noListChanges(server, 'resources');
   for (const template of definitions.resourceTemplates) registerTemplate(server, template, contextOf, options);
   // The concrete resources are listed here and read through the first template.
   if (definitions.resourceTemplates.length > 0) listResources(server, definitions.resources);
+  if (definitions.prompts.length > 0) noListChanges(server, 'prompts');
   for (const prompt of definitions.prompts) registerPrompt(server, prompt, contextOf, options);
+  refuseCursorsOnSdkLists(server);
   return false;
+}
+
+/**
+ * Advertises `listChanged: false`, where the SDK would advertise true on the
+ * first registration (it keeps a value set before): the broker never sends
+ * `notifications/{tools,prompts,resources}/list_changed`. Tools and prompts
+ * are fixed for the process; the resource list follows the world set, and a
+ * client lists it again when it wants it fresh (docs/decisions.md, "listChanged is false").
+ */
+function noListChanges(server: McpServer, kind: 'tools' | 'resources' | 'prompts'): void {
+  server.server.registerCapabilities({ [kind]: { listChanged: false } });
 }
 
 type ContextOf = (ctx: ServerContext) => ToolContext;
@@ -247,15 +263,49 @@ function registerTemplate(
  */
 function listResources(server: McpServer, list: McpDefinitions['resources']): void {
   server.server.setRequestHandler('resources/list', async (request) => {
-    if (request.params?.cursor !== undefined)
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        'invalid cursor: this broker lists every resource in one page and hands out no cursor; list again without one',
-      );
+    refuseCursor(request.params, 'resource');
     return {
       resources: list().map((r) => ({ uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType })),
     };
   });
+}
+
+/**
+ * The refusal of a cursor on a list this broker answers in one page: it never
+ * hands one out, so any cursor is invalid (MCP pagination: -32602 Invalid
+ * params). The one check for resources/list and the SDK's own lists.
+ */
+function refuseCursor(params: { cursor?: unknown } | undefined, what: string): void {
+  if (params?.cursor !== undefined)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `invalid cursor: this broker lists every ${what} in one page and hands out no cursor; list again without one`,
+    );
+}
+
+/** The SDK's own paged lists, answered whole, and what each lists. */
+const sdkLists = { 'tools/list': 'tool', 'prompts/list': 'prompt', 'resources/templates/list': 'resource template' };
+
+type StoredHandler = (request: unknown, ctx: ServerContext) => Promise<Record<string, unknown>>;
+
+/**
+ * tools/list, prompts/list and resources/templates/list refuse a cursor as
+ * resources/list does: the SDK's handlers ignore it and answer the first (the
+ * only) page again, as if it were the next. The SDK's handler is kept and
+ * called behind the check; the SDK exposes it only to its subclasses
+ * (`Protocol._getRequestHandler`), and `test/broker/http/register-definitions.test.ts`
+ * fails if that accessor goes away.
+ */
+function refuseCursorsOnSdkLists(server: McpServer): void {
+  const low = server.server as unknown as { _getRequestHandler(method: string): StoredHandler | undefined };
+  for (const [method, what] of Object.entries(sdkLists) as Array<[keyof typeof sdkLists, string]>) {
+    const listed = low._getRequestHandler(method);
+    if (listed === undefined) continue;
+    server.server.setRequestHandler(method, async (request, ctx) => {
+      refuseCursor(request.params, what);
+      return (await listed(request, ctx)) as never;
+    });
+  }
 }
 
 /**

@@ -38,13 +38,61 @@ export type SharedSubscriptionBound = {
   ): Promise<{ reservation: SubscriptionReservation; giveBack(): Promise<void> }>;
 };
 
+/**
+ * Refuses a URI no subscription could ever be notified for, as a JSON-RPC
+ * error: not `mark://{world}/{path}` (-32602 invalid params), or naming a
+ * world the gateway does not know by any of its addresses (-32002 resource
+ * not found). The one check for `resources/subscribe` and for the URIs of a
+ * 2026-07-28 `subscriptions/listen` (src/broker/http/listen-feed.ts).
+ */
+export function checkSubscribable(uri: string, subscriptions: ResourceSubscriptions, gateway: WorldGateway): void {
+  let world: string;
+  try {
+    world = subscriptions.documentOf(uri, gateway.list()).world;
+  } catch (error) {
+    if (codeOf(error) === 'ERR_INVALID_TOOL_URL')
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid resource URI: ${(error as Error).message}`);
+    throw error;
+  }
+  if (gateway.get(world) === undefined) throw new ResourceNotFoundError(uri);
+}
+
+/**
+ * A server with no session to deliver on: a 2025-era request served without
+ * one (stateless mode, a full store, the directory down at `initialize`), or
+ * a 2026-07-28 exchange (`listen`). The first refuses `resources/subscribe`
+ * (-32600) and advertises no `resources.subscribe`, since nothing could ever
+ * notify it; the second advertises it, since `subscriptions/listen` carries
+ * the updates (src/broker/http/listen-feed.ts), and the SDK answers its
+ * `resources/subscribe`, which that revision no longer has (-32601).
+ */
+function sessionlessSubscriptions(server: McpServer, listen: boolean): void {
+  if (listen) {
+    server.server.registerCapabilities({ resources: { subscribe: true } });
+    return;
+  }
+  const refuse = async (): Promise<never> => {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      'resource subscriptions need an MCP session, and this request has none (initialize was answered without one); initialize again later for a session',
+    );
+  };
+  server.server.setRequestHandler('resources/subscribe', refuse);
+  server.server.setRequestHandler('resources/unsubscribe', refuse);
+}
+
 export function enableResourceSubscriptions(
   server: McpServer,
   subscriptions: ResourceSubscriptions,
   session: SessionState,
   gateway: WorldGateway,
-  shared?: SharedSubscriptionBound,
+  options: { listen?: boolean; shared?: SharedSubscriptionBound } = {},
 ): void {
+  if (session.id === undefined) {
+    sessionlessSubscriptions(server, options.listen === true);
+    return;
+  }
+  const { shared } = options;
   const low = server.server;
   low.registerCapabilities({ resources: { subscribe: true } });
   const notify = (uri: string) => void low.sendResourceUpdated({ uri }).catch(() => {});
@@ -71,15 +119,7 @@ export function enableResourceSubscriptions(
   };
   low.setRequestHandler('resources/subscribe', async (request) => {
     const { uri } = request.params;
-    let world: string;
-    try {
-      world = subscriptions.documentOf(uri, gateway.list()).world;
-    } catch (error) {
-      if (codeOf(error) === 'ERR_INVALID_TOOL_URL')
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid resource URI: ${(error as Error).message}`);
-      throw error;
-    }
-    if (gateway.get(world) === undefined) throw new ResourceNotFoundError(uri);
+    checkSubscribable(uri, subscriptions, gateway);
     const id = session.id;
     if (shared === undefined || id === undefined) {
       // One replica: the check and the add are one synchronous step.

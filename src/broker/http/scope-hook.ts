@@ -12,7 +12,8 @@ export type ScopeHookOptions = {
 /**
  * Scopes mean what the consent page showed: every JSON-RPC message of a
  * request is checked before any of it runs. `tools/call` of a read-only tool,
- * `resources/read` and `prompts/get` need `mark.read`; any other tool needs
+ * `resources/read`, `resources/subscribe`, `prompts/get` and a 2026-07-28
+ * `subscriptions/listen` naming `resourceSubscriptions` need `mark.read`; any other tool needs
  * `mark.read` and `mark.write` (the tool list is in docs/signin.md). A request needing a scope
  * the token lacks is refused whole with 403 `insufficient_scope` and a
  * challenge naming every scope the request needs (RFC 6750 §3.1, MCP
@@ -53,9 +54,17 @@ export function scopesNeeded(body: unknown, writeTools: ReadonlySet<string>): Se
 
 function scopeOf(message: unknown, writeTools: ReadonlySet<string>): string | null {
   if (typeof message !== 'object' || message === null) return null;
-  const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown; notifications?: unknown } };
   if (method === 'resources/read' || method === 'resources/subscribe' || method === 'prompts/get') return readScope;
+  // A 2026-07-28 listen for resource URIs is that era's resources/subscribe.
+  if (method === 'subscriptions/listen') return listensForResources(params) ? readScope : null;
   if (method !== 'tools/call') return null;
   const name = typeof params === 'object' && params !== null ? params.name : undefined;
   return typeof name === 'string' && writeTools.has(name) ? writeScope : readScope;
+}
+
+/** Whether a `subscriptions/listen` filter names resource URIs (the SDK refuses any other non-list form). */
+function listensForResources(params: { notifications?: unknown } | undefined): boolean {
+  const uris = (params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
+  return uris !== undefined;
 }

@@ -16,6 +16,12 @@ export type Session = {
   transport: { handleRequest: NodeMcpHandler };
   close: () => Promise<void>;
   shared?: SharedMemory;
+  /**
+   * Whether the client's standalone event stream (GET) is open on this copy:
+   * the session is then in use however long no request comes, since its
+   * notifications (resource updates) travel on that stream.
+   */
+  streaming?: () => boolean;
 };
 
 export type SessionStoreOptions = {
@@ -35,6 +41,12 @@ export type SessionStoreOptions = {
    * calls go elsewhere); absent, they are closed like the others.
    */
   inUseElsewhere?: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
+  /**
+   * Renews the shared records of these copies (`Session.shared`), kept in use
+   * by the event stream open on this replica, whose record in the shared
+   * directory would otherwise expire after the idle TTL like an idle one.
+   */
+  renewShared?: (ids: readonly string[]) => Promise<void>;
 };
 
 export type EvictReason = 'idle' | 'capacity' | 'subject-capacity' | 'shutdown' | 'ended-elsewhere';
@@ -61,6 +73,7 @@ export class SessionStore {
   readonly #onSizeChange: (size: number) => void;
   readonly #onEvict: NonNullable<SessionStoreOptions['onEvict']>;
   readonly #inUseElsewhere: NonNullable<SessionStoreOptions['inUseElsewhere']>;
+  readonly #renewShared: NonNullable<SessionStoreOptions['renewShared']>;
   readonly #entries = new Map<string, Entry>();
 
   constructor(options: SessionStoreOptions = {}) {
@@ -74,6 +87,7 @@ export class SessionStore {
     this.#onSizeChange = options.onSizeChange ?? (() => {});
     this.#onEvict = options.onEvict ?? (() => {});
     this.#inUseElsewhere = options.inUseElsewhere ?? (async () => new Set());
+    this.#renewShared = options.renewShared ?? (async () => {});
   }
 
   get size(): number {
@@ -149,12 +163,17 @@ export class SessionStore {
 
   /**
    * Closes every session idle for longer than the TTL; returns how many.
-   * Shared copies among them are kept while `inUseElsewhere` says their
-   * session is in use through other replicas (one question for all of them),
-   * and count as used now; when it cannot answer they are kept until the next
-   * sweep asks again.
+   * A session whose event stream is open counts as used now once half the
+   * TTL has passed without a request (and a shared one's record is renewed
+   * then, before it can expire in the directory): the sweep runs every
+   * quarter TTL, so neither it nor the directory's expiry ends a session its
+   * client still listens on; the caps still do. Shared copies among the idle
+   * ones are kept while `inUseElsewhere` says their session is in use through
+   * other replicas (one question for all of them), and count as used now;
+   * when it cannot answer they are kept until the next sweep asks again.
    */
   async sweep(): Promise<number> {
+    await this.#keepStreaming();
     const idle = this.#idle();
     const shared = idle.filter(([, entry]) => entry.session.shared !== undefined).map(([id]) => id);
     const inUse =
@@ -181,16 +200,34 @@ export class SessionStore {
     await Promise.all(entries.map(([id, entry]) => this.#close(id, entry, 'shutdown')));
   }
 
-  /** The sessions idle past the TTL, oldest first. */
+  /** The sessions idle past the TTL, oldest first; none whose event stream is open. */
   #idle(): Array<[string, Entry]> {
     const cutoff = this.#now() - this.#idleTtlMs;
     const idle: Array<[string, Entry]> = [];
     // Oldest first: stop at the first session used after the cutoff.
     for (const pair of this.#entries) {
       if (pair[1].lastUsed > cutoff) break;
-      idle.push(pair);
+      if (pair[1].session.streaming?.() !== true) idle.push(pair);
     }
     return idle;
+  }
+
+  /** Marks used now the sessions with an open event stream unused for half the TTL, renewing shared ones. */
+  async #keepStreaming(): Promise<void> {
+    const cutoff = this.#now() - this.#idleTtlMs / 2;
+    const kept: Array<[string, Entry]> = [];
+    for (const pair of this.#entries) {
+      if (pair[1].lastUsed > cutoff) break;
+      if (pair[1].session.streaming?.() === true) kept.push(pair);
+    }
+    for (const [id, entry] of kept) {
+      this.#entries.delete(id);
+      entry.lastUsed = this.#now();
+      this.#entries.set(id, entry);
+    }
+    const shared = kept.filter(([, entry]) => entry.session.shared !== undefined).map(([id]) => id);
+    // Not renewed: the directory drops the record, and the copy's next request learns it has ended.
+    if (shared.length > 0) await this.#renewShared(shared).catch(() => undefined);
   }
 
   #countOf(subject: string): number {

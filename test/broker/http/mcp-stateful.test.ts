@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
 import type { Identity } from '../../../src/broker/identity.ts';
 import type { SessionState, ToolContext } from '../../../src/broker/mcp/definitions.ts';
 import { runTool } from '../../../src/broker/mcp/run-tool.ts';
@@ -82,6 +83,33 @@ describe('stateful MCP sessions (protocol 2025-11-25)', () => {
     assert.equal(reuse.status, 404);
     assert.deepEqual(reuse.json().error, { code: -32001, message: 'Session not found' });
     await client.close();
+  });
+
+  it('ends a session on a DELETE that carries Content-Type: application/json and no body', async () => {
+    // The v2 SDK client copies its request headers, Content-Type included, onto its DELETE.
+    const { client, transport } = await connect(harness, await harness.token());
+    const before = harness.listener.sessions.size;
+    const headers = {
+      ...jsonRpcHeaders(await harness.token()),
+      'mcp-session-id': transport.sessionId!,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    const ended = await rawRequest(harness.url, { method: 'DELETE', headers });
+    assert.equal(ended.status, 200);
+    assert.equal(harness.listener.sessions.size, before - 1);
+    const stream = await rawRequest(harness.url, { method: 'GET', headers });
+    assert.equal(stream.status, 404);
+    await client.close();
+  });
+
+  it('still refuses a POST whose JSON body is empty', async () => {
+    const response = await rawRequest(harness.url, {
+      method: 'POST',
+      headers: { ...jsonRpcHeaders(await harness.token()), 'mcp-protocol-version': '2025-11-25' },
+      body: '',
+    });
+    assert.equal(response.status, 400);
+    assert.equal(response.json().error.code, -32700);
   });
 
   it('reports a tool error as isError with the tool text', async () => {
@@ -175,5 +203,30 @@ describe('stateful MCP sessions (protocol 2025-11-25)', () => {
     );
     await transport.terminateSession();
     await client.close();
+  });
+});
+
+describe('a session whose event stream is open', () => {
+  it('outlives its idle TTL and goes on hearing of changes; once the stream closes, the sweep ends it', async () => {
+    const subscriptions = new ResourceSubscriptions();
+    const harness = await startListener({
+      sessions: { idleTtlMs: 1000 },
+      server: { serverInfo: { name: 't', version: '0' }, definitions, gateway: listingGateway, subscriptions },
+    });
+    after(() => harness.close());
+    const { client } = await connect(harness, await harness.token());
+    const updates: string[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri));
+    await client.subscribeResource({ uri: 'mark://alpha/a.md' });
+    // Sweeps run every second (the floor, src/broker/http/mcp-listener.ts): three of them pass the TTL.
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    assert.equal(harness.listener.sessions.size, 1);
+    subscriptions.changed('alpha', '/a.md');
+    for (let i = 0; i < 100 && updates.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(updates, ['mark://alpha/a.md']);
+    await client.close();
+    for (let i = 0; i < 200 && harness.listener.sessions.size > 0; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(harness.listener.sessions.size, 0);
   });
 });

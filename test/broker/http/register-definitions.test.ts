@@ -25,6 +25,19 @@ describe('registerDefinitions', () => {
     );
   });
 
+  it('advertises no list changes, since it never sends them', () => {
+    const server = new McpServer({ name: 't', version: '0' });
+    registerDefinitions(server, definitions, () => assert.fail('no call expected'));
+    const capabilities = server.server.getCapabilities();
+    assert.deepEqual(
+      [capabilities.tools?.listChanged, capabilities.resources?.listChanged, capabilities.prompts?.listChanged],
+      [false, false, false],
+    );
+    const oneTool = new McpServer({ name: 't', version: '0' });
+    registerDefinitions(oneTool, definitions, () => assert.fail('no call expected'), {}, 'echo');
+    assert.equal(oneTool.server.getCapabilities().tools?.listChanged, false);
+  });
+
   it('registers tools, templates and prompts once each', () => {
     const server = new McpServer({ name: 't', version: '0' });
     registerDefinitions(server, definitions, () => assert.fail('no call expected'));

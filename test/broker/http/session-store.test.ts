@@ -202,3 +202,63 @@ describe('bounded session state', () => {
     assert.equal(state.size, 2);
   });
 });
+
+describe('sessions with an open event stream', () => {
+  function streamingSession(id: string, open: { value: boolean }, shared = false): Probe {
+    return {
+      ...session(id),
+      streaming: () => open.value,
+      ...(shared ? { shared: new SharedMemory(0) } : {}),
+    };
+  }
+
+  it('are kept by the sweep however long they idle, and closed once the stream has closed', async () => {
+    const time = clock();
+    const store = new SessionStore({ idleTtlMs: 1000, now: time.now });
+    const open = { value: true };
+    const listening = streamingSession('s', open);
+    const quiet = session('q');
+    store.add(listening);
+    store.add(quiet);
+    time.advance(1500);
+    assert.equal(await store.sweep(), 1);
+    assert.equal(quiet.closed(), true);
+    time.advance(5000);
+    assert.equal(await store.sweep(), 0);
+    assert.equal(listening.closed(), false);
+    open.value = false;
+    time.advance(1500);
+    assert.equal(await store.sweep(), 1);
+    assert.equal(listening.closed(), true);
+  });
+
+  it('are not closed to make room for a newcomer, and still count against the caps', () => {
+    const time = clock();
+    const store = new SessionStore({ maxSessions: 1, maxSessionsPerSubject: 1, idleTtlMs: 1000, now: time.now });
+    const listening = streamingSession('s', { value: true });
+    store.add(listening);
+    time.advance(1500);
+    assert.equal(store.canOpen('other'), false);
+    assert.equal(listening.closed(), false);
+    assert.equal(store.add(session('mine')), true);
+    assert.equal(listening.closed(), true);
+  });
+
+  it('have their shared record renewed once half the TTL has passed, before the directory can expire it', async () => {
+    const time = clock();
+    const renewed: string[][] = [];
+    const store = new SessionStore({
+      idleTtlMs: 1000,
+      now: time.now,
+      renewShared: async (ids) => void renewed.push([...ids]),
+    });
+    store.add(streamingSession('shared', { value: true }, true));
+    store.add(streamingSession('local', { value: true }));
+    time.advance(400);
+    await store.sweep();
+    assert.deepEqual(renewed, []);
+    time.advance(200);
+    await store.sweep();
+    assert.deepEqual(renewed, [['shared']]);
+  });
+});
