@@ -11,6 +11,13 @@
  *    (src/broker/http/node-mcp-adapter.ts, which skips the SDK adapter's
  *    second serialisation of the body), so on that era the floor is the
  *    SDK's out-of-the-box cost, not a copy of the broker's wiring.
+ *  - `brokerWiredUrl`: 2025-era sessions again, through the wiring the broker
+ *    uses for them: the body read and parsed first (fastify does it there),
+ *    then the SDK's web-standard transport behind the broker's own adapter
+ *    (`toNodeMcpHandler`, src/broker/http/mcp-endpoint.ts). The SDK's Node
+ *    transport of `url` costs 0.2-0.3 ms of CPU more per call than this
+ *    (docs/benchmarks.md, "Where the broker's own per-call CPU goes"), so the
+ *    broker's own work on a session call is read against this one too.
  * The two eras are told apart by path, not by reading the body as the broker
  * must on its one /mcp, so that neither floor pays for a classification.
  * Whatever a broker tool call costs beyond a call of `constant` here (and
@@ -19,15 +26,18 @@
  * eras beside each sequential tool call.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { toNodeMcpHandler, type NodeMcpHandler } from '../../src/broker/http/node-mcp-adapter.ts';
 
 export interface MinimalMcpServer {
   /** The session (2025-era) endpoint. */
   url: string;
   /** The stateless 2026-07-28 endpoint. */
   modernUrl: string;
+  /** The session endpoint through the broker's wiring (parsed body, web-standard transport, the broker's adapter). */
+  brokerWiredUrl: string;
   close(): Promise<void>;
 }
 
@@ -35,6 +45,7 @@ export interface MinimalMcpServer {
 export const constantTool = 'constant';
 
 const modernPath = '/mcp-2026-07-28';
+const brokerWiredPath = '/mcp-broker-wired';
 
 function constantServer(): McpServer {
   const server = new McpServer({ name: 'floor', version: '1.0.0' });
@@ -59,8 +70,35 @@ export async function startMinimalMcpServer(): Promise<MinimalMcpServer> {
     await server.connect(transport);
     return transport;
   };
+  const wired = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; handle: NodeMcpHandler }>();
+  const newWiredSession = async () => {
+    const server = constantServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => void wired.set(id, session),
+      onsessionclosed: (id) => void wired.delete(id),
+    });
+    const session = {
+      transport,
+      handle: toNodeMcpHandler((webRequest, options) => transport.handleRequest(webRequest, options), {
+        requestSignal: false,
+      }),
+    };
+    await server.connect(transport);
+    return session;
+  };
+  const serveWired = async (request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const id = request.headers['mcp-session-id'];
+    const session = (typeof id === 'string' ? wired.get(id) : undefined) ?? (await newWiredSession());
+    await session.handle(request, response, text === '' ? undefined : JSON.parse(text), undefined);
+  };
   const http: Server = createServer((request: IncomingMessage, response) => {
     if (request.url === modernPath) return void modern(request, response);
+    if (request.url === brokerWiredPath) return void serveWired(request, response);
     const id = request.headers['mcp-session-id'];
     const known = typeof id === 'string' ? sessions.get(id) : undefined;
     void (known ? Promise.resolve(known) : newSession()).then((transport) =>
@@ -73,9 +111,11 @@ export async function startMinimalMcpServer(): Promise<MinimalMcpServer> {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     modernUrl: `http://127.0.0.1:${port}${modernPath}`,
+    brokerWiredUrl: `http://127.0.0.1:${port}${brokerWiredPath}`,
     close: async () => {
       await modernHandler.close();
       for (const transport of sessions.values()) await transport.close().catch(() => undefined);
+      for (const { transport } of wired.values()) await transport.close().catch(() => undefined);
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

@@ -20,6 +20,11 @@ const params: unknown[] = [
   { _meta: { progressToken: 1.5 } },
   { _meta: { [claim]: '2026-07-28' } },
   { _meta: { [claim]: 5 } },
+  { _meta: { [claim]: '2025-11-25' } },
+  { _meta: { [claim]: null } },
+  { _meta: [] },
+  { name: 'mark_fetch', _meta: { [claim]: '2026-07-28', progressToken: 'p' } },
+  { name: 'mark_fetch', _meta: { [claim]: '2026-07-28', 'io.modelcontextprotocol/clientInfo': 5 } },
   { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
 ];
 const extras: Record<string, unknown>[] = [{}, { result: {} }, { error: { code: 1, message: 'm' } }, { other: 1 }];
