@@ -12,7 +12,7 @@ Runs the broker: the MCP listener (server.mcp.addr), the issuer listener
 listener (server.management.addr: /healthz, /readyz, /metrics). The
 configuration reference is docs/configuration.md.
 
-On SIGTERM or SIGINT it drains (docs/operations.md, "Stop and upgrade"):
+On SIGTERM or SIGINT it drains (docs/operations.md, "Upgrade"):
 /readyz answers 503 at once, the listeners serve on for
 server.shutdown.drainDelay, then requests in flight get up to
 server.shutdown.timeout to finish. A second signal exits at once.

@@ -42,7 +42,7 @@ const mcpSchema = z.strictObject({
   callsPerSubject: countOrDefault(4),
   /**
    * The same bound while other subjects have calls running or had one in the
-   * last second; at most `callsPerSubject` (docs/security.md, "Fair budgets").
+   * last second; at most `callsPerSubject` (docs/security.md, "Budgets and fairness").
    */
   callsPerSubjectShared: countOrDefault(1),
   /** Calls of one subject that may wait behind those; one more is refused (a tool error, or JSON-RPC -32000). */

@@ -145,7 +145,7 @@ export class BrokerGraph {
    * (./refresh-queue.ts): a URL already waiting is not queued twice, one world
    * holds at most `refreshWorkersPerWorld` of the `refreshWorkers` reads, and
    * past `refreshesWaitingPerWorld` waiting the oldest is set aside and read
-   * once the world's line drains (docs/operations.md, "Keeping the graph fresh").
+   * once the world's line drains (docs/operations.md, "Changes pushed by the worlds (WATCH)").
    */
   refresh(url: string): Promise<void> {
     const worlds = this.#worlds();

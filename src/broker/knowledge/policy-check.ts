@@ -5,7 +5,7 @@ import { findSecrets } from './secret-shapes.ts';
 
 /**
  * The mechanically checkable part of the org's publishing standard, applied to
- * one submission (docs/knowledge.md "Rules"). A whole document is checked by
+ * one submission (docs/knowledge.md, "The policy format"). A whole document is checked by
  * every rule; an appended fragment only by the rules that make sense for a
  * piece of a document (banned characters, secrets), since its H1, summary and
  * metadata belong to the document it is added to. Those two rules read the

@@ -1,6 +1,6 @@
 /**
  * Graph refreshes a world's change notices could not get read at once are made
- * up (docs/operations.md, "Keeping the graph fresh"): one set aside past the
+ * up (docs/operations.md, "Changes pushed by the worlds (WATCH)"): one set aside past the
  * world's waiting cap is read once the world's line drains, and after a resync
  * every document the graph read from the world is read again. Before, both
  * were left to the world's next /graph.md seeding, which covers nothing when
