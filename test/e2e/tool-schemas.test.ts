@@ -177,7 +177,7 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
     const many = await call('mark_lookup', { url: 'mark://root/', query: 'xx', limit: 5000 });
     assert.equal(isError(many), false, resultText(many));
     const fraction = await call('mark_graph', { url: 'mark://root/index.md', depth: 1.5 });
-    assert.equal(resultText(fraction), 'depth must be an integer');
+    assert.equal(resultText(fraction), 'depth must be an integer (got number 1.5)');
     const mode = await call('mark_publish', {
       url: 'mark://root/a.md',
       body: 'x',

@@ -9,7 +9,34 @@ import { lookupDefaultLimit, lookupMaxLimit } from '../../protocol/limits.ts';
  * schema both advertises the arguments to clients and validates them.
  */
 export function requiredString(name: string, description: string) {
-  return z.string({ error: `${name} is required` }).describe(description);
+  return z.string({ error: wrongType(name, 'a string') }).describe(description);
+}
+
+/**
+ * The one text for an argument of the wrong type. Absent is missing (`url is
+ * required`, the reference's text); present but of another type says what was
+ * expected and what came, so `expected_version: "1"` is not reported as missing.
+ */
+export function wrongTypeMessage(name: string, expected: string, input: unknown): string {
+  if (input === undefined) return `${name} is required`;
+  return `${name} must be ${expected} (got ${describeValue(input)})`;
+}
+
+/** `wrongTypeMessage` as a zod error map, for `z.string({ error })` and the like. */
+export function wrongType(name: string, expected: string) {
+  return (issue: { input?: unknown }) => wrongTypeMessage(name, expected, issue.input);
+}
+
+/** What an agent sent, in a few words: a string's own text (short), other values by their JSON type. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return `string ${JSON.stringify(shown)}`;
+  }
+  if (typeof value === 'number') return Number.isInteger(value) ? 'number' : `number ${value}`;
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
 }
 
 /**
@@ -31,7 +58,7 @@ export const queryLengthText = `at most ${maxQueryBytes.toLocaleString('en')} by
  */
 export function queryArgument(description: string) {
   return z
-    .string({ error: 'query is required' })
+    .string({ error: wrongType('query', 'a string') })
     .check((ctx) => {
       const bytes = Buffer.byteLength(ctx.value, 'utf8');
       if (bytes <= maxQueryBytes) return;
@@ -48,14 +75,14 @@ export function queryArgument(description: string) {
 
 export function optionalString(name: string, description: string) {
   return z
-    .string({ error: `${name} must be a string` })
+    .string({ error: wrongType(name, 'a string') })
     .optional()
     .describe(description);
 }
 
 export function optionalBoolean(name: string, description: string) {
   return z
-    .boolean({ error: `${name} must be a boolean` })
+    .boolean({ error: wrongType(name, 'a boolean') })
     .optional()
     .describe(description);
 }
@@ -70,25 +97,27 @@ export type IntegerBounds = { min: number; max: number; message?: string };
 /** Document versions: 0 (none yet) up to the largest integer JSON numbers carry exactly. */
 export const versionBounds: IntegerBounds = { min: 0, max: Number.MAX_SAFE_INTEGER };
 
-function boundedInteger(name: string, bounds: IntegerBounds, missing: string) {
+function boundedInteger(name: string, bounds: IntegerBounds) {
   const range =
     bounds.message ??
     (bounds.max === Number.MAX_SAFE_INTEGER
       ? `${name} must be >= ${bounds.min}`
       : `${name} must be between ${bounds.min} and ${bounds.max}`);
-  return z
-    .number({ error: missing })
-    .int({ error: `${name} must be an integer` })
-    .min(bounds.min, { error: range })
-    .max(bounds.max, { error: range });
+  return integer(name).min(bounds.min, { error: range }).max(bounds.max, { error: range });
 }
 
 export function requiredInteger(name: string, description: string, bounds: IntegerBounds) {
-  return boundedInteger(name, bounds, `${name} is required`).describe(description);
+  return boundedInteger(name, bounds).describe(description);
 }
 
 export function optionalInteger(name: string, description: string, bounds: IntegerBounds) {
-  return boundedInteger(name, bounds, `${name} must be an integer`).optional().describe(description);
+  return boundedInteger(name, bounds).optional().describe(description);
+}
+
+/** A whole number, refused with `wrongTypeMessage` whether it is absent, of another type or fractional. */
+function integer(name: string) {
+  const error = wrongType(name, 'an integer');
+  return z.number({ error }).int({ error });
 }
 
 /**
@@ -109,9 +138,9 @@ export function clampedInteger(
   description: string,
   bounds: { min: number; max: number; clampBelow?: boolean },
 ) {
-  const integer = z.number({ error: `${name} must be an integer` }).int({ error: `${name} must be an integer` });
+  const whole = integer(name);
   const checked =
-    bounds.clampBelow === true ? integer : integer.min(bounds.min, { error: `${name} must be at least ${bounds.min}` });
+    bounds.clampBelow === true ? whole : whole.min(bounds.min, { error: `${name} must be at least ${bounds.min}` });
   return checked
     .transform((value) => Math.min(Math.max(value, bounds.min), bounds.max))
     .optional()

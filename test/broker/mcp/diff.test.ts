@@ -120,7 +120,10 @@ describe('mark_diff against a real world', () => {
       (await call({ url: 'mark://team-a/docs/a.md', to: 0 })).text,
       'to must be a version number (1 or more)',
     );
-    assert.equal((await call({ url: 'mark://team-a/docs/a.md', to: 1.5 })).text, 'to must be an integer');
+    assert.equal(
+      (await call({ url: 'mark://team-a/docs/a.md', to: 1.5 })).text,
+      'to must be an integer (got number 1.5)',
+    );
     assert.equal(stack.gateway.sent.length, sent);
   });
 
