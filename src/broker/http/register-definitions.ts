@@ -21,7 +21,7 @@ import type {
 } from '../mcp/definitions.ts';
 import { callTool, inputSchemaOf, outputSchemaOf, type ToolCallOptions } from '../mcp/run-tool.ts';
 import { WorldGatewayError } from '../worlds/gateway.ts';
-import { ResourceReadError } from '../mcp/resources.ts';
+import { ResourceMissingError, ResourceReadError } from '../mcp/resources.ts';
 import { PromptArgumentError } from '../mcp/prompts.ts';
 import { identityFromAuthInfo } from './auth-info.ts';
 import type { ToolOutcome } from '../mcp/run-tool.ts';
@@ -293,6 +293,7 @@ const uriTemplates = new WeakMap<ResourceTemplateDefinition, UriTemplate>();
 
 function resourceError(uri: string, error: unknown, options: RegisterOptions): ProtocolError {
   if (error instanceof ProtocolError) return error;
+  if (error instanceof ResourceMissingError) return new ResourceNotFoundError(uri, error.message);
   // The document's own answer (a missing section, a world status): its message is meant for the client.
   if (error instanceof ResourceReadError) return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
   if (error instanceof WorldGatewayError && error.code === 'ERR_WORLD_NOT_FOUND') return new ResourceNotFoundError(uri);

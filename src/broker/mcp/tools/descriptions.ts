@@ -20,7 +20,8 @@ export const exampleIndexUrl = `mark://${defaultHubWorld}/index/team-a.md`;
  * Where the org's publishing policy lives: on the hub world, which the broker config key `hub` names
  * (default `root`, src/broker/hub-world.ts), so a description cannot spell its URL.
  */
-export const publishingPolicyPlace = "the hub world's /.well-known/demarkus/policy.md, listed as a resource";
+export const publishingPolicyPlace =
+  "the hub world's /.well-known/demarkus/policy.md, listed as a resource; none applies while the hub has none";
 
 export function describe(...sentences: string[]): string {
   return sentences.join(' ');
