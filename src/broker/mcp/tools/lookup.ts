@@ -24,6 +24,7 @@ import { qualifiedWorldUrl } from '../go-format.ts';
 import { lookupRowsShape, structuredLookupRows } from '../lookup/structured-rows.ts';
 import { integerOf, responseFields, responseShape } from '../structured.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
+import { directoryScopeText, parentDirectory } from './search-support.ts';
 
 const inputSchema = {
   url: requiredString(
@@ -93,7 +94,18 @@ async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
   const url = qualifiedWorldUrl(world, path);
   const reported = integerOf(response.metadata.matches);
   if (response.status !== 'ok') {
-    return structuredResult(formatToolResult(response, ['matches']), {
+    // A document's URL as the scope: the world answers not-found for a document that exists. The status
+    // line stays (web apps such as the library read it); the body says what to do instead.
+    const text =
+      response.status === 'not-found' && !path.endsWith('/')
+        ? formatToolResultWith(
+            response,
+            `${bodyText(response.body)}\n${directoryScopeText(qualifiedWorldUrl(world, parentDirectory(path)))}\n`,
+            {},
+            ['matches'],
+          )
+        : formatToolResult(response, ['matches']);
+    return structuredResult(text, {
       ...responseFields(url, response),
       ...(reported === undefined ? {} : { matches: reported }),
       rows: [],
