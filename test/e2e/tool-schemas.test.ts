@@ -192,7 +192,7 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
       metadata: { importance: { value: 0.8 } },
     });
     assert.equal(isError(typed), true);
-    assert.equal(resultText(typed), 'metadata.importance must be a string, e.g. "0.8"');
+    assert.equal(resultText(typed), 'metadata.importance must be a string, e.g. "0.8" (got object)');
     const negative = await call('mark_publish', { url: 'mark://root/a.md', body: 'x', expected_version: -1 });
     assert.equal(resultText(negative), 'expected_version must be >= 0');
   });

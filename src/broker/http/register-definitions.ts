@@ -303,26 +303,40 @@ function resourceError(uri: string, error: unknown, options: RegisterOptions): P
 }
 
 /**
- * A prompt's arguments as a zod object, built once per process: building zod
- * schemas is most of what a new SDK server costs (bench/load.ts profile), and
- * the broker builds one per session, per stateless request and per 2026-07-28
- * exchange. The SDK only reads the schema.
+ * A prompt's arguments, built once per process: building zod schemas is most of
+ * what a new SDK server costs (bench/load.ts profile), and the broker builds one
+ * per session, per stateless request and per 2026-07-28 exchange. prompts/list
+ * shows the zod object's JSON Schema (required arguments as `required`), but the
+ * SDK's own check would refuse a missing one with zod's text (`Invalid arguments
+ * for prompt orient: url: Invalid input: expected string, received undefined`).
+ * So the check here passes the arguments on, and a missing or blank required
+ * argument reaches the prompt, whose
+ * `requiredArgument` (src/broker/mcp/prompts.ts) answers `url argument is required`.
  */
 function promptArgsSchema(prompt: PromptDefinition): PromptArgsSchema {
   let schema = promptSchemas.get(prompt);
   if (schema !== undefined) return schema;
-  const shape: PromptArgsShape = {};
+  const shape: Record<string, z.ZodType<string | undefined>> = {};
   for (const arg of prompt.arguments)
     shape[arg.name] = arg.required
       ? z.string().describe(arg.description)
       : z.string().optional().describe(arg.description);
-  schema = z.object(shape);
+  const json = z.object(shape)['~standard'].jsonSchema;
+  schema = {
+    '~standard': {
+      version: 1,
+      vendor: 'demarkus',
+      // The protocol's own schema for prompts/get already holds arguments to string values.
+      validate: (value: unknown) => ({ value: (value ?? {}) as PromptArgs }),
+      jsonSchema: json,
+    },
+  };
   promptSchemas.set(prompt, schema);
   return schema;
 }
 
-type PromptArgsShape = Record<string, z.ZodType<string | undefined>>;
-type PromptArgsSchema = z.ZodObject<PromptArgsShape>;
+type PromptArgs = Record<string, string | undefined>;
+type PromptArgsSchema = StandardSchemaWithJSON<PromptArgs, PromptArgs>;
 const promptSchemas = new WeakMap<PromptDefinition, PromptArgsSchema>();
 
 function registerPrompt(

@@ -180,24 +180,52 @@ function goValueQuote(value: unknown): string {
  * are refused.
  */
 export function optionalMetadata(name: string, description: string) {
-  const stringValue = z.preprocess(
-    (value) => (typeof value === 'number' || typeof value === 'boolean' ? goValueString(value) : value),
-    z.string({ error: (issue) => `${name}.${String(issue.path?.at(-1) ?? 'value')} must be a string, e.g. "0.8"` }),
-  );
-  const named = (what: string) => stringValue.optional().describe(what);
+  const stringValue = (key?: string) =>
+    z.preprocess(
+      (value) => (typeof value === 'number' || typeof value === 'boolean' ? goValueString(value) : value),
+      z.string({
+        error: (issue) => metadataValueMessage(`${name}.${key ?? String(issue.path?.at(-1) ?? 'value')}`, issue.input),
+      }),
+    );
+  const named = (key: string, what: string) => stringValue(key).optional().describe(what);
   return z
     .object(
       {
-        title: named('the title shown in listings and lookups'),
-        tags: named('comma-separated tags, e.g. "runbook, auth"'),
-        importance: named('a number from 0 to 1 as a string, e.g. "0.8"; ranks mark_lookup'),
-        retention: named('a positive integer as a string: permanently deletes all but the newest N versions'),
+        title: named('title', 'the title shown in listings and lookups'),
+        tags: named('tags', 'comma-separated tags, e.g. "runbook, auth"'),
+        importance: named('importance', 'a number from 0 to 1 as a string, e.g. "0.8"; ranks mark_lookup'),
+        retention: named(
+          'retention',
+          'a positive integer as a string: permanently deletes all but the newest N versions',
+        ),
       },
-      { error: `${name} must be an object of string values` },
+      { error: wrongType(name, 'an object of string values') },
     )
-    .catchall(stringValue)
+    .catchall(stringValue())
     .optional()
     .describe(description);
+}
+
+/**
+ * A metadata value that is not a string, with an example of the key's own form: tags are one
+ * comma-separated string (an agent's list is shown joined), importance and retention numbers as strings.
+ */
+function metadataValueMessage(field: string, input: unknown): string {
+  const key = field.slice(field.indexOf('.') + 1);
+  const examples: Record<string, string> = {
+    title: 'a string, e.g. "Deploy runbook"',
+    tags: `one comma-separated string, e.g. ${JSON.stringify(tagsExample(input))}`,
+    importance: 'a string, e.g. "0.8"',
+    retention: 'a string, e.g. "10"',
+  };
+  return wrongTypeMessage(field, examples[key] ?? 'a string', input);
+}
+
+/** The tags an agent sent as a list, as the one string the wire takes. */
+function tagsExample(input: unknown): string {
+  if (Array.isArray(input) && input.length > 0 && input.every((tag) => typeof tag === 'string'))
+    return input.join(', ');
+  return 'runbook, auth';
 }
 
 export const urlDescription = 'mark:// URL of a document or directory, e.g. mark://team-a/index.md';

@@ -62,6 +62,26 @@ describe('the tool registry', () => {
       ['mark_lookup', { url: 'mark://w/', query: ['deploy'] }, 'query must be a string (got array)'],
       ['mark_lookup', { url: 'mark://w/', query: 'deploy', limit: '5' }, 'limit must be an integer (got string "5")'],
       ['mark_doctor', { similarity: '0.9' }, 'similarity must be a number (got string "0.9")'],
+      [
+        'mark_publish',
+        { url: 'mark://w/a.md', body: 'x', expected_version: 0, metadata: { tags: ['a', 'b'] } },
+        'metadata.tags must be one comma-separated string, e.g. "a, b" (got array)',
+      ],
+      [
+        'mark_publish',
+        { url: 'mark://w/a.md', body: 'x', expected_version: 0, metadata: { title: ['T'] } },
+        'metadata.title must be a string, e.g. "Deploy runbook" (got array)',
+      ],
+      [
+        'mark_publish',
+        { url: 'mark://w/a.md', body: 'x', expected_version: 0, metadata: { owner: null } },
+        'metadata.owner must be a string (got null)',
+      ],
+      [
+        'mark_publish',
+        { url: 'mark://w/a.md', body: 'x', expected_version: 0, metadata: 'tags=a' },
+        'metadata must be an object of string values (got string "tags=a")',
+      ],
     ];
     for (const [name, args, text] of expectations) {
       const tool = allTools().find((candidate) => candidate.name === name)!;

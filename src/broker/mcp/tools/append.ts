@@ -98,6 +98,8 @@ async function currentVersion(ctx: ToolContext, world: string, path: string): Pr
   const response = answer.value;
   // Same refusal as the write itself would get: a protected path says nothing about existence.
   if (refusesRead(response)) return { ok: false, error: toolError(new ReadProtectedWriteError(world, path).message) };
+  if (response.status === 'not-found')
+    return { ok: false, error: toolError(missingDocumentText(qualifiedWorldUrl(world, path))) };
   if (response.status !== 'ok') return { ok: false, error: toolError(`could not resolve version: ${response.status}`) };
   const current = response.metadata.current;
   if (current === undefined)
@@ -105,4 +107,13 @@ async function currentVersion(ctx: ToolContext, world: string, path: string): Pr
   if (!/^[+-]?\d+$/.test(current))
     return { ok: false, error: toolError(`could not resolve version: invalid current version ${goQuote(current)}`) };
   return { ok: true, value: Number(current) };
+}
+
+/**
+ * APPEND adds to a document that exists; an agent that appends to a new path is told how to create it.
+ * Web apps map write errors by words (the library's mapWriteError: "conflict", "expected version"), so
+ * the text names the argument `expected_version` and says neither.
+ */
+export function missingDocumentText(url: string): string {
+  return `${url} does not exist, so there is nothing to append to: create it with mark_publish and expected_version 0`;
 }
