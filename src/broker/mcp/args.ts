@@ -228,7 +228,11 @@ function tagsExample(input: unknown): string {
   return 'runbook, auth';
 }
 
+/** `url` of the tools that read a document or a directory (mark_fetch, mark_explore, mark_list). */
 export const urlDescription = 'mark:// URL of a document or directory, e.g. mark://team-a/index.md';
+
+/** `url` of the tools that take one document only: the writes, mark_versions and mark_diff. */
+export const documentUrlDescription = 'mark:// URL of a document, e.g. mark://team-a/docs/runbook.md';
 
 /** The switch every search and lookup tool shares: broker-generated documents stay out unless asked for. */
 export const includeGeneratedArgument = optionalBoolean(

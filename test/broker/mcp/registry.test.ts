@@ -90,6 +90,17 @@ describe('the tool registry', () => {
     assert.equal(gateway.calls.length, 0);
   });
 
+  it('describes url as a document, never a directory, in the tools that take one document only', () => {
+    // Before, the writes and mark_versions said "a document or directory", and an agent passed directories.
+    const documentOnly = ['mark_publish', 'mark_append', 'mark_archive', 'mark_versions', 'mark_diff'];
+    for (const name of documentOnly) {
+      const tool = allTools().find((candidate) => candidate.name === name)!;
+      const description = (tool.inputSchema.url as z.ZodType | undefined)?.description ?? '';
+      assert.match(description, /URL of a document\b/, name);
+      assert.doesNotMatch(description, /director/, name);
+    }
+  });
+
   it('answers an empty URL argument as missing, in every tool that takes one, before any world is asked', async () => {
     // Before, most tools read '' as a URL and answered 'invalid URL: unsupported scheme ""', the graph tools
     // 'url is required' (the Go reference's text for both).

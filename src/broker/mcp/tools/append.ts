@@ -1,6 +1,6 @@
 import { ReadProtectedWriteError } from '../../worlds/gateway.ts';
 import { refusesRead } from '../../worlds/read-right-probe.ts';
-import { optionalBoolean, optionalInteger, requiredString, urlDescription, versionBounds } from '../args.ts';
+import { optionalBoolean, optionalInteger, requiredString, documentUrlDescription, versionBounds } from '../args.ts';
 import { bodyLimitText } from '../../../protocol/limits.ts';
 import { appendOverLimitNote } from '../body-limit.ts';
 import { bodyText } from '../body-text.ts';
@@ -17,7 +17,7 @@ import { gateWrite, writeMetadata } from '../write-gate.ts';
 import { describe, worldUrlHint } from './descriptions.ts';
 
 const inputSchema = {
-  url: requiredString('url', urlDescription),
+  url: requiredString('url', documentUrlDescription),
   body: requiredString(
     'body',
     `markdown to add at the end of the document; the document with it added holds at most ${bodyLimitText} of UTF-8`,

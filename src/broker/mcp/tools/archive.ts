@@ -1,4 +1,4 @@
-import { requiredString, urlDescription } from '../args.ts';
+import { requiredString, documentUrlDescription } from '../args.ts';
 import { checkedWrite, rendered } from '../checked-write.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { defineTool } from '../run-tool.ts';
@@ -17,7 +17,7 @@ export const markArchive = defineTool({
     'Needs write access to the world.',
     worldUrlHint,
   ),
-  inputSchema: { url: requiredString('url', urlDescription) },
+  inputSchema: { url: requiredString('url', documentUrlDescription) },
   outputSchema: writeShape,
   readOnly: false,
   // Undoable (the history is kept, an empty publish brings the document back); archiving an archived

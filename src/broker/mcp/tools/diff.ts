@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseVersions } from '../../../protocol/render/versions.ts';
 import type { MarkResponse } from '../../../protocol/response.ts';
-import { optionalInteger, requiredString, versionBounds } from '../args.ts';
+import { documentUrlDescription, optionalInteger, requiredString, versionBounds } from '../args.ts';
 import { bodyText, isBinaryBody } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
@@ -17,7 +17,7 @@ const defaultContext = 3;
 const maxContext = 20;
 
 const inputSchema = {
-  url: requiredString('url', 'mark:// URL of the document, e.g. mark://team-a/docs/runbook.md'),
+  url: requiredString('url', documentUrlDescription),
   from: optionalInteger(
     'from',
     'the older version, at most `to` (default: the kept version before `to`; 0 compares with the empty document before it existed)',

@@ -4,7 +4,7 @@ import {
   optionalMetadata,
   requiredInteger,
   requiredString,
-  urlDescription,
+  documentUrlDescription,
   versionBounds,
 } from '../args.ts';
 import { bodyLimitText } from '../../../protocol/limits.ts';
@@ -19,7 +19,7 @@ import { describe, publishingPolicyPlace, worldUrlHint } from './descriptions.ts
 import { writeShape } from '../structured.ts';
 
 const inputSchema = {
-  url: requiredString('url', `${urlDescription} (must end in .md)`),
+  url: requiredString('url', `${documentUrlDescription} (must end in .md)`),
   body: requiredString(
     'body',
     `the complete markdown of the new version, at most ${bodyLimitText} of UTF-8 (an empty body unarchives an archived document)`,

@@ -1,4 +1,4 @@
-import { requiredString, urlDescription } from '../args.ts';
+import { requiredString, documentUrlDescription } from '../args.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
@@ -33,7 +33,7 @@ export const markVersions = defineTool({
     'Read an old version with mark_fetch on mark://{world}/{path}/v<N>.',
     worldUrlHint,
   ),
-  inputSchema: { url: requiredString('url', urlDescription) },
+  inputSchema: { url: requiredString('url', documentUrlDescription) },
   outputSchema,
   readOnly: true,
   openWorld: false,
