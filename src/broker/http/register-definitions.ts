@@ -129,7 +129,7 @@ function registerTool(server: McpServer, tool: ToolDefinition, contextOf: Contex
     title: tool.title,
     description: tool.description,
     inputSchema: advertisedOnly(inputSchemaOf(tool)),
-    ...(output === undefined ? {} : { outputSchema: advertisedOnly(output) }),
+    ...(output === undefined ? {} : { outputSchema: advertisedOnly(output, { answers: true }) }),
     annotations: annotationsOf(tool),
   };
   server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
@@ -173,7 +173,7 @@ function annotationsOf(tool: ToolDefinition): ToolAnnotations {
  * `callTool` (arguments in, structured answers out), so a call over HTTP and a call in a test meet the same checks and
  * the same messages (the SDK would otherwise answer first, in its own words).
  */
-function advertisedOnly(schema: z.ZodObject): StandardSchemaWithJSON {
+function advertisedOnly(schema: z.ZodObject, { answers = false } = {}): StandardSchemaWithJSON {
   const known = advertised.get(schema);
   if (known !== undefined) return known;
   const convert = schema['~standard'].jsonSchema;
@@ -184,7 +184,10 @@ function advertisedOnly(schema: z.ZodObject): StandardSchemaWithJSON {
       const key = `${io} ${options.target}`;
       let json = converted.get(key);
       if (json === undefined) {
-        json = convert[io](options);
+        // `$schema` names the dialect MCP already fixes (2020-12 unless stated, "Tools"); once per
+        // schema it was 2.3 KB of every tools/list (docs/benchmarks.md, "tools/list size").
+        const { $schema: _dialect, ...rest } = convert[io](options);
+        json = answers ? withoutSafeIntegerBounds(rest) : rest;
         converted.set(key, json);
       }
       return json;
@@ -209,6 +212,30 @@ function advertisedOnly(schema: z.ZodObject): StandardSchemaWithJSON {
  * The SDK only reads the converted objects.
  */
 const advertised = new WeakMap<z.ZodObject, StandardSchemaWithJSON>();
+
+/**
+ * An outputSchema without the ±2^53-1 bounds zod puts on every `int()`: an answer's integers are
+ * ours, so the bounds tell a client nothing, and at 166 of them they were ~6.6 KB of every
+ * tools/list (docs/benchmarks.md, "tools/list size"). Argument schemas keep theirs (a client may
+ * check arguments against them). Dropping a bound only loosens the schema: every answer still fits.
+ */
+function withoutSafeIntegerBounds(node: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+    if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+    out[key] = Array.isArray(value)
+      ? value.map((item) => (isJsonObject(item) ? withoutSafeIntegerBounds(item) : item))
+      : isJsonObject(value)
+        ? withoutSafeIntegerBounds(value)
+        : value;
+  }
+  return out;
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 function registerTemplate(
   server: McpServer,

@@ -237,7 +237,7 @@ export const documentUrlDescription = 'mark:// URL of a document, e.g. mark://te
 /** The switch every search and lookup tool shares: broker-generated documents stay out unless asked for. */
 export const includeGeneratedArgument = optionalBoolean(
   'include_generated',
-  'also return documents the broker generates (the /graph.md link export, /index/<host:port>.md hash indexes, /.demarkus/ crawl state); default false',
+  'also return broker-generated documents (/graph.md, /index/*.md, /.demarkus/); default false',
 );
 
 /**

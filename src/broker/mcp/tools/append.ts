@@ -14,7 +14,7 @@ import { structuredResult, toolError } from '../tool-result.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { responseFields, writeShape } from '../structured.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 
 const inputSchema = {
   url: requiredString('url', documentUrlDescription),
@@ -42,7 +42,6 @@ export const markAppend = defineTool({
     'To change metadata or rewrite text, use mark_publish.',
     `A document holds at most ${bodyLimitText}, the appended text included: text over that on its own is refused before anything is sent, and an append that would take the document over it is answered by the world with nothing appended; start a new document and link it instead.`,
     "The org's publishing policy is checked on the added text (banned characters, secrets).",
-    worldUrlHint,
   ),
   inputSchema,
   outputSchema: writeShape,

@@ -11,7 +11,7 @@ import { responseFields, responseShape } from '../structured.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
 import { structuredResult, toolError } from '../tool-result.ts';
 import { defaultDiffBounds, diffVersions, type DiffBounds } from '../version-diff.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 
 const defaultContext = 3;
 const maxContext = 20;
@@ -71,7 +71,6 @@ export function makeDiffTool(bounds: Readonly<DiffBounds>) {
       'Show what changed between two versions of a document as a unified diff (by default the current version against the one before it), with how many lines were added and removed.',
       'Use it to review an edit or to see what changed since the version you last read; mark_versions lists the versions.',
       `Long differences are cut to whole hunks within ${Math.round(bounds.maxPatchBytes / 1024)} KiB (truncated: true).`,
-      worldUrlHint,
     ),
     inputSchema,
     outputSchema,

@@ -23,7 +23,7 @@ import { structuredResult, toolError } from '../tool-result.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { lookupRowsShape, structuredLookupRows } from '../lookup/structured-rows.ts';
 import { integerOf, responseFields, responseShape } from '../structured.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 import { directoryScopeText, parentDirectory } from './search-support.ts';
 
 const inputSchema = {
@@ -56,7 +56,6 @@ export const markLookup = defineTool({
     "Find documents in one world by subject: the query is matched against the catalog's tags and titles and you get a table of mark://{world}/{path} URLs, importance, title and tags, best first, not bodies.",
     "Use query '*' with filter modified-after=YYYY-MM-DD to see what changed; match=body searches the text of sections instead.",
     'When you do not know which world holds something, use mark_lookup_all; for a question in plain words, mark_search.',
-    worldUrlHint,
   ),
   inputSchema,
   outputSchema,

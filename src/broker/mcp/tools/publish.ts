@@ -15,7 +15,7 @@ import { defineTool } from '../run-tool.ts';
 import { urlArgument } from '../tool-input.ts';
 import { toolError } from '../tool-result.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
-import { describe, publishingPolicyPlace, worldUrlHint } from './descriptions.ts';
+import { describe, publishingPolicyPlace } from './descriptions.ts';
 import { writeShape } from '../structured.ts';
 
 const inputSchema = {
@@ -55,7 +55,6 @@ export const markPublish = defineTool({
     'To add to the end of a document without rewriting it, use mark_append.',
     `A document holds at most ${bodyLimitText}: a larger body is refused before anything is sent; split it into several documents and link them.`,
     `The org's publishing policy (${publishingPolicyPlace}) is checked first: a refusal lists each rule broken and how to fix it.`,
-    worldUrlHint,
   ),
   inputSchema,
   outputSchema: writeShape,
