@@ -66,7 +66,8 @@ export type RunningBroker = {
 export type ShutdownOptions = { drainDelayMs?: number; graceMs?: number };
 
 const serverInstructions = [
-  'This server is a knowledge system made of worlds (one per team). Address documents as mark://{world}/{path}.',
+  'This server is a knowledge system made of worlds (one per team). Address documents as mark://{world}/{path},',
+  'where {world} is a world name from mark_worlds; the broker routes each call to that world.',
   'Start with mark_worlds to see the worlds, mark_lookup or mark_lookup_all to find documents by tag or title,',
   'then mark_explore for a document card and mark_fetch (with #anchor for one section) to read.',
   'Write with mark_publish (expected_version from the last fetch) or mark_append.',

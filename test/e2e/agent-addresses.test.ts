@@ -130,4 +130,29 @@ describe('addresses agents are shown work in every tool (real MCP client)', () =
     assert.match(bodyAll, /^matches: 2$/m);
     assert.match(bodyAll, /mark:\/\/root\/notes\/zebra-notes\.md/);
   });
+
+  it('a document URL given where a directory scope is expected says to pass a directory or use mark_fetch', async () => {
+    // Before, each answered "not found" for a document that exists (LOOKUP of a document path is not-found).
+    const hint = 'scope must be a directory, e.g. /runbooks/; to read a document use mark_fetch';
+    const scope = '/runbooks/zebra.md';
+    for (const [name, args] of [
+      ['mark_lookup_all', { query: 'zebra', scope }],
+      ['mark_lookup_all', { query: 'zebra', scope, match: 'body' }],
+      ['mark_search', { query: 'zebra rollout', scope }],
+    ] as const) {
+      const result = await call(name, args);
+      assert.equal(isError(result), true, name);
+      assert.equal(resultText(result), `${hint} (no world has a directory ${scope})`, name);
+    }
+    // mark_lookup keeps its status line (web apps read it) and says what to do in the body.
+    const one = await text('mark_lookup', { url: 'mark://team-a/runbooks/zebra.md', query: 'zebra' });
+    assert.match(one, /^status: not-found\n/);
+    assert.ok(
+      one.endsWith('\nscope must be a directory, e.g. mark://team-a/runbooks/; to read a document use mark_fetch\n'),
+      one,
+    );
+    // A directory without its trailing / still works, and a missing directory given with one is plain not-found.
+    assert.match(await text('mark_lookup_all', { query: 'zebra', scope: '/runbooks' }), /zebra\.md/);
+    assert.doesNotMatch(await text('mark_lookup', { url: 'mark://team-a/none/', query: 'zebra' }), /scope must be/);
+  });
 });

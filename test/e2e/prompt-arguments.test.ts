@@ -36,6 +36,24 @@ describe('prompt arguments over MCP', () => {
     assert.match(blank.message, /url argument is required/);
   });
 
+  it('answers an absent required argument with the same sentence, not the schema library text', async () => {
+    // Before: "Invalid arguments for prompt orient: url: Invalid input: expected string, received undefined".
+    for (const [name, argument] of [
+      ['orient', 'url'],
+      ['recall', 'subject'],
+      ['publish', 'url'],
+    ] as const) {
+      const absent = await refusal(name, {});
+      assert.equal(absent.code, invalidParams, name);
+      assert.match(absent.message, new RegExp(`: ${argument} argument is required$`), name);
+    }
+    const listed = (await client.listPrompts()).prompts.find((prompt) => prompt.name === 'orient');
+    assert.deepEqual(
+      listed?.arguments?.map((arg) => [arg.name, arg.required]),
+      [['url', true]],
+    );
+  });
+
   it("answers whats-new's bad date and unknown world as invalid params with the prompt's sentence", async () => {
     const date = await refusal('whats-new', { since: '2026-02-30' });
     assert.equal(date.code, invalidParams);

@@ -44,4 +44,32 @@ describe('resources read, subscribed and listed as the tools and the MCP spec sa
       return true;
     });
   });
+
+  it('answers a listed resource that has not been published with resource-not-found, as its description says', async () => {
+    // Before, a fresh stack listed index.md, world.md and the publishing policy, and reading them answered
+    // a bare -32602 invalid params ("mark://root/index.md: not-found"), as if the URI were malformed. MCP
+    // 2026-07-28 answers resource-not-found as -32602 carrying data.uri (the installed SDK's
+    // ResourceNotFoundError; it never sends the older -32002, which clients still accept).
+    const notFound = (uri: string) => (error: unknown) => {
+      assert.ok(error instanceof McpError, uri);
+      assert.ok(error.code === -32602 || error.code === -32002, `${uri}: ${error.message}`);
+      assert.deepEqual(error.data, { uri }, `${uri}: ${error.message}`);
+      return true;
+    };
+    const { resources } = await client.listResources();
+    let missing = 0;
+    for (const resource of resources) {
+      try {
+        await client.readResource({ uri: resource.uri });
+      } catch (error) {
+        notFound(resource.uri)(error);
+        assert.match((error as Error).message, /not-found/, resource.uri);
+        assert.match(resource.description ?? '', /resource not found/, resource.uri);
+        missing++;
+      }
+    }
+    assert.ok(resources.some((resource) => resource.uri === 'mark://root/.well-known/demarkus/policy.md'));
+    assert.ok(missing > 0, 'a fresh stack has listed resources nobody has published');
+    await assert.rejects(client.readResource({ uri: 'mark://root/no/such.md' }), notFound('mark://root/no/such.md'));
+  });
 });

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { resultText, startStack, type Stack } from './stack-fixture.ts';
 import { allTools } from '../../src/broker/mcp/tools/index.ts';
 
@@ -14,11 +15,16 @@ type Structured = Record<string, any>;
 describe('structured tool results (outputSchema + structuredContent)', () => {
   let stack: Stack;
   let client: Client;
+  // Checked here too, with Ajv's JSON Schema 2020-12 (MCP's default dialect), strict: a schema the SDK
+  // client would accept loosely must still be a valid schema, and every answer must fit it.
+  const validators = new Map<string, ValidateFunction>();
   before(async () => {
     stack = await startStack({ worlds: ['root'] });
     client = await stack.connect();
     // The SDK client learns each tool's outputSchema from tools/list and then validates every structuredContent.
-    await client.listTools();
+    const { tools } = await client.listTools();
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    for (const tool of tools) if (tool.outputSchema) validators.set(tool.name, ajv.compile(tool.outputSchema));
   });
   after(() => stack.close());
 
@@ -26,6 +32,9 @@ describe('structured tool results (outputSchema + structuredContent)', () => {
     const result = await client.callTool({ name, arguments: args });
     assert.notEqual(result.isError, true, resultText(result));
     assert.ok(result.structuredContent, `${name} answered without structuredContent`);
+    const validate = validators.get(name);
+    assert.ok(validate, `${name} lists no outputSchema`);
+    assert.ok(validate(result.structuredContent), `${name}: ${JSON.stringify(validate.errors)}`);
     return { text: resultText(result), data: result.structuredContent as Structured };
   };
 
@@ -39,6 +48,22 @@ describe('structured tool results (outputSchema + structuredContent)', () => {
       assert.ok(tool.outputSchema, `${tool.name} has no outputSchema`);
       assert.equal(tool.outputSchema.type, 'object', tool.name);
     }
+  });
+
+  it('lists schemas without what every one would repeat, and says the address convention once, in the instructions', async () => {
+    // Before: a $schema in all 40 schemas, the ±2^53-1 bounds on every integer of an answer, and the
+    // "Addresses look like mark://{world}/{path}" sentence in 12 tool descriptions (~13 KB of ~70 KB).
+    const { tools } = await client.listTools();
+    const listed = JSON.stringify(tools);
+    assert.doesNotMatch(listed, /"\$schema"/);
+    for (const tool of tools) {
+      assert.doesNotMatch(JSON.stringify(tool.outputSchema), new RegExp(`${Number.MAX_SAFE_INTEGER}`), tool.name);
+      assert.doesNotMatch(tool.description ?? '', /Addresses look like/, tool.name);
+    }
+    assert.match(
+      client.getInstructions() ?? '',
+      /mark:\/\/\{world\}\/\{path\}, where \{world\} is a world name from mark_worlds/,
+    );
   });
 
   it('answers writes, reads, listings, versions with the chain verdict, lookups and worlds as data', async () => {

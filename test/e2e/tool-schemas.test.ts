@@ -177,7 +177,7 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
     const many = await call('mark_lookup', { url: 'mark://root/', query: 'xx', limit: 5000 });
     assert.equal(isError(many), false, resultText(many));
     const fraction = await call('mark_graph', { url: 'mark://root/index.md', depth: 1.5 });
-    assert.equal(resultText(fraction), 'depth must be an integer');
+    assert.equal(resultText(fraction), 'depth must be an integer (got number 1.5)');
     const mode = await call('mark_publish', {
       url: 'mark://root/a.md',
       body: 'x',
@@ -192,7 +192,7 @@ describe('tool input schemas say exactly what the tools accept (real MCP client)
       metadata: { importance: { value: 0.8 } },
     });
     assert.equal(isError(typed), true);
-    assert.equal(resultText(typed), 'metadata.importance must be a string, e.g. "0.8"');
+    assert.equal(resultText(typed), 'metadata.importance must be a string, e.g. "0.8" (got object)');
     const negative = await call('mark_publish', { url: 'mark://root/a.md', body: 'x', expected_version: -1 });
     assert.equal(resultText(negative), 'expected_version must be >= 0');
   });

@@ -21,7 +21,7 @@ import type {
 } from '../mcp/definitions.ts';
 import { callTool, inputSchemaOf, outputSchemaOf, type ToolCallOptions } from '../mcp/run-tool.ts';
 import { WorldGatewayError } from '../worlds/gateway.ts';
-import { ResourceReadError } from '../mcp/resources.ts';
+import { ResourceMissingError, ResourceReadError } from '../mcp/resources.ts';
 import { PromptArgumentError } from '../mcp/prompts.ts';
 import { identityFromAuthInfo } from './auth-info.ts';
 import type { ToolOutcome } from '../mcp/run-tool.ts';
@@ -145,7 +145,7 @@ function registerTool(server: McpServer, tool: ToolDefinition, contextOf: Contex
     title: tool.title,
     description: tool.description,
     inputSchema: advertisedOnly(inputSchemaOf(tool)),
-    ...(output === undefined ? {} : { outputSchema: advertisedOnly(output) }),
+    ...(output === undefined ? {} : { outputSchema: advertisedOnly(output, { answers: true }) }),
     annotations: annotationsOf(tool),
   };
   server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
@@ -189,7 +189,7 @@ function annotationsOf(tool: ToolDefinition): ToolAnnotations {
  * `callTool` (arguments in, structured answers out), so a call over HTTP and a call in a test meet the same checks and
  * the same messages (the SDK would otherwise answer first, in its own words).
  */
-function advertisedOnly(schema: z.ZodObject): StandardSchemaWithJSON {
+function advertisedOnly(schema: z.ZodObject, { answers = false } = {}): StandardSchemaWithJSON {
   const known = advertised.get(schema);
   if (known !== undefined) return known;
   const convert = schema['~standard'].jsonSchema;
@@ -200,7 +200,10 @@ function advertisedOnly(schema: z.ZodObject): StandardSchemaWithJSON {
       const key = `${io} ${options.target}`;
       let json = converted.get(key);
       if (json === undefined) {
-        json = convert[io](options);
+        // `$schema` names the dialect MCP already fixes (2020-12 unless stated, "Tools"); once per
+        // schema it was 2.3 KB of every tools/list (docs/benchmarks.md, "tools/list size").
+        const { $schema: _dialect, ...rest } = convert[io](options);
+        json = answers ? withoutSafeIntegerBounds(rest) : rest;
         converted.set(key, json);
       }
       return json;
@@ -225,6 +228,30 @@ function advertisedOnly(schema: z.ZodObject): StandardSchemaWithJSON {
  * The SDK only reads the converted objects.
  */
 const advertised = new WeakMap<z.ZodObject, StandardSchemaWithJSON>();
+
+/**
+ * An outputSchema without the ±2^53-1 bounds zod puts on every `int()`: an answer's integers are
+ * ours, so the bounds tell a client nothing, and at 166 of them they were ~6.6 KB of every
+ * tools/list (docs/benchmarks.md, "tools/list size"). Argument schemas keep theirs (a client may
+ * check arguments against them). Dropping a bound only loosens the schema: every answer still fits.
+ */
+function withoutSafeIntegerBounds(node: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+    if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+    out[key] = Array.isArray(value)
+      ? value.map((item) => (isJsonObject(item) ? withoutSafeIntegerBounds(item) : item))
+      : isJsonObject(value)
+        ? withoutSafeIntegerBounds(value)
+        : value;
+  }
+  return out;
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 function registerTemplate(
   server: McpServer,
@@ -343,6 +370,7 @@ const uriTemplates = new WeakMap<ResourceTemplateDefinition, UriTemplate>();
 
 function resourceError(uri: string, error: unknown, options: RegisterOptions): ProtocolError {
   if (error instanceof ProtocolError) return error;
+  if (error instanceof ResourceMissingError) return new ResourceNotFoundError(uri, error.message);
   // The document's own answer (a missing section, a world status): its message is meant for the client.
   if (error instanceof ResourceReadError) return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
   if (error instanceof WorldGatewayError && error.code === 'ERR_WORLD_NOT_FOUND') return new ResourceNotFoundError(uri);
@@ -352,26 +380,40 @@ function resourceError(uri: string, error: unknown, options: RegisterOptions): P
 }
 
 /**
- * A prompt's arguments as a zod object, built once per process: building zod
- * schemas is most of what a new SDK server costs (bench/load.ts profile), and
- * the broker builds one per session, per stateless request and per 2026-07-28
- * exchange. The SDK only reads the schema.
+ * A prompt's arguments, built once per process: building zod schemas is most of
+ * what a new SDK server costs (bench/load.ts profile), and the broker builds one
+ * per session, per stateless request and per 2026-07-28 exchange. prompts/list
+ * shows the zod object's JSON Schema (required arguments as `required`), but the
+ * SDK's own check would refuse a missing one with zod's text (`Invalid arguments
+ * for prompt orient: url: Invalid input: expected string, received undefined`).
+ * So the check here passes the arguments on, and a missing or blank required
+ * argument reaches the prompt, whose
+ * `requiredArgument` (src/broker/mcp/prompts.ts) answers `url argument is required`.
  */
 function promptArgsSchema(prompt: PromptDefinition): PromptArgsSchema {
   let schema = promptSchemas.get(prompt);
   if (schema !== undefined) return schema;
-  const shape: PromptArgsShape = {};
+  const shape: Record<string, z.ZodType<string | undefined>> = {};
   for (const arg of prompt.arguments)
     shape[arg.name] = arg.required
       ? z.string().describe(arg.description)
       : z.string().optional().describe(arg.description);
-  schema = z.object(shape);
+  const json = z.object(shape)['~standard'].jsonSchema;
+  schema = {
+    '~standard': {
+      version: 1,
+      vendor: 'demarkus',
+      // The protocol's own schema for prompts/get already holds arguments to string values.
+      validate: (value: unknown) => ({ value: (value ?? {}) as PromptArgs }),
+      jsonSchema: json,
+    },
+  };
   promptSchemas.set(prompt, schema);
   return schema;
 }
 
-type PromptArgsShape = Record<string, z.ZodType<string | undefined>>;
-type PromptArgsSchema = z.ZodObject<PromptArgsShape>;
+type PromptArgs = Record<string, string | undefined>;
+type PromptArgsSchema = StandardSchemaWithJSON<PromptArgs, PromptArgs>;
 const promptSchemas = new WeakMap<PromptDefinition, PromptArgsSchema>();
 
 function registerPrompt(

@@ -9,7 +9,34 @@ import { lookupDefaultLimit, lookupMaxLimit } from '../../protocol/limits.ts';
  * schema both advertises the arguments to clients and validates them.
  */
 export function requiredString(name: string, description: string) {
-  return z.string({ error: `${name} is required` }).describe(description);
+  return z.string({ error: wrongType(name, 'a string') }).describe(description);
+}
+
+/**
+ * The one text for an argument of the wrong type. Absent is missing (`url is
+ * required`, the reference's text); present but of another type says what was
+ * expected and what came, so `expected_version: "1"` is not reported as missing.
+ */
+export function wrongTypeMessage(name: string, expected: string, input: unknown): string {
+  if (input === undefined) return `${name} is required`;
+  return `${name} must be ${expected} (got ${describeValue(input)})`;
+}
+
+/** `wrongTypeMessage` as a zod error map, for `z.string({ error })` and the like. */
+export function wrongType(name: string, expected: string) {
+  return (issue: { input?: unknown }) => wrongTypeMessage(name, expected, issue.input);
+}
+
+/** What an agent sent, in a few words: a string's own text (short), other values by their JSON type. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return `string ${JSON.stringify(shown)}`;
+  }
+  if (typeof value === 'number') return Number.isInteger(value) ? 'number' : `number ${value}`;
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
 }
 
 /**
@@ -31,7 +58,7 @@ export const queryLengthText = `at most ${maxQueryBytes.toLocaleString('en')} by
  */
 export function queryArgument(description: string) {
   return z
-    .string({ error: 'query is required' })
+    .string({ error: wrongType('query', 'a string') })
     .check((ctx) => {
       const bytes = Buffer.byteLength(ctx.value, 'utf8');
       if (bytes <= maxQueryBytes) return;
@@ -48,14 +75,14 @@ export function queryArgument(description: string) {
 
 export function optionalString(name: string, description: string) {
   return z
-    .string({ error: `${name} must be a string` })
+    .string({ error: wrongType(name, 'a string') })
     .optional()
     .describe(description);
 }
 
 export function optionalBoolean(name: string, description: string) {
   return z
-    .boolean({ error: `${name} must be a boolean` })
+    .boolean({ error: wrongType(name, 'a boolean') })
     .optional()
     .describe(description);
 }
@@ -70,25 +97,27 @@ export type IntegerBounds = { min: number; max: number; message?: string };
 /** Document versions: 0 (none yet) up to the largest integer JSON numbers carry exactly. */
 export const versionBounds: IntegerBounds = { min: 0, max: Number.MAX_SAFE_INTEGER };
 
-function boundedInteger(name: string, bounds: IntegerBounds, missing: string) {
+function boundedInteger(name: string, bounds: IntegerBounds) {
   const range =
     bounds.message ??
     (bounds.max === Number.MAX_SAFE_INTEGER
       ? `${name} must be >= ${bounds.min}`
       : `${name} must be between ${bounds.min} and ${bounds.max}`);
-  return z
-    .number({ error: missing })
-    .int({ error: `${name} must be an integer` })
-    .min(bounds.min, { error: range })
-    .max(bounds.max, { error: range });
+  return integer(name).min(bounds.min, { error: range }).max(bounds.max, { error: range });
 }
 
 export function requiredInteger(name: string, description: string, bounds: IntegerBounds) {
-  return boundedInteger(name, bounds, `${name} is required`).describe(description);
+  return boundedInteger(name, bounds).describe(description);
 }
 
 export function optionalInteger(name: string, description: string, bounds: IntegerBounds) {
-  return boundedInteger(name, bounds, `${name} must be an integer`).optional().describe(description);
+  return boundedInteger(name, bounds).optional().describe(description);
+}
+
+/** A whole number, refused with `wrongTypeMessage` whether it is absent, of another type or fractional. */
+function integer(name: string) {
+  const error = wrongType(name, 'an integer');
+  return z.number({ error }).int({ error });
 }
 
 /**
@@ -109,9 +138,9 @@ export function clampedInteger(
   description: string,
   bounds: { min: number; max: number; clampBelow?: boolean },
 ) {
-  const integer = z.number({ error: `${name} must be an integer` }).int({ error: `${name} must be an integer` });
+  const whole = integer(name);
   const checked =
-    bounds.clampBelow === true ? integer : integer.min(bounds.min, { error: `${name} must be at least ${bounds.min}` });
+    bounds.clampBelow === true ? whole : whole.min(bounds.min, { error: `${name} must be at least ${bounds.min}` });
   return checked
     .transform((value) => Math.min(Math.max(value, bounds.min), bounds.max))
     .optional()
@@ -151,32 +180,64 @@ function goValueQuote(value: unknown): string {
  * are refused.
  */
 export function optionalMetadata(name: string, description: string) {
-  const stringValue = z.preprocess(
-    (value) => (typeof value === 'number' || typeof value === 'boolean' ? goValueString(value) : value),
-    z.string({ error: (issue) => `${name}.${String(issue.path?.at(-1) ?? 'value')} must be a string, e.g. "0.8"` }),
-  );
-  const named = (what: string) => stringValue.optional().describe(what);
+  const stringValue = (key?: string) =>
+    z.preprocess(
+      (value) => (typeof value === 'number' || typeof value === 'boolean' ? goValueString(value) : value),
+      z.string({
+        error: (issue) => metadataValueMessage(`${name}.${key ?? String(issue.path?.at(-1) ?? 'value')}`, issue.input),
+      }),
+    );
+  const named = (key: string, what: string) => stringValue(key).optional().describe(what);
   return z
     .object(
       {
-        title: named('the title shown in listings and lookups'),
-        tags: named('comma-separated tags, e.g. "runbook, auth"'),
-        importance: named('a number from 0 to 1 as a string, e.g. "0.8"; ranks mark_lookup'),
-        retention: named('a positive integer as a string: permanently deletes all but the newest N versions'),
+        title: named('title', 'the title shown in listings and lookups'),
+        tags: named('tags', 'comma-separated tags, e.g. "runbook, auth"'),
+        importance: named('importance', 'a number from 0 to 1 as a string, e.g. "0.8"; ranks mark_lookup'),
+        retention: named(
+          'retention',
+          'a positive integer as a string: permanently deletes all but the newest N versions',
+        ),
       },
-      { error: `${name} must be an object of string values` },
+      { error: wrongType(name, 'an object of string values') },
     )
-    .catchall(stringValue)
+    .catchall(stringValue())
     .optional()
     .describe(description);
 }
 
+/**
+ * A metadata value that is not a string, with an example of the key's own form: tags are one
+ * comma-separated string (an agent's list is shown joined), importance and retention numbers as strings.
+ */
+function metadataValueMessage(field: string, input: unknown): string {
+  const key = field.slice(field.indexOf('.') + 1);
+  const examples: Record<string, string> = {
+    title: 'a string, e.g. "Deploy runbook"',
+    tags: `one comma-separated string, e.g. ${JSON.stringify(tagsExample(input))}`,
+    importance: 'a string, e.g. "0.8"',
+    retention: 'a string, e.g. "10"',
+  };
+  return wrongTypeMessage(field, examples[key] ?? 'a string', input);
+}
+
+/** The tags an agent sent as a list, as the one string the wire takes. */
+function tagsExample(input: unknown): string {
+  if (Array.isArray(input) && input.length > 0 && input.every((tag) => typeof tag === 'string'))
+    return input.join(', ');
+  return 'runbook, auth';
+}
+
+/** `url` of the tools that read a document or a directory (mark_fetch, mark_explore, mark_list). */
 export const urlDescription = 'mark:// URL of a document or directory, e.g. mark://team-a/index.md';
+
+/** `url` of the tools that take one document only: the writes, mark_versions and mark_diff. */
+export const documentUrlDescription = 'mark:// URL of a document, e.g. mark://team-a/docs/runbook.md';
 
 /** The switch every search and lookup tool shares: broker-generated documents stay out unless asked for. */
 export const includeGeneratedArgument = optionalBoolean(
   'include_generated',
-  'also return documents the broker generates (the /graph.md link export, /index/<host:port>.md hash indexes, /.demarkus/ crawl state); default false',
+  'also return broker-generated documents (/graph.md, /index/*.md, /.demarkus/); default false',
 );
 
 /**

@@ -26,6 +26,20 @@ export const markdownMimeType = 'text/markdown';
 /** A read that cannot be answered; the HTTP layer turns it into a JSON-RPC error with this message. */
 export class ResourceReadError extends errorWithCode('ERR_RESOURCE_READ') {}
 
+/**
+ * The world has no document at the URI: the HTTP layer answers it as the SDK's
+ * `ResourceNotFoundError`, code -32602 with `data.uri`, which MCP 2026-07-28
+ * ("Resources", "Error Handling") makes the resource-not-found answer on every
+ * revision (the installed SDK maps -32002 to it and never sends -32002), so a
+ * client can tell "nothing there" from a malformed URI. Listed resources can be
+ * absent (a world without /world.md, a hub without a policy yet): their
+ * descriptions say so.
+ */
+export class ResourceMissingError extends ResourceReadError {}
+
+/** What every listed resource's description ends with: it is an address, read on demand, not a promise. */
+const mayBeAbsent = 'Not there until someone publishes it (resource not found).';
+
 export const documentTemplate: ResourceTemplateDefinition = {
   name: 'knowledge-system document',
   uriTemplate: 'mark://{world}/{+path}',
@@ -54,7 +68,7 @@ export function worldIndexResources(worlds: readonly WorldInfo[]): ConcreteResou
   return worlds.map((world) => ({
     name: `${world.name}: index hub`,
     uri: `mark://${world.name}/index.md`,
-    description: `Entry point of the ${world.name} world: its index document, which links to what the world holds.`,
+    description: `Entry point of the ${world.name} world: its index document, which links to what the world holds. ${mayBeAbsent}`,
     mimeType: markdownMimeType,
   }));
 }
@@ -68,14 +82,14 @@ export function knowledgeResources(worlds: readonly WorldInfo[], hub: string): C
   const descriptors = worlds.map((world) => ({
     name: `${world.name}: world descriptor`,
     uri: `mark://${world.name}${worldDescriptorPath}`,
-    description: `What the ${world.name} world holds, who owns it and what goes where.`,
+    description: `What the ${world.name} world holds, who owns it and what goes where. ${mayBeAbsent}`,
     mimeType: markdownMimeType,
   }));
   if (!worlds.some((world) => world.name === hub)) return descriptors;
   const standard = (Object.entries(standardPaths) as Array<[StandardPart, string]>).map(([part, path]) => ({
     name: `publishing ${part}`,
     uri: `mark://${hub}${path}`,
-    description: standardDescriptions[part],
+    description: `${standardDescriptions[part]} ${mayBeAbsent}`,
     mimeType: markdownMimeType,
   }));
   return [...descriptors, ...standard];
@@ -104,6 +118,7 @@ export async function readDocument(uri: string, ctx: ToolContext): Promise<Resou
       { cause: error },
     );
   }
+  if (response.status === 'not-found') throw new ResourceMissingError(`${docUrl}: not-found`);
   if (response.status !== 'ok') throw new ResourceReadError(`${docUrl}: ${response.status}`);
   let text = bodyText(response.body);
   if (anchor !== '') {

@@ -14,21 +14,20 @@ import { qualifiedWorldUrl } from './go-format.ts';
 import type { ListedEntry } from '../../protocol/render/list.ts';
 import { compareEdges, compareUtf8, type GraphEdge, type GraphNode, type Provenance } from '../graph/index.ts';
 
-export const statusField = z
-  .string()
-  .describe('the world status (ok, not-found, conflict, not-permitted, archived, ...) or the tool status');
-export const urlField = z.string().describe('the mark://{world}/{path} URL the answer is about');
-export const metadataField = z
-  .record(z.string(), z.string())
-  .describe('every metadata field of the answer, as the world sent it');
+// The fields every answer shares carry no description: their names say what they hold, and in
+// thirteen outputSchemas their descriptions cost ~4.9 KB of every tools/list (docs/benchmarks.md,
+// "tools/list size"). The world status (ok, not-found, conflict, ...) is also the text's first line.
+export const statusField = z.string();
+export const urlField = z.string();
+export const metadataField = z.record(z.string(), z.string());
 
 /** The fields every answer about one world response has. */
 export const responseShape = {
   status: statusField,
   url: urlField,
-  version: z.number().int().optional().describe('the document version, when the world named one'),
+  version: z.number().int().optional(),
   etag: z.string().optional(),
-  modified: z.string().optional().describe('RFC 3339 time of the version'),
+  modified: z.string().optional(),
   metadata: metadataField,
 };
 
@@ -72,10 +71,7 @@ export const writeShape = {
     })
     .optional()
     .describe('status merge-candidate: nothing was written'),
-  policy_warnings: z
-    .string()
-    .optional()
-    .describe("the org's publishing policy's warnings on this write, as the text shows them"),
+  policy_warnings: z.string().optional(),
 };
 
 /** One heading of a document's outline (mark_fetch's outline mode, mark_explore's card). */

@@ -73,9 +73,9 @@ function bounded(patch: StructuredPatch, bounds: DiffBounds): VersionDiff {
   return {
     kind: 'diff',
     hunks: kept.map((h) => ({
-      old_start: h.oldStart,
+      old_start: unifiedStart(h.oldStart, h.oldLines),
       old_lines: h.oldLines,
-      new_start: h.newStart,
+      new_start: unifiedStart(h.newStart, h.newLines),
       new_lines: h.newLines,
       lines: h.lines,
     })),
@@ -85,6 +85,16 @@ function bounded(patch: StructuredPatch, bounds: DiffBounds): VersionDiff {
     truncated: kept.length < patch.hunks.length,
     patch: text,
   };
+}
+
+/**
+ * A hunk start as the unified-diff text shows it: a side with no lines names the line *after*
+ * which the change goes, so 0 for the start of the file (`@@ -0,0 +1,7 @@`; GNU diffutils,
+ * "Detailed Unified"). jsdiff's structured hunks keep the 1-based line and its formatPatch
+ * subtracts one when printing; the structured answer must agree with the text beside it.
+ */
+function unifiedStart(start: number, lines: number): number {
+  return lines === 0 ? start - 1 : start;
 }
 
 const fileHeadersOnly = { includeIndex: false, includeUnderline: false, includeFileHeaders: true };

@@ -120,7 +120,10 @@ describe('mark_diff against a real world', () => {
       (await call({ url: 'mark://team-a/docs/a.md', to: 0 })).text,
       'to must be a version number (1 or more)',
     );
-    assert.equal((await call({ url: 'mark://team-a/docs/a.md', to: 1.5 })).text, 'to must be an integer');
+    assert.equal(
+      (await call({ url: 'mark://team-a/docs/a.md', to: 1.5 })).text,
+      'to must be an integer (got number 1.5)',
+    );
     assert.equal(stack.gateway.sent.length, sent);
   });
 
@@ -162,4 +165,30 @@ describe('version diff bounds (pure)', () => {
       },
     );
   });
+});
+
+describe('mark_diff hunk starts', () => {
+  // Before, a pure insertion's text said @@ -0,0 +1,3 @@ while structuredContent said old_start: 1.
+  const headerOf = (hunk: { old_start: number; old_lines: number; new_start: number; new_lines: number }) =>
+    `@@ -${hunk.old_start},${hunk.old_lines} +${hunk.new_start},${hunk.new_lines} @@`;
+
+  for (const [name, from, to] of [
+    ['an insertion into an empty document', '', 'a\nb\nc\n'],
+    ['an insertion after line 2, no context', 'a\nb\nc\n', 'a\nb\nnew\nc\n'],
+    ['a deletion of every line', 'a\nb\n', ''],
+    ['a deletion of line 2, no context', 'a\nb\nc\n', 'a\nc\n'],
+  ] as const) {
+    it(`match the @@ line of the text for ${name}`, async () => {
+      const diff = await diffVersions({ label: 'v1', text: from }, { label: 'v2', text: to }, 0);
+      assert.equal(diff.kind, 'diff');
+      if (diff.kind !== 'diff') return;
+      const shown = diff.patch.split('\n').filter((line) => line.startsWith('@@ '));
+      assert.equal(shown.length, diff.hunks.length);
+      assert.ok(
+        diff.hunks.some((hunk) => hunk.old_lines === 0 || hunk.new_lines === 0),
+        name,
+      );
+      assert.deepEqual(diff.hunks.map(headerOf), shown);
+    });
+  }
 });

@@ -217,7 +217,7 @@ describe('graph tools', () => {
       assert.deepEqual(await call('mark_graph', { url: start, depth: 0 }), shallowest);
       assert.deepEqual(await call('mark_graph', { url: start, depth: -3 }), shallowest);
       assert.deepEqual(await call('mark_graph', { url: start, depth: 1.5 }), {
-        text: 'depth must be an integer',
+        text: 'depth must be an integer (got number 1.5)',
         isError: true,
       });
     });

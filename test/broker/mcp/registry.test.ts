@@ -38,7 +38,7 @@ describe('the tool registry', () => {
     }
   });
 
-  it('answers missing required arguments with the reference texts, before any world is asked', async () => {
+  it('answers missing required arguments with the reference texts and mistyped ones with what was expected and what came, before any world is asked', async () => {
     const gateway = new MemoryGateway({});
     const expectations: Array<[string, Record<string, unknown>, string]> = [
       ['mark_fetch', {}, 'url is required'],
@@ -47,13 +47,58 @@ describe('the tool registry', () => {
       ['mark_resolve', { index: 'mark://w/i.md' }, 'hash is required'],
       ['mark_resolve', { hash: 'sha256-x' }, 'index is required'],
       ['mark_index', { source: 'mark://w/' }, 'target is required'],
-      ['mark_fetch', { url: 42 }, 'url is required'],
+      ['mark_fetch', { url: 42 }, 'url must be a string (got number)'],
+      [
+        'mark_publish',
+        { url: 'mark://w/a.md', body: 'x', expected_version: '1' },
+        'expected_version must be an integer (got string "1")',
+      ],
+      [
+        'mark_publish',
+        { url: 'mark://w/a.md', body: 'x', expected_version: null },
+        'expected_version must be an integer (got null)',
+      ],
+      ['mark_fetch', { url: 'mark://w/a.md', force: 'true' }, 'force must be a boolean (got string "true")'],
+      ['mark_lookup', { url: 'mark://w/', query: ['deploy'] }, 'query must be a string (got array)'],
+      ['mark_lookup', { url: 'mark://w/', query: 'deploy', limit: '5' }, 'limit must be an integer (got string "5")'],
+      ['mark_doctor', { similarity: '0.9' }, 'similarity must be a number (got string "0.9")'],
+      [
+        'mark_publish',
+        { url: 'mark://w/a.md', body: 'x', expected_version: 0, metadata: { tags: ['a', 'b'] } },
+        'metadata.tags must be one comma-separated string, e.g. "a, b" (got array)',
+      ],
+      [
+        'mark_publish',
+        { url: 'mark://w/a.md', body: 'x', expected_version: 0, metadata: { title: ['T'] } },
+        'metadata.title must be a string, e.g. "Deploy runbook" (got array)',
+      ],
+      [
+        'mark_publish',
+        { url: 'mark://w/a.md', body: 'x', expected_version: 0, metadata: { owner: null } },
+        'metadata.owner must be a string (got null)',
+      ],
+      [
+        'mark_publish',
+        { url: 'mark://w/a.md', body: 'x', expected_version: 0, metadata: 'tags=a' },
+        'metadata must be an object of string values (got string "tags=a")',
+      ],
     ];
     for (const [name, args, text] of expectations) {
       const tool = allTools().find((candidate) => candidate.name === name)!;
       assert.deepEqual(await runTool(tool, args, toolContext(gateway)), { isError: true, text }, name);
     }
     assert.equal(gateway.calls.length, 0);
+  });
+
+  it('describes url as a document, never a directory, in the tools that take one document only', () => {
+    // Before, the writes and mark_versions said "a document or directory", and an agent passed directories.
+    const documentOnly = ['mark_publish', 'mark_append', 'mark_archive', 'mark_versions', 'mark_diff'];
+    for (const name of documentOnly) {
+      const tool = allTools().find((candidate) => candidate.name === name)!;
+      const description = (tool.inputSchema.url as z.ZodType | undefined)?.description ?? '';
+      assert.match(description, /URL of a document\b/, name);
+      assert.doesNotMatch(description, /director/, name);
+    }
   });
 
   it('answers an empty URL argument as missing, in every tool that takes one, before any world is asked', async () => {

@@ -48,10 +48,11 @@ describe('the single-world tools against a real world', () => {
     assert.match(result.text, /^status: conflict\n/);
   });
 
-  it('mark_append on a missing document cannot resolve a version', async () => {
+  it('mark_append on a missing document says it does not exist and how to create it', async () => {
+    // Before: 'could not resolve version: not-found', which says neither.
     assert.deepEqual(await runTool(markAppend, { url: 'mark://team-a/none.md', body: 'x\n' }, ctx()), {
       isError: true,
-      text: 'could not resolve version: not-found',
+      text: 'mark://team-a/none.md does not exist, so there is nothing to append to: create it with mark_publish and expected_version 0',
     });
     assert.deepEqual(
       await runTool(markAppend, { url: 'mark://team-a/log.md', body: 'x', expected_version: -2 }, ctx()),

@@ -1,6 +1,6 @@
 import { ReadProtectedWriteError } from '../../worlds/gateway.ts';
 import { refusesRead } from '../../worlds/read-right-probe.ts';
-import { optionalBoolean, optionalInteger, requiredString, urlDescription, versionBounds } from '../args.ts';
+import { optionalBoolean, optionalInteger, requiredString, documentUrlDescription, versionBounds } from '../args.ts';
 import { bodyLimitText } from '../../../protocol/limits.ts';
 import { appendOverLimitNote } from '../body-limit.ts';
 import { bodyText } from '../body-text.ts';
@@ -14,10 +14,10 @@ import { structuredResult, toolError } from '../tool-result.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { responseFields, writeShape } from '../structured.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 
 const inputSchema = {
-  url: requiredString('url', urlDescription),
+  url: requiredString('url', documentUrlDescription),
   body: requiredString(
     'body',
     `markdown to add at the end of the document; the document with it added holds at most ${bodyLimitText} of UTF-8`,
@@ -42,7 +42,6 @@ export const markAppend = defineTool({
     'To change metadata or rewrite text, use mark_publish.',
     `A document holds at most ${bodyLimitText}, the appended text included: text over that on its own is refused before anything is sent, and an append that would take the document over it is answered by the world with nothing appended; start a new document and link it instead.`,
     "The org's publishing policy is checked on the added text (banned characters, secrets).",
-    worldUrlHint,
   ),
   inputSchema,
   outputSchema: writeShape,
@@ -98,6 +97,8 @@ async function currentVersion(ctx: ToolContext, world: string, path: string): Pr
   const response = answer.value;
   // Same refusal as the write itself would get: a protected path says nothing about existence.
   if (refusesRead(response)) return { ok: false, error: toolError(new ReadProtectedWriteError(world, path).message) };
+  if (response.status === 'not-found')
+    return { ok: false, error: toolError(missingDocumentText(qualifiedWorldUrl(world, path))) };
   if (response.status !== 'ok') return { ok: false, error: toolError(`could not resolve version: ${response.status}`) };
   const current = response.metadata.current;
   if (current === undefined)
@@ -105,4 +106,13 @@ async function currentVersion(ctx: ToolContext, world: string, path: string): Pr
   if (!/^[+-]?\d+$/.test(current))
     return { ok: false, error: toolError(`could not resolve version: invalid current version ${goQuote(current)}`) };
   return { ok: true, value: Number(current) };
+}
+
+/**
+ * APPEND adds to a document that exists; an agent that appends to a new path is told how to create it.
+ * Web apps map write errors by words (the library's mapWriteError: "conflict", "expected version"), so
+ * the text names the argument `expected_version` and says neither.
+ */
+export function missingDocumentText(url: string): string {
+  return `${url} does not exist, so there is nothing to append to: create it with mark_publish and expected_version 0`;
 }

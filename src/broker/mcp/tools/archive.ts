@@ -1,4 +1,4 @@
-import { requiredString, urlDescription } from '../args.ts';
+import { requiredString, documentUrlDescription } from '../args.ts';
 import { checkedWrite, rendered } from '../checked-write.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { defineTool } from '../run-tool.ts';
@@ -7,7 +7,7 @@ import { structuredResult } from '../tool-result.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { responseFields, writeShape } from '../structured.ts';
 import { gateWrite } from '../write-gate.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 
 export const markArchive = defineTool({
   name: 'mark_archive',
@@ -15,9 +15,8 @@ export const markArchive = defineTool({
   description: describe(
     'Archive a document: it leaves fetches, listings and lookups, but its version history is kept, and publishing an empty body brings it back.',
     'Needs write access to the world.',
-    worldUrlHint,
   ),
-  inputSchema: { url: requiredString('url', urlDescription) },
+  inputSchema: { url: requiredString('url', documentUrlDescription) },
   outputSchema: writeShape,
   readOnly: false,
   // Undoable (the history is kept, an empty publish brings the document back); archiving an archived

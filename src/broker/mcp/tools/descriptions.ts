@@ -4,8 +4,9 @@ import { defaultHubWorld } from '../../hub-world.ts';
  * Wording shared by tool descriptions. Descriptions are ours (not the Go
  * broker's): short, and each says when to pick the tool over its neighbours.
  */
-export const worldUrlHint =
-  'Addresses look like mark://{world}/{path}; {world} is a world name from mark_worlds, and the broker routes the call to that world.';
+// The address convention (mark://{world}/{path}, {world} from mark_worlds) is said once, in the server
+// instructions (src/broker/broker.ts) and mark_worlds' description, not in every tool: repeated in twelve
+// descriptions it cost ~1.6 KB of every tools/list (docs/benchmarks.md, "tools/list size").
 
 /**
  * The hub world as a description can name it: the broker config key `hub` names it, `root` by default
@@ -20,7 +21,8 @@ export const exampleIndexUrl = `mark://${defaultHubWorld}/index/team-a.md`;
  * Where the org's publishing policy lives: on the hub world, which the broker config key `hub` names
  * (default `root`, src/broker/hub-world.ts), so a description cannot spell its URL.
  */
-export const publishingPolicyPlace = "the hub world's /.well-known/demarkus/policy.md, listed as a resource";
+export const publishingPolicyPlace =
+  "the hub world's /.well-known/demarkus/policy.md, listed as a resource; none applies while the hub has none";
 
 export function describe(...sentences: string[]): string {
   return sentences.join(' ');

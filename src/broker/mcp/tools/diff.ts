@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseVersions } from '../../../protocol/render/versions.ts';
 import type { MarkResponse } from '../../../protocol/response.ts';
-import { optionalInteger, requiredString, versionBounds } from '../args.ts';
+import { documentUrlDescription, optionalInteger, requiredString, versionBounds } from '../args.ts';
 import { bodyText, isBinaryBody } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
@@ -11,13 +11,13 @@ import { responseFields, responseShape } from '../structured.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
 import { structuredResult, toolError } from '../tool-result.ts';
 import { defaultDiffBounds, diffVersions, type DiffBounds } from '../version-diff.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 
 const defaultContext = 3;
 const maxContext = 20;
 
 const inputSchema = {
-  url: requiredString('url', 'mark:// URL of the document, e.g. mark://team-a/docs/runbook.md'),
+  url: requiredString('url', documentUrlDescription),
   from: optionalInteger(
     'from',
     'the older version, at most `to` (default: the kept version before `to`; 0 compares with the empty document before it existed)',
@@ -71,7 +71,6 @@ export function makeDiffTool(bounds: Readonly<DiffBounds>) {
       'Show what changed between two versions of a document as a unified diff (by default the current version against the one before it), with how many lines were added and removed.',
       'Use it to review an edit or to see what changed since the version you last read; mark_versions lists the versions.',
       `Long differences are cut to whole hunks within ${Math.round(bounds.maxPatchBytes / 1024)} KiB (truncated: true).`,
-      worldUrlHint,
     ),
     inputSchema,
     outputSchema,

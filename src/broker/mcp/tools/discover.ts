@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { bodyText } from '../body-text.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { responseFields, responseShape } from '../structured.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 
 /** Every world serves its agent manifest here (demarkus `docs/site/reference/agent-manifest.md`), readable without a token. */
 export const agentManifestPath = '/.well-known/agent-manifest.md';
@@ -18,7 +18,6 @@ export const markDiscover = defineTool({
   description: describe(
     `Read a world's agent manifest (${agentManifestPath}): what the world is for, its main paths, and its rules for agents.`,
     'The path part of the URL is ignored. The answer is not-found when the world publishes no manifest.',
-    worldUrlHint,
   ),
   inputSchema: { url: requiredString('url', 'any mark:// URL of the world, e.g. mark://team-a/') },
   outputSchema: {

@@ -15,7 +15,7 @@ import { WorldDirectory } from '../../graph/index.ts';
 import { defaultHubWorld } from '../../hub-world.ts';
 import type { WorldInfo } from '../../worlds/gateway.ts';
 import { worldNamed } from '../../worlds/world-aliases.ts';
-import { optionalInteger, optionalString } from '../args.ts';
+import { optionalInteger, optionalString, wrongType } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
 import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
@@ -26,7 +26,7 @@ const inputSchema = {
   worlds: optionalString('worlds', 'comma list of world names to examine (default: every world)'),
   kinds: optionalString('kinds', `comma list of finding kinds to report (default: all): ${findingKinds.join(', ')}`),
   similarity: z
-    .number({ error: 'similarity must be a number' })
+    .number({ error: wrongType('similarity', 'a number') })
     .min(0.5, { error: 'similarity must be from 0.5 to 1' })
     .max(1, { error: 'similarity must be from 0.5 to 1' })
     .optional()

@@ -11,7 +11,7 @@ import { readWorld, urlArgument } from '../tool-input.ts';
 import { structuredResult } from '../tool-result.ts';
 import { cutAnchor } from '../tool-url.ts';
 import { uncheckedNote } from './backlinks.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 import {
   exploreSectionCap,
   isMarkUrl,
@@ -91,7 +91,6 @@ export const markExplore = defineTool({
     'Get a one-call overview of a document before reading it: its heading outline with #anchors, opening paragraph, outbound links, known backlinks, and the other entries of its directory.',
     `Each list in the text shows at most ${exploreListCap} entries, then "+N more"; structuredContent carries every heading and outbound link (headings past the first ${outlineHeadingLimit.toLocaleString('en')} are only counted, in headings_not_read), the first ${exploreListCap} backlinks with backlink_count, and one short page of siblings with siblings_complete.`,
     'Use it to decide which sections to read with mark_fetch url#<anchor>.',
-    worldUrlHint,
   ),
   inputSchema: { url: requiredString('url', urlDescription) },
   outputSchema,

@@ -20,7 +20,7 @@ import {
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { z } from 'zod';
 import { cutAnchor } from '../tool-url.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 
 /** Bodies of this many bytes or more come back as an outline unless forced (Go broker `mcp_tools_fetchmode.go`). */
 export const outlineThresholdBytes = 8192;
@@ -60,7 +60,6 @@ export const markFetch = defineTool({
     'Documents under 8 KiB come back whole with status, version, modified and etag; larger ones come back as an outline of headings with #anchors and section sizes.',
     'Append #<anchor> to the URL to read just that section, at any size.',
     'Fetching a document again in the same session answers "unchanged" when it has not changed; force=true always returns the full body.',
-    worldUrlHint,
   ),
   inputSchema,
   outputSchema,

@@ -10,7 +10,7 @@ import { isWriteStored } from '../../../protocol/status.ts';
 import { bodyLimitText } from '../../../protocol/limits.ts';
 import { checkedWrite, rendered } from '../checked-write.ts';
 import { defineTool } from '../run-tool.ts';
-import { describe, publishingPolicyPlace } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 import { uncheckedNote } from './backlinks.ts';
 import { graphTarget, writeWorld } from '../tool-input.ts';
 import { formatToolResult } from '../format-tool-result.ts';
@@ -40,7 +40,7 @@ export const markGraphPublish = defineTool({
     "The hub's /graph.md, /index/<host:port>.md and /.demarkus/ documents are written only by the federation crawl (demarkus-broker crawl) and refused here.",
     `A Mark document holds at most ${bodyLimitText}: a larger export is refused before anything is sent (the federation crawl writes the hub's /graph.md cut to fit).`,
     'Needs expected_version like mark_publish; conflicts are returned, not merged. Older versions beyond retention (default 20) are pruned.',
-    `The org's publishing policy (${publishingPolicyPlace}) is checked first, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.`,
+    'The publishing policy is checked first, as for mark_publish: pass metadata (e.g. tags) to meet its rules.',
   ),
   inputSchema: {
     url: requiredString('url', 'mark:// URL to publish to, e.g. mark://team-a/graph.md'),

@@ -17,7 +17,7 @@ import { checkedWrite, rendered } from '../checked-write.ts';
 import type { ToolUrl } from '../tool-url.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
 import { agentManifestPath } from './discover.ts';
-import { describe, exampleIndexUrl, hubWorld, publishingPolicyPlace, worldUrlHint } from './descriptions.ts';
+import { describe, exampleIndexUrl, hubWorld } from './descriptions.ts';
 
 const inputSchema = {
   source: requiredString('source', 'world or directory to index, e.g. mark://team-a/'),
@@ -74,9 +74,8 @@ export function makeIndexTool(bounds: Readonly<CrawlBounds>): ToolDefinition {
     description: describe(
       'Build a hash index of a world or directory (the content hash and path of every document) and publish it to a target document, usually on a hub world, so mark_resolve can find content by hash.',
       'dry_run=true returns the index without publishing. The target world must publish an agent manifest unless force=true.',
-      `The org's publishing policy (${publishingPolicyPlace}) is checked before publishing, as for mark_publish: pass metadata (e.g. tags) to meet its metadata rules.`,
+      'The publishing policy is checked as for mark_publish: pass metadata (e.g. tags) to meet its rules.',
       `An index is published only when every document was read; the crawl stops at ${bounds.maxDocuments} documents.`,
-      worldUrlHint,
     ),
     inputSchema,
     outputSchema,

@@ -11,7 +11,7 @@ import { qualifiedWorldUrl } from '../go-format.ts';
 import { parseList } from '../../../protocol/render/list.ts';
 import { bodyText } from '../body-text.ts';
 import { listingEntryData, listingEntrySchema, responseFields, responseShape } from '../structured.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 
 const inputSchema = {
   url: requiredString('url', `${urlDescription} (a directory, e.g. mark://team-a/docs/)`),
@@ -42,7 +42,6 @@ export const markList = defineTool({
     'Archived documents are left out unless include_archived is true.',
     'A long directory comes in pages (complete: false); pass the returned next-cursor as cursor to get the next page.',
     'To survey the surroundings of one document, mark_explore is usually the better call.',
-    worldUrlHint,
   ),
   inputSchema,
   outputSchema,

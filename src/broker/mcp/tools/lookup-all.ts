@@ -31,7 +31,14 @@ import { fanOutFields, fanOutShape } from '../structured.ts';
 import { worldLookupRowData, worldLookupRowSchema } from '../lookup/structured-rows.ts';
 import { renderBodyLookupAll, searchWorlds } from '../../search/index.ts';
 import { describe } from './descriptions.ts';
-import { failureMessage, gatewayLookup, rememberedSearch, rowUrl, scopeError } from './search-support.ts';
+import {
+  documentScopeRefusal,
+  failureMessage,
+  gatewayLookup,
+  rememberedSearch,
+  rowUrl,
+  scopeError,
+} from './search-support.ts';
 
 const inputSchema = {
   query: queryArgument(
@@ -117,6 +124,8 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   });
   failures.sort((a, b) => compareBytes(a.world, b.world));
   if (worlds.length > 0 && failures.length === worlds.length) {
+    const documentScope = documentScopeRefusal(scope, failures);
+    if (documentScope !== undefined) return toolError(documentScope);
     return toolError(`lookup failed in all worlds: ${failures.map((f) => `${f.world}: ${f.message}`).join('; ')}`);
   }
   const merged = mergeRows(rows, limit);
@@ -167,6 +176,8 @@ async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: strin
     message: failureMessage('lookup', f.world, f.error),
   }));
   if (worlds.length > 0 && failures.length === worlds.length) {
+    const documentScope = documentScopeRefusal(scope, failures);
+    if (documentScope !== undefined) return toolError(documentScope);
     return toolError(`lookup failed in all worlds: ${failures.map((f) => `${f.world}: ${f.message}`).join('; ')}`);
   }
   const text = renderBodyLookupAll({

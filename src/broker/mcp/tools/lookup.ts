@@ -23,7 +23,8 @@ import { structuredResult, toolError } from '../tool-result.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { lookupRowsShape, structuredLookupRows } from '../lookup/structured-rows.ts';
 import { integerOf, responseFields, responseShape } from '../structured.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
+import { directoryScopeText, parentDirectory } from './search-support.ts';
 
 const inputSchema = {
   url: requiredString(
@@ -55,7 +56,6 @@ export const markLookup = defineTool({
     "Find documents in one world by subject: the query is matched against the catalog's tags and titles and you get a table of mark://{world}/{path} URLs, importance, title and tags, best first, not bodies.",
     "Use query '*' with filter modified-after=YYYY-MM-DD to see what changed; match=body searches the text of sections instead.",
     'When you do not know which world holds something, use mark_lookup_all; for a question in plain words, mark_search.',
-    worldUrlHint,
   ),
   inputSchema,
   outputSchema,
@@ -93,7 +93,18 @@ async function lookup(ctx: ToolContext, args: LookupArgs): Promise<ToolResult> {
   const url = qualifiedWorldUrl(world, path);
   const reported = integerOf(response.metadata.matches);
   if (response.status !== 'ok') {
-    return structuredResult(formatToolResult(response, ['matches']), {
+    // A document's URL as the scope: the world answers not-found for a document that exists. The status
+    // line stays (web apps such as the library read it); the body says what to do instead.
+    const text =
+      response.status === 'not-found' && !path.endsWith('/')
+        ? formatToolResultWith(
+            response,
+            `${bodyText(response.body)}\n${directoryScopeText(qualifiedWorldUrl(world, parentDirectory(path)))}\n`,
+            {},
+            ['matches'],
+          )
+        : formatToolResult(response, ['matches']);
+    return structuredResult(text, {
       ...responseFields(url, response),
       ...(reported === undefined ? {} : { matches: reported }),
       rows: [],

@@ -4,7 +4,7 @@ import {
   optionalMetadata,
   requiredInteger,
   requiredString,
-  urlDescription,
+  documentUrlDescription,
   versionBounds,
 } from '../args.ts';
 import { bodyLimitText } from '../../../protocol/limits.ts';
@@ -15,11 +15,11 @@ import { defineTool } from '../run-tool.ts';
 import { urlArgument } from '../tool-input.ts';
 import { toolError } from '../tool-result.ts';
 import { gateWrite, writeMetadata } from '../write-gate.ts';
-import { describe, publishingPolicyPlace, worldUrlHint } from './descriptions.ts';
+import { describe, publishingPolicyPlace } from './descriptions.ts';
 import { writeShape } from '../structured.ts';
 
 const inputSchema = {
-  url: requiredString('url', `${urlDescription} (must end in .md)`),
+  url: requiredString('url', `${documentUrlDescription} (must end in .md)`),
   body: requiredString(
     'body',
     `the complete markdown of the new version, at most ${bodyLimitText} of UTF-8 (an empty body unarchives an archived document)`,
@@ -55,7 +55,6 @@ export const markPublish = defineTool({
     'To add to the end of a document without rewriting it, use mark_append.',
     `A document holds at most ${bodyLimitText}: a larger body is refused before anything is sent; split it into several documents and link them.`,
     `The org's publishing policy (${publishingPolicyPlace}) is checked first: a refusal lists each rule broken and how to fix it.`,
-    worldUrlHint,
   ),
   inputSchema,
   outputSchema: writeShape,

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { responseFields, responseShape } from '../structured.ts';
 import { parseToolUrl, ToolUrlError } from '../tool-url.ts';
-import { describe, exampleIndexUrl, hubWorld, worldUrlHint } from './descriptions.ts';
+import { describe, exampleIndexUrl, hubWorld } from './descriptions.ts';
 
 const hashPattern = /^sha256-[0-9a-f]{64}$/;
 
@@ -31,7 +31,6 @@ export const markResolve = defineTool({
   description: describe(
     'Fetch content by its hash: looks the sha256-<hex> hash up in a hash index document, then fetches it from a world the index names, checking that what comes back really has that hash.',
     'Use it to follow a content-addressed reference; for a path, use mark_fetch.',
-    worldUrlHint,
   ),
   inputSchema,
   outputSchema: {

@@ -32,6 +32,30 @@ export function failureMessage(verb: string, world: string, error: unknown): str
   return text.startsWith(`${verb} failed: `) ? text.slice(`${verb} failed: `.length) : text;
 }
 
+/**
+ * What to say when a scope that is not a directory (no trailing `/`) finds nothing: LOOKUP answers
+ * not-found for a document's path, so a document URL given as the scope read as "not found" for a
+ * document that exists. `directory` is the example to offer, in the form the argument takes.
+ */
+export function directoryScopeText(directory: string): string {
+  return `scope must be a directory, e.g. ${directory}; to read a document use mark_fetch`;
+}
+
+/** The directory a path is in, with its trailing `/` (`/docs/a.md` → `/docs/`). */
+export function parentDirectory(path: string): string {
+  return path.slice(0, path.lastIndexOf('/') + 1) || '/';
+}
+
+/**
+ * Every world of a fan-out answered not-found for a scope without a trailing `/`: the scope is most
+ * likely a document, and the refusal says so instead of listing each world's not-found.
+ */
+export function documentScopeRefusal(scope: string, failures: readonly { message: string }[]): string | undefined {
+  if (scope.endsWith('/') || failures.length === 0) return undefined;
+  if (!failures.every((failure) => failure.message.startsWith('status not-found'))) return undefined;
+  return `${directoryScopeText(parentDirectory(scope))} (no world has a directory ${scope})`;
+}
+
 /** Mark SPEC §11.2 path rules (Go `protocol.ValidateRequestPath`), worded for the agent. */
 export function scopeError(scope: string): string | null {
   if (isValidRequestPath(scope)) return null;

@@ -24,7 +24,14 @@ import { worldNamed } from '../../worlds/world-aliases.ts';
 import { z } from 'zod';
 import { fanOutFields, fanOutShape } from '../structured.ts';
 import { describe } from './descriptions.ts';
-import { failureMessage, gatewayLookup, rememberedSearch, rowUrl, scopeError } from './search-support.ts';
+import {
+  documentScopeRefusal,
+  failureMessage,
+  gatewayLookup,
+  rememberedSearch,
+  rowUrl,
+  scopeError,
+} from './search-support.ts';
 
 /** Documents in one answer, at most; a search is for finding where to read, not for reading. */
 export const searchMaxLimit = 100;
@@ -139,10 +146,13 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
     rememberedSearch(ctx, scope, args.filter),
   );
   if (worlds.length > 0 && outcome.failures.length === worlds.length) {
-    return toolError(
-      'search failed in all worlds: ' +
-        outcome.failures.map((f) => `${f.world}: ${failureMessage('search', f.world, f.error)}`).join('; '),
-    );
+    const failed = outcome.failures.map((f) => ({
+      world: f.world,
+      message: failureMessage('search', f.world, f.error),
+    }));
+    const documentScope = documentScopeRefusal(scope, failed);
+    if (documentScope !== undefined) return toolError(documentScope);
+    return toolError(`search failed in all worlds: ${failed.map((f) => `${f.world}: ${f.message}`).join('; ')}`);
   }
   const answer: SearchText = {
     status: outcome.failures.length > 0 ? 'partial' : 'ok',

@@ -1,4 +1,4 @@
-import { requiredString, urlDescription } from '../args.ts';
+import { requiredString, documentUrlDescription } from '../args.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument } from '../tool-input.ts';
@@ -9,7 +9,7 @@ import { formatRfc3339 } from '../../../protocol/time.ts';
 import { bodyText } from '../body-text.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
 import { integerOf, responseFields, responseShape } from '../structured.ts';
-import { describe, worldUrlHint } from './descriptions.ts';
+import { describe } from './descriptions.ts';
 
 const outputSchema = {
   ...responseShape,
@@ -31,9 +31,8 @@ export const markVersions = defineTool({
   description: describe(
     "Show a document's version history: total and current version, whether its hash chain verifies, and every kept version with its time.",
     'Read an old version with mark_fetch on mark://{world}/{path}/v<N>.',
-    worldUrlHint,
   ),
-  inputSchema: { url: requiredString('url', urlDescription) },
+  inputSchema: { url: requiredString('url', documentUrlDescription) },
   outputSchema,
   readOnly: true,
   openWorld: false,
