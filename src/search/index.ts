@@ -4,7 +4,7 @@
  * Imports nothing of ours; see search-index.ts for the entry point.
  */
 export { SearchIndex, defaultSearchLimit } from './search-index.ts';
-export { runSliced, runWhole, defaultSliceMs } from './slices.ts';
+export { runSliced } from './slices.ts';
 export type { Sliced, SliceOptions } from './slices.ts';
 export type {
   IndexStats,

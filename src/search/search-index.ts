@@ -1,7 +1,7 @@
 /**
  * The search index: built once, updated per document, queried through postings.
  * Pure; each query is written once as steps (slices.ts) and offered two ways:
- * synchronous (`search`, `queryStats`, `zeroResultHelp`: benches, tests, tools)
+ * synchronous (`search`, `queryStats`, `zeroResultHelp`: benches and tests)
  * and as steps a world runs in slices between other requests (`searchSteps`,
  * `queryStatsSteps`, `zeroResultHelpSteps`: LOOKUP `match: body`,
  * src/world/body-index.ts). The answers are the same either way.

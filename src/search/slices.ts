@@ -2,9 +2,10 @@
  * Work cut into slices, so a long query can give its thread back between them.
  *
  * A query is written once, as a generator that yields between bounded pieces of
- * work (a few thousand postings, documents or sections). The broker and the
- * benches run it whole (`runWhole`: the yields are ignored, as before). A world
- * serving requests runs it with `runSliced`: after about `sliceMs` of work it
+ * work (a few thousand postings, documents or sections). The synchronous
+ * wrappers in this folder (`SearchIndex.search`, `nearestTitles`, …), which the
+ * benches and tests call, run it whole (`runWhole`: the yields are ignored). A
+ * world serving requests runs it with `runSliced`: after about `sliceMs` of work it
  * waits for the event loop's check phase (setImmediate), so other clients'
  * requests and this request's own reset are handled, then checks the request's
  * signal and goes on. A 5,000-document body LOOKUP held the world's loop for
@@ -60,7 +61,7 @@ export interface SliceOptions {
   maxRestarts?: number;
 }
 
-export const defaultSliceMs = 5;
+const defaultSliceMs = 5;
 
 /**
  * Runs the work `start` makes in slices of about `sliceMs`, giving the event loop

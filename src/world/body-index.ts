@@ -106,7 +106,8 @@ export class BodyIndex {
       if (error instanceof LookupExtensionError) return Promise.resolve(error.message);
       throw error;
     }
-    let generation = this.#index.generation;
+    // The index generation the current start read from; runSliced calls start before it asks stale.
+    let generation: number;
     return runSliced(
       () => {
         generation = this.#index.generation;

@@ -52,14 +52,18 @@ describe('reader tools read a bounded number of headings per call', () => {
     assert.equal(four.text.split('\n').filter((line) => line.startsWith('  - h')).length, bound - 1);
   });
 
-  it('mark_explore counts every heading in its text but lists the same number for both', async () => {
+  it('mark_explore counts every heading in its text, naming the bound, but lists the same number for both', async () => {
     const twice = await runTool(markExplore, { url: 'mark://team-a/twice.md' }, toolContext(stack.gateway));
     const four = await runTool(markExplore, { url: 'mark://team-a/four-times.md' }, toolContext(stack.gateway));
     assert.equal(
       (twice.structured as { outline: Outline }).outline.length,
       (four.structured as { outline: Outline }).outline.length,
     );
-    assert.match(four.text, /\n\+39992 more headings\n/);
+    // The headings read past the list, then the unread ones in mark_fetch's words, naming the bound.
+    assert.match(
+      four.text,
+      /\n\+9,990 more headings\n\+30,002 more headings not read: the outline stops at the first 10,000\n/,
+    );
     assert.equal((four.structured as { headings_not_read?: number }).headings_not_read, 30_002);
   });
 

@@ -27,6 +27,7 @@ describe('security: a folder named like a temp link does not block its document'
       tokens: [
         { label: 'owner', paths: ['/a.md', '/c.md'], operations: ['publish'] },
         { label: 'squatter', paths: ['/a.md.tmp/**'], operations: ['publish'] },
+        { label: 'anywhere', paths: ['/**'], operations: ['publish'] },
       ],
     });
     owner = world.tokens.owner!;
@@ -46,6 +47,13 @@ describe('security: a folder named like a temp link does not block its document'
     const appended = await world.call('APPEND', '/a.md', { auth: owner, 'expected-version': '2' }, 'more\n');
     assert.equal(appended.status, 'created', text(appended));
     assert.equal(text(await world.call('FETCH', '/a.md')), '# A2\nmore\n');
+  });
+
+  it('a document path ending in .md.tmp is told it must end in .md, not that a folder name is reserved', async () => {
+    const response = await world.call('PUBLISH', '/a.md.tmp', { auth: world.tokens.anywhere! }, '# not a doc\n');
+    assert.equal(response.status, 'bad-request');
+    assert.match(text(response), /publish path must end in \.md\n?$/);
+    assert.doesNotMatch(text(response), /reserved/);
   });
 
   it('a folder already on disk (a store written by an older version or the Go server) blocks nothing', async () => {

@@ -85,6 +85,25 @@ describe('VERSIONS while a retention prune removes versions', () => {
     assert.equal(response.metadata['chain-valid'], 'true');
   });
 
+  it('reads at most twice the listed versions while the newest keeps being removed', async () => {
+    const listed = 10;
+    for (let i = 1; i <= listed; i += 1)
+      assert.equal((await world.local('PUBLISH', '/shrinking.md', { auth }, `# s${i}\n`)).status, 'created');
+    const historyDir = join(world.dir, 'root', 'versions', 'shrinking.md');
+    // Each pass loses its newest listed version just before reading it, so every pass is a full restart.
+    let newest = listed;
+    let reads = 0;
+    const removeNewestBeforeReading = async (version: number) => {
+      reads += 1;
+      if (version !== newest) return;
+      newest -= 1;
+      await unlink(join(historyDir, `v${version}`));
+    };
+    const response = await withReadHook(removeNewestBeforeReading, () => world.local('VERSIONS', '/shrinking.md'));
+    assert.equal(response.status, 'server-error', text(response));
+    assert.ok(reads <= 2 * listed, `${reads} version reads for ${listed} listed`);
+  });
+
   it('VERSIONS and FETCH loops see no server-error while 60 publishes with retention 2 prune', async () => {
     assert.equal((await world.local('PUBLISH', '/r.md', { auth }, '# r0\n')).status, 'created');
     let writing = true;

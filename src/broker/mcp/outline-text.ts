@@ -9,6 +9,14 @@ import { MarkdownDocument } from '../../markdown/index.ts';
  */
 export const outlineHeadingLimit = 10_000;
 
+/** The bound as every tool text and schema names it: "the first 10,000". */
+export const headingsReadBound = `the first ${outlineHeadingLimit.toLocaleString('en')}`;
+
+/** "N more headings not read", N as the tools print counts; the one wording of the unread count. */
+function headingsNotRead(unread: number): string {
+  return `${unread.toLocaleString('en')} more headings not read`;
+}
+
 /** A body as the reader tools read it: at most `outlineHeadingLimit` headings. */
 export function readerDocument(body: string): MarkdownDocument {
   return new MarkdownDocument(body, { maxHeadings: outlineHeadingLimit });
@@ -18,7 +26,7 @@ export function readerDocument(body: string): MarkdownDocument {
 export function unreadHeadingsLine(doc: MarkdownDocument): string {
   const unread = doc.unreadHeadings;
   if (unread === 0) return '';
-  return `+${unread.toLocaleString('en')} more headings not read: the outline stops at the first ${outlineHeadingLimit.toLocaleString('en')}\n`;
+  return `+${headingsNotRead(unread)}: the outline stops at ${headingsReadBound}\n`;
 }
 
 /**
@@ -48,13 +56,13 @@ export function linkLines(doc: MarkdownDocument): string[] {
   return doc.distinctLinks.map((link) => (link.text === '' ? `- ${link.dest}` : `- [${link.text}](${link.dest})`));
 }
 
-/** At most `limit` lines, then an honest `+N more <noun>` for the rest, `total` of them in all (default: the lines). */
-export function cappedList(lines: readonly string[], limit: number, noun: string, total = lines.length): string {
+/** At most `limit` lines, then an honest `+N more <noun>` for the rest. */
+export function cappedList(lines: readonly string[], limit: number, noun: string): string {
   let out = lines
     .slice(0, limit)
     .map((line) => `${line}\n`)
     .join('');
-  if (total > limit) out += `+${total - limit} more ${noun}\n`;
+  if (lines.length > limit) out += `+${(lines.length - limit).toLocaleString('en')} more ${noun}\n`;
   return out;
 }
 
@@ -65,6 +73,6 @@ export function sectionNotFoundText(anchor: string, docUrl: string, doc: Markdow
   const more =
     unread === 0
       ? ''
-      : `; ${unread.toLocaleString('en')} more headings not read: sections are read among the first ${outlineHeadingLimit.toLocaleString('en')}, force=true returns the full body`;
+      : `; ${headingsNotRead(unread)}: sections are read among ${headingsReadBound}, force=true returns the full body`;
   return `section #${anchor} not found in ${docUrl}; available anchors: ${available === '' ? '(document has no headings)' : available}${more}`;
 }

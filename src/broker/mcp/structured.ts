@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { Metadata } from '../../protocol/metadata.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import type { MarkdownDocument } from '../../markdown/index.ts';
-import { outlineHeadingLimit } from './outline-text.ts';
+import { headingsReadBound } from './outline-text.ts';
 import { qualifiedWorldUrl } from './go-format.ts';
 import type { ListedEntry } from '../../protocol/render/list.ts';
 import { compareEdges, compareUtf8, type GraphEdge, type GraphNode, type Provenance } from '../graph/index.ts';
@@ -87,9 +87,7 @@ export const headingsNotReadSchema = z
   .number()
   .int()
   .optional()
-  .describe(
-    `headings past the first ${outlineHeadingLimit.toLocaleString('en')}, which the outline leaves out (absent when none were)`,
-  );
+  .describe(`headings past ${headingsReadBound}, which the outline leaves out (absent when none were)`);
 
 /** `headings_not_read` of a document, to spread into structuredContent: nothing when every heading was read. */
 export function headingsNotReadData(doc: MarkdownDocument): { headings_not_read?: number } {

@@ -15,7 +15,7 @@ export type BrokerToolResult = { text: string; isError: boolean };
 /** The broker could not be asked, or answered something other than a tool result. */
 export class BrokerCallError extends errorWithCode('ERR_BROKER_CALL') {}
 
-/** One connection to the broker's MCP endpoint; `close` it when done. */
+/** What a BrokerToolClient (and callBrokerTool) is told beyond the URL and token. */
 export type BrokerToolClientOptions = {
   /**
    * Added to every failure's message, after a `;`: what the caller knows and
@@ -25,6 +25,7 @@ export type BrokerToolClientOptions = {
   failureNote?: string | undefined;
 };
 
+/** One connection to the broker's MCP endpoint; `close` it when done. */
 export class BrokerToolClient {
   readonly #url: string;
   readonly #failureNote: string | undefined;

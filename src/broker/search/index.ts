@@ -17,5 +17,5 @@ export { renderSearchText, parseSearchText, hitOf, browseHint } from './search-t
 export type { NearHit, SearchHit, SearchText } from './search-text.ts';
 export { renderBodyLookupAll } from './render-body-lookup-all.ts';
 export { BrokerCallError, BrokerToolClient, callBrokerTool } from './broker-tool-client.ts';
-export type { BrokerToolClientOptions, BrokerToolResult } from './broker-tool-client.ts';
+export type { BrokerToolResult } from './broker-tool-client.ts';
 export { fitQuery } from './fit-query.ts';

@@ -96,15 +96,28 @@ export async function readHistory(
 const maxFullRestarts = 3;
 
 /**
+ * How many version reads one history read may spend, per version first listed. Starting over
+ * (below) reads the chain again; without this a read could cost up to `maxFullRestarts + 1`
+ * whole chains. Twice the listing still lets one full restart through, which is what the
+ * rollback of one failed write costs (test/world/versions-prune-race.test.ts).
+ */
+const readsPerListedVersion = 2;
+
+/** Version reads a history read has left, shared by its passes over the chain. */
+type ReadBudget = { left: number };
+
+/**
  * The chain check over `listed`, taking the versions a concurrent write removed into account:
  * readers hold no lock (path-locks.ts), so a retention prune may delete listed versions before
  * they are read. A prune deletes oldest first and never the newest (doc-writer.ts
  * `pruneVersions`), so when v<K> is gone every version below it is gone too, and the history is
  * now the versions above K: the check goes on over a fresh listing of those, with the oldest as
  * the new root, as if it had started after the prune (what Go answers from its read snapshot).
- * No version is read twice, and the request's signal still bounds the whole. Only when nothing above K is left (the newest
- * listed version was removed: a failed write's rollback, doc-writer.ts `pointAt`) does it start
- * over from a fresh listing, at most `maxFullRestarts` times.
+ * Only when nothing above K is left (the newest listed version was removed: a failed write's
+ * rollback, doc-writer.ts `pointAt`) does it start over from a fresh listing, reading the
+ * chain again, at most `maxFullRestarts` times. In all it reads at most
+ * `readsPerListedVersion` × the first listing's length versions (a vanished one counts), then
+ * fails as a read whose versions keep disappearing; the request's signal still bounds the whole.
  */
 async function readChain(
   docDir: string,
@@ -113,8 +126,9 @@ async function readChain(
   probe: ChainReadProbe | undefined,
 ): Promise<{ infos: VersionInfo[]; chainError: string | null }> {
   let numbers = listed;
+  const budget: ReadBudget = { left: readsPerListedVersion * listed.length };
   for (let fullRestarts = 0; ; ) {
-    const walk = await verifyChain(docDir, numbers, reading, probe);
+    const walk = await verifyChain(docDir, numbers, reading, probe, budget);
     if (walk.gone === null) return walk;
     const fresh = await listVersions(docDir);
     const gone = walk.gone;
@@ -137,15 +151,17 @@ async function readChain(
  * own `previous-hash` is not checked. Returns each version's time and the first
  * problem (null when none), or `gone`: the first version that was no longer there.
  *
- * Versions are read one after another, each up to 1 MiB, so a long chain is the
- * most a read request costs; once `reading.signal` aborts, the next version is
- * not read and the check rejects with the signal's reason.
+ * Versions are read one after another, each up to 1 MiB, each taken from
+ * `budget` (readChain bounds the reads of every pass together); once
+ * `reading.signal` aborts, the next version is not read and the check rejects
+ * with the signal's reason.
  */
 async function verifyChain(
   docDir: string,
   numbers: number[],
   reading: HistoryReading,
   probe: ChainReadProbe | undefined,
+  budget: ReadBudget,
 ): Promise<{ infos: VersionInfo[]; chainError: string | null; gone: number | null }> {
   const { signal } = reading;
   const infos: VersionInfo[] = [];
@@ -154,6 +170,8 @@ async function verifyChain(
   let formatError: string | null = null;
   for (const version of numbers) {
     signal?.throwIfAborted();
+    if (budget.left === 0) throw new Error(`read v${version}: versions kept disappearing during verification`);
+    budget.left -= 1;
     if (probe !== undefined) await probe(version);
     const file = await readVersionFile(docDir, version);
     if (file === null) return { infos, chainError: null, gone: version };

@@ -137,13 +137,21 @@ export function overlongNameProblem(reqPath: string): string | null {
   return null;
 }
 
+/** True when `name` is the Go server's temp link of a document beside it (`<name>.md.tmp`). */
+export function isGoTempLinkName(name: string): boolean {
+  return name.endsWith(`.md${goTempLinkSuffix}`);
+}
+
 /**
  * Why a write to `reqPath` is refused, or null: a folder named like the Go server's temp link of a
  * document (`<name>.md.tmp`). Go's swap cannot replace a folder there, so every later write of
- * `<name>.md` by the Go server would fail on this store (docs/decisions.md).
+ * `<name>.md` by the Go server would fail on this store (docs/decisions.md). Only folders: a last
+ * segment of that name is no folder, and the document contract refuses it as not ending in `.md`
+ * (write-guard.ts `checkDocumentContract`).
  */
 export function goTempLinkFolderProblem(reqPath: string): string | null {
-  return reqPath.split('/').some((segment) => segment.endsWith(`.md${goTempLinkSuffix}`))
+  const folders = reqPath.split('/').slice(0, -1);
+  return folders.some(isGoTempLinkName)
     ? `a folder name ending in ".md${goTempLinkSuffix}" is reserved: it is the temporary name of the document beside it while a world writes it; use another folder name`
     : null;
 }

@@ -26,7 +26,14 @@ import path from 'node:path';
 import { listVersions, readCurrentPointer, readVersionFile } from './doc-files.ts';
 import { exists, removeIfPresent, swapSymlink, syncDir } from './durable-fs.ts';
 import { isMissing, isStoreError } from './errors.ts';
-import { isVersionTempName, symlinkTarget, versionFileName, versionsDirName, type DocLocation } from './paths.ts';
+import {
+  isGoTempLinkName,
+  isVersionTempName,
+  symlinkTarget,
+  versionFileName,
+  versionsDirName,
+  type DocLocation,
+} from './paths.ts';
 import { extractPreviousHash, storedEtag } from './stored-format.ts';
 import { inspectStoredVersion } from './strict-reader.ts';
 
@@ -58,7 +65,7 @@ async function recoverDirectory(dirAbs: string, report: RecoveryReport): Promise
   }
   for (const entry of entries) {
     // Only a symlink: a folder of that name is a publisher's, never a temp link.
-    if (entry.isSymbolicLink() && entry.name.endsWith('.tmp') && hasHistory) {
+    if (entry.isSymbolicLink() && isGoTempLinkName(entry.name) && hasHistory) {
       await removeIfPresent(path.join(dirAbs, entry.name));
       report.removedTemps += 1;
     } else if (entry.isDirectory() && entry.name !== versionsDirName) {

@@ -3,7 +3,14 @@ import { bodyText, isBinaryBody, sizeLine } from '../body-text.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { formatToolResult, formatToolResultWith } from '../format-tool-result.ts';
 import type { MarkdownDocument } from '../../../markdown/index.ts';
-import { cappedList, linkLines, outlineHeadingLimit, outlineLines, readerDocument } from '../outline-text.ts';
+import {
+  cappedList,
+  headingsReadBound,
+  linkLines,
+  outlineLines,
+  readerDocument,
+  unreadHeadingsLine,
+} from '../outline-text.ts';
 import type { MarkResponse } from '../../../protocol/response.ts';
 import { parseList, type ListedEntry } from '../../../protocol/render/list.ts';
 import { defineTool } from '../run-tool.ts';
@@ -50,9 +57,7 @@ const outputSchema = {
   outline: z
     .array(outlineEntrySchema)
     .optional()
-    .describe(
-      `every heading up to the first ${outlineHeadingLimit.toLocaleString('en')}, with its #anchor and section size`,
-    ),
+    .describe(`every heading up to ${headingsReadBound}, with its #anchor and section size`),
   headings_not_read: headingsNotReadSchema,
   opening: z.string().optional().describe('the opening paragraph'),
   links: z
@@ -89,7 +94,7 @@ export const markExplore = defineTool({
   title: 'Explore a document',
   description: describe(
     'Get a one-call overview of a document before reading it: its heading outline with #anchors, opening paragraph, outbound links, known backlinks, and the other entries of its directory.',
-    `Each list in the text shows at most ${exploreListCap} entries, then "+N more"; structuredContent carries every heading and outbound link (headings past the first ${outlineHeadingLimit.toLocaleString('en')} are only counted, in headings_not_read), the first ${exploreListCap} backlinks with backlink_count, and one short page of siblings with siblings_complete.`,
+    `Each list in the text shows at most ${exploreListCap} entries, then "+N more"; structuredContent carries every heading and outbound link (headings past ${headingsReadBound} are only counted, in headings_not_read), the first ${exploreListCap} backlinks with backlink_count, and one short page of siblings with siblings_complete.`,
     'Use it to decide which sections to read with mark_fetch url#<anchor>.',
   ),
   inputSchema: { url: requiredString('url', urlDescription) },
@@ -164,7 +169,8 @@ async function card(
 
 function outlineSection(doc: MarkdownDocument): string {
   const headings = outlineLines(doc);
-  let out = `## Outline\n${headings.length === 0 ? '(no headings)\n' : cappedList(headings, exploreListCap, 'headings', headings.length + doc.unreadHeadings)}`;
+  let out = `## Outline\n${headings.length === 0 ? '(no headings)\n' : cappedList(headings, exploreListCap, 'headings')}`;
+  out += unreadHeadingsLine(doc);
   const opening = doc.openingParagraph;
   if (opening !== '') out += `\n## Opening\n${opening}\n`;
   return out;
