@@ -139,8 +139,9 @@ describe('subscriptions/listen for resources', () => {
     const token = await harness.token();
     const unknown = await rawListen(harness.url, token, ['mark://alpha/a.md', 'mark://nowhere/x.md']);
     assert.equal(unknown.status, 200);
-    // The SDK's ResourceNotFoundError: -32602 since 2026-07-28 (its code for -32002 before).
+    // The SDK's ResourceNotFoundError: -32602 on every revision, its data exactly { uri }.
     assert.equal(unknown.first.error.code, -32602);
+    assert.deepEqual(unknown.first.error.data, { uri: 'mark://nowhere/x.md' });
     assert.match(unknown.first.error.message, /Resource not found: mark:\/\/nowhere\/x\.md/);
     const foreign = await rawListen(harness.url, token, ['https://evil.example/x']);
     assert.equal(foreign.first.error.code, -32602);
