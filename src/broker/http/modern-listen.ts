@@ -66,7 +66,7 @@ type ListenRequest = { id: string | number; uris: readonly string[] };
  * a filter the SDK will refuse as invalid params (not a list of strings) names
  * none here, and the SDK answers it.
  */
-export function listenRequestOf(body: unknown): ListenRequest | undefined {
+function listenRequestOf(body: unknown): ListenRequest | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const { method, id, params } = body as { method?: unknown; id?: unknown; params?: unknown };
   if (method !== 'subscriptions/listen' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
