@@ -62,18 +62,29 @@ export function guardListens(serve: NodeMcpHandler, options: ListenGuardOptions)
 type ListenRequest = { id: string | number; uris: readonly string[] };
 
 /**
- * A single `subscriptions/listen` request and the resource URIs of its filter;
- * a filter the SDK will refuse as invalid params (not a list of strings) names
- * none here, and the SDK answers it.
+ * A single `subscriptions/listen` request and the resource URIs of its filter
+ * (`listenedResourcesOf`); any other body is none.
  */
 function listenRequestOf(body: unknown): ListenRequest | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const { method, id, params } = body as { method?: unknown; id?: unknown; params?: unknown };
   if (method !== 'subscriptions/listen' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+  return { id, uris: listenedResourcesOf(params).uris };
+}
+
+/**
+ * The one reader of a `subscriptions/listen` filter's resource URIs
+ * (`params.notifications.resourceSubscriptions`), for the two questions asked
+ * of it. `named`: the field is there, in any shape — the scope check
+ * (src/broker/http/scope-hook.ts) then asks `mark.read`, deny on doubt.
+ * `uris`: the field when it is a list of strings, the one shape the SDK
+ * serves; any other it refuses as invalid params, so it names none here.
+ */
+export function listenedResourcesOf(params: unknown): { named: boolean; uris: readonly string[] } {
   const notifications = (params as { notifications?: unknown } | undefined)?.notifications;
   const uris = (notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
-  const valid = Array.isArray(uris) && uris.every((uri) => typeof uri === 'string');
-  return { id, uris: valid ? uris : [] };
+  const listOfStrings = Array.isArray(uris) && uris.every((uri) => typeof uri === 'string');
+  return { named: uris !== undefined, uris: listOfStrings ? uris : [] };
 }
 
 /** Runs `done` once the response has closed (answered, or the client went), including when it already has. */

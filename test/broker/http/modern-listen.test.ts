@@ -17,7 +17,8 @@ const envelope = {
 async function rawListen(
   url: string,
   token: string,
-  resourceSubscriptions: readonly string[],
+  /** Normally a list of URIs; anything else, to see what a malformed filter meets. */
+  resourceSubscriptions: unknown,
   signal?: AbortSignal,
   id: string | number = 'listen-1',
 ): Promise<{ status: number; first: any; response: Response }> {
@@ -164,6 +165,9 @@ describe('subscriptions/listen for resources', () => {
     });
     const refused = await rawListen(harness.url, writeOnly, ['mark://alpha/a.md']);
     assert.equal(refused.status, 403);
+    // Deny on doubt: a filter naming resources in a shape the SDK will refuse still needs mark.read.
+    const malformed = await rawListen(harness.url, writeOnly, 'mark://alpha/a.md');
+    assert.equal(malformed.status, 403);
     const controller = new AbortController();
     const response = await fetch(harness.url, {
       method: 'POST',
