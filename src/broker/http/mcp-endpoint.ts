@@ -7,6 +7,7 @@ import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import { toolCalledBy, type McpServerFactory } from './mcp-server-factory.ts';
 import { isLegacyEra } from './mcp-era.ts';
 import { toNodeMcpHandler, type NodeMcpHandler } from './node-mcp-adapter.ts';
+import { whenClosed } from './response-closed.ts';
 import { BrokerHttpTransport } from './sdk-transport.ts';
 import { BoundedSessionState } from './session-state.ts';
 import { SharedMemory } from './shared-memory.ts';
@@ -300,13 +301,9 @@ function connectSession(
       handleRequest: async (req, res, body, auth) => {
         if (req.method !== 'GET') return serve(req, res, body, auth);
         streams += 1;
-        let open = true;
-        const ended = () => {
-          if (open) streams -= 1;
-          open = false;
-        };
-        res.once('close', ended);
-        if (res.destroyed) ended();
+        whenClosed(res, () => {
+          streams -= 1;
+        });
         return serve(req, res, body, auth);
       },
     },

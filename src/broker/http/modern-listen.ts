@@ -3,6 +3,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { identityFromAuthInfo } from './auth-info.ts';
 import type { ListenFeed } from './listen-feed.ts';
 import type { NodeMcpHandler } from './node-mcp-adapter.ts';
+import { whenClosed } from './response-closed.ts';
 
 export type ListenGuardOptions = {
   /**
@@ -85,12 +86,6 @@ export function listenedResourcesOf(params: unknown): { named: boolean; uris: re
   const uris = (notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
   const listOfStrings = Array.isArray(uris) && uris.every((uri) => typeof uri === 'string');
   return { named: uris !== undefined, uris: listOfStrings ? uris : [] };
-}
-
-/** Runs `done` once the response has closed (answered, or the client went), including when it already has. */
-function whenClosed(res: ServerResponse, done: () => void): void {
-  res.once('close', done);
-  if (res.destroyed) done();
 }
 
 /**

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { mintBrokerToken } from '../../../src/broker/auth/mint-broker-token.ts';
+import { authInfoFor } from '../../../src/broker/http/auth-info.ts';
+import { guardListens } from '../../../src/broker/http/modern-listen.ts';
 import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
 import { definitions, issuer, listingGateway, startListener, type Harness } from './fixtures.ts';
 
@@ -245,5 +249,46 @@ describe('open subscriptions/listen streams', () => {
     );
     assert.equal(answers[5]?.first.error.code, -32603);
     held.abort();
+  });
+});
+
+describe('guardListens', () => {
+  const auth = authInfoFor({
+    subject: 'sub-1',
+    email: 'lin@example.com',
+    emailVerified: true,
+    groups: [],
+    issuedBy: 'broker',
+  });
+  const listenBody = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'subscriptions/listen',
+    params: { notifications: { toolsListChanged: true } },
+  });
+  const response = () => new ServerResponse(new IncomingMessage(new Socket()));
+
+  it('frees a stream destroyed before its close event once, not twice', async () => {
+    const served = new Set<ServerResponse>();
+    const guard = guardListens(
+      async (_req, res) => {
+        served.add(res);
+      },
+      { perSubject: 2 },
+    );
+    const listen = (res: ServerResponse, id: number) => guard(res.req, res, listenBody(id), auth);
+    const first = response();
+    await listen(first, 1);
+    // Gone before the guard saw it (the client left while its body was read): destroyed, its close still to come.
+    const gone = response();
+    gone.destroy();
+    await listen(gone, 2);
+    gone.emit('close');
+    const second = response();
+    const third = response();
+    await listen(second, 3);
+    await listen(third, 4);
+    assert.ok(served.has(first) && served.has(second), 'the first two open streams are served');
+    assert.equal(served.has(third), false, 'a third open stream is past the bound of 2');
   });
 });
