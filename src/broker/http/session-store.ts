@@ -163,11 +163,15 @@ export class SessionStore {
 
   /**
    * Closes every session idle for longer than the TTL; returns how many.
-   * A session whose event stream is open counts as used now once half the
-   * TTL has passed without a request (and a shared one's record is renewed
-   * then, before it can expire in the directory): the sweep runs every
-   * quarter TTL, so neither it nor the directory's expiry ends a session its
-   * client still listens on; the caps still do. Shared copies among the idle
+   * A session whose event stream is open is never closed here (`#idle`
+   * skips it) and counts as used now once half the TTL has passed without a
+   * request; a shared one's record is renewed then. That record expires one
+   * TTL after its last renewal, so it outlives a listening client only while
+   * sweeps come less than half a TTL apart: they come every quarter TTL
+   * clamped to 1–60 s (src/broker/http/mcp-listener.ts, `startSweeping`),
+   * which holds for an idle TTL over 2 s; under it the directory may end a
+   * shared session its client still listens on. The caps end such sessions
+   * at any TTL. Shared copies among the idle
    * ones are kept while `inUseElsewhere` says their session is in use through
    * other replicas (one question for all of them), and count as used now;
    * when it cannot answer they are kept until the next sweep asks again.
