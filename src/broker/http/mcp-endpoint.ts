@@ -316,23 +316,25 @@ function connectSession(
 /**
  * Renews the directory records of shared sessions whose client's event stream
  * is open on this replica (SessionStore's `renewShared`); a record found gone
- * (the session ended through another replica) ends this copy too.
+ * (the session ended through another replica) ends this copy too. All are
+ * asked at once (ioredis writes them on its one connection without waiting
+ * for each answer), and a record that cannot be renewed leaves the others
+ * renewed; it is asked again by the next sweep.
  */
 export async function renewSharedSessions(endpoint: McpEndpoint, ids: readonly string[]): Promise<void> {
-  if (endpoint.shared === null) return;
-  for (const id of ids) {
-    let found: FoundSession | null;
-    try {
-      found = await endpoint.shared.touch(id);
-    } catch (error) {
-      endpoint.logError(
-        error,
-        'MCP session directory unavailable: streaming sessions not renewed until the next sweep',
-      );
-      return;
-    }
-    if (found === null) endpoint.sessions.drop(id);
-  }
+  const directory = endpoint.shared;
+  if (directory === null) return;
+  const touched = await Promise.allSettled(ids.map((id) => directory.touch(id)));
+  let failure: PromiseRejectedResult | undefined;
+  touched.forEach((result, index) => {
+    if (result.status === 'rejected') failure ??= result;
+    else if (result.value === null) endpoint.sessions.drop(ids[index] as string);
+  });
+  if (failure !== undefined)
+    endpoint.logError(
+      failure.reason,
+      'MCP session directory unavailable: some streaming sessions not renewed until the next sweep',
+    );
 }
 
 /**

@@ -75,6 +75,8 @@ export class SessionStore {
   readonly #inUseElsewhere: NonNullable<SessionStoreOptions['inUseElsewhere']>;
   readonly #renewShared: NonNullable<SessionStoreOptions['renewShared']>;
   readonly #entries = new Map<string, Entry>();
+  /** The sweep under way, if one is (`sweep`). */
+  #sweeping: Promise<number> | undefined;
 
   constructor(options: SessionStoreOptions = {}) {
     this.#max = positive('maxSessions', options.maxSessions ?? defaultMaxSessions);
@@ -176,7 +178,16 @@ export class SessionStore {
    * other replicas (one question for all of them), and count as used now;
    * when it cannot answer they are kept until the next sweep asks again.
    */
-  async sweep(): Promise<number> {
+  sweep(): Promise<number> {
+    // One at a time: a sweep due while the last still waits on the directory joins it rather than
+    // asking again (the timer in src/broker/http/mcp-listener.ts fires regardless).
+    this.#sweeping ??= this.#sweepOnce().finally(() => {
+      this.#sweeping = undefined;
+    });
+    return this.#sweeping;
+  }
+
+  async #sweepOnce(): Promise<number> {
     await this.#keepStreaming();
     const idle = this.#idle();
     const shared = idle.filter(([, entry]) => entry.session.shared !== undefined).map(([id]) => id);
