@@ -16,7 +16,8 @@ import { SearchIndex, wordRuns } from '../src/search/index.ts';
 import type { MatchMode, SearchDoc } from '../src/search/index.ts';
 import { spexCorpus } from './search-eval.ts';
 
-const sectionsPerDoc = 10;
+/** Sections per generated document (`generateCorpus`): the first its title, the rest its body's. */
+export const sectionsPerDoc = 10;
 
 /** A synthetic vocabulary (pronounceable words) drawn with a Zipf(1.07) law, like prose. */
 class WordSource {

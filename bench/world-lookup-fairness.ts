@@ -9,8 +9,9 @@
  * "2026-12-07 (eighth session) LIST of large folders": relaxed with 32 frequent
  * words and limit 1000, `corpus-stats: only` over 32 words, and a miss with
  * `nearest-titles: 10`. Rounds alternate an idle and a loaded phase; each
- * figure is the median over rounds, so a load swing on the machine moves both
- * sides of a ratio alike.
+ * FETCH figure (and the loaded/idle ratio) is the median over rounds, so a
+ * load swing on the machine moves both sides of a ratio alike; each LOOKUP
+ * line pools the samples of every round's loaded phase instead.
  *
  *   node bench/world-lookup-fairness.ts [documents=5000] [rounds=3] [seconds per phase=4] [--tree <checkout>]
  *
@@ -26,14 +27,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { median, percentile } from './lib/measure.ts';
 import { makeScratchDirectory, removeScratchDirectory, stopOnExit } from './lib/scratch.ts';
-import { generateCorpus } from './search-latency.ts';
+import { generateCorpus, sectionsPerDoc } from './search-latency.ts';
 import { wordRuns, type SearchDoc } from '../src/search/index.ts';
 import { MarkClient } from '../src/transport/mark-client.ts';
 import { generateDevCertificate } from '../src/transport/tls.ts';
 import { serializeVersion } from '../src/world/store/stored-format.ts';
 import type { startWorldServer as StartWorldServer } from '../src/world/world-server.ts';
 
-const sectionsPerDocument = 10;
 const fetchPath = '/team-0/doc-0.md';
 
 /** Lays each document out as a first publish leaves it (bench/world-list.ts). */
@@ -159,7 +159,7 @@ async function main(documents: number, rounds: number, seconds: number, baseline
   const worlds: ServedWorld[] = [];
   const clients: MarkClient[] = [];
   try {
-    const docs = generateCorpus(documents * sectionsPerDocument);
+    const docs = generateCorpus(documents * sectionsPerDoc);
     await layStore(join(dir, 'root'), docs);
     const words = frequentWords(docs, 32);
     const lookups: { name: string; metadata: Record<string, string> }[] = [
@@ -202,7 +202,7 @@ async function main(documents: number, rounds: number, seconds: number, baseline
       }
     }
     console.log(
-      `${documents} documents (${documents * sectionsPerDocument} sections), ${rounds} rounds x ${seconds} s per phase; medians over rounds; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+      `${documents} documents (${documents * sectionsPerDoc} sections), ${rounds} rounds x ${seconds} s per phase; FETCH medians over rounds, LOOKUP samples pooled; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
     );
     for (const world of worlds) {
       const { idle, loaded } = results.get(world.tree)!;

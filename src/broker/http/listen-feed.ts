@@ -27,11 +27,6 @@ export class ListenFeed {
     this.#publish = publish;
   }
 
-  /** Distinct URIs the open streams watch. */
-  get size(): number {
-    return this.#watched.size;
-  }
-
   /**
    * Watches `uris` for one stream; the returned function stops (call it once,
    * when the stream ends). Throws the ProtocolError `resources/subscribe`

@@ -7,6 +7,7 @@ import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import { toolCalledBy, type McpServerFactory } from './mcp-server-factory.ts';
 import { isLegacyEra } from './mcp-era.ts';
 import { toNodeMcpHandler, type NodeMcpHandler } from './node-mcp-adapter.ts';
+import { whenClosed } from './response-closed.ts';
 import { BrokerHttpTransport } from './sdk-transport.ts';
 import { BoundedSessionState } from './session-state.ts';
 import { SharedMemory } from './shared-memory.ts';
@@ -300,13 +301,9 @@ function connectSession(
       handleRequest: async (req, res, body, auth) => {
         if (req.method !== 'GET') return serve(req, res, body, auth);
         streams += 1;
-        let open = true;
-        const ended = () => {
-          if (open) streams -= 1;
-          open = false;
-        };
-        res.once('close', ended);
-        if (res.destroyed) ended();
+        whenClosed(res, () => {
+          streams -= 1;
+        });
         return serve(req, res, body, auth);
       },
     },
@@ -319,23 +316,25 @@ function connectSession(
 /**
  * Renews the directory records of shared sessions whose client's event stream
  * is open on this replica (SessionStore's `renewShared`); a record found gone
- * (the session ended through another replica) ends this copy too.
+ * (the session ended through another replica) ends this copy too. All are
+ * asked at once (ioredis writes them on its one connection without waiting
+ * for each answer), and a record that cannot be renewed leaves the others
+ * renewed; it is asked again by the next sweep.
  */
 export async function renewSharedSessions(endpoint: McpEndpoint, ids: readonly string[]): Promise<void> {
-  if (endpoint.shared === null) return;
-  for (const id of ids) {
-    let found: FoundSession | null;
-    try {
-      found = await endpoint.shared.touch(id);
-    } catch (error) {
-      endpoint.logError(
-        error,
-        'MCP session directory unavailable: streaming sessions not renewed until the next sweep',
-      );
-      return;
-    }
-    if (found === null) endpoint.sessions.drop(id);
-  }
+  const directory = endpoint.shared;
+  if (directory === null) return;
+  const touched = await Promise.allSettled(ids.map((id) => directory.touch(id)));
+  let failure: PromiseRejectedResult | undefined;
+  touched.forEach((result, index) => {
+    if (result.status === 'rejected') failure ??= result;
+    else if (result.value === null) endpoint.sessions.drop(ids[index] as string);
+  });
+  if (failure !== undefined)
+    endpoint.logError(
+      failure.reason,
+      'MCP session directory unavailable: some streaming sessions not renewed until the next sweep',
+    );
 }
 
 /**

@@ -3,6 +3,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { identityFromAuthInfo } from './auth-info.ts';
 import type { ListenFeed } from './listen-feed.ts';
 import type { NodeMcpHandler } from './node-mcp-adapter.ts';
+import { whenClosed } from './response-closed.ts';
 
 export type ListenGuardOptions = {
   /**
@@ -62,24 +63,29 @@ export function guardListens(serve: NodeMcpHandler, options: ListenGuardOptions)
 type ListenRequest = { id: string | number; uris: readonly string[] };
 
 /**
- * A single `subscriptions/listen` request and the resource URIs of its filter;
- * a filter the SDK will refuse as invalid params (not a list of strings) names
- * none here, and the SDK answers it.
+ * A single `subscriptions/listen` request and the resource URIs of its filter
+ * (`listenedResourcesOf`); any other body is none.
  */
-export function listenRequestOf(body: unknown): ListenRequest | undefined {
+function listenRequestOf(body: unknown): ListenRequest | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const { method, id, params } = body as { method?: unknown; id?: unknown; params?: unknown };
   if (method !== 'subscriptions/listen' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
-  const notifications = (params as { notifications?: unknown } | undefined)?.notifications;
-  const uris = (notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
-  const valid = Array.isArray(uris) && uris.every((uri) => typeof uri === 'string');
-  return { id, uris: valid ? uris : [] };
+  return { id, uris: listenedResourcesOf(params).uris };
 }
 
-/** Runs `done` once the response has closed (answered, or the client went), including when it already has. */
-function whenClosed(res: ServerResponse, done: () => void): void {
-  res.once('close', done);
-  if (res.destroyed) done();
+/**
+ * The one reader of a `subscriptions/listen` filter's resource URIs
+ * (`params.notifications.resourceSubscriptions`), for the two questions asked
+ * of it. `named`: the field is there, in any shape — the scope check
+ * (src/broker/http/scope-hook.ts) then asks `mark.read`, deny on doubt.
+ * `uris`: the field when it is a list of strings, the one shape the SDK
+ * serves; any other it refuses as invalid params, so it names none here.
+ */
+export function listenedResourcesOf(params: unknown): { named: boolean; uris: readonly string[] } {
+  const notifications = (params as { notifications?: unknown } | undefined)?.notifications;
+  const uris = (notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
+  const listOfStrings = Array.isArray(uris) && uris.every((uri) => typeof uri === 'string');
+  return { named: uris !== undefined, uris: listOfStrings ? uris : [] };
 }
 
 /**

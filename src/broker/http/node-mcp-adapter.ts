@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { whenClosed } from './response-closed.ts';
 
 /** The SDK's web-standard face: `WebStandardStreamableHTTPServerTransport.handleRequest`, `createMcpHandler(...).fetch`. */
 export type McpFetch = (request: Request, options: { authInfo?: AuthInfo; parsedBody?: unknown }) => Promise<Response>;
@@ -74,10 +75,9 @@ export function toNodeMcpHandler(fetch: McpFetch, options: NodeMcpOptions = { re
 function watchClient(res: ServerResponse): { signal: AbortSignal; answered: () => void } {
   let answered = false;
   const abort = new AbortController();
-  res.on('close', () => {
+  whenClosed(res, () => {
     if (!answered) abort.abort();
   });
-  if (res.destroyed) abort.abort();
   return {
     signal: abort.signal,
     answered: () => {

@@ -41,9 +41,11 @@ export type SharedSubscriptionBound = {
 /**
  * Refuses a URI no subscription could ever be notified for, as a JSON-RPC
  * error: not `mark://{world}/{path}` (-32602 invalid params), or naming a
- * world the gateway does not know by any of its addresses (-32002 resource
- * not found). The one check for `resources/subscribe` and for the URIs of a
- * 2026-07-28 `subscriptions/listen` (src/broker/http/listen-feed.ts).
+ * world the gateway does not know by any of its addresses (the SDK's
+ * `ResourceNotFoundError`: also -32602, on every revision, told apart by its
+ * `data` being exactly `{ uri }`). The one check for `resources/subscribe`
+ * and for the URIs of a 2026-07-28 `subscriptions/listen`
+ * (src/broker/http/listen-feed.ts).
  */
 export function checkSubscribable(uri: string, subscriptions: ResourceSubscriptions, gateway: WorldGateway): void {
   let world: string;

@@ -3,6 +3,7 @@ import { bearerChallenge, bearerErrorBody } from '../auth/bearer-challenge.ts';
 import { BearerError } from '../auth/bearer-error.ts';
 import { readScope, writeScope } from '../auth/tokens/scope.ts';
 import type { ToolDefinition } from '../mcp/definitions.ts';
+import { listenedResourcesOf } from './modern-listen.ts';
 
 export type ScopeHookOptions = {
   tools: readonly Pick<ToolDefinition, 'name' | 'readOnly'>[];
@@ -57,14 +58,8 @@ function scopeOf(message: unknown, writeTools: ReadonlySet<string>): string | nu
   const { method, params } = message as { method?: unknown; params?: { name?: unknown; notifications?: unknown } };
   if (method === 'resources/read' || method === 'resources/subscribe' || method === 'prompts/get') return readScope;
   // A 2026-07-28 listen for resource URIs is that era's resources/subscribe.
-  if (method === 'subscriptions/listen') return listensForResources(params) ? readScope : null;
+  if (method === 'subscriptions/listen') return listenedResourcesOf(params).named ? readScope : null;
   if (method !== 'tools/call') return null;
   const name = typeof params === 'object' && params !== null ? params.name : undefined;
   return typeof name === 'string' && writeTools.has(name) ? writeScope : readScope;
-}
-
-/** Whether a `subscriptions/listen` filter names resource URIs (the SDK refuses any other non-list form). */
-function listensForResources(params: { notifications?: unknown } | undefined): boolean {
-  const uris = (params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
-  return uris !== undefined;
 }

@@ -75,6 +75,8 @@ export class SessionStore {
   readonly #inUseElsewhere: NonNullable<SessionStoreOptions['inUseElsewhere']>;
   readonly #renewShared: NonNullable<SessionStoreOptions['renewShared']>;
   readonly #entries = new Map<string, Entry>();
+  /** The sweep under way, if one is (`sweep`). */
+  #sweeping: Promise<number> | undefined;
 
   constructor(options: SessionStoreOptions = {}) {
     this.#max = positive('maxSessions', options.maxSessions ?? defaultMaxSessions);
@@ -163,16 +165,29 @@ export class SessionStore {
 
   /**
    * Closes every session idle for longer than the TTL; returns how many.
-   * A session whose event stream is open counts as used now once half the
-   * TTL has passed without a request (and a shared one's record is renewed
-   * then, before it can expire in the directory): the sweep runs every
-   * quarter TTL, so neither it nor the directory's expiry ends a session its
-   * client still listens on; the caps still do. Shared copies among the idle
+   * A session whose event stream is open is never closed here (`#idle`
+   * skips it) and counts as used now once half the TTL has passed without a
+   * request; a shared one's record is renewed then. That record expires one
+   * TTL after its last renewal, so it outlives a listening client only while
+   * sweeps come less than half a TTL apart: they come every quarter TTL
+   * clamped to 1–60 s (src/broker/http/mcp-listener.ts, `startSweeping`),
+   * which holds for an idle TTL over 2 s; under it the directory may end a
+   * shared session its client still listens on. The caps end such sessions
+   * at any TTL. Shared copies among the idle
    * ones are kept while `inUseElsewhere` says their session is in use through
    * other replicas (one question for all of them), and count as used now;
    * when it cannot answer they are kept until the next sweep asks again.
    */
-  async sweep(): Promise<number> {
+  sweep(): Promise<number> {
+    // One at a time: a sweep due while the last still waits on the directory joins it rather than
+    // asking again (the timer in src/broker/http/mcp-listener.ts fires regardless).
+    this.#sweeping ??= this.#sweepOnce().finally(() => {
+      this.#sweeping = undefined;
+    });
+    return this.#sweeping;
+  }
+
+  async #sweepOnce(): Promise<number> {
     await this.#keepStreaming();
     const idle = this.#idle();
     const shared = idle.filter(([, entry]) => entry.session.shared !== undefined).map(([id]) => id);

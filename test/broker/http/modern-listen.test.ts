@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { mintBrokerToken } from '../../../src/broker/auth/mint-broker-token.ts';
+import { authInfoFor } from '../../../src/broker/http/auth-info.ts';
+import { guardListens } from '../../../src/broker/http/modern-listen.ts';
 import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
 import { definitions, issuer, listingGateway, startListener, type Harness } from './fixtures.ts';
 
@@ -17,7 +21,8 @@ const envelope = {
 async function rawListen(
   url: string,
   token: string,
-  resourceSubscriptions: readonly string[],
+  /** Normally a list of URIs; anything else, to see what a malformed filter meets. */
+  resourceSubscriptions: unknown,
   signal?: AbortSignal,
   id: string | number = 'listen-1',
 ): Promise<{ status: number; first: any; response: Response }> {
@@ -139,8 +144,9 @@ describe('subscriptions/listen for resources', () => {
     const token = await harness.token();
     const unknown = await rawListen(harness.url, token, ['mark://alpha/a.md', 'mark://nowhere/x.md']);
     assert.equal(unknown.status, 200);
-    // The SDK's ResourceNotFoundError: -32602 since 2026-07-28 (its code for -32002 before).
+    // The SDK's ResourceNotFoundError: -32602 on every revision, its data exactly { uri }.
     assert.equal(unknown.first.error.code, -32602);
+    assert.deepEqual(unknown.first.error.data, { uri: 'mark://nowhere/x.md' });
     assert.match(unknown.first.error.message, /Resource not found: mark:\/\/nowhere\/x\.md/);
     const foreign = await rawListen(harness.url, token, ['https://evil.example/x']);
     assert.equal(foreign.first.error.code, -32602);
@@ -163,6 +169,9 @@ describe('subscriptions/listen for resources', () => {
     });
     const refused = await rawListen(harness.url, writeOnly, ['mark://alpha/a.md']);
     assert.equal(refused.status, 403);
+    // Deny on doubt: a filter naming resources in a shape the SDK will refuse still needs mark.read.
+    const malformed = await rawListen(harness.url, writeOnly, 'mark://alpha/a.md');
+    assert.equal(malformed.status, 403);
     const controller = new AbortController();
     const response = await fetch(harness.url, {
       method: 'POST',
@@ -240,5 +249,46 @@ describe('open subscriptions/listen streams', () => {
     );
     assert.equal(answers[5]?.first.error.code, -32603);
     held.abort();
+  });
+});
+
+describe('guardListens', () => {
+  const auth = authInfoFor({
+    subject: 'sub-1',
+    email: 'lin@example.com',
+    emailVerified: true,
+    groups: [],
+    issuedBy: 'broker',
+  });
+  const listenBody = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'subscriptions/listen',
+    params: { notifications: { toolsListChanged: true } },
+  });
+  const response = () => new ServerResponse(new IncomingMessage(new Socket()));
+
+  it('frees a stream destroyed before its close event once, not twice', async () => {
+    const served = new Set<ServerResponse>();
+    const guard = guardListens(
+      async (_req, res) => {
+        served.add(res);
+      },
+      { perSubject: 2 },
+    );
+    const listen = (res: ServerResponse, id: number) => guard(res.req, res, listenBody(id), auth);
+    const first = response();
+    await listen(first, 1);
+    // Gone before the guard saw it (the client left while its body was read): destroyed, its close still to come.
+    const gone = response();
+    gone.destroy();
+    await listen(gone, 2);
+    gone.emit('close');
+    const second = response();
+    const third = response();
+    await listen(second, 3);
+    await listen(third, 4);
+    assert.ok(served.has(first) && served.has(second), 'the first two open streams are served');
+    assert.equal(served.has(third), false, 'a third open stream is past the bound of 2');
   });
 });

@@ -261,4 +261,27 @@ describe('sessions with an open event stream', () => {
     await store.sweep();
     assert.deepEqual(renewed, [['shared']]);
   });
+
+  it('are renewed by one sweep at a time: a sweep started while one runs joins it', async () => {
+    const time = clock();
+    let calls = 0;
+    const pending: Array<() => void> = [];
+    const store = new SessionStore({
+      idleTtlMs: 1000,
+      now: time.now,
+      renewShared: () => {
+        calls += 1;
+        return new Promise<void>((resolve) => pending.push(resolve));
+      },
+    });
+    store.add(streamingSession('shared', { value: true }, true));
+    time.advance(600);
+    const first = store.sweep();
+    // The directory still has not answered when the next sweep is due: it must not ask again.
+    time.advance(600);
+    const second = store.sweep();
+    for (const release of pending) release();
+    assert.deepEqual(await Promise.all([first, second]), [0, 0]);
+    assert.equal(calls, 1);
+  });
 });
