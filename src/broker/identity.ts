@@ -26,4 +26,12 @@ export type Identity = {
    * documents whole (no per-session "unchanged" notices, no outlines).
    */
   webClient?: string;
+  /**
+   * When the bearer that vouched for this identity stops being accepted, in ms
+   * since the epoch: the token's `exp` (a broker token's, or the upstream ID
+   * token's) plus the verifier's clock leeway (`src/broker/auth/verify-bearer.ts`).
+   * Long-lived streams opened with it end then (`src/broker/http/stream-expiry.ts`).
+   * Absent for a token without `exp` and for identities the broker makes for itself.
+   */
+  acceptedUntil?: number;
 };

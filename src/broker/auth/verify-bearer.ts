@@ -128,9 +128,12 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
     }
     const identity = identityFromClaims(claims, issuedBy);
     if (client !== undefined && broker.webClients?.includes(client) === true) identity.webClient = client;
-    // Cached no longer than the token lives, nor than the key that signed it is trusted.
-    if (typeof claims.exp === 'number')
+    if (typeof claims.exp === 'number') {
+      // jose accepts it up to `exp` plus the leeway, while its key is trusted: its streams last so long (stream-expiry.ts).
+      identity.acceptedUntil = Math.min((claims.exp + tolerance) * 1000, brokerKey?.until ?? Infinity);
+      // Cached no longer than the token lives, nor than the key that signed it is trusted.
       cache.set(token, identity, Math.min(claims.exp * 1000, brokerKey?.until ?? Infinity));
+    }
     return identity;
   }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isInitializeRequest, type AuthInfo, type McpServer } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '../identity.ts';
-import { authInfoFor } from './auth-info.ts';
+import { authInfoFor, identityFromAuthInfo } from './auth-info.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import { toolCalledBy, type McpServerFactory } from './mcp-server-factory.ts';
 import { isLegacyEra } from './mcp-era.ts';
@@ -11,6 +11,7 @@ import { whenClosed } from './response-closed.ts';
 import { BrokerHttpTransport } from './sdk-transport.ts';
 import { BoundedSessionState } from './session-state.ts';
 import { SharedMemory } from './shared-memory.ts';
+import { expirySignal } from './stream-expiry.ts';
 import type { Session, SessionStore } from './session-store.ts';
 import type { FoundSession, SharedSessions } from './shared-sessions.ts';
 import { isStateUnavailable } from '../state/index.ts';
@@ -286,6 +287,8 @@ function connectSession(
     { requestSignal: false },
   );
   // The client's GET event streams open on this copy: while one is, the idle sweep keeps the session.
+  // Each ends when the token that opened it is no longer accepted (the session does not: the client
+  // reconnects with a fresh token, which is verified as every request's is).
   let streams = 0;
   const session: ConnectedSession = {
     id,
@@ -305,6 +308,14 @@ function connectSession(
           streams -= 1;
         });
         return serve(req, res, body, auth);
+        let open = true;
+        const ended = () => {
+          if (open) streams -= 1;
+          open = false;
+        };
+        res.once('close', ended);
+        if (res.destroyed) ended();
+        return serve(req, res, body, auth, expirySignal(res, identityFromAuthInfo(auth)));
       },
     },
     streaming: () => streams > 0,

@@ -4,6 +4,7 @@ import { identityFromAuthInfo } from './auth-info.ts';
 import type { ListenFeed } from './listen-feed.ts';
 import type { NodeMcpHandler } from './node-mcp-adapter.ts';
 import { whenClosed } from './response-closed.ts';
+import { expirySignal } from './stream-expiry.ts';
 
 export type ListenGuardOptions = {
   /**
@@ -22,14 +23,16 @@ export type ListenGuardOptions = {
  * SDK's listen router behind `serve`): the subject's open streams are counted
  * and bounded, the filter's resource URIs are checked as `resources/subscribe`
  * checks them, and watched in the change feed for as long as the stream is
- * open. Every other request goes to `serve` untouched.
+ * open; the stream ends when the token that opened it is no longer accepted
+ * (`expirySignal`). Every other request goes to `serve` untouched.
  */
 export function guardListens(serve: NodeMcpHandler, options: ListenGuardOptions): NodeMcpHandler {
   const openBySubject = new Map<string, number>();
   return async (req, res, body, auth) => {
     const listen = listenRequestOf(body);
     if (listen === undefined) return serve(req, res, body, auth);
-    const subject = identityFromAuthInfo(auth).subject;
+    const identity = identityFromAuthInfo(auth);
+    const subject = identity.subject;
     const open = openBySubject.get(subject) ?? 0;
     if (open >= options.perSubject)
       return refuse(
@@ -56,7 +59,7 @@ export function guardListens(serve: NodeMcpHandler, options: ListenGuardOptions)
       }
     }
     whenClosed(res, stop);
-    return serve(req, res, body, auth);
+    return serve(req, res, body, auth, expirySignal(res, identity));
   };
 }
 

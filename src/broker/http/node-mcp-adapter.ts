@@ -5,12 +5,19 @@ import { whenClosed } from './response-closed.ts';
 /** The SDK's web-standard face: `WebStandardStreamableHTTPServerTransport.handleRequest`, `createMcpHandler(...).fetch`. */
 export type McpFetch = (request: Request, options: { authInfo?: AuthInfo; parsedBody?: unknown }) => Promise<Response>;
 
-/** Serves one request whose body fastify has already parsed. */
+/**
+ * Serves one request whose body fastify has already parsed. When `ends`
+ * aborts, an event stream being served ends: the SDK's stream is cancelled
+ * (as when the client goes) and the response is finished as a complete HTTP
+ * response, so the client sees the stream end rather than a cut connection
+ * and reconnects (src/broker/http/stream-expiry.ts: its token expired).
+ */
 export type NodeMcpHandler = (
   req: IncomingMessage,
   res: ServerResponse,
   parsedBody: unknown,
   authInfo: AuthInfo | undefined,
+  ends?: AbortSignal,
 ) => Promise<void>;
 
 /** How `fetch` is driven. */
@@ -41,7 +48,7 @@ export type NodeMcpOptions = {
  * goes.
  */
 export function toNodeMcpHandler(fetch: McpFetch, options: NodeMcpOptions = { requestSignal: true }): NodeMcpHandler {
-  return async (req, res, parsedBody, authInfo) => {
+  return async (req, res, parsedBody, authInfo, ends) => {
     const requestGone = options.requestSignal ? watchClient(res) : undefined;
     let response: Response;
     try {
@@ -65,7 +72,7 @@ export function toNodeMcpHandler(fetch: McpFetch, options: NodeMcpOptions = { re
     // Node holds the headers back until the first chunk, which on a quiet GET stream is the SDK's
     // keep-alive 15 s later: send them now, so the client knows at once that its stream is open.
     res.flushHeaders();
-    await copyStream(response.body, res, gone.signal);
+    await copyStream(response.body, res, ends === undefined ? gone.signal : AbortSignal.any([gone.signal, ends]));
     gone.answered();
     res.end();
   };
@@ -114,27 +121,45 @@ function isEventStream(response: Response): boolean {
   return response.headers.get('content-type')?.toLowerCase().startsWith('text/event-stream') === true;
 }
 
-async function copyStream(body: ReadableStream<Uint8Array>, res: ServerResponse, signal: AbortSignal): Promise<void> {
+/**
+ * Copies `body` to `res` until it ends or `stop` aborts. On `stop` the body is
+ * cancelled at once, even while waiting for its next chunk (a quiet stream's
+ * next one is a keep-alive 15 s away): cancelling is what tells the SDK the
+ * stream is gone (its `cancel` drops the session's GET stream, or tears down
+ * a listen's subscription).
+ */
+async function copyStream(body: ReadableStream<Uint8Array>, res: ServerResponse, stop: AbortSignal): Promise<void> {
+  const reader = body.getReader();
+  const cancel = () => void reader.cancel().catch(() => {});
   let drained: (() => void) | undefined;
   const release = () => {
     drained?.();
     drained = undefined;
   };
   res.on('drain', release);
-  const closed = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  const stopped = new Promise<void>((resolve) => {
+    if (stop.aborted) resolve();
+    else stop.addEventListener('abort', () => resolve(), { once: true });
+  });
+  if (stop.aborted) cancel();
+  else stop.addEventListener('abort', cancel, { once: true });
   try {
-    for await (const chunk of body) {
-      if (signal.aborted) break;
-      if (!res.write(chunk))
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || stop.aborted) break;
+      if (!res.write(value))
         await Promise.race([
           new Promise<void>((resolve) => {
             drained = resolve;
           }),
-          closed,
+          stopped,
         ]);
     }
   } catch {
     // The client went away or the stream failed: the response ends either way.
+  } finally {
+    stop.removeEventListener('abort', cancel);
+    res.off('drain', release);
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SignJWT } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import { BearerError, type BearerErrorCode } from '../../../src/broker/auth/bearer-error.ts';
 import { mintBrokerToken } from '../../../src/broker/auth/mint-broker-token.ts';
 import { remoteJwks } from '../../../src/broker/auth/remote-jwks.ts';
@@ -40,6 +40,11 @@ function unsignedToken(kid: string, claims: { iss: string; aud: string; email: s
   return unsecuredJwt({ kid }, { ...claims, sub: 's', email_verified: true, exp: Math.floor(Date.now() / 1000) + 600 });
 }
 
+/** When a verifier with `leeway` seconds stops accepting `token`: its own `exp` plus the leeway, in ms. */
+function acceptedUntilOf(token: string, leeway: number): number {
+  return ((decodeJwt(token).exp as number) + leeway) * 1000;
+}
+
 async function refusal(verify: BearerVerifier, header: string | undefined): Promise<BearerError> {
   try {
     await verify(header);
@@ -64,7 +69,8 @@ describe('broker tokens (ES256, own key)', () => {
   const verify = createBearerVerifier({ broker: brokerTrust });
 
   it('accepts a broker token and yields the lower-cased email as identity', async () => {
-    const identity = await verify(`Bearer ${await mint({ groups: ['Team-A'] })}`);
+    const token = await mint({ groups: ['Team-A'] });
+    const identity = await verify(`Bearer ${token}`);
     assert.deepEqual(identity, {
       subject: 'ada@example.com',
       email: 'ada@example.com',
@@ -72,7 +78,37 @@ describe('broker tokens (ES256, own key)', () => {
       groups: ['team-a'],
       scopes: ['mark.read', 'mark.write'],
       issuedBy: 'broker',
+      acceptedUntil: acceptedUntilOf(token, 60),
     });
+  });
+
+  it('carries how long the token is accepted: its exp plus the leeway, as the verifier refuses it after', async () => {
+    const issuedAt = new Date('2026-01-01T00:00:00Z');
+    const token = await mint({ ttlSeconds: 60, now: () => issuedAt });
+    const at = (seconds: number, leeway: number) =>
+      createBearerVerifier({
+        broker: brokerTrust,
+        clockToleranceSeconds: leeway,
+        currentDate: () => new Date(issuedAt.getTime() + seconds * 1000),
+      });
+    const expMs = issuedAt.getTime() + 60_000;
+    assert.equal((await at(0, 0)(`Bearer ${token}`)).acceptedUntil, expMs);
+    assert.equal((await at(0, 30)(`Bearer ${token}`)).acceptedUntil, expMs + 30_000);
+    assert.equal((await at(60 + 29, 30)(`Bearer ${token}`)).acceptedUntil, expMs + 30_000);
+    await assertRefused(at(60 + 31, 30), `Bearer ${token}`, 'ERR_BEARER_EXPIRED');
+  });
+
+  it('carries the end of a retired key when it comes before the token expires', async () => {
+    const retiredUntil = Date.now() + 60_000;
+    const retired = loadSigningKey(generateSigningKeyPem());
+    const verifyRotated = createBearerVerifier({
+      broker: {
+        ...brokerTrust,
+        additionalKeys: [{ kid: retired.kid, publicKey: retired.publicKey, until: retiredUntil }],
+      },
+    });
+    const token = await mintBrokerToken({ key: retired, issuer, audience: resource, email: 'ada@example.com' });
+    assert.equal((await verifyRotated(`Bearer ${token}`)).acceptedUntil, retiredUntil);
   });
 
   it('accepts the scheme in any case', async () => {
@@ -223,6 +259,7 @@ describe('upstream ID tokens (remote JWKS)', () => {
       hostedDomain: 'example.com',
       scopes: ['mark.read', 'mark.write'],
       issuedBy: 'upstream',
+      acceptedUntil: acceptedUntilOf(token, 60),
     });
     assert.ok(idp.fetches() >= 1);
   });

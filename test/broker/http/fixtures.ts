@@ -121,14 +121,21 @@ export type Harness = {
   close: () => Promise<void>;
 };
 
-/** A real MCP listener on 127.0.0.1 with a fresh broker key; `overrides` adjust any option. */
-export async function startListener(overrides: Partial<McpListenerOptions> = {}): Promise<Harness> {
+/**
+ * A real MCP listener on 127.0.0.1 with a fresh broker key; `overrides` adjust
+ * any option, `bearer` the verifier's (its clock leeway: 60 s unless given).
+ */
+export async function startListener(
+  overrides: Partial<McpListenerOptions> = {},
+  bearer: { clockToleranceSeconds?: number } = {},
+): Promise<Harness> {
   const key = loadSigningKey(generateSigningKeyPem());
   // The public URL is only known after listen(); loopback hosts are allowed by default anyway.
   const publicUrl = 'http://127.0.0.1';
   const resource = `${publicUrl}/mcp`;
   const verifyBearer = createBearerVerifier({
     broker: { publicKey: key.publicKey, kid: key.kid, issuer, audiences: [resource] },
+    ...bearer,
   });
   const listener = await createMcpListener({
     publicUrl,
