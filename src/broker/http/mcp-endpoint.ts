@@ -307,14 +307,6 @@ function connectSession(
         whenClosed(res, () => {
           streams -= 1;
         });
-        return serve(req, res, body, auth);
-        let open = true;
-        const ended = () => {
-          if (open) streams -= 1;
-          open = false;
-        };
-        res.once('close', ended);
-        if (res.destroyed) ended();
         return serve(req, res, body, auth, expirySignal(res, identityFromAuthInfo(auth)));
       },
     },
