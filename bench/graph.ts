@@ -15,17 +15,17 @@
  *
  * Run: node bench/graph.ts [--quick]
  */
-import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
+import { layFirstVersion } from './lib/lay-store.ts';
 import { median, percentile } from './lib/measure.ts';
 import { makeScratchDirectory, removeScratchDirectory, stopOnExit } from './lib/scratch.ts';
 import { openWorld, type World } from '../src/world/world.ts';
 import { startWorldServer } from '../src/world/world-server.ts';
-import { serializeVersion } from '../src/world/store/stored-format.ts';
 import { generateDevCertificate } from '../src/transport/tls.ts';
 import { MarkClient, type MarkCall } from '../src/transport/mark-client.ts';
 import { encodeRequest } from '../src/protocol/request.ts';
@@ -92,16 +92,13 @@ async function generateWorld(root: string, count: number): Promise<void> {
   const sections = Math.ceil(count / sectionSize);
   const newest = Date.now() - 10 * 60_000;
   let written = 0;
-  const write = async (path: string, body: string, meta: Record<string, string> = {}) => {
-    const dir = join(root, path.slice(0, path.lastIndexOf('/')));
-    const name = path.slice(path.lastIndexOf('/') + 1);
-    const file = join(dir, 'versions', name, 'v1');
-    await mkdir(join(dir, 'versions', name), { recursive: true });
-    await writeFile(file, serializeVersion(1, null, Buffer.from(body), meta));
-    const modified = new Date(newest - (count + sections - written++) * 60_000);
-    await utimes(file, modified, modified);
-    await symlink(`versions/${name}/v1`, join(dir, name));
-  };
+  const write = (path: string, body: string, metadata: Record<string, string> = {}) =>
+    layFirstVersion(root, {
+      path,
+      body,
+      metadata,
+      modified: new Date(newest - (count + sections - written++) * 60_000),
+    });
   await write(
     '/index.md',
     `# Hub\n\n${Array.from({ length: sections }, (_, s) => `- [Section ${s}](s${s}/index.md)\n`).join('')}`,

@@ -9,32 +9,25 @@
  * `--tree` serves the world from another checkout (a baseline); the client and
  * the layout always come from this one.
  */
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { layFirstVersions } from './lib/lay-store.ts';
 import { median } from './lib/measure.ts';
 import { makeScratchDirectory, removeScratchDirectory } from './lib/scratch.ts';
 import { MarkClient } from '../src/transport/mark-client.ts';
 import { generateDevCertificate } from '../src/transport/tls.ts';
-import { serializeVersion } from '../src/world/store/stored-format.ts';
 import type { startWorldServer as StartWorldServer } from '../src/world/world-server.ts';
 
-async function layFolder(folder: string, count: number): Promise<void> {
-  await mkdir(join(folder, 'versions'), { recursive: true });
-  const text = Buffer.from(`\n${'Some text. '.repeat(200)}\n`);
-  for (let start = 0; start < count; start += 128) {
-    const names = Array.from({ length: Math.min(128, count - start) }, (_, i) => `note-${start + i}.md`);
-    await Promise.all(
-      names.map(async (name) => {
-        await mkdir(join(folder, 'versions', name));
-        const raw = serializeVersion(1, null, Buffer.concat([Buffer.from(`# ${name}\n`), text]), { tags: 'bench' });
-        await writeFile(join(folder, 'versions', name, 'v1'), raw);
-        await symlink(`versions/${name}/v1`, join(folder, name));
-      }),
-    );
-  }
+/** A folder of `count` notes, each as its first PUBLISH leaves it. */
+async function layFolder(root: string, folder: string, count: number): Promise<void> {
+  const text = `\n${'Some text. '.repeat(200)}\n`;
+  await layFirstVersions(root, count, (i) => ({
+    path: `${folder}/note-${i}.md`,
+    body: `# note-${i}.md\n${text}`,
+    metadata: { tags: 'bench' },
+  }));
 }
 
 async function main(sizes: number[], rounds: number, tree: string): Promise<void> {
@@ -44,7 +37,7 @@ async function main(sizes: number[], rounds: number, tree: string): Promise<void
   console.log(`world from ${tree}; ${rounds} rounds per size; medians (min) in ms`);
   for (const size of sizes) {
     const dir = await makeScratchDirectory('bench-list-');
-    await layFolder(join(dir, 'root', 'big'), size);
+    await layFolder(join(dir, 'root'), '/big', size);
     const server = await startWorldServer({
       root: join(dir, 'root'),
       listen: { host: '127.0.0.1', port: 0 },

@@ -19,42 +19,29 @@
  * its own process, alternated phase by phase with this one.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { layFirstVersions, type LaidDocument } from './lib/lay-store.ts';
 import { median, percentile } from './lib/measure.ts';
 import { makeScratchDirectory, removeScratchDirectory, stopOnExit } from './lib/scratch.ts';
 import { generateCorpus, sectionsPerDoc } from './search-latency.ts';
 import { wordRuns, type SearchDoc } from '../src/search/index.ts';
 import { MarkClient } from '../src/transport/mark-client.ts';
 import { generateDevCertificate } from '../src/transport/tls.ts';
-import { serializeVersion } from '../src/world/store/stored-format.ts';
 import type { startWorldServer as StartWorldServer } from '../src/world/world-server.ts';
 
 const fetchPath = '/team-0/doc-0.md';
 
-/** Lays each document out as a first publish leaves it (bench/world-list.ts). */
-async function layStore(root: string, docs: readonly SearchDoc[]): Promise<void> {
-  for (let start = 0; start < docs.length; start += 128) {
-    await Promise.all(
-      docs.slice(start, start + 128).map(async (doc) => {
-        const folder = join(root, dirname(doc.id));
-        const name = doc.id.slice(doc.id.lastIndexOf('/') + 1);
-        await mkdir(join(folder, 'versions', name), { recursive: true });
-        const metadata: Record<string, string> = {};
-        if (doc.description) metadata.description = doc.description;
-        if (doc.tags.length > 0) metadata.tags = doc.tags.join(', ');
-        await writeFile(
-          join(folder, 'versions', name, 'v1'),
-          serializeVersion(1, null, Buffer.from(doc.body), metadata),
-        );
-        await symlink(`versions/${name}/v1`, join(folder, name));
-      }),
-    );
-  }
+/** The generated document as its first PUBLISH stores it: description and tags as metadata. */
+function asLaidDocument(doc: SearchDoc): LaidDocument {
+  const metadata: Record<string, string> = {};
+  if (doc.description) metadata.description = doc.description;
+  if (doc.tags.length > 0) metadata.tags = doc.tags.join(', ');
+  return { path: doc.id, body: doc.body, metadata };
 }
 
 /** The corpus's most frequent body words, most frequent first. */
@@ -160,7 +147,7 @@ async function main(documents: number, rounds: number, seconds: number, baseline
   const clients: MarkClient[] = [];
   try {
     const docs = generateCorpus(documents * sectionsPerDoc);
-    await layStore(join(dir, 'root'), docs);
+    await layFirstVersions(join(dir, 'root'), docs.length, (index) => asLaidDocument(docs[index]!));
     const words = frequentWords(docs, 32);
     const lookups: { name: string; metadata: Record<string, string> }[] = [
       {

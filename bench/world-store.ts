@@ -7,13 +7,13 @@
  * Run: `node bench/world-store.ts [publishes] [startupSizes e.g. 10000,100000]`.
  */
 import { fileURLToPath } from 'node:url';
-import { mkdir, writeFile, symlink, open, readdir, readFile, lstat } from 'node:fs/promises';
+import { mkdir, writeFile, open, readdir, readFile, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { layFirstVersions } from './lib/lay-store.ts';
 import { formatLatency, measureSequential, ratio } from './lib/measure.ts';
 import { makeScratchDirectory, removeScratchDirectory } from './lib/scratch.ts';
 import { openWorld } from '../src/world/world.ts';
 import { startWorldServer } from '../src/world/world-server.ts';
-import { serializeVersion } from '../src/world/store/stored-format.ts';
 import { generateDevCertificate } from '../src/transport/tls.ts';
 import { MarkClient } from '../src/transport/mark-client.ts';
 import { encodeRequest } from '../src/protocol/request.ts';
@@ -80,30 +80,16 @@ export async function runPublishBench(count = 300): Promise<string[]> {
   }
 }
 
-/** Lays out N documents directly in the Go layout (no fsync: this measures opening, not writing). */
+/**
+ * N documents, 500 to a folder, as their first PUBLISH leaves them (no fsync:
+ * this measures opening, not writing).
+ */
 async function generateStore(root: string, count: number): Promise<void> {
-  const perDir = 500;
-  for (let d = 0; d * perDir < count; d++) {
-    const dirAbs = join(root, `section-${d}`);
-    await mkdir(join(dirAbs, 'versions'), { recursive: true });
-    const writes: Promise<void>[] = [];
-    for (let i = d * perDir; i < Math.min(count, (d + 1) * perDir); i++) {
-      const name = `doc-${i}.md`;
-      writes.push(
-        (async () => {
-          await mkdir(join(dirAbs, 'versions', name));
-          const raw = serializeVersion(1, null, Buffer.from(body(i)), {
-            tags: `topic-${i % 97},bench`,
-            importance: String((i % 10) / 10),
-            type: 'Note',
-          });
-          await writeFile(join(dirAbs, 'versions', name, 'v1'), raw);
-          await symlink(`versions/${name}/v1`, join(dirAbs, name));
-        })(),
-      );
-    }
-    await Promise.all(writes);
-  }
+  await layFirstVersions(root, count, (i) => ({
+    path: `/section-${Math.floor(i / 500)}/doc-${i}.md`,
+    body: body(i),
+    metadata: { tags: `topic-${i % 97},bench`, importance: String((i % 10) / 10), type: 'Note' },
+  }));
 }
 
 async function plainWalk(dir: string): Promise<number> {
