@@ -95,6 +95,10 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
 
   async function verifyToken(token: string): Promise<Identity> {
     const common = {
+      // A token without `exp` would be accepted for ever, and so would the streams it opens
+      // (stream-expiry.ts): ours always carry one, and OpenID Connect Core §2 requires it of ID
+      // tokens, so its absence is a doubt, and refused.
+      requiredClaims: ['exp'],
       clockTolerance: tolerance,
       ...(options.currentDate ? { currentDate: options.currentDate() } : {}),
     };
@@ -129,6 +133,7 @@ export function createBearerVerifier(options: BearerVerifierOptions): BearerVeri
     const identity = identityFromClaims(claims, issuedBy);
     if (client !== undefined && broker.webClients?.includes(client) === true) identity.webClient = client;
     if (typeof claims.exp === 'number') {
+      // Always true (`requiredClaims` above); the check narrows the type.
       // jose accepts it up to `exp` plus the leeway, while its key is trusted: its streams last so long (stream-expiry.ts).
       identity.acceptedUntil = Math.min((claims.exp + tolerance) * 1000, brokerKey?.until ?? Infinity);
       // Cached no longer than the token lives, nor than the key that signed it is trusted.

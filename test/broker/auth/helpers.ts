@@ -9,7 +9,7 @@ export type LocalIdp = {
   fetches: () => number;
   sign: (
     claims: Record<string, unknown>,
-    options?: { audience?: string; issuer?: string; expiresIn?: string; kid?: string },
+    options?: { audience?: string; issuer?: string; expiresIn?: string | null; kid?: string },
   ) => Promise<string>;
   close: () => Promise<void>;
 };
@@ -29,15 +29,17 @@ export async function startLocalIdp(clientId: string): Promise<LocalIdp> {
     issuer: base,
     jwksUri: `${base}/jwks`,
     fetches: () => fetches,
-    sign: (claims, options = {}) =>
-      new SignJWT(claims)
+    sign: (claims, options = {}) => {
+      const jwt = new SignJWT(claims)
         .setProtectedHeader({ alg: 'RS256', kid: options.kid ?? 'idp-key-1' })
         .setIssuer(options.issuer ?? base)
         .setAudience(options.audience ?? clientId)
         .setSubject('idp-subject-1')
-        .setIssuedAt()
-        .setExpirationTime(options.expiresIn ?? '10m')
-        .sign(privateKey),
+        .setIssuedAt();
+      // null: a token with no `exp` at all, as a misconfigured IdP could issue.
+      if (options.expiresIn !== null) jwt.setExpirationTime(options.expiresIn ?? '10m');
+      return jwt.sign(privateKey);
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -198,6 +198,16 @@ describe('broker tokens (ES256, own key)', () => {
     assert.deepEqual(upstreamCalls, []);
   });
 
+  it('refuses a broker-signed token without exp, which would be accepted for ever (deny on doubt)', async () => {
+    const token = await new SignJWT({ email: 'ada@example.com', email_verified: true })
+      .setProtectedHeader({ alg: 'ES256', kid: key.kid })
+      .setIssuer(issuer)
+      .setAudience(resource)
+      .setSubject('s')
+      .sign(key.privateKey);
+    await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
+  });
+
   it('refuses alg none under the broker kid', async () => {
     const token = unsignedToken(key.kid, { iss: issuer, aud: resource, email: 'ada@example.com' });
     await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
@@ -290,6 +300,11 @@ describe('upstream ID tokens (remote JWKS)', () => {
   it('refuses an expired ID token', async () => {
     const token = await idp.sign({ email: 'grace@example.com', email_verified: true }, { expiresIn: '-5m' });
     await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_EXPIRED');
+  });
+
+  it('refuses an ID token without exp, which would be accepted for ever (deny on doubt)', async () => {
+    const token = await idp.sign({ email: 'grace@example.com', email_verified: true }, { expiresIn: null });
+    await assertRefused(verify, `Bearer ${token}`, 'ERR_BEARER_INVALID');
   });
 
   it('refuses a token whose kid the IdP does not publish', async () => {
