@@ -14,7 +14,7 @@ import {
 import { WorldDirectory } from '../../graph/index.ts';
 import { defaultHubWorld } from '../../hub-world.ts';
 import type { WorldInfo } from '../../worlds/gateway.ts';
-import { worldNamed } from '../../worlds/world-aliases.ts';
+import { worldInArgument } from '../../worlds/world-aliases.ts';
 import { optionalInteger, optionalString, wrongType } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
@@ -23,7 +23,10 @@ import { severities } from '../../knowledge/policy.ts';
 import { describe } from './descriptions.ts';
 
 const inputSchema = {
-  worlds: optionalString('worlds', 'comma list of world names to examine (default: every world)'),
+  worlds: optionalString(
+    'worlds',
+    'comma list of worlds to examine, each its name or an address from mark_worlds (default: every world)',
+  ),
   kinds: optionalString('kinds', `comma list of finding kinds to report (default: all): ${findingKinds.join(', ')}`),
   similarity: z
     .number({ error: wrongType('similarity', 'a number') })
@@ -92,7 +95,7 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
   if (cursor === null) return toolError('invalid cursor: pass the next-cursor of a previous page');
   const known = ctx.gateway.list();
   const wanted = commaList(args.worlds);
-  const resolved = wanted.map((name) => worldNamed(name, known));
+  const resolved = wanted.map((name) => worldInArgument(name, known));
   const unknownAt = resolved.indexOf(undefined);
   if (unknownAt !== -1) return toolError(unknownWorldText(wanted[unknownAt] as string, known));
   const kinds = commaList(args.kinds);
