@@ -173,13 +173,20 @@ function goValueQuote(value: unknown): string {
 }
 
 /**
+ * Metadata keys a tool sets through an argument of its own, each with where to set it instead:
+ * left out of that tool's advertised metadata and refused when sent, since the tool would
+ * otherwise drop it without a word (mark_graph_publish's `retention`).
+ */
+export type SetElsewhere = Partial<Record<'retention', string>>;
+
+/**
  * Publisher metadata: advertised as an object of string values (the Mark wire
  * carries only strings), with the keys the tools give a meaning declared by
  * name. A number or boolean is still taken and written as the Go broker writes
  * it (`0.8`, `true`), so agents built against it keep working; nested values
  * are refused.
  */
-export function optionalMetadata(name: string, description: string) {
+export function optionalMetadata(name: string, description: string, setElsewhere: SetElsewhere = {}) {
   const stringValue = (key?: string) =>
     z.preprocess(
       (value) => (typeof value === 'number' || typeof value === 'boolean' ? goValueString(value) : value),
@@ -188,20 +195,33 @@ export function optionalMetadata(name: string, description: string) {
       }),
     );
   const named = (key: string, what: string) => stringValue(key).optional().describe(what);
+  const keys = {
+    title: named('title', 'the title shown in listings and lookups'),
+    tags: named('tags', 'comma-separated tags, e.g. "runbook, auth"'),
+    importance: named('importance', 'a number from 0 to 1 as a string, e.g. "0.8"; ranks mark_lookup'),
+    ...(setElsewhere.retention === undefined
+      ? {
+          retention: named(
+            'retention',
+            'a positive integer as a string: permanently deletes all but the newest N versions',
+          ),
+        }
+      : {}),
+  };
+  const elsewhere = Object.entries(setElsewhere);
+  // A refinement, not a key: tools/list shows no property it refuses (z.toJSONSchema skips checks).
   return z
-    .object(
-      {
-        title: named('title', 'the title shown in listings and lookups'),
-        tags: named('tags', 'comma-separated tags, e.g. "runbook, auth"'),
-        importance: named('importance', 'a number from 0 to 1 as a string, e.g. "0.8"; ranks mark_lookup'),
-        retention: named(
-          'retention',
-          'a positive integer as a string: permanently deletes all but the newest N versions',
-        ),
-      },
-      { error: wrongType(name, 'an object of string values') },
-    )
+    .object(keys, { error: wrongType(name, 'an object of string values') })
     .catchall(stringValue())
+    .superRefine((metadata, context) => {
+      for (const [key, instead] of elsewhere)
+        if (key in metadata)
+          context.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `${name}.${key} is not taken by this tool: ${instead}`,
+          });
+    })
     .optional()
     .describe(description);
 }

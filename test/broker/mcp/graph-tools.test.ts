@@ -1,5 +1,6 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { z } from 'zod';
 import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
 import { edgeAnnotation, goQuote } from '../../../src/broker/graph/go-format.ts';
 import { renderBacklinksSection } from '../../../src/broker/graph/backlinks-section.ts';
@@ -285,6 +286,33 @@ describe('graph tools', () => {
         await call('mark_graph_publish', { url: 'mark://team-a/graph.md', expected_version: 0, retention: -1 }),
         { text: 'retention must be from 0 to 1000000 (0 keeps every version)', isError: true },
       );
+    });
+
+    it('advertises no metadata.retention, which the retention argument sets, and refuses one rather than drop it', async () => {
+      const metadataKeys = (toolName: string) => {
+        const tool = allTools({ graph: true }).find((t) => t.name === toolName)!;
+        const schema = z.toJSONSchema(z.object(tool.inputSchema), { io: 'input' }) as unknown as {
+          properties: { metadata: { properties: Record<string, unknown> } };
+        };
+        return Object.keys(schema.properties.metadata.properties);
+      };
+      assert.deepEqual(metadataKeys('mark_graph_publish'), ['title', 'tags', 'importance']);
+      // mark_publish and mark_index pass metadata.retention to the world, which prunes by it.
+      for (const name of ['mark_publish', 'mark_index'])
+        assert.deepEqual(metadataKeys(name), ['title', 'tags', 'importance', 'retention'], name);
+      gateway.calls.length = 0;
+      assert.deepEqual(
+        await call('mark_graph_publish', {
+          url: 'mark://team-a/graph.md',
+          expected_version: 0,
+          metadata: { tags: 'graph', retention: '3' },
+        }),
+        {
+          text: 'metadata.retention is not taken by this tool: use the retention argument (default 20, 0 keeps every version)',
+          isError: true,
+        },
+      );
+      assert.equal(gateway.calls.length, 0);
     });
 
     it('refuses non-writers, unverified identities and unknown worlds without sending anything', async () => {
