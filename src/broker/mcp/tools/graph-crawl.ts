@@ -2,7 +2,7 @@ import { clampedInteger, requiredString } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
 import { graphTarget } from '../tool-input.ts';
 import { structuredResult, toolError, toolErrorText, unknownWorldText } from '../tool-result.ts';
-import { graphShape, graphData } from '../structured.ts';
+import { crawlGraphShape, graphData } from '../structured.ts';
 import { goPadEnd, goQuote } from '../go-format.ts';
 import { cappedList } from '../outline-text.ts';
 import {
@@ -37,7 +37,7 @@ export const markGraph = defineTool({
       { min: 1, max: maxCrawlDepth, clampBelow: true },
     ),
   },
-  outputSchema: graphShape,
+  outputSchema: crawlGraphShape,
   readOnly: true,
   openWorld: false,
   handler: async (args, ctx) => {
