@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { goQuote, goValueString } from './go-format.ts';
 import { isGeneratedDocument } from '../graph/federation/hub-outputs.ts';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../protocol/limits.ts';
+import { countText } from '../count-text.ts';
 
 /**
  * Argument schemas with the reference broker's messages (Go broker
@@ -49,7 +50,7 @@ function describeValue(value: unknown): string {
 export const maxQueryBytes = 4096;
 
 /** How the `query` descriptions state the bound (test/e2e/tool-schemas.test.ts reads it). */
-export const queryLengthText = `at most ${maxQueryBytes.toLocaleString('en')} bytes`;
+export const queryLengthText = `at most ${countText(maxQueryBytes)} bytes`;
 
 /**
  * The `query` of mark_search and the lookups: required, at most `maxQueryBytes`
@@ -66,7 +67,7 @@ export function queryArgument(description: string) {
         code: 'custom',
         input: ctx.value,
         message:
-          `query is ${bytes.toLocaleString('en')} bytes, longer than the ${maxQueryBytes.toLocaleString('en')} bytes a query may be; ` +
+          `query is ${countText(bytes)} bytes, longer than the ${countText(maxQueryBytes)} bytes a query may be; ` +
           'ask again with the words that matter most (a world searches at most 32 of them)',
       });
     })

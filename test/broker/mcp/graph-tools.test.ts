@@ -139,7 +139,8 @@ describe('graph tools', () => {
       assert.match(first.text, /^Backlinks for mark:\/\/team-a\/docs\/a\.md \(2500, listing 1 to 100\):\n/);
       assert.match(
         first.text,
-        /\n\+2400 more backlinks \(the text lists 100 at a time: ask again with offset 100; structuredContent holds 1000 from offset 0, then next_offset 1000\)\n$/,
+        // Counts printed as every tool prints them (src/broker/count-text.ts); offsets stay digits, to be sent back.
+        /\n\+2,400 more backlinks \(the text lists 100 at a time: ask again with offset 100; structuredContent holds 1,000 from offset 0, then next_offset 1000\)\n$/,
       );
       const data = first.structured as {
         count: number;
@@ -412,6 +413,10 @@ describe('mark_explore backlinks section', () => {
     assert.ok(text.startsWith('\n## Backlinks (12)\n- mark://w/s00.md\n- [S1](mark://w/s01.md)\n'));
     assert.ok(text.endsWith('- [S9](mark://w/s09.md)\n+2 more backlinks\n'));
     assert.equal(text.split('\n').length, 2 + 10 + 2);
+    // The remainder as every tool prints a count; the heading keeps the reference's plain number.
+    const many = renderBacklinksSection(Array.from({ length: 1012 }, (_, i) => entry(i % 100)));
+    assert.ok(many.startsWith('\n## Backlinks (1012)\n'));
+    assert.ok(many.endsWith('\n+1,002 more backlinks\n'));
   });
 
   it('says when the read-check bound withheld linking documents instead of "none recorded"', () => {

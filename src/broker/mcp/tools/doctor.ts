@@ -20,6 +20,7 @@ import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
 import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
 import { severities } from '../../knowledge/policy.ts';
+import { countText } from '../../count-text.ts';
 import { describe } from './descriptions.ts';
 
 const inputSchema = {
@@ -72,7 +73,7 @@ export const markDoctor = defineTool({
   title: 'Check the knowledge base',
   description: describe(
     'Report what needs care across the worlds you may read: exact and near duplicate documents, documents that break the publishing policy, untagged documents that mark_lookup cannot find, broken mark:// links and orphans nothing links to.',
-    `Reads up to ${defaultCorpusLimits.maxDocuments.toLocaleString('en')} documents and ${defaultCorpusLimits.maxBytes / (1024 * 1024)} MiB within ${defaultCorpusLimits.timeMs / 1000} s, and scores at most ${maxNearComparisons.toLocaleString('en')} pairs for near duplicates; status: partial names the worlds it could not cover, or says where the near-duplicate search stopped. Paged: pass next-cursor to get the next page; later pages come from the report the first call made (kept 10 minutes), so they cost nothing and agree with it.`,
+    `Reads up to ${countText(defaultCorpusLimits.maxDocuments)} documents and ${defaultCorpusLimits.maxBytes / (1024 * 1024)} MiB within ${defaultCorpusLimits.timeMs / 1000} s, and scores at most ${countText(maxNearComparisons)} pairs for near duplicates; status: partial names the worlds it could not cover, or says where the near-duplicate search stopped. Paged: pass next-cursor to get the next page; later pages come from the report the first call made (kept 10 minutes), so they cost nothing and agree with it.`,
   ),
   inputSchema,
   outputSchema,
