@@ -45,7 +45,7 @@ const brokerModules: Record<string, readonly string[]> = {
   changes: ['worlds', 'graph', 'knowledge', 'mcp'],
   http: ['auth', 'changes', 'config', 'mcp', 'state', 'worlds'],
 };
-const brokerKernel = new Set(['identity.ts', 'fan-out.ts', 'hub-world.ts']);
+const brokerKernel = new Set(['identity.ts', 'fan-out.ts', 'hub-world.ts', 'count-text.ts']);
 
 function* sourceFiles(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {

@@ -1,3 +1,4 @@
+import { countText } from '../count-text.ts';
 import { edgeAnnotation, goQuote } from './go-format.ts';
 import type { BacklinkEntry, SeedOrigin } from './graph-store.ts';
 
@@ -40,6 +41,6 @@ export function renderBacklinksSection(entries: readonly BacklinkEntry[], withhe
     return `${out}(none recorded; run mark_graph to populate; the broker's graph store is per-pod and resets on restart)\n`;
   }
   for (const entry of entries.slice(0, exploreSectionCap)) out += `${backlinkLine(entry)}\n`;
-  if (entries.length > exploreSectionCap) out += `+${entries.length - exploreSectionCap} more backlinks\n`;
+  if (entries.length > exploreSectionCap) out += `+${countText(entries.length - exploreSectionCap)} more backlinks\n`;
   return out + withheldNote;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { goQuote, goValueString } from './go-format.ts';
 import { isGeneratedDocument } from '../graph/federation/hub-outputs.ts';
 import { lookupDefaultLimit, lookupMaxLimit } from '../../protocol/limits.ts';
+import { countText } from '../count-text.ts';
 
 /**
  * Argument schemas with the reference broker's messages (Go broker
@@ -49,7 +50,7 @@ function describeValue(value: unknown): string {
 export const maxQueryBytes = 4096;
 
 /** How the `query` descriptions state the bound (test/e2e/tool-schemas.test.ts reads it). */
-export const queryLengthText = `at most ${maxQueryBytes.toLocaleString('en')} bytes`;
+export const queryLengthText = `at most ${countText(maxQueryBytes)} bytes`;
 
 /**
  * The `query` of mark_search and the lookups: required, at most `maxQueryBytes`
@@ -66,7 +67,7 @@ export function queryArgument(description: string) {
         code: 'custom',
         input: ctx.value,
         message:
-          `query is ${bytes.toLocaleString('en')} bytes, longer than the ${maxQueryBytes.toLocaleString('en')} bytes a query may be; ` +
+          `query is ${countText(bytes)} bytes, longer than the ${countText(maxQueryBytes)} bytes a query may be; ` +
           'ask again with the words that matter most (a world searches at most 32 of them)',
       });
     })
@@ -173,13 +174,20 @@ function goValueQuote(value: unknown): string {
 }
 
 /**
+ * Metadata keys a tool sets through an argument of its own, each with where to set it instead:
+ * left out of that tool's advertised metadata and refused when sent, since the tool would
+ * otherwise drop it without a word (mark_graph_publish's `retention`).
+ */
+export type SetElsewhere = Partial<Record<'retention', string>>;
+
+/**
  * Publisher metadata: advertised as an object of string values (the Mark wire
  * carries only strings), with the keys the tools give a meaning declared by
  * name. A number or boolean is still taken and written as the Go broker writes
  * it (`0.8`, `true`), so agents built against it keep working; nested values
  * are refused.
  */
-export function optionalMetadata(name: string, description: string) {
+export function optionalMetadata(name: string, description: string, setElsewhere: SetElsewhere = {}) {
   const stringValue = (key?: string) =>
     z.preprocess(
       (value) => (typeof value === 'number' || typeof value === 'boolean' ? goValueString(value) : value),
@@ -188,20 +196,33 @@ export function optionalMetadata(name: string, description: string) {
       }),
     );
   const named = (key: string, what: string) => stringValue(key).optional().describe(what);
+  const keys = {
+    title: named('title', 'the title shown in listings and lookups'),
+    tags: named('tags', 'comma-separated tags, e.g. "runbook, auth"'),
+    importance: named('importance', 'a number from 0 to 1 as a string, e.g. "0.8"; ranks mark_lookup'),
+    ...(setElsewhere.retention === undefined
+      ? {
+          retention: named(
+            'retention',
+            'a positive integer as a string: permanently deletes all but the newest N versions',
+          ),
+        }
+      : {}),
+  };
+  const elsewhere = Object.entries(setElsewhere);
+  // A refinement, not a key: tools/list shows no property it refuses (z.toJSONSchema skips checks).
   return z
-    .object(
-      {
-        title: named('title', 'the title shown in listings and lookups'),
-        tags: named('tags', 'comma-separated tags, e.g. "runbook, auth"'),
-        importance: named('importance', 'a number from 0 to 1 as a string, e.g. "0.8"; ranks mark_lookup'),
-        retention: named(
-          'retention',
-          'a positive integer as a string: permanently deletes all but the newest N versions',
-        ),
-      },
-      { error: wrongType(name, 'an object of string values') },
-    )
+    .object(keys, { error: wrongType(name, 'an object of string values') })
     .catchall(stringValue())
+    .superRefine((metadata, context) => {
+      for (const [key, instead] of elsewhere)
+        if (key in metadata)
+          context.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `${name}.${key} is not taken by this tool: ${instead}`,
+          });
+    })
     .optional()
     .describe(description);
 }

@@ -1,4 +1,5 @@
 import { bodyLimitText } from '../../protocol/limits.ts';
+import { countText } from '../count-text.ts';
 
 /** What a refusal names and what it tells the caller to do instead. */
 export type OversizeWording = { what: string; advice: string };
@@ -27,7 +28,7 @@ export const fragmentOversize: OversizeWording = {
  * tells the caller neither cause nor cure.
  */
 export function oversizeRefusal(verb: string, bytes: number, wording: OversizeWording): string {
-  return `${verb} refused: the ${wording.what} is ${bytes.toLocaleString('en')} bytes; a Mark document holds at most ${bodyLimitText}, so nothing was sent: ${wording.advice}`;
+  return `${verb} refused: the ${wording.what} is ${countText(bytes)} bytes; a Mark document holds at most ${bodyLimitText}, so nothing was sent: ${wording.advice}`;
 }
 
 /** `storefmt.ErrSizeLimit` as the world answers it (src/world/handler/store-errors.ts): APPEND's joined body passed the limit. */

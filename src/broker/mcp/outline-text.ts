@@ -1,4 +1,5 @@
 import { MarkdownDocument } from '../../markdown/index.ts';
+import { countText } from '../count-text.ts';
 
 /**
  * The headings a reader tool reads of one document: mark_fetch's outline and sections, mark_explore's
@@ -10,11 +11,11 @@ import { MarkdownDocument } from '../../markdown/index.ts';
 export const outlineHeadingLimit = 10_000;
 
 /** The bound as every tool text and schema names it: "the first 10,000". */
-export const headingsReadBound = `the first ${outlineHeadingLimit.toLocaleString('en')}`;
+export const headingsReadBound = `the first ${countText(outlineHeadingLimit)}`;
 
 /** "N more headings not read", N as the tools print counts; the one wording of the unread count. */
 function headingsNotRead(unread: number): string {
-  return `${unread.toLocaleString('en')} more headings not read`;
+  return `${countText(unread)} more headings not read`;
 }
 
 /** A body as the reader tools read it: at most `outlineHeadingLimit` headings. */
@@ -62,7 +63,7 @@ export function cappedList(lines: readonly string[], limit: number, noun: string
     .slice(0, limit)
     .map((line) => `${line}\n`)
     .join('');
-  if (lines.length > limit) out += `+${(lines.length - limit).toLocaleString('en')} more ${noun}\n`;
+  if (lines.length > limit) out += `+${countText(lines.length - limit)} more ${noun}\n`;
   return out;
 }
 

@@ -198,30 +198,32 @@ export function graphEdgeData(edge: GraphEdge, provenance: Provenance): z.infer<
   return { from, to, rel, label, anchor, count: Math.max(edge.count, 1), provenance };
 }
 
-/** A link graph as data: mark_graph (what one crawl saw) and mark_graph_export (the whole store). */
-export const graphShape = {
+/** A link graph as data, the fields mark_graph and mark_graph_export share. */
+const graphShape = {
   status: z.literal('ok'),
-  url: z.string().optional().describe('the document the crawl started from'),
-  node_count: z
-    .number()
-    .int()
-    .describe("the crawl's nodes; for mark_graph_export the whole graph's, of which nodes holds one page"),
-  edge_count: z
-    .number()
-    .int()
-    .describe("the crawl's edges; for mark_graph_export the whole graph's, of which edges holds one page"),
   nodes: z.array(graphNodeSchema).describe('sorted by URL'),
   edges: z.array(graphEdgeSchema).describe('sorted by from, to, relation'),
-  offset: z.number().int().optional().describe('mark_graph_export: the rows (nodes, then edges) before this page'),
-  next_offset: z
-    .number()
-    .int()
-    .optional()
-    .describe('mark_graph_export: the offset of the next page; absent on the last page'),
+};
+
+/** mark_graph: what one crawl saw, whole (the tool takes no offset: its answer is never paged). */
+export const crawlGraphShape = {
+  ...graphShape,
+  url: z.string().describe('the document the crawl started from'),
+  node_count: z.number().int().describe("the crawl's nodes"),
+  edge_count: z.number().int().describe("the crawl's edges"),
   not_recorded: z
     .array(z.string())
     .optional()
-    .describe('mark_graph: documents this crawl read that the shared graph had no room to record'),
+    .describe('documents this crawl read that the shared graph had no room to record'),
+};
+
+/** mark_graph_export: one page of the whole store, asked for by offset. */
+export const exportGraphShape = {
+  ...graphShape,
+  node_count: z.number().int().describe("the whole graph's nodes, of which nodes holds one page"),
+  edge_count: z.number().int().describe("the whole graph's edges, of which edges holds one page"),
+  offset: z.number().int().describe('the rows (nodes, then edges) before this page'),
+  next_offset: z.number().int().optional().describe('the offset of the next page; absent on the last page'),
 };
 
 export function graphData(

@@ -44,6 +44,22 @@ export function worldForAuthority(authority: string, worlds: readonly WorldInfo[
   return null;
 }
 
+/**
+ * The world a tool's world argument (mark_search `world`, mark_doctor `worlds`) names, in any form
+ * mark_worlds shows and URL arguments accept: the bare name, `mark://{world}` or `mark://{world}/`,
+ * the public URL or internal address, each with or without `mark://` and the default port, matched
+ * as a URL's authority is (`worldForAuthority`). Undefined for anything else: a URL with a path,
+ * query or fragment names a document or folder, not a world, and is not cut down to its world.
+ */
+export function worldInArgument(raw: string, worlds: readonly WorldInfo[]): WorldInfo | undefined {
+  const match = markUrlShape.exec(raw);
+  const [authority, rest] = match === null ? [raw, ''] : [match[1] ?? '', match[2] ?? ''];
+  if (authority === '' || authority.includes('@') || authority.includes('/') || (rest !== '' && rest !== '/'))
+    return undefined;
+  const name = worldForAuthority(authority, worlds);
+  return name === null ? undefined : worldNamed(name, worlds);
+}
+
 /** An authority as aliases compare it: lower-case, with the Mark default port when it has none. */
 export function authorityKey(authority: string): string {
   return withPort(authority.toLowerCase());

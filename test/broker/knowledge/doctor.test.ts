@@ -142,6 +142,12 @@ describe('mark_doctor over real QUIC worlds', () => {
     );
     // World names compare lower-case, as in every mark:// URL; before, BETA was an unknown world here.
     assert.equal((await runTool(markDoctor, { worlds: 'BETA' }, ctx)).text, betaOnly.text);
+    // Every form mark_worlds shows, as URL arguments take them; before, each was an unknown world.
+    const betaAddress = gateway.get('beta')!.address;
+    for (const form of ['mark://beta/', 'mark://beta', `mark://${betaAddress}`, betaAddress])
+      assert.equal((await runTool(markDoctor, { worlds: form }, ctx)).text, betaOnly.text, form);
+    const both = await runTool(markDoctor, { worlds: 'alpha,beta' }, ctx);
+    assert.equal((await runTool(markDoctor, { worlds: `mark://alpha/, ${betaAddress}, beta` }, ctx)).text, both.text);
     assert.deepEqual(await runTool(markDoctor, { worlds: 'gamma' }, ctx), {
       isError: true,
       text: 'broker: unknown world "gamma" (not in broker config; known worlds: alpha, beta)',

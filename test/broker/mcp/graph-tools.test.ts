@@ -1,5 +1,6 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { z } from 'zod';
 import { BrokerGraph } from '../../../src/broker/graph/graph-service.ts';
 import { edgeAnnotation, goQuote } from '../../../src/broker/graph/go-format.ts';
 import { renderBacklinksSection } from '../../../src/broker/graph/backlinks-section.ts';
@@ -138,7 +139,8 @@ describe('graph tools', () => {
       assert.match(first.text, /^Backlinks for mark:\/\/team-a\/docs\/a\.md \(2500, listing 1 to 100\):\n/);
       assert.match(
         first.text,
-        /\n\+2400 more backlinks \(the text lists 100 at a time: ask again with offset 100; structuredContent holds 1000 from offset 0, then next_offset 1000\)\n$/,
+        // Counts printed as every tool prints them (src/broker/count-text.ts); offsets stay digits, to be sent back.
+        /\n\+2,400 more backlinks \(the text lists 100 at a time: ask again with offset 100; structuredContent holds 1,000 from offset 0, then next_offset 1000\)\n$/,
       );
       const data = first.structured as {
         count: number;
@@ -287,6 +289,33 @@ describe('graph tools', () => {
       );
     });
 
+    it('advertises no metadata.retention, which the retention argument sets, and refuses one rather than drop it', async () => {
+      const metadataKeys = (toolName: string) => {
+        const tool = allTools({ graph: true }).find((t) => t.name === toolName)!;
+        const schema = z.toJSONSchema(z.object(tool.inputSchema), { io: 'input' }) as unknown as {
+          properties: { metadata: { properties: Record<string, unknown> } };
+        };
+        return Object.keys(schema.properties.metadata.properties);
+      };
+      assert.deepEqual(metadataKeys('mark_graph_publish'), ['title', 'tags', 'importance']);
+      // mark_publish and mark_index pass metadata.retention to the world, which prunes by it.
+      for (const name of ['mark_publish', 'mark_index'])
+        assert.deepEqual(metadataKeys(name), ['title', 'tags', 'importance', 'retention'], name);
+      gateway.calls.length = 0;
+      assert.deepEqual(
+        await call('mark_graph_publish', {
+          url: 'mark://team-a/graph.md',
+          expected_version: 0,
+          metadata: { tags: 'graph', retention: '3' },
+        }),
+        {
+          text: 'metadata.retention is not taken by this tool: use the retention argument (default 20, 0 keeps every version)',
+          isError: true,
+        },
+      );
+      assert.equal(gateway.calls.length, 0);
+    });
+
     it('refuses non-writers, unverified identities and unknown worlds without sending anything', async () => {
       gateway.calls.length = 0;
       assert.deepEqual(
@@ -384,6 +413,10 @@ describe('mark_explore backlinks section', () => {
     assert.ok(text.startsWith('\n## Backlinks (12)\n- mark://w/s00.md\n- [S1](mark://w/s01.md)\n'));
     assert.ok(text.endsWith('- [S9](mark://w/s09.md)\n+2 more backlinks\n'));
     assert.equal(text.split('\n').length, 2 + 10 + 2);
+    // The remainder as every tool prints a count; the heading keeps the reference's plain number.
+    const many = renderBacklinksSection(Array.from({ length: 1012 }, (_, i) => entry(i % 100)));
+    assert.ok(many.startsWith('\n## Backlinks (1012)\n'));
+    assert.ok(many.endsWith('\n+1,002 more backlinks\n'));
   });
 
   it('says when the read-check bound withheld linking documents instead of "none recorded"', () => {

@@ -154,6 +154,29 @@ describe('the tool registry', () => {
     }
   });
 
+  it('names a next page in its output only where the tool takes the argument to ask for it', () => {
+    // next_offset is answered as offset, next_cursor as cursor; a field no argument reads is a dead end.
+    const pagers = { offset: 'next_offset', cursor: 'next_cursor' } as const;
+    for (const tool of allTools({ graph: true })) {
+      const outputs = Object.keys(tool.outputSchema ?? {});
+      for (const [argument, field] of Object.entries(pagers)) {
+        const taken = argument in tool.inputSchema;
+        assert.equal(outputs.includes(field), taken, `${tool.name}: ${field} in output, ${argument} argument`);
+        if (argument === 'offset') assert.equal(outputs.includes('offset'), taken, `${tool.name}: offset in output`);
+      }
+    }
+    const graph = allTools({ graph: true }).find((tool) => tool.name === 'mark_graph')!;
+    assert.deepEqual(Object.keys(graph.outputSchema ?? {}).sort(), [
+      'edge_count',
+      'edges',
+      'node_count',
+      'nodes',
+      'not_recorded',
+      'status',
+      'url',
+    ]);
+  });
+
   it("refuses to hand out an answer outside the tool's own outputSchema (logged, never shown)", async () => {
     const logged: unknown[] = [];
     const tool = defineTool({

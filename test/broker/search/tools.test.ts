@@ -61,6 +61,50 @@ describe('mark_search over real worlds', () => {
     assert.match(unknown.text, /unknown world "nowhere"/);
   });
 
+  it('reads world in every form mark_worlds shows, as URL arguments are read', async () => {
+    const one = parseSearchText((await search({ query: 'night', world: 'beta' })).text);
+    const address = stack.gateway.get('beta')!.address;
+    // Before, each of these was "unknown world" though mark_worlds says tools accept every form.
+    for (const world of ['mark://beta/', 'mark://beta', 'MARK://Beta/', `mark://${address}`, address]) {
+      const result = await search({ query: 'night', world });
+      assert.equal(result.isError, undefined, `${world}: ${result.text}`);
+      assert.deepEqual(parseSearchText(result.text), one, world);
+    }
+    // A folder is a scope, not a world; the refusal names the worlds there are.
+    const folder = await search({ query: 'night', world: 'mark://beta/dev/' });
+    assert.equal(folder.isError, true);
+    assert.equal(
+      folder.text,
+      'broker: unknown world "mark://beta/dev/" (not in broker config; known worlds: alpha, beta, gamma)',
+    );
+  });
+
+  it('takes a scope that names its world, in any address form, and refuses one that disagrees with world', async () => {
+    const inDev = parseSearchText((await search({ query: 'night', world: 'beta', scope: '/dev/' })).text);
+    assert.deepEqual(
+      inDev.hits.map((h) => h.url),
+      ['mark://beta/dev/deploy.md#deploy'],
+    );
+    const address = stack.gateway.get('beta')!.address;
+    for (const args of [
+      { scope: 'mark://beta/dev/' },
+      { scope: `mark://${address}/dev/` },
+      { scope: 'mark://beta/dev/', world: 'mark://beta/' },
+    ]) {
+      const result = await search({ query: 'night', ...args });
+      assert.equal(result.isError, undefined, `${JSON.stringify(args)}: ${result.text}`);
+      assert.deepEqual(parseSearchText(result.text), inDev, JSON.stringify(args));
+    }
+    assert.deepEqual(await search({ query: 'night', world: 'alpha', scope: 'mark://beta/dev/' }), {
+      isError: true,
+      text: 'scope "mark://beta/dev/" is in world "beta", but world is "alpha": leave world out, or give scope as a path such as /dev/',
+    });
+    assert.deepEqual(await search({ query: 'night', scope: 'mark://nowhere/dev/' }), {
+      isError: true,
+      text: 'broker: unknown world "nowhere" (not in broker config; known worlds: alpha, beta, gamma)',
+    });
+  });
+
   it('never dead-ends: nothing found names the nearest titles and how to browse', async () => {
     const result = await search({ query: 'kyeboard' });
     assert.equal(result.isError, undefined);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WorldInfo } from '../../../src/broker/worlds/gateway.ts';
-import { canonicalWorldUrl, worldForAuthority } from '../../../src/broker/worlds/world-aliases.ts';
+import { canonicalWorldUrl, worldForAuthority, worldInArgument } from '../../../src/broker/worlds/world-aliases.ts';
 
 const worlds: WorldInfo[] = [
   { name: 'root', address: 'root.kb.svc.cluster.local:6309', publicUrl: 'mark://docs.example.com', source: 'config' },
@@ -30,5 +30,30 @@ describe('world aliases: every address the broker shows names one world', () => 
     assert.equal(canonicalWorldUrl('mark://docs.example.com/x?y=1', worlds), 'mark://root/x?y=1');
     assert.equal(canonicalWorldUrl('mark://user@localhost:6401/x', worlds), 'mark://user@localhost:6401/x');
     assert.equal(canonicalWorldUrl('https://localhost:6401/x', worlds), 'https://localhost:6401/x');
+  });
+
+  it('reads a world argument in every form mark_worlds shows, and nothing that names a document', () => {
+    const named = (raw: string) => worldInArgument(raw, worlds)?.name;
+    for (const form of ['team-a', 'TEAM-A', 'mark://team-a', 'mark://team-a/', 'MARK://Team-A/'])
+      assert.equal(named(form), 'team-a', form);
+    // The internal address and the public URL, with and without mark:// and the default port.
+    for (const form of ['localhost:6401', 'mark://localhost:6401', 'mark://team-a.example.com:7001/'])
+      assert.equal(named(form), 'team-a', form);
+    for (const form of ['docs.example.com', 'mark://docs.example.com:6309/', 'mark://root.kb.svc.cluster.local'])
+      assert.equal(named(form), 'root', form);
+    // Not a world: a document or folder, userinfo, another scheme, an empty authority, an ambiguous address.
+    for (const form of [
+      'mark://team-a/docs/',
+      'mark://team-a/x.md',
+      'mark://team-a?x',
+      'mark://user@team-a/',
+      'https://team-a/',
+      'mark:///',
+      '',
+      'team-a/',
+      '10.0.0.9:6309',
+      'nowhere',
+    ])
+      assert.equal(named(form), undefined, form);
   });
 });

@@ -7,6 +7,7 @@ import { examineFewerWorlds } from './corpus.ts';
 import type { Policy, Severity } from '../policy.ts';
 import { isPublishingStandard } from '../publishing-standard.ts';
 import { maxNearComparisons, nearDuplicates } from './near-duplicates.ts';
+import { countText } from '../../count-text.ts';
 
 /**
  * The knowledge doctor's judgement over a set of read documents (pure: the
@@ -31,7 +32,7 @@ export type Diagnosis = { findings: Finding[]; nearDuplicatesComplete: boolean }
 
 /** Why a report whose near-duplicate search ran out of comparisons is partial, and what to do about it. */
 export const nearDuplicatesStopped =
-  `near-duplicate search stopped after ${maxNearComparisons.toLocaleString('en')} comparisons: too many documents ` +
+  `near-duplicate search stopped after ${countText(maxNearComparisons)} comparisons: too many documents ` +
   `are alike, so some near duplicates are not reported; ${examineFewerWorlds}`;
 export const findingKinds: readonly FindingKind[] = [
   'exact-duplicate',

@@ -5,6 +5,7 @@ import { structuredResult } from '../tool-result.ts';
 import { z } from 'zod';
 import { backlinkSchema } from '../structured.ts';
 import { backlinkLine, readCheckBudgetPerWorld, readChecksPerAnswer } from '../../graph/index.ts';
+import { countText } from '../../count-text.ts';
 import { describe } from './descriptions.ts';
 import { graphTextListCap } from './graph-crawl.ts';
 
@@ -110,5 +111,5 @@ function backlinksText(
   const more = count - offset - shown.length;
   if (more === 0) return out;
   const then = next === undefined ? '' : `, then next_offset ${next}`;
-  return `${out}+${more} more backlinks (the text lists ${graphTextListCap} at a time: ask again with offset ${offset + shown.length}; structuredContent holds ${page.length} from offset ${offset}${then})\n`;
+  return `${out}+${countText(more)} more backlinks (the text lists ${graphTextListCap} at a time: ask again with offset ${offset + shown.length}; structuredContent holds ${countText(page.length)} from offset ${offset}${then})\n`;
 }

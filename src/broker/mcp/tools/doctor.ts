@@ -14,16 +14,20 @@ import {
 import { WorldDirectory } from '../../graph/index.ts';
 import { defaultHubWorld } from '../../hub-world.ts';
 import type { WorldInfo } from '../../worlds/gateway.ts';
-import { worldNamed } from '../../worlds/world-aliases.ts';
+import { worldInArgument } from '../../worlds/world-aliases.ts';
 import { optionalInteger, optionalString, wrongType } from '../args.ts';
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
 import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
 import { severities } from '../../knowledge/policy.ts';
+import { countText } from '../../count-text.ts';
 import { describe } from './descriptions.ts';
 
 const inputSchema = {
-  worlds: optionalString('worlds', 'comma list of world names to examine (default: every world)'),
+  worlds: optionalString(
+    'worlds',
+    'comma list of worlds to examine, each its name or an address from mark_worlds (default: every world)',
+  ),
   kinds: optionalString('kinds', `comma list of finding kinds to report (default: all): ${findingKinds.join(', ')}`),
   similarity: z
     .number({ error: wrongType('similarity', 'a number') })
@@ -69,7 +73,7 @@ export const markDoctor = defineTool({
   title: 'Check the knowledge base',
   description: describe(
     'Report what needs care across the worlds you may read: exact and near duplicate documents, documents that break the publishing policy, untagged documents that mark_lookup cannot find, broken mark:// links and orphans nothing links to.',
-    `Reads up to ${defaultCorpusLimits.maxDocuments.toLocaleString('en')} documents and ${defaultCorpusLimits.maxBytes / (1024 * 1024)} MiB within ${defaultCorpusLimits.timeMs / 1000} s, and scores at most ${maxNearComparisons.toLocaleString('en')} pairs for near duplicates; status: partial names the worlds it could not cover, or says where the near-duplicate search stopped. Paged: pass next-cursor to get the next page; later pages come from the report the first call made (kept 10 minutes), so they cost nothing and agree with it.`,
+    `Reads up to ${countText(defaultCorpusLimits.maxDocuments)} documents and ${defaultCorpusLimits.maxBytes / (1024 * 1024)} MiB within ${defaultCorpusLimits.timeMs / 1000} s, and scores at most ${countText(maxNearComparisons)} pairs for near duplicates; status: partial names the worlds it could not cover, or says where the near-duplicate search stopped. Paged: pass next-cursor to get the next page; later pages come from the report the first call made (kept 10 minutes), so they cost nothing and agree with it.`,
   ),
   inputSchema,
   outputSchema,
@@ -92,7 +96,7 @@ async function doctor(ctx: ToolContext, args: DoctorArgs): Promise<ToolResult> {
   if (cursor === null) return toolError('invalid cursor: pass the next-cursor of a previous page');
   const known = ctx.gateway.list();
   const wanted = commaList(args.worlds);
-  const resolved = wanted.map((name) => worldNamed(name, known));
+  const resolved = wanted.map((name) => worldInArgument(name, known));
   const unknownAt = resolved.indexOf(undefined);
   if (unknownAt !== -1) return toolError(unknownWorldText(wanted[unknownAt] as string, known));
   const kinds = commaList(args.kinds);

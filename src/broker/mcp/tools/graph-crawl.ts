@@ -2,9 +2,10 @@ import { clampedInteger, requiredString } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
 import { graphTarget } from '../tool-input.ts';
 import { structuredResult, toolError, toolErrorText, unknownWorldText } from '../tool-result.ts';
-import { graphShape, graphData } from '../structured.ts';
+import { crawlGraphShape, graphData } from '../structured.ts';
 import { goPadEnd, goQuote } from '../go-format.ts';
 import { cappedList } from '../outline-text.ts';
+import { countText } from '../../count-text.ts';
 import {
   compareEdges,
   compareUtf8,
@@ -37,7 +38,7 @@ export const markGraph = defineTool({
       { min: 1, max: maxCrawlDepth, clampBelow: true },
     ),
   },
-  outputSchema: graphShape,
+  outputSchema: crawlGraphShape,
   readOnly: true,
   openWorld: false,
   handler: async (args, ctx) => {
@@ -117,7 +118,8 @@ function boundsNotes(result: GraphCrawl, nodes: readonly GraphNode[]): string {
   if (refused.length > 0) {
     const sorted = [...refused].sort(compareUtf8);
     const shown = sorted.slice(0, graphTextListCap).join(', ');
-    const more = sorted.length > graphTextListCap ? `, +${sorted.length - graphTextListCap} more (not_recorded)` : '';
+    const more =
+      sorted.length > graphTextListCap ? `, +${countText(sorted.length - graphTextListCap)} more (not_recorded)` : '';
     out += `Not recorded in the shared link graph, which has no room for them (at most ${bounds.nodes} documents and ${bounds.edges} links, ${bounds.nodesPerWorld} and ${bounds.edgesPerWorld} charged to one world): ${shown}${more}. They are listed in this answer, but mark_backlinks and mark_explore will not know them while it is full.\n`;
   }
   return out;

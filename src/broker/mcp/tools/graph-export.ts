@@ -2,7 +2,7 @@ import { optionalInteger } from '../args.ts';
 import { defineTool } from '../run-tool.ts';
 import { linkGraph } from '../tool-input.ts';
 import { structuredResult } from '../tool-result.ts';
-import { graphShape, graphData } from '../structured.ts';
+import { exportGraphShape, graphData } from '../structured.ts';
 import { exportPageRowBytes } from '../../graph/index.ts';
 import { bodyLimitText } from '../../../protocol/limits.ts';
 import { describe } from './descriptions.ts';
@@ -27,7 +27,7 @@ export const markGraphExport = defineTool({
       { min: 0, max: Number.MAX_SAFE_INTEGER },
     ),
   },
-  outputSchema: graphShape,
+  outputSchema: exportGraphShape,
   readOnly: true,
   openWorld: false,
   handler: async (args, ctx) => {

@@ -57,6 +57,7 @@ export const markGraphPublish = defineTool({
     metadata: optionalMetadata(
       'metadata',
       "publisher metadata stored with the graph document, as for mark_publish: tags, importance and title meet the org's publishing policy; retention is set by the retention argument. agent is always set to you.",
+      { retention: `use the retention argument (default ${defaultGraphRetention}, 0 keeps every version)` },
     ),
     confirm: optionalBoolean(
       'confirm',

@@ -20,7 +20,11 @@ import {
 import type { ToolContext, ToolResult } from '../definitions.ts';
 import { defineTool } from '../run-tool.ts';
 import { structuredResult, toolError, unknownWorldText } from '../tool-result.ts';
-import { worldNamed } from '../../worlds/world-aliases.ts';
+import { worldInArgument, worldNamed } from '../../worlds/world-aliases.ts';
+import type { WorldInfo } from '../../worlds/gateway.ts';
+import { goQuote } from '../../../protocol/go-quote.ts';
+import type { Outcome } from '../tool-input.ts';
+import { parseToolUrl, ToolUrlError, type ToolUrl } from '../tool-url.ts';
 import { z } from 'zod';
 import { fanOutFields, fanOutShape } from '../structured.ts';
 import { describe } from './descriptions.ts';
@@ -44,8 +48,14 @@ const inputSchema = {
   query: queryArgument(
     `what you are looking for, in plain words or as a question (at least 2 characters, ${queryLengthText})`,
   ),
-  world: optionalString('world', 'search only this world (a name from mark_worlds); default: every world'),
-  scope: optionalString('scope', 'path searched in each world, e.g. / or /docs/ (default /)'),
+  world: optionalString(
+    'world',
+    'search only this world (its name, or an address from mark_worlds); default: every world',
+  ),
+  scope: optionalString(
+    'scope',
+    'path searched in each world, e.g. / or /docs/ (default /); a mark://{world}/{path} folder URL searches that world only',
+  ),
   filter: optionalString('filter', 'comma-separated key=value conditions, e.g. tag=runbook,modified-after=2026-01-01'),
   limit: optionalInteger(
     'limit',
@@ -122,13 +132,10 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
   if (isLookupQueryTooShort(query)) return toolError(lookupQueryTooShortMessage);
   const fitted = fitQuery(query);
   if ('refusal' in fitted) return toolError(fitted.refusal);
-  const scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
-  const scopeProblem = scopeError(scope);
-  if (scopeProblem !== null) return toolError(`invalid scope: ${scopeProblem}`);
+  const target = searchTarget(ctx, args);
+  if (!target.ok) return target.error;
+  const { worlds, scope } = target.value;
   const limit = args.limit ?? searchDefaultLimit;
-  const one = args.world === undefined ? undefined : worldNamed(args.world, ctx.gateway.list());
-  if (args.world !== undefined && one === undefined) return toolError(unknownWorldText(args.world, ctx.gateway.list()));
-  const worlds = one !== undefined ? [one.name] : ctx.gateway.list().map((w) => w.name);
   const outcome = await searchWorlds(
     gatewayLookup(ctx),
     {
@@ -174,6 +181,44 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
     nearest: answer.nearest,
     notes: answer.notes,
   });
+}
+
+/**
+ * The worlds searched and the path searched in each. `world` is read in every form mark_worlds
+ * shows (`worldInArgument`, the home URL arguments share); `scope` is a path, or a
+ * `mark://{world}/{path}` URL in any of those forms, which names the world too (agents copy
+ * folder URLs from mark_list). A scope in one world with `world` naming another is refused rather
+ * than one of them silently winning.
+ */
+function searchTarget(ctx: ToolContext, args: SearchArgs): Outcome<{ worlds: string[]; scope: string }> {
+  const known = ctx.gateway.list();
+  const refuse = (text: string) => ({ ok: false as const, error: toolError(text) });
+  let one: WorldInfo | undefined;
+  if (args.world !== undefined) {
+    one = worldInArgument(args.world, known);
+    if (one === undefined) return refuse(unknownWorldText(args.world, known));
+  }
+  let scope = args.scope === undefined || args.scope === '' ? '/' : args.scope;
+  if (/^mark:\/\//i.test(scope)) {
+    let url: ToolUrl;
+    try {
+      url = parseToolUrl(scope, known);
+    } catch (error) {
+      if (!(error instanceof ToolUrlError)) throw error;
+      return refuse(`invalid scope: ${error.message}`);
+    }
+    const scoped = worldNamed(url.world, known);
+    if (scoped === undefined) return refuse(unknownWorldText(url.world, known));
+    if (one !== undefined && one.name !== scoped.name)
+      return refuse(
+        `scope ${goQuote(scope)} is in world ${goQuote(scoped.name)}, but world is ${goQuote(one.name)}: leave world out, or give scope as a path such as ${url.path}`,
+      );
+    one = scoped;
+    scope = url.path;
+  }
+  const scopeProblem = scopeError(scope);
+  if (scopeProblem !== null) return refuse(`invalid scope: ${scopeProblem}`);
+  return { ok: true, value: { worlds: one !== undefined ? [one.name] : known.map((w) => w.name), scope } };
 }
 
 function notesFor(outcome: SearchOutcome): string[] {

@@ -6,6 +6,7 @@ import type { ToolContext } from '../definitions.ts';
 import { unknownHealth, type WorldHealth } from '../../worlds/world-health.ts';
 import { defineTool } from '../run-tool.ts';
 import { structuredResult } from '../tool-result.ts';
+import { countText } from '../../count-text.ts';
 import { describe } from './descriptions.ts';
 
 /**
@@ -50,7 +51,7 @@ function descriptorCells(state: DescriptorState | undefined): string {
   return [title, summary, owners.join(', '), holds.join('; ')].map(escapeCell).join(' | ');
 }
 
-const kib = (bytes: number) => `${Math.ceil(bytes / 1024).toLocaleString('en')} KiB`;
+const kib = (bytes: number) => `${countText(Math.ceil(bytes / 1024))} KiB`;
 
 const outputSchema = {
   status: z.literal('ok'),
