@@ -1,7 +1,7 @@
 import type { PromptDefinition } from './definitions.ts';
 import { errorWithCode } from '../../errors/coded-error.ts';
 import type { WorldInfo } from '../worlds/gateway.ts';
-import { worldNamed } from '../worlds/world-aliases.ts';
+import { worldInArgument, worldNamed } from '../worlds/world-aliases.ts';
 import { qualifiedWorldUrl } from './go-format.ts';
 import { parseToolUrl, ToolUrlError } from './tool-url.ts';
 
@@ -97,15 +97,19 @@ export const whatsNewPrompt: PromptDefinition = {
   description: 'A digest of recently changed documents, across every world or in one, newest first.',
   arguments: [
     { name: 'since', description: 'start date as YYYY-MM-DD (default: 7 days ago)', required: false },
-    { name: 'world', description: 'only this world (default: every world)', required: false },
+    {
+      name: 'world',
+      description: 'only this world, by name or mark:// address (default: every world)',
+      required: false,
+    },
   ],
   render(args, ctx) {
     const since = (args.since ?? '').trim();
     const named = (args.world ?? '').trim();
     if (since !== '' && !isCalendarDate(since))
       throw new PromptArgumentError('since argument must be a date as YYYY-MM-DD');
-    // Compared lower-case as every tool compares a world name (worldNamed); the steps carry its own spelling.
-    const world = named === '' ? '' : worldNamed(named, ctx.worlds)?.name;
+    // Read as mark_search and mark_doctor read a world (worldInArgument); the steps carry its own spelling.
+    const world = named === '' ? '' : worldInArgument(named, ctx.worlds)?.name;
     if (world === undefined) throw unknownWorldArgument('world', ctx.worlds);
     const date = since !== '' ? since : daysBefore(ctx.now(), 7);
     const filter = `modified-after=${date}`;

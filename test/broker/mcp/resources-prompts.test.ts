@@ -135,10 +135,12 @@ describe('prompts (Go broker mcp_prompts.go)', () => {
     );
   });
 
-  it('reads the whats-new world lower-case, as mark_search and mark_doctor read a world name', async () => {
-    const rendered = await whatsNewPrompt.render({ world: 'OPS' }, ctx);
-    assert.equal(rendered.description, "What's new in ops");
-    assert.match(rendered.text, /mark_lookup with url "mark:\/\/ops\/"/);
+  it('reads the whats-new world in every form mark_search and mark_doctor take', async () => {
+    for (const world of ['OPS', 'mark://ops', 'mark://ops/']) {
+      const rendered = await whatsNewPrompt.render({ world }, ctx);
+      assert.equal(rendered.description, "What's new in ops", world);
+      assert.match(rendered.text, /mark_lookup with url "mark:\/\/ops\/"/);
+    }
   });
 
   it('refuses a since that is not a calendar date and a world that does not exist', () => {
