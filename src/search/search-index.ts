@@ -17,7 +17,7 @@ import type { QueryTerm } from './query-terms.ts';
 import { QueryScratch } from './scratch.ts';
 import { ScriptProfile } from './script-profile.ts';
 import { runWhole, WorkMeter, type Sliced } from './slices.ts';
-import { SnippetTerms, snippetFor } from './snippet.ts';
+import { SnippetTerms, snippetFor, snippetWork } from './snippet.ts';
 import type { RowText } from './snippet.ts';
 import { TopRows } from './top-rows.ts';
 import type { Candidate } from './top-rows.ts';
@@ -204,11 +204,19 @@ export class SearchIndex {
     yield* this.#withScratch((scratch) =>
       evaluate(this.#state, scratch, input, (doc, section, score) => top.offer(doc, section, score)),
     );
-    // Snippets only for the rows kept, with the query's stems prepared once. In one
-    // piece, without a yield: the WordTable's per-query run masks (line-words.ts)
-    // serve one query at a time.
+    // Snippets only for the rows kept, with the query's stems prepared once; in slices
+    // like the rest (1,000 snippets held the loop 17 ms in one piece: docs/benchmarks.md,
+    // "Body LOOKUP yields to other requests"). A query resuming after another took the
+    // index's run masks takes them back (SnippetTerms.masksFor).
     const snippetTerms = new SnippetTerms(this.#state.words, terms);
-    return top.rows().map((candidate) => toRow(candidate, snippetTerms));
+    const rows: SearchRow[] = [];
+    const meter = new WorkMeter();
+    for (const candidate of top.rows()) {
+      const texts = rowTexts(candidate);
+      rows.push(toRow(candidate, snippetFor(texts, snippetTerms)));
+      if (meter.spend(snippetWork(texts))) yield;
+    }
+    return rows;
   }
 
   /**
@@ -259,16 +267,18 @@ export class SearchIndex {
   }
 }
 
-function toRow(candidate: Candidate, terms: SnippetTerms): SearchRow {
+/** The texts a row's snippet is read from: its section, or for a bare-path row the whole document. */
+function rowTexts({ doc, section }: Candidate): RowText[] {
+  const own = doc.sections[section];
+  return own === undefined ? bareTexts(doc) : [{ text: own.text, lines: own.lines }];
+}
+
+function toRow(candidate: Candidate, snippet: string): SearchRow {
   const { doc, section } = candidate;
   const own = doc.sections[section];
   const base = { id: doc.id, docTitle: doc.title, score: candidate.score };
-  if (own === undefined) return { ...base, anchor: '', snippet: snippetFor(bareTexts(doc), terms) };
-  const row: SearchRow = {
-    ...base,
-    anchor: own.anchor,
-    snippet: snippetFor([{ text: own.text, lines: own.lines }], terms),
-  };
+  if (own === undefined) return { ...base, anchor: '', snippet };
+  const row: SearchRow = { ...base, anchor: own.anchor, snippet };
   if (own.heading !== '' || own.anchor !== '') row.heading = own.heading;
   return row;
 }
