@@ -16,7 +16,7 @@ import { parseQuery } from './query-terms.ts';
 import type { QueryTerm } from './query-terms.ts';
 import { QueryScratch } from './scratch.ts';
 import { ScriptProfile } from './script-profile.ts';
-import { runWhole, WorkMeter, type Sliced } from './slices.ts';
+import { admitWork, runWhole, WorkMeter, type Sliced } from './slices.ts';
 import { SnippetTerms, snippetFor, snippetWork } from './snippet.ts';
 import type { RowText } from './snippet.ts';
 import { TopRows } from './top-rows.ts';
@@ -26,9 +26,6 @@ import type { FieldAverages } from './stats.ts';
 import type { CorpusTotals, QueryStats, SearchDoc, SearchOptions, SearchRow } from './types.ts';
 
 export const defaultSearchLimit = 10;
-
-/** Work units of one document's admit test (catalog, scope, filter, read-auth), against a posting's 1 (slices.ts). */
-const admitWork = 16;
 
 /** Scratch kept for the next queries: one per query that ran at once, up to this many. */
 const maxIdleScratch = 4;
@@ -232,16 +229,15 @@ export class SearchIndex {
   *zeroResultHelpSteps(query: string, options: ZeroResultOptions = {}): Sliced<ZeroResultHelp> {
     const { limit = 3, allow } = options;
     // Admitted as the titles are compared, so a stopped query has asked `allow`
-    // only of the documents it compared (test/world/lookup-abandonment.test.ts).
+    // only of the documents it compared (test/world/lookup-abandonment.test.ts);
+    // a hidden document counts as work too (slices.ts admitWork).
     const docs: DocRecord[] = [];
-    const admitted = function* (live: Iterable<DocRecord>): Generator<DocRecord> {
-      for (const doc of live) {
-        if (allow !== undefined && !allow(doc.id)) continue;
-        docs.push(doc);
-        yield doc;
-      }
+    const admit = (doc: DocRecord): boolean => {
+      if (allow !== undefined && !allow(doc.id)) return false;
+      docs.push(doc);
+      return true;
     };
-    const nearest = yield* nearestTitleSteps(query, admitted(this.#liveDocs()), limit);
+    const nearest = yield* nearestTitleSteps(query, this.#liveDocs(), limit, admit);
     const corpus = new ScriptProfile();
     for (const doc of docs) corpus.add(doc.scripts);
     const hint = corpus.hintFor(parseQuery(query).map((t) => t.text));

@@ -109,6 +109,18 @@ describe('queries run in slices at once on one index', () => {
     ]);
   });
 
+  it('nearest titles yield over documents hidden from the caller, not only over titles compared', () => {
+    const index = indexOf(docs);
+    // The caller sees 2 of 400 documents: 398 admit tests, 2 titles compared.
+    const allow = (id: string) => id === '/area-0/doc-0.md' || id === '/area-1/doc-1.md';
+    const options = { limit: 5, allow };
+    const solo = index.zeroResultHelp('wrodb1 wordq16x', options);
+    assert.ok(solo.nearest.every((n) => allow(n.id)));
+    const { results, steps } = interleave([index.zeroResultHelpSteps('wrodb1 wordq16x', options)]);
+    assert.ok((steps[0] as number) > 2, `the admit tests alone yield: ${steps[0]} steps`);
+    assert.deepEqual(results[0], solo);
+  });
+
   it('a query stopped part way leaves the next queries their solo answers', () => {
     const index = indexOf(docs);
     const solo = index.search(relaxed, { limit: 100, mode: 'any' });
