@@ -152,6 +152,11 @@ export class WordTable {
     }
   }
 
+  /** True while no later query has begun: masks settled under `generation` still stand. */
+  isCurrentQuery(generation: number): boolean {
+    return generation === this.#generation;
+  }
+
   /** A new query: every run's term mask is unknown again. */
   newQuery(): number {
     if (this.#generation === 0x7fffffff) {

@@ -10,7 +10,7 @@
  */
 import type { DocRecord } from './doc-record.ts';
 import { parseQuery } from './query-terms.ts';
-import { runWhole, WorkMeter, type Sliced } from './slices.ts';
+import { admitWork, runWhole, WorkMeter, type Sliced } from './slices.ts';
 import { wordRuns } from './tokenize.ts';
 
 export interface NearTitle {
@@ -76,14 +76,27 @@ export function nearestTitles(query: string, docs: Iterable<DocRecord>, limit = 
   return runWhole(nearestTitleSteps(query, docs, limit));
 }
 
-/** nearestTitles, yielding between titles (slices.ts). */
-export function* nearestTitleSteps(query: string, docs: Iterable<DocRecord>, limit = 3): Sliced<NearTitle[]> {
+/**
+ * nearestTitles, yielding between titles (slices.ts). With `admit`, only the
+ * documents it admits are compared; it is asked of each just before its title
+ * would be, and counts as work (`admitWork`) whatever it answers.
+ */
+export function* nearestTitleSteps(
+  query: string,
+  docs: Iterable<DocRecord>,
+  limit = 3,
+  admit?: (doc: DocRecord) => boolean,
+): Sliced<NearTitle[]> {
   const queryWords = parseQuery(query).map((term) => term.text);
   if (queryWords.length === 0) return [];
   const cache = queryWords.map(() => new Map<string, number>());
   const scored: NearTitle[] = [];
   const meter = new WorkMeter();
   for (const doc of docs) {
+    if (admit !== undefined) {
+      if (meter.spend(admitWork)) yield;
+      if (!admit(doc)) continue;
+    }
     if (meter.spend(titleWork)) yield;
     const titleWords = new Set(wordRuns(`${doc.title} ${doc.name}`));
     let similarity = 0;

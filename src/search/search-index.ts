@@ -16,8 +16,8 @@ import { parseQuery } from './query-terms.ts';
 import type { QueryTerm } from './query-terms.ts';
 import { QueryScratch } from './scratch.ts';
 import { ScriptProfile } from './script-profile.ts';
-import { runWhole, WorkMeter, type Sliced } from './slices.ts';
-import { SnippetTerms, snippetFor } from './snippet.ts';
+import { admitWork, runWhole, WorkMeter, type Sliced } from './slices.ts';
+import { SnippetTerms, snippetFor, snippetWork } from './snippet.ts';
 import type { RowText } from './snippet.ts';
 import { TopRows } from './top-rows.ts';
 import type { Candidate } from './top-rows.ts';
@@ -26,9 +26,6 @@ import type { FieldAverages } from './stats.ts';
 import type { CorpusTotals, QueryStats, SearchDoc, SearchOptions, SearchRow } from './types.ts';
 
 export const defaultSearchLimit = 10;
-
-/** Work units of one document's admit test (catalog, scope, filter, read-auth), against a posting's 1 (slices.ts). */
-const admitWork = 16;
 
 /** Scratch kept for the next queries: one per query that ran at once, up to this many. */
 const maxIdleScratch = 4;
@@ -204,11 +201,19 @@ export class SearchIndex {
     yield* this.#withScratch((scratch) =>
       evaluate(this.#state, scratch, input, (doc, section, score) => top.offer(doc, section, score)),
     );
-    // Snippets only for the rows kept, with the query's stems prepared once. In one
-    // piece, without a yield: the WordTable's per-query run masks (line-words.ts)
-    // serve one query at a time.
+    // Snippets only for the rows kept, with the query's stems prepared once; in slices
+    // like the rest (1,000 snippets held the loop 17 ms in one piece: docs/benchmarks.md,
+    // "Body LOOKUP yields to other requests"). A query resuming after another took the
+    // index's run masks takes them back (SnippetTerms.masksFor).
     const snippetTerms = new SnippetTerms(this.#state.words, terms);
-    return top.rows().map((candidate) => toRow(candidate, snippetTerms));
+    const rows: SearchRow[] = [];
+    const meter = new WorkMeter();
+    for (const candidate of top.rows()) {
+      const texts = rowTexts(candidate);
+      rows.push(toRow(candidate, snippetFor(texts, snippetTerms)));
+      if (meter.spend(snippetWork(texts))) yield;
+    }
+    return rows;
   }
 
   /**
@@ -224,16 +229,15 @@ export class SearchIndex {
   *zeroResultHelpSteps(query: string, options: ZeroResultOptions = {}): Sliced<ZeroResultHelp> {
     const { limit = 3, allow } = options;
     // Admitted as the titles are compared, so a stopped query has asked `allow`
-    // only of the documents it compared (test/world/lookup-abandonment.test.ts).
+    // only of the documents it compared (test/world/lookup-abandonment.test.ts);
+    // a hidden document counts as work too (slices.ts admitWork).
     const docs: DocRecord[] = [];
-    const admitted = function* (live: Iterable<DocRecord>): Generator<DocRecord> {
-      for (const doc of live) {
-        if (allow !== undefined && !allow(doc.id)) continue;
-        docs.push(doc);
-        yield doc;
-      }
+    const admit = (doc: DocRecord): boolean => {
+      if (allow !== undefined && !allow(doc.id)) return false;
+      docs.push(doc);
+      return true;
     };
-    const nearest = yield* nearestTitleSteps(query, admitted(this.#liveDocs()), limit);
+    const nearest = yield* nearestTitleSteps(query, this.#liveDocs(), limit, admit);
     const corpus = new ScriptProfile();
     for (const doc of docs) corpus.add(doc.scripts);
     const hint = corpus.hintFor(parseQuery(query).map((t) => t.text));
@@ -259,16 +263,18 @@ export class SearchIndex {
   }
 }
 
-function toRow(candidate: Candidate, terms: SnippetTerms): SearchRow {
+/** The texts a row's snippet is read from: its section, or for a bare-path row the whole document. */
+function rowTexts({ doc, section }: Candidate): RowText[] {
+  const own = doc.sections[section];
+  return own === undefined ? bareTexts(doc) : [{ text: own.text, lines: own.lines }];
+}
+
+function toRow(candidate: Candidate, snippet: string): SearchRow {
   const { doc, section } = candidate;
   const own = doc.sections[section];
   const base = { id: doc.id, docTitle: doc.title, score: candidate.score };
-  if (own === undefined) return { ...base, anchor: '', snippet: snippetFor(bareTexts(doc), terms) };
-  const row: SearchRow = {
-    ...base,
-    anchor: own.anchor,
-    snippet: snippetFor([{ text: own.text, lines: own.lines }], terms),
-  };
+  if (own === undefined) return { ...base, anchor: '', snippet };
+  const row: SearchRow = { ...base, anchor: own.anchor, snippet };
   if (own.heading !== '' || own.anchor !== '') row.heading = own.heading;
   return row;
 }

@@ -24,6 +24,13 @@ export type Sliced<T> = Generator<void, T, undefined>;
 /** Pieces of work (postings, documents, sections) between two yields. */
 export const workPerYield = 2048;
 
+/**
+ * Work units of one document's admit test (catalog, scope, filter, read-auth in a
+ * world), against a posting's 1. Counted whether the document is admitted or not,
+ * so a caller who may see few documents still yields while the rest are tested.
+ */
+export const admitWork = 16;
+
 /** Counts work and says when a yield is due (every `per` units). */
 export class WorkMeter {
   #done = 0;

@@ -37,8 +37,15 @@ export class SnippetTerms {
     this.#generation = words.newQuery();
   }
 
-  /** The run masks of `lines` (WordTable.settle) under these terms. */
+  /**
+   * The run masks of `lines` (WordTable.settle) under these terms. The table keeps
+   * masks for one query at a time; a query run in slices (slices.ts) that resumes
+   * after another began takes the table back with a new generation, so it settles
+   * again the runs it had settled: a run's mask depends only on the run and the
+   * stems, so its rows' snippets are the same (test/search/sliced-queries.test.ts).
+   */
   masksFor(lines: LineWords): Int32Array {
+    if (!this.words.isCurrentQuery(this.#generation)) this.#generation = this.words.newQuery();
     return this.words.settle(lines, this.#generation, this.stems, this.signatures, this.scanned);
   }
 
@@ -157,6 +164,16 @@ export function cutSnippet(line: string): string {
     end += rune.length;
   }
   return line.slice(0, end) + ellipsis;
+}
+
+/**
+ * Work units of a snippet over `texts` (slices.ts): the run-table entries its
+ * lines are read through, or for a text without them its length (scanned per stem).
+ */
+export function snippetWork(texts: readonly RowText[]): number {
+  let units = 0;
+  for (const { text, lines } of texts) units += lines === undefined ? text.length : lines.table.length;
+  return units;
 }
 
 /** The row snippet of texts read as one (see bestLineOf). */

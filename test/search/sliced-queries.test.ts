@@ -88,6 +88,39 @@ describe('queries run in slices at once on one index', () => {
     assert.deepEqual(results, [soloStats, soloSearch, soloHelp]);
   });
 
+  it('makes its rows snippets in slices, interleaved snippets each equal to their solo result', () => {
+    const index = indexOf(docs);
+    // Same postings and documents scored at either limit: only the snippets differ in work.
+    const few = { limit: 1, mode: 'any' as const };
+    const many = { limit: 400, mode: 'any' as const };
+    const stepsOf = (query: string, options: typeof few) => interleave([index.searchSteps(query, options)]).steps[0];
+    assert.ok(
+      (stepsOf(relaxed, many) as number) > (stepsOf(relaxed, few) as number) + 2,
+      `400 snippets yield: ${stepsOf(relaxed, many)} steps against ${stepsOf(relaxed, few)} for one`,
+    );
+    // Two queries whose snippet phases overlap share the index's run masks (line-words.ts).
+    const other = vocabulary.slice(30, 42).join(' ');
+    const soloA = index.search(relaxed, many);
+    const soloB = index.search(other, many);
+    assert.ok(soloA.length === 400 && soloB.length === 400, 'both queries keep 400 rows');
+    assert.deepEqual(interleave([index.searchSteps(relaxed, many), index.searchSteps(other, many)]).results, [
+      soloA,
+      soloB,
+    ]);
+  });
+
+  it('nearest titles yield over documents hidden from the caller, not only over titles compared', () => {
+    const index = indexOf(docs);
+    // The caller sees 2 of 400 documents: 398 admit tests, 2 titles compared.
+    const allow = (id: string) => id === '/area-0/doc-0.md' || id === '/area-1/doc-1.md';
+    const options = { limit: 5, allow };
+    const solo = index.zeroResultHelp('wrodb1 wordq16x', options);
+    assert.ok(solo.nearest.every((n) => allow(n.id)));
+    const { results, steps } = interleave([index.zeroResultHelpSteps('wrodb1 wordq16x', options)]);
+    assert.ok((steps[0] as number) > 2, `the admit tests alone yield: ${steps[0]} steps`);
+    assert.deepEqual(results[0], solo);
+  });
+
   it('a query stopped part way leaves the next queries their solo answers', () => {
     const index = indexOf(docs);
     const solo = index.search(relaxed, { limit: 100, mode: 'any' });

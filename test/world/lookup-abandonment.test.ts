@@ -18,38 +18,12 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { RequestAbortedError } from '../../src/transport/errors.ts';
 import type { BodyIndex } from '../../src/world/body-index.ts';
+import { missMetadata, publishTitled } from './titled-documents.ts';
 import { startWorldFixture, type WorldFixture } from './world-fixture.ts';
 
 const documents = 240;
 /** Documents compared before the client gives up. */
 const abortAfter = 5;
-
-/** A lowercase word of `length` letters, the n-th of its kind (no two alike). */
-function word(n: number, length: number, salt: number): string {
-  let out = '';
-  let x = (n + 1) * 2654435761 + salt * 40503;
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    out += String.fromCharCode(97 + (x % 26));
-  }
-  return out;
-}
-
-/** Titles of 24 words of their own, so the comparisons are not cached across titles. */
-async function publishTitled(fixture: WorldFixture): Promise<void> {
-  const store = fixture.server.world.context.store;
-  for (let d = 0; d < documents; d++) {
-    const title = Array.from({ length: 24 }, (_, i) => word(d * 24 + i, 10, 1)).join(' ');
-    await store.publish(`/notes/n${d}.md`, Buffer.from(`# ${title}\n\nplain text\n`), {});
-  }
-}
-
-/** 30 words found in no document: the LOOKUP misses, then compares every title. */
-const missMetadata = {
-  query: Array.from({ length: 30 }, (_, i) => word(i, 10, 7)).join(' '),
-  match: 'body',
-  'nearest-titles': '10',
-};
 
 type Observed = {
   /** Catalog reads during the LOOKUP: one per document compared. */
@@ -88,7 +62,7 @@ describe('body LOOKUP whose client gave up (src/transport/peer-abandonment.ts)',
 
   it('stops comparing titles within a few slices of the reset', async () => {
     fixture = await startWorldFixture();
-    await publishTitled(fixture);
+    await publishTitled(fixture, documents);
     const caller = new AbortController();
     const observed = observeLookup(fixture, (n) => {
       // Not in the turn of the search's slice: see test/transport/abandoned-request.test.ts on
@@ -116,7 +90,7 @@ describe('body LOOKUP whose client gave up (src/transport/peer-abandonment.ts)',
 
   it('compares every title and answers as before when the client waits', async () => {
     fixture = await startWorldFixture();
-    await publishTitled(fixture);
+    await publishTitled(fixture, documents);
     const observed = observeLookup(fixture);
     const response = await fixture.call('LOOKUP', '/', missMetadata);
     assert.equal(response.status, 'ok');
