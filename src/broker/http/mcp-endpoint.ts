@@ -315,26 +315,31 @@ function connectSession(
 
 /**
  * Renews the directory records of shared sessions whose client's event stream
- * is open on this replica (SessionStore's `renewShared`); a record found gone
- * (the session ended through another replica) ends this copy too. All are
- * asked at once (ioredis writes them on its one connection without waiting
- * for each answer), and a record that cannot be renewed leaves the others
- * renewed; it is asked again by the next sweep.
+ * is open on this replica (SessionStore's `renewShared`), and resolves to the
+ * ids renewed; a record found gone (the session ended through another
+ * replica) ends this copy too. All are asked at once (ioredis writes them on
+ * its one connection without waiting for each answer), and a record that
+ * cannot be renewed leaves the others renewed; the store leaves it unmarked,
+ * so the next sweep asks again.
  */
-export async function renewSharedSessions(endpoint: McpEndpoint, ids: readonly string[]): Promise<void> {
+export async function renewSharedSessions(endpoint: McpEndpoint, ids: readonly string[]): Promise<ReadonlySet<string>> {
+  const renewed = new Set<string>();
   const directory = endpoint.shared;
-  if (directory === null) return;
+  if (directory === null) return renewed;
   const touched = await Promise.allSettled(ids.map((id) => directory.touch(id)));
   let failure: PromiseRejectedResult | undefined;
   touched.forEach((result, index) => {
+    const id = ids[index] as string;
     if (result.status === 'rejected') failure ??= result;
-    else if (result.value === null) endpoint.sessions.drop(ids[index] as string);
+    else if (result.value === null) endpoint.sessions.drop(id);
+    else renewed.add(id);
   });
   if (failure !== undefined)
     endpoint.logError(
       failure.reason,
       'MCP session directory unavailable: some streaming sessions not renewed until the next sweep',
     );
+  return renewed;
 }
 
 /**

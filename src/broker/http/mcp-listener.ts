@@ -104,7 +104,7 @@ export async function createMcpListener(options: McpListenerOptions): Promise<Mc
     ...options.sessions,
     ...(metrics ? { onSizeChange: (n: number) => metrics.setSessionCount(n) } : {}),
     inUseElsewhere: async (ids) => (endpoint === undefined ? new Set() : sessionsInUseElsewhere(endpoint, ids)),
-    renewShared: async (ids) => (endpoint === undefined ? undefined : renewSharedSessions(endpoint, ids)),
+    renewShared: async (ids) => (endpoint === undefined ? new Set<string>() : renewSharedSessions(endpoint, ids)),
   });
   decorateIdentity(app);
   app.setErrorHandler(plainErrorHandler);

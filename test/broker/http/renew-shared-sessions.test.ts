@@ -32,10 +32,12 @@ describe('renewSharedSessions', () => {
   it('still renews, and ends the ended, when one session cannot be renewed', async () => {
     const { endpoint, dropped, logged } = endpointWith(async (id) => {
       if (id === 'a') throw new Error('directory unavailable');
-      return null;
+      return id === 'c' ? { subject: 'ada', initialize: {}, revision: 0 } : null;
     });
-    await renewSharedSessions(endpoint, ['a', 'b']);
+    const renewed = await renewSharedSessions(endpoint, ['a', 'b', 'c']);
     assert.deepEqual(dropped, ['b']);
     assert.equal(logged.length, 1);
+    // Only the renewed one counts as used: the store asks about 'a' again at its next sweep.
+    assert.deepEqual([...renewed], ['c']);
   });
 });

@@ -39,6 +39,22 @@ export function redisConnector(redis: RedisServer, connections: Redis[]): () => 
 }
 
 /**
+ * Closes the connection for good (no reconnect by itself): its commands fail at once, as while Redis
+ * is down. (Stopping redis-server would lose the records with it: the test server keeps nothing on disk.)
+ */
+export async function cut(connection: Redis): Promise<void> {
+  const ended = once(connection, 'end');
+  connection.disconnect();
+  await ended;
+}
+
+/** Connects again a connection `cut` ended. */
+export async function reconnect(connection: Redis): Promise<void> {
+  if (connection.status !== 'end') await once(connection, 'end');
+  await connection.connect();
+}
+
+/**
  * The session directory the replicas share under `keyPrefix`, read and written by the test itself on `client`
  * (once it is ready), with bounds wide enough that the test's own sessions never evict one another.
  */
