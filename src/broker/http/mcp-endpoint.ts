@@ -317,7 +317,10 @@ function connectSession(
  * Renews the directory records of shared sessions whose client's event stream
  * is open on this replica (SessionStore's `renewShared`), and resolves to the
  * ids renewed; a record found gone (the session ended through another
- * replica) ends this copy too. All are asked at once (ioredis writes them on
+ * replica) ends this copy too, and a copy whose memory is older than the
+ * record's reads it again: an announcement of its subscriptions lost on
+ * pub/sub (src/broker/state/redis/redis-channel.ts, best effort) reaches the
+ * stream here at the latest. All are asked at once (ioredis writes them on
  * its one connection without waiting for each answer), and a record that
  * cannot be renewed leaves the others renewed; the store leaves it unmarked,
  * so the next sweep asks again.
@@ -328,12 +331,18 @@ export async function renewSharedSessions(endpoint: McpEndpoint, ids: readonly s
   if (directory === null) return renewed;
   const touched = await Promise.allSettled(ids.map((id) => directory.touch(id)));
   let failure: PromiseRejectedResult | undefined;
+  const stale: Session[] = [];
   touched.forEach((result, index) => {
     const id = ids[index] as string;
     if (result.status === 'rejected') failure ??= result;
     else if (result.value === null) endpoint.sessions.drop(id);
-    else renewed.add(id);
+    else {
+      renewed.add(id);
+      const copy = endpoint.sessions.peek(id);
+      if (copy?.shared !== undefined && copy.shared.revision !== result.value.revision) stale.push(copy);
+    }
   });
+  await Promise.all(stale.map((copy) => loadMemory(endpoint, copy)));
   if (failure !== undefined)
     endpoint.logError(
       failure.reason,
@@ -351,6 +360,17 @@ export async function reloadSessionMemory(endpoint: McpEndpoint, id: string): Pr
   const session = endpoint.sessions.peek(id);
   if (session?.shared === undefined || endpoint.shared === null) return;
   await loadMemory(endpoint, session);
+}
+
+/**
+ * This replica's channel of subscription announcements was down a moment
+ * (src/broker/state/redis/redis-channel.ts): the copies holding their
+ * client's event stream, which notify without a request to bring them up to
+ * date, read their memory again, in case an announcement was lost meanwhile.
+ */
+export async function reloadStreamingSessions(endpoint: McpEndpoint): Promise<void> {
+  if (endpoint.shared === null) return;
+  await Promise.all(endpoint.sessions.streamingShared().map((session) => loadMemory(endpoint, session)));
 }
 
 /**

@@ -17,6 +17,7 @@ import { httpMetricsHook } from './http-metrics-hook.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import {
   reloadSessionMemory,
+  reloadStreamingSessions,
   renewSharedSessions,
   serveMcpRequest,
   sessionsInUseElsewhere,
@@ -279,6 +280,7 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
       `${keyPrefix}sessions:subscriptions`,
       (id) => void reloadSessionMemory(endpoint, id),
       (error) => app.log.warn({ err: error }, 'MCP subscription signal failed'),
+      () => void reloadStreamingSessions(endpoint),
     );
     endpoint.announceSubscriptions = (id) => channel.publish(id);
     app.addHook('onClose', () => channel.close());

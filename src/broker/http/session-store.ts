@@ -120,6 +120,13 @@ export class SessionStore {
     return this.#entries.get(id)?.session;
   }
 
+  /** This replica's shared copies (`Session.shared`) whose client's event stream is open here. */
+  streamingShared(): Session[] {
+    return [...this.#entries.values()]
+      .map((entry) => entry.session)
+      .filter((session) => session.shared !== undefined && session.streaming?.() === true);
+  }
+
   /**
    * Whether `subject` may open a session now: below the total cap (after
    * closing sessions past their idle TTL), or holding one of its own to replace.
