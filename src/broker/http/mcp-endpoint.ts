@@ -43,6 +43,12 @@ export type McpEndpoint = {
    * (`reloadSessionMemory`); absent without Redis.
    */
   announceSubscriptions?: (sessionId: string) => void;
+  /**
+   * Tells the other replicas that a session ended cluster-wide (evicted by its
+   * subject's cap), so they close their copies and the client's event stream
+   * on them now, not at their next renewal (Redis pub/sub); absent without Redis.
+   */
+  announceEnded?: (sessionId: string) => void;
   /** The restores of shared sessions under way on this replica, by session id (see `restoreOnce`). */
   restoring: Map<string, Promise<Restored>>;
   mode: 'stateful' | 'stateless';
@@ -95,7 +101,10 @@ async function reserveSession(
   try {
     const result = await endpoint.shared.open(id, { subject: identity.subject, initialize });
     if (!result.opened) return null;
-    for (const evicted of result.evicted) endpoint.sessions.drop(evicted);
+    for (const evicted of result.evicted) {
+      endpoint.sessions.drop(evicted);
+      endpoint.announceEnded?.(evicted);
+    }
     return id;
   } catch (error) {
     if (!isStateUnavailable(error)) throw error;

@@ -284,6 +284,16 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
     );
     endpoint.announceSubscriptions = (id) => channel.publish(id);
     app.addHook('onClose', () => channel.close());
+    // A channel of its own: a replica that misses a message here still ends its copy at the copy's next
+    // touch of the record (a request, or the renewal of its event stream), which finds it gone.
+    const ended = openRedisChannel(
+      client,
+      `${keyPrefix}sessions:ended`,
+      (id) => sessions.drop(id),
+      (error) => app.log.warn({ err: error }, 'MCP session end signal failed'),
+    );
+    endpoint.announceEnded = (id) => ended.publish(id);
+    app.addHook('onClose', () => ended.close());
   }
   return endpoint;
 }
