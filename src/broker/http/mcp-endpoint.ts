@@ -45,7 +45,7 @@ export type McpEndpoint = {
   announceSubscriptions?: (sessionId: string) => void;
   /**
    * Tells the other replicas that a session ended cluster-wide (evicted by its
-   * subject's cap), so they close their copies and the client's event stream
+   * subject's cap, or the client's DELETE), so they close their copies and the client's event stream
    * on them now, not at their next renewal (Redis pub/sub); absent without Redis.
    */
   announceEnded?: (sessionId: string) => void;
@@ -132,11 +132,7 @@ async function serveSession(
     }
     if (found === 'unreachable') {
       // This replica's copy still serves its owner; a session held elsewhere waits for Redis.
-      if (session === undefined)
-        return void reply
-          .code(503)
-          .header('retry-after', '2')
-          .send(jsonRpcError(JsonRpcCode.ServerError, 'Session store temporarily unavailable; retry shortly'));
+      if (session === undefined) return storeUnavailable(reply);
     } else if (found === null) {
       endpoint.sessions.drop(sessionId);
       session = undefined;
@@ -147,6 +143,8 @@ async function serveSession(
       const restored = await restoreOnce(endpoint, sessionId, found);
       if (restored !== undefined && !restored.kept) {
         // No room for another copy here: this one serves the request and goes.
+        if (request.method === 'DELETE' && !(await endShared(endpoint, restored.session, reply)))
+          return restored.session.close();
         hijack(reply);
         await restored.session.transport.handleRequest(request.raw, reply.raw, request.body, auth);
         return restored.session.close();
@@ -158,8 +156,42 @@ async function serveSession(
   }
   if (session === undefined)
     return void reply.code(404).send(jsonRpcError(JsonRpcCode.SessionNotFound, 'Session not found'));
+  const ending = request.method === 'DELETE' && session.shared !== undefined;
+  if (ending && !(await endShared(endpoint, session, reply))) return;
   hijack(reply);
   await session.transport.handleRequest(request.raw, reply.raw, request.body, auth);
+  // A DELETE the SDK refused (a protocol version it does not take) still ended the record: the copy goes too.
+  if (ending) endpoint.sessions.drop(session.id);
+}
+
+/**
+ * Ends a shared session's record before its DELETE reaches the SDK's
+ * transport, which answers 200 and closes the copy: a DELETE answered while
+ * the record lived on would leave the session usable on every other replica
+ * (and its event stream held there) though the client was told it ended.
+ * When Redis cannot answer, 503 with Retry-After (false): the copy is kept,
+ * and the client may send its DELETE again. Once ended, the other replicas are
+ * told to close their copies (`announceEnded`).
+ */
+async function endShared(endpoint: McpEndpoint, session: Session, reply: FastifyReply): Promise<boolean> {
+  try {
+    await endpoint.shared!.delete(session.id, session.subject);
+  } catch (error) {
+    if (!isStateUnavailable(error)) throw error;
+    endpoint.logError(error, 'MCP session directory unavailable: DELETE refused, the session goes on');
+    storeUnavailable(reply);
+    return false;
+  }
+  endpoint.announceEnded?.(session.id);
+  return true;
+}
+
+/** 503 with Retry-After: the session directory (Redis) did not answer. */
+function storeUnavailable(reply: FastifyReply): void {
+  void reply
+    .code(503)
+    .header('retry-after', '2')
+    .send(jsonRpcError(JsonRpcCode.ServerError, 'Session store temporarily unavailable; retry shortly'));
 }
 
 async function openSession(
@@ -278,12 +310,8 @@ function connectSession(
     // cheaper than an SSE stream per call. Server-initiated messages still use the GET stream.
     enableJsonResponse: true,
     ...(onInitialized ? { onsessioninitialized: onInitialized } : {}),
-    onsessionclosed: async () => {
-      endpoint.sessions.forget(id);
-      await endpoint.shared
-        ?.delete(id, subject)
-        .catch((error) => endpoint.logError(error, 'MCP session delete failed'));
-    },
+    // The client's DELETE: a shared session's record is gone already (`endShared`, before the transport saw it).
+    onsessionclosed: () => endpoint.sessions.forget(id),
   });
   const shared = revision === undefined ? undefined : new SharedMemory(revision);
   const serve = toNodeMcpHandler(
