@@ -44,6 +44,12 @@ export type McpEndpoint = {
    * (`reloadSessionMemory`); absent without Redis.
    */
   announceSubscriptions?: (sessionId: string) => void;
+  /**
+   * Tells the other replicas that a session ended cluster-wide (evicted by its
+   * subject's cap, or the client's DELETE), so they close their copies and the client's event stream
+   * on them now, not at their next renewal (Redis pub/sub); absent without Redis.
+   */
+  announceEnded?: (sessionId: string) => void;
   /** The restores of shared sessions under way on this replica, by session id (see `restoreOnce`). */
   restoring: Map<string, Promise<Restored>>;
   mode: 'stateful' | 'stateless';
@@ -96,7 +102,10 @@ async function reserveSession(
   try {
     const result = await endpoint.shared.open(id, { subject: identity.subject, initialize });
     if (!result.opened) return null;
-    for (const evicted of result.evicted) endpoint.sessions.drop(evicted);
+    for (const evicted of result.evicted) {
+      endpoint.sessions.drop(evicted);
+      endpoint.announceEnded?.(evicted);
+    }
     return id;
   } catch (error) {
     if (!isStateUnavailable(error)) throw error;
@@ -124,11 +133,7 @@ async function serveSession(
     }
     if (found === 'unreachable') {
       // This replica's copy still serves its owner; a session held elsewhere waits for Redis.
-      if (session === undefined)
-        return void reply
-          .code(503)
-          .header('retry-after', '2')
-          .send(jsonRpcError(JsonRpcCode.ServerError, 'Session store temporarily unavailable; retry shortly'));
+      if (session === undefined) return storeUnavailable(reply);
     } else if (found === null) {
       endpoint.sessions.drop(sessionId);
       session = undefined;
@@ -139,6 +144,8 @@ async function serveSession(
       const restored = await restoreOnce(endpoint, sessionId, found);
       if (restored !== undefined && !restored.kept) {
         // No room for another copy here: this one serves the request and goes.
+        if (request.method === 'DELETE' && !(await endShared(endpoint, restored.session, reply)))
+          return restored.session.close();
         hijack(reply);
         await restored.session.transport.handleRequest(request.raw, reply.raw, request.body, auth);
         return restored.session.close();
@@ -150,8 +157,42 @@ async function serveSession(
   }
   if (session === undefined)
     return void reply.code(404).send(jsonRpcError(JsonRpcCode.SessionNotFound, 'Session not found'));
+  const ending = request.method === 'DELETE' && session.shared !== undefined;
+  if (ending && !(await endShared(endpoint, session, reply))) return;
   hijack(reply);
   await session.transport.handleRequest(request.raw, reply.raw, request.body, auth);
+  // A DELETE the SDK refused (a protocol version it does not take) still ended the record: the copy goes too.
+  if (ending) endpoint.sessions.drop(session.id);
+}
+
+/**
+ * Ends a shared session's record before its DELETE reaches the SDK's
+ * transport, which answers 200 and closes the copy: a DELETE answered while
+ * the record lived on would leave the session usable on every other replica
+ * (and its event stream held there) though the client was told it ended.
+ * When Redis cannot answer, 503 with Retry-After (false): the copy is kept,
+ * and the client may send its DELETE again. Once ended, the other replicas are
+ * told to close their copies (`announceEnded`).
+ */
+async function endShared(endpoint: McpEndpoint, session: Session, reply: FastifyReply): Promise<boolean> {
+  try {
+    await endpoint.shared!.delete(session.id, session.subject);
+  } catch (error) {
+    if (!isStateUnavailable(error)) throw error;
+    endpoint.logError(error, 'MCP session directory unavailable: DELETE refused, the session goes on');
+    storeUnavailable(reply);
+    return false;
+  }
+  endpoint.announceEnded?.(session.id);
+  return true;
+}
+
+/** 503 with Retry-After: the session directory (Redis) did not answer. */
+function storeUnavailable(reply: FastifyReply): void {
+  void reply
+    .code(503)
+    .header('retry-after', '2')
+    .send(jsonRpcError(JsonRpcCode.ServerError, 'Session store temporarily unavailable; retry shortly'));
 }
 
 async function openSession(
@@ -270,12 +311,8 @@ function connectSession(
     // cheaper than an SSE stream per call. Server-initiated messages still use the GET stream.
     enableJsonResponse: true,
     ...(onInitialized ? { onsessioninitialized: onInitialized } : {}),
-    onsessionclosed: async () => {
-      endpoint.sessions.forget(id);
-      await endpoint.shared
-        ?.delete(id, subject)
-        .catch((error) => endpoint.logError(error, 'MCP session delete failed'));
-    },
+    // The client's DELETE: a shared session's record is gone already (`endShared`, before the transport saw it).
+    onsessionclosed: () => endpoint.sessions.forget(id),
   });
   const shared = revision === undefined ? undefined : new SharedMemory(revision);
   const serve = toNodeMcpHandler(
@@ -318,26 +355,40 @@ function connectSession(
 
 /**
  * Renews the directory records of shared sessions whose client's event stream
- * is open on this replica (SessionStore's `renewShared`); a record found gone
- * (the session ended through another replica) ends this copy too. All are
- * asked at once (ioredis writes them on its one connection without waiting
- * for each answer), and a record that cannot be renewed leaves the others
- * renewed; it is asked again by the next sweep.
+ * is open on this replica (SessionStore's `renewShared`), and resolves to the
+ * ids renewed; a record found gone (the session ended through another
+ * replica) ends this copy too, and a copy whose memory is older than the
+ * record's reads it again: an announcement of its subscriptions lost on
+ * pub/sub (src/broker/state/redis/redis-channel.ts, best effort) reaches the
+ * stream here at the latest. All are asked at once (ioredis writes them on
+ * its one connection without waiting for each answer), and a record that
+ * cannot be renewed leaves the others renewed; the store leaves it unmarked,
+ * so the next sweep asks again.
  */
-export async function renewSharedSessions(endpoint: McpEndpoint, ids: readonly string[]): Promise<void> {
+export async function renewSharedSessions(endpoint: McpEndpoint, ids: readonly string[]): Promise<ReadonlySet<string>> {
+  const renewed = new Set<string>();
   const directory = endpoint.shared;
-  if (directory === null) return;
+  if (directory === null) return renewed;
   const touched = await Promise.allSettled(ids.map((id) => directory.touch(id)));
   let failure: PromiseRejectedResult | undefined;
+  const stale: Session[] = [];
   touched.forEach((result, index) => {
+    const id = ids[index] as string;
     if (result.status === 'rejected') failure ??= result;
-    else if (result.value === null) endpoint.sessions.drop(ids[index] as string);
+    else if (result.value === null) endpoint.sessions.drop(id);
+    else {
+      renewed.add(id);
+      const copy = endpoint.sessions.peek(id);
+      if (copy?.shared !== undefined && copy.shared.revision !== result.value.revision) stale.push(copy);
+    }
   });
+  await Promise.all(stale.map((copy) => loadMemory(endpoint, copy)));
   if (failure !== undefined)
     endpoint.logError(
       failure.reason,
       'MCP session directory unavailable: some streaming sessions not renewed until the next sweep',
     );
+  return renewed;
 }
 
 /**
@@ -349,6 +400,17 @@ export async function reloadSessionMemory(endpoint: McpEndpoint, id: string): Pr
   const session = endpoint.sessions.peek(id);
   if (session?.shared === undefined || endpoint.shared === null) return;
   await loadMemory(endpoint, session);
+}
+
+/**
+ * This replica's channel of subscription announcements was down a moment
+ * (src/broker/state/redis/redis-channel.ts): the copies holding their
+ * client's event stream, which notify without a request to bring them up to
+ * date, read their memory again, in case an announcement was lost meanwhile.
+ */
+export async function reloadStreamingSessions(endpoint: McpEndpoint): Promise<void> {
+  if (endpoint.shared === null) return;
+  await Promise.all(endpoint.sessions.streamingShared().map((session) => loadMemory(endpoint, session)));
 }
 
 /**

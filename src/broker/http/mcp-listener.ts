@@ -17,6 +17,7 @@ import { httpMetricsHook } from './http-metrics-hook.ts';
 import { jsonRpcError, JsonRpcCode } from './json-rpc-error.ts';
 import {
   reloadSessionMemory,
+  reloadStreamingSessions,
   renewSharedSessions,
   serveMcpRequest,
   sessionsInUseElsewhere,
@@ -104,7 +105,7 @@ export async function createMcpListener(options: McpListenerOptions): Promise<Mc
     ...options.sessions,
     ...(metrics ? { onSizeChange: (n: number) => metrics.setSessionCount(n) } : {}),
     inUseElsewhere: async (ids) => (endpoint === undefined ? new Set() : sessionsInUseElsewhere(endpoint, ids)),
-    renewShared: async (ids) => (endpoint === undefined ? undefined : renewSharedSessions(endpoint, ids)),
+    renewShared: async (ids) => (endpoint === undefined ? new Set<string>() : renewSharedSessions(endpoint, ids)),
   });
   decorateIdentity(app);
   app.setErrorHandler(plainErrorHandler);
@@ -279,9 +280,20 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
       `${keyPrefix}sessions:subscriptions`,
       (id) => void reloadSessionMemory(endpoint, id),
       (error) => app.log.warn({ err: error }, 'MCP subscription signal failed'),
+      () => void reloadStreamingSessions(endpoint),
     );
     endpoint.announceSubscriptions = (id) => channel.publish(id);
     app.addHook('onClose', () => channel.close());
+    // A channel of its own: a replica that misses a message here still ends its copy at the copy's next
+    // touch of the record (a request, or the renewal of its event stream), which finds it gone.
+    const ended = openRedisChannel(
+      client,
+      `${keyPrefix}sessions:ended`,
+      (id) => sessions.drop(id),
+      (error) => app.log.warn({ err: error }, 'MCP session end signal failed'),
+    );
+    endpoint.announceEnded = (id) => ended.publish(id);
+    app.addHook('onClose', () => ended.close());
   }
   return endpoint;
 }

@@ -45,8 +45,10 @@ export type SessionStoreOptions = {
    * Renews the shared records of these copies (`Session.shared`), kept in use
    * by the event stream open on this replica, whose record in the shared
    * directory would otherwise expire after the idle TTL like an idle one.
+   * Resolves to the ids it renewed: only those count as used now, so a record
+   * the directory did not answer for is asked about again by the next sweep.
    */
-  renewShared?: (ids: readonly string[]) => Promise<void>;
+  renewShared?: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
 };
 
 export type EvictReason = 'idle' | 'capacity' | 'subject-capacity' | 'shutdown' | 'ended-elsewhere';
@@ -89,7 +91,7 @@ export class SessionStore {
     this.#onSizeChange = options.onSizeChange ?? (() => {});
     this.#onEvict = options.onEvict ?? (() => {});
     this.#inUseElsewhere = options.inUseElsewhere ?? (async () => new Set());
-    this.#renewShared = options.renewShared ?? (async () => {});
+    this.#renewShared = options.renewShared ?? (async (ids) => new Set(ids));
   }
 
   get size(): number {
@@ -109,15 +111,20 @@ export class SessionStore {
   use(id: string, subject: string): Session | undefined {
     const entry = this.#entries.get(id);
     if (entry === undefined || entry.session.subject !== subject) return undefined;
-    this.#entries.delete(id);
-    entry.lastUsed = this.#now();
-    this.#entries.set(id, entry);
+    this.#markUsed(id, entry);
     return entry.session;
   }
 
   /** This replica's copy of session `id`, whoever owns it, without touching its recency. */
   peek(id: string): Session | undefined {
     return this.#entries.get(id)?.session;
+  }
+
+  /** This replica's shared copies (`Session.shared`) whose client's event stream is open here. */
+  streamingShared(): Session[] {
+    return [...this.#entries.values()]
+      .map((entry) => entry.session)
+      .filter((session) => session.shared !== undefined && session.streaming?.() === true);
   }
 
   /**
@@ -167,7 +174,10 @@ export class SessionStore {
    * Closes every session idle for longer than the TTL; returns how many.
    * A session whose event stream is open is never closed here (`#idle`
    * skips it) and counts as used now once half the TTL has passed without a
-   * request; a shared one's record is renewed then. That record expires one
+   * request; a shared one's record is renewed then, and it counts as used
+   * only once the directory renewed it: one the directory did not answer for
+   * is asked about again by the next sweep, a quarter TTL later, while its
+   * record still has a quarter TTL or more to live. That record expires one
    * TTL after its last renewal, so it outlives a listening client only while
    * sweeps come less than half a TTL apart: they come every quarter TTL
    * clamped to 1–60 s (src/broker/http/mcp-listener.ts, `startSweeping`),
@@ -199,9 +209,7 @@ export class SessionStore {
       // Used, closed or replaced while the question was out.
       if (this.#entries.get(id) !== entry || entry.lastUsed > cutoff) continue;
       if (inUse.has(id)) {
-        this.#entries.delete(id);
-        entry.lastUsed = this.#now();
-        this.#entries.set(id, entry);
+        this.#markUsed(id, entry);
         continue;
       }
       void this.#close(id, entry, 'idle');
@@ -227,7 +235,14 @@ export class SessionStore {
     return idle;
   }
 
-  /** Marks used now the sessions with an open event stream unused for half the TTL, renewing shared ones. */
+  /**
+   * Marks used now the sessions with an open event stream unused for half the
+   * TTL; a shared one only once its record is renewed. One whose renewal
+   * failed keeps its last use, so the next sweep renews it again: marked used
+   * regardless, it would wait another half TTL, by when its record, renewed
+   * last a half TTL before, would have expired and the directory ended the
+   * session under its listening client.
+   */
   async #keepStreaming(): Promise<void> {
     const cutoff = this.#now() - this.#idleTtlMs / 2;
     const kept: Array<[string, Entry]> = [];
@@ -235,14 +250,19 @@ export class SessionStore {
       if (pair[1].lastUsed > cutoff) break;
       if (pair[1].session.streaming?.() === true) kept.push(pair);
     }
-    for (const [id, entry] of kept) {
-      this.#entries.delete(id);
-      entry.lastUsed = this.#now();
-      this.#entries.set(id, entry);
-    }
-    const shared = kept.filter(([, entry]) => entry.session.shared !== undefined).map(([id]) => id);
-    // Not renewed: the directory drops the record, and the copy's next request learns it has ended.
-    if (shared.length > 0) await this.#renewShared(shared).catch(() => undefined);
+    const shared = kept.filter(([, entry]) => entry.session.shared !== undefined);
+    for (const [id, entry] of kept) if (entry.session.shared === undefined) this.#markUsed(id, entry);
+    if (shared.length === 0) return;
+    const renewed = await this.#renewShared(shared.map(([id]) => id)).catch(() => new Set<string>());
+    // Closed or replaced while the directory answered: that entry is no longer this one.
+    for (const [id, entry] of shared) if (renewed.has(id) && this.#entries.get(id) === entry) this.#markUsed(id, entry);
+  }
+
+  /** Makes the entry the most recently used (the map's order is by last use). */
+  #markUsed(id: string, entry: Entry): void {
+    this.#entries.delete(id);
+    entry.lastUsed = this.#now();
+    this.#entries.set(id, entry);
   }
 
   #countOf(subject: string): number {

@@ -250,7 +250,10 @@ describe('sessions with an open event stream', () => {
     const store = new SessionStore({
       idleTtlMs: 1000,
       now: time.now,
-      renewShared: async (ids) => void renewed.push([...ids]),
+      renewShared: async (ids) => {
+        renewed.push([...ids]);
+        return new Set(ids);
+      },
     });
     store.add(streamingSession('shared', { value: true }, true));
     store.add(streamingSession('local', { value: true }));
@@ -262,6 +265,33 @@ describe('sessions with an open event stream', () => {
     assert.deepEqual(renewed, [['shared']]);
   });
 
+  it('are asked about again by the next sweep when the directory did not renew them', async () => {
+    const time = clock();
+    const asked: string[][] = [];
+    let answering = false;
+    const store = new SessionStore({
+      idleTtlMs: 1000,
+      now: time.now,
+      renewShared: async (ids) => {
+        asked.push([...ids]);
+        if (!answering) throw new Error('directory unavailable');
+        return new Set(ids.filter((id) => id !== 'refused'));
+      },
+    });
+    store.add(streamingSession('shared', { value: true }, true));
+    store.add(streamingSession('refused', { value: true }, true));
+    time.advance(600);
+    await store.sweep();
+    answering = true;
+    // A quarter TTL later: both are still due, the record having last been renewed 850 ms ago.
+    time.advance(250);
+    await store.sweep();
+    // Renewed at 850, 'shared' is not due before 1350; 'refused' was not renewed and is asked again.
+    time.advance(250);
+    await store.sweep();
+    assert.deepEqual(asked, [['shared', 'refused'], ['shared', 'refused'], ['refused']]);
+  });
+
   it('are renewed by one sweep at a time: a sweep started while one runs joins it', async () => {
     const time = clock();
     let calls = 0;
@@ -271,7 +301,7 @@ describe('sessions with an open event stream', () => {
       now: time.now,
       renewShared: () => {
         calls += 1;
-        return new Promise<void>((resolve) => pending.push(resolve));
+        return new Promise<ReadonlySet<string>>((resolve) => pending.push(() => resolve(new Set())));
       },
     });
     store.add(streamingSession('shared', { value: true }, true));

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { request, type IncomingMessage } from 'node:http';
 import { Redis } from 'ioredis';
 import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
 import type { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
@@ -36,6 +37,22 @@ export function redisConnector(redis: RedisServer, connections: Redis[]): () => 
     connections.push(client);
     return client;
   };
+}
+
+/**
+ * Closes the connection for good (no reconnect by itself): its commands fail at once, as while Redis
+ * is down. (Stopping redis-server would lose the records with it: the test server keeps nothing on disk.)
+ */
+export async function cut(connection: Redis): Promise<void> {
+  const ended = once(connection, 'end');
+  connection.disconnect();
+  await ended;
+}
+
+/** Connects again a connection `cut` ended. */
+export async function reconnect(connection: Redis): Promise<void> {
+  if (connection.status !== 'end') await once(connection, 'end');
+  await connection.connect();
 }
 
 /**
@@ -132,3 +149,68 @@ export const subscribe = (uri: string, id: number) => ({
   method: 'resources/subscribe',
   params: { uri },
 });
+
+export type EventStream = {
+  /** Everything received, once it matches `pattern` or once the stream has closed. */
+  until: (pattern: RegExp) => Promise<string>;
+  closed: Promise<void>;
+  abort: () => void;
+};
+
+/** The client's GET event stream on `target` (Streamable HTTP), open once its headers arrive. */
+export function openEventStream(target: Harness, token: string, sessionId: string): Promise<EventStream> {
+  const url = new URL(target.url);
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'GET',
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+        },
+      },
+      (response: IncomingMessage) => {
+        if (response.statusCode !== 200) return reject(new Error(`GET stream answered ${response.statusCode}`));
+        let text = '';
+        let done = false;
+        const waiting = new Set<() => void>();
+        const wake = () => {
+          for (const check of waiting) check();
+        };
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+          wake();
+        });
+        const closed = new Promise<void>((end) =>
+          response.on('close', () => {
+            done = true;
+            wake();
+            end();
+          }),
+        );
+        resolve({
+          until: (pattern) =>
+            new Promise((found) => {
+              const check = () => {
+                if (!pattern.test(text) && !done) return;
+                waiting.delete(check);
+                found(text);
+              };
+              waiting.add(check);
+              check();
+            }),
+          closed,
+          abort: () => outgoing.destroy(),
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}

@@ -2,17 +2,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Redis } from 'ioredis';
-import { request, type IncomingMessage } from 'node:http';
 import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
 import { defaultSessionIdleTtlMs } from '../../../src/broker/http/session-store.ts';
 import type { Harness } from './fixtures.ts';
 import { jsonRpcHeaders } from './raw-http.ts';
 import {
   listTools,
+  openEventStream,
   openSessionOn,
   redisConnector,
   startSharedReplicas,
   subscribe,
+  type EventStream,
   type OpenedSession,
   type SharedReplicasOptions,
 } from './shared-replicas.ts';
@@ -290,71 +291,6 @@ class CopiesSubscribed extends ResourceSubscriptions {
     super.drop(session);
     this.copies.delete(session);
   }
-}
-
-type EventStream = {
-  /** Everything received, once it matches `pattern` or once the stream has closed. */
-  until: (pattern: RegExp) => Promise<string>;
-  closed: Promise<void>;
-  abort: () => void;
-};
-
-/** The client's GET event stream on `target` (Streamable HTTP), open once its headers arrive. */
-function openEventStream(target: Harness, token: string, sessionId: string): Promise<EventStream> {
-  const url = new URL(target.url);
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'GET',
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: 'text/event-stream',
-          'mcp-session-id': sessionId,
-          'mcp-protocol-version': '2025-11-25',
-        },
-      },
-      (response: IncomingMessage) => {
-        if (response.statusCode !== 200) return reject(new Error(`GET stream answered ${response.statusCode}`));
-        let text = '';
-        let done = false;
-        const waiting = new Set<() => void>();
-        const wake = () => {
-          for (const check of waiting) check();
-        };
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          text += chunk;
-          wake();
-        });
-        const closed = new Promise<void>((end) =>
-          response.on('close', () => {
-            done = true;
-            wake();
-            end();
-          }),
-        );
-        resolve({
-          until: (pattern) =>
-            new Promise((found) => {
-              const check = () => {
-                if (!pattern.test(text) && !done) return;
-                waiting.delete(check);
-                found(text);
-              };
-              waiting.add(check);
-              check();
-            }),
-          closed,
-          abort: () => outgoing.destroy(),
-        });
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
 }
 
 describe('session memory as JSON', () => {

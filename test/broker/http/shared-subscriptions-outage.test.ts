@@ -20,14 +20,15 @@
  * session's record is read back by the real session directory.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
 import {
+  cut,
   listTools,
   openSessionOn,
+  reconnect,
   redisConnector,
   sharedSessionDirectory,
   startSharedReplicas,
@@ -192,15 +193,3 @@ describe("a shared session's subscription places when Redis does not answer", ()
     }
   });
 });
-
-/** Closes the connection for good (no reconnect by itself): its commands fail at once, as while Redis is down. */
-async function cut(connection: Redis): Promise<void> {
-  const ended = once(connection, 'end');
-  connection.disconnect();
-  await ended;
-}
-
-async function reconnect(connection: Redis): Promise<void> {
-  if (connection.status !== 'end') await once(connection, 'end');
-  await connection.connect();
-}

@@ -71,4 +71,25 @@ describe('Redis channel between replicas', () => {
       return heardByB.includes('team-a');
     }, 'B hears A after the restart');
   });
+
+  it('tells the receiver when it subscribed again after its connection dropped, not when it first subscribed', async () => {
+    const admin = await connect();
+    let resubscribed = 0;
+    const channel = openRedisChannel(
+      await connect(),
+      'test:resubscribe',
+      () => undefined,
+      () => undefined,
+      () => {
+        resubscribed += 1;
+      },
+    );
+    channels.push(channel);
+    const subscribers = async () => ((await admin.call('PUBSUB', 'NUMSUB', 'test:resubscribe')) as [string, number])[1];
+    for (let i = 0; i < 200 && (await subscribers()) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal(await subscribers(), 1, 'subscribed');
+    assert.equal(resubscribed, 0, 'the first subscribe missed nothing');
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await until(() => resubscribed === 1, 'told once it subscribed again');
+  });
 });

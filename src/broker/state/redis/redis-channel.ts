@@ -2,8 +2,10 @@
  * A broadcast between the broker replicas over Redis pub/sub: one extra
  * connection in subscriber mode (ioredis dedicates a connection to it),
  * subscribed again on every reconnect. Messages are best effort: one sent
- * while Redis is down is lost, so a receiver must also converge without it
- * (the graph does, on its seed interval). A replica ignores its own messages.
+ * while Redis is down, or while this replica's subscriber reconnects, is
+ * lost, so a receiver must also converge without it (the graph does, on its
+ * seed interval); `onResubscribed` tells it when the subscriber is back, for
+ * a receiver that can catch up at once. A replica ignores its own messages.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -22,11 +24,19 @@ export function openRedisChannel(
   channel: string,
   onMessage: (payload: string) => void,
   onError: (error: Error) => void,
+  onResubscribed?: () => void,
 ): RedisChannel {
   const self = randomUUID();
   const subscriber = client.duplicate({ autoResubscribe: false, lazyConnect: true });
   subscriber.on('error', () => undefined);
-  subscriber.on('ready', () => void subscriber.subscribe(channel).catch(onError));
+  let subscribedBefore = false;
+  subscriber.on('ready', () => {
+    subscriber.subscribe(channel).then(() => {
+      // Subscribed again after a drop: what was sent in between never came.
+      if (subscribedBefore) onResubscribed?.();
+      subscribedBefore = true;
+    }, onError);
+  });
   subscriber.on('message', (from: string, text: string) => {
     if (from !== channel) return;
     let parsed: unknown;
