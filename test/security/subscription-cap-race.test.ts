@@ -36,7 +36,7 @@
  * directly, to order their steps.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ResourceSubscriptions } from '../../src/broker/changes/resource-subscriptions.ts';
 import { subscribedResourcesKey } from '../../src/broker/http/resource-subscribe.ts';
@@ -45,13 +45,12 @@ import { SharedMemory } from '../../src/broker/http/shared-memory.ts';
 import {
   listTools,
   openSessionOn,
-  redisConnector,
+  sharedRedisServer,
   sharedSessionDirectory,
   startSharedReplicas,
   storedSubscriptions,
   subscribe,
 } from '../broker/http/shared-replicas.ts';
-import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
 
 const cap = 4;
 const perReplica = 8;
@@ -59,19 +58,9 @@ const rounds = 8;
 const limitRefusal = new RegExp(`at most ${cap} resource subscriptions per session`);
 
 describe('the resource subscription bound of a session shared by two replicas', () => {
-  let redis: RedisServer;
-  const connections: Redis[] = [];
-
-  before(async () => {
-    redis = await startRedisServer();
-  });
-  after(async () => {
-    for (const connection of connections) connection.disconnect();
-    await redis?.close();
-  });
+  const { connect } = sharedRedisServer();
 
   it('holds when subscribes race through both replicas at once', async () => {
-    const connect = redisConnector(redis, connections);
     const keyPrefix = 'subscription-race:';
     const [a, b] = await startSharedReplicas(connect, keyPrefix, {
       subscriptions: [new ResourceSubscriptions({ perSession: cap }), new ResourceSubscriptions({ perSession: cap })],
@@ -120,7 +109,7 @@ describe('the resource subscription bound of a session shared by two replicas', 
   });
 
   it("holds when a copy's save follows another replica's unsubscribe of what it reserved", async () => {
-    const client = redisConnector(redis, connections)();
+    const client = connect();
     const directory = await sharedSessionDirectory(client, 'subscription-resurrect:');
     const id = 'session-1';
     const bound = 2;

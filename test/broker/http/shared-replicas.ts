@@ -7,12 +7,13 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { request, type IncomingMessage } from 'node:http';
+import { after, before } from 'node:test';
 import { Redis } from 'ioredis';
 import { createBearerVerifier } from '../../../src/broker/auth/verify-bearer.ts';
 import type { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
 import { defaultSessionIdleTtlMs } from '../../../src/broker/http/session-store.ts';
 import { SharedSessions } from '../../../src/broker/http/shared-sessions.ts';
-import type { RedisServer } from '../../support/redis-server.ts';
+import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
 import { definitions, issuer, listingGateway, startListener, type Harness } from './fixtures.ts';
 import { initializeBody, jsonRpcHeaders } from './raw-http.ts';
 
@@ -23,6 +24,29 @@ export type SharedReplicasOptions = {
   /** The first replica's session store runs on this clock (Redis keeps real time). */
   clockOfA?: () => number;
 };
+
+/**
+ * A real redis-server for the enclosing `describe`: started before its tests and stopped after
+ * them, once every connection `connect` made (kept in `connections`, in order) is closed.
+ */
+export function sharedRedisServer(): { connect: () => Redis; connections: Redis[] } {
+  let redis: RedisServer | undefined;
+  const connections: Redis[] = [];
+  before(async () => {
+    redis = await startRedisServer();
+  });
+  after(async () => {
+    for (const connection of connections) connection.disconnect();
+    await redis?.close();
+  });
+  return {
+    connections,
+    connect: () => {
+      assert.ok(redis, 'sharedRedisServer: connect is for the tests, after the server started');
+      return redisConnector(redis, connections)();
+    },
+  };
+}
 
 /** Connections to `redis` that fail at once while it is down; each is added to `connections`, for the test to close. */
 export function redisConnector(redis: RedisServer, connections: Redis[]): () => Redis {

@@ -11,34 +11,23 @@
  * client had ended (review scratch: DELETE 200, then POST through b 200).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
-import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
 import {
   cut,
   listTools,
   openSessionOn,
   reconnect,
-  redisConnector,
+  sharedRedisServer,
   sharedSessionDirectory,
   startSharedReplicas,
 } from './shared-replicas.ts';
 import { jsonRpcHeaders } from './raw-http.ts';
 
 describe('a DELETE of a shared session on a replica that cannot reach Redis', () => {
-  let redis: RedisServer;
-  const connections: Redis[] = [];
-
-  before(async () => {
-    redis = await startRedisServer();
-  });
-  after(async () => {
-    for (const connection of connections) connection.disconnect();
-    await redis?.close();
-  });
+  const { connect, connections } = sharedRedisServer();
 
   it('answers 503 with Retry-After and ends nothing; sent again once Redis answers, it ends the session everywhere', async () => {
-    const connect = redisConnector(redis, connections);
     const [a, b] = await startSharedReplicas(connect, 'delete:');
     const ofA = connections[0]!;
     const directory = await sharedSessionDirectory(connect(), 'delete:');

@@ -10,33 +10,22 @@
  * TTL, 15 minutes), one session past the cap meanwhile.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
-import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
 import {
   openEventStream,
   openSessionOn,
-  redisConnector,
+  sharedRedisServer,
   sharedSessionDirectory,
   startSharedReplicas,
   subscribe,
 } from './shared-replicas.ts';
 
 describe('a shared session evicted by its subject cap through another replica', () => {
-  let redis: RedisServer;
-  const connections: Redis[] = [];
-
-  before(async () => {
-    redis = await startRedisServer();
-  });
-  after(async () => {
-    for (const connection of connections) connection.disconnect();
-    await redis?.close();
-  });
+  const { connect } = sharedRedisServer();
 
   it('ends on the replica holding its event stream, stream and notifications with it', async () => {
-    const connect = redisConnector(redis, connections);
     const onA = new ResourceSubscriptions();
     const [a, b] = await startSharedReplicas(connect, 'eviction:', {
       maxSessionsPerSubject: 1,

@@ -14,32 +14,21 @@
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { renewSharedSessions, type McpEndpoint } from '../../../src/broker/http/mcp-endpoint.ts';
 import { BoundedSessionState } from '../../../src/broker/http/session-state.ts';
 import { SessionStore } from '../../../src/broker/http/session-store.ts';
 import { SharedMemory } from '../../../src/broker/http/shared-memory.ts';
 import { SharedSessions } from '../../../src/broker/http/shared-sessions.ts';
-import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
-import { cut, reconnect, redisConnector } from './shared-replicas.ts';
+import { cut, reconnect, sharedRedisServer } from './shared-replicas.ts';
 
 const ttl = 60_000;
 
 describe('a streaming shared session whose renewal Redis did not answer', () => {
-  let redis: RedisServer;
-  const connections: Redis[] = [];
-
-  before(async () => {
-    redis = await startRedisServer();
-  });
-  after(async () => {
-    for (const connection of connections) connection.disconnect();
-    await redis?.close();
-  });
+  const { connect } = sharedRedisServer();
 
   it('is renewed by the next sweep, a quarter TTL later, while its record still lives', async () => {
-    const connect = redisConnector(redis, connections);
     const client = connect();
     const admin = connect();
     await Promise.all([once(client, 'ready'), once(admin, 'ready')]);
