@@ -175,7 +175,8 @@ export class SessionStore {
    * A session whose event stream is open is never closed here (`#idle`
    * skips it) and counts as used now once half the TTL has passed without a
    * request; a shared one's record is renewed then, and it counts as used
-   * only once the directory renewed it: one the directory did not answer for
+   * (from when the renewal was sent, `#keepStreaming`) only once the
+   * directory renewed it: one the directory did not answer for
    * is asked about again by the next sweep, a quarter TTL later, while its
    * record still has a quarter TTL or more to live. That record expires one
    * TTL after its last renewal, so it outlives a listening client only while
@@ -244,24 +245,31 @@ export class SessionStore {
    * session under its listening client.
    */
   async #keepStreaming(): Promise<void> {
-    const cutoff = this.#now() - this.#idleTtlMs / 2;
+    const sentAt = this.#now();
+    const cutoff = sentAt - this.#idleTtlMs / 2;
     const kept: Array<[string, Entry]> = [];
+    // Every entry, not oldest first up to the cutoff: a renewed copy is stamped with `sentAt`, earlier
+    // than a request the directory's round trip let in, so the map's order by last use may be off by it.
     for (const pair of this.#entries) {
-      if (pair[1].lastUsed > cutoff) break;
-      if (pair[1].session.streaming?.() === true) kept.push(pair);
+      if (pair[1].lastUsed <= cutoff && pair[1].session.streaming?.() === true) kept.push(pair);
     }
     const shared = kept.filter(([, entry]) => entry.session.shared !== undefined);
     for (const [id, entry] of kept) if (entry.session.shared === undefined) this.#markUsed(id, entry);
     if (shared.length === 0) return;
     const renewed = await this.#renewShared(shared.map(([id]) => id)).catch(() => new Set<string>());
+    // Used as of when the renewal was sent, not answered: the record's TTL restarted no later than
+    // that, so the next renewal comes due half a TTL after it and a failed one is retried a quarter
+    // TTL later, before the record expires (stamped on the answer, after a Redis round trip and the
+    // awaited load of stale copies, src/broker/http/mcp-endpoint.ts, it slipped to three quarters).
     // Closed or replaced while the directory answered: that entry is no longer this one.
-    for (const [id, entry] of shared) if (renewed.has(id) && this.#entries.get(id) === entry) this.#markUsed(id, entry);
+    for (const [id, entry] of shared)
+      if (renewed.has(id) && this.#entries.get(id) === entry) this.#markUsed(id, entry, sentAt);
   }
 
-  /** Makes the entry the most recently used (the map's order is by last use). */
-  #markUsed(id: string, entry: Entry): void {
+  /** Makes the entry the most recently used (the map's order is by last use, give or take a renewal's round trip). */
+  #markUsed(id: string, entry: Entry, at = this.#now()): void {
     this.#entries.delete(id);
-    entry.lastUsed = this.#now();
+    entry.lastUsed = at;
     this.#entries.set(id, entry);
   }
 

@@ -292,6 +292,40 @@ describe('sessions with an open event stream', () => {
     assert.deepEqual(asked, [['shared', 'refused'], ['shared', 'refused'], ['refused']]);
   });
 
+  it('count as used from when the renewal was sent, so the next one is due half a TTL later however slow the answer', async () => {
+    const time = clock();
+    const askedAt: number[] = [];
+    let answer: (() => void) | undefined;
+    const store = new SessionStore({
+      idleTtlMs: 1000,
+      now: time.now,
+      renewShared: (ids) => {
+        askedAt.push(time.now());
+        return new Promise((resolve) => {
+          answer = () => resolve(new Set(ids));
+        });
+      },
+    });
+    store.add(streamingSession('shared', { value: true }, true));
+    time.advance(500);
+    const sweeping = store.sweep();
+    // The directory's round trip: a request on another session lands before its answer.
+    time.advance(5);
+    store.add(session('other'));
+    time.advance(5);
+    answer?.();
+    await sweeping;
+    // Sweeps a quarter TTL apart from the one that sent the renewal at 500: the one at 1000 renews
+    // again, leaving a failed renewal a quarter TTL to be retried before the record expires at ~1500.
+    time.advance(240);
+    await store.sweep();
+    time.advance(250);
+    const due = store.sweep();
+    answer?.();
+    await due;
+    assert.deepEqual(askedAt, [500, 1000]);
+  });
+
   it('are renewed by one sweep at a time: a sweep started while one runs joins it', async () => {
     const time = clock();
     let calls = 0;
