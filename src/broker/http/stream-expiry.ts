@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Identity } from '../identity.ts';
+import { whenClosed } from './response-closed.ts';
 
 /** setTimeout's longest delay (2^31 - 1 ms, about 24.8 days); a longer one fires at once (Node's TimeoutOverflowWarning). */
 const longestTimerMs = 2 ** 31 - 1;
@@ -29,7 +30,6 @@ export function expirySignal(
     timer.unref();
   };
   arm();
-  res.once('close', () => clearTimeout(timer));
-  if (res.destroyed) clearTimeout(timer);
+  whenClosed(res, () => clearTimeout(timer));
   return expired.signal;
 }
