@@ -130,35 +130,32 @@ function isEventStream(response: Response): boolean {
  */
 async function copyStream(body: ReadableStream<Uint8Array>, res: ServerResponse, stop: AbortSignal): Promise<void> {
   const reader = body.getReader();
-  const cancel = () => void reader.cancel().catch(() => {});
   let drained: (() => void) | undefined;
   const release = () => {
     drained?.();
     drained = undefined;
   };
+  // Cancelling ends the pending read; releasing ends a wait for the client to drain.
+  const onStop = () => {
+    void reader.cancel().catch(() => {});
+    release();
+  };
   res.on('drain', release);
-  const stopped = new Promise<void>((resolve) => {
-    if (stop.aborted) resolve();
-    else stop.addEventListener('abort', () => resolve(), { once: true });
-  });
-  if (stop.aborted) cancel();
-  else stop.addEventListener('abort', cancel, { once: true });
+  if (stop.aborted) onStop();
+  else stop.addEventListener('abort', onStop, { once: true });
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done || stop.aborted) break;
-      if (!res.write(value))
-        await Promise.race([
-          new Promise<void>((resolve) => {
-            drained = resolve;
-          }),
-          stopped,
-        ]);
+      if (!res.write(value) && !stop.aborted)
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+        });
     }
   } catch {
     // The client went away or the stream failed: the response ends either way.
   } finally {
-    stop.removeEventListener('abort', cancel);
+    stop.removeEventListener('abort', onStop);
     res.off('drain', release);
   }
 }
