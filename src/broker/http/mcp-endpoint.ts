@@ -161,8 +161,9 @@ async function serveSession(
   if (ending && !(await endShared(endpoint, session, reply))) return;
   hijack(reply);
   await session.transport.handleRequest(request.raw, reply.raw, request.body, auth);
-  // A DELETE the SDK refused (a protocol version it does not take) still ended the record: the copy goes too.
-  if (ending) endpoint.sessions.drop(session.id);
+  // A DELETE the SDK refused (a protocol version it does not take) still ended the record: the copy goes
+  // too, ended here (docs/decisions.md). One it accepted was forgotten already (`onsessionclosed`).
+  if (ending) endpoint.sessions.end(session.id);
 }
 
 /**

@@ -51,7 +51,7 @@ export type SessionStoreOptions = {
   renewShared?: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
 };
 
-export type EvictReason = 'idle' | 'capacity' | 'subject-capacity' | 'shutdown' | 'ended-elsewhere';
+export type EvictReason = 'idle' | 'capacity' | 'subject-capacity' | 'shutdown' | 'ended' | 'ended-elsewhere';
 
 export const defaultMaxSessions = 1000;
 export const defaultMaxSessionsPerSubject = 20;
@@ -163,6 +163,16 @@ export class SessionStore {
   drop(id: string): void {
     const entry = this.#entries.get(id);
     if (entry !== undefined) void this.#close(id, entry, 'ended-elsewhere');
+  }
+
+  /**
+   * Closes the copy of a session whose client ended it here though the transport
+   * did not: a DELETE the SDK refused after the shared record was deleted
+   * (src/broker/http/mcp-endpoint.ts, `endShared`). One it accepted is gone already (`forget`).
+   */
+  end(id: string): void {
+    const entry = this.#entries.get(id);
+    if (entry !== undefined) void this.#close(id, entry, 'ended');
   }
 
   /** Forgets a session the client ended (DELETE) or whose transport closed; does not close it again. */

@@ -56,6 +56,20 @@ describe('session store bounds', () => {
     assert.equal(store.size, 3);
   });
 
+  it('tells a copy its client ended here from one ended elsewhere, and closes each once', () => {
+    const evicted: string[] = [];
+    const store = new SessionStore({ onEvict: (s, reason) => evicted.push(`${s.id}:${reason}`) });
+    const [here, elsewhere] = [session('here'), session('elsewhere')];
+    store.add(here);
+    store.add(elsewhere);
+    store.end('here');
+    store.drop('elsewhere');
+    store.end('here');
+    assert.deepEqual(evicted, ['here:ended', 'elsewhere:ended-elsewhere']);
+    assert.equal(here.closed(), true);
+    assert.equal(store.size, 0);
+  });
+
   it('when full, closes sessions past their idle TTL to make room for a newcomer', () => {
     const time = clock();
     const store = new SessionStore({ maxSessions: 1, idleTtlMs: 1000, now: time.now });
