@@ -190,7 +190,8 @@ function annotationsOf(tool: ToolDefinition): ToolAnnotations {
  * the same messages (the SDK would otherwise answer first, in its own words).
  */
 function advertisedOnly(schema: z.ZodObject, { answers = false } = {}): StandardSchemaWithJSON {
-  const known = advertised.get(schema);
+  const cache = answers ? advertisedAnswers : advertisedArguments;
+  const known = cache.get(schema);
   if (known !== undefined) return known;
   const convert = schema['~standard'].jsonSchema;
   const converted = new Map<string, Record<string, unknown>>();
@@ -216,7 +217,7 @@ function advertisedOnly(schema: z.ZodObject, { answers = false } = {}): Standard
       jsonSchema: { input: once('input'), output: once('output') },
     },
   };
-  advertised.set(schema, wrapped);
+  cache.set(schema, wrapped);
   return wrapped;
 }
 
@@ -225,9 +226,13 @@ function advertisedOnly(schema: z.ZodObject, { answers = false } = {}): Standard
  * tools/list and on the first call of each server, and the broker builds a server
  * per session, per stateless request and per 2026-07-28 exchange; zod's
  * conversion of our larger schemas costs milliseconds (bench/load.ts profile).
- * The SDK only reads the converted objects.
+ * The SDK only reads the converted objects. One cache per use, since an answer's
+ * form differs (`withoutSafeIntegerBounds`): keyed by schema alone, a schema
+ * advertised both ways would get whichever form was asked for first. (Today
+ * none is: src/broker/mcp/run-tool.ts builds each tool's schemas apart.)
  */
-const advertised = new WeakMap<z.ZodObject, StandardSchemaWithJSON>();
+const advertisedArguments = new WeakMap<z.ZodObject, StandardSchemaWithJSON>();
+const advertisedAnswers = new WeakMap<z.ZodObject, StandardSchemaWithJSON>();
 
 /**
  * An outputSchema without the ±2^53-1 bounds zod puts on every `int()`: an answer's integers are
