@@ -37,7 +37,6 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Redis } from 'ioredis';
 import { ResourceSubscriptions } from '../../src/broker/changes/resource-subscriptions.ts';
 import { subscribedResourcesKey } from '../../src/broker/http/resource-subscribe.ts';
 import { BoundedSessionState } from '../../src/broker/http/session-state.ts';

@@ -12,7 +12,6 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Redis } from 'ioredis';
 import {
   cut,
   listTools,

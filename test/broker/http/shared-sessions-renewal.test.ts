@@ -15,7 +15,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
-import type { Redis } from 'ioredis';
 import { renewSharedSessions, type McpEndpoint } from '../../../src/broker/http/mcp-endpoint.ts';
 import { BoundedSessionState } from '../../../src/broker/http/session-state.ts';
 import { SessionStore } from '../../../src/broker/http/session-store.ts';
