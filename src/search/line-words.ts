@@ -152,9 +152,13 @@ export class WordTable {
     }
   }
 
-  /** True while no later query has begun: masks settled under `generation` still stand. */
-  isCurrentQuery(generation: number): boolean {
-    return generation === this.#generation;
+  /**
+   * The generation for a query of `generation` to settle under: its own while no later query has
+   * begun (the masks it settled still stand), else a new one, taking the table back (its runs are
+   * settled again). The one place this rule lives: `settle` trusts the generation it is given.
+   */
+  resume(generation: number): number {
+    return generation === this.#generation ? generation : this.newQuery();
   }
 
   /** A new query: every run's term mask is unknown again. */
@@ -169,7 +173,8 @@ export class WordTable {
   /**
    * The term masks of `lines`' runs under the query of `generation` (bit i: stem i
    * occurs in the run), stored in `masks()` by run number. `stems` and `signatures`
-   * are the query's, `skip` the bits of stems not to test here.
+   * are the query's, `skip` the bits of stems not to test here. `generation` is the
+   * current one, from `newQuery` or `resume`.
    */
   settle(
     lines: LineWords,
@@ -178,7 +183,6 @@ export class WordTable {
     signatures: Int32Array,
     skip: number,
   ): Int32Array {
-    if (generation !== this.#generation) throw new Error('a later query has begun');
     const masks = this.#masks;
     const stamps = this.#stamps;
     const table = lines.table;

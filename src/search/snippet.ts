@@ -40,12 +40,12 @@ export class SnippetTerms {
   /**
    * The run masks of `lines` (WordTable.settle) under these terms. The table keeps
    * masks for one query at a time; a query run in slices (slices.ts) that resumes
-   * after another began takes the table back with a new generation, so it settles
+   * after another began takes the table back with a new generation (WordTable.resume), so it settles
    * again the runs it had settled: a run's mask depends only on the run and the
    * stems, so its rows' snippets are the same (test/search/sliced-queries.test.ts).
    */
   masksFor(lines: LineWords): Int32Array {
-    if (!this.words.isCurrentQuery(this.#generation)) this.#generation = this.words.newQuery();
+    this.#generation = this.words.resume(this.#generation);
     return this.words.settle(lines, this.#generation, this.stems, this.signatures, this.scanned);
   }
 

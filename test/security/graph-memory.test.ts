@@ -90,6 +90,8 @@ describe('security: one writer cannot exhaust the broker through the link graph'
     assert.equal(node?.status, 'ok', resultText(answer));
     assert.equal(node.links_cut, true);
     assert.match(resultText(answer), /links cut/i);
+    // Bounds printed as every broker count is (src/broker/count-text.ts).
+    assert.match(resultText(answer), /at most 1,000 distinct links of a document, 25,000 of one crawl and 25,000 of/);
     const graph = await exported();
     assert.equal(graph.edges.filter((edge) => edge.from === url).length, linksPerDocument);
     assert.equal(graph.nodes.find((node) => node.url === url)?.links_cut, true);

@@ -85,7 +85,7 @@ describe('VERSIONS while a retention prune removes versions', () => {
     assert.equal(response.metadata['chain-valid'], 'true');
   });
 
-  it('reads at most twice the listed versions while the newest keeps being removed', async () => {
+  it('reads at most twice the listed versions while the newest keeps being removed (every pass a full restart)', async () => {
     const listed = 10;
     for (let i = 1; i <= listed; i += 1)
       assert.equal((await world.local('PUBLISH', '/shrinking.md', { auth }, `# s${i}\n`)).status, 'created');
@@ -102,6 +102,30 @@ describe('VERSIONS while a retention prune removes versions', () => {
     const response = await withReadHook(removeNewestBeforeReading, () => world.local('VERSIONS', '/shrinking.md'));
     assert.equal(response.status, 'server-error', text(response));
     assert.ok(reads <= 2 * listed, `${reads} version reads for ${listed} listed`);
+  });
+
+  it('answers after more prunes than twice the listed versions, since sliding above a pruned version reads nothing twice', async () => {
+    for (const body of ['# one\n', '# two\n'])
+      assert.equal((await world.local('PUBLISH', '/sliding.md', { auth }, body)).status, 'created');
+    // Before each of the first `prunes` reads, a publish with retention 2 removes the version about to be read,
+    // so every pass loses its oldest version and slides to the two above it: reads exceed 2 × the listing of 2.
+    const prunes = 5;
+    let published = 0;
+    let reads = 0;
+    const pruneBeforeReading = async () => {
+      reads += 1;
+      if (published === prunes) return;
+      published += 1;
+      const write = await world.local('PUBLISH', '/sliding.md', { auth, retention: '2' }, `# p${published}\n`);
+      assert.equal(write.status, 'created');
+    };
+    const response = await withReadHook(pruneBeforeReading, () => world.local('VERSIONS', '/sliding.md'));
+    assert.equal(response.status, 'ok', text(response));
+    assert.equal(published, prunes);
+    assert.ok(reads > 2 * 2, `only ${reads} version reads: the sliding path was not exercised`);
+    assert.equal(response.metadata.current, String(2 + prunes));
+    assert.equal(response.metadata.total, '2');
+    assert.equal(response.metadata['chain-valid'], 'true');
   });
 
   it('VERSIONS and FETCH loops see no server-error while 60 publishes with retention 2 prune', async () => {

@@ -18,7 +18,7 @@ export function requiredString(name: string, description: string) {
  * required`, the reference's text); present but of another type says what was
  * expected and what came, so `expected_version: "1"` is not reported as missing.
  */
-export function wrongTypeMessage(name: string, expected: string, input: unknown): string {
+function wrongTypeMessage(name: string, expected: string, input: unknown): string {
   if (input === undefined) return `${name} is required`;
   return `${name} must be ${expected} (got ${describeValue(input)})`;
 }
@@ -192,7 +192,7 @@ export function optionalMetadata(name: string, description: string, setElsewhere
     z.preprocess(
       (value) => (typeof value === 'number' || typeof value === 'boolean' ? goValueString(value) : value),
       z.string({
-        error: (issue) => metadataValueMessage(`${name}.${key ?? String(issue.path?.at(-1) ?? 'value')}`, issue.input),
+        error: (issue) => metadataValueMessage(name, key ?? String(issue.path?.at(-1) ?? 'value'), issue.input),
       }),
     );
   const named = (key: string, what: string) => stringValue(key).optional().describe(what);
@@ -231,15 +231,14 @@ export function optionalMetadata(name: string, description: string, setElsewhere
  * A metadata value that is not a string, with an example of the key's own form: tags are one
  * comma-separated string (an agent's list is shown joined), importance and retention numbers as strings.
  */
-function metadataValueMessage(field: string, input: unknown): string {
-  const key = field.slice(field.indexOf('.') + 1);
+function metadataValueMessage(name: string, key: string, input: unknown): string {
   const examples: Record<string, string> = {
     title: 'a string, e.g. "Deploy runbook"',
     tags: `one comma-separated string, e.g. ${JSON.stringify(tagsExample(input))}`,
     importance: 'a string, e.g. "0.8"',
     retention: 'a string, e.g. "10"',
   };
-  return wrongTypeMessage(field, examples[key] ?? 'a string', input);
+  return wrongTypeMessage(`${name}.${key}`, examples[key] ?? 'a string', input);
 }
 
 /** The tags an agent sent as a list, as the one string the wire takes. */

@@ -70,8 +70,19 @@ export type CheckedAnswer =
   | { kind: 'unchecked'; answer: WorldAnswer }
   | { kind: 'final'; answer: WorldAnswer };
 
-/** A world answered, but not `ok`; the message is the world's status and its own words. */
-export class WorldSearchError extends errorWithCode('ERR_WORLD_SEARCH') {}
+/**
+ * A world answered, but not `ok`; the message is the world's status and its own words, and
+ * `status` the status alone, for callers that decide by it (search-support.ts `allWorldsFailed`)
+ * without reading the message back.
+ */
+export class WorldSearchError extends errorWithCode('ERR_WORLD_SEARCH') {
+  readonly status: string;
+  /** `detail` is the world's own words, already shortened and led by `: `, or empty. */
+  constructor(status: string, detail: string) {
+    super(`status ${status}${detail}`);
+    this.status = status;
+  }
+}
 
 export async function phaseOne(lookup: LookupFn, world: string, request: PhaseRequest): Promise<PhaseOne> {
   const response = await ask(lookup, world, request, { [keys.corpusStats]: statsOnlyValue });
@@ -127,7 +138,7 @@ async function ask(lookup: LookupFn, world: string, request: PhaseRequest, extra
   if (request.terms === 'any') metadata[keys.matchTerms] = 'any';
   if (request.filter !== undefined && request.filter !== '') metadata.filter = request.filter;
   const response = await lookup(world, { verb: 'LOOKUP', path: request.scope, metadata });
-  if (response.status !== 'ok') throw new WorldSearchError(`status ${response.status}${detailOf(response.body)}`);
+  if (response.status !== 'ok') throw new WorldSearchError(response.status, detailOf(response.body));
   return response;
 }
 

@@ -96,15 +96,21 @@ export async function readHistory(
 const maxFullRestarts = 3;
 
 /**
- * How many version reads one history read may spend, per version first listed. Starting over
- * (below) reads the chain again; without this a read could cost up to `maxFullRestarts + 1`
- * whole chains. Twice the listing still lets one full restart through, which is what the
- * rollback of one failed write costs (test/world/versions-prune-race.test.ts).
+ * How many versions one history read may read again, per version first listed. Only a full
+ * restart (below) reads a version again, and without this bound a read could cost up to
+ * `maxFullRestarts + 1` whole chains. One listing's worth lets one full restart through, which is
+ * what the rollback of one failed write costs (test/world/versions-prune-race.test.ts).
+ * Sliding above a pruned version reads only versions not read yet, so it is not charged: a
+ * reader losing the prune race to a stream of publishes keeps sliding forward and answers.
  */
-const readsPerListedVersion = 2;
+const reReadsPerListedVersion = 1;
 
-/** Version reads a history read has left, shared by its passes over the chain. */
-type ReadBudget = { left: number };
+/**
+ * What a history read has left to spend on reading versions again, shared by its passes over
+ * the chain: passes read in ascending order, so a version at or below `highestRead` (read or
+ * found gone already) is a re-read, and one above it is read for the first time.
+ */
+type ReadBudget = { reReadsLeft: number; highestRead: number };
 
 /**
  * The chain check over `listed`, taking the versions a concurrent write removed into account:
@@ -115,9 +121,10 @@ type ReadBudget = { left: number };
  * the new root, as if it had started after the prune (what Go answers from its read snapshot).
  * Only when nothing above K is left (the newest listed version was removed: a failed write's
  * rollback, doc-writer.ts `pointAt`) does it start over from a fresh listing, reading the
- * chain again, at most `maxFullRestarts` times. In all it reads at most
- * `readsPerListedVersion` × the first listing's length versions (a vanished one counts), then
- * fails as a read whose versions keep disappearing; the request's signal still bounds the whole.
+ * chain again, at most `maxFullRestarts` times. Those restarts read at most
+ * `reReadsPerListedVersion` × the first listing's length versions again (a vanished one counts),
+ * then the read fails as one whose versions keep disappearing. First reads are not counted: they
+ * grow only with versions published meanwhile; the request's signal bounds the whole.
  */
 async function readChain(
   docDir: string,
@@ -126,7 +133,7 @@ async function readChain(
   probe: ChainReadProbe | undefined,
 ): Promise<{ infos: VersionInfo[]; chainError: string | null }> {
   let numbers = listed;
-  const budget: ReadBudget = { left: readsPerListedVersion * listed.length };
+  const budget: ReadBudget = { reReadsLeft: reReadsPerListedVersion * listed.length, highestRead: 0 };
   for (let fullRestarts = 0; ; ) {
     const walk = await verifyChain(docDir, numbers, reading, probe, budget);
     if (walk.gone === null) return walk;
@@ -151,8 +158,8 @@ async function readChain(
  * own `previous-hash` is not checked. Returns each version's time and the first
  * problem (null when none), or `gone`: the first version that was no longer there.
  *
- * Versions are read one after another, each up to 1 MiB, each taken from
- * `budget` (readChain bounds the reads of every pass together); once
+ * Versions are read one after another, each up to 1 MiB; reading one again
+ * is taken from `budget` (readChain bounds the re-reads of every pass together); once
  * `reading.signal` aborts, the next version is not read and the check rejects
  * with the signal's reason.
  */
@@ -170,8 +177,10 @@ async function verifyChain(
   let formatError: string | null = null;
   for (const version of numbers) {
     signal?.throwIfAborted();
-    if (budget.left === 0) throw new Error(`read v${version}: versions kept disappearing during verification`);
-    budget.left -= 1;
+    if (version <= budget.highestRead) {
+      if (budget.reReadsLeft === 0) throw new Error(`read v${version}: versions kept disappearing during verification`);
+      budget.reReadsLeft -= 1;
+    } else budget.highestRead = version;
     if (probe !== undefined) await probe(version);
     const file = await readVersionFile(docDir, version);
     if (file === null) return { infos, chainError: null, gone: version };

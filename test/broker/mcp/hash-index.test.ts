@@ -132,6 +132,11 @@ describe('mark_index and mark_resolve against real worlds', () => {
     });
   });
 
+  it('states its document bound in its description as every broker count is printed (src/broker/count-text.ts)', () => {
+    const tool = makeIndexTool({ maxDocuments: 10_000, maxLists: 100, maxDepth: 16 });
+    assert.match(tool.description, /the crawl stops at 10,000 documents\./);
+  });
+
   it('refuses to publish an index cut short by its bounds, and says so on a dry run', async () => {
     const small = makeIndexTool({ maxDocuments: 2, maxLists: 100, maxDepth: 16 });
     const refused = await runTool(small, { source: 'mark://team-a/', target: 'mark://hub/index/partial.md' }, ctx());

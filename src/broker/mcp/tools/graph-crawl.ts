@@ -113,14 +113,14 @@ function boundsNotes(result: GraphCrawl, nodes: readonly GraphNode[]): string {
   const cut = nodes.filter((node) => node.linksCut === true).length;
   let out = '';
   if (cut > 0)
-    out += `Links cut on ${cut} document(s), marked "(links cut)" below: the link graph keeps at most ${bounds.linksPerDocument} distinct links of a document, ${defaultCrawlLimits.maxEdges} of one crawl and ${bounds.edgesPerWorld} of one world's documents. Read such a document (mark_fetch) for all its links.\n`;
+    out += `Links cut on ${cut} document(s), marked "(links cut)" below: the link graph keeps at most ${countText(bounds.linksPerDocument)} distinct links of a document, ${countText(defaultCrawlLimits.maxEdges)} of one crawl and ${countText(bounds.edgesPerWorld)} of one world's documents. Read such a document (mark_fetch) for all its links.\n`;
   const refused = result.recorded.notRecorded;
   if (refused.length > 0) {
     const sorted = [...refused].sort(compareUtf8);
     const shown = sorted.slice(0, graphTextListCap).join(', ');
     const more =
       sorted.length > graphTextListCap ? `, +${countText(sorted.length - graphTextListCap)} more (not_recorded)` : '';
-    out += `Not recorded in the shared link graph, which has no room for them (at most ${bounds.nodes} documents and ${bounds.edges} links, ${bounds.nodesPerWorld} and ${bounds.edgesPerWorld} charged to one world): ${shown}${more}. They are listed in this answer, but mark_backlinks and mark_explore will not know them while it is full.\n`;
+    out += `Not recorded in the shared link graph, which has no room for them (at most ${countText(bounds.nodes)} documents and ${countText(bounds.edges)} links, ${countText(bounds.nodesPerWorld)} and ${countText(bounds.edgesPerWorld)} charged to one world): ${shown}${more}. They are listed in this answer, but mark_backlinks and mark_explore will not know them while it is full.\n`;
   }
   return out;
 }

@@ -84,7 +84,6 @@ export const markGraphPublish = defineTool({
     const refused = gateWrite(ctx, 'graph publish', world, path);
     if (refused) return refused;
     const metadata = writeMetadata(ctx.identity, args.metadata);
-    delete metadata.retention;
     if (retention > 0) metadata.retention = String(retention);
     // Only rows the caller may read now: the published document is readable by whoever may read the target.
     const { body, nodeCount, edgeCount, unchecked } = await graph.readableExport(ctx.gateway, ctx.signal);

@@ -1,5 +1,6 @@
 import { optionalBoolean, optionalInteger, optionalMetadata, requiredString, versionBounds } from '../args.ts';
 import { bodyText } from '../body-text.ts';
+import { countText } from '../../count-text.ts';
 import type { ToolContext, ToolDefinition, ToolResult } from '../definitions.ts';
 import { formatToolResult } from '../format-tool-result.ts';
 import { crawlBounds, CrawlError, crawlForIndex, type CrawlBounds, type CrawlResult } from '../hash-index/crawl.ts';
@@ -75,7 +76,7 @@ export function makeIndexTool(bounds: Readonly<CrawlBounds>): ToolDefinition {
       'Build a hash index of a world or directory (the content hash and path of every document) and publish it to a target document, usually on a hub world, so mark_resolve can find content by hash.',
       'dry_run=true returns the index without publishing. The target world must publish an agent manifest unless force=true.',
       'The publishing policy is checked as for mark_publish: pass metadata (e.g. tags) to meet its rules.',
-      `An index is published only when every document was read; the crawl stops at ${bounds.maxDocuments} documents.`,
+      `An index is published only when every document was read; the crawl stops at ${countText(bounds.maxDocuments)} documents.`,
     ),
     inputSchema,
     outputSchema,

@@ -18,22 +18,17 @@ import type { ToolContext, ToolResult } from '../definitions.ts';
 import { boundedMap } from '../../../concurrency/pool.ts';
 import { worldFanOut } from '../../fan-out.ts';
 import { parseLookup, type ParsedLookupRow } from '../../../protocol/render/lookup.ts';
-import {
-  failureDetail,
-  mergeRows,
-  renderLookupAll,
-  type WorldFailure,
-  type WorldRow,
-} from '../lookup/render-lookup-all.ts';
+import { failureDetail, mergeRows, renderLookupAll, type WorldRow } from '../lookup/render-lookup-all.ts';
 import { defineTool } from '../run-tool.ts';
-import { structuredResult, toolError, ToolStepError } from '../tool-result.ts';
+import { structuredResult, toolError } from '../tool-result.ts';
 import { fanOutFields, fanOutShape } from '../structured.ts';
 import { worldLookupRowData, worldLookupRowSchema } from '../lookup/structured-rows.ts';
-import { renderBodyLookupAll, searchWorlds } from '../../search/index.ts';
+import { renderBodyLookupAll, searchWorlds, WorldSearchError } from '../../search/index.ts';
 import { describe } from './descriptions.ts';
 import {
-  documentScopeRefusal,
-  failureMessage,
+  allWorldsFailed,
+  type FailedWorld,
+  failedWorld,
   gatewayLookup,
   rememberedSearch,
   rowUrl,
@@ -111,11 +106,11 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
   const skip = skippedPaths(args.include_generated);
   const answers = await boundedMap(worlds, worldFanOut, (world) => lookupIn(ctx, world, scope, metadata));
   const rows: WorldRow[] = [];
-  const failures: WorldFailure[] = [];
+  const failures: FailedWorld[] = [];
   answers.forEach((answer, i) => {
     const world = worlds[i]!;
     if (!answer.ok) {
-      failures.push({ world, message: failureMessage('lookup', world, answer.error) });
+      failures.push(failedWorld('lookup', world, answer.error));
       return;
     }
     // Ranked among the rows shown, so a world whose first rows were generated is not pushed down the merge.
@@ -123,11 +118,7 @@ async function lookupAll(ctx: ToolContext, args: LookupAllArgs): Promise<ToolRes
     rows.push(...kept.map((row, rank) => ({ ...row, rank, world })));
   });
   failures.sort((a, b) => compareBytes(a.world, b.world));
-  if (worlds.length > 0 && failures.length === worlds.length) {
-    const documentScope = documentScopeRefusal(scope, failures);
-    if (documentScope !== undefined) return toolError(documentScope);
-    return toolError(`lookup failed in all worlds: ${failures.map((f) => `${f.world}: ${f.message}`).join('; ')}`);
-  }
+  if (worlds.length > 0 && failures.length === worlds.length) return allWorldsFailed('lookup', scope, failures);
   const merged = mergeRows(rows, limit);
   return structuredResult(renderLookupAll(args.query, worlds.length, merged, failures), {
     ...fanOutFields(worlds.length, failures),
@@ -144,8 +135,7 @@ async function lookupIn(
   metadata: Metadata,
 ): Promise<ParsedLookupRow[]> {
   const response = await ctx.gateway.read(world, { verb: 'LOOKUP', path: scope, metadata, signal: ctx.signal });
-  if (response.status !== 'ok')
-    throw new ToolStepError(`status ${response.status}${failureDetail(bodyText(response.body))}`);
+  if (response.status !== 'ok') throw new WorldSearchError(response.status, failureDetail(bodyText(response.body)));
   return parseLookup(bodyText(response.body), response.metadata);
 }
 
@@ -171,15 +161,8 @@ async function bodyLookupAll(ctx: ToolContext, args: LookupAllArgs, scope: strin
     },
     rememberedSearch(ctx, scope, args.filter),
   );
-  const failures = outcome.failures.map((f) => ({
-    world: f.world,
-    message: failureMessage('lookup', f.world, f.error),
-  }));
-  if (worlds.length > 0 && failures.length === worlds.length) {
-    const documentScope = documentScopeRefusal(scope, failures);
-    if (documentScope !== undefined) return toolError(documentScope);
-    return toolError(`lookup failed in all worlds: ${failures.map((f) => `${f.world}: ${f.message}`).join('; ')}`);
-  }
+  const failures = outcome.failures.map((f) => failedWorld('lookup', f.world, f.error));
+  if (worlds.length > 0 && failures.length === worlds.length) return allWorldsFailed('lookup', scope, failures);
   const text = renderBodyLookupAll({
     query: args.query,
     worldCount: worlds.length,

@@ -1,9 +1,9 @@
 import { isValidRequestPath } from '../../../protocol/paths.ts';
 import { maxRequestPathBytes } from '../../../protocol/limits.ts';
-import type { LookupFn, RememberedSearch, WorldRow } from '../../search/index.ts';
-import type { ToolContext } from '../definitions.ts';
+import { WorldSearchError, type LookupFn, type RememberedSearch, type WorldRow } from '../../search/index.ts';
+import type { ToolContext, ToolResult } from '../definitions.ts';
 import { qualifiedWorldUrl } from '../go-format.ts';
-import { toolErrorText } from '../tool-result.ts';
+import { toolError, toolErrorText } from '../tool-result.ts';
 
 /** What the full-text tools (mark_search, mark_lookup_all `match: body`) share. */
 
@@ -26,10 +26,21 @@ export function rowUrl(row: Pick<WorldRow, 'world' | 'path' | 'anchor'>): string
   return qualifiedWorldUrl(row.world, row.path) + (row.anchor === '' ? '' : `#${row.anchor}`);
 }
 
+/** A world a fan-out could not use: its failure for the agent, and the status it answered, if it answered one. */
+export type FailedWorld = { world: string; message: string; status?: string };
+
 /** A world's failure in its own words: the world's status, the table problem, or the gateway's reason. */
-export function failureMessage(verb: string, world: string, error: unknown): string {
+export function failedWorld(verb: string, world: string, error: unknown): FailedWorld {
   const text = toolErrorText(verb, world, error);
-  return text.startsWith(`${verb} failed: `) ? text.slice(`${verb} failed: `.length) : text;
+  const message = text.startsWith(`${verb} failed: `) ? text.slice(`${verb} failed: `.length) : text;
+  return error instanceof WorldSearchError ? { world, message, status: error.status } : { world, message };
+}
+
+/** The tool error when every world of a fan-out failed: one sentence for a document given as the scope, else each world's failure. */
+export function allWorldsFailed(verb: string, scope: string, failures: readonly FailedWorld[]): ToolResult {
+  const documentScope = documentScopeRefusal(scope, failures);
+  if (documentScope !== undefined) return toolError(documentScope);
+  return toolError(`${verb} failed in all worlds: ${failures.map((f) => `${f.world}: ${f.message}`).join('; ')}`);
 }
 
 /**
@@ -50,9 +61,9 @@ export function parentDirectory(path: string): string {
  * Every world of a fan-out answered not-found for a scope without a trailing `/`: the scope is most
  * likely a document, and the refusal says so instead of listing each world's not-found.
  */
-export function documentScopeRefusal(scope: string, failures: readonly { message: string }[]): string | undefined {
+function documentScopeRefusal(scope: string, failures: readonly FailedWorld[]): string | undefined {
   if (scope.endsWith('/') || failures.length === 0) return undefined;
-  if (!failures.every((failure) => failure.message.startsWith('status not-found'))) return undefined;
+  if (!failures.every((failure) => failure.status === 'not-found')) return undefined;
   return `${directoryScopeText(parentDirectory(scope))} (no world has a directory ${scope})`;
 }
 

@@ -28,14 +28,7 @@ import { parseToolUrl, ToolUrlError, type ToolUrl } from '../tool-url.ts';
 import { z } from 'zod';
 import { fanOutFields, fanOutShape } from '../structured.ts';
 import { describe } from './descriptions.ts';
-import {
-  documentScopeRefusal,
-  failureMessage,
-  gatewayLookup,
-  rememberedSearch,
-  rowUrl,
-  scopeError,
-} from './search-support.ts';
+import { allWorldsFailed, failedWorld, gatewayLookup, rememberedSearch, rowUrl, scopeError } from './search-support.ts';
 
 /** Documents in one answer, at most; a search is for finding where to read, not for reading. */
 export const searchMaxLimit = 100;
@@ -152,19 +145,12 @@ async function search(ctx: ToolContext, args: SearchArgs): Promise<ToolResult> {
     },
     rememberedSearch(ctx, scope, args.filter),
   );
-  if (worlds.length > 0 && outcome.failures.length === worlds.length) {
-    const failed = outcome.failures.map((f) => ({
-      world: f.world,
-      message: failureMessage('search', f.world, f.error),
-    }));
-    const documentScope = documentScopeRefusal(scope, failed);
-    if (documentScope !== undefined) return toolError(documentScope);
-    return toolError(`search failed in all worlds: ${failed.map((f) => `${f.world}: ${f.message}`).join('; ')}`);
-  }
+  const failed = outcome.failures.map((f) => failedWorld('search', f.world, f.error));
+  if (worlds.length > 0 && failed.length === worlds.length) return allWorldsFailed('search', scope, failed);
   const answer: SearchText = {
-    status: outcome.failures.length > 0 ? 'partial' : 'ok',
+    status: failed.length > 0 ? 'partial' : 'ok',
     worlds: worlds.length,
-    failed: outcome.failures.map((f) => ({ world: f.world, message: failureMessage('search', f.world, f.error) })),
+    failed: failed.map((f) => ({ world: f.world, message: f.message })),
     ranking: outcome.ranking,
     hits: outcome.rows.map((row) => hitOf(row, rowUrl)),
     nearest: outcome.nearest.map((n) => ({
