@@ -19,3 +19,4 @@ export { renderBodyLookupAll } from './render-body-lookup-all.ts';
 export { BrokerCallError, BrokerToolClient, callBrokerTool } from './broker-tool-client.ts';
 export type { BrokerToolResult } from './broker-tool-client.ts';
 export { fitQuery } from './fit-query.ts';
+export { failureDetail } from './failure-detail.ts';

@@ -1,3 +1,4 @@
+import { failureDetail } from './failure-detail.ts';
 import type { Metadata } from '../../protocol/metadata.ts';
 import type { MarkResponse } from '../../protocol/response.ts';
 import {
@@ -138,7 +139,8 @@ async function ask(lookup: LookupFn, world: string, request: PhaseRequest, extra
   if (request.terms === 'any') metadata[keys.matchTerms] = 'any';
   if (request.filter !== undefined && request.filter !== '') metadata.filter = request.filter;
   const response = await lookup(world, { verb: 'LOOKUP', path: request.scope, metadata });
-  if (response.status !== 'ok') throw new WorldSearchError(response.status, detailOf(response.body));
+  if (response.status !== 'ok')
+    throw new WorldSearchError(response.status, failureDetail(new TextDecoder().decode(response.body)));
   return response;
 }
 
@@ -162,15 +164,4 @@ function answerOf(response: MarkResponse, request: PhaseRequest, scored: boolean
   const hint = response.metadata[keys.languageHint];
   if (hint !== undefined && hint !== '') answer.languageHint = hint;
   return answer;
-}
-
-/** The world's own explanation, on one line and at most 256 characters. */
-function detailOf(body: Uint8Array): string {
-  const words = new TextDecoder()
-    .decode(body)
-    .split(/\s+/)
-    .filter((w) => w !== '');
-  if (words.length === 0) return '';
-  const runes = [...words.join(' ')];
-  return `: ${runes.length > 256 ? `${runes.slice(0, 256).join('')}...` : runes.join('')}`;
 }

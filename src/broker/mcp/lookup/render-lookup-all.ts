@@ -39,14 +39,3 @@ export function renderLookupAll(
   }
   return out;
 }
-
-/** The world's own explanation, on one line and at most 256 characters (reference lookupFailureDetail). */
-export function failureDetail(body: string): string {
-  const detail = body
-    .split(/\s+/)
-    .filter((word) => word !== '')
-    .join(' ');
-  if (detail === '') return '';
-  const runes = [...detail];
-  return `: ${runes.length > 256 ? `${runes.slice(0, 256).join('')}...` : detail}`;
-}

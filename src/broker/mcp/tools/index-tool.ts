@@ -8,7 +8,7 @@ import { mergeContentIndex, parseContentIndex, renderContentIndex } from '../../
 import { defineTool } from '../run-tool.ts';
 import { readWorld, urlArgument, writeWorld, type Outcome } from '../tool-input.ts';
 import { Status } from '../../../protocol/status.ts';
-import { failureDetail } from '../lookup/render-lookup-all.ts';
+import { failureDetail } from '../../search/index.ts';
 import { structuredResult, toolError } from '../tool-result.ts';
 import { z } from 'zod';
 import type { MarkResponse } from '../../../protocol/response.ts';
