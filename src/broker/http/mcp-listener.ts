@@ -286,10 +286,9 @@ function mcpEndpoint(options: McpListenerOptions, sessions: SessionStore, app: F
     app.addHook('onClose', () => channel.close());
     // A channel of its own: a replica that misses a message here still ends its copy at the copy's next
     // touch of the record (a request, or the renewal of its event stream), which finds it gone. It costs
-    // a third Redis connection per replica (openRedisChannel duplicates the client for each channel,
-    // src/broker/state/redis/redis-channel.ts): sharing the subscriber would need it to take several
-    // channels, each with its own handlers and resubscription; one connection was judged cheaper than that
-    // (docs/decisions.md, "A session evicted cluster-wide is announced on a channel of its own").
+    // no connection: every channel of one client shares its subscriber connection
+    // (src/broker/state/redis/redis-subscriber-hub.ts; docs/decisions.md, "The replicas' Redis channels
+    // share one subscriber connection").
     const ended = openRedisChannel(
       client,
       `${keyPrefix}sessions:ended`,

@@ -1,15 +1,16 @@
 /**
- * A broadcast between the broker replicas over Redis pub/sub: one extra
- * connection in subscriber mode (ioredis dedicates a connection to it),
- * subscribed again on every reconnect. Messages are best effort: one sent
- * while Redis is down, or while this replica's subscriber reconnects, is
- * lost, so a receiver must also converge without it (the graph does, on its
- * seed interval); `onResubscribed` tells it when the subscriber is back, for
- * a receiver that can catch up at once. A replica ignores its own messages.
+ * A broadcast between the broker replicas over Redis pub/sub, received on the
+ * subscriber connection that every channel of the same client shares
+ * (redis-subscriber-hub.ts), subscribed again on every reconnect. Messages
+ * are best effort: one sent while Redis is down, or while this replica's
+ * subscriber reconnects, is lost, so a receiver must also converge without
+ * it (the graph does, on its seed interval); `onResubscribed` tells it when
+ * the subscriber is back, for a receiver that can catch up at once. A replica ignores its own messages.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { subscribeChannel } from './redis-subscriber-hub.ts';
 
 export type RedisChannel = {
   /** Sends `payload` to every other replica; never throws. */
@@ -27,34 +28,24 @@ export function openRedisChannel(
   onResubscribed?: () => void,
 ): RedisChannel {
   const self = randomUUID();
-  const subscriber = client.duplicate({ autoResubscribe: false, lazyConnect: true });
-  subscriber.on('error', () => undefined);
-  let subscribedBefore = false;
-  subscriber.on('ready', () => {
-    subscriber.subscribe(channel).then(() => {
-      // Subscribed again after a drop: what was sent in between never came.
-      if (subscribedBefore) onResubscribed?.();
-      subscribedBefore = true;
-    }, onError);
+  const subscription = subscribeChannel(client, channel, {
+    onMessage(text) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return;
+      }
+      const message = envelope.safeParse(parsed);
+      if (message.success && message.data.from !== self) onMessage(message.data.payload);
+    },
+    onError,
+    onResubscribed,
   });
-  subscriber.on('message', (from: string, text: string) => {
-    if (from !== channel) return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return;
-    }
-    const message = envelope.safeParse(parsed);
-    if (message.success && message.data.from !== self) onMessage(message.data.payload);
-  });
-  void subscriber.connect().catch(() => undefined);
   return {
     publish(payload) {
       client.publish(channel, JSON.stringify({ from: self, payload })).catch(onError);
     },
-    async close() {
-      await subscriber.quit().catch(() => subscriber.disconnect());
-    },
+    close: () => subscription.close(),
   };
 }
