@@ -414,6 +414,31 @@ describe('what each case renders', () => {
     assert.equal(loaded.discovery.maxWorlds, defaultMaxDiscoveredWorlds);
   });
 
+  it('replica counts removed from values (null) are what Kubernetes leaves unset: one replica, an HPA floor of 1', async () => {
+    const defaults = brokerCases.find((c) => c.name === 'defaults')!;
+    const removed = await template(request({ ...defaults, values: { ...defaults.values, replicaCount: null } }));
+    assert.equal(removed.code, 0, removed.stderr);
+    const deployment = one(removed.objects, 'Deployment').spec as any;
+    // `int` of a removed count was 0: `replicas: null` with maxUnavailable 1, so a rollout took the one pod down.
+    assert.deepEqual([deployment.replicas, deployment.strategy.rollingUpdate.maxUnavailable], [1, 0]);
+    const ha = brokerCases.find((c) => c.name === 'HA with autoscaling')!;
+    const haValues = ha.values as { autoscaling: Record<string, unknown> };
+    // With a floor of 1 the HA case's minAvailable: 1 is refused (its own guard), so the budget is maxUnavailable.
+    const noFloor = await template(
+      request({
+        ...ha,
+        values: {
+          ...ha.values,
+          autoscaling: { ...haValues.autoscaling, minReplicas: null },
+          podDisruptionBudget: { enabled: true, minAvailable: '', maxUnavailable: 1 },
+        },
+      }),
+    );
+    assert.equal(noFloor.code, 0, noFloor.stderr);
+    assert.equal((one(noFloor.objects, 'HorizontalPodAutoscaler').spec as any).minReplicas, 1);
+    // A removed maxReplicas (Kubernetes has no default) is refused: test/charts/guards.test.ts.
+  });
+
   it("discovery: UDP egress to the discovered worlds' ports (networkPolicy.discoveredWorldPorts), for the broker only", async () => {
     const worldPorts = (objects: KubeObject[], policy: string) =>
       (one(objects, 'NetworkPolicy', policy).spec as any).egress

@@ -178,6 +178,11 @@ const guards: Guard[] = [
     'autoscaling.minReplicas (5) must not exceed autoscaling.maxReplicas (3)',
   ),
   broker(
+    'autoscaling with maxReplicas removed (null)',
+    { autoscaling: { enabled: true, maxReplicas: null } },
+    'autoscaling.maxReplicas is required when autoscaling.enabled: Kubernetes gives an HPA no ceiling of its own',
+  ),
+  broker(
     'autoscaling to zero',
     { autoscaling: { enabled: true, minReplicas: 0, maxReplicas: 3 } },
     'autoscaling.minReplicas must be at least 1',

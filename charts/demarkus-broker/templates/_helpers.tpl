@@ -104,6 +104,23 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- toJson $out -}}
 {{- end -}}
 
+{{/*
+The replica counts, with a key removed from values (null, how Helm removes
+one) read as Kubernetes reads the field left unset: a Deployment's replicas
+and an HPA's minReplicas default to 1 (apps/v1 DeploymentSpec,
+autoscaling/v2 HorizontalPodAutoscalerSpec). `int` alone made them 0, so a
+removed replicaCount rendered `replicas: null` beside maxUnavailable 1 and a
+rollout took the one pod down. An HPA's maxReplicas has no default:
+"demarkus-broker.validate" refuses a removed one. As "demarkus-broker.count" in _config.tpl.
+*/}}
+{{- define "demarkus-broker.replicaCount" -}}
+{{- if kindIs "invalid" .Values.replicaCount -}}1{{- else -}}{{- int .Values.replicaCount -}}{{- end -}}
+{{- end -}}
+
+{{- define "demarkus-broker.minReplicas" -}}
+{{- if kindIs "invalid" .Values.autoscaling.minReplicas -}}1{{- else -}}{{- int .Values.autoscaling.minReplicas -}}{{- end -}}
+{{- end -}}
+
 {{/* Render-time guards: impossible values stop `helm install` with a message naming the key. */}}
 {{- define "demarkus-broker.validate" -}}
 {{- $v := .Values -}}
@@ -186,10 +203,14 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- end -}}
 {{- end -}}
 {{- if $v.autoscaling.enabled -}}
-{{- if gt (int $v.autoscaling.minReplicas) (int $v.autoscaling.maxReplicas) -}}
-{{- fail (printf "autoscaling.minReplicas (%v) must not exceed autoscaling.maxReplicas (%v)" $v.autoscaling.minReplicas $v.autoscaling.maxReplicas) -}}
+{{- if kindIs "invalid" $v.autoscaling.maxReplicas -}}
+{{- fail "autoscaling.maxReplicas is required when autoscaling.enabled: Kubernetes gives an HPA no ceiling of its own" -}}
 {{- end -}}
-{{- if lt (int $v.autoscaling.minReplicas) 1 -}}
+{{- $minReplicas := int (include "demarkus-broker.minReplicas" .) -}}
+{{- if gt $minReplicas (int $v.autoscaling.maxReplicas) -}}
+{{- fail (printf "autoscaling.minReplicas (%d) must not exceed autoscaling.maxReplicas (%v)" $minReplicas $v.autoscaling.maxReplicas) -}}
+{{- end -}}
+{{- if lt $minReplicas 1 -}}
 {{- fail "autoscaling.minReplicas must be at least 1" -}}
 {{- end -}}
 {{- if not (or $v.autoscaling.targetCPUUtilizationPercentage $v.autoscaling.targetMemoryUtilizationPercentage) -}}
@@ -205,7 +226,7 @@ namespace → name, tokensSecret → <name>-tokens, defaultToken.paths → ["/**
 {{- if not (or $min $max) -}}
 {{- fail "podDisruptionBudget: set minAvailable or maxUnavailable" -}}
 {{- end -}}
-{{- $floor := ternary (int $v.autoscaling.minReplicas) (int $v.replicaCount) $v.autoscaling.enabled -}}
+{{- $floor := int (ternary (include "demarkus-broker.minReplicas" .) (include "demarkus-broker.replicaCount" .) $v.autoscaling.enabled) -}}
 {{- if and $min (regexMatch "^[0-9]+$" $min) (ge (atoi $min) $floor) -}}
 {{- fail (printf "podDisruptionBudget.minAvailable (%s) must be below the replica count (%d), or no pod could ever be evicted and node drains would hang" $min $floor) -}}
 {{- end -}}
@@ -237,8 +258,9 @@ so a hub that is not in worlds[] would make the CronJob fail every run.
 {{- fail (printf "crawl.hub %q is not among worlds[].name (%s): the crawl publishes to the hub with the write token the broker holds for each world in worlds[], so every run would fail; add a world named %q to worlds[], set crawl.hub to a configured world, or set crawl.enabled=false" $v.crawl.hub (default "none configured" (join ", " $names)) $v.crawl.hub) -}}
 {{- end -}}
 {{- end -}}
-{{- if and (or $v.autoscaling.enabled (gt (int $v.replicaCount) 1)) (not (include "demarkus-broker.redisEnabled" .)) -}}
-{{- fail (printf "%s needs redis.url or redis.sentinel: device grants, authorization codes and rate limits must be shared by every replica, or a sign-in started on one pod fails on the next (docs/operations.md, \"Scale the broker\")" (ternary "autoscaling.enabled" (printf "replicaCount %v" $v.replicaCount) $v.autoscaling.enabled)) -}}
+{{- $replicas := int (include "demarkus-broker.replicaCount" .) -}}
+{{- if and (or $v.autoscaling.enabled (gt $replicas 1)) (not (include "demarkus-broker.redisEnabled" .)) -}}
+{{- fail (printf "%s needs redis.url or redis.sentinel: device grants, authorization codes and rate limits must be shared by every replica, or a sign-in started on one pod fails on the next (docs/operations.md, \"Scale the broker\")" (ternary "autoscaling.enabled" (printf "replicaCount %d" $replicas) $v.autoscaling.enabled)) -}}
 {{- end -}}
 {{- if and $v.redis.url (not (regexMatch "^rediss?://([^/@:\\[\\]]+|\\[[0-9a-fA-F:]+\\])(:[0-9]+)?(/[0-9]{0,2})?$" $v.redis.url)) -}}
 {{- fail (printf "redis.url %q must be redis://host[:port][/db] or rediss://… without credentials (the password comes from redis.existingSecret)" $v.redis.url) -}}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, IncomingMessage, request, type Server, ServerResponse } from 'node:http';
+import { type AddressInfo, Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { toNodeMcpHandler, type McpFetch, type NodeMcpOptions } from '../../../src/broker/http/node-mcp-adapter.ts';
 import { rawRequest } from './raw-http.ts';
@@ -168,6 +168,45 @@ describe('toNodeMcpHandler', () => {
     } finally {
       clearInterval(pushing);
     }
+  });
+
+  it('stops an event stream whose client is not draining when `ends` aborts: the read is cancelled and the response ends', async () => {
+    // A real ServerResponse with no socket: every write is held in its own buffer, so a chunk past
+    // its 16 KiB high-water mark makes write() return false and `drain` never comes, as with a
+    // client that stopped reading (node:_http_outgoing, _writeRaw). A copy left waiting for `drain`
+    // after the stop never settles `handled`: the test then fails at the runner's --test-timeout.
+    const req = new IncomingMessage(new Socket());
+    req.method = 'GET';
+    const res = new ServerResponse(req);
+    const written: boolean[] = [];
+    const blocked = Promise.withResolvers<void>();
+    const write = res.write.bind(res) as (chunk: Uint8Array) => boolean;
+    res.write = ((chunk: Uint8Array) => {
+      const accepted = write(chunk);
+      written.push(accepted);
+      if (!accepted) blocked.resolve();
+      return accepted;
+    }) as typeof res.write;
+    const cancelled = Promise.withResolvers<unknown>();
+    const chunk = new Uint8Array(64 * 1024).fill(0x61);
+    const stream = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(chunk),
+      cancel: (reason) => cancelled.resolve(reason),
+    });
+    const handler = toNodeMcpHandler(
+      async () => new Response(stream, { headers: { 'content-type': 'text/event-stream' } }),
+      { requestSignal: false },
+    );
+    const ends = new AbortController();
+    const handled = handler(req, res, undefined, undefined, ends.signal);
+    await blocked.promise;
+    assert.equal(res.writableNeedDrain, true, 'the copy is waiting for drain');
+    ends.abort();
+    await handled;
+    await cancelled.promise;
+    // One chunk written, refused, and nothing read or written after the stop.
+    assert.deepEqual(written, [false]);
+    assert.equal(res.writableEnded, true);
   });
 
   /** Whether the handler's Request signal has aborted once the response closed because the client went. */
