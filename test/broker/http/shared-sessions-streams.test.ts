@@ -12,17 +12,16 @@
  * subscriber reconnected did not read its streaming copies again either.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
 import { defaultSessionIdleTtlMs } from '../../../src/broker/http/session-store.ts';
 import type { SharedSessions } from '../../../src/broker/http/shared-sessions.ts';
-import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
 import type { Harness } from './fixtures.ts';
 import {
   openEventStream,
   openSessionOn,
-  redisConnector,
+  sharedRedisServer,
   sharedSessionDirectory,
   startSharedReplicas,
   type EventStream,
@@ -31,17 +30,8 @@ import {
 const uri = 'mark://alpha/x.md';
 
 describe("a replica holding a client's event stream, when an announcement of its subscriptions is lost", () => {
-  let redis: RedisServer;
-  const connections: Redis[] = [];
+  const { connect: connectRedis } = sharedRedisServer();
   let prefix = 0;
-
-  before(async () => {
-    redis = await startRedisServer();
-  });
-  after(async () => {
-    for (const connection of connections) connection.disconnect();
-    await redis?.close();
-  });
 
   type Setup = {
     a: Harness;
@@ -64,7 +54,7 @@ describe("a replica holding a client's event stream, when an announcement of its
     let now = 0;
     const onA = new ResourceSubscriptions();
     const keyPrefix = `streams-${prefix++}:`;
-    const connect = redisConnector(redis, connections);
+    const connect = connectRedis;
     const [a, b] = await startSharedReplicas(connect, keyPrefix, {
       subscriptions: [onA, new ResourceSubscriptions()],
       clockOfA: () => now,

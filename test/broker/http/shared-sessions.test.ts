@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Redis } from 'ioredis';
 import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
 import { defaultSessionIdleTtlMs } from '../../../src/broker/http/session-store.ts';
 import type { Harness } from './fixtures.ts';
@@ -10,14 +9,13 @@ import {
   listTools,
   openEventStream,
   openSessionOn,
-  redisConnector,
+  sharedRedisServer,
   startSharedReplicas,
   subscribe,
   type EventStream,
   type OpenedSession,
   type SharedReplicasOptions,
 } from './shared-replicas.ts';
-import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
 
 /**
  * Stateful MCP sessions shared by two MCP listeners (two replicas) through a
@@ -27,22 +25,13 @@ import { startRedisServer, type RedisServer } from '../../support/redis-server.t
  * behind haproxy.)
  */
 describe('MCP sessions shared through Redis by two replicas', () => {
-  let redis: RedisServer;
-  const connections: Redis[] = [];
+  const { connect: connectRedis } = sharedRedisServer();
   let a: Harness;
   let b: Harness;
   let prefix = 0;
 
-  before(async () => {
-    redis = await startRedisServer();
-  });
-  after(async () => {
-    for (const c of connections) c.disconnect();
-    await redis?.close();
-  });
-
   const replicas = (options: SharedReplicasOptions = {}) =>
-    startSharedReplicas(redisConnector(redis, connections), `sessions-${prefix++}:`, options);
+    startSharedReplicas(connectRedis, `sessions-${prefix++}:`, options);
 
   /** A fetch that sends each request to the next live replica in turn. */
   function roundRobin(targets: () => Harness[]) {

@@ -20,16 +20,15 @@
  * session's record is read back by the real session directory.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { ResourceSubscriptions } from '../../../src/broker/changes/resource-subscriptions.ts';
-import { startRedisServer, type RedisServer } from '../../support/redis-server.ts';
 import {
   cut,
   listTools,
   openSessionOn,
   reconnect,
-  redisConnector,
+  sharedRedisServer,
   sharedSessionDirectory,
   startSharedReplicas,
   storedSubscriptions,
@@ -64,23 +63,14 @@ class CutsOnSubscribe extends ResourceSubscriptions {
 }
 
 describe("a shared session's subscription places when Redis does not answer", () => {
-  let redis: RedisServer;
-  const connections: Redis[] = [];
+  const { connect: connectRedis } = sharedRedisServer();
   let prefix = 0;
-
-  before(async () => {
-    redis = await startRedisServer();
-  });
-  after(async () => {
-    for (const connection of connections) connection.disconnect();
-    await redis?.close();
-  });
 
   /** Two replicas with a bound of `cap`, their own Redis connections, and a directory to read the session back. */
   async function replicas(registryOfA = new ResourceSubscriptions({ perSession: cap })) {
     const created: Redis[] = [];
     const connect = () => {
-      const connection = redisConnector(redis, connections)();
+      const connection = connectRedis();
       created.push(connection);
       return connection;
     };
